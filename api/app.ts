@@ -1,0 +1,59 @@
+import Koa from 'koa';
+import { Router } from '@koa/router';
+import { koaBody } from 'koa-body';
+import type { Connection } from '@temporalio/client';
+import type { Config } from '../lib/config';
+import type { Logger } from '../lib/logger';
+import type { SecretBox } from '../lib/auth/secretBox';
+import type { Db } from '../db/connection';
+import type { User } from '../db/models';
+import { HttpError } from './errors';
+import { errorHandler } from './middleware/errorHandler';
+import { requestContext } from './middleware/requestContext';
+import { requireUser } from './middleware/authenticate';
+import { createApiCredentialsRouter } from './routes/apiCredentials';
+import { createAuthRouter } from './routes/auth';
+import { createDatasetsRouter } from './routes/datasets';
+import { createHealthRouter } from './routes/health';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  temporal: Connection;
+  logger: Logger;
+  secretBox: SecretBox;
+  defaultUser: User;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: true });
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler());
+  app.use(
+    koaBody({
+      jsonLimit: '1mb',
+      onError: (error) => {
+        throw new HttpError(422, `Malformed request body: ${error.message}`);
+      },
+    }),
+  );
+
+  const publicRoutes = new Router({ prefix: '/api/v1' });
+  for (const router of [
+    createHealthRouter({ db: deps.db, temporal: deps.temporal, namespace: deps.config.temporal.namespace }),
+    createAuthRouter(deps),
+    createApiCredentialsRouter(deps),
+  ]) {
+    publicRoutes.use(router.routes(), router.allowedMethods());
+  }
+
+  const userRoutes = new Router({ prefix: '/api/v1' });
+  userRoutes.use(requireUser(deps));
+  for (const router of [createDatasetsRouter(deps)]) {
+    userRoutes.use(router.routes(), router.allowedMethods());
+  }
+
+  app.use(publicRoutes.routes()).use(publicRoutes.allowedMethods());
+  app.use(userRoutes.routes()).use(userRoutes.allowedMethods());
+  return app;
+}

@@ -1,0 +1,44 @@
+import type { Middleware } from 'koa';
+import { NotFoundError, UniqueViolationError } from 'objection';
+import { HttpError } from '../errors';
+
+interface ErrorResponse {
+  status: number;
+  detail: string;
+}
+
+function toErrorResponse(error: unknown): ErrorResponse | undefined {
+  if (error instanceof HttpError) return { status: error.status, detail: error.message };
+  if (error instanceof NotFoundError) return { status: 404, detail: 'Not found' };
+  if (error instanceof UniqueViolationError) return { status: 409, detail: `Already exists: ${error.columns.join(', ')}` };
+  // koa and its body parser throw http-errors with `expose` for client errors (e.g. 413 too large).
+  const maybeHttp = error as { status?: number; expose?: boolean; message?: string };
+  if (maybeHttp?.expose && typeof maybeHttp.status === 'number' && maybeHttp.status < 500) {
+    return { status: maybeHttp.status, detail: maybeHttp.message ?? 'Bad request' };
+  }
+  return undefined;
+}
+
+/** Every error leaves as `{"detail": "..."}`; unexpected ones are logged and answered with a bare 500. */
+export function errorHandler(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      // Unmatched routes (404) and wrong methods (405) arrive here with no body.
+      if (ctx.status >= 400 && (ctx.body === undefined || ctx.body === null)) {
+        ctx.status = ctx.status; // keep koa from resetting it when the body is set
+        ctx.body = { detail: ctx.message };
+      }
+    } catch (error) {
+      const known = toErrorResponse(error);
+      if (known) {
+        ctx.status = known.status;
+        ctx.body = { detail: known.detail };
+        return;
+      }
+      ctx.state.log?.error({ err: error }, 'unhandled error');
+      ctx.status = 500;
+      ctx.body = { detail: 'Internal server error' };
+    }
+  };
+}

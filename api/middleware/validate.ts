@@ -1,0 +1,33 @@
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { HttpError } from '../errors';
+
+type Schemas = { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType };
+
+export type Validated<S extends Schemas> = {
+  params: S['params'] extends z.ZodType ? z.output<S['params']> : undefined;
+  query: S['query'] extends z.ZodType ? z.output<S['query']> : undefined;
+  body: S['body'] extends z.ZodType ? z.output<S['body']> : undefined;
+};
+
+function describeIssue(part: string, issue: z.core.$ZodIssue): string {
+  const where = [part, ...issue.path.map(String)].join('.');
+  return `${where}: ${issue.message}`;
+}
+
+/** Parses params, query and body with zod; the first problem becomes a 422 naming the field. */
+export function validate<S extends Schemas>(schemas: S): Middleware {
+  return async (ctx, next) => {
+    const sources = { params: (ctx as { params?: unknown }).params ?? {}, query: ctx.query, body: ctx.request.body ?? {} };
+    const input: Record<string, unknown> = {};
+    for (const part of ['params', 'query', 'body'] as const) {
+      const schema = schemas[part];
+      if (!schema) continue;
+      const result = schema.safeParse(sources[part]);
+      if (!result.success) throw new HttpError(422, describeIssue(part, result.error.issues[0]));
+      input[part] = result.data;
+    }
+    ctx.state.input = input;
+    await next();
+  };
+}

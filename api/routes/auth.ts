@@ -1,0 +1,42 @@
+import { Router } from '@koa/router';
+import { z } from 'zod';
+import type { Config } from '../../lib/config';
+import type { Db } from '../../db/connection';
+import { createSession, deleteSession } from '../../db/queries/sessions';
+import { authenticateWithPassword } from '../../db/queries/users';
+import { HttpError } from '../errors';
+import { requireSession, SESSION_COOKIE, type AuthDeps } from '../middleware/authenticate';
+import { validate } from '../middleware/validate';
+
+const loginBody = z.object({
+  email: z.string().min(1, 'email is required'),
+  password: z.string().min(1, 'password is required'),
+});
+
+export function createAuthRouter(deps: AuthDeps & { config: Config; db: Db }): Router {
+  const router = new Router({ prefix: '/auth' });
+  const cookieOptions = {
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: deps.config.runMode === 'CLOUD',
+    path: '/',
+  };
+
+  router.post('/login', validate({ body: loginBody }), async (ctx) => {
+    const { body } = ctx.state.input as { body: z.output<typeof loginBody> };
+    const user = await authenticateWithPassword(deps.db, body.email, body.password);
+    if (!user) throw new HttpError(401, 'Invalid email or password');
+    const token = await createSession(deps.db, user.id, deps.config.auth.sessionTtlHours, ctx.ip);
+    ctx.cookies.set(SESSION_COOKIE, token, { ...cookieOptions, maxAge: deps.config.auth.sessionTtlHours * 3600_000 });
+    ctx.body = { user_id: user.id, email: user.email };
+  });
+
+  router.post('/logout', requireSession(deps), async (ctx) => {
+    const token = ctx.cookies.get(SESSION_COOKIE);
+    if (token) await deleteSession(deps.db, token);
+    ctx.cookies.set(SESSION_COOKIE, null, cookieOptions);
+    ctx.body = { message: 'Logged out' };
+  });
+
+  return router;
+}

@@ -1,0 +1,28 @@
+import { Router } from '@koa/router';
+import { z } from 'zod';
+import type { Db } from '../../db/connection';
+import { getDatasetAccess, listDatasetsForUser } from '../../db/queries/datasets';
+import { datasetNotFound, HttpError } from '../errors';
+import { validate } from '../middleware/validate';
+import { presentDataset } from '../presenters/dataset';
+
+export const datasetIdParams = z.object({ dataset_id: z.uuid('dataset_id must be a UUID') });
+
+export function createDatasetsRouter(deps: { db: Db }): Router {
+  const router = new Router();
+
+  router.get('/dataset/:dataset_id', validate({ params: datasetIdParams }), async (ctx) => {
+    const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
+    const access = await getDatasetAccess(deps.db, params.dataset_id, ctx.state.user.id);
+    if (access.kind === 'missing') throw datasetNotFound();
+    if (access.kind === 'forbidden') throw new HttpError(403, 'You do not have permission to access this dataset');
+    ctx.body = presentDataset(access.dataset);
+  });
+
+  router.get('/datasets', async (ctx) => {
+    const rows = await listDatasetsForUser(deps.db, ctx.state.user.id);
+    ctx.body = rows.map(presentDataset);
+  });
+
+  return router;
+}

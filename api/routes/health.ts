@@ -1,0 +1,26 @@
+import { Router } from '@koa/router';
+import type { Connection } from '@temporalio/client';
+import type { Db } from '../../db/connection';
+import { checkPostgres } from '../../db/queries/health';
+import { checkTemporal } from '../../lib/temporal/health';
+
+export function createHealthRouter(deps: { db: Db; temporal: Connection; namespace: string }): Router {
+  const router = new Router();
+
+  router.get('/health', async (ctx) => {
+    const [postgres, temporal] = await Promise.all([
+      checkPostgres(deps.db),
+      checkTemporal(deps.temporal, deps.namespace),
+    ]);
+    const ok = postgres.ok && temporal.ok;
+    ctx.status = ok ? 200 : 503;
+    ctx.body = {
+      status: ok ? 'ok' : 'unavailable',
+      ...(ok ? {} : { detail: 'A required service is unavailable' }),
+      postgres,
+      temporal,
+    };
+  });
+
+  return router;
+}

@@ -1,0 +1,51 @@
+import http from 'node:http';
+import { Connection } from '@temporalio/client';
+import type { Config } from '../lib/config';
+import type { Logger } from '../lib/logger';
+import { createSecretBox } from '../lib/auth/secretBox';
+import { loadOrCreateSecretKey } from '../lib/auth/secretKey';
+import { runMain } from '../lib/runMain';
+import { createDb, migrateLatest } from '../db/connection';
+import { ensureDefaultTenant } from '../db/queries/users';
+import { createApp, type AppDeps } from './app';
+
+/** Connects to Postgres and Temporal, migrates the schema and ensures the default tenant. */
+export async function buildApiDeps(config: Config, logger: Logger): Promise<AppDeps> {
+  if (!config.database.url) throw new Error('DATABASE_URL is required to start the API');
+  if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is required to start the API');
+  const db = createDb(config.database.url, config.database.poolMax);
+  await migrateLatest(db);
+  const { admin } = await ensureDefaultTenant(db, config.admin);
+  // Lazy: the API starts (and /health reports it) while Temporal is still coming up.
+  const temporal = Connection.lazy({ address: config.temporal.address });
+  const secretBox = createSecretBox(config.secretKey ?? loadOrCreateSecretKey(config.dataDir));
+  return { config, db, temporal, logger, secretBox, defaultUser: admin };
+}
+
+export async function startApiServer(config: Config, logger: Logger) {
+  const deps = await buildApiDeps(config, logger);
+  const server = http.createServer(createApp(deps).callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.api.port, config.api.host, resolve);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.api.port;
+  logger.info({ port }, 'api listening');
+  return {
+    port,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await deps.temporal.close();
+      await deps.db.destroy();
+    },
+  };
+}
+
+if (require.main === module) {
+  runMain('api', async (config, logger) => {
+    const api = await startApiServer(config, logger);
+    return () => api.close();
+  });
+}

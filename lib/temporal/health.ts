@@ -1,0 +1,32 @@
+import type { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { TASK_QUEUES } from './taskQueues';
+
+export interface TemporalHealth {
+  ok: boolean;
+  error?: string;
+  /** Pollers per task queue: 0 means no worker is serving that queue. */
+  workers?: Record<string, number>;
+}
+
+export async function checkTemporal(connection: Connection, namespace: string): Promise<TemporalHealth> {
+  try {
+    return await connection.withDeadline(Date.now() + 3000, () => describeQueues(connection, namespace));
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+}
+
+async function describeQueues(connection: Connection, namespace: string): Promise<TemporalHealth> {
+  await connection.workflowService.getSystemInfo({});
+  const workers: Record<string, number> = {};
+  for (const queue of Object.values(TASK_QUEUES)) {
+    const description = await connection.workflowService.describeTaskQueue({
+      namespace,
+      taskQueue: { name: queue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    });
+    workers[queue] = description.pollers?.length ?? 0;
+  }
+  return { ok: true, workers };
+}
