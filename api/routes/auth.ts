@@ -1,7 +1,5 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import type { Config } from '../../lib/config';
-import type { Db } from '../../db/connection';
 import { createSession, deleteSession } from '../../db/queries/sessions';
 import { authenticateWithPassword } from '../../db/queries/users';
 import { HttpError } from '../errors';
@@ -13,28 +11,24 @@ const loginBody = z.object({
   password: z.string().min(1, 'password is required'),
 });
 
-export function createAuthRouter(deps: AuthDeps & { config: Config; db: Db }): Router {
+export function createAuthRouter(deps: AuthDeps): Router {
   const router = new Router({ prefix: '/auth' });
-  const cookieOptions = {
-    httpOnly: true,
-    sameSite: 'lax' as const,
-    secure: deps.config.runMode === 'CLOUD',
-    path: '/',
-  };
+  // Secure whenever the request came over HTTPS (directly or through a proxy's X-Forwarded-Proto).
+  const cookieOptions = (secure: boolean) => ({ httpOnly: true, sameSite: 'lax' as const, secure, path: '/' });
 
   router.post('/login', validate({ body: loginBody }), async (ctx) => {
     const { body } = ctx.state.input as { body: z.output<typeof loginBody> };
     const user = await authenticateWithPassword(deps.db, body.email, body.password);
     if (!user) throw new HttpError(401, 'Invalid email or password');
     const token = await createSession(deps.db, user.id, deps.config.auth.sessionTtlHours, ctx.ip);
-    ctx.cookies.set(SESSION_COOKIE, token, { ...cookieOptions, maxAge: deps.config.auth.sessionTtlHours * 3600_000 });
+    ctx.cookies.set(SESSION_COOKIE, token, { ...cookieOptions(ctx.secure), maxAge: deps.config.auth.sessionTtlHours * 3600_000 });
     ctx.body = { user_id: user.id, email: user.email };
   });
 
   router.post('/logout', requireSession(deps), async (ctx) => {
     const token = ctx.cookies.get(SESSION_COOKIE);
     if (token) await deleteSession(deps.db, token);
-    ctx.cookies.set(SESSION_COOKIE, null, cookieOptions);
+    ctx.cookies.set(SESSION_COOKIE, null, cookieOptions(ctx.secure));
     ctx.body = { message: 'Logged out' };
   });
 

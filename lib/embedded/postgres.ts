@@ -79,6 +79,8 @@ export async function startEmbeddedPostgres(options: {
   fs.mkdirSync(options.dataDir, { recursive: true });
   const password = readOrCreatePassword(path.join(options.dataDir, 'postgres.password'));
   const runAs = runAsUser();
+  // The postgres user must be able to traverse DATA_DIR to reach its own folder inside it.
+  if (runAs) fs.chmodSync(options.dataDir, fs.statSync(options.dataDir).mode | 0o011);
   if (!fs.existsSync(path.join(pgData, 'PG_VERSION'))) initialiseCluster(binDir, pgData, password, runAs);
 
   const server: ManagedProcess = spawnManaged(

@@ -1,0 +1,130 @@
+import { createDataset } from '../../db/queries/datasets';
+import { createUser } from '../../db/queries/users';
+import { Organization, Workspace } from '../../db/models';
+import { sdkToken } from '../support/sdkToken';
+import { startTestApi, type TestApi } from '../support/testStack';
+
+const password = 'correct horse battery';
+
+describe('CLOUD auth: password login, API credentials, bearer JWTs', () => {
+  let api: TestApi;
+  let workspaceId: string;
+
+  beforeAll(async () => {
+    api = await startTestApi({ RUN_MODE: 'CLOUD', SECRET_KEY: 'test-secret-key-that-is-long-enough-123' });
+    workspaceId = (await Workspace.query(api.deps.db).first())!.id;
+    await createUser(api.deps.db, { email: 'Alice@Example.com', password, workspaceId, workspaceRole: 'editor' });
+    await createUser(api.deps.db, { email: 'bob@example.com', password, workspaceId, workspaceRole: 'editor' });
+  });
+  afterAll(() => api.close());
+
+  async function login(email: string): Promise<string> {
+    const response = await api.request.post('/api/v1/auth/login').send({ email, password }).expect(200);
+    const cookie = (response.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('SESSION='));
+    expect(cookie).toMatch(/HttpOnly/i);
+    return cookie!.split(';')[0];
+  }
+
+  async function credentialsFor(email: string): Promise<{ api_key: string; api_secret: string }> {
+    const response = await api.request.get('/api/v1/api_credentials').set('Cookie', await login(email)).expect(200);
+    return response.body;
+  }
+
+  async function bearer(email: string): Promise<string> {
+    const { api_key, api_secret } = await credentialsFor(email);
+    return `Bearer ${await sdkToken(api_key, api_secret)}`;
+  }
+
+  it('refuses a wrong password or unknown email with 401 and sets no cookie', async () => {
+    for (const body of [{ email: 'alice@example.com', password: 'wrong-password' }, { email: 'nobody@example.com', password }]) {
+      const response = await api.request.post('/api/v1/auth/login').send(body).expect(401);
+      expect(response.body).toEqual({ detail: 'Invalid email or password' });
+      expect(response.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
+  it('gives API credentials only to a logged-in session, and never stores the secret in clear', async () => {
+    expect((await api.request.get('/api/v1/api_credentials').expect(401)).body).toEqual({
+      detail: 'A logged-in session (cookie SESSION) is required',
+    });
+    const credentials = await credentialsFor('alice@example.com');
+    expect(credentials.api_key).toMatch(/^ak_/);
+    expect(credentials.api_secret.length).toBeGreaterThanOrEqual(32);
+    const stored = await api.deps.db('api_credentials').where({ api_key: credentials.api_key }).first();
+    expect(JSON.stringify(stored)).not.toContain(credentials.api_secret);
+    // A bearer token is not a session: it cannot mint more credentials.
+    const token = await sdkToken(credentials.api_key, credentials.api_secret);
+    await api.request.get('/api/v1/api_credentials').set('Authorization', `Bearer ${token}`).expect(401);
+  });
+
+  it('serves datasets to a valid bearer token and 401 to missing, expired, tampered or unknown tokens', async () => {
+    const { api_key, api_secret } = await credentialsFor('alice@example.com');
+    const ok = await api.request
+      .get('/api/v1/datasets')
+      .set('Authorization', `Bearer ${await sdkToken(api_key, api_secret)}`)
+      .expect(200);
+    expect(ok.body).toEqual([]);
+
+    const missing = await api.request.get('/api/v1/datasets').expect(401);
+    expect(missing.body).toEqual({ detail: 'Not authenticated: send Authorization: Bearer <token>' });
+    expect(missing.headers['www-authenticate']).toBe('Bearer');
+
+    const expired = await sdkToken(api_key, api_secret, { issuedAt: Math.floor(Date.now() / 1000) - 3600 });
+    expect((await api.request.get('/api/v1/datasets').set('Authorization', `Bearer ${expired}`).expect(401)).body)
+      .toEqual({ detail: 'Token expired' });
+    const tampered = await sdkToken(api_key, `${api_secret}x`);
+    expect((await api.request.get('/api/v1/datasets').set('Authorization', `Bearer ${tampered}`).expect(401)).body)
+      .toEqual({ detail: 'Invalid token' });
+    const unknownKid = await sdkToken('ak_nope', api_secret);
+    expect((await api.request.get('/api/v1/datasets').set('Authorization', `Bearer ${unknownKid}`).expect(401)).body)
+      .toEqual({ detail: 'Unknown API key' });
+    await api.request.get('/api/v1/datasets').set('Authorization', 'Basic abc').expect(401);
+  });
+
+  it('does not accept the session cookie on data endpoints in CLOUD mode', async () => {
+    await api.request.get('/api/v1/datasets').set('Cookie', await login('alice@example.com')).expect(401);
+  });
+
+  it('answers 403 for a colleague without access and 404 for a dataset of another organization', async () => {
+    const { db } = api.deps;
+    const alice = (await db('users').where({ email: 'alice@example.com' }).first()).id;
+    const aliceDataset = await createDataset(db, { name: 'alice-only', ownerId: alice, workspaceId, status: 'READY' });
+    const otherOrg = await Organization.query(db).insertAndFetch({ name: 'elsewhere' });
+    const otherWorkspace = await Workspace.query(db).insertAndFetch({ organization_id: otherOrg.id, name: 'elsewhere' });
+    const carol = await createUser(db, { email: 'carol@example.com', workspaceId: otherWorkspace.id, workspaceRole: 'admin' });
+    const foreign = await createDataset(db, { name: 'carol-only', ownerId: carol.id, workspaceId: otherWorkspace.id, status: 'READY' });
+
+    const asAlice = await bearer('alice@example.com');
+    const mine = await api.request.get(`/api/v1/dataset/${aliceDataset.id}`).set('Authorization', asAlice).expect(200);
+    expect(mine.body).toMatchObject({ id: aliceDataset.id, owned_by: 'alice@example.com' });
+    expect((await api.request.get(`/api/v1/dataset/${foreign.id}`).set('Authorization', asAlice).expect(404)).body)
+      .toEqual({ detail: 'Dataset not found' });
+
+    const asBob = await bearer('bob@example.com');
+    expect((await api.request.get(`/api/v1/dataset/${aliceDataset.id}`).set('Authorization', asBob).expect(403)).body)
+      .toEqual({ detail: 'You do not have permission to access this dataset' });
+    expect((await api.request.get('/api/v1/datasets').set('Authorization', asBob).expect(200)).body).toEqual([]);
+  });
+
+  it('marks the session cookie Secure when the request came over HTTPS through a proxy', async () => {
+    const response = await api.request
+      .post('/api/v1/auth/login')
+      .set('X-Forwarded-Proto', 'https')
+      .send({ email: 'alice@example.com', password })
+      .expect(200);
+    expect((response.headers['set-cookie'] as unknown as string[])[0]).toMatch(/;\s*secure/i);
+  });
+
+  it('ends the session on logout', async () => {
+    const cookie = await login('bob@example.com');
+    await api.request.post('/api/v1/auth/logout').set('Cookie', cookie).expect(200);
+    await api.request.get('/api/v1/api_credentials').set('Cookie', cookie).expect(401);
+  });
+
+  it('locks out a disabled user even with a valid token', async () => {
+    const token = await bearer('bob@example.com');
+    await api.deps.db('users').where({ email: 'bob@example.com' }).update({ enabled: false });
+    expect((await api.request.get('/api/v1/datasets').set('Authorization', token).expect(401)).body)
+      .toEqual({ detail: 'User is disabled or no longer exists' });
+  });
+});

@@ -1,0 +1,73 @@
+import { createDataset } from '../../db/queries/datasets';
+import { createUser } from '../../db/queries/users';
+import { Organization, Workspace } from '../../db/models';
+import { startTestApi, type TestApi } from '../support/testStack';
+
+describe('datasets API, ONPREM with auth disabled', () => {
+  let api: TestApi;
+
+  beforeAll(async () => {
+    api = await startTestApi();
+  });
+  afterAll(() => api.close());
+
+  it('acts as the default admin without any header and lists only datasets the caller can see', async () => {
+    const { db, defaultUser } = api.deps;
+    const workspaceId = (await Workspace.query(db).first())!.id;
+    const own = await createDataset(db, { name: 'birds', ownerId: defaultUser.id, workspaceId, status: 'READY' });
+    const otherOrg = await Organization.query(db).insertAndFetch({ name: 'other' });
+    const otherWorkspace = await Workspace.query(db).insertAndFetch({ organization_id: otherOrg.id, name: 'other' });
+    const stranger = await createUser(db, { email: 'stranger@example.com', workspaceId: otherWorkspace.id, workspaceRole: 'admin' });
+    await createDataset(db, { name: 'hidden', ownerId: stranger.id, workspaceId: otherWorkspace.id, status: 'READY' });
+
+    const response = await api.request.get('/api/v1/datasets').expect(200);
+    expect(response.body).toEqual([
+      {
+        id: own.id,
+        display_name: 'birds',
+        status: 'READY',
+        status_new: 'READY',
+        progress: 0,
+        owned_by: defaultUser.email,
+        created_at: own.created_at.toISOString(),
+        n_images: 0,
+        n_videos: 0,
+      },
+    ]);
+  });
+
+  it('returns one dataset with the legacy status derived from status_new', async () => {
+    const { db, defaultUser } = api.deps;
+    const workspaceId = (await Workspace.query(db).first())!.id;
+    const dataset = await createDataset(db, { name: 'growing', ownerId: defaultUser.id, workspaceId, status: 'READ ONLY' });
+    const response = await api.request.get(`/api/v1/dataset/${dataset.id}`).expect(200);
+    expect(response.body).toMatchObject({ id: dataset.id, display_name: 'growing', status_new: 'READ ONLY', status: 'UPDATING' });
+  });
+
+  it('answers 404 Dataset not found for an unknown or foreign id and 422 for a malformed one', async () => {
+    const unknown = await api.request.get('/api/v1/dataset/6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11').expect(404);
+    expect(unknown.body).toEqual({ detail: 'Dataset not found' });
+    const foreign = (await api.deps.db('datasets').where({ display_name: 'hidden' }).first()).id;
+    expect((await api.request.get(`/api/v1/dataset/${foreign}`).expect(404)).body).toEqual({ detail: 'Dataset not found' });
+    const malformed = await api.request.get('/api/v1/dataset/not-a-uuid').expect(422);
+    expect(malformed.body).toEqual({ detail: 'params.dataset_id: dataset_id must be a UUID' });
+  });
+
+  it('answers every error as JSON {detail}', async () => {
+    expect((await api.request.get('/api/v1/no-such-route').expect(404)).body).toEqual({ detail: 'Not Found' });
+    expect((await api.request.delete('/api/v1/datasets').expect(405)).body).toEqual({ detail: 'Method Not Allowed' });
+    const malformed = await api.request
+      .post('/api/v1/auth/login')
+      .set('Content-Type', 'application/json')
+      .send('{"email": ')
+      .expect(422);
+    expect(malformed.body.detail).toMatch(/^Malformed request body/);
+  });
+
+  it('echoes a caller request id and creates one otherwise', async () => {
+    const given = await api.request.get('/api/v1/datasets').set('X-Request-Id', 'abc-123').expect(200);
+    expect(given.headers['x-request-id']).toBe('abc-123');
+    const made = await api.request.get('/api/v1/datasets').expect(200);
+    expect(made.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

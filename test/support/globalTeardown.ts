@@ -1,0 +1,3 @@
+export default async function globalTeardown(): Promise<void> {
+  await (globalThis as { __testServices?: { stop(): Promise<void> } }).__testServices?.stop();
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import supertest from 'supertest';
+import { createApp, type AppDeps } from '../../api/app';
+import { buildApiDeps } from '../../api/server';
+import { loadConfig, type Env } from '../../lib/config';
+import { ensureDatabase } from '../../lib/embedded/postgres';
+import { createLogger } from '../../lib/logger';
+
+function serverUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests through jest (globalSetup starts Postgres)');
+  return url;
+}
+
+/** A fresh database for one test file, so files never see each other's rows. */
+export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `test_${process.env.JEST_WORKER_ID ?? '0'}_${randomBytes(6).toString('hex')}`;
+  const url = await ensureDatabase(serverUrl(), name);
+  return {
+    url,
+    async drop() {
+      const client = new Client({ connectionString: serverUrl() });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}
+
+export interface TestApi {
+  request: ReturnType<typeof supertest>;
+  deps: AppDeps;
+  /** The config the API was built from, to start a worker against the same services. */
+  env: Env;
+  close(): Promise<void>;
+}
+
+/** The real API (migrations, default tenant, auth) on its own database and the run's Temporal. */
+export async function startTestApi(env: Env = {}): Promise<TestApi> {
+  const database = await createTestDatabase();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-api-'));
+  const fullEnv: Env = {
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    DATABASE_POOL_MAX: '5',
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+    LOG_LEVEL: 'silent',
+    ...env,
+  };
+  const config = loadConfig(fullEnv);
+  const deps = await buildApiDeps(config, createLogger('test-api', config.logLevel));
+  return {
+    request: supertest(createApp(deps).callback()),
+    deps,
+    env: fullEnv,
+    async close() {
+      await deps.temporal.close();
+      await deps.db.destroy();
+      await database.drop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../lib/config';
+
+describe('loadConfig', () => {
+  it('defaults to ONPREM with auth disabled and the embedded services', () => {
+    const config = loadConfig({});
+    expect(config.runMode).toBe('ONPREM');
+    expect(config.disableAuth).toBe(true);
+    expect(config.addMediaEnabled).toBe(true);
+    expect(config.api.port).toBe(8080);
+    expect(config.dataDir).toBe(path.resolve('.data'));
+    expect(config.database.url).toBeUndefined();
+    expect(config.temporal.address).toBeUndefined();
+    expect(config.temporal.embeddedUiPort).toBe(8233);
+  });
+
+  it('enables auth by default in CLOUD mode and requires a secret key there', () => {
+    expect(() => loadConfig({ RUN_MODE: 'CLOUD' })).toThrow('SECRET_KEY is required when RUN_MODE=CLOUD');
+    const config = loadConfig({ RUN_MODE: 'CLOUD', SECRET_KEY: 'k'.repeat(32) });
+    expect(config.disableAuth).toBe(false);
+  });
+
+  it('refuses DISABLE_AUTH=true in CLOUD mode', () => {
+    expect(() => loadConfig({ RUN_MODE: 'CLOUD', SECRET_KEY: 'k'.repeat(32), DISABLE_AUTH: 'true' })).toThrow(
+      'DISABLE_AUTH=true is only allowed with RUN_MODE=ONPREM',
+    );
+  });
+
+  it.each([
+    ['API_PORT', 'abc', 'Invalid configuration: API_PORT="abc": expected a port number'],
+    ['API_PORT', '70000', 'Invalid configuration: API_PORT="70000": expected a port number 0-65535'],
+    ['RUN_MODE', 'LOCAL', 'Invalid configuration: RUN_MODE="LOCAL": expected CLOUD or ONPREM'],
+    ['DISABLE_AUTH', 'maybe', 'Invalid configuration: DISABLE_AUTH="maybe": expected true or false'],
+    ['ADD_MEDIA_ENABLED', 'on', 'Invalid configuration: ADD_MEDIA_ENABLED="on": expected true or false'],
+    ['DATABASE_URL', 'not a url', 'Invalid configuration: DATABASE_URL="not a url": expected a URL'],
+    ['SECRET_KEY', 'short', 'Invalid configuration: SECRET_KEY="short": expected at least 32 characters'],
+  ])('names the bad variable %s=%s in one line', (name, value, message) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toBe(message);
+    expect((error as Error).message).not.toContain('\n');
+  });
+
+  it('reads booleans and external service addresses', () => {
+    const config = loadConfig({
+      ADD_MEDIA_ENABLED: 'false',
+      DISABLE_AUTH: 'false',
+      DATABASE_URL: 'postgres://u:p@db:5432/media',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      QDRANT_URL: 'http://qdrant:6333',
+    });
+    expect(config.addMediaEnabled).toBe(false);
+    expect(config.disableAuth).toBe(false);
+    expect(config.database.url).toBe('postgres://u:p@db:5432/media');
+    expect(config.temporal.address).toBe('temporal:7233');
+    expect(config.qdrant.url).toBe('http://qdrant:6333');
+  });
+});
