@@ -6,6 +6,11 @@ version="1.9.1"
 dest="$(cd "$(dirname "$0")/.." && pwd)/.tools/temporal"
 binary="$dest/bin/temporal"
 
+# Images and deployments that use an external Temporal (TEMPORAL_ADDRESS) need no CLI.
+if [ "${TEMPORAL_CLI:-}" = "skip" ]; then
+  exit 0
+fi
+
 if [ -x "$binary" ] && "$binary" --version 2>/dev/null | grep -q "version $version"; then
   exit 0
 fi

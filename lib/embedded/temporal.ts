@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { projectRoot } from '../projectRoot';
 import { spawnManaged } from './process';
 
 export interface EmbeddedTemporal {
@@ -10,7 +11,7 @@ export interface EmbeddedTemporal {
   stop(): Promise<void>;
 }
 
-const projectTemporal = path.join(__dirname, '..', '..', '.tools', 'temporal', 'bin', 'temporal');
+const projectTemporal = path.join(projectRoot(), '.tools', 'temporal', 'bin', 'temporal');
 
 /** The Temporal CLI: an explicit path, else the project-local install from `npm install`, else `temporal` on PATH. */
 export function findTemporalBinary(explicit?: string): string {
