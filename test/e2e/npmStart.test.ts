@@ -95,8 +95,8 @@ describe('npm start on embedded defaults', () => {
     const second = startLauncher(env);
     try {
       await waitForLine(second, /\[start\] auth disabled/, 60_000);
-      const datasets = await (await fetch(`http://127.0.0.1:${apiPort}/api/v1/datasets`)).json();
-      expect(datasets.map((d: { id: string }) => d.id)).toEqual([dataset.id]);
+      const datasets = (await (await fetch(`http://127.0.0.1:${apiPort}/api/v1/datasets`)).json()) as Array<{ id: string }>;
+      expect(datasets.map((d) => d.id)).toEqual([dataset.id]);
     } finally {
       process.kill(-second.child.pid!, 'SIGINT');
       expect(await second.exited).toBe(0);
