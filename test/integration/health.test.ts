@@ -21,7 +21,7 @@ describe('GET /api/v1/health', () => {
   });
   afterAll(() => api.close());
 
-  it('reports Postgres, Temporal and the workers polling each task queue', async () => {
+  it('reports Postgres, Temporal and the workers polling each task queue; the worker registers the search attributes', async () => {
     const config = loadConfig(api.env);
     const stopWorkers = await startWorkers(config, createLogger('test-worker', 'silent'));
     try {
@@ -34,6 +34,8 @@ describe('GET /api/v1/health', () => {
       expect(response.body.postgres).toEqual({ ok: true });
       expect(response.body.temporal.ok).toBe(true);
       expect(response.body.temporal.workers[TASK_QUEUES.workflows]).toBeGreaterThan(0);
+      const attributes = await api.deps.temporal.operatorService.listSearchAttributes({ namespace: config.temporal.namespace });
+      expect(Object.keys(attributes.customAttributes)).toEqual(expect.arrayContaining(['DatasetId', 'TaskType', 'CreatedBy']));
     } finally {
       await stopWorkers();
     }
