@@ -1,10 +1,11 @@
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import { koaBody } from 'koa-body';
-import type { Connection } from '@temporalio/client';
+import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import type { SecretBox } from '../lib/auth/secretBox';
+import type { ObjectStore } from '../lib/storage/objectStore';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { HttpError } from './errors';
@@ -15,11 +16,15 @@ import { createApiCredentialsRouter } from './routes/apiCredentials';
 import { createAuthRouter } from './routes/auth';
 import { createDatasetsRouter } from './routes/datasets';
 import { createHealthRouter } from './routes/health';
+import { createIngestionRouter } from './routes/ingestion';
+import { createTasksRouter } from './routes/tasks';
 
 export interface AppDeps {
   config: Config;
   db: Db;
-  temporal: Connection;
+  temporalConnection: Connection;
+  temporal: Client;
+  store: ObjectStore;
   logger: Logger;
   secretBox: SecretBox;
   defaultUser: User;
@@ -40,7 +45,7 @@ export function createApp(deps: AppDeps): Koa {
 
   const publicRoutes = new Router({ prefix: '/api/v1' });
   for (const router of [
-    createHealthRouter({ db: deps.db, temporal: deps.temporal, namespace: deps.config.temporal.namespace }),
+    createHealthRouter({ db: deps.db, temporal: deps.temporalConnection, namespace: deps.config.temporal.namespace }),
     createAuthRouter(deps),
     createApiCredentialsRouter(deps),
   ]) {
@@ -49,7 +54,11 @@ export function createApp(deps: AppDeps): Koa {
 
   const userRoutes = new Router({ prefix: '/api/v1' });
   userRoutes.use(requireUser(deps));
-  for (const router of [createDatasetsRouter(deps)]) {
+  for (const router of [
+    createDatasetsRouter(deps),
+    createIngestionRouter({ ...deps, uploadLimits: deps.config.uploads }),
+    createTasksRouter(deps),
+  ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }
 

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { createSecretBox } from '../lib/auth/secretBox';
@@ -7,6 +7,7 @@ import { loadOrCreateSecretKey } from '../lib/auth/secretKey';
 import { runMain } from '../lib/runMain';
 import { createDb, migrateLatest } from '../db/connection';
 import { ensureDefaultTenant } from '../db/queries/users';
+import { createObjectStore } from '../lib/storage/createObjectStore';
 import { createApp, type AppDeps } from './app';
 
 /** Connects to Postgres and Temporal, migrates the schema and ensures the default tenant. */
@@ -17,9 +18,11 @@ export async function buildApiDeps(config: Config, logger: Logger): Promise<AppD
   await migrateLatest(db);
   const { admin } = await ensureDefaultTenant(db, config.admin);
   // Lazy: the API starts (and /health reports it) while Temporal is still coming up.
-  const temporal = Connection.lazy({ address: config.temporal.address });
+  const temporalConnection = Connection.lazy({ address: config.temporal.address });
+  const temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });
   const secretBox = createSecretBox(config.secretKey ?? loadOrCreateSecretKey(config.dataDir));
-  return { config, db, temporal, logger, secretBox, defaultUser: admin };
+  const store = createObjectStore(config);
+  return { config, db, temporalConnection, temporal, store, logger, secretBox, defaultUser: admin };
 }
 
 export async function startApiServer(config: Config, logger: Logger) {
@@ -37,7 +40,7 @@ export async function startApiServer(config: Config, logger: Logger) {
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await deps.temporal.close();
+      await deps.temporalConnection.close();
       await deps.db.destroy();
     },
   };

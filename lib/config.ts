@@ -1,5 +1,7 @@
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { projectRoot } from './projectRoot';
 
 const booleanString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
@@ -40,6 +42,13 @@ const envSchema = z.object({
   ADMIN_PASSWORD: z.string().min(8, 'expected at least 8 characters').optional(),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(168),
   TOKEN_MAX_LIFETIME_SECONDS: z.coerce.number().int().positive().default(86400),
+  MODELS_DIR: z.string().min(1).optional(),
+  IMAGE_MODEL: z.string().min(1).default('efficientnet-lite0'),
+  INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  VIDEO_FRAME_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
+  VIDEO_MAX_FRAMES: z.coerce.number().int().min(1).default(300),
+  MAX_UPLOAD_FILE_MB: z.coerce.number({ message: 'expected a number of MiB' }).positive().default(10240),
+  MAX_FILES_PER_REQUEST: z.coerce.number({ message: 'expected an integer' }).int().min(1).default(500),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -63,6 +72,9 @@ export interface Config {
   secretKey?: string;
   admin: { email: string; password?: string };
   auth: { sessionTtlHours: number; tokenMaxLifetimeSeconds: number };
+  uploads: { maxFileBytes: number; maxFiles: number };
+  models: { dir: string; imageModel: string; inferenceThreads: number };
+  video: { frameIntervalMs: number; maxFrames: number };
 }
 
 export class ConfigError extends Error {}
@@ -103,5 +115,12 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: e.SECRET_KEY,
     admin: { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD },
     auth: { sessionTtlHours: e.SESSION_TTL_HOURS, tokenMaxLifetimeSeconds: e.TOKEN_MAX_LIFETIME_SECONDS },
+    models: {
+      dir: path.resolve(e.MODELS_DIR ?? path.join(projectRoot(), '.tools', 'models')),
+      imageModel: e.IMAGE_MODEL,
+      inferenceThreads: e.INFERENCE_THREADS ?? Math.max(1, os.availableParallelism()),
+    },
+    video: { frameIntervalMs: e.VIDEO_FRAME_INTERVAL_MS, maxFrames: e.VIDEO_MAX_FRAMES },
+    uploads: { maxFileBytes: Math.floor(e.MAX_UPLOAD_FILE_MB * 1024 * 1024), maxFiles: e.MAX_FILES_PER_REQUEST },
   };
 }

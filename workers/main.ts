@@ -4,7 +4,7 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { runMain } from '../lib/runMain';
 import { ensureSearchAttributes } from '../lib/temporal/searchAttributes';
-import { TASK_QUEUES } from '../lib/temporal/taskQueues';
+import { TASK_QUEUES } from '../workflows/taskQueues';
 import { createDb } from '../db/connection';
 import { createTaskActivities } from '../activities/tasks';
 

@@ -1,2 +1,2 @@
 // Every workflow type of the service is exported from here; the worker bundles this module.
-export {};
+export { datasetCreationWorkflow } from './datasetCreation';

@@ -1,8 +1,8 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import type { Db } from '../../db/connection';
-import { getDatasetAccess, listDatasetsForUser } from '../../db/queries/datasets';
-import { datasetNotFound, HttpError } from '../errors';
+import { listDatasetsForUser } from '../../db/queries/datasets';
+import { requireDataset } from '../access';
 import { validate } from '../middleware/validate';
 import { presentDataset } from '../presenters/dataset';
 
@@ -13,10 +13,7 @@ export function createDatasetsRouter(deps: { db: Db }): Router {
 
   router.get('/dataset/:dataset_id', validate({ params: datasetIdParams }), async (ctx) => {
     const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
-    const access = await getDatasetAccess(deps.db, params.dataset_id, ctx.state.user.id);
-    if (access.kind === 'missing') throw datasetNotFound();
-    if (access.kind === 'forbidden') throw new HttpError(403, 'You do not have permission to access this dataset');
-    ctx.body = presentDataset(access.dataset);
+    ctx.body = presentDataset(await requireDataset(deps.db, params.dataset_id, ctx.state.user.id));
   });
 
   router.get('/datasets', async (ctx) => {

@@ -57,3 +57,26 @@ export async function createDataset(
 export async function addDatasetMember(db: Db, datasetId: string, userId: string, role: DatasetRole): Promise<void> {
   await DatasetMember.query(db).insert({ dataset_id: datasetId, user_id: userId, role }).onConflict(['dataset_id', 'user_id']).merge();
 }
+
+/** Ids of the datasets the user can access, as a subquery for other listings (tasks, notifications). */
+export function accessibleDatasetIds(db: Db, userId: string) {
+  return db.from(datasetsWithRole(db, userId).as('ds')).whereNotNull('access_role').select('id');
+}
+
+/**
+ * Moves a dataset from one of `from` to `to` in one guarded UPDATE, so two concurrent requests can
+ * never both win. Returns false when the dataset was not in an allowed status.
+ */
+export async function transitionDatasetStatus(
+  db: Db,
+  datasetId: string,
+  from: DatasetStatus[],
+  to: DatasetStatus,
+  extra: Partial<Pick<Dataset, 'progress' | 'error_message'>> = {},
+): Promise<boolean> {
+  const updated = await db('datasets')
+    .where({ id: datasetId })
+    .whereIn('status_new', from)
+    .update({ status_new: to, updated_at: db.fn.now(), ...extra });
+  return updated === 1;
+}

@@ -1,7 +1,8 @@
 import type { Db } from '../connection';
 import { Session, type User } from '../models';
 import { findEnabledUser } from './users';
-import { randomToken, sha256Hex } from '../../lib/auth/randomTokens';
+import { randomToken } from '../../lib/auth/randomTokens';
+import { sha256Hex } from '../../lib/sha256';
 
 /** Opens a browser session; the returned token goes into the SESSION cookie and is stored only hashed. */
 export async function createSession(db: Db, userId: string, ttlHours: number, ipAddress?: string): Promise<string> {

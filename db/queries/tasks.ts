@@ -1,5 +1,7 @@
+import type { Knex } from 'knex';
 import type { Db } from '../connection';
-import { Task, type TaskStatus } from '../models';
+import { Task, type TaskStatus, type TaskType } from '../models';
+import { accessibleDatasetIds } from './datasets';
 
 export interface TaskProgress {
   status?: TaskStatus;
@@ -9,18 +11,160 @@ export interface TaskProgress {
   errorMessage?: string | null;
 }
 
-const FINAL_STATUSES: TaskStatus[] = ['COMPLETED', 'FAILED', 'ABORTED'];
+export const FINAL_TASK_STATUSES: TaskStatus[] = ['COMPLETED', 'FAILED', 'ABORTED'];
 
 /** Writes a workflow's phase and progress into the tasks read model; final statuses also set end_time. */
 export async function updateTaskProgress(db: Db, taskId: string, progress: TaskProgress): Promise<void> {
   const patch: Partial<Task> = { updated_at: new Date() };
   if (progress.status !== undefined) {
     patch.status = progress.status;
-    patch.end_time = FINAL_STATUSES.includes(progress.status) ? new Date() : null;
+    patch.end_time = FINAL_TASK_STATUSES.includes(progress.status) ? new Date() : null;
   }
   if (progress.statusMessage !== undefined) patch.status_message = progress.statusMessage;
   if (progress.progressPercentage !== undefined) patch.progress_percentage = progress.progressPercentage;
   if (progress.phase !== undefined) patch.phase = progress.phase;
   if (progress.errorMessage !== undefined) patch.error_message = progress.errorMessage;
   await Task.query(db).patch(patch).where({ task_id: taskId });
+}
+
+export async function insertTask(
+  db: Db,
+  task: { taskId: string; datasetId: string; taskType: TaskType; createdBy: string; input: object; statusMessage: string },
+): Promise<void> {
+  await db('tasks').insert({
+    task_id: task.taskId,
+    dataset_id: task.datasetId,
+    task_type: task.taskType,
+    status: 'INITIALIZING',
+    status_message: task.statusMessage,
+    progress_percentage: 0,
+    created_by: task.createdBy,
+    input: JSON.stringify(task.input),
+  });
+}
+
+/** Moves a task from one of `from` to `to` in one guarded UPDATE; false when it was not in `from`. */
+export async function transitionTaskStatus(
+  db: Db,
+  taskId: string,
+  from: TaskStatus[],
+  to: TaskStatus,
+  progress: Omit<TaskProgress, 'status'> = {},
+): Promise<boolean> {
+  const updated = await db('tasks')
+    .where({ task_id: taskId })
+    .whereIn('status', from)
+    .update({
+      status: to,
+      end_time: FINAL_TASK_STATUSES.includes(to) ? db.fn.now() : null,
+      start_time: to === 'INITIALIZING' ? db.fn.now() : db.ref('start_time'),
+      updated_at: db.fn.now(),
+      ...(progress.statusMessage !== undefined ? { status_message: progress.statusMessage } : {}),
+      ...(progress.progressPercentage !== undefined ? { progress_percentage: progress.progressPercentage } : {}),
+      ...(progress.errorMessage !== undefined ? { error_message: progress.errorMessage } : {}),
+      ...(progress.phase !== undefined ? { phase: progress.phase } : {}),
+    });
+  return updated === 1;
+}
+
+export interface TaskRow {
+  task_id: string;
+  dataset_id: string;
+  dataset_name: string;
+  dataset_status_new: string;
+  created_by_email: string;
+  task_type: TaskType;
+  status: TaskStatus;
+  status_message: string;
+  progress_percentage: number | null;
+  error_message: string | null;
+  start_time: Date;
+  end_time: Date | null;
+  phase: string | null;
+  input: Record<string, unknown>;
+}
+
+export interface TaskFilters {
+  datasetId?: string;
+  datasetName?: string;
+  taskType?: TaskType;
+  taskStatus?: TaskStatus;
+  createdBy?: string;
+  startTimeFrom?: Date;
+  startTimeTo?: Date;
+}
+
+const SORT_COLUMNS = {
+  start_time: 't.start_time',
+  status: 't.status',
+  task_type: 't.task_type',
+  dataset_name: 'd.display_name',
+  dataset_id: 't.dataset_id',
+  created_by: 'u.email',
+} as const;
+export type TaskSortKey = keyof typeof SORT_COLUMNS;
+export const TASK_SORT_KEYS = Object.keys(SORT_COLUMNS) as TaskSortKey[];
+
+/** Tasks of the datasets the user can access, with their dataset and creator joined. */
+function visibleTasks(db: Db, userId: string) {
+  return db('tasks as t')
+    .join('datasets as d', 'd.id', 't.dataset_id')
+    .join('users as u', 'u.id', 't.created_by')
+    .whereIn('t.dataset_id', accessibleDatasetIds(db, userId));
+}
+
+function applyFilters(query: Knex.QueryBuilder, filters: TaskFilters): Knex.QueryBuilder {
+  if (filters.datasetId) query.where('t.dataset_id', filters.datasetId);
+  if (filters.datasetName) query.where('d.display_name', filters.datasetName);
+  if (filters.taskType) query.where('t.task_type', filters.taskType);
+  if (filters.taskStatus) query.where('t.status', filters.taskStatus);
+  if (filters.createdBy) query.where('u.email', filters.createdBy.toLowerCase());
+  if (filters.startTimeFrom) query.where('t.start_time', '>=', filters.startTimeFrom);
+  if (filters.startTimeTo) query.where('t.start_time', '<=', filters.startTimeTo);
+  return query;
+}
+
+const TASK_COLUMNS = [
+  't.*',
+  'd.display_name as dataset_name',
+  'd.status_new as dataset_status_new',
+  'u.email as created_by_email',
+];
+
+export async function listTasks(
+  db: Db,
+  userId: string,
+  options: { filters: TaskFilters; sortBy: TaskSortKey; sortOrder: 'asc' | 'desc'; page: number; pageSize: number },
+): Promise<{ rows: TaskRow[]; total: number }> {
+  const base = applyFilters(visibleTasks(db, userId), options.filters);
+  const [{ total }] = await base.clone().count({ total: '*' });
+  const rows = await base
+    .clone()
+    .select(TASK_COLUMNS)
+    .orderBy(SORT_COLUMNS[options.sortBy], options.sortOrder)
+    .orderBy('t.task_id', options.sortOrder)
+    .limit(options.pageSize)
+    .offset((options.page - 1) * options.pageSize);
+  return { rows, total: Number(total) };
+}
+
+export async function findTaskForUser(db: Db, taskId: string, userId: string): Promise<TaskRow | undefined> {
+  return visibleTasks(db, userId).where('t.task_id', taskId).select(TASK_COLUMNS).first();
+}
+
+export async function taskFilterOptions(db: Db, userId: string, filters: Pick<TaskFilters, 'startTimeFrom' | 'startTimeTo'>) {
+  const base = () => applyFilters(visibleTasks(db, userId), filters);
+  const [names, ids, types, creators] = await Promise.all([
+    base().distinct('d.display_name as value').orderBy('value'),
+    base().distinct('t.dataset_id as value').orderBy('value'),
+    base().distinct('t.task_type as value').orderBy('value'),
+    base().distinct('u.email as value').orderBy('value'),
+  ]);
+  const values = (rows: Array<{ value: string }>) => rows.map((row) => row.value);
+  return {
+    dataset_names: values(names),
+    dataset_ids: values(ids),
+    task_types: values(types),
+    created_by: values(creators),
+  };
 }

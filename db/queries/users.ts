@@ -84,3 +84,12 @@ export async function authenticateWithPassword(db: Db, email: string, password: 
   const valid = await verifyPassword(user?.password_hash ?? null, password);
   return valid && user?.enabled ? user : undefined;
 }
+
+/** The user's first workspace (the one new datasets go to) and their role in it. */
+export async function primaryWorkspaceRole(
+  db: Db,
+  userId: string,
+): Promise<{ workspaceId: string; role: WorkspaceRole } | undefined> {
+  const row = await WorkspaceMember.query(db).where({ user_id: userId }).orderBy('created_at').first();
+  return row ? { workspaceId: row.workspace_id, role: row.role } : undefined;
+}

@@ -1,6 +1,6 @@
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { TASK_QUEUES } from './taskQueues';
+import { TASK_QUEUES } from '../../workflows/taskQueues';
 
 export interface TemporalHealth {
   ok: boolean;

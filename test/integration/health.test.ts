@@ -1,6 +1,6 @@
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
-import { TASK_QUEUES } from '../../lib/temporal/taskQueues';
+import { TASK_QUEUES } from '../../workflows/taskQueues';
 import { startWorkers } from '../../workers/main';
 import { startTestApi, type TestApi } from '../support/testStack';
 
@@ -34,7 +34,7 @@ describe('GET /api/v1/health', () => {
       expect(response.body.postgres).toEqual({ ok: true });
       expect(response.body.temporal.ok).toBe(true);
       expect(response.body.temporal.workers[TASK_QUEUES.workflows]).toBeGreaterThan(0);
-      const attributes = await api.deps.temporal.operatorService.listSearchAttributes({ namespace: config.temporal.namespace });
+      const attributes = await api.deps.temporalConnection.operatorService.listSearchAttributes({ namespace: config.temporal.namespace });
       expect(Object.keys(attributes.customAttributes)).toEqual(expect.arrayContaining(['DatasetId', 'TaskType', 'CreatedBy']));
     } finally {
       await stopWorkers();

@@ -61,7 +61,7 @@ export async function startTestApi(env: Env = {}): Promise<TestApi> {
     deps,
     env: fullEnv,
     async close() {
-      await deps.temporal.close();
+      await deps.temporalConnection.close();
       await deps.db.destroy();
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,50 @@
+import { Context } from '@temporalio/activity';
+import type { Db } from '../db/connection';
+import type { ImageEncoder } from '../lib/ml/imageEncoder';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import { datasetCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { createProgressReporter, type TaskRef } from './progress';
+
+const EMBED_BATCH = 16;
+
+/**
+ * Embeds every decodable image and video frame of a dataset that has no vector yet and writes the
+ * vectors to the dataset's collection. Runs on the inference queue. Progress lives in the database
+ * (`media.embedded`), so a retried or resumed run continues where the last one stopped.
+ */
+export function createEmbeddingActivities(deps: { db: Db; store: ObjectStore; vectors: VectorStore; encoder: ImageEncoder }) {
+  const { db, store, vectors, encoder } = deps;
+  return {
+    async embedDatasetMedia(ref: TaskRef): Promise<{ embedded: number }> {
+      const context = Context.current();
+      const collection = datasetCollection(ref.datasetId);
+      await vectors.ensureCollection(collection, encoder.dim);
+      const pending = () =>
+        db('media')
+          .where({ dataset_id: ref.datasetId, embedded: false })
+          .whereIn('kind', ['IMAGE', 'VIDEO_FRAME'])
+          .whereNotNull('thumb_sha256');
+      const [{ total }] = await pending().clone().count({ total: '*' });
+      const report = createProgressReporter(db, ref, 'embed', 'Embedding');
+      let embedded = 0;
+      for (;;) {
+        context.heartbeat({ embedded });
+        if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
+        const batch: Array<{ id: string; blob_sha256: string }> = await pending()
+          .clone()
+          .orderBy('id')
+          .limit(EMBED_BATCH)
+          .select('id', 'blob_sha256');
+        if (batch.length === 0) break;
+        const images = await Promise.all(batch.map((media) => store.get(blobKey(media.blob_sha256))));
+        const embeddings = await encoder.encode(images);
+        await vectors.upsert(collection, batch.map((media, i) => ({ id: media.id, vector: embeddings[i] })));
+        await db('media').whereIn('id', batch.map((media) => media.id)).update({ embedded: true });
+        embedded += batch.length;
+        await report(embedded, Number(total));
+      }
+      await report(embedded, Number(total), true);
+      return { embedded };
+    },
+  };
+}

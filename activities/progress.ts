@@ -1,0 +1,34 @@
+import type { Db } from '../db/connection';
+
+export interface TaskRef {
+  taskId: string;
+  datasetId: string;
+}
+
+/** Share of the overall progress (0-100) each stage of an indexing workflow covers. */
+export const STAGE_RANGES = {
+  ingest: [0, 40],
+  embed: [40, 80],
+  analyze: [80, 95],
+} as const;
+
+/**
+ * Reports a stage's progress to the task and the dataset, at most once a second, so clients polling
+ * /api/v1/tasks or the dataset see it grow.
+ */
+export function createProgressReporter(db: Db, ref: TaskRef, stage: keyof typeof STAGE_RANGES, message: string) {
+  const [low, high] = STAGE_RANGES[stage];
+  let lastWrite = 0;
+  return async (done: number, total: number, force = false): Promise<void> => {
+    const now = Date.now();
+    if (!force && now - lastWrite < 1000) return;
+    lastWrite = now;
+    const percent = Math.floor(low + ((high - low) * (total === 0 ? 1 : done / total)));
+    await db.transaction(async (trx) => {
+      await trx('tasks')
+        .where({ task_id: ref.taskId })
+        .update({ progress_percentage: percent, status_message: `${message} (${done}/${total})`, phase: stage, updated_at: trx.fn.now() });
+      await trx('datasets').where({ id: ref.datasetId }).update({ progress: percent, updated_at: trx.fn.now() });
+    });
+  };
+}

@@ -1,0 +1,81 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Context } from 'koa';
+import busboy from 'busboy';
+import { stageStream, type StagedFile } from '../lib/storage/staging';
+import { HttpError } from './errors';
+
+export interface ReceivedFile extends StagedFile {
+  fileName: string;
+}
+
+export interface UploadLimits {
+  maxFileBytes: number;
+  maxFiles: number;
+}
+
+/**
+ * Streams the multipart file parts named `field` to temp files under `stagingDir`. `check` may
+ * refuse a file name with an HttpError. Any problem removes every staged file and throws, so a
+ * refused request leaves nothing behind.
+ */
+export async function receiveFiles(
+  ctx: Context,
+  options: { field: string; stagingDir: string; limits: UploadLimits; check: (fileName: string) => HttpError | undefined },
+): Promise<{ files: ReceivedFile[]; fields: Record<string, string> }> {
+  if (!ctx.is('multipart/form-data')) throw new HttpError(422, `Expected multipart/form-data with file parts named "${options.field}"`);
+  const files: ReceivedFile[] = [];
+  const fields: Record<string, string> = {};
+  const pending: Promise<void>[] = [];
+  let problem: HttpError | undefined;
+  const refuse = (error: HttpError) => (problem ??= error);
+
+  const parser = busboy({
+    headers: ctx.req.headers,
+    limits: { fileSize: options.limits.maxFileBytes, files: options.limits.maxFiles },
+  });
+  parser.on('file', (name, stream, info) => {
+    const fileName = path.basename(info.filename ?? '');
+    const refusal =
+      name !== options.field
+        ? new HttpError(422, `File parts must use the field name "${options.field}" (got "${name}")`)
+        : !fileName
+          ? new HttpError(400, 'A file part has no file name')
+          : options.check(fileName);
+    if (refusal || problem) {
+      if (refusal) refuse(refusal);
+      stream.resume();
+      return;
+    }
+    stream.on('limit', () => refuse(new HttpError(413, `File ${fileName} exceeds ${options.limits.maxFileBytes} bytes`)));
+    pending.push(
+      stageStream(stream, options.stagingDir).then((staged) => {
+        files.push({ ...staged, fileName });
+      }),
+    );
+  });
+  parser.on('field', (name, value) => (fields[name] = value));
+  parser.on('filesLimit', () => refuse(new HttpError(413, `At most ${options.limits.maxFiles} files per request`)));
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      parser.on('close', resolve);
+      parser.on('error', (error: Error) => reject(new HttpError(422, `Malformed multipart body: ${error.message}`)));
+      ctx.req.pipe(parser);
+    });
+    await Promise.all(pending);
+  } catch (error) {
+    await Promise.allSettled(pending);
+    await removeStaged(files);
+    throw error;
+  }
+  if (problem) {
+    await removeStaged(files);
+    throw problem;
+  }
+  return { files, fields };
+}
+
+export async function removeStaged(files: StagedFile[]): Promise<void> {
+  await Promise.all(files.map((file) => fs.promises.rm(file.path, { force: true })));
+}

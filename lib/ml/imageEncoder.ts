@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import * as ort from 'onnxruntime-node';
+import sharp from 'sharp';
+import { z } from 'zod';
+
+/**
+ * How to feed and read one image-embedding ONNX model. Every model we support (the shipped
+ * EfficientNet-Lite0, SSCD, a downloaded CLIP image tower) is described by such a manifest, so one
+ * loader serves them all.
+ */
+const manifestSchema = z.object({
+  id: z.string().min(1),
+  file: z.string().min(1),
+  input: z.string().min(1),
+  /** float32 NCHW normalised with mean/std, or raw uint8 NHWC (models that normalise inside). */
+  inputFormat: z.enum(['float32-nchw', 'uint8-nhwc']),
+  size: z.number().int().positive(),
+  /** fill: squash to size x size; center-crop: short side to size, then crop the centre. */
+  resize: z.enum(['fill', 'center-crop']),
+  mean: z.tuple([z.number(), z.number(), z.number()]).default([0, 0, 0]),
+  std: z.tuple([z.number(), z.number(), z.number()]).default([1, 1, 1]),
+  output: z.string().min(1),
+  dim: z.number().int().positive(),
+});
+export type ImageModelManifest = z.infer<typeof manifestSchema>;
+
+export interface ImageEncoderInfo {
+  modelId: string;
+  dim: number;
+}
+
+export interface ImageEncoder extends ImageEncoderInfo {
+  /** L2-normalised embeddings, one per image (file path or encoded bytes). */
+  encode(images: Array<string | Buffer>): Promise<Float32Array[]>;
+  close(): Promise<void>;
+}
+
+export class ModelNotInstalledError extends Error {}
+
+export function readImageModelManifest(modelsDir: string, name: string): ImageModelManifest & { path: string } {
+  const manifestPath = path.join(modelsDir, `${name}.json`);
+  if (!fs.existsSync(manifestPath)) {
+    throw new ModelNotInstalledError(`Image model "${name}" is not installed in ${modelsDir}: run "npm run setup:models"`);
+  }
+  const manifest = manifestSchema.parse(JSON.parse(fs.readFileSync(manifestPath, 'utf8')));
+  return { ...manifest, path: path.join(modelsDir, manifest.file) };
+}
+
+async function pixels(image: string | Buffer, manifest: ImageModelManifest): Promise<Buffer> {
+  const { size } = manifest;
+  const resized = sharp(image)
+    .rotate()
+    .removeAlpha()
+    .toColourspace('srgb')
+    .resize(size, size, manifest.resize === 'fill' ? { fit: 'fill' } : { fit: 'cover', position: 'centre' });
+  return resized.raw().toBuffer();
+}
+
+export function l2Normalise(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  norm = Math.sqrt(norm) || 1;
+  return vector.map((value) => value / norm);
+}
+
+export async function loadImageEncoder(modelsDir: string, name: string, threads = 1): Promise<ImageEncoder> {
+  const manifest = readImageModelManifest(modelsDir, name);
+  const session = await ort.InferenceSession.create(manifest.path, {
+    intraOpNumThreads: threads,
+    interOpNumThreads: 1,
+    graphOptimizationLevel: 'all',
+  });
+  const { size } = manifest;
+  const plane = size * size;
+
+  function toTensor(batch: Buffer[]): ort.Tensor {
+    if (manifest.inputFormat === 'uint8-nhwc') {
+      return new ort.Tensor('uint8', new Uint8Array(Buffer.concat(batch)), [batch.length, size, size, 3]);
+    }
+    const data = new Float32Array(batch.length * 3 * plane);
+    batch.forEach((rgb, b) => {
+      const offset = b * 3 * plane;
+      for (let p = 0; p < plane; p++) {
+        for (let c = 0; c < 3; c++) {
+          data[offset + c * plane + p] = (rgb[p * 3 + c] - manifest.mean[c]) / manifest.std[c];
+        }
+      }
+    });
+    return new ort.Tensor('float32', data, [batch.length, 3, size, size]);
+  }
+
+  return {
+    modelId: manifest.id,
+    dim: manifest.dim,
+    async encode(images) {
+      if (images.length === 0) return [];
+      const batch = await Promise.all(images.map((image) => pixels(image, manifest)));
+      const result = await session.run({ [manifest.input]: toTensor(batch) });
+      const output = result[manifest.output].data as Float32Array;
+      return images.map((_, i) => l2Normalise(output.slice(i * manifest.dim, (i + 1) * manifest.dim)));
+    },
+    close: () => session.release(),
+  };
+}

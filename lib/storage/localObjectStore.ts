@@ -1,0 +1,51 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { ObjectStore } from './objectStore';
+
+/** An ObjectStore over a folder; writes go to a temp name and are renamed, so readers never see partial files. */
+export function createLocalObjectStore(root: string): ObjectStore {
+  const pathOf = (key: string) => {
+    const resolved = path.resolve(root, key);
+    if (!resolved.startsWith(path.resolve(root) + path.sep)) throw new Error(`key escapes the store: ${key}`);
+    return resolved;
+  };
+  const exists = (key: string) => fsp.access(pathOf(key)).then(() => true, () => false);
+  const tempBeside = (target: string) => `${target}.${randomBytes(6).toString('hex')}.tmp`;
+
+  return {
+    async putFile(key, localPath) {
+      const target = pathOf(key);
+      if (await exists(key)) {
+        await fsp.rm(localPath, { force: true });
+        return;
+      }
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      try {
+        await fsp.rename(localPath, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+        const temp = tempBeside(target);
+        await fsp.copyFile(localPath, temp);
+        await fsp.rename(temp, target);
+        await fsp.rm(localPath, { force: true });
+      }
+    },
+    async put(key, data) {
+      const target = pathOf(key);
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      const temp = tempBeside(target);
+      await fsp.writeFile(temp, data);
+      await fsp.rename(temp, target);
+    },
+    get: (key) => fsp.readFile(pathOf(key)),
+    async getStream(key): Promise<Readable> {
+      await fsp.access(pathOf(key));
+      return fs.createReadStream(pathOf(key));
+    },
+    exists,
+    withLocalFile: (key, fn) => fn(pathOf(key)),
+  };
+}

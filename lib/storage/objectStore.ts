@@ -1,0 +1,19 @@
+import type { Readable } from 'node:stream';
+
+/** Where media blobs and thumbnails live: a local folder by default, S3-compatible when configured. */
+export interface ObjectStore {
+  /** Moves a local file in under `key`; when the key already exists the file is just removed. */
+  putFile(key: string, localPath: string): Promise<void>;
+  put(key: string, data: Buffer): Promise<void>;
+  get(key: string): Promise<Buffer>;
+  getStream(key: string): Promise<Readable>;
+  exists(key: string): Promise<boolean>;
+  /** Runs `fn` with a local path holding the object (tools like ffmpeg need a file). */
+  withLocalFile<T>(key: string, fn: (localPath: string) => Promise<T>): Promise<T>;
+}
+
+/** Blobs are content-addressed: the same bytes are stored once and shared by datasets, snapshots and copies. */
+export function blobKey(sha256: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`not a sha256 hex digest: ${sha256}`);
+  return `blobs/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
+}

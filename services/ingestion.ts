@@ -1,0 +1,90 @@
+import type { Db } from '../db/connection';
+import type { User } from '../db/models';
+import { createDataset, transitionDatasetStatus, type DatasetRow } from '../db/queries/datasets';
+import {
+  countUploadedFiles,
+  findUploadTransaction,
+  openUploadTransaction,
+  recordUploadedFiles,
+  type UploadTransaction,
+} from '../db/queries/ingestion';
+import { primaryWorkspaceRole } from '../db/queries/users';
+import { HttpError } from '../api/errors';
+import { mediaKindOf } from '../lib/media/mediaTypes';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import type { StagedFile } from '../lib/storage/staging';
+import { createTask, type TaskDeps } from './taskWorkflows';
+
+/** Step 1: an empty dataset waiting for uploads. Needs editor or admin in the caller's workspace. */
+export async function newDataset(db: Db, user: User, name: string): Promise<string> {
+  const membership = await primaryWorkspaceRole(db, user.id);
+  if (!membership || membership.role === 'viewer') {
+    throw new HttpError(403, 'Creating datasets needs the editor or admin role in the workspace');
+  }
+  const dataset = await createDataset(db, { name, ownerId: user.id, workspaceId: membership.workspaceId, status: 'UPLOADING' });
+  return dataset.id;
+}
+
+function requireUploading(dataset: DatasetRow): void {
+  if (dataset.status_new !== 'UPLOADING') {
+    throw new HttpError(400, `Dataset ${dataset.id} has already been processed; use add_media to add files`);
+  }
+}
+
+/** Step 2: a transaction collecting uploads until process_files. */
+export async function openTransaction(db: Db, dataset: DatasetRow, user: User): Promise<number> {
+  requireUploading(dataset);
+  return openUploadTransaction(db, dataset.id, user.id);
+}
+
+/** The transaction of this dataset, open for uploads; 404 when unknown, 400 when already processing. */
+export async function requireOpenTransaction(db: Db, dataset: DatasetRow, transactionId: number): Promise<UploadTransaction> {
+  const transaction = await findUploadTransaction(db, dataset.id, transactionId);
+  if (!transaction) throw new HttpError(404, `Transaction ${transactionId} not found for dataset ${dataset.id}`);
+  if (transaction.status !== 'OPEN') throw new HttpError(400, `Transaction ${transactionId} is already being processed`);
+  return transaction;
+}
+
+/** Step 3: moves staged uploads into the content-addressed store and records them in the transaction. */
+export async function storeUploads(
+  db: Db,
+  store: ObjectStore,
+  transaction: UploadTransaction,
+  files: Array<StagedFile & { fileName: string }>,
+): Promise<void> {
+  for (const file of files) await store.putFile(blobKey(file.sha256), file.path);
+  await recordUploadedFiles(
+    db,
+    transaction.dataset_id,
+    transaction.id,
+    files.map((file) => ({ fileName: file.fileName, mediaKind: mediaKindOf(file.fileName)!, sha256: file.sha256, size: file.size })),
+  );
+}
+
+/** Step 4: INDEXING and a DATASET_CREATION task whose workflow does the work. */
+export async function processFiles(deps: TaskDeps, dataset: DatasetRow, transaction: UploadTransaction, user: User): Promise<string> {
+  requireUploading(dataset);
+  if ((await countUploadedFiles(deps.db, transaction.id)) === 0) {
+    throw new HttpError(400, `Transaction ${transaction.id} has no uploaded files`);
+  }
+  return createTask(
+    deps,
+    {
+      taskType: 'DATASET_CREATION',
+      datasetId: dataset.id,
+      user,
+      statusMessage: 'Queued',
+      input: (taskId) => ({ taskId, datasetId: dataset.id, transactionId: transaction.id, batchId: taskId }),
+    },
+    async (trx) => {
+      const claimed = await transitionDatasetStatus(trx, dataset.id, ['UPLOADING'], 'INDEXING', { progress: 0 });
+      if (!claimed) throw new HttpError(400, `Dataset ${dataset.id} has already been processed; use add_media to add files`);
+      const updated = await trx('upload_transactions').where({ id: transaction.id, status: 'OPEN' }).update({ status: 'PROCESSING' });
+      if (updated !== 1) throw new HttpError(400, `Transaction ${transaction.id} is already being processed`);
+    },
+    async (db) => {
+      await transitionDatasetStatus(db, dataset.id, ['INDEXING'], 'UPLOADING');
+      await db('upload_transactions').where({ id: transaction.id }).update({ status: 'OPEN' });
+    },
+  );
+}

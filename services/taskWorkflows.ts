@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
+import type { Db } from '../db/connection';
+import type { TaskType } from '../db/models';
+import { insertTask, updateTaskProgress } from '../db/queries/tasks';
+import { SEARCH_ATTRIBUTES } from '../lib/temporal/searchAttributes';
+import { TASK_QUEUES } from '../workflows/taskQueues';
+
+/** The workflow type that runs each kind of task. */
+export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
+  DATASET_CREATION: 'datasetCreationWorkflow',
+};
+
+export interface TaskDeps {
+  db: Db;
+  temporal: Client;
+}
+
+export interface TaskStart {
+  taskType: TaskType;
+  datasetId: string;
+  user: { id: string; email: string };
+  statusMessage: string;
+  /** Builds the workflow input from the new task id; it is stored so a retry replays it. */
+  input: (taskId: string) => object;
+}
+
+/** Runs the workflow of an existing task row under the task id, tagged for the Temporal UI. */
+export async function startTaskWorkflow(
+  deps: TaskDeps,
+  task: { taskId: string; taskType: TaskType; datasetId: string; createdByEmail: string; input: object },
+): Promise<void> {
+  const workflowType = TASK_WORKFLOW_TYPES[task.taskType];
+  if (!workflowType) throw new Error(`no workflow for task type ${task.taskType}`);
+  await deps.temporal.workflow.start(workflowType, {
+    taskQueue: TASK_QUEUES.workflows,
+    workflowId: task.taskId,
+    args: [task.input],
+    // A retry is a new run under the same id; only a closed run may be replaced.
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    typedSearchAttributes: [
+      { key: SEARCH_ATTRIBUTES.datasetId, value: task.datasetId },
+      { key: SEARCH_ATTRIBUTES.taskType, value: task.taskType },
+      { key: SEARCH_ATTRIBUTES.createdBy, value: task.createdByEmail },
+    ],
+  });
+}
+
+/**
+ * Records a task and starts its workflow. `claim` runs in the same transaction as the task insert
+ * (the guarded dataset status change); if the workflow cannot be started, the task is marked FAILED
+ * and `release` undoes the claim, so nothing is left in a transitional status.
+ */
+export async function createTask(
+  deps: TaskDeps,
+  start: TaskStart,
+  claim: (trx: Db) => Promise<void>,
+  release: (db: Db) => Promise<void>,
+): Promise<string> {
+  const taskId = randomUUID();
+  const input = start.input(taskId);
+  await deps.db.transaction(async (trx) => {
+    await claim(trx);
+    await insertTask(trx, {
+      taskId,
+      datasetId: start.datasetId,
+      taskType: start.taskType,
+      createdBy: start.user.id,
+      input,
+      statusMessage: start.statusMessage,
+    });
+  });
+  try {
+    await startTaskWorkflow(deps, { taskId, taskType: start.taskType, datasetId: start.datasetId, createdByEmail: start.user.email, input });
+  } catch (error) {
+    const message = `Could not start the workflow: ${(error as Error).message}`;
+    await updateTaskProgress(deps.db, taskId, { status: 'FAILED', errorMessage: message });
+    await release(deps.db);
+    throw error;
+  }
+  return taskId;
+}

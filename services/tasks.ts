@@ -1,0 +1,122 @@
+import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import type { User } from '../db/models';
+import { transitionDatasetStatus } from '../db/queries/datasets';
+import {
+  FINAL_TASK_STATUSES,
+  findTaskForUser,
+  listTasks,
+  transitionTaskStatus,
+  type TaskRow,
+} from '../db/queries/tasks';
+import { HttpError } from '../api/errors';
+import { creationPhaseQuery, type CreationPhase } from '../workflows/datasetCreation';
+import { startTaskWorkflow, type TaskDeps } from './taskWorkflows';
+
+const { WorkflowExecutionStatus } = temporal.api.enums.v1;
+
+export async function requireTask(deps: TaskDeps, taskId: string, user: User): Promise<TaskRow> {
+  const task = await findTaskForUser(deps.db, taskId, user.id);
+  if (!task) throw new HttpError(404, 'Task not found');
+  return task;
+}
+
+/**
+ * Temporal is the source of truth for execution: a task row that says it is running while its
+ * workflow has closed (worker lost, terminated in the Temporal UI) is repaired to FAILED or ABORTED.
+ */
+export async function repairTask(deps: TaskDeps, task: TaskRow): Promise<boolean> {
+  if (FINAL_TASK_STATUSES.includes(task.status)) return false;
+  let status: number | null | undefined;
+  try {
+    const description = await deps.temporal.workflow.getHandle(task.task_id).describe();
+    status = description.raw.workflowExecutionInfo?.status;
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) return false;
+  }
+  const closedAs: Record<number, { to: 'FAILED' | 'ABORTED'; message: string }> = {
+    [WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_FAILED]: { to: 'FAILED', message: 'The workflow failed' },
+    [WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TERMINATED]: { to: 'FAILED', message: 'The workflow was terminated' },
+    [WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT]: { to: 'FAILED', message: 'The workflow timed out' },
+    [WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED]: { to: 'ABORTED', message: 'The workflow was cancelled' },
+  };
+  // Not found at all: the workflow was never started or its history is gone.
+  const verdict = status === undefined ? { to: 'FAILED' as const, message: 'The workflow no longer exists' } : closedAs[status ?? -1];
+  if (!verdict) return false;
+  const repaired = await transitionTaskStatus(deps.db, task.task_id, ['INITIALIZING', 'RUNNING'], verdict.to, {
+    errorMessage: task.error_message ?? verdict.message,
+  });
+  if (repaired) {
+    await transitionDatasetStatus(deps.db, task.dataset_id, ['INDEXING', 'UPLOADING'], 'ERROR', { error_message: verdict.message });
+  }
+  return repaired;
+}
+
+export async function listTasksRepaired(deps: TaskDeps, user: User, options: Parameters<typeof listTasks>[2]) {
+  let result = await listTasks(deps.db, user.id, options);
+  const repairs = await Promise.all(result.rows.map((task) => repairTask(deps, task)));
+  if (repairs.some(Boolean)) result = await listTasks(deps.db, user.id, options);
+  return result;
+}
+
+async function currentPhase(deps: TaskDeps, taskId: string): Promise<CreationPhase | undefined> {
+  try {
+    return await deps.temporal.workflow.getHandle(taskId).query(creationPhaseQuery);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Cancels a running DATASET_CREATION workflow unless it is committing; the workflow records ABORTED. */
+export async function abortTask(deps: TaskDeps, taskId: string, user: User): Promise<TaskRow> {
+  const task = await requireTask(deps, taskId, user);
+  if (task.task_type !== 'DATASET_CREATION') throw new HttpError(409, `Only DATASET_CREATION tasks can be aborted (this is ${task.task_type})`);
+  if (!['INITIALIZING', 'RUNNING'].includes(task.status)) throw new HttpError(409, `Task is ${task.status} and cannot be aborted`);
+  const phase = await currentPhase(deps, taskId);
+  if (phase === 'commit' || phase === 'done') throw new HttpError(409, 'Task is in its commit phase and cannot be aborted');
+
+  const handle = deps.temporal.workflow.getHandle(taskId);
+  await handle.cancel();
+  try {
+    await handle.result();
+  } catch (error) {
+    if (!(error instanceof WorkflowFailedError)) throw error;
+  }
+  const after = await requireTask(deps, taskId, user);
+  if (after.status === 'COMPLETED') throw new HttpError(409, 'Task reached its commit phase and completed');
+  return after;
+}
+
+/** Starts a FAILED or ABORTED DATASET_CREATION again under the same id with its stored input. */
+export async function retryTask(deps: TaskDeps, taskId: string, user: User): Promise<TaskRow> {
+  const task = await requireTask(deps, taskId, user);
+  if (task.task_type !== 'DATASET_CREATION') throw new HttpError(400, `Only DATASET_CREATION tasks can be retried (this is ${task.task_type})`);
+  if (!['FAILED', 'ABORTED'].includes(task.status)) throw new HttpError(400, `Task is ${task.status}; only FAILED or ABORTED tasks can be retried`);
+  // The run records FAILED/ABORTED just before it closes; wait for the close so the id can be reused.
+  await deps.temporal.workflow.getHandle(taskId).result().catch(() => undefined);
+  const claimed = await deps.db.transaction(async (trx) => {
+    const moved = await transitionTaskStatus(trx, taskId, ['FAILED', 'ABORTED'], 'INITIALIZING', {
+      statusMessage: 'Retrying',
+      errorMessage: null,
+      progressPercentage: 0,
+      phase: null,
+    });
+    if (moved) await trx('datasets').where({ id: task.dataset_id }).update({ status_new: 'INDEXING', progress: 0, error_message: null });
+    return moved;
+  });
+  if (!claimed) throw new HttpError(400, 'Task is no longer FAILED or ABORTED');
+  try {
+    await startTaskWorkflow(deps, {
+      taskId,
+      taskType: task.task_type,
+      datasetId: task.dataset_id,
+      createdByEmail: task.created_by_email,
+      input: task.input,
+    });
+  } catch (error) {
+    await transitionTaskStatus(deps.db, taskId, ['INITIALIZING'], task.status, { errorMessage: `Retry could not start: ${(error as Error).message}` });
+    await transitionDatasetStatus(deps.db, task.dataset_id, ['INDEXING'], 'ERROR');
+    throw error;
+  }
+  return requireTask(deps, taskId, user);
+}
