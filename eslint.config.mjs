@@ -2,7 +2,7 @@ import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', '*.js', '*.mjs'] },
+  { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', '**/*.js', '*.mjs'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

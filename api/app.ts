@@ -45,7 +45,12 @@ export function createApp(deps: AppDeps): Koa {
 
   const publicRoutes = new Router({ prefix: '/api/v1' });
   for (const router of [
-    createHealthRouter({ db: deps.db, temporal: deps.temporalConnection, namespace: deps.config.temporal.namespace }),
+    createHealthRouter({
+      db: deps.db,
+      temporal: deps.temporalConnection,
+      namespace: deps.config.temporal.namespace,
+      taskQueue: deps.config.temporal.taskQueue,
+    }),
     createAuthRouter(deps),
     createApiCredentialsRouter(deps),
   ]) {
@@ -56,8 +61,8 @@ export function createApp(deps: AppDeps): Koa {
   userRoutes.use(requireUser(deps));
   for (const router of [
     createDatasetsRouter(deps),
-    createIngestionRouter({ ...deps, uploadLimits: deps.config.uploads }),
-    createTasksRouter(deps),
+    createIngestionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue, uploadLimits: deps.config.uploads }),
+    createTasksRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }

@@ -35,6 +35,7 @@ const envSchema = z.object({
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_BIN: z.string().min(1).optional(),
+  TASK_QUEUE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, . _ -').default('media'),
   QDRANT_URL: url.optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),
   SECRET_KEY: z.string().min(32, 'expected at least 32 characters').optional(),
@@ -67,6 +68,7 @@ export interface Config {
     embeddedPort: number;
     embeddedUiPort: number;
     binary?: string;
+    taskQueue: string;
   };
   qdrant: { url?: string; apiKey?: string };
   secretKey?: string;
@@ -74,7 +76,7 @@ export interface Config {
   auth: { sessionTtlHours: number; tokenMaxLifetimeSeconds: number };
   uploads: { maxFileBytes: number; maxFiles: number };
   models: { dir: string; imageModel: string; inferenceThreads: number };
-  video: { frameIntervalMs: number; maxFrames: number };
+  video: { everyMs: number; maxFrames: number };
 }
 
 export class ConfigError extends Error {}
@@ -110,6 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
       embeddedPort: e.TEMPORAL_PORT,
       embeddedUiPort: e.TEMPORAL_UI_PORT,
       binary: e.TEMPORAL_BIN,
+      taskQueue: e.TASK_QUEUE,
     },
     qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY },
     secretKey: e.SECRET_KEY,
@@ -120,7 +123,7 @@ export function loadConfig(env: Env = process.env): Config {
       imageModel: e.IMAGE_MODEL,
       inferenceThreads: e.INFERENCE_THREADS ?? Math.max(1, os.availableParallelism()),
     },
-    video: { frameIntervalMs: e.VIDEO_FRAME_INTERVAL_MS, maxFrames: e.VIDEO_MAX_FRAMES },
+    video: { everyMs: e.VIDEO_FRAME_INTERVAL_MS, maxFrames: e.VIDEO_MAX_FRAMES },
     uploads: { maxFileBytes: Math.floor(e.MAX_UPLOAD_FILE_MB * 1024 * 1024), maxFiles: e.MAX_FILES_PER_REQUEST },
   };
 }

@@ -4,7 +4,6 @@ import type { Db } from '../db/connection';
 import type { TaskType } from '../db/models';
 import { insertTask, updateTaskProgress } from '../db/queries/tasks';
 import { SEARCH_ATTRIBUTES } from '../lib/temporal/searchAttributes';
-import { TASK_QUEUES } from '../workflows/taskQueues';
 
 /** The workflow type that runs each kind of task. */
 export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
@@ -14,6 +13,8 @@ export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
 export interface TaskDeps {
   db: Db;
   temporal: Client;
+  /** The main task queue (TASK_QUEUE). */
+  taskQueue: string;
 }
 
 export interface TaskStart {
@@ -33,7 +34,7 @@ export async function startTaskWorkflow(
   const workflowType = TASK_WORKFLOW_TYPES[task.taskType];
   if (!workflowType) throw new Error(`no workflow for task type ${task.taskType}`);
   await deps.temporal.workflow.start(workflowType, {
-    taskQueue: TASK_QUEUES.workflows,
+    taskQueue: deps.taskQueue,
     workflowId: task.taskId,
     args: [task.input],
     // A retry is a new run under the same id; only a closed run may be replaced.

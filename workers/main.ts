@@ -4,9 +4,16 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { runMain } from '../lib/runMain';
 import { ensureSearchAttributes } from '../lib/temporal/searchAttributes';
-import { TASK_QUEUES } from '../workflows/taskQueues';
+import { taskQueues } from '../workflows/taskQueues';
 import { createDb } from '../db/connection';
-import { createTaskActivities } from '../activities/tasks';
+import { createAnalysisActivities } from '../activities/analysis';
+import { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
+import { createEmbeddingActivities } from '../activities/embedding';
+import { createIngestActivities } from '../activities/ingest';
+import { defaultVideoTools } from '../lib/media/video';
+import { loadImageEncoder } from '../lib/ml/imageEncoder';
+import { createObjectStore } from '../lib/storage/createObjectStore';
+import { createVectorStore } from '../lib/vectors/createVectorStore';
 
 async function connectWithRetry(address: string, logger: Logger, timeoutMs = 60_000): Promise<NativeConnection> {
   const deadline = Date.now() + timeoutMs;
@@ -28,22 +35,40 @@ export async function startWorkers(config: Config, logger: Logger) {
   const connection = await connectWithRetry(config.temporal.address, logger);
   await ensureSearchAttributes(connection, config.temporal.namespace);
   const db = createDb(config.database.url, config.database.poolMax);
+  const store = createObjectStore(config);
+  const vectors = createVectorStore(config, db);
+  const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
+  const queues = taskQueues(config.temporal.taskQueue);
   const common = { connection, namespace: config.temporal.namespace, shutdownGraceTime: '10s' } as const;
 
   const workflowWorker = await Worker.create({
     ...common,
-    taskQueue: TASK_QUEUES.workflows,
+    taskQueue: queues.workflows,
     workflowsPath: require.resolve('../workflows'),
-    activities: { ...createTaskActivities({ db }) },
+    activities: {
+      ...createDatasetLifecycleActivities({ db, encoder }),
+      ...createIngestActivities({ db, store, video: defaultVideoTools(), frames: config.video }),
+      ...createAnalysisActivities({ db, vectors }),
+    },
+    maxConcurrentActivityTaskExecutions: Math.max(2, os.availableParallelism()),
   });
-  const workers = [workflowWorker];
+  // One inference activity at a time: the model already uses every core through its own threads.
+  const inferenceWorker = await Worker.create({
+    ...common,
+    taskQueue: queues.inference,
+    activities: { ...createEmbeddingActivities({ db, store, vectors, encoder }) },
+    maxConcurrentActivityTaskExecutions: 1,
+  });
+  const workers = [workflowWorker, inferenceWorker];
   const running = workers.map((worker) => worker.run());
-  logger.info({ queues: [TASK_QUEUES.workflows], cpus: os.cpus().length }, 'worker running');
+  logger.info({ queues: Object.values(queues), model: encoder.modelId }, 'worker running');
 
   return async () => {
     for (const worker of workers) worker.shutdown();
     await Promise.allSettled(running);
     await connection.close();
+    await vectors.close();
+    await encoder.close();
     await db.destroy();
   };
 }

@@ -6,12 +6,13 @@ import {
   isCancellation,
   proxyActivities,
   setHandler,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { createAnalysisActivities } from '../activities/analysis';
 import type { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
 import type { createEmbeddingActivities } from '../activities/embedding';
 import type { createIngestActivities } from '../activities/ingest';
-import { TASK_QUEUES } from './taskQueues';
+import { inferenceQueueOf } from './taskQueues';
 
 export interface DatasetCreationInput {
   taskId: string;
@@ -37,12 +38,15 @@ const ingest = proxyActivities<ReturnType<typeof createIngestActivities>>({
   retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
 });
 
-const embedding = proxyActivities<ReturnType<typeof createEmbeddingActivities>>({
-  taskQueue: TASK_QUEUES.inference,
-  startToCloseTimeout: '12 hours',
-  heartbeatTimeout: '2 minutes',
-  retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
-});
+/** Inference runs on the inference queue beside the queue this workflow runs on. */
+function embeddingActivities() {
+  return proxyActivities<ReturnType<typeof createEmbeddingActivities>>({
+    taskQueue: inferenceQueueOf(workflowInfo().taskQueue),
+    startToCloseTimeout: '12 hours',
+    heartbeatTimeout: '2 minutes',
+    retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
+  });
+}
 
 const analysis = proxyActivities<ReturnType<typeof createAnalysisActivities>>({
   startToCloseTimeout: '6 hours',
@@ -65,7 +69,7 @@ export async function datasetCreationWorkflow(input: DatasetCreationInput): Prom
     phase = 'ingesting';
     await ingest.ingestUploadedFiles(input);
     phase = 'embedding';
-    await embedding.embedDatasetMedia({ taskId, datasetId });
+    await embeddingActivities().embedDatasetMedia({ taskId, datasetId });
     phase = 'analyzing';
     await analysis.analyzeDataset({ taskId, datasetId });
     phase = 'commit';

@@ -1,5 +1,12 @@
-/** Workflows and I/O activities share one queue; CPU-heavy inference has its own with bounded concurrency. */
-export const TASK_QUEUES = {
-  workflows: 'media-workflows',
-  inference: 'media-inference',
-} as const;
+/**
+ * Workflows and I/O activities run on the main queue; CPU-heavy inference on `<main>-inference`
+ * with bounded concurrency. The main queue name is configurable (TASK_QUEUE), so tests and
+ * side-by-side deployments can share one Temporal namespace without picking up each other's work.
+ */
+export function taskQueues(main: string) {
+  return { workflows: main, inference: inferenceQueueOf(main) };
+}
+
+export function inferenceQueueOf(main: string): string {
+  return `${main}-inference`;
+}

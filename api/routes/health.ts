@@ -4,13 +4,13 @@ import type { Db } from '../../db/connection';
 import { checkPostgres } from '../../db/queries/health';
 import { checkTemporal } from '../../lib/temporal/health';
 
-export function createHealthRouter(deps: { db: Db; temporal: Connection; namespace: string }): Router {
+export function createHealthRouter(deps: { db: Db; temporal: Connection; namespace: string; taskQueue: string }): Router {
   const router = new Router();
 
   router.get('/health', async (ctx) => {
     const [postgres, temporal] = await Promise.all([
       checkPostgres(deps.db),
-      checkTemporal(deps.temporal, deps.namespace),
+      checkTemporal(deps.temporal, deps.namespace, deps.taskQueue),
     ]);
     const ok = postgres.ok && temporal.ok;
     ctx.status = ok ? 200 : 503;

@@ -1,17 +1,9 @@
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
-import { TASK_QUEUES } from '../../workflows/taskQueues';
 import { startWorkers } from '../../workers/main';
+import { eventually } from '../support/media';
 import { startTestApi, type TestApi } from '../support/testStack';
 
-async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (accept(value) || Date.now() > deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
 
 describe('GET /api/v1/health', () => {
   let api: TestApi;
@@ -27,13 +19,14 @@ describe('GET /api/v1/health', () => {
     try {
       const response = await eventually(
         () => api.request.get('/api/v1/health'),
-        (r) => r.body.temporal?.workers?.[TASK_QUEUES.workflows] > 0,
+        (r) => r.body.temporal?.workers?.[config.temporal.taskQueue] > 0,
       );
       expect(response.status).toBe(200);
       expect(response.body.status).toBe('ok');
       expect(response.body.postgres).toEqual({ ok: true });
       expect(response.body.temporal.ok).toBe(true);
-      expect(response.body.temporal.workers[TASK_QUEUES.workflows]).toBeGreaterThan(0);
+      expect(response.body.temporal.workers[config.temporal.taskQueue]).toBeGreaterThan(0);
+      expect(response.body.temporal.workers[`${config.temporal.taskQueue}-inference`]).toBeGreaterThan(0);
       const attributes = await api.deps.temporalConnection.operatorService.listSearchAttributes({ namespace: config.temporal.namespace });
       expect(Object.keys(attributes.customAttributes)).toEqual(expect.arrayContaining(['DatasetId', 'TaskType', 'CreatedBy']));
     } finally {

@@ -3,12 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import supertest from 'supertest';
 import { createApp, type AppDeps } from '../../api/app';
 import { buildApiDeps } from '../../api/server';
 import { loadConfig, type Env } from '../../lib/config';
 import { ensureDatabase } from '../../lib/embedded/postgres';
 import { createLogger } from '../../lib/logger';
+import { startWorkers } from '../../workers/main';
 
 function serverUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
@@ -52,6 +54,8 @@ export async function startTestApi(env: Env = {}): Promise<TestApi> {
     DATABASE_POOL_MAX: '5',
     TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
     LOG_LEVEL: 'silent',
+    // A queue of its own, so workers of other test files never take this file's workflows.
+    TASK_QUEUE: `test-${path.basename(database.url)}`,
     ...env,
   };
   const config = loadConfig(fullEnv);
@@ -65,6 +69,30 @@ export async function startTestApi(env: Env = {}): Promise<TestApi> {
       await deps.db.destroy();
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The SDK logs every worker state change; tests only want its errors. */
+function quietTemporalLogs(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // already installed in this process
+  }
+}
+
+/** The API plus an in-process worker on the same database and task queue. */
+export async function startTestStack(env: Env = {}): Promise<TestApi & { stopWorker(): Promise<void> }> {
+  quietTemporalLogs();
+  const api = await startTestApi({ VIDEO_FRAME_INTERVAL_MS: '500', ...env });
+  const stopWorker = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
+  return {
+    ...api,
+    stopWorker,
+    async close() {
+      await stopWorker();
+      await api.close();
     },
   };
 }

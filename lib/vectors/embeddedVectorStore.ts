@@ -1,0 +1,224 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Index, MetricKind, ScalarKind, type BatchMatches, type Matches } from 'usearch';
+import type { Knex } from 'knex';
+import type { VectorHit, VectorPoint, VectorStore } from './vectorStore';
+
+const REPLAY_BATCH = 5000;
+/** Save the index cache after this many replayed rows, so a restart does not rebuild from scratch. */
+const CACHE_AFTER_ROWS = 2000;
+
+interface LoadedCollection {
+  generation: string;
+  dim: number;
+  index: Index;
+  keyOf: Map<string, bigint>;
+  idOf: Map<bigint, string>;
+  nextKey: bigint;
+  lastSeq: string;
+  rowsSinceCache: number;
+}
+
+interface CacheMeta {
+  generation: string;
+  dim: number;
+  lastSeq: string;
+  nextKey: string;
+  keys: Array<[string, string]>;
+}
+
+const toBytes = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+const toVector = (bytes: Buffer) => new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+
+function newIndex(dim: number): Index {
+  return new Index({
+    dimensions: dim,
+    metric: MetricKind.Cos,
+    quantization: ScalarKind.F16,
+    connectivity: 16,
+    expansion_add: 128,
+    expansion_search: 128,
+    multi: false,
+  });
+}
+
+/**
+ * The default VectorStore: points live in Postgres (durable, transactional, shared by the API and
+ * worker processes); each process searches an in-memory usearch HNSW index that it keeps up to
+ * date by replaying rows newer than the last one it saw, and caches on disk under `cacheDir`.
+ */
+export function createEmbeddedVectorStore(options: { db: Knex; cacheDir: string }): VectorStore {
+  const { db, cacheDir } = options;
+  const loaded = new Map<string, LoadedCollection>();
+  const locks = new Map<string, Promise<unknown>>();
+
+  const cacheFiles = (collection: string) => ({
+    index: path.join(cacheDir, `${collection}.usearch`),
+    meta: path.join(cacheDir, `${collection}.json`),
+  });
+
+  /** Runs `fn` after any pending work on the same collection (refreshes must not interleave). */
+  function serialised<T>(collection: string, fn: () => Promise<T>): Promise<T> {
+    const previous = locks.get(collection) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    locks.set(collection, run.catch(() => undefined));
+    return run;
+  }
+
+  function loadCache(collection: string, generation: string, dim: number): LoadedCollection | undefined {
+    const files = cacheFiles(collection);
+    try {
+      const meta = JSON.parse(fs.readFileSync(files.meta, 'utf8')) as CacheMeta;
+      if (meta.generation !== generation || meta.dim !== dim) return undefined;
+      const index = newIndex(dim);
+      index.load(files.index);
+      const keyOf = new Map(meta.keys.map(([id, key]) => [id, BigInt(key)]));
+      const idOf = new Map(meta.keys.map(([id, key]) => [BigInt(key), id]));
+      return { generation, dim, index, keyOf, idOf, nextKey: BigInt(meta.nextKey), lastSeq: meta.lastSeq, rowsSinceCache: 0 };
+    } catch {
+      return undefined;
+    }
+  }
+
+  function saveCache(collection: string, state: LoadedCollection): void {
+    fs.mkdirSync(cacheDir, { recursive: true });
+    const files = cacheFiles(collection);
+    // Write both files under temp names and rename: a crash never leaves a torn cache.
+    state.index.save(`${files.index}.tmp`);
+    const meta: CacheMeta = {
+      generation: state.generation,
+      dim: state.dim,
+      lastSeq: state.lastSeq,
+      nextKey: state.nextKey.toString(),
+      keys: [...state.keyOf].map(([id, key]) => [id, key.toString()]),
+    };
+    fs.writeFileSync(`${files.meta}.tmp`, JSON.stringify(meta));
+    fs.renameSync(`${files.index}.tmp`, files.index);
+    fs.renameSync(`${files.meta}.tmp`, files.meta);
+    state.rowsSinceCache = 0;
+  }
+
+  /** Brings this process's index of `collection` up to date with Postgres. */
+  function refresh(collection: string): Promise<LoadedCollection> {
+    return serialised(collection, async () => {
+      const row = await db('vector_collections').where({ name: collection }).first();
+      if (!row) throw new Error(`vector collection ${collection} does not exist`);
+      let state = loaded.get(collection);
+      if (!state || state.generation !== row.generation) {
+        state =
+          loadCache(collection, row.generation, row.dim) ??
+          { generation: row.generation, dim: row.dim, index: newIndex(row.dim), keyOf: new Map(), idOf: new Map(), nextKey: 0n, lastSeq: '0', rowsSinceCache: 0 };
+        loaded.set(collection, state);
+      }
+      for (;;) {
+        const rows: Array<{ id: string; seq: string; vector: Buffer | null }> = await db('vector_points')
+          .where({ collection })
+          .where('seq', '>', state.lastSeq)
+          .orderBy('seq')
+          .limit(REPLAY_BATCH)
+          .select('id', 'seq', 'vector');
+        if (rows.length === 0) break;
+        const keys: bigint[] = [];
+        const vectors: Float32Array[] = [];
+        for (const point of rows) {
+          const old = state.keyOf.get(point.id);
+          if (old !== undefined) {
+            state.index.remove(old);
+            state.idOf.delete(old);
+            state.keyOf.delete(point.id);
+          }
+          if (point.vector) {
+            const key = state.nextKey++;
+            state.keyOf.set(point.id, key);
+            state.idOf.set(key, point.id);
+            keys.push(key);
+            vectors.push(toVector(point.vector));
+          }
+        }
+        if (keys.length > 0) {
+          state.index.add(keys, vectors, 0);
+        }
+        state.lastSeq = rows[rows.length - 1].seq;
+        state.rowsSinceCache += rows.length;
+      }
+      if (state.rowsSinceCache >= CACHE_AFTER_ROWS) saveCache(collection, state);
+      return state;
+    });
+  }
+
+  function hitsOf(state: LoadedCollection, keys: BigUint64Array, distances: Float32Array, count: number): VectorHit[] {
+    const hits: VectorHit[] = [];
+    for (let i = 0; i < count; i++) {
+      const id = state.idOf.get(keys[i]);
+      if (id !== undefined) hits.push({ id, distance: Math.max(0, distances[i]) });
+    }
+    return hits;
+  }
+
+  return {
+    async ensureCollection(collection, dim) {
+      await db('vector_collections').insert({ name: collection, dim }).onConflict('name').ignore();
+      const row = await db('vector_collections').where({ name: collection }).first();
+      if (row.dim !== dim) throw new Error(`vector collection ${collection} has dimension ${row.dim}, not ${dim}`);
+    },
+
+    async dropCollection(collection) {
+      await db('vector_collections').where({ name: collection }).delete();
+      loaded.delete(collection);
+      const files = cacheFiles(collection);
+      fs.rmSync(files.index, { force: true });
+      fs.rmSync(files.meta, { force: true });
+    },
+
+    async upsert(collection, points: VectorPoint[]) {
+      if (points.length === 0) return;
+      await db('vector_points')
+        .insert(points.map((point) => ({ collection, id: point.id, vector: toBytes(point.vector) })))
+        .onConflict(['collection', 'id'])
+        .merge({ vector: db.raw('excluded.vector'), seq: db.raw("nextval('vector_points_seq')") });
+    },
+
+    async delete(collection, ids) {
+      if (ids.length === 0) return;
+      await db('vector_points')
+        .where({ collection })
+        .whereIn('id', ids)
+        .update({ vector: null, seq: db.raw("nextval('vector_points_seq')") });
+    },
+
+    async get(collection, ids) {
+      const rows: Array<{ id: string; vector: Buffer }> = ids.length
+        ? await db('vector_points').where({ collection }).whereIn('id', ids).whereNotNull('vector').select('id', 'vector')
+        : [];
+      return new Map(rows.map((row) => [row.id, toVector(row.vector)]));
+    },
+
+    async count(collection) {
+      const [{ count }] = await db('vector_points').where({ collection }).whereNotNull('vector').count({ count: '*' });
+      return Number(count);
+    },
+
+    async searchMany(collection, queries, k) {
+      if (queries.length === 0) return [];
+      const state = await refresh(collection);
+      if (state.index.size() === 0) return queries.map(() => []);
+      const limit = Math.min(k, state.index.size());
+      if (queries.length === 1) {
+        const matches = state.index.search(queries[0], limit, 0) as Matches;
+        return [hitsOf(state, matches.keys, matches.distances, matches.keys.length)];
+      }
+      const batch = state.index.search(queries, limit, 0) as BatchMatches;
+      return queries.map((_, q) => {
+        const offset = q * batch.k;
+        return hitsOf(state, batch.keys.subarray(offset), batch.distances.subarray(offset), Number(batch.counts[q]));
+      });
+    },
+
+    async close() {
+      for (const [collection, state] of loaded) {
+        if (state.rowsSinceCache > 0) await serialised(collection, async () => saveCache(collection, state));
+      }
+      loaded.clear();
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { eventually, makeVideo, photo, PHOTO_NAMES } from '../support/media';
+import { startTestStack, type TestApi } from '../support/testStack';
+
+type Stack = Awaited<ReturnType<typeof startTestStack>>;
+
+async function createDataset(api: TestApi, name: string): Promise<{ datasetId: string; transId: number }> {
+  const created = await api.request.get('/api/v1/ingestion/new_dataset').query({ dataset_name: name }).expect(200);
+  const datasetId = created.body.dataset_id as string;
+  const transaction = await api.request.get(`/api/v1/ingestion/${datasetId}/data_files`).expect(200);
+  expect(Number.isInteger(transaction.body.trans_id)).toBe(true);
+  return { datasetId, transId: transaction.body.trans_id };
+}
+
+function upload(api: TestApi, datasetId: string, transId: number, files: string[], field = 'files') {
+  const request = api.request.post(`/api/v1/ingestion/${datasetId}/data_files/${transId}`);
+  for (const file of files) request.attach(field, file);
+  return request;
+}
+
+async function waitForTask(api: TestApi, datasetId: string, statuses: string[]) {
+  return eventually(
+    async () => (await api.request.get('/api/v1/tasks').query({ dataset_id: datasetId }).expect(200)).body.tasks[0],
+    (task) => task && statuses.includes(task.status),
+    120_000,
+    `task of ${datasetId} in ${statuses}`,
+  );
+}
+
+describe('dataset creation from local files, end to end', () => {
+  let stack: Stack;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'creation-'));
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(async () => {
+    await stack.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('indexes real photos, a near-duplicate, a broken file and a video into a READY dataset', async () => {
+    const { datasetId, transId } = await createDataset(stack, 'birds and things');
+    const copy = path.join(scratch, 'chelsea_copy.jpg');
+    await sharp(photo('chelsea')).resize(300).jpeg({ quality: 60 }).toFile(copy);
+    const broken = path.join(scratch, 'broken.jpg');
+    fs.writeFileSync(broken, Buffer.from('this is not a jpeg at all'));
+    const video = makeVideo(3);
+
+    await upload(stack, datasetId, transId, PHOTO_NAMES.slice(0, 4).map(photo)).expect(202);
+    await upload(stack, datasetId, transId, [...PHOTO_NAMES.slice(4).map(photo), copy, broken, video]).expect(202);
+    const before = await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200);
+    expect(before.body.status_new).toBe('UPLOADING');
+
+    const accepted = await stack.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202);
+    const task = await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED']);
+    expect(task).toMatchObject({
+      task_id: accepted.body.task_id,
+      dataset_id: datasetId,
+      dataset_name: 'birds and things',
+      dataset_status: 'READY',
+      task_type: 'DATASET_CREATION',
+      status: 'COMPLETED',
+      progress_percentage: 100,
+      error_message: null,
+      created_by: stack.deps.defaultUser.email,
+    });
+    expect(task.end_time).toMatch(/Z$/);
+
+    const dataset = (await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body;
+    expect(dataset).toMatchObject({ status_new: 'READY', status: 'READY', progress: 100, n_images: 10, n_videos: 1 });
+
+    const { db } = stack.deps;
+    const media = await db('media').where({ dataset_id: datasetId });
+    const byName = (name: string) => media.find((m) => m.file_name === name)!;
+    expect(media.filter((m) => m.kind === 'VIDEO_FRAME').length).toBeGreaterThanOrEqual(5);
+    expect(byName('chelsea.jpg')).toMatchObject({ width: 384, height: 255, format: 'jpeg', embedded: true });
+    expect(byName('pattern.mp4')).toMatchObject({ kind: 'VIDEO', width: 320, height: 240 });
+    expect(byName('pattern.mp4').duration_ms).toBeGreaterThan(2500);
+
+    const issues = await db('media_issues').where({ dataset_id: datasetId });
+    const issuesOf = (name: string) => issues.filter((i) => i.media_id === byName(name).id).map((i) => i.issue_type);
+    expect(issuesOf('broken.jpg')).toEqual(['broken']);
+    expect(issuesOf('chelsea_copy.jpg')).toContain('duplicates');
+    expect(issuesOf('chelsea.jpg')).toContain('duplicates');
+    const duplicate = issues.find((i) => i.media_id === byName('chelsea_copy.jpg').id && i.issue_type === 'duplicates');
+    expect(duplicate.details.duplicate_of).toBe(byName('chelsea.jpg').id);
+    expect(duplicate.details.similarity).toBeGreaterThan(0.9);
+    expect(issuesOf('coffee.jpg')).not.toContain('duplicates');
+
+    for (const item of media.filter((m) => m.embedded)) {
+      expect(item.uniqueness_score).toBeGreaterThanOrEqual(0);
+      expect(item.uniqueness_score).toBeLessThanOrEqual(1);
+    }
+    expect(byName('chelsea_copy.jpg').uniqueness_score).toBeLessThan(byName('coffee.jpg').uniqueness_score);
+
+    // Five clustering levels, each covering every image and frame once; the copy joins its original at level 0.
+    const clusterable = media.filter((m) => m.kind !== 'VIDEO').length;
+    for (let threshold = 0; threshold <= 4; threshold++) {
+      const members = await db('cluster_members').where({ dataset_id: datasetId, threshold });
+      expect(members).toHaveLength(clusterable);
+    }
+    const level0 = await db('cluster_members').where({ dataset_id: datasetId, threshold: 0 });
+    const clusterOf = (name: string) => level0.find((m) => m.media_id === byName(name).id)!.cluster_id;
+    expect(clusterOf('chelsea_copy.jpg')).toBe(clusterOf('chelsea.jpg'));
+    expect(clusterOf('coffee.jpg')).not.toBe(clusterOf('chelsea.jpg'));
+
+    // Blobs are content-addressed in the object store.
+    expect(await stack.deps.store.exists(`blobs/${byName('chelsea.jpg').blob_sha256.slice(0, 2)}/${byName('chelsea.jpg').blob_sha256.slice(2, 4)}/${byName('chelsea.jpg').blob_sha256}`)).toBe(true);
+  });
+
+  it('refuses bad uploads with the spec codes and changes nothing', async () => {
+    const { datasetId, transId } = await createDataset(stack, 'refusals');
+    const archive = path.join(scratch, 'photos.zip');
+    fs.writeFileSync(archive, 'PK');
+    const text = path.join(scratch, 'notes.txt');
+    fs.writeFileSync(text, 'hello');
+
+    expect((await upload(stack, datasetId, transId, [photo('coffee')], 'files[]').expect(422)).body.detail).toBe(
+      'File parts must use the field name "files" (got "files[]")',
+    );
+    expect((await upload(stack, datasetId, transId, [photo('coffee'), archive]).expect(400)).body.detail).toMatch(
+      /^Archives are not accepted for dataset creation \(photos\.zip\)/,
+    );
+    expect((await upload(stack, datasetId, transId, [text]).expect(400)).body.detail).toMatch(/^Unsupported file type: notes\.txt/);
+    expect(await stack.deps.db('uploaded_files').where({ dataset_id: datasetId }).count()).toEqual([{ count: '0' }]);
+    expect(fs.readdirSync(path.join(stack.deps.config.dataDir, 'tmp', 'uploads'))).toEqual([]);
+
+    await stack.request.get('/api/v1/ingestion/new_dataset').expect(400);
+    await upload(stack, '6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11', transId, [photo('coffee')]).expect(404);
+    expect((await upload(stack, datasetId, 999999, [photo('coffee')]).expect(404)).body.detail).toMatch(/^Transaction 999999 not found/);
+    expect((await stack.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(400)).body.detail).toBe(
+      `Transaction ${transId} has no uploaded files`,
+    );
+    expect((await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body.status_new).toBe('UPLOADING');
+  });
+
+  it('replaces a file sent twice in a transaction instead of duplicating it', async () => {
+    const { datasetId, transId } = await createDataset(stack, 'resend');
+    await upload(stack, datasetId, transId, [photo('rocket')]).expect(202);
+    await upload(stack, datasetId, transId, [photo('rocket')]).expect(202);
+    expect(await stack.deps.db('uploaded_files').where({ dataset_id: datasetId }).count()).toEqual([{ count: '1' }]);
+  });
+});

@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createDb, migrateLatest } from '../../db/connection';
+import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
+import { createQdrantVectorStore } from '../../lib/vectors/qdrantVectorStore';
+import { unitVectors, vectorStoreContract } from '../contract/vectorStore.contract';
+import { createTestDatabase } from '../support/testStack';
+
+async function embeddedStack() {
+  const database = await createTestDatabase();
+  const db = createDb(database.url, 5);
+  await migrateLatest(db);
+  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vectors-'));
+  return {
+    db,
+    cacheDir,
+    async cleanup() {
+      await db.destroy();
+      await database.drop();
+      fs.rmSync(cacheDir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('embedded vector store (Postgres + usearch)', () => {
+  vectorStoreContract(async () => {
+    const stack = await embeddedStack();
+    const store = createEmbeddedVectorStore({ db: stack.db, cacheDir: stack.cacheDir });
+    return { store, cleanup: async () => (await store.close(), await stack.cleanup()) };
+  });
+
+  it('lets another process see new points and reuses its on-disk cache after a restart', async () => {
+    const stack = await embeddedStack();
+    try {
+      const writer = createEmbeddedVectorStore({ db: stack.db, cacheDir: stack.cacheDir });
+      const reader = createEmbeddedVectorStore({ db: stack.db, cacheDir: path.join(stack.cacheDir, 'reader') });
+      await writer.ensureCollection('c', 16);
+      const vectors = unitVectors(2500, 16, 3);
+      const ids = vectors.map(() => randomUUID());
+      await writer.upsert('c', ids.slice(0, 2400).map((id, i) => ({ id, vector: vectors[i] })));
+      expect((await reader.searchMany('c', [vectors[5]], 1))[0][0].id).toBe(ids[5]);
+
+      await writer.upsert('c', ids.slice(2400).map((id, i) => ({ id, vector: vectors[2400 + i] })));
+      expect((await reader.searchMany('c', [vectors[2450]], 1))[0][0].id).toBe(ids[2450]);
+      await reader.close();
+      expect(fs.existsSync(path.join(stack.cacheDir, 'reader', 'c.usearch'))).toBe(true);
+
+      // A fresh instance (a restarted process) starts from the cache and still answers correctly.
+      const restarted = createEmbeddedVectorStore({ db: stack.db, cacheDir: path.join(stack.cacheDir, 'reader') });
+      await writer.delete('c', [ids[10]]);
+      const [hits] = await restarted.searchMany('c', [vectors[10]], 3);
+      expect(hits.map((hit) => hit.id)).not.toContain(ids[10]);
+      expect((await restarted.searchMany('c', [vectors[2499]], 1))[0][0].id).toBe(ids[2499]);
+      await restarted.close();
+      await writer.close();
+    } finally {
+      await stack.cleanup();
+    }
+  });
+});
+
+// Runs whenever a Qdrant server is configured (docker compose, CI with Qdrant); there is none to start here.
+if (process.env.QDRANT_URL) {
+  describe('Qdrant vector store', () => {
+    vectorStoreContract(async () => ({
+      store: createQdrantVectorStore({ url: process.env.QDRANT_URL!, apiKey: process.env.QDRANT_API_KEY }),
+      cleanup: async () => undefined,
+    }));
+  });
+}
