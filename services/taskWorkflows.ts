@@ -3,7 +3,7 @@ import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Db } from '../db/connection';
 import type { TaskType } from '../db/models';
 import { insertTask, updateTaskProgress } from '../db/queries/tasks';
-import { SEARCH_ATTRIBUTES } from '../lib/temporal/searchAttributes';
+import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../lib/temporal/searchAttributes';
 
 /** The workflow type that runs each kind of task. */
 export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
@@ -26,6 +26,19 @@ export interface TaskStart {
   input: (taskId: string) => object;
 }
 
+const registered = new WeakMap<Client, Promise<void>>();
+
+/** Search attributes must exist before a workflow carries them; registered once per client. */
+function ensureRegistered(client: Client): Promise<void> {
+  let done = registered.get(client);
+  if (!done) {
+    done = ensureSearchAttributes(client.connection, client.options.namespace);
+    done.catch(() => registered.delete(client));
+    registered.set(client, done);
+  }
+  return done;
+}
+
 /** Runs the workflow of an existing task row under the task id, tagged for the Temporal UI. */
 export async function startTaskWorkflow(
   deps: TaskDeps,
@@ -33,6 +46,7 @@ export async function startTaskWorkflow(
 ): Promise<void> {
   const workflowType = TASK_WORKFLOW_TYPES[task.taskType];
   if (!workflowType) throw new Error(`no workflow for task type ${task.taskType}`);
+  await ensureRegistered(deps.temporal);
   await deps.temporal.workflow.start(workflowType, {
     taskQueue: deps.taskQueue,
     workflowId: task.taskId,

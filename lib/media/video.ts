@@ -73,7 +73,9 @@ export async function extractFrames(
   try {
     const frames: ExtractedFrame[] = [];
     for (let index = 0; index < count; index++) {
-      const timeMs = Math.round(index * interval + interval / 2);
+      // Never seek past the start of the last frame, where ffmpeg would decode nothing.
+      const lastFrameMs = info.fps > 0 ? info.durationMs - 1000 / info.fps : info.durationMs;
+      const timeMs = Math.round(Math.min(index * interval + interval / 2, Math.max(0, lastFrameMs)));
       const target = path.join(dir, `${index}.jpg`);
       await run(tools.ffmpeg, ['-v', 'error', '-ss', (timeMs / 1000).toFixed(3), '-i', file, '-frames:v', '1', '-q:v', '2', '-y', target]);
       const jpeg = await fs.readFile(target).catch(() => undefined);

@@ -2,33 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { eventually, makeVideo, photo, PHOTO_NAMES } from '../support/media';
-import { startTestStack, type TestApi } from '../support/testStack';
+import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
+import { newDatasetWithTransaction as createDataset, uploadFiles as upload, waitForTask } from '../support/datasets';
+import { startTestStack } from '../support/testStack';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
-
-async function createDataset(api: TestApi, name: string): Promise<{ datasetId: string; transId: number }> {
-  const created = await api.request.get('/api/v1/ingestion/new_dataset').query({ dataset_name: name }).expect(200);
-  const datasetId = created.body.dataset_id as string;
-  const transaction = await api.request.get(`/api/v1/ingestion/${datasetId}/data_files`).expect(200);
-  expect(Number.isInteger(transaction.body.trans_id)).toBe(true);
-  return { datasetId, transId: transaction.body.trans_id };
-}
-
-function upload(api: TestApi, datasetId: string, transId: number, files: string[], field = 'files') {
-  const request = api.request.post(`/api/v1/ingestion/${datasetId}/data_files/${transId}`);
-  for (const file of files) request.attach(field, file);
-  return request;
-}
-
-async function waitForTask(api: TestApi, datasetId: string, statuses: string[]) {
-  return eventually(
-    async () => (await api.request.get('/api/v1/tasks').query({ dataset_id: datasetId }).expect(200)).body.tasks[0],
-    (task) => task && statuses.includes(task.status),
-    120_000,
-    `task of ${datasetId} in ${statuses}`,
-  );
-}
 
 describe('dataset creation from local files, end to end', () => {
   let stack: Stack;
