@@ -74,7 +74,7 @@ export async function startWorkers(config: Config, logger: Logger) {
 }
 
 /** Routes the SDK's own logs (warnings and up) into our JSON log stream. */
-function installSdkLogger(logger: Logger): void {
+export function installSdkLogger(logger: Logger): void {
   const method = (level: LogLevel) => level.toLowerCase() as 'trace' | 'debug' | 'info' | 'warn' | 'error';
   Runtime.install({
     logger: new DefaultLogger('WARN', (entry) => logger[method(entry.level)]({ sdk: entry.meta }, entry.message)),

@@ -1,0 +1,220 @@
+/**
+ * `npm run bench:ingest [-- N]`: indexes N images (real photos from registry packages plus
+ * generated variants) and reports images/s per stage, the end-to-end DATASET_CREATION run through
+ * the real API, worker, Temporal and Postgres, and peak memory. Runs fastdup on the same images
+ * when it is installed (python3 -c "import fastdup") and prints the ratio. Results go to
+ * bench/results/ingest-<N>-<date>.{json,md}.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { loadConfig } from '../../lib/config';
+import { createLogger } from '../../lib/logger';
+import { analyzeImage } from '../../lib/media/imageAnalysis';
+import { loadImageEncoder } from '../../lib/ml/imageEncoder';
+import { clusterByThresholds, type SimilarityEdge } from '../../lib/clustering/clusterByThresholds';
+import { scoreNeighbours, type NeighbourItem } from '../../lib/quality/neighbourScores';
+import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
+import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
+import { startTemporalDevServer } from '../../lib/embedded/temporal';
+import { projectRoot } from '../../lib/projectRoot';
+import { createDb, migrateLatest } from '../../db/connection';
+import { startApiServer } from '../../api/server';
+import { installSdkLogger, startWorkers } from '../../workers/main';
+
+const root = projectRoot();
+const count = Number(process.argv[2] ?? 2000);
+const benchDir = path.join(root, 'bench');
+const photosDir = path.join(benchDir, 'data', 'photos');
+const imagesDir = path.join(benchDir, 'data', `images-${count}`);
+
+let peakRss = 0;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+function freePort(): number {
+  return 20000 + Math.floor(Math.random() * 20000);
+}
+
+/** Deterministic variants: crop, resize, flip, tint and JPEG quality vary with the index. */
+async function prepareImages(): Promise<string[]> {
+  if (!fs.existsSync(photosDir) || fs.readdirSync(photosDir).length === 0) {
+    execFileSync('bash', [path.join(root, 'scripts', 'bench', 'fetch-photos.sh'), photosDir], { stdio: 'inherit' });
+  }
+  fs.mkdirSync(imagesDir, { recursive: true });
+  const photos = fs.readdirSync(photosDir).sort().map((name) => path.join(photosDir, name));
+  const files: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const target = path.join(imagesDir, `img_${String(i).padStart(6, '0')}.jpg`);
+    files.push(target);
+    if (fs.existsSync(target)) continue;
+    const source = photos[i % photos.length];
+    const round = Math.floor(i / photos.length);
+    const meta = await sharp(source).metadata();
+    const crop = 1 - (round % 5) * 0.05;
+    const width = Math.max(32, Math.floor(meta.width! * crop));
+    const height = Math.max(32, Math.floor(meta.height! * crop));
+    let image = sharp(source)
+      .extract({ left: Math.floor((meta.width! - width) / 2), top: Math.floor((meta.height! - height) / 2), width, height })
+      .resize(1024, 1024, { fit: 'inside', withoutEnlargement: true });
+    if (round % 2 === 1) image = image.flop();
+    if (round % 3 === 2) image = image.modulate({ brightness: 0.8 + (round % 7) * 0.06, hue: (round * 37) % 360 });
+    await image.jpeg({ quality: 60 + (round % 4) * 10 }).toFile(target);
+  }
+  return files;
+}
+
+interface StageResult {
+  stage: string;
+  seconds: number;
+  images_per_second: number;
+}
+
+async function timed<T>(stage: string, items: number, results: StageResult[], fn: () => Promise<T>): Promise<T> {
+  const started = process.hrtime.bigint();
+  const value = await fn();
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  results.push({ stage, seconds, images_per_second: items / seconds });
+  say(`  ${stage.padEnd(28)} ${seconds.toFixed(2).padStart(8)} s  ${(items / seconds).toFixed(1).padStart(8)} images/s`);
+  return value;
+}
+
+async function uploadAndProcess(apiUrl: string, files: string[]): Promise<number> {
+  const created = await (await fetch(`${apiUrl}/ingestion/new_dataset?dataset_name=bench-${count}`)).json() as { dataset_id: string };
+  const { trans_id: transId } = await (await fetch(`${apiUrl}/ingestion/${created.dataset_id}/data_files`)).json() as { trans_id: number };
+  for (let i = 0; i < files.length; i += 50) {
+    const form = new FormData();
+    for (const file of files.slice(i, i + 50)) form.append('files', await fs.openAsBlob(file), path.basename(file));
+    const response = await fetch(`${apiUrl}/ingestion/${created.dataset_id}/data_files/${transId}`, { method: 'POST', body: form });
+    if (response.status !== 202) throw new Error(`upload failed: ${response.status} ${await response.text()}`);
+  }
+  const started = Date.now();
+  await fetch(`${apiUrl}/ingestion/${created.dataset_id}/process_files/${transId}`, { method: 'POST' });
+  for (;;) {
+    const { tasks } = await (await fetch(`${apiUrl}/tasks?dataset_id=${created.dataset_id}`)).json() as { tasks: Array<{ status: string; error_message: string }> };
+    if (tasks[0]?.status === 'COMPLETED') return (Date.now() - started) / 1000;
+    if (tasks[0]?.status === 'FAILED') throw new Error(`creation failed: ${tasks[0].error_message}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+function runFastdup(files: string[]): { seconds: number; images_per_second: number; peak_rss_mb: number; duplicate_pairs: number } | undefined {
+  const python = process.env.FASTDUP_PYTHON ?? 'python3';
+  if (spawnSync(python, ['-c', 'import fastdup'], { stdio: 'ignore' }).status !== 0) return undefined;
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fastdup-'));
+  try {
+    const output = execFileSync(python, [path.join(root, 'scripts', 'bench', 'run_fastdup.py'), path.dirname(files[0]), work], {
+      env: { ...process.env, SENTRY_OPT_OUT: '1' },
+      encoding: 'utf8',
+    });
+    return JSON.parse(output.trim().split('\n').pop()!);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  say(`bench:ingest: ${count} images on ${os.cpus()[0].model}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`);
+  const files = await prepareImages();
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
+  installSdkLogger(createLogger('bench-sdk', 'error'));
+  const results: StageResult[] = [];
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ingest-'));
+  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
+  try {
+    say('stages (one process, same code the activities run):');
+    await timed('decode+thumbnail+quality', files.length, results, async () => {
+      for (const file of files) await analyzeImage(file);
+    });
+    const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
+    const vectors: Float32Array[] = await timed('embed (batch 16)', files.length, results, async () => {
+      const out: Float32Array[] = [];
+      for (let i = 0; i < files.length; i += 16) out.push(...(await encoder.encode(files.slice(i, i + 16))));
+      return out;
+    });
+    await encoder.close();
+
+    const db = createDb(await ensureDatabase(postgres.url, 'bench'), 5);
+    await migrateLatest(db);
+    const store = createEmbeddedVectorStore({ db, cacheDir: path.join(scratch, 'vectors') });
+    const ids = files.map((_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    await store.ensureCollection('bench', encoder.dim);
+    await timed('vector upsert', files.length, results, async () => {
+      for (let i = 0; i < files.length; i += 256) {
+        await store.upsert('bench', ids.slice(i, i + 256).map((id, j) => ({ id, vector: vectors[i + j] })));
+      }
+    });
+    const neighbours = await timed('index build + kNN graph (k=10)', files.length, results, async () => {
+      const all: Awaited<ReturnType<typeof store.searchMany>> = [];
+      for (let i = 0; i < files.length; i += 256) all.push(...(await store.searchMany('bench', vectors.slice(i, i + 256), 11)));
+      return all;
+    });
+    const indexOf = new Map(ids.map((id, i) => [id, i]));
+    await timed('cluster (5 thresholds) + scores', files.length, results, async () => {
+      const edges: SimilarityEdge[] = [];
+      const items: NeighbourItem[] = neighbours.map((hits, a) => {
+        const list = hits.filter((hit) => hit.id !== ids[a]).map((hit) => ({ index: indexOf.get(hit.id)!, similarity: 1 - hit.distance }));
+        for (const n of list) edges.push({ a, b: n.index, similarity: n.similarity });
+        return { neighbours: list };
+      });
+      clusterByThresholds(files.length, edges);
+      scoreNeighbours(items, ids);
+    });
+    await store.close();
+    await db.destroy();
+
+    say('end to end (upload over HTTP, DATASET_CREATION workflow on the real worker):');
+    const temporal = await startTemporalDevServer({ dataDir: scratch, port: freePort(), namespace: 'default' });
+    const stackConfig = loadConfig({
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      DATA_DIR: path.join(scratch, 'data'),
+      DATABASE_URL: await ensureDatabase(postgres.url, 'bench_e2e'),
+      TEMPORAL_ADDRESS: temporal.address,
+      API_PORT: '0',
+      API_HOST: '127.0.0.1',
+    });
+    const api = await startApiServer(stackConfig, createLogger('bench-api', 'silent'));
+    const stopWorkers = await startWorkers(stackConfig, createLogger('bench-worker', 'silent'));
+    try {
+      const seconds = await uploadAndProcess(`http://127.0.0.1:${api.port}/api/v1`, files);
+      results.push({ stage: 'end to end (process_files → READY)', seconds, images_per_second: files.length / seconds });
+      say(`  ${'process_files → READY'.padEnd(28)} ${seconds.toFixed(2).padStart(8)} s  ${(files.length / seconds).toFixed(1).padStart(8)} images/s`);
+    } finally {
+      await stopWorkers();
+      await api.close();
+      await temporal.stop();
+    }
+  } finally {
+    await postgres.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+
+  const fastdup = runFastdup(files);
+  const endToEnd = results[results.length - 1];
+  const report = {
+    date: new Date().toISOString(),
+    machine: { cpu: os.cpus()[0].model, cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    images: files.length,
+    model: config.models.imageModel,
+    stages: results,
+    peak_rss_mb: Math.round(peakRss / 2 ** 20),
+    fastdup: fastdup ?? 'not installed (pip install fastdup to compare)',
+    ratio_vs_fastdup: fastdup ? endToEnd.images_per_second / fastdup.images_per_second : null,
+  };
+  say(`peak RSS of this process (API + worker + stages): ${report.peak_rss_mb} MiB`);
+  if (fastdup) say(`fastdup: ${fastdup.images_per_second.toFixed(1)} images/s; ours end to end / fastdup = ${report.ratio_vs_fastdup!.toFixed(2)}`);
+  fs.mkdirSync(path.join(benchDir, 'results'), { recursive: true });
+  const stem = path.join(benchDir, 'results', `ingest-${count}-${report.date.slice(0, 10)}`);
+  fs.writeFileSync(`${stem}.json`, JSON.stringify(report, null, 2));
+  say(`results: ${stem}.json`);
+}
+
+main()
+  .catch((error) => {
+    process.stderr.write(`${(error as Error).stack}\n`);
+    process.exitCode = 1;
+  })
+  .finally(() => clearInterval(sampler));
