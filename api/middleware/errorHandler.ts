@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { NotFoundError, UniqueViolationError } from 'objection';
 import { HttpError } from '../errors';
@@ -19,6 +20,31 @@ function toErrorResponse(error: unknown): ErrorResponse | undefined {
   return undefined;
 }
 
+const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A request refused before its body was read (unknown dataset on an upload, say) would otherwise
+ * reset the connection under a client still sending, which then never sees our answer. Read and
+ * discard the rest, up to a limit past which closing is cheaper.
+ */
+async function drainUnreadBody(req: IncomingMessage): Promise<void> {
+  if (req.complete || req.readableEnded) return;
+  await new Promise<void>((resolve) => {
+    let seen = 0;
+    req.on('data', (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DRAIN_LIMIT_BYTES) {
+        req.removeAllListeners('data');
+        resolve();
+      }
+    });
+    req.once('end', resolve);
+    req.once('error', () => resolve());
+    req.once('close', resolve);
+    req.resume();
+  });
+}
+
 /** Every error leaves as `{"detail": "..."}`; unexpected ones are logged and answered with a bare 500. */
 export function errorHandler(): Middleware {
   return async (ctx, next) => {
@@ -30,6 +56,7 @@ export function errorHandler(): Middleware {
         ctx.body = { detail: ctx.message };
       }
     } catch (error) {
+      await drainUnreadBody(ctx.req);
       const known = toErrorResponse(error);
       if (known) {
         ctx.status = known.status;

@@ -58,6 +58,7 @@ describe('a worker killed in the middle of a dataset creation', () => {
     worker.kill('SIGKILL');
     await exited;
     const interrupted = await waitForTask(api, datasetId, ['RUNNING']);
+    expect(interrupted.progress_percentage).toBeGreaterThan(0);
     expect(interrupted.progress_percentage).toBeLessThan(100);
 
     const stopWorkers = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
