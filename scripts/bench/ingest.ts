@@ -2,7 +2,8 @@
  * `npm run bench:ingest [-- N]`: indexes N images (real photos from registry packages plus
  * generated variants) and reports images/s per stage, the end-to-end DATASET_CREATION run through
  * the real API, worker, Temporal and Postgres, and peak memory. Runs fastdup on the same images
- * when it is installed (python3 -c "import fastdup") and prints the ratio. Results go to
+ * when it is installed (bench/.venv: `python3 -m venv bench/.venv && bench/.venv/bin/pip install
+ * fastdup==2.54`, or FASTDUP_PYTHON) and prints the ratio. Results go to
  * bench/results/ingest-<N>-<date>.{json,md}.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -101,7 +102,8 @@ async function uploadAndProcess(apiUrl: string, files: string[]): Promise<number
 }
 
 function runFastdup(files: string[]): { seconds: number; images_per_second: number; peak_rss_mb: number; duplicate_pairs: number } | undefined {
-  const python = process.env.FASTDUP_PYTHON ?? 'python3';
+  const venvPython = path.join(benchDir, '.venv', 'bin', 'python');
+  const python = process.env.FASTDUP_PYTHON ?? (fs.existsSync(venvPython) ? venvPython : 'python3');
   if (spawnSync(python, ['-c', 'import fastdup'], { stdio: 'ignore' }).status !== 0) return undefined;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fastdup-'));
   try {
