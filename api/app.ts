@@ -5,6 +5,7 @@ import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import type { SecretBox } from '../lib/auth/secretBox';
+import type { UrlSigner } from '../lib/auth/signedUrls';
 import type { ObjectStore } from '../lib/storage/objectStore';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
@@ -17,6 +18,8 @@ import { createAuthRouter } from './routes/auth';
 import { createDatasetsRouter } from './routes/datasets';
 import { createHealthRouter } from './routes/health';
 import { createIngestionRouter } from './routes/ingestion';
+import { createExploreRouter } from './routes/explore';
+import { createMediaRouter } from './routes/media';
 import { createTasksRouter } from './routes/tasks';
 
 export interface AppDeps {
@@ -27,6 +30,7 @@ export interface AppDeps {
   store: ObjectStore;
   logger: Logger;
   secretBox: SecretBox;
+  signer: UrlSigner;
   defaultUser: User;
 }
 
@@ -53,6 +57,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
     createAuthRouter(deps),
     createApiCredentialsRouter(deps),
+    createMediaRouter(deps),
   ]) {
     publicRoutes.use(router.routes(), router.allowedMethods());
   }
@@ -63,6 +68,7 @@ export function createApp(deps: AppDeps): Koa {
     createDatasetsRouter(deps),
     createIngestionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue, uploadLimits: deps.config.uploads }),
     createTasksRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
+    createExploreRouter({ ...deps, publicUrl: deps.config.publicUrl }),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }

@@ -3,6 +3,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { createSecretBox } from '../lib/auth/secretBox';
+import { createUrlSigner } from '../lib/auth/signedUrls';
 import { loadOrCreateSecretKey } from '../lib/auth/secretKey';
 import { runMain } from '../lib/runMain';
 import { createDb, migrateLatest } from '../db/connection';
@@ -20,9 +21,11 @@ export async function buildApiDeps(config: Config, logger: Logger): Promise<AppD
   // Lazy: the API starts (and /health reports it) while Temporal is still coming up.
   const temporalConnection = Connection.lazy({ address: config.temporal.address });
   const temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });
-  const secretBox = createSecretBox(config.secretKey ?? loadOrCreateSecretKey(config.dataDir));
+  const secretKey = config.secretKey ?? loadOrCreateSecretKey(config.dataDir);
+  const secretBox = createSecretBox(secretKey);
+  const signer = createUrlSigner(secretKey, config.mediaUrlTtlSeconds);
   const store = createObjectStore(config);
-  return { config, db, temporalConnection, temporal, store, logger, secretBox, defaultUser: admin };
+  return { config, db, temporalConnection, temporal, store, logger, secretBox, signer, defaultUser: admin };
 }
 
 export async function startApiServer(config: Config, logger: Logger) {

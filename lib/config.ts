@@ -48,6 +48,8 @@ const envSchema = z.object({
   INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   VIDEO_FRAME_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
   VIDEO_MAX_FRAMES: z.coerce.number().int().min(1).default(300),
+  PUBLIC_URL: url.optional(),
+  MEDIA_URL_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
   MAX_UPLOAD_FILE_MB: z.coerce.number({ message: 'expected a number of MiB' }).positive().default(10240),
   MAX_FILES_PER_REQUEST: z.coerce.number({ message: 'expected an integer' }).int().min(1).default(500),
 });
@@ -75,6 +77,9 @@ export interface Config {
   admin: { email: string; password?: string };
   auth: { sessionTtlHours: number; tokenMaxLifetimeSeconds: number };
   uploads: { maxFileBytes: number; maxFiles: number };
+  mediaUrlTtlSeconds: number;
+  /** Base of the links we hand out (media URLs); default: the scheme and host of the request. */
+  publicUrl?: string;
   models: { dir: string; imageModel: string; inferenceThreads: number };
   video: { everyMs: number; maxFrames: number };
 }
@@ -124,6 +129,8 @@ export function loadConfig(env: Env = process.env): Config {
       inferenceThreads: e.INFERENCE_THREADS ?? Math.max(1, os.availableParallelism()),
     },
     video: { everyMs: e.VIDEO_FRAME_INTERVAL_MS, maxFrames: e.VIDEO_MAX_FRAMES },
+    mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     uploads: { maxFileBytes: Math.floor(e.MAX_UPLOAD_FILE_MB * 1024 * 1024), maxFiles: e.MAX_FILES_PER_REQUEST },
   };
 }

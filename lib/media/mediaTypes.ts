@@ -20,3 +20,17 @@ export function mediaKindOf(fileName: string): MediaKind | undefined {
   if (VIDEO_EXTENSIONS.includes(extension)) return 'VIDEO';
   return undefined;
 }
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.png': 'image/png', '.webp': 'image/webp', '.gif': 'image/gif',
+  '.tif': 'image/tiff', '.tiff': 'image/tiff', '.avif': 'image/avif',
+  '.mp4': 'video/mp4', '.m4v': 'video/mp4', '.mov': 'video/quicktime', '.webm': 'video/webm',
+  '.mkv': 'video/x-matroska', '.avi': 'video/x-msvideo',
+};
+
+/** The MIME type to serve a stored file with, from its name (frames are stored as JPEG). */
+export function contentTypeOf(fileName: string, kind: 'IMAGE' | 'VIDEO' | 'VIDEO_FRAME'): string {
+  if (kind === 'VIDEO_FRAME') return 'image/jpeg';
+  const lower = fileName.toLowerCase();
+  return CONTENT_TYPES[lower.slice(lower.lastIndexOf('.'))] ?? 'application/octet-stream';
+}

@@ -1,0 +1,31 @@
+import type { ExploreCluster, PreviewRow } from '../../db/queries/explore';
+import type { UrlSigner } from '../../lib/auth/signedUrls';
+
+const distinct = <T>(values: T[], key: (value: T) => string = String) => [...new Map(values.map((v) => [key(v), v])).values()];
+const orNull = <T>(values: T[]) => (values.length > 0 ? values : null);
+
+export function presentCluster(cluster: ExploreCluster, threshold: number, origin: string, signer: UrlSigner) {
+  const preview = (row: PreviewRow) => ({
+    type: 'IMAGE',
+    media_id: row.id,
+    media_uri: origin + signer.mediaPath(row.id, 'file'),
+    media_thumb_uri: origin + signer.mediaPath(row.id, 'thumbnail'),
+    caption: row.caption,
+    file_name: row.file_name,
+    bounding_box: null,
+    width: row.width,
+    height: row.height,
+  });
+  return {
+    cluster_id: cluster.cluster_id,
+    type: 'IMAGES',
+    n_images: cluster.n_images + cluster.n_frames,
+    n_objects: 0,
+    n_videos: cluster.n_videos,
+    similarity_threshold: String(threshold),
+    captions: orNull(distinct(cluster.previews.flatMap((p) => (p.caption ? [p.caption] : [])))),
+    previews: cluster.previews.map(preview),
+    labels: orNull(distinct(cluster.previews.flatMap((p) => p.labels ?? []))),
+    user_tags: orNull(distinct(cluster.previews.flatMap((p) => p.tags ?? []), (tag) => tag.id)),
+  };
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import type { IssueType } from '../quality/imageIssues';
+
+const ISSUE_TYPES = ['duplicates', 'outliers', 'blur', 'dark', 'bright', 'broken'] as const satisfies readonly IssueType[];
+const fraction = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
+
+const textFilter = z.strictObject({
+  op: z.enum(['fts', 'semantic'], { message: 'op must be fts or semantic' }),
+  value: z.string().trim().min(1, 'value must be a non-empty string'),
+  threshold: fraction.optional(),
+});
+const labelsFilter = z.strictObject({
+  op: z.literal('one_of', { message: 'op must be one_of' }),
+  value: z.array(z.string().min(1)).min(1, 'value must list at least one label'),
+});
+const tagsFilter = z.strictObject({
+  op: z.literal('is', { message: 'op must be is' }),
+  value: z.array(z.uuid('tags must be UUIDs')).min(1, 'value must list at least one tag id'),
+});
+const issuesFilter = z.strictObject({
+  op: z.literal('issue', { message: 'op must be issue' }),
+  value: z.enum(ISSUE_TYPES, { message: `value must be one of ${ISSUE_TYPES.join(', ')}` }),
+  mode: z.literal('in', { message: 'mode must be in' }).default('in'),
+});
+const duplicatesFilter = z.strictObject({ op: z.literal('duplicates', { message: 'op must be duplicates' }), value: fraction });
+const uniquenessFilter = z.strictObject({ op: z.literal('uniqueness', { message: 'op must be uniqueness' }), value: fraction });
+
+const ELEMENT_SCHEMAS = {
+  text: textFilter,
+  labels: labelsFilter,
+  tags: tagsFilter,
+  issues: issuesFilter,
+  duplicates: duplicatesFilter,
+  uniqueness: uniquenessFilter,
+} as const;
+
+export type VqlKey = keyof typeof ELEMENT_SCHEMAS;
+export type VqlFilter = { [K in VqlKey]: { key: K } & z.output<(typeof ELEMENT_SCHEMAS)[K]> }[VqlKey];
+
+export class VqlError extends Error {}
+
+/**
+ * Parses the VQL query parameter: a JSON array whose elements each hold exactly one key. Elements
+ * combine with AND. Errors name the element, e.g. `vql[1].issues.value: value must be one of ...`.
+ */
+export function parseVql(raw: string): VqlFilter[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new VqlError('vql: not valid JSON');
+  }
+  if (!Array.isArray(parsed)) throw new VqlError('vql: must be a JSON array of filters');
+  return parsed.map((element, index) => {
+    const where = `vql[${index}]`;
+    if (typeof element !== 'object' || element === null || Array.isArray(element)) {
+      throw new VqlError(`${where}: each filter must be an object with one key`);
+    }
+    const keys = Object.keys(element);
+    if (keys.length !== 1) throw new VqlError(`${where}: each filter must have exactly one key, got ${keys.length}`);
+    const key = keys[0];
+    if (!(key in ELEMENT_SCHEMAS)) {
+      throw new VqlError(`${where}: unknown key "${key}" (expected one of ${Object.keys(ELEMENT_SCHEMAS).join(', ')})`);
+    }
+    const schema = ELEMENT_SCHEMAS[key as VqlKey];
+    const result = schema.safeParse((element as Record<string, unknown>)[key]);
+    if (!result.success) {
+      const issue = result.error.issues[0];
+      const path = issue.path.length > 0 ? `.${issue.path.join('.')}` : '';
+      throw new VqlError(`${where}.${key}${path}: ${issue.message}`);
+    }
+    return { key, ...result.data } as VqlFilter;
+  });
+}

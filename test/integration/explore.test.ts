@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { newDatasetWithTransaction, uploadFiles, waitForTask } from '../support/datasets';
+import { photo, PHOTO_NAMES } from '../support/media';
+import { startTestStack } from '../support/testStack';
+
+type Stack = Awaited<ReturnType<typeof startTestStack>>;
+interface Preview { media_id: string; file_name: string; media_uri: string; media_thumb_uri: string; caption: string | null }
+interface Cluster { cluster_id: string; n_images: number; previews: Preview[]; labels: string[] | null; user_tags: Array<{ id: string }> | null; captions: string[] | null }
+
+describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real workflow', () => {
+  let stack: Stack;
+  let datasetId: string;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'explore-'));
+
+  const explore = (query: Record<string, string | number>) => stack.request.get(`/api/v1/explore/${datasetId}`).query(query);
+  const names = (clusters: Cluster[]) => clusters.flatMap((c) => c.previews.map((p) => p.file_name)).sort();
+  const vql = (filters: unknown[]) => JSON.stringify(filters);
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    const copy = path.join(scratch, 'chelsea_copy.jpg');
+    await sharp(photo('chelsea')).resize(300).jpeg({ quality: 60 }).toFile(copy);
+    const dark = path.join(scratch, 'dark_coffee.jpg');
+    await sharp(photo('coffee')).modulate({ brightness: 0.12 }).jpeg().toFile(dark);
+    const broken = path.join(scratch, 'broken.png');
+    fs.writeFileSync(broken, 'not a png');
+    const created = await newDatasetWithTransaction(stack, 'explore me');
+    datasetId = created.datasetId;
+    await uploadFiles(stack, datasetId, created.transId, [...PHOTO_NAMES.map(photo), copy, dark, broken]).expect(202);
+    await stack.request.post(`/api/v1/ingestion/${datasetId}/process_files/${created.transId}`).expect(202);
+    expect((await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).status).toBe('COMPLETED');
+  });
+  afterAll(async () => {
+    await stack.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('pages the clusters of a threshold, biggest first, with every Cluster and Preview field', async () => {
+    const response = await explore({ entity_type: 'IMAGES', threshold: 0 }).expect(200);
+    expect(response.body.metadata).toEqual({ used_duckdb: false });
+    const clusters: Cluster[] = response.body.clusters;
+    expect(names(clusters)).toEqual([...PHOTO_NAMES.map((n) => `${n}.jpg`), 'broken.png', 'chelsea_copy.jpg', 'dark_coffee.jpg'].sort());
+    expect(clusters[0]).toMatchObject({ type: 'IMAGES', n_images: 2, n_objects: 0, n_videos: 0, similarity_threshold: '0', labels: null, user_tags: null, captions: null });
+    expect(clusters[0].previews.map((p) => p.file_name).sort()).toEqual(['chelsea.jpg', 'chelsea_copy.jpg']);
+    expect(clusters[0].previews[0]).toEqual({
+      type: 'IMAGE',
+      media_id: expect.any(String),
+      media_uri: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/media\/[0-9a-f-]{36}\/file\?expires=\d+&signature=/),
+      media_thumb_uri: expect.stringMatching(/\/thumbnail\?expires=\d+&signature=/),
+      caption: null,
+      file_name: expect.any(String),
+      bounding_box: null,
+      width: expect.any(Number),
+      height: expect.any(Number),
+    });
+    const loosest = (await explore({ entity_type: 'IMAGES', threshold: 4 }).expect(200)).body.clusters as Cluster[];
+    expect(loosest.length).toBeLessThanOrEqual(clusters.length);
+    expect((await explore({ entity_type: 'IMAGES', page_number: 1 }).expect(200)).body.clusters).toEqual([]);
+    expect((await explore({ entity_type: 'OBJECTS' }).expect(200)).body).toEqual({ clusters: [], metadata: { used_duckdb: false } });
+  });
+
+  it('serves previews through expiring signed links and refuses tampered ones', async () => {
+    const [cluster] = (await explore({ entity_type: 'IMAGES' }).expect(200)).body.clusters as Cluster[];
+    const file = new URL(cluster.previews[0].media_uri);
+    const thumb = new URL(cluster.previews[0].media_thumb_uri);
+    const original = await stack.request.get(file.pathname + file.search).expect(200);
+    expect(original.headers['content-type']).toBe('image/jpeg');
+    expect((await sharp(original.body).metadata()).format).toBe('jpeg');
+    const thumbnail = await stack.request.get(thumb.pathname + thumb.search).expect(200);
+    expect(thumbnail.headers['content-type']).toBe('image/webp');
+    expect((await sharp(thumbnail.body).metadata()).width).toBeLessThanOrEqual(256);
+    const tampered = file.search.replace(/signature=./, 'signature=X');
+    expect((await stack.request.get(file.pathname + tampered).expect(403)).body).toEqual({ detail: 'This media link is invalid or has expired' });
+    const expired = file.search.replace(/expires=\d+/, 'expires=1000');
+    await stack.request.get(file.pathname + expired).expect(403);
+  });
+
+  it('filters with every VQL key it can evaluate, combined with AND', async () => {
+    const issue = (value: string) => vql([{ issues: { op: 'issue', value, mode: 'in' } }]);
+    // The Hubble deep field is a genuinely dark photograph.
+    expect(names((await explore({ entity_type: 'IMAGES', vql: issue('dark') }).expect(200)).body.clusters)).toEqual(['dark_coffee.jpg', 'hubble_deep_field.jpg']);
+    expect(names((await explore({ entity_type: 'IMAGES', vql: issue('broken') }).expect(200)).body.clusters)).toEqual(['broken.png']);
+    const duplicates = vql([{ duplicates: { op: 'duplicates', value: 0.9 } }]);
+    expect(names((await explore({ entity_type: 'IMAGES', vql: duplicates }).expect(200)).body.clusters)).toEqual(['chelsea.jpg', 'chelsea_copy.jpg']);
+    const unique = vql([{ uniqueness: { op: 'uniqueness', value: 0.5 } }]);
+    const uniqueNames = names((await explore({ entity_type: 'IMAGES', vql: unique }).expect(200)).body.clusters);
+    expect(uniqueNames).toContain('camera.jpg');
+    expect(uniqueNames).not.toContain('chelsea_copy.jpg');
+    expect(uniqueNames).not.toContain('broken.png');
+    const both = vql([{ duplicates: { op: 'duplicates', value: 0.9 } }, { issues: { op: 'issue', value: 'dark', mode: 'in' } }]);
+    expect((await explore({ entity_type: 'IMAGES', vql: both }).expect(200)).body.clusters).toEqual([]);
+  });
+
+  it('filters by labels, tags, captions (full text) and shows them on clusters', async () => {
+    const { db } = stack.deps;
+    const media = await db('media').where({ dataset_id: datasetId });
+    const id = (name: string) => media.find((m) => m.file_name === name)!.id;
+    await db('media').where({ id: id('chelsea.jpg') }).update({ caption: 'A tabby cat resting on a red sofa' });
+    await db('media').where({ id: id('coffee.jpg') }).update({ caption: 'A cup of espresso on a saucer' });
+    await db('media_labels').insert([
+      { media_id: id('chelsea.jpg'), dataset_id: datasetId, label: 'cat', source: 'test' },
+      { media_id: id('rocket.jpg'), dataset_id: datasetId, label: 'rocket', source: 'test' },
+    ]);
+    const [tag] = await db('tags').insert({ dataset_id: datasetId, name: 'favourite' }).returning('id');
+    await db('media_tags').insert({ media_id: id('camera.jpg'), tag_id: tag.id, dataset_id: datasetId });
+
+    const byLabel = (await explore({ entity_type: 'IMAGES', labels: '["cat","dog"]' }).expect(200)).body.clusters as Cluster[];
+    expect(names(byLabel)).toEqual(['chelsea.jpg']);
+    expect(byLabel[0].labels).toEqual(['cat']);
+    const byVqlLabel = (await explore({ entity_type: 'IMAGES', vql: vql([{ labels: { op: 'one_of', value: ['rocket'] } }]) }).expect(200)).body;
+    expect(names(byVqlLabel.clusters)).toEqual(['rocket.jpg']);
+    const byTag = (await explore({ entity_type: 'IMAGES', tags: JSON.stringify([tag.id]) }).expect(200)).body.clusters as Cluster[];
+    expect(names(byTag)).toEqual(['camera.jpg']);
+    expect(byTag[0].user_tags).toEqual([{ id: tag.id, name: 'favourite' }]);
+    expect(names((await explore({ entity_type: 'IMAGES', vql: vql([{ tags: { op: 'is', value: [tag.id] } }]) }).expect(200)).body.clusters)).toEqual(['camera.jpg']);
+
+    const byCaption = (await explore({ entity_type: 'IMAGES', caption: 'cats on sofas' }).expect(200)).body.clusters as Cluster[];
+    expect(names(byCaption)).toEqual(['chelsea.jpg']);
+    expect(byCaption[0].captions).toEqual(['A tabby cat resting on a red sofa']);
+    expect(names((await explore({ entity_type: 'IMAGES', image_caption: 'espresso' }).expect(200)).body.clusters)).toEqual(['coffee.jpg']);
+    const fts = vql([{ text: { op: 'fts', value: 'espresso cup' } }]);
+    expect(names((await explore({ entity_type: 'IMAGES', vql: fts }).expect(200)).body.clusters)).toEqual(['coffee.jpg']);
+  });
+
+  it('refuses bad parameters with 400/422 {detail} and a dataset that is not ready with 409', async () => {
+    expect((await explore({}).expect(400)).body).toEqual({ detail: 'entity_type is required (IMAGES or OBJECTS)' });
+    expect((await explore({ entity_type: 'PEOPLE' }).expect(422)).body.detail).toBe('query.entity_type: entity_type must be IMAGES or OBJECTS');
+    expect((await explore({ entity_type: 'IMAGES', threshold: 5 }).expect(422)).body.detail).toBe('query.threshold: threshold must be an integer 0-4');
+    await explore({ entity_type: 'IMAGES', page_number: -1 }).expect(422);
+    expect((await explore({ entity_type: 'IMAGES', labels: 'cat' }).expect(422)).body.detail).toBe('query.labels: labels must be a JSON array');
+    await explore({ entity_type: 'IMAGES', tags: '["not-a-uuid"]' }).expect(422);
+    expect((await explore({ entity_type: 'IMAGES', vql: '[{"issues":{"op":"issue","value":"smudge"}}]' }).expect(422)).body.detail).toBe(
+      'vql[0].issues.value: value must be one of duplicates, outliers, blur, dark, bright, broken',
+    );
+    await explore({ entity_type: 'IMAGES', textual_similarity_threshold: 2 }).expect(422);
+    await stack.request.get('/api/v1/explore/not-a-uuid').query({ entity_type: 'IMAGES' }).expect(422);
+    await stack.request.get('/api/v1/explore/6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11').query({ entity_type: 'IMAGES' }).expect(404);
+
+    const { datasetId: pending } = await newDatasetWithTransaction(stack, 'not yet');
+    expect((await stack.request.get(`/api/v1/explore/${pending}`).query({ entity_type: 'IMAGES' }).expect(409)).body).toEqual({
+      detail: 'Dataset is not READY (status UPLOADING)',
+    });
+  });
+});
