@@ -7,6 +7,7 @@ import type { Logger } from '../lib/logger';
 import type { SecretBox } from '../lib/auth/secretBox';
 import type { UrlSigner } from '../lib/auth/signedUrls';
 import type { ObjectStore } from '../lib/storage/objectStore';
+import type { VectorStore } from '../lib/vectors/vectorStore';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { HttpError } from './errors';
@@ -20,6 +21,7 @@ import { createHealthRouter } from './routes/health';
 import { createIngestionRouter } from './routes/ingestion';
 import { createExploreRouter } from './routes/explore';
 import { createMediaRouter } from './routes/media';
+import { createVisualSearchRouter } from './routes/visualSearch';
 import { createTasksRouter } from './routes/tasks';
 
 export interface AppDeps {
@@ -28,6 +30,7 @@ export interface AppDeps {
   temporalConnection: Connection;
   temporal: Client;
   store: ObjectStore;
+  vectors: VectorStore;
   logger: Logger;
   secretBox: SecretBox;
   signer: UrlSigner;
@@ -69,6 +72,7 @@ export function createApp(deps: AppDeps): Koa {
     createIngestionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue, uploadLimits: deps.config.uploads }),
     createTasksRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createExploreRouter({ ...deps, publicUrl: deps.config.publicUrl }),
+    createVisualSearchRouter(deps),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }

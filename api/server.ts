@@ -9,6 +9,7 @@ import { runMain } from '../lib/runMain';
 import { createDb, migrateLatest } from '../db/connection';
 import { ensureDefaultTenant } from '../db/queries/users';
 import { createObjectStore } from '../lib/storage/createObjectStore';
+import { createVectorStore } from '../lib/vectors/createVectorStore';
 import { createApp, type AppDeps } from './app';
 
 /** Connects to Postgres and Temporal, migrates the schema and ensures the default tenant. */
@@ -25,7 +26,8 @@ export async function buildApiDeps(config: Config, logger: Logger): Promise<AppD
   const secretBox = createSecretBox(secretKey);
   const signer = createUrlSigner(secretKey, config.mediaUrlTtlSeconds);
   const store = createObjectStore(config);
-  return { config, db, temporalConnection, temporal, store, logger, secretBox, signer, defaultUser: admin };
+  const vectors = createVectorStore(config, db);
+  return { config, db, temporalConnection, temporal, store, vectors, logger, secretBox, signer, defaultUser: admin };
 }
 
 export async function startApiServer(config: Config, logger: Logger) {
@@ -44,6 +46,7 @@ export async function startApiServer(config: Config, logger: Logger) {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await deps.temporalConnection.close();
+      await deps.vectors.close();
       await deps.db.destroy();
     },
   };

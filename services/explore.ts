@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/queries/datasets';
-import { exploreClusters, type ExploreCluster, type MediaFilter } from '../db/queries/explore';
+import { exploreClusters, type ExploreCluster, type MediaFilter, type Relevance } from '../db/queries/explore';
 import { HttpError } from '../api/errors';
 import type { VqlFilter } from '../lib/vql/parseVql';
 
@@ -12,6 +12,8 @@ export interface ExploreRequest {
   labels?: string[];
   tags?: string[];
   vql: VqlFilter[];
+  /** Set for visual search: the media nearest to the anchor, with their distances. */
+  relevance?: Relevance;
 }
 
 function compileVql(filter: VqlFilter): MediaFilter {
@@ -44,5 +46,5 @@ export async function exploreDataset(db: Db, dataset: DatasetRow, request: Explo
   if (request.caption) filters.push({ kind: 'fullText', query: request.caption });
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });
   if (request.tags?.length) filters.push({ kind: 'tags', anyOf: request.tags });
-  return exploreClusters(db, { datasetId: dataset.id, threshold: request.threshold, page: request.page, filters });
+  return exploreClusters(db, { datasetId: dataset.id, threshold: request.threshold, page: request.page, filters, relevance: request.relevance });
 }

@@ -10,6 +10,7 @@ import { createAnalysisActivities } from '../activities/analysis';
 import { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
 import { createEmbeddingActivities } from '../activities/embedding';
 import { createIngestActivities } from '../activities/ingest';
+import { createVisualSearchActivities } from '../activities/visualSearch';
 import { defaultVideoTools } from '../lib/media/video';
 import { loadImageEncoder } from '../lib/ml/imageEncoder';
 import { createObjectStore } from '../lib/storage/createObjectStore';
@@ -56,7 +57,10 @@ export async function startWorkers(config: Config, logger: Logger) {
   const inferenceWorker = await Worker.create({
     ...common,
     taskQueue: queues.inference,
-    activities: { ...createEmbeddingActivities({ db, store, vectors, encoder }) },
+    activities: {
+      ...createEmbeddingActivities({ db, store, vectors, encoder }),
+      ...createVisualSearchActivities({ db, store, encoder }),
+    },
     maxConcurrentActivityTaskExecutions: 1,
   });
   const workers = [workflowWorker, inferenceWorker];

@@ -1,2 +1,3 @@
 // Every workflow type of the service is exported from here; the worker bundles this module.
 export { datasetCreationWorkflow } from './datasetCreation';
+export { encodeQueryImageWorkflow } from './encodeQueryImage';

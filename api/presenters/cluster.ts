@@ -3,6 +3,9 @@ import type { UrlSigner } from '../../lib/auth/signedUrls';
 
 const distinct = <T>(values: T[], key: (value: T) => string = String) => [...new Map(values.map((v) => [key(v), v])).values()];
 const orNull = <T>(values: T[]) => (values.length > 0 ? values : null);
+/** Search results carry their cosine distance to the query; plain listings carry none. */
+const relevanceOf = (distance: number | null) =>
+  distance === null ? {} : { relevance_score: distance, relevance_score_type: 'cosine_distance' };
 
 export function presentCluster(cluster: ExploreCluster, threshold: number, origin: string, signer: UrlSigner) {
   const preview = (row: PreviewRow) => ({
@@ -15,6 +18,7 @@ export function presentCluster(cluster: ExploreCluster, threshold: number, origi
     bounding_box: null,
     width: row.width,
     height: row.height,
+    ...relevanceOf(row.relevance),
   });
   return {
     cluster_id: cluster.cluster_id,
@@ -27,5 +31,6 @@ export function presentCluster(cluster: ExploreCluster, threshold: number, origi
     previews: cluster.previews.map(preview),
     labels: orNull(distinct(cluster.previews.flatMap((p) => p.labels ?? []))),
     user_tags: orNull(distinct(cluster.previews.flatMap((p) => p.tags ?? []), (tag) => tag.id)),
+    ...relevanceOf(cluster.relevance),
   };
 }

@@ -4,6 +4,8 @@ import type { Db } from '../../db/connection';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 import { parseVql, VqlError } from '../../lib/vql/parseVql';
 import { exploreDataset } from '../../services/explore';
+import { visualRelevance } from '../../services/visualSearch';
+import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { requireDataset } from '../access';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
@@ -38,7 +40,7 @@ const exploreQuery = z.object({
   anchor_type: z.enum(['UPLOAD', 'MEDIA'], { message: 'anchor_type must be UPLOAD or MEDIA' }).optional(),
 });
 
-export function createExploreRouter(deps: { db: Db; signer: UrlSigner; publicUrl?: string }): Router {
+export function createExploreRouter(deps: { db: Db; vectors: VectorStore; signer: UrlSigner; publicUrl?: string }): Router {
   const router = new Router();
 
   router.get(
@@ -50,8 +52,8 @@ export function createExploreRouter(deps: { db: Db; signer: UrlSigner; publicUrl
     validate({ params: datasetIdParams, query: exploreQuery }),
     async (ctx) => {
       const { params, query } = ctx.state.input as { params: z.output<typeof datasetIdParams>; query: z.output<typeof exploreQuery> };
-      if (query.anchor_media_id || query.anchor_type) {
-        throw new HttpError(422, 'Visual search (anchor_media_id, anchor_type) is not available in this version yet');
+      if (Boolean(query.anchor_media_id) !== Boolean(query.anchor_type)) {
+        throw new HttpError(422, 'anchor_media_id and anchor_type go together');
       }
       let vql;
       try {
@@ -61,6 +63,10 @@ export function createExploreRouter(deps: { db: Db; signer: UrlSigner; publicUrl
         throw error;
       }
       const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
+      const relevance =
+        query.anchor_media_id && query.anchor_type
+          ? await visualRelevance(deps, dataset, query.anchor_media_id, query.anchor_type)
+          : undefined;
       const clusters = await exploreDataset(deps.db, dataset, {
         entityType: query.entity_type,
         threshold: query.threshold,
@@ -69,6 +75,7 @@ export function createExploreRouter(deps: { db: Db; signer: UrlSigner; publicUrl
         labels: query.labels,
         tags: query.tags,
         vql,
+        relevance,
       });
       ctx.body = {
         clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl ?? `${ctx.protocol}://${ctx.host}`, deps.signer)),

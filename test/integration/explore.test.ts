@@ -125,6 +125,62 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect(names((await explore({ entity_type: 'IMAGES', vql: fts }).expect(200)).body.clusters)).toEqual(['coffee.jpg']);
   });
 
+  it('ranks clusters by cosine distance to an existing media item (anchor_type MEDIA)', async () => {
+    const chelsea = (await stack.deps.db('media').where({ dataset_id: datasetId, file_name: 'chelsea.jpg' }).first()).id;
+    const clusters = (await explore({ entity_type: 'IMAGES', anchor_media_id: chelsea, anchor_type: 'MEDIA' }).expect(200)).body
+      .clusters as Array<Cluster & { relevance_score: number; relevance_score_type: string; previews: Array<Preview & { relevance_score: number }> }>;
+    expect(clusters[0].previews.map((p) => p.file_name)).toEqual(['chelsea.jpg', 'chelsea_copy.jpg']);
+    expect(clusters[0].relevance_score).toBeLessThan(0.01);
+    expect(clusters[0].relevance_score_type).toBe('cosine_distance');
+    expect(clusters[0].previews[0].relevance_score).toBeLessThan(0.01);
+    const scores = clusters.map((c) => c.relevance_score);
+    expect(scores).toEqual([...scores].sort((a, b) => a - b));
+    // Broken media have no embedding, so they never show up in a visual search.
+    expect(names(clusters)).not.toContain('broken.png');
+  });
+
+  it('embeds an uploaded query image, cropped to its bounding box, and searches with it (anchor_type UPLOAD)', async () => {
+    const upload = (query: Record<string, string>, file?: string) => {
+      const request = stack.request.post(`/api/v1/dataset/${datasetId}/search-image-similarity`).query(query);
+      return file ? request.attach('file', file) : request.field('nothing', 'here');
+    };
+    const same = (await upload({ entity_type: 'IMAGES', threshold: '0' }, photo('coffee')).expect(200)).body;
+    expect(same).toEqual({ anchor_media_id: expect.any(String), anchor_type: 'UPLOAD' });
+    const [nearest] = (await explore({ entity_type: 'IMAGES', anchor_media_id: same.anchor_media_id, anchor_type: 'UPLOAD' }).expect(200)).body.clusters;
+    expect(nearest.previews[0].file_name).toBe('coffee.jpg');
+    expect(nearest.previews[0].relevance_score).toBeLessThan(0.01);
+
+    // Rocket on the left, camera on the right: the box picks the camera.
+    const left = await sharp(photo('rocket')).resize(384, 256, { fit: 'fill' }).toBuffer();
+    const right = await sharp(photo('camera')).resize(384, 256, { fit: 'fill' }).toBuffer();
+    const pair = path.join(scratch, 'pair.png');
+    await sharp({ create: { width: 768, height: 256, channels: 3, background: '#000' } })
+      .composite([{ input: left, left: 0, top: 0 }, { input: right, left: 384, top: 0 }])
+      .png()
+      .toFile(pair);
+    const box = JSON.stringify({ x: 0.5, y: 0, width: 0.5, height: 1 });
+    const cropped = (await upload({ entity_type: 'IMAGES', bounding_box: box }, pair).expect(200)).body;
+    const [best] = (await explore({ entity_type: 'IMAGES', anchor_media_id: cropped.anchor_media_id, anchor_type: 'UPLOAD' }).expect(200)).body.clusters;
+    expect(best.previews[0].file_name).toBe('camera.jpg');
+
+    expect((await upload({ entity_type: 'IMAGES' }).expect(400)).body.detail).toBe('file is required: send the query image as the multipart field "file"');
+    expect((await upload({}, photo('coffee')).expect(400)).body.detail).toBe('entity_type is required (IMAGES or OBJECTS)');
+    expect((await upload({ entity_type: 'IMAGES', bounding_box: '{"x":0.8,"y":0,"width":0.5,"height":1}' }, photo('coffee')).expect(422)).body.detail)
+      .toBe('query.bounding_box: the box must lie inside the image');
+    await upload({ entity_type: 'IMAGES', bounding_box: 'left half' }, photo('coffee')).expect(422);
+    const text = path.join(scratch, 'query.txt');
+    fs.writeFileSync(text, 'not an image');
+    await upload({ entity_type: 'IMAGES' }, text).expect(400);
+    const fake = path.join(scratch, 'fake.jpg');
+    fs.writeFileSync(fake, 'not an image either');
+    expect((await upload({ entity_type: 'IMAGES' }, fake).expect(400)).body.detail).toMatch(/^The uploaded file is not a readable image/);
+    await explore({ entity_type: 'IMAGES', anchor_media_id: '6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11', anchor_type: 'UPLOAD' }).expect(404);
+    await explore({ entity_type: 'IMAGES', anchor_media_id: '6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11', anchor_type: 'MEDIA' }).expect(404);
+    expect((await explore({ entity_type: 'IMAGES', anchor_type: 'MEDIA' }).expect(422)).body.detail).toBe('anchor_media_id and anchor_type go together');
+    const { datasetId: pending } = await newDatasetWithTransaction(stack, 'no index yet');
+    await stack.request.post(`/api/v1/dataset/${pending}/search-image-similarity`).query({ entity_type: 'IMAGES' }).attach('file', photo('coffee')).expect(409);
+  });
+
   it('refuses bad parameters with 400/422 {detail} and a dataset that is not ready with 409', async () => {
     expect((await explore({}).expect(400)).body).toEqual({ detail: 'entity_type is required (IMAGES or OBJECTS)' });
     expect((await explore({ entity_type: 'PEOPLE' }).expect(422)).body.detail).toBe('query.entity_type: entity_type must be IMAGES or OBJECTS');

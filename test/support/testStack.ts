@@ -66,6 +66,7 @@ export async function startTestApi(env: Env = {}): Promise<TestApi> {
     env: fullEnv,
     async close() {
       await deps.temporalConnection.close();
+      await deps.vectors.close();
       await deps.db.destroy();
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,44 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Db } from '../db/connection';
+import { cropToBox, type BoundingBox } from '../lib/media/crop';
+import type { ImageEncoder } from '../lib/ml/imageEncoder';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+
+export interface QueryImage {
+  anchorId: string;
+  datasetId: string;
+  blobSha256: string;
+  boundingBox: BoundingBox | null;
+  createdBy: string;
+}
+
+/** Embeds an uploaded query image (cropped first) and stores it as a visual-search anchor. */
+export function createVisualSearchActivities(deps: { db: Db; store: ObjectStore; encoder: ImageEncoder }) {
+  return {
+    async encodeQueryImage(query: QueryImage): Promise<void> {
+      const original = await deps.store.get(blobKey(query.blobSha256));
+      let vector: Float32Array;
+      try {
+        const image = query.boundingBox ? await cropToBox(original, query.boundingBox) : original;
+        [vector] = await deps.encoder.encode([image]);
+      } catch (error) {
+        throw ApplicationFailure.create({
+          type: 'UndecodableImage',
+          message: `The uploaded file is not a readable image: ${(error as Error).message}`,
+          nonRetryable: true,
+        });
+      }
+      await deps.db('search_anchors')
+        .insert({
+          id: query.anchorId,
+          dataset_id: query.datasetId,
+          blob_sha256: query.blobSha256,
+          bounding_box: query.boundingBox ? JSON.stringify(query.boundingBox) : null,
+          vector: Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength),
+          created_by: query.createdBy,
+        })
+        .onConflict('id')
+        .ignore();
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure, WorkflowFailedError, type Client } from '@temporalio/client';
+import type { Db } from '../db/connection';
+import type { User } from '../db/models';
+import type { DatasetRow } from '../db/queries/datasets';
+import type { Relevance } from '../db/queries/explore';
+import { HttpError } from '../api/errors';
+import type { BoundingBox } from '../lib/media/crop';
+import type { StagedFile } from '../lib/storage/staging';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import { datasetCollection, type VectorStore } from '../lib/vectors/vectorStore';
+
+/** How many nearest media a visual search ranks (its clusters are then paged as usual). */
+export const VISUAL_SEARCH_LIMIT = 1000;
+
+export function requireVisualIndex(dataset: DatasetRow): void {
+  if (!['READY', 'READ ONLY', 'PARTIAL INDEX'].includes(dataset.status_new)) {
+    throw new HttpError(409, `Dataset is not READY (status ${dataset.status_new})`);
+  }
+  if (!dataset.embedding_config) throw new HttpError(409, `Dataset ${dataset.id} has no visual embedding`);
+}
+
+/** Stores the query image and has the worker embed it (cropped to `box`); returns the anchor id. */
+export async function createUploadAnchor(
+  deps: { db: Db; store: ObjectStore; temporal: Client; taskQueue: string },
+  dataset: DatasetRow,
+  user: User,
+  file: StagedFile,
+  box: BoundingBox | null,
+): Promise<string> {
+  requireVisualIndex(dataset);
+  await deps.store.putFile(blobKey(file.sha256), file.path);
+  const anchorId = randomUUID();
+  try {
+    await deps.temporal.workflow.execute('encodeQueryImageWorkflow', {
+      taskQueue: deps.taskQueue,
+      workflowId: `anchor-${anchorId}`,
+      args: [{ anchorId, datasetId: dataset.id, blobSha256: file.sha256, boundingBox: box, createdBy: user.id }],
+      workflowExecutionTimeout: '2 minutes',
+    });
+  } catch (error) {
+    const cause = error instanceof WorkflowFailedError ? error.cause?.cause ?? error.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === 'UndecodableImage') throw new HttpError(400, cause.message);
+    throw error;
+  }
+  return anchorId;
+}
+
+/** The query vector of an anchor: an uploaded image (UPLOAD) or a media item of the dataset (MEDIA). */
+async function anchorVector(
+  deps: { db: Db; vectors: VectorStore },
+  dataset: DatasetRow,
+  anchorId: string,
+  anchorType: 'UPLOAD' | 'MEDIA',
+): Promise<Float32Array> {
+  if (anchorType === 'UPLOAD') {
+    const anchor = await deps.db('search_anchors').where({ id: anchorId, dataset_id: dataset.id }).first();
+    if (!anchor) throw new HttpError(404, `Anchor ${anchorId} not found for this dataset`);
+    const bytes: Buffer = anchor.vector;
+    return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  }
+  const vector = (await deps.vectors.get(datasetCollection(dataset.id), [anchorId])).get(anchorId);
+  if (!vector) throw new HttpError(404, `Media ${anchorId} not found in this dataset's visual index`);
+  return vector;
+}
+
+/** Nearest media of the dataset to the anchor, as Explore's relevance ranking. */
+export async function visualRelevance(
+  deps: { db: Db; vectors: VectorStore },
+  dataset: DatasetRow,
+  anchorId: string,
+  anchorType: 'UPLOAD' | 'MEDIA',
+): Promise<Relevance> {
+  requireVisualIndex(dataset);
+  const vector = await anchorVector(deps, dataset, anchorId, anchorType);
+  const [hits] = await deps.vectors.searchMany(datasetCollection(dataset.id), [vector], VISUAL_SEARCH_LIMIT);
+  return { ids: hits.map((hit) => hit.id), distances: hits.map((hit) => hit.distance) };
+}
