@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import { Router } from '@koa/router';
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
@@ -22,6 +22,7 @@ import { createIngestionRouter } from './routes/ingestion';
 import { createExploreRouter } from './routes/explore';
 import { createMediaRouter } from './routes/media';
 import { createVisualSearchRouter } from './routes/visualSearch';
+import { createTagsRouter } from './routes/tags';
 import { createTasksRouter } from './routes/tasks';
 
 export interface AppDeps {
@@ -44,6 +45,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(
     koaBody({
       jsonLimit: '1mb',
+      // DELETE carries a JSON body too (untagging a selection of media).
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
       onError: (error) => {
         throw new HttpError(422, `Malformed request body: ${error.message}`);
       },
@@ -73,6 +76,7 @@ export function createApp(deps: AppDeps): Koa {
     createTasksRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createExploreRouter({ ...deps, publicUrl: deps.config.publicUrl }),
     createVisualSearchRouter(deps),
+    createTagsRouter(deps),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }

@@ -181,6 +181,32 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     await stack.request.post(`/api/v1/dataset/${pending}/search-image-similarity`).query({ entity_type: 'IMAGES' }).attach('file', photo('coffee')).expect(409);
   });
 
+  it('creates, lists and deletes tags, tags media by ids or a whole cluster, and Explore filters by them', async () => {
+    const tags = `/api/v1/dataset/${datasetId}/tags`;
+    const created = (await stack.request.post(tags).send({ name: 'keepers' }).expect(201)).body;
+    expect(created).toEqual({ id: expect.any(String), name: 'keepers', created_at: expect.stringMatching(/Z$/), n_media: 0 });
+    expect((await stack.request.post(tags).send({ name: 'keepers' }).expect(409)).body.detail).toBe('A tag named "keepers" already exists in this dataset');
+    await stack.request.post(tags).send({ name: '  ' }).expect(422);
+
+    const [pair] = (await explore({ entity_type: 'IMAGES' }).expect(200)).body.clusters as Cluster[];
+    const rocket = (await stack.deps.db('media').where({ dataset_id: datasetId, file_name: 'rocket.jpg' }).first()).id;
+    expect((await stack.request.post(`${tags}/${created.id}/media`).send({ cluster_id: pair.cluster_id }).expect(200)).body).toEqual({ tagged: 2 });
+    expect((await stack.request.post(`${tags}/${created.id}/media`).send({ media_ids: [rocket, pair.previews[0].media_id] }).expect(200)).body).toEqual({ tagged: 1 });
+    await stack.request.post(`${tags}/${created.id}/media`).send({ media_ids: [rocket], cluster_id: pair.cluster_id }).expect(422);
+    expect((await stack.request.get(tags).expect(200)).body.tags.find((t: { id: string }) => t.id === created.id).n_media).toBe(3);
+
+    const tagged = (await explore({ entity_type: 'IMAGES', tags: JSON.stringify([created.id]) }).expect(200)).body.clusters as Cluster[];
+    expect(names(tagged)).toEqual(['chelsea.jpg', 'chelsea_copy.jpg', 'rocket.jpg']);
+    expect(tagged[0].user_tags).toEqual([{ id: created.id, name: 'keepers' }]);
+
+    expect((await stack.request.delete(`${tags}/${created.id}/media`).send({ media_ids: [rocket] }).expect(200)).body).toEqual({ untagged: 1 });
+    expect(names((await explore({ entity_type: 'IMAGES', tags: JSON.stringify([created.id]) }).expect(200)).body.clusters)).toEqual(['chelsea.jpg', 'chelsea_copy.jpg']);
+    await stack.request.delete(`${tags}/${created.id}`).expect(200);
+    await stack.request.delete(`${tags}/${created.id}`).expect(404);
+    await stack.request.post(`${tags}/${created.id}/media`).send({ media_ids: [rocket] }).expect(404);
+    expect((await explore({ entity_type: 'IMAGES', tags: JSON.stringify([created.id]) }).expect(200)).body.clusters).toEqual([]);
+  });
+
   it('refuses bad parameters with 400/422 {detail} and a dataset that is not ready with 409', async () => {
     expect((await explore({}).expect(400)).body).toEqual({ detail: 'entity_type is required (IMAGES or OBJECTS)' });
     expect((await explore({ entity_type: 'PEOPLE' }).expect(422)).body.detail).toBe('query.entity_type: entity_type must be IMAGES or OBJECTS');
