@@ -44,26 +44,33 @@ export async function analyzeImage(input: string | Buffer): Promise<ImageFacts> 
     const width = swap ? metadata.height : metadata.width;
     const height = swap ? metadata.width : metadata.height;
     if (!width || !height || !metadata.format) throw new Error('no dimensions');
-    const [thumbnail, grey] = await Promise.all([
-      source.clone().resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer(),
-      source
-        .clone()
-        .resize(QUALITY_SAMPLE_SIZE, QUALITY_SAMPLE_SIZE, { fit: 'inside', withoutEnlargement: true })
-        .greyscale()
-        .raw()
-        .toBuffer({ resolveWithObject: true }),
-    ]);
-    const pixels = grey.data;
+    // Decode once, to a 512 px RGB sample; the thumbnail and the quality figures both come from it.
+    const sample = await source
+      .resize(QUALITY_SAMPLE_SIZE, QUALITY_SAMPLE_SIZE, { fit: 'inside', withoutEnlargement: true })
+      .flatten({ background: '#ffffff' })
+      .toColourspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const { width: sampleWidth, height: sampleHeight, channels } = sample.info;
+    const thumbnail = await sharp(sample.data, { raw: { width: sampleWidth, height: sampleHeight, channels } })
+      .resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true })
+      .webp({ quality: 80 })
+      .toBuffer();
+    const grey = Buffer.alloc(sampleWidth * sampleHeight);
     let total = 0;
-    for (let i = 0; i < pixels.length; i += grey.info.channels) total += pixels[i];
-    const meanLuma = total / (pixels.length / grey.info.channels);
+    for (let p = 0, i = 0; p < grey.length; p++, i += channels) {
+      // Rec. 601 luma of the sRGB pixel (a single-channel sample is already grey).
+      const luma = channels >= 3 ? 0.299 * sample.data[i] + 0.587 * sample.data[i + 1] + 0.114 * sample.data[i + 2] : sample.data[i];
+      grey[p] = Math.round(luma);
+      total += luma;
+    }
     return {
       width,
       height,
       format: metadata.format,
       thumbnail,
-      meanLuma,
-      sharpness: grey.info.channels === 1 ? laplacianVariance(pixels, grey.info.width, grey.info.height) : 0,
+      meanLuma: total / grey.length,
+      sharpness: laplacianVariance(grey, sampleWidth, sampleHeight),
     };
   } catch (error) {
     throw new UndecodableMediaError((error as Error).message);
