@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Context } from 'koa';
+import type { Config } from '../lib/config';
 import busboy from 'busboy';
 import { stageStream, type StagedFile } from '../lib/storage/staging';
 import { HttpError } from './errors';
@@ -74,6 +75,11 @@ export async function receiveFiles(
     throw problem;
   }
   return { files, fields };
+}
+
+/** Where uploads wait while they are received: inside DATA_DIR, so moving them into the store is a rename. */
+export function uploadStagingDir(config: Config): string {
+  return path.join(config.dataDir, 'tmp', 'uploads');
 }
 
 export async function removeStaged(files: StagedFile[]): Promise<void> {

@@ -9,6 +9,7 @@ import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { requireDataset } from '../access';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
+import { clusteringThreshold, entityType, requireEntityType } from '../searchParams';
 import { presentCluster } from '../presenters/cluster';
 import { datasetIdParams } from './datasets';
 
@@ -27,8 +28,8 @@ const jsonArray = <T extends z.ZodType>(item: T, name: string) =>
   });
 
 const exploreQuery = z.object({
-  entity_type: z.enum(['IMAGES', 'OBJECTS'], { message: 'entity_type must be IMAGES or OBJECTS' }),
-  threshold: z.coerce.number().int('threshold must be an integer 0-4').min(0, 'threshold must be an integer 0-4').max(4, 'threshold must be an integer 0-4').default(0),
+  entity_type: entityType,
+  threshold: clusteringThreshold.default(0),
   page_number: z.coerce.number().int('page_number must be an integer').min(0, 'page_number starts at 0').default(0),
   caption: z.string().trim().min(1).optional(),
   image_caption: z.string().trim().min(1).optional(),
@@ -45,10 +46,7 @@ export function createExploreRouter(deps: { db: Db; vectors: VectorStore; signer
 
   router.get(
     '/explore/:dataset_id',
-    async (ctx, next) => {
-      if (!ctx.query.entity_type) throw new HttpError(400, 'entity_type is required (IMAGES or OBJECTS)');
-      await next();
-    },
+    requireEntityType,
     validate({ params: datasetIdParams, query: exploreQuery }),
     async (ctx) => {
       const { params, query } = ctx.state.input as { params: z.output<typeof datasetIdParams>; query: z.output<typeof exploreQuery> };

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import type { Db } from '../../db/connection';
@@ -9,7 +8,7 @@ import { newDataset, openTransaction, processFiles, requireOpenTransaction, stor
 import type { TaskDeps } from '../../services/taskWorkflows';
 import { requireDataset } from '../access';
 import { HttpError } from '../errors';
-import { receiveFiles, removeStaged, type UploadLimits } from '../uploads';
+import { receiveFiles, removeStaged, uploadStagingDir, type UploadLimits } from '../uploads';
 import { validate } from '../middleware/validate';
 import { datasetIdParams } from './datasets';
 
@@ -32,7 +31,6 @@ export function refuseUnsupportedForCreation(fileName: string): HttpError | unde
 
 export function createIngestionRouter(deps: TaskDeps & { db: Db; store: ObjectStore; config: Config; uploadLimits: UploadLimits }): Router {
   const router = new Router({ prefix: '/ingestion' });
-  const stagingDir = path.join(deps.config.dataDir, 'tmp', 'uploads');
 
   router.get('/new_dataset', async (ctx) => {
     // Missing parameters are 400 here, as the spec's ingestion codes say.
@@ -53,7 +51,7 @@ export function createIngestionRouter(deps: TaskDeps & { db: Db; store: ObjectSt
     const transaction = await requireOpenTransaction(deps.db, dataset, params.transaction_id);
     const { files } = await receiveFiles(ctx, {
       field: 'files',
-      stagingDir,
+      stagingDir: uploadStagingDir(deps.config),
       limits: deps.uploadLimits,
       check: refuseUnsupportedForCreation,
     });

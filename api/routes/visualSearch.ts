@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { Router } from '@koa/router';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
@@ -10,7 +9,8 @@ import { createUploadAnchor } from '../../services/visualSearch';
 import { requireDataset } from '../access';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
-import { receiveFiles, removeStaged } from '../uploads';
+import { clusteringThreshold, entityType, requireEntityType } from '../searchParams';
+import { receiveFiles, removeStaged, uploadStagingDir } from '../uploads';
 import { datasetIdParams } from './datasets';
 
 const fraction = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
@@ -19,8 +19,8 @@ const boundingBox = z
   .refine((box) => box.x + box.width <= 1 + 1e-9 && box.y + box.height <= 1 + 1e-9, 'the box must lie inside the image');
 
 const anchorQuery = z.object({
-  entity_type: z.enum(['IMAGES', 'OBJECTS'], { message: 'entity_type must be IMAGES or OBJECTS' }),
-  threshold: z.coerce.number().int().min(0, 'threshold must be an integer 0-4').max(4, 'threshold must be an integer 0-4').optional(),
+  entity_type: entityType,
+  threshold: clusteringThreshold.optional(),
   bounding_box: z
     .string()
     .transform((raw, ctx) => {
@@ -37,21 +37,17 @@ const anchorQuery = z.object({
 
 export function createVisualSearchRouter(deps: { db: Db; store: ObjectStore; temporal: Client; config: Config }): Router {
   const router = new Router();
-  const stagingDir = path.join(deps.config.dataDir, 'tmp', 'uploads');
 
   router.post(
     '/dataset/:dataset_id/search-image-similarity',
-    async (ctx, next) => {
-      if (!ctx.query.entity_type) throw new HttpError(400, 'entity_type is required (IMAGES or OBJECTS)');
-      await next();
-    },
+    requireEntityType,
     validate({ params: datasetIdParams, query: anchorQuery }),
     async (ctx) => {
       const { params, query } = ctx.state.input as { params: z.output<typeof datasetIdParams>; query: z.output<typeof anchorQuery> };
       const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
       const { files } = await receiveFiles(ctx, {
         field: 'file',
-        stagingDir,
+        stagingDir: uploadStagingDir(deps.config),
         limits: { maxFileBytes: deps.config.uploads.maxFileBytes, maxFiles: 1 },
         check: (fileName) => (mediaKindOf(fileName) === 'IMAGE' ? undefined : new HttpError(400, `The query must be an image file (got ${fileName})`)),
       });
