@@ -1,7 +1,9 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: '<rootDir>/test/support/nodeEnvironment.js',
-  transform: { '^.+\\.ts$': ['@swc/jest'] },
+  transform: { '^.+\\.(ts|js)$': ['@swc/jest'] },
+  // ESM-only packages, compiled to CommonJS for jest like our own sources.
+  transformIgnorePatterns: ['/node_modules/(?!(hyparquet|hyparquet-writer)/)'],
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/globalSetup.ts',
   globalTeardown: '<rootDir>/test/support/globalTeardown.ts',

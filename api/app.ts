@@ -23,6 +23,7 @@ import { createExploreRouter } from './routes/explore';
 import { createMediaRouter } from './routes/media';
 import { createVisualSearchRouter } from './routes/visualSearch';
 import { createTagsRouter } from './routes/tags';
+import { createCustomMetadataRouter } from './routes/customMetadata';
 import { createTasksRouter } from './routes/tasks';
 
 export interface AppDeps {
@@ -77,6 +78,7 @@ export function createApp(deps: AppDeps): Koa {
     createExploreRouter({ ...deps, publicUrl: deps.config.publicUrl }),
     createVisualSearchRouter(deps),
     createTagsRouter(deps),
+    createCustomMetadataRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }

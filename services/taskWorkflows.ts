@@ -8,6 +8,7 @@ import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../lib/temporal/searc
 /** The workflow type that runs each kind of task. */
 export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
   DATASET_CREATION: 'datasetCreationWorkflow',
+  CUSTOM_METADATA: 'customMetadataWorkflow',
 };
 
 export interface TaskDeps {

@@ -7,6 +7,7 @@ import { ensureSearchAttributes } from '../lib/temporal/searchAttributes';
 import { taskQueues } from '../workflows/taskQueues';
 import { createDb } from '../db/connection';
 import { createAnalysisActivities } from '../activities/analysis';
+import { createCustomMetadataActivities } from '../activities/customMetadata';
 import { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
 import { createEmbeddingActivities } from '../activities/embedding';
 import { createIngestActivities } from '../activities/ingest';
@@ -50,6 +51,7 @@ export async function startWorkers(config: Config, logger: Logger) {
       ...createDatasetLifecycleActivities({ db, encoder }),
       ...createIngestActivities({ db, store, video: defaultVideoTools(), frames: config.video }),
       ...createAnalysisActivities({ db, vectors }),
+      ...createCustomMetadataActivities({ db, store }),
     },
     maxConcurrentActivityTaskExecutions: Math.max(2, os.availableParallelism()),
   });

@@ -1,3 +1,4 @@
 // Every workflow type of the service is exported from here; the worker bundles this module.
+export { customMetadataWorkflow } from './customMetadata';
 export { datasetCreationWorkflow } from './datasetCreation';
 export { encodeQueryImageWorkflow } from './encodeQueryImage';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { newDatasetWithTransaction, uploadFiles, waitForTask } from '../support/datasets';
-import { photo, PHOTO_NAMES } from '../support/media';
+import { eventually, photo, PHOTO_NAMES } from '../support/media';
 import { startTestStack } from '../support/testStack';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
@@ -205,6 +205,61 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     await stack.request.delete(`${tags}/${created.id}`).expect(404);
     await stack.request.post(`${tags}/${created.id}/media`).send({ media_ids: [rocket] }).expect(404);
     expect((await explore({ entity_type: 'IMAGES', tags: JSON.stringify([created.id]) }).expect(200)).body.clusters).toEqual([]);
+  });
+
+  it('imports captions, labels and fields from JSON, CSV and Parquet in CUSTOM_METADATA tasks, reporting unknown names', async () => {
+    const { db } = stack.deps;
+    const coffee = (await db('media').where({ dataset_id: datasetId, file_name: 'coffee.jpg' }).first()).id;
+    const importFile = async (file: string) => {
+      const { task_id: taskId } = (await stack.request.post(`/api/v1/dataset/${datasetId}/custom_metadata`).attach('file', file).expect(202)).body;
+      return eventually(
+        async () => (await stack.request.get('/api/v1/tasks').query({ dataset_id: datasetId, task_type: 'CUSTOM_METADATA' }).expect(200)).body.tasks
+          .find((t: { task_id: string }) => t.task_id === taskId),
+        (task) => ['COMPLETED', 'FAILED'].includes(task?.status),
+        60_000,
+      );
+    };
+
+    const json = path.join(scratch, 'meta.json');
+    fs.writeFileSync(json, JSON.stringify([
+      { file_name: 'rocket.jpg', caption: 'A rocket on the launch pad', labels: ['rocket', 'sky'], photographer: 'NASA' },
+      { media_id: coffee, caption: 'Fresh espresso in a white cup' },
+      { file_name: 'missing.jpg', caption: 'nobody' },
+    ]));
+    const jsonTask = await importFile(json);
+    expect(jsonTask).toMatchObject({ task_type: 'CUSTOM_METADATA', status: 'COMPLETED', progress_percentage: 100 });
+    expect(jsonTask.status_message).toBe('Imported metadata for 2 media; 1 unknown: missing.jpg');
+    expect(names((await explore({ entity_type: 'IMAGES', caption: 'launch pad' }).expect(200)).body.clusters)).toEqual(['rocket.jpg']);
+    expect(names((await explore({ entity_type: 'IMAGES', labels: '["sky"]' }).expect(200)).body.clusters)).toEqual(['rocket.jpg']);
+    expect((await db('media').where({ dataset_id: datasetId, file_name: 'rocket.jpg' }).first()).custom_metadata).toEqual({ photographer: 'NASA' });
+
+    const csv = path.join(scratch, 'meta.csv');
+    fs.writeFileSync(csv, 'file_name,caption,labels,iso\ncamera.jpg,A photographer behind a camera on a tripod,person|tripod,200\n');
+    expect((await importFile(csv)).status).toBe('COMPLETED');
+    expect(names((await explore({ entity_type: 'IMAGES', vql: vql([{ text: { op: 'fts', value: 'tripod' } }]) }).expect(200)).body.clusters)).toEqual(['camera.jpg']);
+    expect(names((await explore({ entity_type: 'IMAGES', vql: vql([{ labels: { op: 'one_of', value: ['person'] } }]) }).expect(200)).body.clusters)).toEqual(['camera.jpg']);
+
+    const { parquetWriteBuffer } = await import('hyparquet-writer');
+    const parquet = path.join(scratch, 'meta.parquet');
+    fs.writeFileSync(parquet, Buffer.from(parquetWriteBuffer({
+      columnData: [
+        { name: 'file_name', data: ['astronaut.jpg', 'nope.jpg'] },
+        { name: 'caption', data: ['An astronaut in a white space suit', 'x'] },
+        { name: 'labels', data: ['astronaut;person', ''] },
+      ],
+    })));
+    const parquetTask = await importFile(parquet);
+    expect(parquetTask.status_message).toBe('Imported metadata for 1 media; 1 unknown: nope.jpg');
+    expect(names((await explore({ entity_type: 'IMAGES', caption: 'space suit' }).expect(200)).body.clusters)).toEqual(['astronaut.jpg']);
+
+    const broken = path.join(scratch, 'broken.json');
+    fs.writeFileSync(broken, '{"file_name": ');
+    expect(await importFile(broken)).toMatchObject({ status: 'FAILED', error_message: expect.stringMatching(/^cannot read the json file/) });
+    const txt = path.join(scratch, 'meta.txt');
+    fs.writeFileSync(txt, 'file_name');
+    await stack.request.post(`/api/v1/dataset/${datasetId}/custom_metadata`).attach('file', txt).expect(400);
+    await stack.request.post(`/api/v1/dataset/${datasetId}/custom_metadata`).field('x', 'y').expect(400);
+    expect((await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body.status_new).toBe('READY');
   });
 
   it('refuses bad parameters with 400/422 {detail} and a dataset that is not ready with 409', async () => {

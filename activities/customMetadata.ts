@@ -1,0 +1,87 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Db } from '../db/connection';
+import { updateTaskProgress } from '../db/queries/tasks';
+import { MetadataFileError, parseMetadataFile, type MetadataFormat } from '../lib/metadata/parseMetadataFile';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+
+export interface CustomMetadataInput {
+  taskId: string;
+  datasetId: string;
+  blobSha256: string;
+  format: MetadataFormat;
+}
+
+const UNKNOWN_SHOWN = 10;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * CUSTOM_METADATA: applies captions, labels and arbitrary fields from an uploaded file to the
+ * dataset's media (matched by file_name or media_id). Unknown names are reported in the task's
+ * status message, not fatal. Re-running it writes the same values again (idempotent).
+ */
+export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStore }) {
+  const { db } = deps;
+  return {
+    async importCustomMetadata(input: CustomMetadataInput): Promise<{ applied: number; unknown: string[] }> {
+      await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Importing custom metadata', progressPercentage: 0 });
+      let records;
+      try {
+        records = await parseMetadataFile(await deps.store.get(blobKey(input.blobSha256)), input.format);
+      } catch (error) {
+        if (error instanceof MetadataFileError) {
+          throw ApplicationFailure.create({ type: 'InvalidMetadataFile', message: error.message, nonRetryable: true });
+        }
+        throw error;
+      }
+      const media: Array<{ id: string; file_name: string }> = await db('media')
+        .where({ dataset_id: input.datasetId })
+        .whereIn('kind', ['IMAGE', 'VIDEO'])
+        .select('id', 'file_name');
+      const byName = new Map(media.map((m) => [m.file_name, m.id]));
+      const ids = new Set(media.map((m) => m.id));
+      const unknown: string[] = [];
+      let applied = 0;
+      await db.transaction(async (trx) => {
+        for (const [index, record] of records.entries()) {
+          if (index % 500 === 0) Context.current().heartbeat(index);
+          const mediaId = record.mediaId && UUID.test(record.mediaId) && ids.has(record.mediaId) ? record.mediaId : byName.get(record.fileName ?? '');
+          if (!mediaId) {
+            unknown.push(record.fileName ?? record.mediaId ?? `row ${index + 1}`);
+            continue;
+          }
+          const patch: Record<string, unknown> = {};
+          if (record.caption !== undefined) patch.caption = record.caption;
+          if (Object.keys(record.fields).length > 0) {
+            patch.custom_metadata = trx.raw(`coalesce(custom_metadata, '{}'::jsonb) || ?::jsonb`, [JSON.stringify(record.fields)]);
+          }
+          if (Object.keys(patch).length > 0) await trx('media').where({ id: mediaId }).update(patch);
+          if (record.labels) {
+            await trx('media_labels').where({ media_id: mediaId, source: 'custom' }).delete();
+            if (record.labels.length > 0) {
+              await trx('media_labels')
+                .insert([...new Set(record.labels)].map((label) => ({ media_id: mediaId, dataset_id: input.datasetId, label, source: 'custom' })))
+                .onConflict(['media_id', 'label'])
+                .ignore();
+            }
+          }
+          applied++;
+        }
+        const shown = unknown.slice(0, UNKNOWN_SHOWN).join(', ') + (unknown.length > UNKNOWN_SHOWN ? ', …' : '');
+        await updateTaskProgress(trx, input.taskId, {
+          status: 'COMPLETED',
+          progressPercentage: 100,
+          statusMessage: `Imported metadata for ${applied} media` + (unknown.length ? `; ${unknown.length} unknown: ${shown}` : ''),
+        });
+      });
+      return { applied, unknown };
+    },
+
+    async failCustomMetadata(input: { taskId: string; message: string; aborted: boolean }): Promise<void> {
+      await updateTaskProgress(db, input.taskId, {
+        status: input.aborted ? 'ABORTED' : 'FAILED',
+        statusMessage: input.aborted ? 'Aborted' : 'Failed',
+        errorMessage: input.message,
+      });
+    },
+  };
+}

@@ -1,0 +1,39 @@
+import { Router } from '@koa/router';
+import { z } from 'zod';
+import type { Db } from '../../db/connection';
+import type { Config } from '../../lib/config';
+import { metadataFormatOf } from '../../lib/metadata/parseMetadataFile';
+import type { ObjectStore } from '../../lib/storage/objectStore';
+import { importCustomMetadata } from '../../services/customMetadata';
+import type { TaskDeps } from '../../services/taskWorkflows';
+import { requireDataset } from '../access';
+import { HttpError } from '../errors';
+import { validate } from '../middleware/validate';
+import { receiveFiles, removeStaged, uploadStagingDir } from '../uploads';
+import { datasetIdParams } from './datasets';
+
+/** Custom metadata import (spec-silent; see docs/decisions.md): multipart `file` → 202 {task_id}. */
+export function createCustomMetadataRouter(deps: TaskDeps & { store: ObjectStore; config: Config; db: Db }): Router {
+  const router = new Router();
+
+  router.post('/dataset/:dataset_id/custom_metadata', validate({ params: datasetIdParams }), async (ctx) => {
+    const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    const { files } = await receiveFiles(ctx, {
+      field: 'file',
+      stagingDir: uploadStagingDir(deps.config),
+      limits: { maxFileBytes: deps.config.uploads.maxFileBytes, maxFiles: 1 },
+      check: (fileName) =>
+        metadataFormatOf(fileName) ? undefined : new HttpError(400, `Metadata must be a .json, .csv or .parquet file (got ${fileName})`),
+    });
+    if (files.length === 0) throw new HttpError(400, 'file is required: send the metadata file as the multipart field "file"');
+    try {
+      ctx.status = 202;
+      ctx.body = { task_id: await importCustomMetadata(deps, dataset, ctx.state.user, files[0]) };
+    } finally {
+      await removeStaged(files);
+    }
+  });
+
+  return router;
+}

@@ -1,0 +1,33 @@
+import type { User } from '../db/models';
+import type { DatasetRow } from '../db/queries/datasets';
+import { HttpError } from '../api/errors';
+import { metadataFormatOf } from '../lib/metadata/parseMetadataFile';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import type { StagedFile } from '../lib/storage/staging';
+import { createTask, type TaskDeps } from './taskWorkflows';
+
+/** Stores the metadata file and starts a CUSTOM_METADATA task that applies it. */
+export async function importCustomMetadata(
+  deps: TaskDeps & { store: ObjectStore },
+  dataset: DatasetRow,
+  user: User,
+  file: StagedFile & { fileName: string },
+): Promise<string> {
+  if (!['READY', 'PARTIAL INDEX'].includes(dataset.status_new)) {
+    throw new HttpError(409, `Dataset is not READY (status ${dataset.status_new})`);
+  }
+  const format = metadataFormatOf(file.fileName)!;
+  await deps.store.putFile(blobKey(file.sha256), file.path);
+  return createTask(
+    deps,
+    {
+      taskType: 'CUSTOM_METADATA',
+      datasetId: dataset.id,
+      user,
+      statusMessage: `Queued: ${file.fileName}`,
+      input: (taskId) => ({ taskId, datasetId: dataset.id, blobSha256: file.sha256, format }),
+    },
+    async () => undefined,
+    async () => undefined,
+  );
+}
