@@ -50,7 +50,7 @@ export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStor
             continue;
           }
           const patch: Record<string, unknown> = {};
-          if (record.caption !== undefined) patch.caption = record.caption;
+          if (record.caption !== undefined) Object.assign(patch, { caption: record.caption, caption_embedded: false });
           if (Object.keys(record.fields).length > 0) {
             patch.custom_metadata = trx.raw(`coalesce(custom_metadata, '{}'::jsonb) || ?::jsonb`, [JSON.stringify(record.fields)]);
           }
@@ -66,14 +66,18 @@ export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStor
           }
           applied++;
         }
-        const shown = unknown.slice(0, UNKNOWN_SHOWN).join(', ') + (unknown.length > UNKNOWN_SHOWN ? ', …' : '');
-        await updateTaskProgress(trx, input.taskId, {
-          status: 'COMPLETED',
-          progressPercentage: 100,
-          statusMessage: `Imported metadata for ${applied} media` + (unknown.length ? `; ${unknown.length} unknown: ${shown}` : ''),
-        });
       });
       return { applied, unknown };
+    },
+
+    async completeCustomMetadata(input: { taskId: string; applied: number; unknown: string[] }): Promise<void> {
+      const { applied, unknown } = input;
+      const shown = unknown.slice(0, UNKNOWN_SHOWN).join(', ') + (unknown.length > UNKNOWN_SHOWN ? ', …' : '');
+      await updateTaskProgress(db, input.taskId, {
+        status: 'COMPLETED',
+        progressPercentage: 100,
+        statusMessage: `Imported metadata for ${applied} media` + (unknown.length ? `; ${unknown.length} unknown: ${shown}` : ''),
+      });
     },
 
     async failCustomMetadata(input: { taskId: string; message: string; aborted: boolean }): Promise<void> {

@@ -2,7 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import type { ImageEncoder } from '../lib/ml/imageEncoder';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
-import { datasetCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import type { TextEncoder } from '../lib/ml/textEncoder';
+import { captionCollection, datasetCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { createProgressReporter, type TaskRef } from './progress';
 
 const EMBED_BATCH = 16;
@@ -12,9 +13,38 @@ const EMBED_BATCH = 16;
  * vectors to the dataset's collection. Runs on the inference queue. Progress lives in the database
  * (`media.embedded`), so a retried or resumed run continues where the last one stopped.
  */
-export function createEmbeddingActivities(deps: { db: Db; store: ObjectStore; vectors: VectorStore; encoder: ImageEncoder }) {
-  const { db, store, vectors, encoder } = deps;
+export function createEmbeddingActivities(deps: {
+  db: Db;
+  store: ObjectStore;
+  vectors: VectorStore;
+  encoder: ImageEncoder;
+  textEncoder: TextEncoder;
+}) {
+  const { db, store, vectors, encoder, textEncoder } = deps;
   return {
+    /** Embeds captions that changed since they were last embedded, for semantic search. */
+    async embedCaptions(ref: { datasetId: string }): Promise<{ embedded: number }> {
+      const context = Context.current();
+      const collection = captionCollection(ref.datasetId);
+      await vectors.ensureCollection(collection, textEncoder.dim);
+      let embedded = 0;
+      for (;;) {
+        context.heartbeat({ embedded });
+        const batch: Array<{ id: string; caption: string }> = await db('media')
+          .where({ dataset_id: ref.datasetId, caption_embedded: false })
+          .whereNotNull('caption')
+          .orderBy('id')
+          .limit(64)
+          .select('id', 'caption');
+        if (batch.length === 0) return { embedded };
+        const vectorsOf = await textEncoder.encode(batch.map((media) => media.caption));
+        await vectors.upsert(collection, batch.map((media, i) => ({ id: media.id, vector: vectorsOf[i] })));
+        // Only rows whose caption is still the embedded one are marked, so a concurrent change is not lost.
+        for (const media of batch) await db('media').where({ id: media.id, caption: media.caption }).update({ caption_embedded: true });
+        embedded += batch.length;
+      }
+    },
+
     async embedDatasetMedia(ref: TaskRef): Promise<{ embedded: number }> {
       const context = Context.current();
       const collection = datasetCollection(ref.datasetId);

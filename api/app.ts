@@ -8,6 +8,7 @@ import type { SecretBox } from '../lib/auth/secretBox';
 import type { UrlSigner } from '../lib/auth/signedUrls';
 import type { ObjectStore } from '../lib/storage/objectStore';
 import type { VectorStore } from '../lib/vectors/vectorStore';
+import type { TextEncoder } from '../lib/ml/textEncoder';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { HttpError } from './errors';
@@ -33,6 +34,8 @@ export interface AppDeps {
   temporal: Client;
   store: ObjectStore;
   vectors: VectorStore;
+  /** Loaded on the first semantic query, so plain deployments never pay for it. */
+  textEncoder: () => Promise<TextEncoder>;
   logger: Logger;
   secretBox: SecretBox;
   signer: UrlSigner;

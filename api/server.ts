@@ -10,6 +10,7 @@ import { createDb, migrateLatest } from '../db/connection';
 import { ensureDefaultTenant } from '../db/queries/users';
 import { createObjectStore } from '../lib/storage/createObjectStore';
 import { createVectorStore } from '../lib/vectors/createVectorStore';
+import { loadTextEncoder, type TextEncoder } from '../lib/ml/textEncoder';
 import { createApp, type AppDeps } from './app';
 
 /** Connects to Postgres and Temporal, migrates the schema and ensures the default tenant. */
@@ -27,7 +28,9 @@ export async function buildApiDeps(config: Config, logger: Logger): Promise<AppD
   const signer = createUrlSigner(secretKey, config.mediaUrlTtlSeconds);
   const store = createObjectStore(config);
   const vectors = createVectorStore(config, db);
-  return { config, db, temporalConnection, temporal, store, vectors, logger, secretBox, signer, defaultUser: admin };
+  let textEncoder: Promise<TextEncoder> | undefined;
+  const loadText = () => (textEncoder ??= loadTextEncoder(config.models.dir, 1));
+  return { config, db, temporalConnection, temporal, store, vectors, textEncoder: loadText, logger, secretBox, signer, defaultUser: admin };
 }
 
 export async function startApiServer(config: Config, logger: Logger) {

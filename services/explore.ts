@@ -29,8 +29,8 @@ function compileVql(filter: VqlFilter): MediaFilter {
     case 'tags':
       return { kind: 'tags', anyOf: filter.value };
     case 'text':
-      if (filter.op === 'fts') return { kind: 'fullText', query: filter.value };
-      throw new HttpError(422, 'vql text semantic: semantic search needs a text encoder, which this deployment does not have yet');
+      if (filter.op !== 'fts') throw new Error('semantic text filters rank results; they are not media predicates');
+      return { kind: 'fullText', query: filter.value };
   }
 }
 
@@ -42,7 +42,7 @@ export async function exploreDataset(db: Db, dataset: DatasetRow, request: Explo
   if (!EXPLORABLE.includes(dataset.status_new)) throw new HttpError(409, `Dataset is not READY (status ${dataset.status_new})`);
   // Objects come with object-detection enrichment; until a dataset has them there are no object clusters.
   if (request.entityType === 'OBJECTS') return [];
-  const filters: MediaFilter[] = request.vql.map(compileVql);
+  const filters: MediaFilter[] = request.vql.filter((f) => !(f.key === 'text' && f.op === 'semantic')).map(compileVql);
   if (request.caption) filters.push({ kind: 'fullText', query: request.caption });
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });
   if (request.tags?.length) filters.push({ kind: 'tags', anyOf: request.tags });

@@ -14,6 +14,7 @@ import { createIngestActivities } from '../activities/ingest';
 import { createVisualSearchActivities } from '../activities/visualSearch';
 import { defaultVideoTools } from '../lib/media/video';
 import { loadImageEncoder } from '../lib/ml/imageEncoder';
+import { loadTextEncoder } from '../lib/ml/textEncoder';
 import { createObjectStore } from '../lib/storage/createObjectStore';
 import { createVectorStore } from '../lib/vectors/createVectorStore';
 
@@ -40,6 +41,7 @@ export async function startWorkers(config: Config, logger: Logger) {
   const store = createObjectStore(config);
   const vectors = createVectorStore(config, db);
   const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
+  const textEncoder = await loadTextEncoder(config.models.dir, config.models.inferenceThreads);
   const queues = taskQueues(config.temporal.taskQueue);
   const common = { connection, namespace: config.temporal.namespace, shutdownGraceTime: '10s' } as const;
 
@@ -60,7 +62,7 @@ export async function startWorkers(config: Config, logger: Logger) {
     ...common,
     taskQueue: queues.inference,
     activities: {
-      ...createEmbeddingActivities({ db, store, vectors, encoder }),
+      ...createEmbeddingActivities({ db, store, vectors, encoder, textEncoder }),
       ...createVisualSearchActivities({ db, store, encoder }),
     },
     maxConcurrentActivityTaskExecutions: 1,
@@ -75,6 +77,7 @@ export async function startWorkers(config: Config, logger: Logger) {
     await connection.close();
     await vectors.close();
     await encoder.close();
+    await textEncoder.close();
     await db.destroy();
   };
 }

@@ -1,5 +1,7 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createCustomMetadataActivities, CustomMetadataInput } from '../activities/customMetadata';
+import type { createEmbeddingActivities } from '../activities/embedding';
+import { inferenceQueueOf } from './taskQueues';
 
 const metadata = proxyActivities<ReturnType<typeof createCustomMetadataActivities>>({
   startToCloseTimeout: '1 hour',
@@ -10,7 +12,15 @@ const metadata = proxyActivities<ReturnType<typeof createCustomMetadataActivitie
 /** CUSTOM_METADATA: one import of captions, labels and fields; the task records the outcome. */
 export async function customMetadataWorkflow(input: CustomMetadataInput): Promise<void> {
   try {
-    await metadata.importCustomMetadata(input);
+    const result = await metadata.importCustomMetadata(input);
+    const { embedCaptions } = proxyActivities<ReturnType<typeof createEmbeddingActivities>>({
+      taskQueue: inferenceQueueOf(workflowInfo().taskQueue),
+      startToCloseTimeout: '1 hour',
+      heartbeatTimeout: '2 minutes',
+      retry: { maximumAttempts: 5 },
+    });
+    await embedCaptions({ datasetId: input.datasetId });
+    await metadata.completeCustomMetadata({ taskId: input.taskId, ...result });
   } catch (error) {
     const aborted = isCancellation(error);
     const message = error instanceof ActivityFailure && error.cause ? error.cause.message : (error as Error).message;

@@ -2,9 +2,11 @@ import { Router } from '@koa/router';
 import { z } from 'zod';
 import type { Db } from '../../db/connection';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
-import { parseVql, VqlError } from '../../lib/vql/parseVql';
+import { parseVql, VqlError, type VqlFilter } from '../../lib/vql/parseVql';
 import { exploreDataset } from '../../services/explore';
 import { visualRelevance } from '../../services/visualSearch';
+import { semanticRelevance } from '../../services/semanticSearch';
+import type { TextEncoder } from '../../lib/ml/textEncoder';
 import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { requireDataset } from '../access';
 import { HttpError } from '../errors';
@@ -41,7 +43,13 @@ const exploreQuery = z.object({
   anchor_type: z.enum(['UPLOAD', 'MEDIA'], { message: 'anchor_type must be UPLOAD or MEDIA' }).optional(),
 });
 
-export function createExploreRouter(deps: { db: Db; vectors: VectorStore; signer: UrlSigner; publicUrl?: string }): Router {
+export function createExploreRouter(deps: {
+  db: Db;
+  vectors: VectorStore;
+  textEncoder: () => Promise<TextEncoder>;
+  signer: UrlSigner;
+  publicUrl?: string;
+}): Router {
   const router = new Router();
 
   router.get(
@@ -53,17 +61,23 @@ export function createExploreRouter(deps: { db: Db; vectors: VectorStore; signer
       if (Boolean(query.anchor_media_id) !== Boolean(query.anchor_type)) {
         throw new HttpError(422, 'anchor_media_id and anchor_type go together');
       }
-      let vql;
+      let vql: VqlFilter[];
       try {
         vql = query.vql ? parseVql(query.vql) : [];
       } catch (error) {
         if (error instanceof VqlError) throw new HttpError(422, error.message);
         throw error;
       }
+      const semantic = vql.filter((filter) => filter.key === 'text' && filter.op === 'semantic');
+      if (semantic.length + (query.anchor_media_id ? 1 : 0) > 1) {
+        throw new HttpError(422, 'Use at most one ranking: a visual anchor or one semantic text filter');
+      }
       const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
-      const relevance =
-        query.anchor_media_id && query.anchor_type
-          ? await visualRelevance(deps, dataset, query.anchor_media_id, query.anchor_type)
+      const [text] = semantic as Array<Extract<VqlFilter, { key: 'text' }>>;
+      const relevance = query.anchor_media_id && query.anchor_type
+        ? await visualRelevance(deps, dataset, query.anchor_media_id, query.anchor_type)
+        : text
+          ? await semanticRelevance(deps, dataset, text.value, text.threshold ?? query.textual_similarity_threshold)
           : undefined;
       const clusters = await exploreDataset(deps.db, dataset, {
         entityType: query.entity_type,

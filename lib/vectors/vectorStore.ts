@@ -31,3 +31,8 @@ export interface VectorStore {
 export function datasetCollection(datasetId: string): string {
   return `dataset_${datasetId.replace(/-/g, '')}`;
 }
+
+/** Caption embeddings of a dataset's media, for semantic text search. */
+export function captionCollection(datasetId: string): string {
+  return `captions_${datasetId.replace(/-/g, '')}`;
+}

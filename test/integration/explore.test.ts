@@ -262,6 +262,28 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect((await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body.status_new).toBe('READY');
   });
 
+  it('searches captions semantically (VQL text semantic) with cosine distances and thresholds', async () => {
+    // Captions come from the metadata imports above (and chelsea's, embedded by the same task).
+    const semantic = (value: string, threshold?: number) => vql([{ text: { op: 'semantic', value, ...(threshold === undefined ? {} : { threshold }) } }]);
+    const ranked = (await explore({ entity_type: 'IMAGES', vql: semantic('a kitten sleeping on a couch') }).expect(200)).body
+      .clusters as Array<Cluster & { relevance_score: number; relevance_score_type: string }>;
+    expect(ranked[0].previews[0].file_name).toBe('chelsea.jpg');
+    expect(ranked[0].relevance_score_type).toBe('cosine_distance');
+    const scores = ranked.map((c) => c.relevance_score);
+    expect(scores).toEqual([...scores].sort((a, b) => a - b));
+    expect(names(ranked)).toEqual(expect.arrayContaining(['coffee.jpg', 'rocket.jpg']));
+
+    const close = (await explore({ entity_type: 'IMAGES', vql: semantic('spacecraft launch', 0.6) }).expect(200)).body.clusters as Cluster[];
+    expect(names(close)).toContain('rocket.jpg');
+    expect(names(close)).not.toContain('coffee.jpg');
+    const viaParameter = (await explore({ entity_type: 'IMAGES', vql: semantic('spacecraft launch'), textual_similarity_threshold: 0.6 }).expect(200)).body;
+    expect(names(viaParameter.clusters)).toEqual(names(close));
+
+    const chelsea = (await stack.deps.db('media').where({ dataset_id: datasetId, file_name: 'chelsea.jpg' }).first()).id;
+    expect((await explore({ entity_type: 'IMAGES', vql: semantic('cat'), anchor_media_id: chelsea, anchor_type: 'MEDIA' }).expect(422)).body.detail)
+      .toBe('Use at most one ranking: a visual anchor or one semantic text filter');
+  });
+
   it('refuses bad parameters with 400/422 {detail} and a dataset that is not ready with 409', async () => {
     expect((await explore({}).expect(400)).body).toEqual({ detail: 'entity_type is required (IMAGES or OBJECTS)' });
     expect((await explore({ entity_type: 'PEOPLE' }).expect(422)).body.detail).toBe('query.entity_type: entity_type must be IMAGES or OBJECTS');

@@ -1,0 +1,25 @@
+import type { DatasetRow } from '../db/queries/datasets';
+import type { Relevance } from '../db/queries/explore';
+import type { TextEncoder } from '../lib/ml/textEncoder';
+import { captionCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { VISUAL_SEARCH_LIMIT } from './visualSearch';
+
+/**
+ * Semantic text search over captions: the query and every caption are embedded with
+ * all-MiniLM-L6-v2; media are ranked by cosine distance, keeping those below `maxDistance`.
+ */
+export async function semanticRelevance(
+  deps: { vectors: VectorStore; textEncoder: () => Promise<TextEncoder> },
+  dataset: DatasetRow,
+  text: string,
+  maxDistance?: number,
+): Promise<Relevance> {
+  const encoder = await deps.textEncoder();
+  const collection = captionCollection(dataset.id);
+  // No caption embedded yet means nothing can match.
+  await deps.vectors.ensureCollection(collection, encoder.dim);
+  const [query] = await encoder.encode([text]);
+  const [hits] = await deps.vectors.searchMany(collection, [query], VISUAL_SEARCH_LIMIT);
+  const kept = maxDistance === undefined ? hits : hits.filter((hit) => hit.distance < maxDistance);
+  return { ids: kept.map((hit) => hit.id), distances: kept.map((hit) => hit.distance) };
+}
