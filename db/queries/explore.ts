@@ -71,57 +71,85 @@ export interface PreviewRow {
 
 /**
  * One page of a dataset's clusters at `threshold`, counting and previewing only the media that
- * pass every filter; biggest clusters first. One SQL statement.
+ * pass every filter; biggest clusters first, or nearest first when ranked by relevance. One SQL
+ * statement. Without filters the page comes straight from the stored cluster sizes.
  */
 export async function exploreClusters(
   db: Db,
   options: { datasetId: string; threshold: number; page: number; filters: MediaFilter[]; relevance?: Relevance },
 ): Promise<ExploreCluster[]> {
-  const matching = db('cluster_members as cm')
-    .join('media as m', 'm.id', 'cm.media_id')
-    .where({ 'cm.dataset_id': options.datasetId, 'cm.threshold': options.threshold })
-    .select('cm.cluster_id', 'm.id', 'm.kind', 'm.parent_id', 'm.uniqueness_score');
-  if (options.relevance) {
-    matching
-      .joinRaw('JOIN unnest(?::uuid[], ?::real[]) AS r(id, distance) ON r.id = m.id', [options.relevance.ids, options.relevance.distances])
-      .select('r.distance');
+  const where = { 'cm.dataset_id': options.datasetId, 'cm.threshold': options.threshold };
+  let query: Knex.QueryBuilder;
+  if (options.filters.length === 0 && !options.relevance) {
+    const page = db('clusters')
+      .where({ dataset_id: options.datasetId, threshold: options.threshold, entity_type: 'IMAGES' })
+      .select('id as cluster_id', 'n_images', 'n_frames', 'n_videos', 'size', db.raw('NULL::real AS relevance'))
+      .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
+      .limit(CLUSTERS_PER_PAGE)
+      .offset(options.page * CLUSTERS_PER_PAGE);
+    const members = db('cluster_members as cm')
+      .where(where)
+      .whereIn('cm.cluster_id', db('page').select('cluster_id'))
+      .select('cm.cluster_id', 'cm.media_id as id', db.raw('NULL::real AS distance'));
+    query = db.with('page', page).with('members', members);
   } else {
-    matching.select(db.raw('NULL::real AS distance'));
+    const matching = db('cluster_members as cm').join('media as m', 'm.id', 'cm.media_id').where(where)
+      .select('cm.cluster_id', 'm.id', 'm.kind', 'm.parent_id');
+    if (options.relevance) {
+      matching
+        .joinRaw('JOIN unnest(?::uuid[], ?::real[]) AS r(id, distance) ON r.id = m.id', [options.relevance.ids, options.relevance.distances])
+        .select('r.distance');
+    } else {
+      matching.select(db.raw('NULL::real AS distance'));
+    }
+    for (const filter of options.filters) applyFilter(matching, db, filter);
+    const page = db('matching')
+      .groupBy('cluster_id')
+      .select(
+        'cluster_id',
+        db.raw(`count(*) filter (where kind = 'IMAGE')::int as n_images`),
+        db.raw(`count(*) filter (where kind = 'VIDEO_FRAME')::int as n_frames`),
+        db.raw('count(distinct parent_id)::int as n_videos'),
+        db.raw('count(*)::int as size'),
+        db.raw('min(distance) as relevance'),
+      )
+      .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
+      .limit(CLUSTERS_PER_PAGE)
+      .offset(options.page * CLUSTERS_PER_PAGE);
+    const members = db('matching').whereIn('cluster_id', db('page').select('cluster_id')).select('cluster_id', 'id', 'distance');
+    query = db.with('matching', matching).with('page', page).with('members', members);
   }
-  for (const filter of options.filters) applyFilter(matching, db, filter);
 
-  const page = db('matching')
-    .groupBy('cluster_id')
+  // Up to PREVIEWS_PER_CLUSTER previews per cluster of the page: nearest, then most unique, first.
+  const ranked = db('members as mm')
+    .join('media as m', 'm.id', 'mm.id')
     .select(
-      'cluster_id',
-      db.raw(`count(*) filter (where kind = 'IMAGE')::int as n_images`),
-      db.raw(`count(*) filter (where kind = 'VIDEO_FRAME')::int as n_frames`),
-      db.raw('count(distinct parent_id)::int as n_videos'),
-      db.raw('count(*)::int as size'),
-      db.raw('min(distance) as relevance'),
-    )
-    .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
-    .limit(CLUSTERS_PER_PAGE)
-    .offset(options.page * CLUSTERS_PER_PAGE);
-
-  const rows = await db
-    .with('matching', matching)
-    .with('page', page)
+      'mm.cluster_id',
+      'mm.id',
+      'mm.distance',
+      db.raw('row_number() OVER (PARTITION BY mm.cluster_id ORDER BY mm.distance ASC NULLS LAST, m.uniqueness_score DESC NULLS LAST, m.id) AS rank'),
+    );
+  const rows = await query
+    .with('ranked', ranked)
     .from('page')
-    .joinRaw(
-      `CROSS JOIN LATERAL (
-        SELECT m.id, m.kind, m.file_name, m.caption, m.width, m.height, m.thumb_sha256, mm.distance AS relevance,
-          (SELECT array_agg(l.label ORDER BY l.label) FROM media_labels l WHERE l.media_id = m.id) AS labels,
-          (SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-             FROM media_tags mt JOIN tags t ON t.id = mt.tag_id WHERE mt.media_id = m.id) AS tags
-        FROM matching mm JOIN media m ON m.id = mm.id
-        WHERE mm.cluster_id = page.cluster_id
-        ORDER BY mm.distance ASC, m.uniqueness_score DESC NULLS LAST, m.id
-        LIMIT ${PREVIEWS_PER_CLUSTER}
-      ) p`,
+    .join('ranked', 'ranked.cluster_id', 'page.cluster_id')
+    .join('media as m', 'm.id', 'ranked.id')
+    .where('ranked.rank', '<=', PREVIEWS_PER_CLUSTER)
+    .select(
+      'page.*',
+      db.raw(`json_build_object(
+        'id', m.id, 'kind', m.kind, 'file_name', m.file_name, 'caption', m.caption, 'width', m.width,
+        'height', m.height, 'thumb_sha256', m.thumb_sha256, 'relevance', ranked.distance,
+        'labels', (SELECT array_agg(l.label ORDER BY l.label) FROM media_labels l WHERE l.media_id = m.id),
+        'tags', (SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
+                 FROM media_tags mt JOIN tags t ON t.id = mt.tag_id WHERE mt.media_id = m.id)) AS preview`),
     )
-    .select('page.*', db.raw('row_to_json(p) as preview'))
-    .orderBy([{ column: 'page.relevance', order: 'asc' }, { column: 'page.size', order: 'desc' }, { column: 'page.cluster_id' }]);
+    .orderBy([
+      { column: 'page.relevance', order: 'asc' },
+      { column: 'page.size', order: 'desc' },
+      { column: 'page.cluster_id' },
+      { column: 'ranked.rank' },
+    ]);
 
   const clusters = new Map<string, ExploreCluster>();
   for (const row of rows) {
