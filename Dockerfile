@@ -17,6 +17,7 @@ ENV NODE_ENV=production DATA_DIR=/data
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/docs/openapi.json ./docs/openapi.json
 COPY --from=build /app/.tools/models ./.tools/models
 VOLUME /data
 EXPOSE 8080

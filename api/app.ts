@@ -22,6 +22,7 @@ import { createHealthRouter } from './routes/health';
 import { createIngestionRouter } from './routes/ingestion';
 import { createExploreRouter } from './routes/explore';
 import { createMediaRouter } from './routes/media';
+import { createOpenApiRouter } from './routes/openapi';
 import { createVisualSearchRouter } from './routes/visualSearch';
 import { createTagsRouter } from './routes/tags';
 import { createCustomMetadataRouter } from './routes/customMetadata';
@@ -42,21 +43,8 @@ export interface AppDeps {
   defaultUser: User;
 }
 
-export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: true });
-  app.use(requestContext(deps.logger));
-  app.use(errorHandler());
-  app.use(
-    koaBody({
-      jsonLimit: '1mb',
-      // DELETE carries a JSON body too (untagging a selection of media).
-      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-      onError: (error) => {
-        throw new HttpError(422, `Malformed request body: ${error.message}`);
-      },
-    }),
-  );
-
+/** Every route of the API: public ones (health, login, signed media) and those that need a user. */
+export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRoutes: Router } {
   const publicRoutes = new Router({ prefix: '/api/v1' });
   for (const router of [
     createHealthRouter({
@@ -68,6 +56,7 @@ export function createApp(deps: AppDeps): Koa {
     createAuthRouter(deps),
     createApiCredentialsRouter(deps),
     createMediaRouter(deps),
+    createOpenApiRouter(),
   ]) {
     publicRoutes.use(router.routes(), router.allowedMethods());
   }
@@ -86,6 +75,25 @@ export function createApp(deps: AppDeps): Koa {
     userRoutes.use(router.routes(), router.allowedMethods());
   }
 
+  return { publicRoutes, userRoutes };
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa({ proxy: true });
+  app.use(requestContext(deps.logger));
+  app.use(errorHandler());
+  app.use(
+    koaBody({
+      jsonLimit: '1mb',
+      // DELETE carries a JSON body too (untagging a selection of media).
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+      onError: (error) => {
+        throw new HttpError(422, `Malformed request body: ${error.message}`);
+      },
+    }),
+  );
+
+  const { publicRoutes, userRoutes } = createApiRouters(deps);
   app.use(publicRoutes.routes()).use(publicRoutes.allowedMethods());
   app.use(userRoutes.routes()).use(userRoutes.allowedMethods());
   return app;
