@@ -2,19 +2,33 @@ import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/queries/datasets';
 import { exploreClusters, type ExploreCluster, type MediaFilter, type Relevance } from '../db/queries/explore';
 import { HttpError } from '../api/errors';
+import type { TextEncoder } from '../lib/ml/textEncoder';
+import type { VectorStore } from '../lib/vectors/vectorStore';
 import type { VqlFilter } from '../lib/vql/parseVql';
+import { semanticRelevance } from './semanticSearch';
+import { visualRelevance } from './visualSearch';
 
 export interface ExploreRequest {
   entityType: 'IMAGES' | 'OBJECTS';
   threshold: number;
   page: number;
+  /** Natural-language search over captions (semantic, cosine distance). */
   caption?: string;
+  textualSimilarityThreshold?: number;
   labels?: string[];
   tags?: string[];
   vql: VqlFilter[];
-  /** Set for visual search: the media nearest to the anchor, with their distances. */
-  relevance?: Relevance;
+  anchor?: { id: string; type: 'UPLOAD' | 'MEDIA' };
 }
+
+export interface ExploreDeps {
+  db: Db;
+  vectors: VectorStore;
+  textEncoder: () => Promise<TextEncoder>;
+}
+
+type TextFilter = Extract<VqlFilter, { key: 'text' }>;
+const isSemantic = (filter: VqlFilter): filter is TextFilter => filter.key === 'text' && filter.op === 'semantic';
 
 function compileVql(filter: VqlFilter): MediaFilter {
   switch (filter.key) {
@@ -29,7 +43,6 @@ function compileVql(filter: VqlFilter): MediaFilter {
     case 'tags':
       return { kind: 'tags', anyOf: filter.value };
     case 'text':
-      if (filter.op !== 'fts') throw new Error('semantic text filters rank results; they are not media predicates');
       return { kind: 'fullText', query: filter.value };
   }
 }
@@ -37,14 +50,28 @@ function compileVql(filter: VqlFilter): MediaFilter {
 /** Reads keep working while media are added (READ ONLY) and before the reindex (PARTIAL INDEX). */
 const EXPLORABLE = ['READY', 'READ ONLY', 'PARTIAL INDEX'];
 
-/** Explore: clusters of a READY dataset, filtered by every parameter and VQL element (AND). */
-export async function exploreDataset(db: Db, dataset: DatasetRow, request: ExploreRequest): Promise<ExploreCluster[]> {
+/**
+ * The ranking of a search, if any: a visual anchor, the `caption` query, or one VQL semantic
+ * filter; they cannot be combined (422).
+ */
+async function ranking(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<Relevance | undefined> {
+  const semantic = request.vql.filter(isSemantic);
+  const rankings = semantic.length + (request.anchor ? 1 : 0) + (request.caption ? 1 : 0);
+  if (rankings > 1) throw new HttpError(422, 'Use at most one ranking: a visual anchor, caption, or one semantic text filter');
+  if (request.anchor) return visualRelevance(deps, dataset, request.anchor.id, request.anchor.type);
+  const text = request.caption ?? semantic[0]?.value;
+  if (text === undefined) return undefined;
+  return semanticRelevance(deps, dataset, text, semantic[0]?.threshold ?? request.textualSimilarityThreshold);
+}
+
+/** Explore: clusters of a dataset, filtered by every parameter and VQL element (AND), optionally ranked. */
+export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<ExploreCluster[]> {
   if (!EXPLORABLE.includes(dataset.status_new)) throw new HttpError(409, `Dataset is not READY (status ${dataset.status_new})`);
   // Objects come with object-detection enrichment; until a dataset has them there are no object clusters.
   if (request.entityType === 'OBJECTS') return [];
-  const filters: MediaFilter[] = request.vql.filter((f) => !(f.key === 'text' && f.op === 'semantic')).map(compileVql);
-  if (request.caption) filters.push({ kind: 'fullText', query: request.caption });
+  const filters: MediaFilter[] = request.vql.filter((filter) => !isSemantic(filter)).map(compileVql);
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });
   if (request.tags?.length) filters.push({ kind: 'tags', anyOf: request.tags });
-  return exploreClusters(db, { datasetId: dataset.id, threshold: request.threshold, page: request.page, filters, relevance: request.relevance });
+  const relevance = await ranking(deps, dataset, request);
+  return exploreClusters(deps.db, { datasetId: dataset.id, threshold: request.threshold, page: request.page, filters, relevance });
 }

@@ -4,8 +4,6 @@ import type { Db } from '../../db/connection';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 import { parseVql, VqlError, type VqlFilter } from '../../lib/vql/parseVql';
 import { exploreDataset } from '../../services/explore';
-import { visualRelevance } from '../../services/visualSearch';
-import { semanticRelevance } from '../../services/semanticSearch';
 import type { TextEncoder } from '../../lib/ml/textEncoder';
 import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { requireDataset } from '../access';
@@ -68,26 +66,17 @@ export function createExploreRouter(deps: {
         if (error instanceof VqlError) throw new HttpError(422, error.message);
         throw error;
       }
-      const semantic = vql.filter((filter) => filter.key === 'text' && filter.op === 'semantic');
-      if (semantic.length + (query.anchor_media_id ? 1 : 0) > 1) {
-        throw new HttpError(422, 'Use at most one ranking: a visual anchor or one semantic text filter');
-      }
       const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
-      const [text] = semantic as Array<Extract<VqlFilter, { key: 'text' }>>;
-      const relevance = query.anchor_media_id && query.anchor_type
-        ? await visualRelevance(deps, dataset, query.anchor_media_id, query.anchor_type)
-        : text
-          ? await semanticRelevance(deps, dataset, text.value, text.threshold ?? query.textual_similarity_threshold)
-          : undefined;
-      const clusters = await exploreDataset(deps.db, dataset, {
+      const clusters = await exploreDataset(deps, dataset, {
         entityType: query.entity_type,
         threshold: query.threshold,
         page: query.page_number,
         caption: query.caption ?? query.image_caption,
+        textualSimilarityThreshold: query.textual_similarity_threshold,
         labels: query.labels,
         tags: query.tags,
         vql,
-        relevance,
+        anchor: query.anchor_media_id && query.anchor_type ? { id: query.anchor_media_id, type: query.anchor_type } : undefined,
       });
       ctx.body = {
         clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl ?? `${ctx.protocol}://${ctx.host}`, deps.signer)),

@@ -159,7 +159,7 @@ async function main(): Promise<void> {
     const queries: Record<string, (i: number) => string> = {
       'plain page 0': () => base,
       'plain page 20, threshold 2': () => `${base}&threshold=2&page_number=20`,
-      'caption (full text)': (i) => `${base}&caption=${WORDS[i % 20]}`,
+      'caption (semantic)': (i) => `${base}&caption=${encodeURIComponent(`a ${WORDS[i % 20]} outside`)}`,
       'vql text fts': (i) => `${base}${vql([{ text: { op: 'fts', value: `${WORDS[i % 20]} ${WORDS[(i + 3) % 20]}` } }])}`,
       'vql text semantic': (i) => `${base}${vql([{ text: { op: 'semantic', value: `a photo of a ${WORDS[i % 20]}` } }])}`,
       'visual (MEDIA anchor)': (i) => `${base}&anchor_type=MEDIA&anchor_media_id=${ids[(i * 977) % ids.length]}`,

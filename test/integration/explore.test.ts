@@ -94,7 +94,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect((await explore({ entity_type: 'IMAGES', vql: both }).expect(200)).body.clusters).toEqual([]);
   });
 
-  it('filters by labels, tags, captions (full text) and shows them on clusters', async () => {
+  it('filters by labels, tags, caption full text (VQL fts) and shows them on clusters', async () => {
     const { db } = stack.deps;
     const media = await db('media').where({ dataset_id: datasetId });
     const id = (name: string) => media.find((m) => m.file_name === name)!.id;
@@ -117,10 +117,9 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect(byTag[0].user_tags).toEqual([{ id: tag.id, name: 'favourite' }]);
     expect(names((await explore({ entity_type: 'IMAGES', vql: vql([{ tags: { op: 'is', value: [tag.id] } }]) }).expect(200)).body.clusters)).toEqual(['camera.jpg']);
 
-    const byCaption = (await explore({ entity_type: 'IMAGES', caption: 'cats on sofas' }).expect(200)).body.clusters as Cluster[];
+    const byCaption = (await explore({ entity_type: 'IMAGES', vql: vql([{ text: { op: 'fts', value: 'cats on sofas' } }]) }).expect(200)).body.clusters as Cluster[];
     expect(names(byCaption)).toEqual(['chelsea.jpg']);
     expect(byCaption[0].captions).toEqual(['A tabby cat resting on a red sofa']);
-    expect(names((await explore({ entity_type: 'IMAGES', image_caption: 'espresso' }).expect(200)).body.clusters)).toEqual(['coffee.jpg']);
     const fts = vql([{ text: { op: 'fts', value: 'espresso cup' } }]);
     expect(names((await explore({ entity_type: 'IMAGES', vql: fts }).expect(200)).body.clusters)).toEqual(['coffee.jpg']);
   });
@@ -229,7 +228,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     const jsonTask = await importFile(json);
     expect(jsonTask).toMatchObject({ task_type: 'CUSTOM_METADATA', status: 'COMPLETED', progress_percentage: 100 });
     expect(jsonTask.status_message).toBe('Imported metadata for 2 media; 1 unknown: missing.jpg');
-    expect(names((await explore({ entity_type: 'IMAGES', caption: 'launch pad' }).expect(200)).body.clusters)).toEqual(['rocket.jpg']);
+    expect(names((await explore({ entity_type: 'IMAGES', vql: vql([{ text: { op: 'fts', value: 'launch pad' } }]) }).expect(200)).body.clusters)).toEqual(['rocket.jpg']);
     expect(names((await explore({ entity_type: 'IMAGES', labels: '["sky"]' }).expect(200)).body.clusters)).toEqual(['rocket.jpg']);
     expect((await db('media').where({ dataset_id: datasetId, file_name: 'rocket.jpg' }).first()).custom_metadata).toEqual({ photographer: 'NASA' });
 
@@ -250,7 +249,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     })));
     const parquetTask = await importFile(parquet);
     expect(parquetTask.status_message).toBe('Imported metadata for 1 media; 1 unknown: nope.jpg');
-    expect(names((await explore({ entity_type: 'IMAGES', caption: 'space suit' }).expect(200)).body.clusters)).toEqual(['astronaut.jpg']);
+    expect(names((await explore({ entity_type: 'IMAGES', vql: vql([{ text: { op: 'fts', value: 'space suit' } }]) }).expect(200)).body.clusters)).toEqual(['astronaut.jpg']);
 
     const broken = path.join(scratch, 'broken.json');
     fs.writeFileSync(broken, '{"file_name": ');
@@ -262,7 +261,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect((await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body.status_new).toBe('READY');
   });
 
-  it('searches captions semantically (VQL text semantic) with cosine distances and thresholds', async () => {
+  it('searches captions semantically (caption, image_caption, VQL text semantic) with cosine distances and thresholds', async () => {
     // Captions come from the metadata imports above (and chelsea's, embedded by the same task).
     const semantic = (value: string, threshold?: number) => vql([{ text: { op: 'semantic', value, ...(threshold === undefined ? {} : { threshold }) } }]);
     const ranked = (await explore({ entity_type: 'IMAGES', vql: semantic('a kitten sleeping on a couch') }).expect(200)).body
@@ -279,9 +278,18 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     const viaParameter = (await explore({ entity_type: 'IMAGES', vql: semantic('spacecraft launch'), textual_similarity_threshold: 0.6 }).expect(200)).body;
     expect(names(viaParameter.clusters)).toEqual(names(close));
 
+    // The caption parameter (and its deprecated alias) is the same natural-language search.
+    const byCaption = (await explore({ entity_type: 'IMAGES', caption: 'a kitten sleeping on a couch' }).expect(200)).body.clusters as Cluster[];
+    expect(byCaption[0].previews[0].file_name).toBe('chelsea.jpg');
+    expect(names((await explore({ entity_type: 'IMAGES', image_caption: 'spacecraft launch', textual_similarity_threshold: 0.6 }).expect(200)).body.clusters))
+      .toEqual(names(close));
+    // Media without a caption never match a caption search.
+    expect(names(byCaption)).not.toContain('grace_hopper.jpg');
+
     const chelsea = (await stack.deps.db('media').where({ dataset_id: datasetId, file_name: 'chelsea.jpg' }).first()).id;
     expect((await explore({ entity_type: 'IMAGES', vql: semantic('cat'), anchor_media_id: chelsea, anchor_type: 'MEDIA' }).expect(422)).body.detail)
-      .toBe('Use at most one ranking: a visual anchor or one semantic text filter');
+      .toBe('Use at most one ranking: a visual anchor, caption, or one semantic text filter');
+    await explore({ entity_type: 'IMAGES', caption: 'cat', vql: semantic('dog') }).expect(422);
   });
 
   it('refuses bad parameters with 400/422 {detail} and a dataset that is not ready with 409', async () => {
