@@ -5,6 +5,7 @@ import { HttpError } from '../api/errors';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import type { VectorStore } from '../lib/vectors/vectorStore';
 import type { VqlFilter } from '../lib/vql/parseVql';
+import { requireSearchable } from './datasetStates';
 import { semanticRelevance } from './semanticSearch';
 import { visualRelevance } from './visualSearch';
 
@@ -47,9 +48,6 @@ function compileVql(filter: VqlFilter): MediaFilter {
   }
 }
 
-/** Reads keep working while media are added (READ ONLY) and before the reindex (PARTIAL INDEX). */
-const EXPLORABLE = ['READY', 'READ ONLY', 'PARTIAL INDEX'];
-
 /**
  * The ranking of a search, if any: a visual anchor, the `caption` query, or one VQL semantic
  * filter; they cannot be combined (422).
@@ -66,7 +64,7 @@ async function ranking(deps: ExploreDeps, dataset: DatasetRow, request: ExploreR
 
 /** Explore: clusters of a dataset, filtered by every parameter and VQL element (AND), optionally ranked. */
 export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<ExploreCluster[]> {
-  if (!EXPLORABLE.includes(dataset.status_new)) throw new HttpError(409, `Dataset is not READY (status ${dataset.status_new})`);
+  requireSearchable(dataset);
   // Objects come with object-detection enrichment; until a dataset has them there are no object clusters.
   if (request.entityType === 'OBJECTS') return [];
   const filters: MediaFilter[] = request.vql.filter((filter) => !isSemantic(filter)).map(compileVql);

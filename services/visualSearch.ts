@@ -6,6 +6,7 @@ import type { DatasetRow } from '../db/queries/datasets';
 import type { Relevance } from '../db/queries/explore';
 import { HttpError } from '../api/errors';
 import type { BoundingBox } from '../lib/media/crop';
+import { requireSearchable } from './datasetStates';
 import type { StagedFile } from '../lib/storage/staging';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { datasetCollection, type VectorStore } from '../lib/vectors/vectorStore';
@@ -14,9 +15,7 @@ import { datasetCollection, type VectorStore } from '../lib/vectors/vectorStore'
 export const VISUAL_SEARCH_LIMIT = 1000;
 
 export function requireVisualIndex(dataset: DatasetRow): void {
-  if (!['READY', 'READ ONLY', 'PARTIAL INDEX'].includes(dataset.status_new)) {
-    throw new HttpError(409, `Dataset is not READY (status ${dataset.status_new})`);
-  }
+  requireSearchable(dataset);
   if (!dataset.embedding_config) throw new HttpError(409, `Dataset ${dataset.id} has no visual embedding`);
 }
 
