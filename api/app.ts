@@ -26,6 +26,8 @@ import { createOpenApiRouter } from './routes/openapi';
 import { createVisualSearchRouter } from './routes/visualSearch';
 import { createTagsRouter } from './routes/tags';
 import { createCustomMetadataRouter } from './routes/customMetadata';
+import { createNotificationsRouter } from './routes/notifications';
+import type { NotificationHub } from '../lib/notifications/notificationHub';
 import { createTasksRouter } from './routes/tasks';
 
 export interface AppDeps {
@@ -40,6 +42,7 @@ export interface AppDeps {
   logger: Logger;
   secretBox: SecretBox;
   signer: UrlSigner;
+  hub: NotificationHub;
   defaultUser: User;
 }
 
@@ -71,6 +74,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createVisualSearchRouter(deps),
     createTagsRouter(deps),
     createCustomMetadataRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
+    createNotificationsRouter(deps),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }

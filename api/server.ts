@@ -11,6 +11,7 @@ import { ensureDefaultTenant } from '../db/queries/users';
 import { createObjectStore } from '../lib/storage/createObjectStore';
 import { createVectorStore } from '../lib/vectors/createVectorStore';
 import { loadTextEncoder, type TextEncoder } from '../lib/ml/textEncoder';
+import { createNotificationHub } from '../lib/notifications/notificationHub';
 import { createApp, type AppDeps } from './app';
 
 /** Connects to Postgres and Temporal, migrates the schema and ensures the default tenant. */
@@ -30,7 +31,8 @@ export async function buildApiDeps(config: Config, logger: Logger): Promise<AppD
   const vectors = createVectorStore(config, db);
   let textEncoder: Promise<TextEncoder> | undefined;
   const loadText = () => (textEncoder ??= loadTextEncoder(config.models.dir, 1));
-  return { config, db, temporalConnection, temporal, store, vectors, textEncoder: loadText, logger, secretBox, signer, defaultUser: admin };
+  const hub = createNotificationHub(config.database.url, (error) => logger.warn({ err: error }, 'notification listener'));
+  return { config, db, temporalConnection, temporal, store, vectors, textEncoder: loadText, logger, secretBox, signer, hub, defaultUser: admin };
 }
 
 export async function startApiServer(config: Config, logger: Logger) {
@@ -46,8 +48,11 @@ export async function startApiServer(config: Config, logger: Logger) {
   return {
     port,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // Long-lived responses (notification streams) would hold close() open: end them first.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await closed;
+      await deps.hub.close();
       await deps.temporalConnection.close();
       await deps.vectors.close();
       await deps.db.destroy();

@@ -65,6 +65,7 @@ export async function startTestApi(env: Env = {}): Promise<TestApi> {
     deps,
     env: fullEnv,
     async close() {
+      await deps.hub.close();
       await deps.temporalConnection.close();
       await deps.vectors.close();
       await deps.db.destroy();
