@@ -27,6 +27,7 @@ import { createVisualSearchRouter } from './routes/visualSearch';
 import { createTagsRouter } from './routes/tags';
 import { createCustomMetadataRouter } from './routes/customMetadata';
 import { createNotificationsRouter } from './routes/notifications';
+import { createViewsRouter } from './routes/views';
 import type { NotificationHub } from '../lib/notifications/notificationHub';
 import { createTasksRouter } from './routes/tasks';
 
@@ -75,6 +76,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createTagsRouter(deps),
     createCustomMetadataRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createNotificationsRouter(deps),
+    createViewsRouter(deps),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }

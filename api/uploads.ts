@@ -85,3 +85,26 @@ export function uploadStagingDir(config: Config): string {
 export async function removeStaged(files: StagedFile[]): Promise<void> {
   await Promise.all(files.map((file) => fs.promises.rm(file.path, { force: true })));
 }
+
+/** Plain form fields of a multipart or urlencoded body (file parts are refused with 422). */
+export async function receiveFields(ctx: Context): Promise<Record<string, string>> {
+  if (ctx.is('application/x-www-form-urlencoded')) {
+    return Object.fromEntries(Object.entries((ctx.request.body ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
+  }
+  if (!ctx.is('multipart/form-data')) throw new HttpError(422, 'Expected a multipart/form-data (or urlencoded) form');
+  const fields: Record<string, string> = {};
+  let refused: HttpError | undefined;
+  const parser = busboy({ headers: ctx.req.headers, limits: { fieldSize: 1024 * 1024 } });
+  parser.on('field', (name, value) => (fields[name] = value));
+  parser.on('file', (name, stream) => {
+    refused ??= new HttpError(422, `Unexpected file part "${name}": this form takes text fields only`);
+    stream.resume();
+  });
+  await new Promise<void>((resolve, reject) => {
+    parser.on('close', resolve);
+    parser.on('error', (error: Error) => reject(new HttpError(422, `Malformed multipart body: ${error.message}`)));
+    ctx.req.pipe(parser);
+  });
+  if (refused) throw refused;
+  return fields;
+}
