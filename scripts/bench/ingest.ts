@@ -6,7 +6,7 @@
  * fastdup==2.54`, or FASTDUP_PYTHON) and prints the ratio. Results go to
  * bench/results/ingest-<N>-<date>.{json,md}.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,6 +82,45 @@ async function timed<T>(stage: string, items: number, results: StageResult[], fn
   return value;
 }
 
+/** 50 large JPEGs (about 24 MP each), for the memory bound of one big upload request. */
+async function prepareLargePhotos(files: string[]): Promise<string[]> {
+  const dir = path.join(benchDir, 'data', 'large-50');
+  fs.mkdirSync(dir, { recursive: true });
+  const out: string[] = [];
+  for (let i = 0; i < 50; i++) {
+    const target = path.join(dir, `large_${i}.jpg`);
+    out.push(target);
+    // Grain keeps the JPEGs as big as real 24 MP photos (a smooth upscale would compress to little).
+    if (!fs.existsSync(target)) {
+      const grain = await sharp({ create: { width: 6000, height: 4000, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 0, sigma: 24 } } }).png().toBuffer();
+      await sharp(files[i]).resize(6000, 4000, { fit: 'fill' }).composite([{ input: grain, blend: 'overlay' }]).jpeg({ quality: 95 }).toFile(target);
+    }
+  }
+  return out;
+}
+
+/** Sends all files in ONE multipart request and reports how much this process's memory grew meanwhile. */
+async function measureOneBigUpload(apiUrl: string, files: string[]) {
+  const created = await (await fetch(`${apiUrl}/ingestion/new_dataset?dataset_name=big-upload`)).json() as { dataset_id: string };
+  const { trans_id: transId } = await (await fetch(`${apiUrl}/ingestion/${created.dataset_id}/data_files`)).json() as { trans_id: number };
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const sample = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  const started = Date.now();
+  // curl is the client, in its own process, so the growth measured here is the server's alone.
+  const status = await new Promise<string>((resolve, reject) =>
+    execFile(
+      'curl',
+      ['-s', '-o', '/dev/null', '-w', '%{http_code}', ...files.flatMap((file) => ['-F', `files=@${file}`]), `${apiUrl}/ingestion/${created.dataset_id}/data_files/${transId}`],
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    ),
+  );
+  clearInterval(sample);
+  if (status !== '202') throw new Error(`big upload failed: ${status}`);
+  const bytes = files.reduce((sum, file) => sum + fs.statSync(file).size, 0);
+  return { files: files.length, total_mb: Math.round(bytes / 2 ** 20), seconds: (Date.now() - started) / 1000, rss_growth_mb: Math.round((peak - before) / 2 ** 20) };
+}
+
 async function uploadAndProcess(apiUrl: string, files: string[]): Promise<number> {
   const created = await (await fetch(`${apiUrl}/ingestion/new_dataset?dataset_name=bench-${count}`)).json() as { dataset_id: string };
   const { trans_id: transId } = await (await fetch(`${apiUrl}/ingestion/${created.dataset_id}/data_files`)).json() as { trans_id: number };
@@ -123,6 +162,7 @@ async function main(): Promise<void> {
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
   installSdkLogger(createLogger('bench-sdk', 'error'));
   const results: StageResult[] = [];
+  let bigUpload: Awaited<ReturnType<typeof measureOneBigUpload>> | undefined;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ingest-'));
   const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
   try {
@@ -181,6 +221,8 @@ async function main(): Promise<void> {
     const api = await startApiServer(stackConfig, createLogger('bench-api', 'silent'));
     const stopWorkers = await startWorkers(stackConfig, createLogger('bench-worker', 'silent'));
     try {
+      bigUpload = await measureOneBigUpload(`http://127.0.0.1:${api.port}/api/v1`, await prepareLargePhotos(files));
+      say(`  one request with ${bigUpload.files} files, ${bigUpload.total_mb} MiB: ${bigUpload.seconds.toFixed(1)} s, server process memory grew ${bigUpload.rss_growth_mb} MiB`);
       const seconds = await uploadAndProcess(`http://127.0.0.1:${api.port}/api/v1`, files);
       results.push({ stage: 'end to end (process_files → READY)', seconds, images_per_second: files.length / seconds });
       say(`  ${'process_files → READY'.padEnd(28)} ${seconds.toFixed(2).padStart(8)} s  ${(files.length / seconds).toFixed(1).padStart(8)} images/s`);
@@ -203,6 +245,7 @@ async function main(): Promise<void> {
     model: config.models.imageModel,
     stages: results,
     peak_rss_mb: Math.round(peakRss / 2 ** 20),
+    one_big_upload: bigUpload,
     fastdup: fastdup ?? 'not installed (pip install fastdup to compare)',
     ratio_vs_fastdup: fastdup ? endToEnd.images_per_second / fastdup.images_per_second : null,
   };
