@@ -49,6 +49,8 @@ export function createEmbeddingActivities(deps: {
       const context = Context.current();
       const collection = datasetCollection(ref.datasetId);
       await vectors.ensureCollection(collection, encoder.dim);
+      // Made here, with the image collection, so searches never have to create it.
+      await vectors.ensureCollection(captionCollection(ref.datasetId), textEncoder.dim);
       const pending = () =>
         db('media')
           .where({ dataset_id: ref.datasetId, embedded: false })

@@ -15,11 +15,9 @@ export async function semanticRelevance(
   maxDistance?: number,
 ): Promise<Relevance> {
   const encoder = await deps.textEncoder();
-  const collection = captionCollection(dataset.id);
-  // No caption embedded yet means nothing can match.
-  await deps.vectors.ensureCollection(collection, encoder.dim);
   const [query] = await encoder.encode([text]);
-  const [hits] = await deps.vectors.searchMany(collection, [query], VISUAL_SEARCH_LIMIT);
+  // The collection exists from indexing on; with no caption embedded yet nothing matches.
+  const [hits] = await deps.vectors.searchMany(captionCollection(dataset.id), [query], VISUAL_SEARCH_LIMIT);
   const kept = maxDistance === undefined ? hits : hits.filter((hit) => hit.distance < maxDistance);
   return { ids: kept.map((hit) => hit.id), distances: kept.map((hit) => hit.distance) };
 }
