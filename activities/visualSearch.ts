@@ -3,6 +3,7 @@ import type { Db } from '../db/connection';
 import { cropToBox, type BoundingBox } from '../lib/media/crop';
 import type { ImageEncoder } from '../lib/ml/imageEncoder';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import { vectorToBytes } from '../lib/vectors/vectorBytes';
 
 export interface QueryImage {
   anchorId: string;
@@ -34,7 +35,7 @@ export function createVisualSearchActivities(deps: { db: Db; store: ObjectStore;
           dataset_id: query.datasetId,
           blob_sha256: query.blobSha256,
           bounding_box: query.boundingBox ? JSON.stringify(query.boundingBox) : null,
-          vector: Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength),
+          vector: vectorToBytes(vector),
           created_by: query.createdBy,
         })
         .onConflict('id')

@@ -9,6 +9,7 @@ import type { BoundingBox } from '../lib/media/crop';
 import { requireSearchable } from './datasetStates';
 import type { StagedFile } from '../lib/storage/staging';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import { bytesToVector } from '../lib/vectors/vectorBytes';
 import { datasetCollection, type VectorStore } from '../lib/vectors/vectorStore';
 
 /** How many nearest media a visual search ranks (its clusters are then paged as usual). */
@@ -55,8 +56,7 @@ async function anchorVector(
   if (anchorType === 'UPLOAD') {
     const anchor = await deps.db('search_anchors').where({ id: anchorId, dataset_id: dataset.id }).first();
     if (!anchor) throw new HttpError(404, `Anchor ${anchorId} not found for this dataset`);
-    const bytes: Buffer = anchor.vector;
-    return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+    return bytesToVector(anchor.vector);
   }
   const vector = (await deps.vectors.get(datasetCollection(dataset.id), [anchorId])).get(anchorId);
   if (!vector) throw new HttpError(404, `Media ${anchorId} not found in this dataset's visual index`);

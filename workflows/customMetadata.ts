@@ -1,6 +1,7 @@
-import { ActivityFailure, ApplicationFailure, CancellationScope, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createCustomMetadataActivities, CustomMetadataInput } from '../activities/customMetadata';
 import type { createEmbeddingActivities } from '../activities/embedding';
+import { failureMessage } from './failures';
 import { inferenceQueueOf } from './taskQueues';
 
 const metadata = proxyActivities<ReturnType<typeof createCustomMetadataActivities>>({
@@ -23,7 +24,7 @@ export async function customMetadataWorkflow(input: CustomMetadataInput): Promis
     await metadata.completeCustomMetadata({ taskId: input.taskId, ...result });
   } catch (error) {
     const aborted = isCancellation(error);
-    const message = error instanceof ActivityFailure && error.cause ? error.cause.message : (error as Error).message;
+    const message = failureMessage(error);
     await CancellationScope.nonCancellable(() => metadata.failCustomMetadata({ taskId: input.taskId, message, aborted }));
     if (aborted) throw error;
     throw ApplicationFailure.create({ type: 'CustomMetadataFailed', message, nonRetryable: true });

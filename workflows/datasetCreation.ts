@@ -1,5 +1,4 @@
 import {
-  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   defineQuery,
@@ -12,6 +11,7 @@ import type { createAnalysisActivities } from '../activities/analysis';
 import type { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
 import type { createEmbeddingActivities } from '../activities/embedding';
 import type { createIngestActivities } from '../activities/ingest';
+import { failureMessage } from './failures';
 import { inferenceQueueOf } from './taskQueues';
 
 export interface DatasetCreationInput {
@@ -53,11 +53,6 @@ const analysis = proxyActivities<ReturnType<typeof createAnalysisActivities>>({
   heartbeatTimeout: '2 minutes',
   retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
 });
-
-function failureMessage(error: unknown): string {
-  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** DATASET_CREATION: ingest the uploaded files, embed them, cluster and score, then commit. */
 export async function datasetCreationWorkflow(input: DatasetCreationInput): Promise<void> {

@@ -4,12 +4,6 @@ import { HttpError } from '../errors';
 
 type Schemas = { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType };
 
-export type Validated<S extends Schemas> = {
-  params: S['params'] extends z.ZodType ? z.output<S['params']> : undefined;
-  query: S['query'] extends z.ZodType ? z.output<S['query']> : undefined;
-  body: S['body'] extends z.ZodType ? z.output<S['body']> : undefined;
-};
-
 function describeIssue(part: string, issue: z.core.$ZodIssue): string {
   const where = [part, ...issue.path.map(String)].join('.');
   return `${where}: ${issue.message}`;

@@ -1,5 +1,6 @@
 import type { DatasetStatus } from '../../db/models';
 import type { DatasetRow } from '../../db/queries/datasets';
+import { isoTime } from './time';
 
 /** The retiring `status` field, derived from `status_new` so the two can never disagree. */
 export function legacyStatus(status: DatasetStatus): string {
@@ -25,7 +26,7 @@ export function presentDataset(row: DatasetRow) {
     status_new: row.status_new,
     progress: row.progress,
     owned_by: row.owner_email,
-    created_at: new Date(row.created_at).toISOString(),
+    created_at: isoTime(row.created_at),
     n_images: row.n_images,
     n_videos: row.n_videos,
   };

@@ -1,6 +1,6 @@
 import type { TaskRow } from '../../db/queries/tasks';
+import { isoTime } from './time';
 
-const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 
 export function presentTask(row: TaskRow) {
   return {
@@ -15,7 +15,7 @@ export function presentTask(row: TaskRow) {
     status_message: row.status_message,
     progress_percentage: row.progress_percentage,
     error_message: row.error_message,
-    start_time: iso(row.start_time),
-    end_time: iso(row.end_time),
+    start_time: isoTime(row.start_time),
+    end_time: isoTime(row.end_time),
   };
 }

@@ -15,6 +15,7 @@ import type { Logger } from '../../lib/logger';
 import type { NotificationHub } from '../../lib/notifications/notificationHub';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
+import { isoTime } from '../presenters/time';
 
 /** The spec's keepalive and polling cycle of the notification stream. */
 export const STREAM_CYCLE_MS = 3000;
@@ -28,7 +29,6 @@ const listQuery = datasetFilter.extend({
 });
 const idParams = z.object({ notification_id: z.uuid('notification_id must be a UUID') });
 
-const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 export function presentNotification(row: NotificationRow) {
   return {
     id: row.id,
@@ -39,8 +39,8 @@ export function presentNotification(row: NotificationRow) {
     message: row.message,
     metadata: row.metadata,
     dataset_id: row.dataset_id,
-    created_at: iso(row.created_at),
-    read_at: iso(row.read_at),
+    created_at: isoTime(row.created_at),
+    read_at: isoTime(row.read_at),
   };
 }
 

@@ -6,6 +6,7 @@ import { requireDataset } from '../access';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
 import { datasetIdParams } from './datasets';
+import { isoTime } from '../presenters/time';
 
 const tagParams = datasetIdParams.extend({ tag_id: z.uuid('tag_id must be a UUID') });
 const tagBody = z.object({ name: z.string().trim().min(1, 'name is required').max(100, 'name is at most 100 characters') });
@@ -16,7 +17,7 @@ const selectionBody = z
   })
   .refine((body) => Boolean(body.media_ids) !== Boolean(body.cluster_id), 'give exactly one of media_ids or cluster_id');
 
-const presentTag = (tag: TagRow) => ({ id: tag.id, name: tag.name, created_at: new Date(tag.created_at).toISOString(), n_media: tag.n_media });
+const presentTag = (tag: TagRow) => ({ id: tag.id, name: tag.name, created_at: isoTime(tag.created_at), n_media: tag.n_media });
 const toSelection = (body: z.output<typeof selectionBody>): MediaSelection =>
   body.media_ids ? { mediaIds: body.media_ids } : { clusterId: body.cluster_id! };
 

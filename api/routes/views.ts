@@ -8,6 +8,7 @@ import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
 import { receiveFields } from '../uploads';
 import { datasetIdParams } from './datasets';
+import { isoTime } from '../presenters/time';
 
 const viewParams = datasetIdParams.extend({ view_id: z.uuid('view_id must be a UUID') });
 const createQuery = z.object({
@@ -18,22 +19,21 @@ const createQuery = z.object({
 });
 const alertingBody = z.object({ request: z.object({ enabled: z.boolean({ message: 'request.enabled must be a boolean' }) }, { message: 'body must be {"request": {"enabled": true|false}}' }) });
 
-const iso = (value: Date | null) => (value ? new Date(value).toISOString() : null);
 function presentView(view: ViewRow) {
   const name = [view.creator_first_name, view.creator_last_name].filter(Boolean).join(' ') || view.creator_email;
   return {
     id: view.id,
     dataset_id: view.dataset_id,
     name: view.name,
-    created_at: iso(view.created_at),
+    created_at: isoTime(view.created_at),
     created_by: { user_id: view.created_by, email: view.creator_email, name },
     filters: view.filters,
     stats: view.stats,
     monitoring_enabled: view.monitoring_enabled,
-    monitoring_started_at: iso(view.monitoring_started_at),
+    monitoring_started_at: isoTime(view.monitoring_started_at),
     alerting_enabled: view.alerting_enabled,
     total_results: view.total_results,
-    last_results: iso(view.last_results),
+    last_results: isoTime(view.last_results),
   };
 }
 
@@ -96,9 +96,9 @@ export function createViewsRouter(deps: { db: Db }): Router {
     const view = await monitoredView(params.dataset_id, params.view_id);
     const points = await trendPoints(deps.db, view.id);
     ctx.body = {
-      points: points.map((point) => ({ ...point, timestamp: iso(point.timestamp) })),
+      points: points.map((point) => ({ ...point, timestamp: isoTime(point.timestamp) })),
       total_results: view.total_results,
-      last_results: iso(view.last_results),
+      last_results: isoTime(view.last_results),
     };
   });
 

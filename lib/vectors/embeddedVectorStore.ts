@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Index, MetricKind, ScalarKind, type BatchMatches, type Matches } from 'usearch';
 import type { Knex } from 'knex';
+import { bytesToVector, vectorToBytes } from './vectorBytes';
 import type { VectorHit, VectorPoint, VectorStore } from './vectorStore';
 
 const REPLAY_BATCH = 5000;
@@ -27,8 +28,6 @@ interface CacheMeta {
   keys: Array<[string, string]>;
 }
 
-const toBytes = (vector: Float32Array) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-const toVector = (bytes: Buffer) => new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 
 function newIndex(dim: number): Index {
   return new Index({
@@ -132,7 +131,7 @@ export function createEmbeddedVectorStore(options: { db: Knex; cacheDir: string 
             state.keyOf.set(point.id, key);
             state.idOf.set(key, point.id);
             keys.push(key);
-            vectors.push(toVector(point.vector));
+            vectors.push(bytesToVector(point.vector));
           }
         }
         if (keys.length > 0) {
@@ -173,7 +172,7 @@ export function createEmbeddedVectorStore(options: { db: Knex; cacheDir: string 
     async upsert(collection, points: VectorPoint[]) {
       if (points.length === 0) return;
       await db('vector_points')
-        .insert(points.map((point) => ({ collection, id: point.id, vector: toBytes(point.vector) })))
+        .insert(points.map((point) => ({ collection, id: point.id, vector: vectorToBytes(point.vector) })))
         .onConflict(['collection', 'id'])
         .merge({ vector: db.raw('excluded.vector'), seq: db.raw("nextval('vector_points_seq')") });
     },
@@ -190,7 +189,7 @@ export function createEmbeddedVectorStore(options: { db: Knex; cacheDir: string 
       const rows: Array<{ id: string; vector: Buffer }> = ids.length
         ? await db('vector_points').where({ collection }).whereIn('id', ids).whereNotNull('vector').select('id', 'vector')
         : [];
-      return new Map(rows.map((row) => [row.id, toVector(row.vector)]));
+      return new Map(rows.map((row) => [row.id, bytesToVector(row.vector)]));
     },
 
     async count(collection) {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { newDatasetWithTransaction as createDataset, uploadFiles as upload, waitForTask } from '../support/datasets';
+import { blobKey } from '../../lib/storage/objectStore';
 import { startTestStack } from '../support/testStack';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
@@ -106,7 +107,7 @@ describe('dataset creation from local files, end to end', () => {
     expect(clusterOf('camera.jpg')).not.toBe(clusterOf('chelsea.jpg'));
 
     // Blobs are content-addressed in the object store.
-    expect(await stack.deps.store.exists(`blobs/${byName('chelsea.jpg').blob_sha256.slice(0, 2)}/${byName('chelsea.jpg').blob_sha256.slice(2, 4)}/${byName('chelsea.jpg').blob_sha256}`)).toBe(true);
+    expect(await stack.deps.store.exists(blobKey(byName('chelsea.jpg').blob_sha256))).toBe(true);
   });
 
   it('refuses bad uploads with the spec codes and changes nothing', async () => {
