@@ -19,7 +19,8 @@ describe('GET /api/v1/health', () => {
     try {
       const response = await eventually(
         () => api.request.get('/api/v1/health'),
-        (r) => r.body.temporal?.workers?.[config.temporal.taskQueue] > 0,
+        // Both workers register their pollers independently; wait for both.
+        (r) => r.body.temporal?.workers?.[config.temporal.taskQueue] > 0 && r.body.temporal?.workers?.[`${config.temporal.taskQueue}-inference`] > 0,
       );
       expect(response.status).toBe(200);
       expect(response.body.status).toBe('ok');
