@@ -86,6 +86,11 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
 
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: true });
+  // Errors after the response started (a client leaving an event stream, say) reach here, not errorHandler.
+  app.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') deps.logger.debug({ err: error }, 'client went away');
+    else deps.logger.error({ err: error }, 'response error');
+  });
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
   app.use(
