@@ -1,12 +1,51 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/connection';
+import type { DatasetStatus } from '../db/models';
 import { transitionDatasetStatus } from '../db/queries/datasets';
+import { pendingUploads } from '../db/queries/ingestion';
 import { updateTaskProgress } from '../db/queries/tasks';
 import type { ImageEncoderInfo } from '../lib/ml/imageEncoder';
 import type { TaskRef } from './progress';
 
-/** Status changes of a dataset and its task at the start and end of an indexing workflow. */
+async function mediaCounts(trx: Knex.Transaction, datasetId: string): Promise<{ n_images: number; n_videos: number }> {
+  return trx('media')
+    .where({ dataset_id: datasetId })
+    .select(
+      trx.raw(`count(*) filter (where kind = 'IMAGE')::int as n_images`),
+      trx.raw(`count(*) filter (where kind = 'VIDEO')::int as n_videos`),
+    )
+    .first();
+}
+
+/** Whether batch `batchId` left media in the dataset, or any batch left files that were never decoded. */
+async function receivedButNotIndexed(trx: Knex.Transaction, datasetId: string, batchId: string): Promise<boolean> {
+  const media = await trx('media').where({ dataset_id: datasetId, batch_id: batchId }).first('id');
+  if (media) return true;
+  const pending = await pendingUploads(trx, datasetId).first('f.id');
+  return Boolean(pending);
+}
+
+/**
+ * Status changes of a dataset and its task at the start and end of the workflows that index it:
+ * creation (→ INDEXING → READY), a media batch (READ ONLY → PARTIAL INDEX) and a reindex
+ * (READ ONLY → INDEXING → READY). A failure never leaves the dataset in a transitional status.
+ */
 export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageEncoderInfo }) {
   const { db } = deps;
+  const embeddingConfig = () => JSON.stringify({ model: deps.encoder.modelId, dim: deps.encoder.dim });
+
+  /** A fully indexed dataset: READY with fresh counts, and its task COMPLETED. */
+  async function commitReady(ref: TaskRef, from: DatasetStatus[], describe: (counts: { n_images: number; n_videos: number }) => string) {
+    await db.transaction(async (trx) => {
+      const counts = await mediaCounts(trx, ref.datasetId);
+      await trx('datasets')
+        .where({ id: ref.datasetId })
+        .whereIn('status_new', from)
+        .update({ status_new: 'READY', progress: 100, ...counts, embedding_config: embeddingConfig(), error_message: null, updated_at: trx.fn.now() });
+      await updateTaskProgress(trx, ref.taskId, { status: 'COMPLETED', statusMessage: describe(counts), progressPercentage: 100, phase: 'done' });
+    });
+  }
+
   return {
     async beginDatasetCreation(ref: TaskRef): Promise<void> {
       await db.transaction(async (trx) => {
@@ -16,32 +55,7 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
     },
 
     async commitDatasetCreation(ref: TaskRef): Promise<void> {
-      await db.transaction(async (trx) => {
-        const counts = await trx('media')
-          .where({ dataset_id: ref.datasetId })
-          .select(
-            trx.raw(`count(*) filter (where kind = 'IMAGE')::int as n_images`),
-            trx.raw(`count(*) filter (where kind = 'VIDEO')::int as n_videos`),
-          )
-          .first();
-        await trx('datasets')
-          .where({ id: ref.datasetId })
-          .update({
-            status_new: 'READY',
-            progress: 100,
-            n_images: counts.n_images,
-            n_videos: counts.n_videos,
-            embedding_config: JSON.stringify({ model: deps.encoder.modelId, dim: deps.encoder.dim }),
-            error_message: null,
-            updated_at: trx.fn.now(),
-          });
-        await updateTaskProgress(trx, ref.taskId, {
-          status: 'COMPLETED',
-          statusMessage: `Dataset ready: ${counts.n_images} images, ${counts.n_videos} videos`,
-          progressPercentage: 100,
-          phase: 'done',
-        });
-      });
+      await commitReady(ref, ['INDEXING'], (counts) => `Dataset ready: ${counts.n_images} images, ${counts.n_videos} videos`);
     },
 
     async failDatasetTask(input: TaskRef & { aborted: boolean; message: string }): Promise<void> {
@@ -52,6 +66,58 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
           errorMessage: input.message,
         });
         await transitionDatasetStatus(trx, input.datasetId, ['INDEXING', 'UPLOADING'], 'ERROR', { error_message: input.message });
+      });
+    },
+
+    /** The dataset is already READ ONLY (claimed by the request); the task starts running. */
+    async beginTask(ref: TaskRef & { message: string }): Promise<void> {
+      await updateTaskProgress(db, ref.taskId, { status: 'RUNNING', statusMessage: ref.message, phase: 'starting' });
+    },
+
+    /** The batch is processed and visible: READ ONLY → PARTIAL INDEX until a reindex re-clusters. */
+    async completeMediaAddition(ref: TaskRef & { batchId: string; missing: string[] }): Promise<void> {
+      await db.transaction(async (trx) => {
+        const counts = await mediaCounts(trx, ref.datasetId);
+        const [{ added }] = await trx('media').where({ dataset_id: ref.datasetId, batch_id: ref.batchId }).whereNull('parent_id').count({ added: '*' });
+        await transitionDatasetStatus(trx, ref.datasetId, ['READ ONLY'], 'PARTIAL INDEX', { progress: 100 });
+        await trx('datasets').where({ id: ref.datasetId }).update(counts);
+        await updateTaskProgress(trx, ref.taskId, {
+          status: 'COMPLETED',
+          statusMessage:
+            `Added ${added} media; searchable now, re-clustered at the next reindex` +
+            (ref.missing.length ? `. Listed but missing: ${ref.missing.join(', ')}` : ''),
+          progressPercentage: 100,
+          phase: 'done',
+        });
+      });
+    },
+
+    async beginReindex(ref: TaskRef): Promise<void> {
+      await db.transaction(async (trx) => {
+        await transitionDatasetStatus(trx, ref.datasetId, ['READ ONLY'], 'INDEXING');
+        await updateTaskProgress(trx, ref.taskId, { status: 'RUNNING', statusMessage: 'Re-clustering the whole dataset', phase: 'reindex' });
+      });
+    },
+
+    async commitReindex(ref: TaskRef): Promise<void> {
+      await commitReady(ref, ['INDEXING'], (counts) => `Dataset reindexed: ${counts.n_images} images, ${counts.n_videos} videos`);
+    },
+
+    /**
+     * A failed or aborted batch or reindex: the task records why; the dataset goes back to
+     * `previousStatus`, or to PARTIAL INDEX when media of the batch already made it in or files
+     * were received but not decoded yet (the next reindex indexes whatever was received).
+     */
+    async failBatchTask(input: TaskRef & { batchId: string; previousStatus: DatasetStatus; aborted: boolean; message: string }): Promise<void> {
+      await db.transaction(async (trx) => {
+        await updateTaskProgress(trx, input.taskId, {
+          status: input.aborted ? 'ABORTED' : 'FAILED',
+          statusMessage: input.aborted ? 'Aborted' : 'Failed',
+          errorMessage: input.message,
+        });
+        const back = (await receivedButNotIndexed(trx, input.datasetId, input.batchId)) ? 'PARTIAL INDEX' : input.previousStatus;
+        await transitionDatasetStatus(trx, input.datasetId, ['READ ONLY', 'INDEXING'], back, { progress: 100 });
+        await trx('datasets').where({ id: input.datasetId }).update(await mediaCounts(trx, input.datasetId));
       });
     },
   };

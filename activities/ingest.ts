@@ -1,12 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
+import { pendingUploads } from '../db/queries/ingestion';
 import { analyzeImage, UndecodableMediaError, type ImageFacts } from '../lib/media/imageAnalysis';
 import { extractFrames, probeVideo, type VideoTools } from '../lib/media/video';
 import { pixelIssues, type Issue } from '../lib/quality/imageIssues';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { sha256Hex } from '../lib/sha256';
 import type { DatasetCreationInput } from '../workflows/datasetCreation';
-import { createProgressReporter } from './progress';
+import { createProgressReporter, type TaskRef } from './progress';
 
 export interface IngestDeps {
   db: Db;
@@ -140,35 +141,47 @@ export function createIngestActivities(deps: IngestDeps) {
     }
   }
 
+  /** Turns `files` into media of batch `batchId`, skipping files that already have media. */
+  async function ingestFiles(ref: TaskRef & { batchId: string }, files: UploadedFile[]): Promise<{ files: number; ingested: number }> {
+    const context = Context.current();
+    const done = new Set<string>(
+      await db('media').where({ dataset_id: ref.datasetId }).whereNull('parent_id').whereNotNull('uploaded_file_id').pluck('uploaded_file_id'),
+    );
+    const report = createProgressReporter(db, ref, 'ingest', 'Decoding media');
+    let ingested = 0;
+    for (const [index, file] of files.entries()) {
+      context.heartbeat({ index });
+      if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
+      if (done.has(file.id)) continue;
+      const base: MediaRow = {
+        dataset_id: ref.datasetId,
+        kind: file.media_kind,
+        uploaded_file_id: file.id,
+        batch_id: ref.batchId,
+        file_name: file.file_name,
+        blob_sha256: file.blob_sha256,
+        size_bytes: Number(file.size_bytes),
+      };
+      if (file.media_kind === 'IMAGE') await ingestImage(file, base);
+      else await ingestVideo(file, base);
+      ingested++;
+      await report(index + 1, files.length);
+    }
+    await report(files.length, files.length, true);
+    return { files: files.length, ingested };
+  }
+
   return {
+    /** The files of one upload transaction (a creation or an add_media batch). */
     async ingestUploadedFiles(input: DatasetCreationInput): Promise<{ files: number; ingested: number }> {
-      const context = Context.current();
       const files: UploadedFile[] = await db('uploaded_files').where({ transaction_id: input.transactionId }).orderBy('id');
-      const done = new Set<string>(
-        (await db('media').where({ dataset_id: input.datasetId }).whereNull('parent_id').whereNotNull('uploaded_file_id').pluck('uploaded_file_id')),
-      );
-      const report = createProgressReporter(db, input, 'ingest', 'Decoding media');
-      let ingested = 0;
-      for (const [index, file] of files.entries()) {
-        context.heartbeat({ index });
-        if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-        if (done.has(file.id)) continue;
-        const base: MediaRow = {
-          dataset_id: input.datasetId,
-          kind: file.media_kind,
-          uploaded_file_id: file.id,
-          batch_id: input.batchId,
-          file_name: file.file_name,
-          blob_sha256: file.blob_sha256,
-          size_bytes: Number(file.size_bytes),
-        };
-        if (file.media_kind === 'IMAGE') await ingestImage(file, base);
-        else await ingestVideo(file, base);
-        ingested++;
-        await report(index + 1, files.length);
-      }
-      await report(files.length, files.length, true);
-      return { files: files.length, ingested };
+      return ingestFiles(input, files);
+    },
+
+    /** Every received file of the dataset that has no media yet (left by a failed batch), as batch `batchId`. */
+    async ingestPendingUploads(ref: TaskRef & { batchId: string }): Promise<{ files: number; ingested: number }> {
+      const files: UploadedFile[] = await pendingUploads(db, ref.datasetId).orderBy('f.id').select('f.*');
+      return ingestFiles(ref, files);
     },
   };
 }

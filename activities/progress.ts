@@ -7,7 +7,8 @@ export interface TaskRef {
 
 /** Share of the overall progress (0-100) each stage of an indexing workflow covers. */
 export const STAGE_RANGES = {
-  ingest: [0, 40],
+  collect: [0, 10],
+  ingest: [10, 40],
   embed: [40, 80],
   analyze: [80, 95],
 } as const;

@@ -30,6 +30,7 @@ import { createNotificationsRouter } from './routes/notifications';
 import { createViewsRouter } from './routes/views';
 import type { NotificationHub } from '../lib/notifications/notificationHub';
 import { createTasksRouter } from './routes/tasks';
+import { createMediaAdditionRouter } from './routes/mediaAddition';
 
 export interface AppDeps {
   config: Config;
@@ -77,6 +78,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createCustomMetadataRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createNotificationsRouter(deps),
     createViewsRouter(deps),
+    createMediaAdditionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }

@@ -1,13 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Context } from 'koa';
-import type { Config } from '../lib/config';
 import busboy from 'busboy';
 import { stageStream, type StagedFile } from '../lib/storage/staging';
 import { HttpError } from './errors';
 
 export interface ReceivedFile extends StagedFile {
   fileName: string;
+  /** The multipart field the file came in. */
+  field: string;
 }
 
 export interface UploadLimits {
@@ -16,15 +17,21 @@ export interface UploadLimits {
 }
 
 /**
- * Streams the multipart file parts named `field` to temp files under `stagingDir`. `check` may
- * refuse a file name with an HttpError. Any problem removes every staged file and throws, so a
+ * Streams the multipart file parts named one of `fields` to temp files under `stagingDir`. `check`
+ * may refuse a file (by name and field) with an HttpError. Any problem removes every staged file and throws, so a
  * refused request leaves nothing behind.
  */
 export async function receiveFiles(
   ctx: Context,
-  options: { field: string; stagingDir: string; limits: UploadLimits; check: (fileName: string) => HttpError | undefined },
+  options: {
+    fields: readonly string[];
+    stagingDir: string;
+    limits: UploadLimits;
+    check: (fileName: string, field: string) => HttpError | undefined;
+  },
 ): Promise<{ files: ReceivedFile[]; fields: Record<string, string> }> {
-  if (!ctx.is('multipart/form-data')) throw new HttpError(422, `Expected multipart/form-data with file parts named "${options.field}"`);
+  const expected = options.fields.map((field) => `"${field}"`).join(' or ');
+  if (!ctx.is('multipart/form-data')) throw new HttpError(422, `Expected multipart/form-data with file parts named ${expected}`);
   const files: ReceivedFile[] = [];
   const fields: Record<string, string> = {};
   const pending: Promise<void>[] = [];
@@ -37,12 +44,11 @@ export async function receiveFiles(
   });
   parser.on('file', (name, stream, info) => {
     const fileName = path.basename(info.filename ?? '');
-    const refusal =
-      name !== options.field
-        ? new HttpError(422, `File parts must use the field name "${options.field}" (got "${name}")`)
-        : !fileName
-          ? new HttpError(400, 'A file part has no file name')
-          : options.check(fileName);
+    const refusal = !options.fields.includes(name)
+      ? new HttpError(422, `File parts must use the field name ${expected} (got "${name}")`)
+      : !fileName
+        ? new HttpError(400, 'A file part has no file name')
+        : options.check(fileName, name);
     if (refusal || problem) {
       if (refusal) refuse(refusal);
       stream.resume();
@@ -51,7 +57,7 @@ export async function receiveFiles(
     stream.on('limit', () => refuse(new HttpError(413, `File ${fileName} exceeds ${options.limits.maxFileBytes} bytes`)));
     pending.push(
       stageStream(stream, options.stagingDir).then((staged) => {
-        files.push({ ...staged, fileName });
+        files.push({ ...staged, fileName, field: name });
       }),
     );
   });
@@ -75,11 +81,6 @@ export async function receiveFiles(
     throw problem;
   }
   return { files, fields };
-}
-
-/** Where uploads wait while they are received: inside DATA_DIR, so moving them into the store is a rename. */
-export function uploadStagingDir(config: Config): string {
-  return path.join(config.dataDir, 'tmp', 'uploads');
 }
 
 export async function removeStaged(files: StagedFile[]): Promise<void> {

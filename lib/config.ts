@@ -2,6 +2,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { projectRoot } from './projectRoot';
+import type { ArchiveLimits } from './sources/archive';
+import type { S3Settings } from './sources/s3';
 
 const booleanString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
@@ -52,6 +54,16 @@ const envSchema = z.object({
   MEDIA_URL_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
   MAX_UPLOAD_FILE_MB: z.coerce.number({ message: 'expected a number of MiB' }).positive().default(10240),
   MAX_FILES_PER_REQUEST: z.coerce.number({ message: 'expected an integer' }).int().min(1).default(500),
+  ARCHIVE_MAX_ENTRIES: z.coerce.number({ message: 'expected an integer' }).int().min(1).default(100_000),
+  ARCHIVE_MAX_EXTRACTED_MB: z.coerce.number({ message: 'expected a number of MiB' }).positive().default(51_200),
+  S3_ENDPOINT: url.optional(),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  S3_FORCE_PATH_STYLE: booleanString.optional(),
+  STS_ENDPOINT: url.optional(),
+  PIPELINE_HOST: z.string().min(1).default('127.0.0.1'),
+  PIPELINE_PORT: port.default(8091),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -82,6 +94,10 @@ export interface Config {
   publicUrl?: string;
   models: { dir: string; imageModel: string; inferenceThreads: number };
   video: { everyMs: number; maxFrames: number };
+  archives: ArchiveLimits;
+  s3: S3Settings;
+  /** Where the worker serves the on-premises pipeline trigger (GET /api/v1/process/add_media); port 0 picks a free one. */
+  pipeline: { host: string; port: number };
 }
 
 export class ConfigError extends Error {}
@@ -132,5 +148,19 @@ export function loadConfig(env: Env = process.env): Config {
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     uploads: { maxFileBytes: Math.floor(e.MAX_UPLOAD_FILE_MB * 1024 * 1024), maxFiles: e.MAX_FILES_PER_REQUEST },
+    archives: {
+      maxEntries: e.ARCHIVE_MAX_ENTRIES,
+      maxEntryBytes: Math.floor(e.MAX_UPLOAD_FILE_MB * 1024 * 1024),
+      maxTotalBytes: Math.floor(e.ARCHIVE_MAX_EXTRACTED_MB * 1024 * 1024),
+    },
+    s3: {
+      endpoint: e.S3_ENDPOINT,
+      region: e.S3_REGION,
+      accessKeyId: e.S3_ACCESS_KEY_ID,
+      secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: e.S3_FORCE_PATH_STYLE ?? e.S3_ENDPOINT !== undefined,
+      stsEndpoint: e.STS_ENDPOINT,
+    },
+    pipeline: { host: e.PIPELINE_HOST, port: e.PIPELINE_PORT },
   };
 }

@@ -1,9 +1,10 @@
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/queries/datasets';
-import { exploreClusters, type ExploreCluster, type MediaFilter, type Relevance } from '../db/queries/explore';
+import { exploreClusters, type ExploreCluster, type Relevance } from '../db/queries/explore';
 import { HttpError } from '../api/errors';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import type { VectorStore } from '../lib/vectors/vectorStore';
+import { splitVql, type MediaFilter } from '../lib/vql/compileVql';
 import type { VqlFilter } from '../lib/vql/parseVql';
 import { requireSearchable } from './datasetStates';
 import { semanticRelevance } from './semanticSearch';
@@ -28,32 +29,12 @@ export interface ExploreDeps {
   textEncoder: () => Promise<TextEncoder>;
 }
 
-type TextFilter = Extract<VqlFilter, { key: 'text' }>;
-const isSemantic = (filter: VqlFilter): filter is TextFilter => filter.key === 'text' && filter.op === 'semantic';
-
-function compileVql(filter: VqlFilter): MediaFilter {
-  switch (filter.key) {
-    case 'issues':
-      return { kind: 'issue', issue: filter.value };
-    case 'duplicates':
-      return { kind: 'duplicateSimilarity', atLeast: filter.value };
-    case 'uniqueness':
-      return { kind: 'uniqueness', atLeast: filter.value };
-    case 'labels':
-      return { kind: 'labels', anyOf: filter.value };
-    case 'tags':
-      return { kind: 'tags', anyOf: filter.value };
-    case 'text':
-      return { kind: 'fullText', query: filter.value };
-  }
-}
-
 /**
  * The ranking of a search, if any: a visual anchor, the `caption` query, or one VQL semantic
  * filter; they cannot be combined (422).
  */
 async function ranking(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<Relevance | undefined> {
-  const semantic = request.vql.filter(isSemantic);
+  const { semantic } = splitVql(request.vql);
   const rankings = semantic.length + (request.anchor ? 1 : 0) + (request.caption ? 1 : 0);
   if (rankings > 1) throw new HttpError(422, 'Use at most one ranking: a visual anchor, caption, or one semantic text filter');
   if (request.anchor) return visualRelevance(deps, dataset, request.anchor.id, request.anchor.type);
@@ -67,7 +48,7 @@ export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, req
   requireSearchable(dataset);
   // Objects come with object-detection enrichment; until a dataset has them there are no object clusters.
   if (request.entityType === 'OBJECTS') return [];
-  const filters: MediaFilter[] = request.vql.filter((filter) => !isSemantic(filter)).map(compileVql);
+  const filters: MediaFilter[] = splitVql(request.vql).filters;
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });
   if (request.tags?.length) filters.push({ kind: 'tags', anyOf: request.tags });
   const relevance = await ranking(deps, dataset, request);

@@ -9,6 +9,8 @@ import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../lib/temporal/searc
 export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
   DATASET_CREATION: 'datasetCreationWorkflow',
   CUSTOM_METADATA: 'customMetadataWorkflow',
+  MEDIA_ADDITION: 'mediaAdditionWorkflow',
+  REINDEX: 'reindexWorkflow',
 };
 
 export interface TaskDeps {
@@ -74,9 +76,11 @@ export async function createTask(
   release: (db: Db) => Promise<void>,
 ): Promise<string> {
   const taskId = randomUUID();
-  const input = start.input(taskId);
+  let input: object = {};
   await deps.db.transaction(async (trx) => {
     await claim(trx);
+    // Built after the claim, so the input can carry what the claim saw (e.g. the status it left).
+    input = start.input(taskId);
     await insertTask(trx, {
       taskId,
       datasetId: start.datasetId,

@@ -25,7 +25,7 @@ export async function requireTask(deps: TaskDeps, taskId: string, user: User): P
  * Temporal is the source of truth for execution: a task row that says it is running while its
  * workflow has closed (worker lost, terminated in the Temporal UI) is repaired to FAILED or ABORTED.
  */
-export async function repairTask(deps: TaskDeps, task: TaskRow): Promise<boolean> {
+export async function repairTask(deps: TaskDeps, task: Pick<TaskRow, 'task_id' | 'task_type' | 'status' | 'dataset_id' | 'error_message'>): Promise<boolean> {
   if (FINAL_TASK_STATUSES.includes(task.status)) return false;
   let status: number | null | undefined;
   try {
@@ -46,8 +46,11 @@ export async function repairTask(deps: TaskDeps, task: TaskRow): Promise<boolean
   const repaired = await transitionTaskStatus(deps.db, task.task_id, ['INITIALIZING', 'RUNNING'], verdict.to, {
     errorMessage: task.error_message ?? verdict.message,
   });
-  if (repaired) {
+  if (repaired && task.task_type === 'DATASET_CREATION') {
     await transitionDatasetStatus(deps.db, task.dataset_id, ['INDEXING', 'UPLOADING'], 'ERROR', { error_message: verdict.message });
+  } else if (repaired && ['MEDIA_ADDITION', 'REINDEX'].includes(task.task_type)) {
+    // Whatever the batch brought in stays; the next reindex indexes it.
+    await transitionDatasetStatus(deps.db, task.dataset_id, ['READ ONLY', 'INDEXING'], 'PARTIAL INDEX');
   }
   return repaired;
 }

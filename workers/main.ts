@@ -12,6 +12,11 @@ import { createDatasetLifecycleActivities } from '../activities/datasetLifecycle
 import { createEmbeddingActivities } from '../activities/embedding';
 import { createIngestActivities } from '../activities/ingest';
 import { createVisualSearchActivities } from '../activities/visualSearch';
+import { createBatchSourceActivities } from '../activities/batchSources';
+import { createViewMonitoringActivities } from '../activities/viewMonitoring';
+import { Client, Connection } from '@temporalio/client';
+import { uploadStagingDir } from '../lib/storage/staging';
+import { startPipelineServer } from './pipelineServer';
 import { defaultVideoTools } from '../lib/media/video';
 import { loadImageEncoder } from '../lib/ml/imageEncoder';
 import { loadTextEncoder } from '../lib/ml/textEncoder';
@@ -31,8 +36,11 @@ async function connectWithRetry(address: string, logger: Logger, timeoutMs = 60_
   }
 }
 
-/** Starts the Temporal workers: workflows and I/O activities on one queue, inference on its own. */
-export async function startWorkers(config: Config, logger: Logger) {
+/**
+ * Starts the Temporal workers (workflows and I/O activities on one queue, inference on its own) and
+ * the on-premises pipeline trigger.
+ */
+export async function startWorkers(config: Config, logger: Logger): Promise<{ pipelineUrl: string; stop(): Promise<void> }> {
   if (!config.database.url) throw new Error('DATABASE_URL is required to start the worker');
   if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is required to start the worker');
   const connection = await connectWithRetry(config.temporal.address, logger);
@@ -54,6 +62,8 @@ export async function startWorkers(config: Config, logger: Logger) {
       ...createIngestActivities({ db, store, video: defaultVideoTools(), frames: config.video }),
       ...createAnalysisActivities({ db, vectors }),
       ...createCustomMetadataActivities({ db, store }),
+      ...createBatchSourceActivities({ db, store, stagingDir: uploadStagingDir(config), archives: config.archives, s3: config.s3 }),
+      ...createViewMonitoringActivities({ db, vectors, textEncoder }),
     },
     maxConcurrentActivityTaskExecutions: Math.max(2, os.availableParallelism()),
   });
@@ -70,16 +80,22 @@ export async function startWorkers(config: Config, logger: Logger) {
   const workers = [workflowWorker, inferenceWorker];
   const running = workers.map((worker) => worker.run());
   logger.info({ queues: Object.values(queues), model: encoder.modelId }, 'worker running');
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  const pipeline = await startPipelineServer({ config, db, store, temporal, logger });
 
-  return async () => {
+  const stop = async () => {
+    await pipeline.close();
     for (const worker of workers) worker.shutdown();
     await Promise.allSettled(running);
+    await clientConnection.close();
     await connection.close();
     await vectors.close();
     await encoder.close();
     await textEncoder.close();
     await db.destroy();
   };
+  return { pipelineUrl: pipeline.url, stop };
 }
 
 /** Routes the SDK's own logs (warnings and up) into our JSON log stream. */
@@ -93,6 +109,6 @@ export function installSdkLogger(logger: Logger): void {
 if (require.main === module) {
   runMain('worker', async (config, logger) => {
     installSdkLogger(logger);
-    return startWorkers(config, logger);
+    return (await startWorkers(config, logger)).stop;
   });
 }

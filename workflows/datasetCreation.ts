@@ -1,18 +1,6 @@
-import {
-  ApplicationFailure,
-  CancellationScope,
-  defineQuery,
-  isCancellation,
-  proxyActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
-import type { createAnalysisActivities } from '../activities/analysis';
-import type { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
-import type { createEmbeddingActivities } from '../activities/embedding';
-import type { createIngestActivities } from '../activities/ingest';
+import { ApplicationFailure, CancellationScope, defineQuery, isCancellation, setHandler } from '@temporalio/workflow';
+import { analysis, embedding, ingest, lifecycle } from './activityProxies';
 import { failureMessage } from './failures';
-import { inferenceQueueOf } from './taskQueues';
 
 export interface DatasetCreationInput {
   taskId: string;
@@ -27,33 +15,6 @@ export type CreationPhase = 'starting' | 'ingesting' | 'embedding' | 'analyzing'
 /** Where the workflow is; the API refuses to abort once this says `commit`. */
 export const creationPhaseQuery = defineQuery<CreationPhase>('creationPhase');
 
-const lifecycle = proxyActivities<ReturnType<typeof createDatasetLifecycleActivities>>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 20, maximumInterval: '30 seconds' },
-});
-
-const ingest = proxyActivities<ReturnType<typeof createIngestActivities>>({
-  startToCloseTimeout: '12 hours',
-  heartbeatTimeout: '20 seconds',
-  retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
-});
-
-/** Inference runs on the inference queue beside the queue this workflow runs on. */
-function embeddingActivities() {
-  return proxyActivities<ReturnType<typeof createEmbeddingActivities>>({
-    taskQueue: inferenceQueueOf(workflowInfo().taskQueue),
-    startToCloseTimeout: '12 hours',
-    heartbeatTimeout: '2 minutes',
-    retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
-  });
-}
-
-const analysis = proxyActivities<ReturnType<typeof createAnalysisActivities>>({
-  startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '2 minutes',
-  retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
-});
-
 /** DATASET_CREATION: ingest the uploaded files, embed them, cluster and score, then commit. */
 export async function datasetCreationWorkflow(input: DatasetCreationInput): Promise<void> {
   let phase: CreationPhase = 'starting';
@@ -64,7 +25,7 @@ export async function datasetCreationWorkflow(input: DatasetCreationInput): Prom
     phase = 'ingesting';
     await ingest.ingestUploadedFiles(input);
     phase = 'embedding';
-    await embeddingActivities().embedDatasetMedia({ taskId, datasetId });
+    await embedding().embedDatasetMedia({ taskId, datasetId });
     phase = 'analyzing';
     await analysis.analyzeDataset({ taskId, datasetId });
     phase = 'commit';

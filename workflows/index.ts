@@ -2,3 +2,5 @@
 export { customMetadataWorkflow } from './customMetadata';
 export { datasetCreationWorkflow } from './datasetCreation';
 export { encodeQueryImageWorkflow } from './encodeQueryImage';
+export { mediaAdditionWorkflow } from './mediaAddition';
+export { reindexWorkflow } from './reindex';

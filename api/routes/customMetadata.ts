@@ -9,7 +9,8 @@ import type { TaskDeps } from '../../services/taskWorkflows';
 import { requireDataset } from '../access';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
-import { receiveFiles, removeStaged, uploadStagingDir } from '../uploads';
+import { receiveFiles, removeStaged } from '../uploads';
+import { uploadStagingDir } from '../../lib/storage/staging';
 import { datasetIdParams } from './datasets';
 
 /** Custom metadata import (spec-silent; see docs/decisions.md): multipart `file` → 202 {task_id}. */
@@ -20,7 +21,7 @@ export function createCustomMetadataRouter(deps: TaskDeps & { store: ObjectStore
     const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
     const { files } = await receiveFiles(ctx, {
-      field: 'file',
+      fields: ['file'],
       stagingDir: uploadStagingDir(deps.config),
       limits: { maxFileBytes: deps.config.uploads.maxFileBytes, maxFiles: 1 },
       check: (fileName) =>

@@ -8,7 +8,8 @@ import { newDataset, openTransaction, processFiles, requireOpenTransaction, stor
 import type { TaskDeps } from '../../services/taskWorkflows';
 import { requireDataset } from '../access';
 import { HttpError } from '../errors';
-import { receiveFiles, removeStaged, uploadStagingDir, type UploadLimits } from '../uploads';
+import { receiveFiles, removeStaged, type UploadLimits } from '../uploads';
+import { uploadStagingDir } from '../../lib/storage/staging';
 import { validate } from '../middleware/validate';
 import { datasetIdParams } from './datasets';
 
@@ -50,7 +51,7 @@ export function createIngestionRouter(deps: TaskDeps & { db: Db; store: ObjectSt
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
     const transaction = await requireOpenTransaction(deps.db, dataset, params.transaction_id);
     const { files } = await receiveFiles(ctx, {
-      field: 'files',
+      fields: ['files'],
       stagingDir: uploadStagingDir(deps.config),
       limits: deps.uploadLimits,
       check: refuseUnsupportedForCreation,

@@ -10,7 +10,8 @@ import { requireDataset } from '../access';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
 import { clusteringThreshold, entityType, requireEntityType } from '../searchParams';
-import { receiveFiles, removeStaged, uploadStagingDir } from '../uploads';
+import { receiveFiles, removeStaged } from '../uploads';
+import { uploadStagingDir } from '../../lib/storage/staging';
 import { datasetIdParams } from './datasets';
 
 const fraction = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
@@ -46,7 +47,7 @@ export function createVisualSearchRouter(deps: { db: Db; store: ObjectStore; tem
       const { params, query } = ctx.state.input as { params: z.output<typeof datasetIdParams>; query: z.output<typeof anchorQuery> };
       const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
       const { files } = await receiveFiles(ctx, {
-        field: 'file',
+        fields: ['file'],
         stagingDir: uploadStagingDir(deps.config),
         limits: { maxFileBytes: deps.config.uploads.maxFileBytes, maxFiles: 1 },
         check: (fileName) => (mediaKindOf(fileName) === 'IMAGE' ? undefined : new HttpError(400, `The query must be an image file (got ${fileName})`)),

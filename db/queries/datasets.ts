@@ -80,3 +80,8 @@ export async function transitionDatasetStatus(
     .update({ status_new: to, updated_at: db.fn.now(), ...extra });
   return updated === 1;
 }
+
+/** Everyone with a role on the dataset: who its notifications go to. */
+export async function datasetCollaboratorIds(db: Db, datasetId: string): Promise<string[]> {
+  return db('dataset_members').where({ dataset_id: datasetId }).orderBy('user_id').pluck('user_id');
+}

@@ -1,19 +1,11 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
-
-/** A predicate on media rows (alias `m`), compiled from Explore parameters and VQL. */
-export type MediaFilter =
-  | { kind: 'issue'; issue: string }
-  | { kind: 'duplicateSimilarity'; atLeast: number }
-  | { kind: 'uniqueness'; atLeast: number }
-  | { kind: 'labels'; anyOf: string[] }
-  | { kind: 'tags'; anyOf: string[] }
-  | { kind: 'fullText'; query: string };
+import type { MediaFilter } from '../../lib/vql/compileVql';
 
 export const CLUSTERS_PER_PAGE = 100;
 export const PREVIEWS_PER_CLUSTER = 10;
 
-function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilter): void {
+export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilter): void {
   switch (filter.kind) {
     case 'issue':
       query.whereExists(db('media_issues as i').whereRaw('i.media_id = m.id').where('i.issue_type', filter.issue));

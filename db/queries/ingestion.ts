@@ -51,3 +51,11 @@ export async function countUploadedFiles(db: Db, transactionId: number): Promise
   const [{ count }] = await db('uploaded_files').where({ transaction_id: transactionId }).count({ count: '*' });
   return Number(count);
 }
+
+/** Files a batch received (its transaction is processing) that never became media: left by a failed batch. */
+export function pendingUploads(db: Db, datasetId: string) {
+  return db('uploaded_files as f')
+    .join('upload_transactions as t', 't.id', 'f.transaction_id')
+    .where({ 'f.dataset_id': datasetId, 't.status': 'PROCESSING' })
+    .whereNotExists(db('media as m').whereRaw('m.uploaded_file_id = f.id'));
+}

@@ -1,4 +1,6 @@
 import type { Db } from '../connection';
+import type { MediaFilter } from '../../lib/vql/compileVql';
+import { applyFilter } from './explore';
 
 export interface ViewFilters {
   entity_type: 'IMAGES' | 'OBJECTS' | 'VIDEOS';
@@ -62,4 +64,61 @@ export async function setAlerting(db: Db, viewId: string, enabled: boolean): Pro
 
 export async function trendPoints(db: Db, viewId: string) {
   return db('view_trend_points').where({ view_id: viewId }).orderBy('timestamp').select('timestamp', 'batch_id', 'count', 'cumulative');
+}
+
+/** Monitored views of a dataset created before `before` (a batch is evaluated only by views older than it). */
+export async function monitoredViewsBefore(db: Db, datasetId: string, before: Date): Promise<ViewRow[]> {
+  return views(db).where({ 'v.dataset_id': datasetId, 'v.monitoring_enabled': true }).where('v.created_at', '<', before).orderBy('v.created_at');
+}
+
+export interface BatchMatches {
+  n_images: number;
+  n_video_frames: number;
+  n_videos: number;
+}
+
+/** How many images, frames and videos (with a matching frame) of one batch pass every filter, optionally only among `ids`. */
+export async function countBatchMatches(
+  db: Db,
+  options: { datasetId: string; batchId: string; filters: MediaFilter[]; ids?: string[] },
+): Promise<BatchMatches> {
+  const query = db('media as m')
+    .where({ 'm.dataset_id': options.datasetId, 'm.batch_id': options.batchId })
+    .whereIn('m.kind', ['IMAGE', 'VIDEO_FRAME']);
+  for (const filter of options.filters) applyFilter(query, db, filter);
+  if (options.ids) query.whereIn('m.id', options.ids);
+  return query
+    .select(
+      db.raw(`count(*) filter (where m.kind = 'IMAGE')::int as n_images`),
+      db.raw(`count(*) filter (where m.kind = 'VIDEO_FRAME')::int as n_video_frames`),
+      db.raw(`count(distinct m.parent_id)::int as n_videos`),
+    )
+    .first();
+}
+
+/**
+ * Records one evaluation: the batch's trend point, the view's running stats and totals. False when
+ * this batch was already recorded for the view (a repeated activity), so nothing is counted twice.
+ */
+export async function recordViewEvaluation(
+  db: Db,
+  view: ViewRow,
+  evaluation: { batchId: string; count: number; stats: ViewRow['stats'] },
+): Promise<boolean> {
+  const cumulative = view.total_results + evaluation.count;
+  const inserted = await db('view_trend_points')
+    .insert({ view_id: view.id, batch_id: evaluation.batchId, count: evaluation.count, cumulative })
+    .onConflict(['view_id', 'batch_id'])
+    .ignore()
+    .returning('view_id');
+  if (inserted.length === 0) return false;
+  await db('saved_views')
+    .where({ id: view.id })
+    .update({
+      stats: JSON.stringify(evaluation.stats),
+      total_results: cumulative,
+      // When results last arrived, not when the view was last evaluated.
+      ...(evaluation.count > 0 ? { last_results: db.fn.now() } : {}),
+    });
+  return true;
 }

@@ -1,9 +1,4 @@
-import { parse as parseCsv } from 'csv-parse/sync';
-import type * as Hyparquet from 'hyparquet' with { 'resolution-mode': 'import' };
-
-// hyparquet is published as ESM only; Node 20 loads it through require().
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { parquetReadObjects } = require('hyparquet') as typeof Hyparquet;
+import { readTable } from '../tables/readTable';
 
 export type MetadataFormat = 'json' | 'csv' | 'parquet';
 
@@ -62,11 +57,8 @@ export async function parseMetadataFile(bytes: Buffer, format: MetadataFormat): 
       const parsed = JSON.parse(bytes.toString('utf8'));
       if (!Array.isArray(parsed)) throw new MetadataFileError('a JSON metadata file must be an array of objects');
       rows = parsed;
-    } else if (format === 'csv') {
-      rows = parseCsv(bytes, { columns: true, skip_empty_lines: true, trim: true, bom: true });
     } else {
-      const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-      rows = (await parquetReadObjects({ file: buffer })) as Array<Record<string, unknown>>;
+      rows = await readTable(bytes, format);
     }
   } catch (error) {
     if (error instanceof MetadataFileError) throw error;

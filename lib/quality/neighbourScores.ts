@@ -29,26 +29,45 @@ export interface NeighbourScores {
   issues: Issue[];
 }
 
+/** Distribution of the mean similarity to the 5 nearest neighbours over a dataset (outlier reference). */
+export interface NeighbourStats {
+  mean: number;
+  std: number;
+  items: number;
+}
+
+function meanTopK(item: NeighbourItem): number {
+  const top = item.neighbours.slice(0, NEIGHBOUR_SCORING.outlierNeighbours);
+  return top.length === 0 ? 0 : top.reduce((sum, n) => sum + n.similarity, 0) / top.length;
+}
+
+export function neighbourStats(items: NeighbourItem[]): NeighbourStats {
+  const values = items.map(meanTopK);
+  const mean = values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+  const std = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / Math.max(1, values.length));
+  return { mean, std, items: values.length };
+}
+
 /**
  * uniqueness = cosine distance to the nearest neighbour / uniqueDistance, capped at 1 (0 for an
  * exact duplicate). Duplicates: nearest neighbour of another group at similarity >= 0.9.
  * Outliers: mean similarity to the 5 nearest is more than 2.5 standard deviations below the
- * dataset's mean (datasets of 20 items or more).
+ * mean of `reference` (by default the items themselves; datasets of 20 items or more).
+ * `groupOf` tells the group of a neighbour index when neighbours are not all in `items`.
  */
-export function scoreNeighbours(items: NeighbourItem[], ids: string[]): NeighbourScores[] {
-  const k = NEIGHBOUR_SCORING.outlierNeighbours;
-  const meanTopK = items.map((item) => {
-    const top = item.neighbours.slice(0, k);
-    return top.length === 0 ? 0 : top.reduce((sum, n) => sum + n.similarity, 0) / top.length;
-  });
-  const mean = meanTopK.reduce((sum, value) => sum + value, 0) / Math.max(1, meanTopK.length);
-  const std = Math.sqrt(meanTopK.reduce((sum, value) => sum + (value - mean) ** 2, 0) / Math.max(1, meanTopK.length));
+export function scoreNeighbours(
+  items: NeighbourItem[],
+  ids: string[],
+  options: { reference?: NeighbourStats; groupOf?: (index: number) => string | undefined } = {},
+): NeighbourScores[] {
+  const { mean, std, items: population } = options.reference ?? neighbourStats(items);
+  const groupOf = options.groupOf ?? ((index: number) => items[index].group);
 
-  return items.map((item, i) => {
+  return items.map((item) => {
     const nearest = item.neighbours[0];
     const issues: Issue[] = [];
     const duplicate = item.neighbours.find(
-      (n) => n.similarity >= NEIGHBOUR_SCORING.duplicateSimilarity && (item.group === undefined || items[n.index].group !== item.group),
+      (n) => n.similarity >= NEIGHBOUR_SCORING.duplicateSimilarity && (item.group === undefined || groupOf(n.index) !== item.group),
     );
     if (duplicate) {
       issues.push({
@@ -57,8 +76,8 @@ export function scoreNeighbours(items: NeighbourItem[], ids: string[]): Neighbou
         details: { similarity: duplicate.similarity, duplicate_of: ids[duplicate.index] },
       });
     }
-    if (items.length >= NEIGHBOUR_SCORING.outlierMinItems && std > 0) {
-      const z = (mean - meanTopK[i]) / std;
+    if (population >= NEIGHBOUR_SCORING.outlierMinItems && std > 0) {
+      const z = (mean - meanTopK(item)) / std;
       if (z > NEIGHBOUR_SCORING.outlierZ) {
         issues.push({ type: 'outliers', confidence: clamp01(0.5 + (z - NEIGHBOUR_SCORING.outlierZ) / 5), details: { z_score: z } });
       }

@@ -216,10 +216,11 @@ async function main(): Promise<void> {
       DATABASE_URL: await ensureDatabase(postgres.url, 'bench_e2e'),
       TEMPORAL_ADDRESS: temporal.address,
       API_PORT: '0',
+      PIPELINE_PORT: '0',
       API_HOST: '127.0.0.1',
     });
     const api = await startApiServer(stackConfig, createLogger('bench-api', 'silent'));
-    const stopWorkers = await startWorkers(stackConfig, createLogger('bench-worker', 'silent'));
+    const { stop: stopWorkers } = await startWorkers(stackConfig, createLogger('bench-worker', 'silent'));
     try {
       bigUpload = await measureOneBigUpload(`http://127.0.0.1:${api.port}/api/v1`, await prepareLargePhotos(files));
       say(`  one request with ${bigUpload.files} files, ${bigUpload.total_mb} MiB: ${bigUpload.seconds.toFixed(1)} s, server process memory grew ${bigUpload.rss_growth_mb} MiB`);

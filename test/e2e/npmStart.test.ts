@@ -65,6 +65,7 @@ describe('npm start on embedded defaults', () => {
       EMBEDDED_PG_PORT: String(await freePort()),
       TEMPORAL_PORT: String(await freePort()),
       TEMPORAL_UI_PORT: String(await freePort()),
+      PIPELINE_PORT: String(await freePort()),
       LOG_LEVEL: 'warn',
     };
   });

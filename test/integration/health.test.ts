@@ -15,7 +15,7 @@ describe('GET /api/v1/health', () => {
 
   it('reports Postgres, Temporal and the workers polling each task queue; the worker registers the search attributes', async () => {
     const config = loadConfig(api.env);
-    const stopWorkers = await startWorkers(config, createLogger('test-worker', 'silent'));
+    const { stop: stopWorkers } = await startWorkers(config, createLogger('test-worker', 'silent'));
     try {
       const response = await eventually(
         () => api.request.get('/api/v1/health'),

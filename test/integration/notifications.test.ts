@@ -6,38 +6,8 @@ import { insertNotifications, type NewNotification } from '../../db/queries/noti
 import { createUser } from '../../db/queries/users';
 import { Workspace } from '../../db/models';
 import { eventually } from '../support/media';
+import { openStream } from '../support/sse';
 import { startTestApi, type TestApi } from '../support/testStack';
-
-interface Stream {
-  events: Array<{ event: string; data: unknown }>;
-  close(): void;
-}
-
-/** A real SSE client: parses `event:` / `data:` blocks as they arrive. */
-function openStream(port: number, query = ''): Promise<Stream> {
-  return new Promise((resolve, reject) => {
-    const events: Stream['events'] = [];
-    const request = http.get({ port, host: '127.0.0.1', path: `/api/v1/notifications/stream${query}` }, (response) => {
-      if (response.statusCode !== 200) return reject(new Error(`stream answered ${response.statusCode}`));
-      expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
-      let buffer = '';
-      response.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString();
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event) events.push({ event, data: data ? JSON.parse(data) : undefined });
-        }
-      });
-      response.on('error', () => undefined);
-      resolve({ events, close: () => request.destroy() });
-    });
-    request.on('error', (error) => (error.message.includes('socket hang up') ? undefined : reject(error)));
-  });
-}
 
 describe('notifications: list, count, read, read-all and the SSE stream', () => {
   let api: TestApi;

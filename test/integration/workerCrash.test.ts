@@ -61,7 +61,7 @@ describe('a worker killed in the middle of a dataset creation', () => {
     expect(interrupted.progress_percentage).toBeGreaterThan(0);
     expect(interrupted.progress_percentage).toBeLessThan(100);
 
-    const stopWorkers = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
+    const { stop: stopWorkers } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
     try {
       const task = await waitForTask(api, datasetId, ['COMPLETED', 'FAILED'], 180_000);
       expect(task.status).toBe('COMPLETED');

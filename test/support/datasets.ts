@@ -24,3 +24,23 @@ export function waitForTask(api: TestApi, datasetId: string, statuses: string[],
     `task of ${datasetId} in ${statuses.join('/')}`,
   );
 }
+
+/** A dataset indexed by the real DATASET_CREATION workflow from `files`, READY. */
+export async function createReadyDataset(api: TestApi, name: string, files: string[]): Promise<string> {
+  const { datasetId, transId } = await newDatasetWithTransaction(api, name);
+  await uploadFiles(api, datasetId, transId, files).expect(202);
+  await api.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202);
+  const task = await waitForTask(api, datasetId, ['COMPLETED', 'FAILED']);
+  if (task.status !== 'COMPLETED') throw new Error(`creation of ${name} failed: ${task.error_message}`);
+  return datasetId;
+}
+
+/** Polls the dataset until its status_new is one of `statuses`. */
+export function waitForDatasetStatus(api: TestApi, datasetId: string, statuses: string[], timeoutMs = 120_000) {
+  return eventually(
+    async () => (await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body,
+    (dataset) => statuses.includes(dataset.status_new),
+    timeoutMs,
+    `dataset ${datasetId} in ${statuses.join('/')}`,
+  );
+}

@@ -56,6 +56,7 @@ export async function startTestApi(env: Env = {}): Promise<TestApi> {
     LOG_LEVEL: 'silent',
     // A queue of its own, so workers of other test files never take this file's workflows.
     TASK_QUEUE: `test-${path.basename(database.url)}`,
+    PIPELINE_PORT: '0',
     ...env,
   };
   const config = loadConfig(fullEnv);
@@ -85,13 +86,14 @@ function quietTemporalLogs(): void {
 }
 
 /** The API plus an in-process worker on the same database and task queue. */
-export async function startTestStack(env: Env = {}): Promise<TestApi & { stopWorker(): Promise<void> }> {
+export async function startTestStack(env: Env = {}): Promise<TestApi & { stopWorker(): Promise<void>; pipelineUrl: string }> {
   quietTemporalLogs();
   const api = await startTestApi({ VIDEO_FRAME_INTERVAL_MS: '500', ...env });
-  const stopWorker = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
+  const { stop: stopWorker, pipelineUrl } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
   return {
     ...api,
     stopWorker,
+    pipelineUrl,
     async close() {
       await stopWorker();
       await api.close();

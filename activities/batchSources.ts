@@ -1,0 +1,114 @@
+import fs from 'node:fs';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Db } from '../db/connection';
+import { recordUploadedFiles } from '../db/queries/ingestion';
+import { mediaKindOf } from '../lib/media/mediaTypes';
+import { archiveEntries, type ArchiveLimits } from '../lib/sources/archive';
+import { localEntries } from '../lib/sources/localPath';
+import { createS3Client, parseS3Uri, s3Entries, type S3Settings } from '../lib/sources/s3';
+import { MediaSourceError, MissingEntryError, type SourceEntry } from '../lib/sources/sourceEntry';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import { StagingLimitError, stageStream } from '../lib/storage/staging';
+import { describeSource, type BatchSource, type MediaAdditionInput } from '../workflows/mediaAddition';
+import { createProgressReporter } from './progress';
+
+/** Names of missing manifest entries shown in the task's status message. */
+const MISSING_SHOWN = 10;
+
+export interface BatchSourceDeps {
+  db: Db;
+  store: ObjectStore;
+  stagingDir: string;
+  archives: ArchiveLimits;
+  s3: S3Settings;
+}
+
+/**
+ * Brings the media of an archive, object-storage folder or manifest, or local path into the
+ * object store and records them as the batch's uploaded files, one at a time (never a whole
+ * archive or folder in memory or on disk). Files already recorded are skipped, so a retried or
+ * resumed run continues where the last stopped. Non-media entries are skipped and counted.
+ */
+export function createBatchSourceActivities(deps: BatchSourceDeps) {
+  const { db, store } = deps;
+
+  async function withEntries<T>(input: MediaAdditionInput, use: (entries: AsyncGenerator<SourceEntry>) => Promise<T>): Promise<T> {
+    const source: BatchSource = input.source;
+    switch (source.kind) {
+      case 'archive':
+        return store.withLocalFile(blobKey(source.blobSha256), (file) => use(archiveEntries(file, source.fileName, deps.archives)));
+      case 's3': {
+        const location = parseS3Uri(source.uri);
+        if (!location) throw new MediaSourceError(`Invalid S3 URI: ${source.uri}`);
+        const roleArn = source.assumeRole;
+        const client = await createS3Client(deps.s3, roleArn ? { roleArn, sessionName: `media-dataset-${input.taskId}` } : undefined);
+        try {
+          return await use(s3Entries(client, location));
+        } finally {
+          client.destroy();
+        }
+      }
+      case 'local':
+        return use(localEntries(source.path, deps.archives));
+      case 'upload':
+        throw new Error('uploaded files are recorded by the request');
+    }
+  }
+
+  return {
+    async collectBatchMedia(input: MediaAdditionInput): Promise<{ media: number; skipped: number; missing: string[] }> {
+      const context = Context.current();
+      const recorded = new Set<string>(await db('uploaded_files').where({ transaction_id: input.transactionId }).pluck('file_name'));
+      const report = createProgressReporter(db, input, 'collect', 'Collecting media');
+      const found = { media: 0, skipped: 0, missing: [] as string[] };
+      try {
+        await withEntries(input, async (entries) => {
+          for await (const entry of entries) {
+            context.heartbeat(found.media);
+            if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
+            const kind = mediaKindOf(entry.name);
+            if (!kind) {
+              found.skipped++;
+              continue;
+            }
+            if (!recorded.has(entry.name)) {
+              let staged;
+              try {
+                staged = await stageStream(await entry.open(), deps.stagingDir, { maxBytes: deps.archives.maxEntryBytes });
+              } catch (error) {
+                if (error instanceof MissingEntryError) {
+                  found.missing.push(entry.name);
+                  continue;
+                }
+                if (error instanceof StagingLimitError) throw new MediaSourceError(`${entry.name} is larger than ${deps.archives.maxEntryBytes} bytes`);
+                throw error;
+              }
+              try {
+                await store.putFile(blobKey(staged.sha256), staged.path);
+              } finally {
+                await fs.promises.rm(staged.path, { force: true });
+              }
+              await recordUploadedFiles(db, input.datasetId, input.transactionId, [
+                { fileName: entry.name, mediaKind: kind, sha256: staged.sha256, size: staged.size },
+              ]);
+            }
+            found.media++;
+            await report(found.media, found.media);
+          }
+        });
+      } catch (error) {
+        if (error instanceof MediaSourceError) throw ApplicationFailure.create({ type: 'MediaSourceError', message: error.message, nonRetryable: true });
+        throw error;
+      }
+      if (found.media === 0) {
+        throw ApplicationFailure.create({
+          type: 'MediaSourceError',
+          message: `No media files found in ${describeSource(input.source)}${found.missing.length ? ` (${found.missing.length} listed files are missing)` : ''}`,
+          nonRetryable: true,
+        });
+      }
+      await report(found.media, found.media, true);
+      return { ...found, missing: found.missing.slice(0, MISSING_SHOWN) };
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import type { Db } from '../db/connection';
+import { datasetCollaboratorIds } from '../db/queries/datasets';
+import { insertNotifications } from '../db/queries/notifications';
+import { countBatchMatches, monitoredViewsBefore, recordViewEvaluation, type BatchMatches, type ViewRow } from '../db/queries/views';
+import type { TextEncoder } from '../lib/ml/textEncoder';
+import { captionCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { splitVql } from '../lib/vql/compileVql';
+import { parseVql } from '../lib/vql/parseVql';
+import type { TaskRef } from './progress';
+
+/** Cosine distance under which a caption matches a view's text when the view sets no threshold (0). */
+export const DEFAULT_VIEW_TEXT_DISTANCE = 0.5;
+
+/** The count a view's entity type looks at: images and frames, videos, or objects (none until detection exists). */
+function resultCount(entityType: ViewRow['filters']['entity_type'], matches: BatchMatches): number {
+  if (entityType === 'VIDEOS') return matches.n_videos;
+  if (entityType === 'OBJECTS') return 0;
+  return matches.n_images + matches.n_video_frames;
+}
+
+/**
+ * Saved-view monitoring: after a batch is indexed, every monitored view created before the batch
+ * counts the batch's new media that pass its filters, records a trend point and its running stats,
+ * and, with alerting on and new results, notifies each collaborator of the dataset.
+ */
+export function createViewMonitoringActivities(deps: { db: Db; vectors: VectorStore; textEncoder: TextEncoder }) {
+  const { db, vectors } = deps;
+
+  /** Batch media whose caption is within each semantic text's distance (AND over the texts). */
+  async function semanticMatches(datasetId: string, batchId: string, texts: Array<{ value: string; maxDistance: number }>) {
+    const captioned: string[] = await db('media')
+      .where({ dataset_id: datasetId, batch_id: batchId, caption_embedded: true })
+      .whereNotNull('caption')
+      .pluck('id');
+    if (captioned.length === 0) return [];
+    const stored = await vectors.get(captionCollection(datasetId), captioned);
+    const queries = await deps.textEncoder.encode(texts.map((text) => text.value));
+    return captioned.filter((id) => {
+      const vector = stored.get(id);
+      if (!vector) return false;
+      return queries.every((query, q) => {
+        let dot = 0;
+        for (let i = 0; i < query.length; i++) dot += query[i] * vector[i];
+        return 1 - dot < texts[q].maxDistance;
+      });
+    });
+  }
+
+  async function evaluate(view: ViewRow, batchId: string): Promise<{ count: number; stats: ViewRow['stats'] }> {
+    const { filters, semantic } = splitVql(parseVql(JSON.stringify(view.filters.vql)));
+    const viewDistance = Number(view.filters.threshold) > 0 ? Number(view.filters.threshold) : DEFAULT_VIEW_TEXT_DISTANCE;
+    const texts = semantic.map((filter) => ({ value: filter.value, maxDistance: filter.threshold ?? viewDistance }));
+    if (view.filters.caption) texts.push({ value: view.filters.caption, maxDistance: viewDistance });
+    const ids = texts.length > 0 ? await semanticMatches(view.dataset_id, batchId, texts) : undefined;
+    const matches = await countBatchMatches(db, { datasetId: view.dataset_id, batchId, filters, ids });
+    // Stats are -1 until the first evaluation, then running totals over the evaluated batches.
+    const sofar = (value: number) => Math.max(0, value);
+    return {
+      count: resultCount(view.filters.entity_type, matches),
+      stats: {
+        n_images: sofar(view.stats.n_images) + matches.n_images,
+        n_objects: sofar(view.stats.n_objects),
+        n_video_frames: sofar(view.stats.n_video_frames) + matches.n_video_frames,
+      },
+    };
+  }
+
+  return {
+    async evaluateViews(ref: TaskRef & { batchId: string }): Promise<{ views: number; alerts: number }> {
+      const task = await db('tasks').where({ task_id: ref.taskId }).first('start_time');
+      const dataset = await db('datasets').where({ id: ref.datasetId }).first('display_name');
+      const views = await monitoredViewsBefore(db, ref.datasetId, task.start_time);
+      let alerts = 0;
+      for (const view of views) {
+        const { count, stats } = await evaluate(view, ref.batchId);
+        await db.transaction(async (trx) => {
+          const recorded = await recordViewEvaluation(trx, view, { batchId: ref.batchId, count, stats });
+          if (!recorded || !view.alerting_enabled || count === 0) return;
+          const users = await datasetCollaboratorIds(trx, ref.datasetId);
+          await insertNotifications(
+            trx,
+            users.map((userId) => ({
+              user_id: userId,
+              entity_type: 'saved_view',
+              entity_id: view.id,
+              title: '',
+              message: `${count} new result${count === 1 ? '' : 's'} for view "${view.name}" in ${dataset.display_name}`,
+              metadata: { view_name: view.name, dataset_name: dataset.display_name, result_count: count, batch_id: ref.batchId, is_alert: true },
+              dataset_id: ref.datasetId,
+            })),
+          );
+          alerts += users.length;
+        });
+      }
+      return { views: views.length, alerts };
+    },
+  };
+}

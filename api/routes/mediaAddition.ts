@@ -1,0 +1,108 @@
+import { Router } from '@koa/router';
+import { z } from 'zod';
+import type { Db } from '../../db/connection';
+import type { Config } from '../../lib/config';
+import type { Logger } from '../../lib/logger';
+import { isArchiveName, mediaKindOf, SUPPORTED_EXTENSIONS } from '../../lib/media/mediaTypes';
+import type { ObjectStore } from '../../lib/storage/objectStore';
+import {
+  checkAddMediaPreconditions,
+  checkS3Source,
+  requireAddMediaEnabled,
+  startMediaAddition,
+  startReindex,
+  storeArchive,
+} from '../../services/mediaAddition';
+import type { TaskDeps } from '../../services/taskWorkflows';
+import type { BatchSource } from '../../workflows/mediaAddition';
+import { requireDataset } from '../access';
+import { HttpError } from '../errors';
+import { validate } from '../middleware/validate';
+import { receiveFiles, removeStaged, type ReceivedFile } from '../uploads';
+import { uploadStagingDir } from '../../lib/storage/staging';
+import { datasetIdParams } from './datasets';
+
+const formBoolean = (name: string) =>
+  z.enum(['true', 'false', '1', '0'], { message: `${name} must be true or false` }).transform((value) => value === 'true' || value === '1');
+const formCount = (name: string) =>
+  z.coerce.number({ message: `${name} must be a non-negative integer` }).int(`${name} must be a non-negative integer`).min(0, `${name} must be a non-negative integer`);
+
+const addMediaFields = z.strictObject(
+  {
+    s3_uri: z.string().trim().min(1, 's3_uri must not be empty').optional(),
+    auto_reindex: formBoolean('auto_reindex').default(false),
+    assume_role: z.string().trim().min(1, 'assume_role must not be empty').optional(),
+    batch_n_videos: formCount('batch_n_videos').optional(),
+    batch_n_images: formCount('batch_n_images').optional(),
+    batch_n_objects: formCount('batch_n_objects').optional(),
+    use_spot: formBoolean('use_spot').optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown form field: ${issue.keys.join(', ')}` : undefined) },
+);
+
+const ONE_SOURCE = 'Exactly one media source must be provided: files[], s3_uri, or archive';
+
+function checkPart(fileName: string, field: string): HttpError | undefined {
+  if (field === 'archive' && !isArchiveName(fileName)) return new HttpError(400, `archive must be a .zip, .tar or .tar.gz file (got ${fileName})`);
+  if (field === 'files' && !mediaKindOf(fileName)) {
+    return new HttpError(400, `Unsupported file type: ${fileName} (supported: ${SUPPORTED_EXTENSIONS.join(', ')}; send archives as "archive")`);
+  }
+  return undefined;
+}
+
+/** add_media and reindex: media batches added to an indexed dataset, and the re-clustering after them. */
+export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: ObjectStore; config: Config; logger: Logger }): Router {
+  const router = new Router({ prefix: '/dataset/:dataset_id' });
+
+  router.post('/add_media', validate({ params: datasetIdParams }), async (ctx) => {
+    const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
+    requireAddMediaEnabled(deps.config);
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    await checkAddMediaPreconditions({ ...deps, taskQueue: deps.config.temporal.taskQueue }, dataset);
+    const { files, fields } = await receiveFiles(ctx, {
+      fields: ['files', 'archive'],
+      stagingDir: uploadStagingDir(deps.config),
+      limits: deps.config.uploads,
+      check: checkPart,
+    });
+    try {
+      const parsed = addMediaFields.safeParse(fields);
+      if (!parsed.success) throw new HttpError(400, parsed.error.issues[0].message);
+      const form = parsed.data;
+      const uploads = files.filter((file) => file.field === 'files');
+      const archives = files.filter((file) => file.field === 'archive');
+      const sources = [uploads.length > 0, archives.length > 0, form.s3_uri !== undefined].filter(Boolean).length;
+      if (sources !== 1 || archives.length > 1) throw new HttpError(400, ONE_SOURCE);
+      if (form.assume_role && !form.s3_uri) throw new HttpError(400, 'assume_role applies only to an s3_uri source');
+
+      let source: BatchSource = { kind: 'upload' };
+      if (archives.length === 1) source = await storeArchive(deps.store, archives[0]);
+      if (form.s3_uri) source = await checkS3Source(deps, form.s3_uri, form.assume_role);
+      await startMediaAddition(deps, dataset, ctx.state.user, {
+        source,
+        uploads: uploads as ReceivedFile[],
+        autoReindex: form.auto_reindex,
+        hints: {
+          batchNImages: form.batch_n_images,
+          batchNVideos: form.batch_n_videos,
+          batchNObjects: form.batch_n_objects,
+          useSpot: form.use_spot,
+        },
+      });
+    } finally {
+      await removeStaged(files);
+    }
+    ctx.status = 202;
+    ctx.body = ''; // the spec's empty body (null would turn the status into 204)
+  });
+
+  router.post('/reindex', validate({ params: datasetIdParams }), async (ctx) => {
+    const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    await startReindex(deps, dataset, ctx.state.user);
+    ctx.status = 202;
+    ctx.body = ''; // the spec's empty body (null would turn the status into 204)
+  });
+
+  return router;
+}

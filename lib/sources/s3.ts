@@ -1,0 +1,122 @@
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { mediaKindOf } from '../media/mediaTypes';
+import { manifestFormatOf, parseManifest } from './manifest';
+import { MissingEntryError, MediaSourceError, type SourceEntry } from './sourceEntry';
+
+/** The object storage add_media reads from (AWS S3 or any S3-compatible server). */
+export interface S3Settings {
+  endpoint?: string;
+  region: string;
+  /** Without keys the AWS default chain applies (environment, profile, instance role). */
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  forcePathStyle: boolean;
+  stsEndpoint?: string;
+}
+
+export interface S3Location {
+  bucket: string;
+  key: string;
+}
+
+export function parseS3Uri(uri: string): S3Location | undefined {
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.\-_]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(uri.trim());
+  return match ? { bucket: match[1], key: match[2] ?? '' } : undefined;
+}
+
+/** A client for the configured storage, acting as `assumeRole` (through STS) when one is given. */
+export async function createS3Client(settings: S3Settings, assumeRole?: { roleArn: string; sessionName: string }): Promise<S3Client> {
+  const base = {
+    region: settings.region,
+    credentials:
+      settings.accessKeyId && settings.secretAccessKey
+        ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }
+        : undefined,
+  };
+  let credentials = base.credentials;
+  if (assumeRole) {
+    const sts = new STSClient({ ...base, endpoint: settings.stsEndpoint ?? settings.endpoint });
+    try {
+      const { Credentials } = await sts.send(
+        new AssumeRoleCommand({ RoleArn: assumeRole.roleArn, RoleSessionName: assumeRole.sessionName, DurationSeconds: 3600 }),
+      );
+      if (!Credentials?.AccessKeyId || !Credentials.SecretAccessKey) throw new Error('STS returned no credentials');
+      credentials = {
+        accessKeyId: Credentials.AccessKeyId,
+        secretAccessKey: Credentials.SecretAccessKey,
+        sessionToken: Credentials.SessionToken,
+      } as typeof credentials;
+    } catch (error) {
+      throw new MediaSourceError(`Could not assume role ${assumeRole.roleArn}: ${(error as Error).message}`);
+    } finally {
+      sts.destroy();
+    }
+  }
+  return new S3Client({ ...base, credentials, endpoint: settings.endpoint, forcePathStyle: settings.forcePathStyle });
+}
+
+async function getObjectStream(client: S3Client, location: S3Location): Promise<Readable> {
+  try {
+    const { Body } = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: location.key }));
+    if (!Body) throw new Error('empty response');
+    return Body as Readable;
+  } catch (error) {
+    if (error instanceof NoSuchKey) throw new MissingEntryError(`s3://${location.bucket}/${location.key} does not exist`);
+    throw error;
+  }
+}
+
+async function* listKeys(client: S3Client, bucket: string, prefix: string, maxPages = Infinity): AsyncGenerator<string> {
+  let token: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    for (const object of listed.Contents ?? []) if (object.Key && !object.Key.endsWith('/')) yield object.Key;
+    if (!listed.IsTruncated || !listed.NextContinuationToken) return;
+    token = listed.NextContinuationToken;
+  }
+}
+
+/** The object keys a manifest lists: `s3://bucket/key` as is, other entries relative to the manifest's folder. */
+async function manifestLocations(client: S3Client, manifest: S3Location): Promise<Array<{ name: string; location: S3Location }>> {
+  const format = manifestFormatOf(manifest.key)!;
+  const stream = await getObjectStream(client, manifest);
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  const references = await parseManifest(Buffer.concat(chunks), format);
+  return references.map((reference) => {
+    const absolute = parseS3Uri(reference);
+    if (absolute) return { name: absolute.key, location: absolute };
+    const key = path.posix.join(path.posix.dirname(manifest.key), reference).replace(/^\/+/, '');
+    return { name: reference, location: { bucket: manifest.bucket, key } };
+  });
+}
+
+const isManifest = (location: S3Location) => manifestFormatOf(location.key) !== undefined;
+const folderPrefix = (key: string) => (key === '' || key.endsWith('/') ? key : `${key}/`);
+
+/** The files of an object-storage folder (every key under it), or of a manifest listing objects. */
+export async function* s3Entries(client: S3Client, location: S3Location): AsyncGenerator<SourceEntry> {
+  if (isManifest(location)) {
+    for (const { name, location: object } of await manifestLocations(client, location)) {
+      yield { name, open: () => getObjectStream(client, object) };
+    }
+    return;
+  }
+  const prefix = folderPrefix(location.key);
+  for await (const key of listKeys(client, location.bucket, prefix)) {
+    yield { name: key.slice(prefix.length), open: () => getObjectStream(client, { bucket: location.bucket, key }) };
+  }
+}
+
+/**
+ * Whether the folder or manifest holds at least one supported media file; a folder is searched in
+ * its first 10 listing pages (10,000 keys), so the check stays quick.
+ */
+export async function hasS3Media(client: S3Client, location: S3Location): Promise<boolean> {
+  if (isManifest(location)) return (await manifestLocations(client, location)).some(({ name }) => mediaKindOf(name) !== undefined);
+  for await (const key of listKeys(client, location.bucket, folderPrefix(location.key), 10)) if (mediaKindOf(key)) return true;
+  return false;
+}

@@ -1,0 +1,15 @@
+import type { Readable } from 'node:stream';
+
+/** One file of a media source (archive, object-storage folder or manifest, local folder). */
+export interface SourceEntry {
+  /** The name the media keeps in the dataset: its path relative to the source. */
+  name: string;
+  /** Its bytes; an archive entry can only be read while it is the current entry. */
+  open(): Promise<Readable>;
+}
+
+/** The source cannot be read as asked (bad URI, unreadable archive, unsafe path, limits); not worth retrying. */
+export class MediaSourceError extends Error {}
+
+/** A file a manifest lists that does not exist; the batch goes on without it and reports it. */
+export class MissingEntryError extends MediaSourceError {}

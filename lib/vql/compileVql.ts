@@ -1,0 +1,39 @@
+import type { VqlFilter } from './parseVql';
+
+/** A predicate on media rows, compiled from Explore parameters, VQL and saved views. */
+export type MediaFilter =
+  | { kind: 'issue'; issue: string }
+  | { kind: 'duplicateSimilarity'; atLeast: number }
+  | { kind: 'uniqueness'; atLeast: number }
+  | { kind: 'labels'; anyOf: string[] }
+  | { kind: 'tags'; anyOf: string[] }
+  | { kind: 'fullText'; query: string };
+
+export type SemanticFilter = Extract<VqlFilter, { key: 'text' }> & { op: 'semantic' };
+
+export const isSemantic = (filter: VqlFilter): filter is SemanticFilter => filter.key === 'text' && filter.op === 'semantic';
+
+/** Every VQL element but semantic text search (a vector ranking, not a row predicate) compiles to a MediaFilter. */
+export function compileVql(filter: Exclude<VqlFilter, SemanticFilter>): MediaFilter {
+  switch (filter.key) {
+    case 'issues':
+      return { kind: 'issue', issue: filter.value };
+    case 'duplicates':
+      return { kind: 'duplicateSimilarity', atLeast: filter.value };
+    case 'uniqueness':
+      return { kind: 'uniqueness', atLeast: filter.value };
+    case 'labels':
+      return { kind: 'labels', anyOf: filter.value };
+    case 'tags':
+      return { kind: 'tags', anyOf: filter.value };
+    case 'text':
+      return { kind: 'fullText', query: filter.value };
+  }
+}
+
+/** Splits a VQL query into its row predicates and its semantic text filters. */
+export function splitVql(vql: VqlFilter[]): { filters: MediaFilter[]; semantic: SemanticFilter[] } {
+  const semantic = vql.filter(isSemantic);
+  const filters = vql.filter((filter): filter is Exclude<VqlFilter, SemanticFilter> => !isSemantic(filter)).map(compileVql);
+  return { filters, semantic };
+}

@@ -1,0 +1,201 @@
+import type { DatasetStatus, TaskType, User } from '../db/models';
+import { transitionDatasetStatus, type DatasetRow } from '../db/queries/datasets';
+import { recordUploadedFiles } from '../db/queries/ingestion';
+import { HttpError } from '../api/errors';
+import type { Config } from '../lib/config';
+import type { Logger } from '../lib/logger';
+import { mediaKindOf } from '../lib/media/mediaTypes';
+import { readArchiveKind } from '../lib/sources/archive';
+import { localEntries } from '../lib/sources/localPath';
+import { createS3Client, hasS3Media, parseS3Uri } from '../lib/sources/s3';
+import { MediaSourceError } from '../lib/sources/sourceEntry';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import type { StagedFile } from '../lib/storage/staging';
+import { describeSource, type BatchHints, type BatchSource, type MediaAdditionInput } from '../workflows/mediaAddition';
+import { createTask, type TaskDeps } from './taskWorkflows';
+import { repairTask } from './tasks';
+
+export interface MediaAdditionDeps extends TaskDeps {
+  store: ObjectStore;
+  config: Config;
+  logger: Logger;
+}
+
+const ADDABLE: DatasetStatus[] = ['READY', 'PARTIAL INDEX'];
+const BATCH_TASKS: TaskType[] = ['MEDIA_ADDITION', 'REINDEX'];
+
+/**
+ * Why add_media or reindex cannot start now: another batch or reindex runs, or the status does not
+ * allow it. A batch task whose workflow was terminated outside the API is repaired first (which
+ * releases the dataset), and then `undefined` says: look again.
+ */
+async function blocked(
+  deps: TaskDeps,
+  datasetId: string,
+  operation: 'add_media' | 'reindex',
+  allowed: DatasetStatus[],
+  options = { repair: true },
+): Promise<HttpError | undefined> {
+  const running = await deps.db('tasks')
+    .where({ dataset_id: datasetId })
+    .whereIn('task_type', BATCH_TASKS)
+    .whereIn('status', ['INITIALIZING', 'RUNNING'])
+    .first('task_id', 'task_type', 'status', 'dataset_id', 'error_message');
+  if (running && options.repair && (await repairTask(deps, running))) return undefined;
+  if (running) return new HttpError(409, `Operation '${operation}' is blocked while ${running.task_type} task is running`);
+  const { status_new: status } = await deps.db('datasets').where({ id: datasetId }).first('status_new');
+  if (allowed.includes(status)) return undefined;
+  return new HttpError(409, `Dataset ${datasetId} is ${status}; ${operation} needs status ${allowed.join(' or ')}`);
+}
+
+/** Refuses with 409 unless the dataset is in one of `allowed` (after repairing a stale batch task). */
+async function requireStatus(deps: TaskDeps, dataset: DatasetRow, operation: 'add_media' | 'reindex', allowed: DatasetStatus[]) {
+  if (allowed.includes(dataset.status_new)) return;
+  const refusal = await blocked(deps, dataset.id, operation, allowed);
+  if (refusal) throw refusal;
+}
+
+export function requireAddMediaEnabled(config: Config): void {
+  if (!config.addMediaEnabled) throw new HttpError(403, 'Add media feature is not enabled');
+}
+
+/** The preconditions that do not depend on the request body, checked before any upload is received. */
+export async function checkAddMediaPreconditions(deps: TaskDeps, dataset: DatasetRow): Promise<void> {
+  await requireStatus(deps, dataset, 'add_media', ADDABLE);
+  if (!dataset.embedding_config) {
+    throw new HttpError(400, `Dataset ${dataset.id} has no embedding_config: it was never fully indexed, so media cannot be added yet`);
+  }
+}
+
+/** An archive upload, checked by its first bytes and stored as one blob the workflow extracts. */
+export async function storeArchive(store: ObjectStore, file: StagedFile & { fileName: string }): Promise<BatchSource> {
+  if (!(await readArchiveKind(file.path))) throw new HttpError(400, `${file.fileName} is not a valid .zip, .tar or .tar.gz archive`);
+  await store.putFile(blobKey(file.sha256), file.path);
+  return { kind: 'archive', blobSha256: file.sha256, fileName: file.fileName };
+}
+
+/**
+ * An object-storage source, checked before the request is accepted: a well-formed URI whose folder
+ * or manifest holds at least one supported media file (as `assumeRole` when given).
+ */
+export async function checkS3Source(deps: { config: Config; logger: Logger }, uri: string, assumeRole?: string): Promise<BatchSource> {
+  const invalid = new HttpError(400, `Invalid S3 URI or no media files found at ${uri}`);
+  const location = parseS3Uri(uri);
+  if (!location) throw invalid;
+  let client;
+  try {
+    client = await createS3Client(deps.config.s3, assumeRole ? { roleArn: assumeRole, sessionName: 'media-dataset-check' } : undefined);
+    if (!(await hasS3Media(client, location))) throw invalid;
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    if (error instanceof MediaSourceError) throw new HttpError(400, error.message);
+    const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    // The storage answered with a client error (no such bucket or key, access denied): the URI is at fault.
+    if (status !== undefined && status >= 400 && status < 500) {
+      deps.logger.info({ uri, err: error }, 'add_media: S3 source refused');
+      throw invalid;
+    }
+    throw error;
+  } finally {
+    client?.destroy();
+  }
+  return { kind: 's3', uri, ...(assumeRole ? { assumeRole } : {}) };
+}
+
+/**
+ * Starts a MEDIA_ADDITION batch: the dataset goes READY or PARTIAL INDEX → READ ONLY in one
+ * guarded update (of two concurrent requests exactly one wins), the batch's files (uploads now,
+ * other sources in the workflow) are held by a new upload transaction, and the workflow starts.
+ * Anything failing before the workflow runs removes the transaction and restores the status.
+ */
+export async function startMediaAddition(
+  deps: MediaAdditionDeps,
+  dataset: DatasetRow,
+  user: Pick<User, 'id' | 'email'>,
+  request: { source: BatchSource; uploads?: Array<StagedFile & { fileName: string }>; autoReindex: boolean; hints: BatchHints },
+): Promise<string> {
+  const { db } = deps;
+  const [transaction] = await db('upload_transactions').insert({ dataset_id: dataset.id, created_by: user.id, status: 'PROCESSING' }).returning('id');
+  const transactionId = Number(transaction.id);
+  let previousStatus: DatasetStatus = dataset.status_new;
+  try {
+    if (request.uploads?.length) {
+      for (const file of request.uploads) await deps.store.putFile(blobKey(file.sha256), file.path);
+      await recordUploadedFiles(
+        db,
+        dataset.id,
+        transactionId,
+        request.uploads.map((file) => ({ fileName: file.fileName, mediaKind: mediaKindOf(file.fileName)!, sha256: file.sha256, size: file.size })),
+      );
+    }
+    return await createTask(
+      deps,
+      {
+        taskType: 'MEDIA_ADDITION',
+        datasetId: dataset.id,
+        user,
+        statusMessage: `Queued: ${describeSource(request.source)}`,
+        input: (taskId): MediaAdditionInput => ({
+          taskId,
+          datasetId: dataset.id,
+          transactionId,
+          batchId: taskId,
+          source: request.source,
+          autoReindex: request.autoReindex,
+          previousStatus,
+          hints: request.hints,
+        }),
+      },
+      async (trx) => {
+        const current = await trx('datasets').where({ id: dataset.id }).forUpdate().first('status_new');
+        previousStatus = current?.status_new;
+        if (!(await transitionDatasetStatus(trx, dataset.id, ADDABLE, 'READ ONLY'))) {
+          // No repair here: this transaction holds the dataset row a repair would update.
+          throw (await blocked(deps, dataset.id, 'add_media', ADDABLE, { repair: false })) ?? new HttpError(409, `Dataset ${dataset.id} changed status; try again`);
+        }
+      },
+      async (db) => {
+        await transitionDatasetStatus(db, dataset.id, ['READ ONLY'], previousStatus);
+      },
+    );
+  } catch (error) {
+    await db('upload_transactions').where({ id: transactionId }).delete();
+    throw error;
+  }
+}
+
+/** Starts a REINDEX of a PARTIAL INDEX dataset (→ READ ONLY, then INDEXING in the workflow, then READY). */
+export async function startReindex(deps: TaskDeps, dataset: DatasetRow, user: Pick<User, 'id' | 'email'>): Promise<string> {
+  const from: DatasetStatus[] = ['PARTIAL INDEX'];
+  await requireStatus(deps, dataset, 'reindex', from);
+  return createTask(
+    deps,
+    { taskType: 'REINDEX', datasetId: dataset.id, user, statusMessage: 'Queued', input: (taskId) => ({ taskId, datasetId: dataset.id }) },
+    async (trx) => {
+      if (!(await transitionDatasetStatus(trx, dataset.id, from, 'READ ONLY'))) {
+        throw (await blocked(deps, dataset.id, 'reindex', from, { repair: false })) ?? new HttpError(409, `Dataset ${dataset.id} changed status; try again`);
+      }
+    },
+    async (db) => {
+      await transitionDatasetStatus(db, dataset.id, ['READ ONLY'], 'PARTIAL INDEX');
+    },
+  );
+}
+
+/** Entries looked at when checking that a local path holds media. */
+const LOCAL_CHECK_ENTRIES = 10_000;
+
+/** A local source (on-premises pipeline): an absolute path, readable here, with at least one media file. */
+export async function checkLocalSource(config: Config, target: string): Promise<BatchSource> {
+  try {
+    let seen = 0;
+    for await (const entry of localEntries(target, config.archives)) {
+      if (mediaKindOf(entry.name)) return { kind: 'local', path: target };
+      if (++seen >= LOCAL_CHECK_ENTRIES) break;
+    }
+  } catch (error) {
+    if (error instanceof MediaSourceError) throw new HttpError(400, `Invalid path or no media files found at ${target}: ${error.message}`);
+    throw error;
+  }
+  throw new HttpError(400, `Invalid path or no media files found at ${target}`);
+}

@@ -1,0 +1,32 @@
+import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import { analysis, embedding, ingest, lifecycle } from './activityProxies';
+import { failureMessage } from './failures';
+
+export interface ReindexInput {
+  taskId: string;
+  datasetId: string;
+}
+
+/**
+ * REINDEX: the dataset is READ ONLY (claimed by the request), then INDEXING while everything it
+ * has received is indexed — files of failed batches that never got decoded or embedded included —
+ * and the whole dataset is re-clustered and re-scored; it ends READY.
+ */
+export async function reindexWorkflow(input: ReindexInput): Promise<void> {
+  const ref = { taskId: input.taskId, datasetId: input.datasetId };
+  try {
+    await lifecycle.beginReindex(ref);
+    await ingest.ingestPendingUploads({ ...ref, batchId: input.taskId });
+    await embedding().embedDatasetMedia(ref);
+    await analysis.analyzeDataset(ref);
+    await CancellationScope.nonCancellable(() => lifecycle.commitReindex(ref));
+  } catch (error) {
+    const aborted = isCancellation(error);
+    const message = aborted ? 'Aborted by user' : failureMessage(error);
+    await CancellationScope.nonCancellable(() =>
+      lifecycle.failBatchTask({ ...ref, batchId: input.taskId, previousStatus: 'PARTIAL INDEX', aborted, message }),
+    );
+    if (aborted) throw error;
+    throw ApplicationFailure.create({ type: 'ReindexFailed', message, nonRetryable: true });
+  }
+}
