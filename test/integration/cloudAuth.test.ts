@@ -1,4 +1,4 @@
-import { createDataset } from '../../db/queries/datasets';
+import { addDatasetMember, createDataset } from '../../db/queries/datasets';
 import { createUser } from '../../db/queries/users';
 import { Organization, Workspace } from '../../db/models';
 import { sdkToken } from '../support/sdkToken';
@@ -104,6 +104,26 @@ describe('CLOUD auth: password login, API credentials, bearer JWTs', () => {
     expect((await api.request.get(`/api/v1/dataset/${aliceDataset.id}`).set('Authorization', asBob).expect(403)).body)
       .toEqual({ detail: 'You do not have permission to access this dataset' });
     expect((await api.request.get('/api/v1/datasets').set('Authorization', asBob).expect(200)).body).toEqual([]);
+  });
+
+  it('lets a dataset viewer read but not add media or reindex (403), and changes nothing', async () => {
+    const { db } = api.deps;
+    const alice = (await db('users').where({ email: 'alice@example.com' }).first()).id;
+    const bob = (await db('users').where({ email: 'bob@example.com' }).first()).id;
+    const shared = await createDataset(db, { name: 'shared read-only', ownerId: alice, workspaceId, status: 'PARTIAL INDEX' });
+    await db('datasets').where({ id: shared.id }).update({ embedding_config: JSON.stringify({ model: 'm', dim: 4 }) });
+    await addDatasetMember(db, shared.id, bob, 'viewer');
+    const asBob = await bearer('bob@example.com');
+    await api.request.get(`/api/v1/dataset/${shared.id}`).set('Authorization', asBob).expect(200);
+    const refused = await api.request
+      .post(`/api/v1/dataset/${shared.id}/add_media`)
+      .set('Authorization', asBob)
+      .attach('files', Buffer.from('x'), 'a.jpg')
+      .expect(403);
+    expect(refused.body).toEqual({ detail: 'This operation needs editor access to the dataset; you have viewer' });
+    await api.request.post(`/api/v1/dataset/${shared.id}/reindex`).set('Authorization', asBob).expect(403);
+    expect((await db('datasets').where({ id: shared.id }).first()).status_new).toBe('PARTIAL INDEX');
+    expect(await db('tasks').where({ dataset_id: shared.id })).toEqual([]);
   });
 
   it('marks the session cookie Secure when the request came over HTTPS through a proxy', async () => {

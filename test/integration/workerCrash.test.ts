@@ -6,27 +6,24 @@ import sharp from 'sharp';
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { startWorkers } from '../../workers/main';
-import { newDatasetWithTransaction, uploadFiles, waitForTask } from '../support/datasets';
+import type { Knex } from 'knex';
+import { makeZip } from '../support/archives';
+import { createReadyDataset, newDatasetWithTransaction, uploadFiles, waitForTask } from '../support/datasets';
 import { eventually, makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { startTestApi, type TestApi } from '../support/testStack';
 
 const root = path.join(__dirname, '..', '..');
 
-describe('a worker killed in the middle of a dataset creation', () => {
+describe('a worker killed in the middle of a dataset creation or a media batch', () => {
   let api: TestApi;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'crash-'));
+  // 24 distinct photos (8 originals in 3 tints) and two videos of 100 frames each.
+  const files: string[] = [];
+  const videoA = path.join(scratch, 'a.mp4');
+  const videoB = path.join(scratch, 'b.mp4');
 
   beforeAll(async () => {
     api = await startTestApi({ VIDEO_FRAME_INTERVAL_MS: '200', VIDEO_MAX_FRAMES: '100' });
-  });
-  afterAll(async () => {
-    await api.close();
-    fs.rmSync(scratch, { recursive: true, force: true });
-  });
-
-  it('loses and duplicates nothing: the workflow resumes on a new worker and completes', async () => {
-    // 24 distinct photos (8 originals in 3 tints) and two videos of 100 frames each.
-    const files: string[] = [];
     for (const name of PHOTO_NAMES) {
       for (const [tint, colour] of [['red', '#ff8080'], ['green', '#80ff80'], ['blue', '#8080ff']] as const) {
         const file = path.join(scratch, `${name}_${tint}.jpg`);
@@ -34,40 +31,49 @@ describe('a worker killed in the middle of a dataset creation', () => {
         files.push(file);
       }
     }
-    const videoA = path.join(scratch, 'a.mp4');
-    const videoB = path.join(scratch, 'b.mp4');
     fs.copyFileSync(makeVideo(20), videoA);
     fs.copyFileSync(makeVideo(21), videoB);
-    const { datasetId, transId } = await newDatasetWithTransaction(api, 'crash');
-    await uploadFiles(api, datasetId, transId, [videoA, ...files.slice(0, 12), videoB, ...files.slice(12)]).expect(202);
+  });
+  afterAll(async () => {
+    await api.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
 
+  /** Runs `start` with a worker in a child process, SIGKILLs it once `started` holds, then finishes on a new worker. */
+  async function crashAndResume(datasetId: string, start: () => Promise<unknown>, started: () => Promise<boolean>) {
     const worker = spawn(path.join(root, 'node_modules', '.bin', 'tsx'), ['workers/main.ts'], {
       cwd: root,
       env: { ...process.env, ...api.env, LOG_LEVEL: 'warn' },
       stdio: 'ignore',
     });
     const exited = new Promise((resolve) => worker.once('exit', resolve));
-    await api.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202);
-    const { db } = api.deps;
-    await eventually(
-      async () => Number((await db('media').where({ dataset_id: datasetId }).whereNull('parent_id').count({ n: '*' }))[0].n),
-      (n) => n >= 3,
-      120_000,
-      'some media ingested',
-    );
+    await start();
+    await eventually(started, Boolean, 120_000, 'work under way');
     worker.kill('SIGKILL');
     await exited;
     const interrupted = await waitForTask(api, datasetId, ['RUNNING']);
-    expect(interrupted.progress_percentage).toBeGreaterThan(0);
     expect(interrupted.progress_percentage).toBeLessThan(100);
 
     const { stop: stopWorkers } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
     try {
-      const task = await waitForTask(api, datasetId, ['COMPLETED', 'FAILED'], 180_000);
-      expect(task.status).toBe('COMPLETED');
+      return await waitForTask(api, datasetId, ['COMPLETED', 'FAILED'], 180_000);
     } finally {
       await stopWorkers();
     }
+  }
+
+  const count = async (query: Knex.QueryBuilder) => Number((await query.count({ n: '*' }))[0].n);
+
+  it('loses and duplicates nothing: the workflow resumes on a new worker and completes', async () => {
+    const { datasetId, transId } = await newDatasetWithTransaction(api, 'crash');
+    await uploadFiles(api, datasetId, transId, [videoA, ...files.slice(0, 12), videoB, ...files.slice(12)]).expect(202);
+    const { db } = api.deps;
+    const task = await crashAndResume(
+      datasetId,
+      () => api.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202),
+      async () => (await count(db('media').where({ dataset_id: datasetId }).whereNull('parent_id'))) >= 3,
+    );
+    expect(task.status).toBe('COMPLETED');
 
     const media = await db('media').where({ dataset_id: datasetId });
     const parents = media.filter((m) => m.kind !== 'VIDEO_FRAME').map((m) => m.file_name).sort();
@@ -78,5 +84,38 @@ describe('a worker killed in the middle of a dataset creation', () => {
     expect(media.every((m) => m.kind === 'VIDEO' || m.embedded)).toBe(true);
     expect(Number((await db('vector_points').where({ collection: `dataset_${datasetId.replace(/-/g, '')}` }).whereNotNull('vector').count({ n: '*' }))[0].n)).toBe(224);
     expect((await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'READY', n_images: 24, n_videos: 2 });
+  }, 300_000);
+
+  it('resumes an add_media batch from an archive with every file placed exactly once', async () => {
+    const { db } = api.deps;
+    const { stop: stopWorkers } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
+    let datasetId: string;
+    try {
+      datasetId = await createReadyDataset(api, 'crash batch', [photo('chelsea'), photo('coffee')]);
+    } finally {
+      await stopWorkers();
+    }
+    const archive = makeZip(
+      path.join(scratch, 'batch.zip'),
+      Object.fromEntries([videoA, ...files, videoB].map((file) => [`batch/${path.basename(file)}`, file])),
+    );
+    const task = await crashAndResume(
+      datasetId,
+      () => api.request.post(`/api/v1/dataset/${datasetId}/add_media`).attach('archive', archive).expect(202),
+      async () => (await count(db('media').where({ dataset_id: datasetId }).whereNull('parent_id'))) >= 5,
+    );
+    expect(task).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
+
+    const batch = db('media').where({ dataset_id: datasetId, batch_id: task.task_id });
+    expect(await count(batch.clone().whereNull('parent_id'))).toBe(26);
+    expect(await count(batch.clone().where({ kind: 'VIDEO_FRAME' }))).toBe(200);
+    expect(await count(db('uploaded_files').where({ dataset_id: datasetId }))).toBe(2 + 26);
+    // Every image and frame of the dataset sits in exactly one cluster per threshold, and the counts agree.
+    for (let threshold = 0; threshold <= 4; threshold++) {
+      expect(await count(db('cluster_members').where({ dataset_id: datasetId, threshold }))).toBe(2 + 24 + 200);
+      const [{ total }] = await db('clusters').where({ dataset_id: datasetId, threshold }).sum({ total: 'size' });
+      expect(Number(total)).toBe(2 + 24 + 200);
+    }
+    expect((await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'PARTIAL INDEX', n_images: 26, n_videos: 2 });
   }, 300_000);
 });
