@@ -8,7 +8,7 @@ import { mediaKindOf } from '../lib/media/mediaTypes';
 import { readArchiveKind } from '../lib/sources/archive';
 import { localEntries } from '../lib/sources/localPath';
 import { createS3Client, hasS3Media, parseS3Uri } from '../lib/sources/s3';
-import { MediaSourceError } from '../lib/sources/sourceEntry';
+import { MediaSourceError, MissingEntryError } from '../lib/sources/sourceEntry';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
 import { describeSource, type BatchHints, type BatchSource, type MediaAdditionInput } from '../workflows/mediaAddition';
@@ -88,6 +88,7 @@ export async function checkS3Source(deps: { config: Config; logger: Logger }, ur
     if (!(await hasS3Media(client, location))) throw invalid;
   } catch (error) {
     if (error instanceof HttpError) throw error;
+    if (error instanceof MissingEntryError) throw invalid;
     if (error instanceof MediaSourceError) throw new HttpError(400, error.message);
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
     // The storage answered with a client error (no such bucket or key, access denied): the URI is at fault.
