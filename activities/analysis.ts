@@ -44,10 +44,10 @@ async function recountClusters(trx: Knex.Transaction, clusterIds: string[]): Pro
 
 /** Writes the neighbour-based issues (duplicates, outliers) and uniqueness of scored items, replacing earlier ones. */
 async function writeNeighbourScores(trx: Knex.Transaction, datasetId: string, scored: Array<{ id: string; score: NeighbourScores }>) {
-  const ids = scored.map(({ id }) => id);
-  for (let i = 0; i < ids.length; i += INSERT_BATCH) {
-    await trx('media_issues').whereIn('media_id', ids.slice(i, i + INSERT_BATCH)).whereIn('issue_type', ['duplicates', 'outliers']).delete();
-  }
+  await trx('media_issues')
+    .whereRaw('media_id = ANY(?::uuid[])', [scored.map(({ id }) => id)])
+    .whereIn('issue_type', ['duplicates', 'outliers'])
+    .delete();
   const issueRows = scored.flatMap(({ id, score }) =>
     score.issues.map((issue) => ({
       media_id: id,
@@ -188,12 +188,14 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
 
       // Neighbours outside the batch: their video (for duplicates) and their cluster at each threshold.
       const outsideIds = [...new Set(results.flat().map((hit) => hit.id).filter((id) => !batchIndex.has(id)))];
-      const outside: Array<{ id: string; parent_id: string | null }> = outsideIds.length
-        ? await db('media').whereIn('id', outsideIds).select('id', 'parent_id')
-        : [];
-      const memberships: Array<{ media_id: string; threshold: number; cluster_id: string }> = outsideIds.length
-        ? await db('cluster_members').where({ dataset_id: ref.datasetId }).whereIn('media_id', outsideIds).select('media_id', 'threshold', 'cluster_id')
-        : [];
+      // One array parameter, not one per id: a big batch has more neighbours than a statement has parameters.
+      const outside: Array<{ id: string; parent_id: string | null }> = await db('media')
+        .whereRaw('id = ANY(?::uuid[])', [outsideIds])
+        .select('id', 'parent_id');
+      const memberships: Array<{ media_id: string; threshold: number; cluster_id: string }> = await db('cluster_members')
+        .where({ dataset_id: ref.datasetId })
+        .whereRaw('media_id = ANY(?::uuid[])', [outsideIds])
+        .select('media_id', 'threshold', 'cluster_id');
       const clusterOf = new Map(memberships.map((m) => [`${m.threshold}:${m.media_id}`, m.cluster_id]));
       // Scores index neighbours over the batch followed by the outside items.
       const ids = [...items.map((item) => item.id), ...outside.map((item) => item.id)];

@@ -86,7 +86,7 @@ export async function countBatchMatches(
     .where({ 'm.dataset_id': options.datasetId, 'm.batch_id': options.batchId })
     .whereIn('m.kind', ['IMAGE', 'VIDEO_FRAME']);
   for (const filter of options.filters) applyFilter(query, db, filter);
-  if (options.ids) query.whereIn('m.id', options.ids);
+  if (options.ids) query.whereRaw('m.id = ANY(?::uuid[])', [options.ids]);
   return query
     .select(
       db.raw(`count(*) filter (where m.kind = 'IMAGE')::int as n_images`),
