@@ -20,52 +20,15 @@ import { scoreNeighbours, type NeighbourItem } from '../../lib/quality/neighbour
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { startTemporalDevServer } from '../../lib/embedded/temporal';
-import { projectRoot } from '../../lib/projectRoot';
 import { createDb, migrateLatest } from '../../db/connection';
 import { startApiServer } from '../../api/server';
 import { installSdkLogger, startWorkers } from '../../workers/main';
+import { benchDir, createDatasetOverHttp, freePort, prepareImages, say } from './common';
 
-const root = projectRoot();
 const count = Number(process.argv[2] ?? 2000);
-const benchDir = path.join(root, 'bench');
-const photosDir = path.join(benchDir, 'data', 'photos');
-const imagesDir = path.join(benchDir, 'data', `images-${count}`);
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
-const say = (line: string) => process.stdout.write(`${line}\n`);
-
-function freePort(): number {
-  return 20000 + Math.floor(Math.random() * 20000);
-}
-
-/** Deterministic variants: crop, resize, flip, tint and JPEG quality vary with the index. */
-async function prepareImages(): Promise<string[]> {
-  if (!fs.existsSync(photosDir) || fs.readdirSync(photosDir).length === 0) {
-    execFileSync('bash', [path.join(root, 'scripts', 'bench', 'fetch-photos.sh'), photosDir], { stdio: 'inherit' });
-  }
-  fs.mkdirSync(imagesDir, { recursive: true });
-  const photos = fs.readdirSync(photosDir).sort().map((name) => path.join(photosDir, name));
-  const files: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const target = path.join(imagesDir, `img_${String(i).padStart(6, '0')}.jpg`);
-    files.push(target);
-    if (fs.existsSync(target)) continue;
-    const source = photos[i % photos.length];
-    const round = Math.floor(i / photos.length);
-    const meta = await sharp(source).metadata();
-    const crop = 1 - (round % 5) * 0.05;
-    const width = Math.max(32, Math.floor(meta.width! * crop));
-    const height = Math.max(32, Math.floor(meta.height! * crop));
-    let image = sharp(source)
-      .extract({ left: Math.floor((meta.width! - width) / 2), top: Math.floor((meta.height! - height) / 2), width, height })
-      .resize(1024, 1024, { fit: 'inside', withoutEnlargement: true });
-    if (round % 2 === 1) image = image.flop();
-    if (round % 3 === 2) image = image.modulate({ brightness: 0.8 + (round % 7) * 0.06, hue: (round * 37) % 360 });
-    await image.jpeg({ quality: 60 + (round % 4) * 10 }).toFile(target);
-  }
-  return files;
-}
 
 interface StageResult {
   stage: string;
@@ -121,32 +84,13 @@ async function measureOneBigUpload(apiUrl: string, files: string[]) {
   return { files: files.length, total_mb: Math.round(bytes / 2 ** 20), seconds: (Date.now() - started) / 1000, rss_growth_mb: Math.round((peak - before) / 2 ** 20) };
 }
 
-async function uploadAndProcess(apiUrl: string, files: string[]): Promise<number> {
-  const created = await (await fetch(`${apiUrl}/ingestion/new_dataset?dataset_name=bench-${count}`)).json() as { dataset_id: string };
-  const { trans_id: transId } = await (await fetch(`${apiUrl}/ingestion/${created.dataset_id}/data_files`)).json() as { trans_id: number };
-  for (let i = 0; i < files.length; i += 50) {
-    const form = new FormData();
-    for (const file of files.slice(i, i + 50)) form.append('files', await fs.openAsBlob(file), path.basename(file));
-    const response = await fetch(`${apiUrl}/ingestion/${created.dataset_id}/data_files/${transId}`, { method: 'POST', body: form });
-    if (response.status !== 202) throw new Error(`upload failed: ${response.status} ${await response.text()}`);
-  }
-  const started = Date.now();
-  await fetch(`${apiUrl}/ingestion/${created.dataset_id}/process_files/${transId}`, { method: 'POST' });
-  for (;;) {
-    const { tasks } = await (await fetch(`${apiUrl}/tasks?dataset_id=${created.dataset_id}`)).json() as { tasks: Array<{ status: string; error_message: string }> };
-    if (tasks[0]?.status === 'COMPLETED') return (Date.now() - started) / 1000;
-    if (tasks[0]?.status === 'FAILED') throw new Error(`creation failed: ${tasks[0].error_message}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
-
 function runFastdup(files: string[]): { seconds: number; images_per_second: number; peak_rss_mb: number; duplicate_pairs: number } | undefined {
   const venvPython = path.join(benchDir, '.venv', 'bin', 'python');
   const python = process.env.FASTDUP_PYTHON ?? (fs.existsSync(venvPython) ? venvPython : 'python3');
   if (spawnSync(python, ['-c', 'import fastdup'], { stdio: 'ignore' }).status !== 0) return undefined;
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'fastdup-'));
   try {
-    const output = execFileSync(python, [path.join(root, 'scripts', 'bench', 'run_fastdup.py'), path.dirname(files[0]), work], {
+    const output = execFileSync(python, [path.join(benchDir, '..', 'scripts', 'bench', 'run_fastdup.py'), path.dirname(files[0]), work], {
       env: { ...process.env, SENTRY_OPT_OUT: '1' },
       encoding: 'utf8',
     });
@@ -158,7 +102,7 @@ function runFastdup(files: string[]): { seconds: number; images_per_second: numb
 
 async function main(): Promise<void> {
   say(`bench:ingest: ${count} images on ${os.cpus()[0].model}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`);
-  const files = await prepareImages();
+  const files = await prepareImages(count);
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
   installSdkLogger(createLogger('bench-sdk', 'error'));
   const results: StageResult[] = [];
@@ -224,7 +168,7 @@ async function main(): Promise<void> {
     try {
       bigUpload = await measureOneBigUpload(`http://127.0.0.1:${api.port}/api/v1`, await prepareLargePhotos(files));
       say(`  one request with ${bigUpload.files} files, ${bigUpload.total_mb} MiB: ${bigUpload.seconds.toFixed(1)} s, server process memory grew ${bigUpload.rss_growth_mb} MiB`);
-      const seconds = await uploadAndProcess(`http://127.0.0.1:${api.port}/api/v1`, files);
+      const { seconds } = await createDatasetOverHttp(`http://127.0.0.1:${api.port}/api/v1`, `bench-${count}`, files);
       results.push({ stage: 'end to end (process_files → READY)', seconds, images_per_second: files.length / seconds });
       say(`  ${'process_files → READY'.padEnd(28)} ${seconds.toFixed(2).padStart(8)} s  ${(files.length / seconds).toFixed(1).padStart(8)} images/s`);
     } finally {

@@ -16,7 +16,7 @@ interface Started {
 
 /** Starts the launcher as `npm start` does, in its own process group so Ctrl-C can be simulated. */
 function startLauncher(env: NodeJS.ProcessEnv): Started {
-  const child = spawn(path.join(root, 'node_modules', '.bin', 'tsx'), ['scripts/start.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts'], {
     cwd: root,
     env,
     detached: true,

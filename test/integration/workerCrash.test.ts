@@ -41,7 +41,8 @@ describe('a worker killed in the middle of a dataset creation or a media batch',
 
   /** Runs `start` with a worker in a child process, SIGKILLs it once `started` holds, then finishes on a new worker. */
   async function crashAndResume(datasetId: string, start: () => Promise<unknown>, started: () => Promise<boolean>) {
-    const worker = spawn(path.join(root, 'node_modules', '.bin', 'tsx'), ['workers/main.ts'], {
+    // node itself runs the worker, so the SIGKILL below reaches the worker (a tsx wrapper would die alone).
+    const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
       cwd: root,
       env: { ...process.env, ...api.env, LOG_LEVEL: 'warn' },
       stdio: 'ignore',

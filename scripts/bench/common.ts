@@ -1,0 +1,78 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { projectRoot } from '../../lib/projectRoot';
+
+// Shared by the benchmarks: the image set, ports, and the HTTP steps a client takes.
+
+export const benchDir = path.join(projectRoot(), 'bench');
+const photosDir = path.join(benchDir, 'data', 'photos');
+
+export const say = (line: string) => process.stdout.write(`${line}\n`);
+
+export function freePort(): number {
+  return 20000 + Math.floor(Math.random() * 20000);
+}
+
+/** Deterministic variants: crop, resize, flip, tint and JPEG quality vary with the index. */
+export async function prepareImages(count: number): Promise<string[]> {
+  const imagesDir = path.join(benchDir, 'data', `images-${count}`);
+  if (!fs.existsSync(photosDir) || fs.readdirSync(photosDir).length === 0) {
+    execFileSync('bash', [path.join(projectRoot(), 'scripts', 'bench', 'fetch-photos.sh'), photosDir], { stdio: 'inherit' });
+  }
+  fs.mkdirSync(imagesDir, { recursive: true });
+  const photos = fs.readdirSync(photosDir).sort().map((name) => path.join(photosDir, name));
+  const files: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const target = path.join(imagesDir, `img_${String(i).padStart(6, '0')}.jpg`);
+    files.push(target);
+    if (fs.existsSync(target)) continue;
+    const source = photos[i % photos.length];
+    const round = Math.floor(i / photos.length);
+    const meta = await sharp(source).metadata();
+    const crop = 1 - (round % 5) * 0.05;
+    const width = Math.max(32, Math.floor(meta.width! * crop));
+    const height = Math.max(32, Math.floor(meta.height! * crop));
+    let image = sharp(source)
+      .extract({ left: Math.floor((meta.width! - width) / 2), top: Math.floor((meta.height! - height) / 2), width, height })
+      .resize(1024, 1024, { fit: 'inside', withoutEnlargement: true });
+    if (round % 2 === 1) image = image.flop();
+    if (round % 3 === 2) image = image.modulate({ brightness: 0.8 + (round % 7) * 0.06, hue: (round * 37) % 360 });
+    await image.jpeg({ quality: 60 + (round % 4) * 10 }).toFile(target);
+  }
+  return files;
+}
+
+/** Creates a dataset from `files` over HTTP (50 files a request) and times process_files → COMPLETED. */
+export async function createDatasetOverHttp(apiUrl: string, name: string, files: string[]): Promise<{ datasetId: string; seconds: number }> {
+  const created = await (await fetch(`${apiUrl}/ingestion/new_dataset?dataset_name=${encodeURIComponent(name)}`)).json() as { dataset_id: string };
+  const { trans_id: transId } = await (await fetch(`${apiUrl}/ingestion/${created.dataset_id}/data_files`)).json() as { trans_id: number };
+  for (let i = 0; i < files.length; i += 50) {
+    const response = await fetch(`${apiUrl}/ingestion/${created.dataset_id}/data_files/${transId}`, { method: 'POST', body: await filesForm(files.slice(i, i + 50)) });
+    if (response.status !== 202) throw new Error(`upload failed: ${response.status} ${await response.text()}`);
+  }
+  const started = Date.now();
+  await fetch(`${apiUrl}/ingestion/${created.dataset_id}/process_files/${transId}`, { method: 'POST' });
+  await waitForNewestTask(apiUrl, created.dataset_id);
+  return { datasetId: created.dataset_id, seconds: (Date.now() - started) / 1000 };
+}
+
+/** A multipart form with `files` parts (or one part under `field`). */
+export async function filesForm(files: string[], field = 'files'): Promise<FormData> {
+  const form = new FormData();
+  for (const file of files) form.append(field, await fs.openAsBlob(file), path.basename(file));
+  return form;
+}
+
+/** Polls /tasks (as a client would) until the dataset's newest task completes; throws if it fails. */
+export async function waitForNewestTask(apiUrl: string, datasetId: string): Promise<{ task_type: string; status_message: string }> {
+  for (;;) {
+    const { tasks } = await (await fetch(`${apiUrl}/tasks?dataset_id=${datasetId}`)).json() as {
+      tasks: Array<{ task_type: string; status: string; status_message: string; error_message: string }>;
+    };
+    if (tasks[0]?.status === 'COMPLETED') return tasks[0];
+    if (tasks[0]?.status === 'FAILED') throw new Error(`${tasks[0].task_type} failed: ${tasks[0].error_message}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
