@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import { createApp } from '../../api/app';
 import { createDataset } from '../../db/queries/datasets';
 import { Workspace } from '../../db/models';
-import { createReadyDataset, newDatasetWithTransaction, waitForDatasetStatus, waitForTask } from '../support/datasets';
+import { createReadyDataset, newDatasetWithTransaction, statusesUntil, waitForDatasetStatus, waitForTask } from '../support/datasets';
 import { eventually, photo } from '../support/media';
 import { makeTarGz, makeZip } from '../support/archives';
 import { openStream } from '../support/sse';
@@ -165,6 +165,7 @@ describe('add_media batches, reindex and saved-view monitoring', () => {
     await stack.request.post(`/api/v1/dataset/${datasetId}/reindex`).expect(202);
     expect((await stack.request.post(`/api/v1/dataset/${datasetId}/reindex`).expect(409)).body)
       .toEqual({ detail: "Operation 'reindex' is blocked while REINDEX task is running" });
+    for (const status of await statusesUntil(stack, datasetId, 'READY')) expect(['READ ONLY', 'INDEXING', 'READY']).toContain(status);
     const reindex = await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED']);
     expect(reindex).toMatchObject({ task_type: 'REINDEX', status: 'COMPLETED' });
     expect((await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'READY', n_images: 9 });
@@ -185,6 +186,8 @@ describe('add_media batches, reindex and saved-view monitoring', () => {
 
     const tgz = await makeTarGz(path.join(scratch, 'more.tar.gz'), { 'more/astronaut.jpg': photo('astronaut'), 'more/readme.md': Buffer.from('#') });
     await addMedia(datasetId).attach('archive', tgz).field('auto_reindex', 'true').expect(202);
+    const seen = await statusesUntil(stack, datasetId, 'READY');
+    expect(seen).not.toContain('PARTIAL INDEX');
     const task = await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED']);
     expect(task).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
     // auto_reindex: the batch ends READY, re-clustered, without stopping at PARTIAL INDEX.

@@ -44,3 +44,19 @@ export function waitForDatasetStatus(api: TestApi, datasetId: string, statuses: 
     `dataset ${datasetId} in ${statuses.join('/')}`,
   );
 }
+
+/** The distinct status_new values seen, in order, while polling until the dataset reaches `final`. */
+export async function statusesUntil(api: TestApi, datasetId: string, final: string, timeoutMs = 120_000): Promise<string[]> {
+  const seen: string[] = [];
+  await eventually(
+    async () => {
+      const status = (await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body.status_new as string;
+      if (seen[seen.length - 1] !== status) seen.push(status);
+      return status;
+    },
+    (status) => status === final,
+    timeoutMs,
+    `dataset ${datasetId} ${final}`,
+  );
+  return seen;
+}
