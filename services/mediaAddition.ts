@@ -40,7 +40,7 @@ async function blocked(
     .where({ dataset_id: datasetId })
     .whereIn('task_type', BATCH_TASKS)
     .whereIn('status', ['INITIALIZING', 'RUNNING'])
-    .first('task_id', 'task_type', 'status', 'dataset_id', 'error_message');
+    .first('task_id', 'task_type', 'status', 'dataset_id', 'error_message', 'updated_at');
   if (running && options.repair && (await repairTask(deps, running))) return undefined;
   if (running) return new HttpError(409, `Operation '${operation}' is blocked while ${running.task_type} task is running`);
   const { status_new: status } = await deps.db('datasets').where({ id: datasetId }).first('status_new');

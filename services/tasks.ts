@@ -21,11 +21,17 @@ export async function requireTask(deps: TaskDeps, taskId: string, user: User): P
   return task;
 }
 
+/** How long a task row may wait for its workflow to be started before a missing workflow counts as lost. */
+const WORKFLOW_START_GRACE_MS = 60_000;
+
 /**
  * Temporal is the source of truth for execution: a task row that says it is running while its
  * workflow has closed (worker lost, terminated in the Temporal UI) is repaired to FAILED or ABORTED.
  */
-export async function repairTask(deps: TaskDeps, task: Pick<TaskRow, 'task_id' | 'task_type' | 'status' | 'dataset_id' | 'error_message'>): Promise<boolean> {
+export async function repairTask(
+  deps: TaskDeps,
+  task: Pick<TaskRow, 'task_id' | 'task_type' | 'status' | 'dataset_id' | 'error_message' | 'updated_at'>,
+): Promise<boolean> {
   if (FINAL_TASK_STATUSES.includes(task.status)) return false;
   let status: number | null | undefined;
   try {
@@ -40,7 +46,9 @@ export async function repairTask(deps: TaskDeps, task: Pick<TaskRow, 'task_id' |
     [WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_TIMED_OUT]: { to: 'FAILED', message: 'The workflow timed out' },
     [WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_CANCELED]: { to: 'ABORTED', message: 'The workflow was cancelled' },
   };
-  // Not found at all: the workflow was never started or its history is gone.
+  // Not found at all: the workflow was never started or its history is gone — unless the request
+  // that wrote the row is still starting it, so a fresh row is left alone.
+  if (status === undefined && Date.now() - new Date(task.updated_at).getTime() < WORKFLOW_START_GRACE_MS) return false;
   const verdict = status === undefined ? { to: 'FAILED' as const, message: 'The workflow no longer exists' } : closedAs[status ?? -1];
   if (!verdict) return false;
   const repaired = await transitionTaskStatus(deps.db, task.task_id, ['INITIALIZING', 'RUNNING'], verdict.to, {

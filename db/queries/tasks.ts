@@ -80,6 +80,7 @@ export interface TaskRow {
   error_message: string | null;
   start_time: Date;
   end_time: Date | null;
+  updated_at: Date;
   phase: string | null;
   input: Record<string, unknown>;
 }
