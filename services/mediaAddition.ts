@@ -1,17 +1,17 @@
 import type { DatasetStatus, TaskType, User } from '../db/models';
 import { transitionDatasetStatus, type DatasetRow } from '../db/queries/datasets';
-import { recordUploadedFiles } from '../db/queries/ingestion';
+import { openUploadTransaction } from '../db/queries/ingestion';
 import { HttpError } from '../api/errors';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
-import { mediaKindOf } from '../lib/media/mediaTypes';
 import { readArchiveKind } from '../lib/sources/archive';
 import { localEntries } from '../lib/sources/localPath';
-import { createS3Client, hasS3Media, parseS3Uri } from '../lib/sources/s3';
-import { MediaSourceError, MissingEntryError } from '../lib/sources/sourceEntry';
+import { createS3Client, parseS3Uri, s3Entries } from '../lib/sources/s3';
+import { containsMedia, MediaSourceError, MissingEntryError } from '../lib/sources/sourceEntry';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
 import { describeSource, type BatchHints, type BatchSource, type MediaAdditionInput } from '../workflows/mediaAddition';
+import { storeUploads } from './ingestion';
 import { createTask, type TaskDeps } from './taskWorkflows';
 import { repairTask } from './tasks';
 
@@ -22,6 +22,8 @@ export interface MediaAdditionDeps extends TaskDeps {
 }
 
 const ADDABLE: DatasetStatus[] = ['READY', 'PARTIAL INDEX'];
+/** Entries of a folder or manifest looked at when checking, before accepting it, that it holds media. */
+const SOURCE_CHECK_ENTRIES = 10_000;
 const BATCH_TASKS: TaskType[] = ['MEDIA_ADDITION', 'REINDEX'];
 
 /**
@@ -85,7 +87,7 @@ export async function checkS3Source(deps: { config: Config; logger: Logger }, ur
   let client;
   try {
     client = await createS3Client(deps.config.s3, assumeRole ? { roleArn: assumeRole, sessionName: 'media-dataset-check' } : undefined);
-    if (!(await hasS3Media(client, location))) throw invalid;
+    if (!(await containsMedia(s3Entries(client, location), SOURCE_CHECK_ENTRIES))) throw invalid;
   } catch (error) {
     if (error instanceof HttpError) throw error;
     if (error instanceof MissingEntryError) throw invalid;
@@ -116,19 +118,10 @@ export async function startMediaAddition(
   request: { source: BatchSource; uploads?: Array<StagedFile & { fileName: string }>; autoReindex: boolean; hints: BatchHints },
 ): Promise<string> {
   const { db } = deps;
-  const [transaction] = await db('upload_transactions').insert({ dataset_id: dataset.id, created_by: user.id, status: 'PROCESSING' }).returning('id');
-  const transactionId = Number(transaction.id);
+  const transactionId = await openUploadTransaction(db, dataset.id, user.id, 'PROCESSING');
   let previousStatus: DatasetStatus = dataset.status_new;
   try {
-    if (request.uploads?.length) {
-      for (const file of request.uploads) await deps.store.putFile(blobKey(file.sha256), file.path);
-      await recordUploadedFiles(
-        db,
-        dataset.id,
-        transactionId,
-        request.uploads.map((file) => ({ fileName: file.fileName, mediaKind: mediaKindOf(file.fileName)!, sha256: file.sha256, size: file.size })),
-      );
-    }
+    await storeUploads(db, deps.store, { id: transactionId, dataset_id: dataset.id, status: 'PROCESSING' }, request.uploads ?? []);
     return await createTask(
       deps,
       {
@@ -183,20 +176,15 @@ export async function startReindex(deps: TaskDeps, dataset: DatasetRow, user: Pi
   );
 }
 
-/** Entries looked at when checking that a local path holds media. */
-const LOCAL_CHECK_ENTRIES = 10_000;
-
 /** A local source (on-premises pipeline): an absolute path, readable here, with at least one media file. */
 export async function checkLocalSource(config: Config, target: string): Promise<BatchSource> {
+  let found: boolean;
   try {
-    let seen = 0;
-    for await (const entry of localEntries(target, config.archives)) {
-      if (mediaKindOf(entry.name)) return { kind: 'local', path: target };
-      if (++seen >= LOCAL_CHECK_ENTRIES) break;
-    }
+    found = await containsMedia(localEntries(target, config.archives), SOURCE_CHECK_ENTRIES);
   } catch (error) {
     if (error instanceof MediaSourceError) throw new HttpError(400, `Invalid path or no media files found at ${target}: ${error.message}`);
     throw error;
   }
-  throw new HttpError(400, `Invalid path or no media files found at ${target}`);
+  if (!found) throw new HttpError(400, `Invalid path or no media files found at ${target}`);
+  return { kind: 'local', path: target };
 }

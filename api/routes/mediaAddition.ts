@@ -18,7 +18,7 @@ import type { BatchSource } from '../../workflows/mediaAddition';
 import { requireDataset } from '../access';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
-import { receiveFiles, removeStaged, type ReceivedFile } from '../uploads';
+import { receiveFiles, removeStaged } from '../uploads';
 import { uploadStagingDir } from '../../lib/storage/staging';
 import { datasetIdParams } from './datasets';
 
@@ -80,7 +80,7 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
       if (form.s3_uri) source = await checkS3Source(deps, form.s3_uri, form.assume_role);
       await startMediaAddition(deps, dataset, ctx.state.user, {
         source,
-        uploads: uploads as ReceivedFile[],
+        uploads,
         autoReindex: form.auto_reindex,
         hints: {
           batchNImages: form.batch_n_images,

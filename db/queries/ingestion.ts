@@ -14,8 +14,14 @@ export interface UploadedFileRecord {
   size: number;
 }
 
-export async function openUploadTransaction(db: Db, datasetId: string, userId: string): Promise<number> {
-  const [row] = await db('upload_transactions').insert({ dataset_id: datasetId, created_by: userId }).returning('id');
+/** A transaction collecting files: OPEN for creation uploads, PROCESSING at once for an add_media batch. */
+export async function openUploadTransaction(
+  db: Db,
+  datasetId: string,
+  userId: string,
+  status: UploadTransaction['status'] = 'OPEN',
+): Promise<number> {
+  const [row] = await db('upload_transactions').insert({ dataset_id: datasetId, created_by: userId, status }).returning('id');
   return Number(row.id);
 }
 

@@ -2,7 +2,6 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
-import { mediaKindOf } from '../media/mediaTypes';
 import { manifestFormatOf, parseManifest } from './manifest';
 import { MissingEntryError, MediaSourceError, type SourceEntry } from './sourceEntry';
 
@@ -69,9 +68,9 @@ async function getObjectStream(client: S3Client, location: S3Location): Promise<
   }
 }
 
-async function* listKeys(client: S3Client, bucket: string, prefix: string, maxPages = Infinity): AsyncGenerator<string> {
+async function* listKeys(client: S3Client, bucket: string, prefix: string): AsyncGenerator<string> {
   let token: string | undefined;
-  for (let page = 0; page < maxPages; page++) {
+  for (;;) {
     const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
     for (const object of listed.Contents ?? []) if (object.Key && !object.Key.endsWith('/')) yield object.Key;
     if (!listed.IsTruncated || !listed.NextContinuationToken) return;
@@ -109,14 +108,4 @@ export async function* s3Entries(client: S3Client, location: S3Location): AsyncG
   for await (const key of listKeys(client, location.bucket, prefix)) {
     yield { name: key.slice(prefix.length), open: () => getObjectStream(client, { bucket: location.bucket, key }) };
   }
-}
-
-/**
- * Whether the folder or manifest holds at least one supported media file; a folder is searched in
- * its first 10 listing pages (10,000 keys), so the check stays quick.
- */
-export async function hasS3Media(client: S3Client, location: S3Location): Promise<boolean> {
-  if (isManifest(location)) return (await manifestLocations(client, location)).some(({ name }) => mediaKindOf(name) !== undefined);
-  for await (const key of listKeys(client, location.bucket, folderPrefix(location.key), 10)) if (mediaKindOf(key)) return true;
-  return false;
 }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { mediaKindOf } from '../media/mediaTypes';
 
 /** One file of a media source (archive, object-storage folder or manifest, local folder). */
 export interface SourceEntry {
@@ -13,3 +14,13 @@ export class MediaSourceError extends Error {}
 
 /** A file a manifest lists that does not exist; the batch goes on without it and reports it. */
 export class MissingEntryError extends MediaSourceError {}
+
+/** Whether one of the first `scanLimit` entries is a supported media file: the quick check before a source is accepted. */
+export async function containsMedia(entries: AsyncIterable<SourceEntry>, scanLimit: number): Promise<boolean> {
+  let seen = 0;
+  for await (const entry of entries) {
+    if (mediaKindOf(entry.name)) return true;
+    if (++seen >= scanLimit) return false;
+  }
+  return false;
+}
