@@ -9,13 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import tar from 'tar-stream';
-import { startApiServer } from '../../api/server';
-import { loadConfig } from '../../lib/config';
-import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
-import { startTemporalDevServer } from '../../lib/embedded/temporal';
+import { startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { createLogger } from '../../lib/logger';
-import { installSdkLogger, startWorkers } from '../../workers/main';
-import { benchDir, createDatasetOverHttp, filesForm, freePort, prepareImages, say, waitForNewestTask } from './common';
+import { installSdkLogger } from '../../workers/main';
+import { benchMachine, createDatasetOverHttp, filesForm, freePort, prepareImages, say, startBenchStack, waitForNewestTask, writeReport } from './common';
 
 const baseCount = Number(process.argv[2] ?? 2000);
 const batchCount = Number(process.argv[3] ?? 200);
@@ -46,20 +43,8 @@ async function main(): Promise<void> {
   installSdkLogger(createLogger('bench-sdk', 'error'));
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-add-media-'));
   const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
-  const temporal = await startTemporalDevServer({ dataDir: scratch, port: freePort(), namespace: 'default' });
-  const config = loadConfig({
-    ...process.env,
-    LOG_LEVEL: 'silent',
-    DATA_DIR: path.join(scratch, 'data'),
-    DATABASE_URL: await ensureDatabase(postgres.url, 'bench_add_media'),
-    TEMPORAL_ADDRESS: temporal.address,
-    API_PORT: '0',
-    API_HOST: '127.0.0.1',
-    PIPELINE_PORT: '0',
-  });
-  const api = await startApiServer(config, createLogger('bench-api', 'silent'));
-  const { stop: stopWorkers } = await startWorkers(config, createLogger('bench-worker', 'silent'));
-  const apiUrl = `http://127.0.0.1:${api.port}/api/v1`;
+  const stack = await startBenchStack(scratch, postgres.url, 'bench_add_media');
+  const { apiUrl } = stack;
   const row = (stage: string, seconds: number, items: number) => {
     say(`  ${stage.padEnd(34)} ${seconds.toFixed(2).padStart(8)} s  ${(items / seconds).toFixed(1).padStart(8)} images/s`);
     return { stage, seconds, images: items, images_per_second: items / seconds };
@@ -80,7 +65,7 @@ async function main(): Promise<void> {
 
     const report = {
       date: new Date().toISOString(),
-      machine: { cpu: os.cpus()[0].model, cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+      machine: benchMachine(),
       base_images: baseCount,
       batch_images: batchCount,
       stages,
@@ -88,14 +73,9 @@ async function main(): Promise<void> {
       batch_vs_creation_rate: stages[1].images_per_second / stages[0].images_per_second,
     };
     say(`a batch of files runs at ${report.batch_vs_creation_rate.toFixed(2)}× the creation rate per image`);
-    fs.mkdirSync(path.join(benchDir, 'results'), { recursive: true });
-    const stem = path.join(benchDir, 'results', `add-media-${baseCount}-${batchCount}-${report.date.slice(0, 10)}`);
-    fs.writeFileSync(`${stem}.json`, JSON.stringify(report, null, 2));
-    say(`results: ${stem}.json`);
+    writeReport(`add-media-${baseCount}-${batchCount}`, report);
   } finally {
-    await stopWorkers();
-    await api.close();
-    await temporal.stop();
+    await stack.stop();
     await postgres.stop();
     fs.rmSync(scratch, { recursive: true, force: true });
   }

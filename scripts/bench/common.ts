@@ -1,8 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
+import { startApiServer } from '../../api/server';
+import { loadConfig } from '../../lib/config';
+import { ensureDatabase } from '../../lib/embedded/postgres';
+import { startTemporalDevServer } from '../../lib/embedded/temporal';
+import { createLogger } from '../../lib/logger';
 import { projectRoot } from '../../lib/projectRoot';
+import { startWorkers } from '../../workers/main';
 
 // Shared by the benchmarks: the image set, ports, and the HTTP steps a client takes.
 
@@ -75,4 +82,46 @@ export async function waitForNewestTask(apiUrl: string, datasetId: string): Prom
     if (tasks[0]?.status === 'FAILED') throw new Error(`${tasks[0].task_type} failed: ${tasks[0].error_message}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** The machine a figure came from, recorded with every result. */
+export function benchMachine() {
+  return { cpu: os.cpus()[0].model, cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version };
+}
+
+/** Writes `report` to bench/results/<stem>-<date>.json and says where. */
+export function writeReport(stem: string, report: { date: string }): void {
+  const dir = path.join(benchDir, 'results');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${stem}-${report.date.slice(0, 10)}.json`);
+  fs.writeFileSync(file, JSON.stringify(report, null, 2));
+  say(`results: ${file}`);
+}
+
+/**
+ * The real API and worker on database `database` of an embedded Postgres and a new Temporal dev
+ * server under `scratch`, as an end-to-end run needs them.
+ */
+export async function startBenchStack(scratch: string, postgresUrl: string, database: string): Promise<{ apiUrl: string; stop(): Promise<void> }> {
+  const temporal = await startTemporalDevServer({ dataDir: scratch, port: freePort(), namespace: 'default' });
+  const config = loadConfig({
+    ...process.env,
+    LOG_LEVEL: 'silent',
+    DATA_DIR: path.join(scratch, 'data'),
+    DATABASE_URL: await ensureDatabase(postgresUrl, database),
+    TEMPORAL_ADDRESS: temporal.address,
+    API_PORT: '0',
+    PIPELINE_PORT: '0',
+    API_HOST: '127.0.0.1',
+  });
+  const api = await startApiServer(config, createLogger('bench-api', 'silent'));
+  const { stop: stopWorkers } = await startWorkers(config, createLogger('bench-worker', 'silent'));
+  return {
+    apiUrl: `http://127.0.0.1:${api.port}/api/v1`,
+    async stop() {
+      await stopWorkers();
+      await api.close();
+      await temporal.stop();
+    },
+  };
 }

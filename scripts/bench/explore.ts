@@ -15,14 +15,13 @@ import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgr
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { loadTextEncoder } from '../../lib/ml/textEncoder';
-import { projectRoot } from '../../lib/projectRoot';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { captionCollection, datasetCollection } from '../../lib/vectors/vectorStore';
+import { benchMachine, freePort, say, writeReport } from './common';
 
 const count = Number(process.argv[2] ?? 100_000);
 const DIM = 1280;
 const RUNS = 40;
-const say = (line: string) => process.stdout.write(`${line}\n`);
 
 const WORDS = ['cat', 'dog', 'car', 'tree', 'beach', 'mountain', 'cup', 'coffee', 'bicycle', 'city', 'river', 'bird', 'flower', 'house', 'boat', 'child', 'street', 'snow', 'forest', 'bridge'];
 
@@ -45,7 +44,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 async function main(): Promise<void> {
   say(`bench:explore: ${count} media on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-explore-'));
-  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: 20000 + Math.floor(Math.random() * 20000) });
+  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
   const databaseUrl = await ensureDatabase(postgres.url, 'bench_explore');
   const config = loadConfig({
     ...process.env,
@@ -182,17 +181,13 @@ async function main(): Promise<void> {
     }
     const report = {
       date: new Date().toISOString(),
-      machine: { cpu: os.cpus()[0].model, cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+      machine: benchMachine(),
       media: count,
       vectors: 'image: 1000 random unit centres in 1280-d plus uniform noise (0.3), normalised; captions: real all-MiniLM-L6-v2 embeddings',
       index_build: indexBuild,
       queries: results,
     };
-    const dir = path.join(projectRoot(), 'bench', 'results');
-    fs.mkdirSync(dir, { recursive: true });
-    const file = path.join(dir, `explore-${count}-${report.date.slice(0, 10)}.json`);
-    fs.writeFileSync(file, JSON.stringify(report, null, 2));
-    say(`results: ${file}`);
+    writeReport(`explore-${count}`, report);
   } finally {
     await db.destroy();
     await api.close();

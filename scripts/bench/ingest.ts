@@ -19,11 +19,9 @@ import { clusterByThresholds, type SimilarityEdge } from '../../lib/clustering/c
 import { scoreNeighbours, type NeighbourItem } from '../../lib/quality/neighbourScores';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
-import { startTemporalDevServer } from '../../lib/embedded/temporal';
 import { createDb, migrateLatest } from '../../db/connection';
-import { startApiServer } from '../../api/server';
-import { installSdkLogger, startWorkers } from '../../workers/main';
-import { benchDir, createDatasetOverHttp, freePort, prepareImages, say } from './common';
+import { installSdkLogger } from '../../workers/main';
+import { benchDir, benchMachine, createDatasetOverHttp, freePort, prepareImages, say, startBenchStack, writeReport } from './common';
 
 const count = Number(process.argv[2] ?? 2000);
 
@@ -152,29 +150,15 @@ async function main(): Promise<void> {
     await db.destroy();
 
     say('end to end (upload over HTTP, DATASET_CREATION workflow on the real worker):');
-    const temporal = await startTemporalDevServer({ dataDir: scratch, port: freePort(), namespace: 'default' });
-    const stackConfig = loadConfig({
-      ...process.env,
-      LOG_LEVEL: 'silent',
-      DATA_DIR: path.join(scratch, 'data'),
-      DATABASE_URL: await ensureDatabase(postgres.url, 'bench_e2e'),
-      TEMPORAL_ADDRESS: temporal.address,
-      API_PORT: '0',
-      PIPELINE_PORT: '0',
-      API_HOST: '127.0.0.1',
-    });
-    const api = await startApiServer(stackConfig, createLogger('bench-api', 'silent'));
-    const { stop: stopWorkers } = await startWorkers(stackConfig, createLogger('bench-worker', 'silent'));
+    const stack = await startBenchStack(scratch, postgres.url, 'bench_e2e');
     try {
-      bigUpload = await measureOneBigUpload(`http://127.0.0.1:${api.port}/api/v1`, await prepareLargePhotos(files));
+      bigUpload = await measureOneBigUpload(stack.apiUrl, await prepareLargePhotos(files));
       say(`  one request with ${bigUpload.files} files, ${bigUpload.total_mb} MiB: ${bigUpload.seconds.toFixed(1)} s, server process memory grew ${bigUpload.rss_growth_mb} MiB`);
-      const { seconds } = await createDatasetOverHttp(`http://127.0.0.1:${api.port}/api/v1`, `bench-${count}`, files);
+      const { seconds } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}`, files);
       results.push({ stage: 'end to end (process_files → READY)', seconds, images_per_second: files.length / seconds });
       say(`  ${'process_files → READY'.padEnd(28)} ${seconds.toFixed(2).padStart(8)} s  ${(files.length / seconds).toFixed(1).padStart(8)} images/s`);
     } finally {
-      await stopWorkers();
-      await api.close();
-      await temporal.stop();
+      await stack.stop();
     }
   } finally {
     await postgres.stop();
@@ -185,7 +169,7 @@ async function main(): Promise<void> {
   const endToEnd = results[results.length - 1];
   const report = {
     date: new Date().toISOString(),
-    machine: { cpu: os.cpus()[0].model, cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    machine: benchMachine(),
     images: files.length,
     model: config.models.imageModel,
     stages: results,
@@ -196,10 +180,7 @@ async function main(): Promise<void> {
   };
   say(`peak RSS of this process (API + worker + stages): ${report.peak_rss_mb} MiB`);
   if (fastdup) say(`fastdup: ${fastdup.images_per_second.toFixed(1)} images/s; ours end to end / fastdup = ${report.ratio_vs_fastdup!.toFixed(2)}`);
-  fs.mkdirSync(path.join(benchDir, 'results'), { recursive: true });
-  const stem = path.join(benchDir, 'results', `ingest-${count}-${report.date.slice(0, 10)}`);
-  fs.writeFileSync(`${stem}.json`, JSON.stringify(report, null, 2));
-  say(`results: ${stem}.json`);
+  writeReport(`ingest-${count}`, report);
 }
 
 main()
