@@ -9,7 +9,7 @@ import { createS3Client, parseS3Uri, s3Entries, type S3Settings } from '../lib/s
 import { MediaSourceError, MissingEntryError, type SourceEntry } from '../lib/sources/sourceEntry';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { StagingLimitError, stageStream } from '../lib/storage/staging';
-import { describeSource, type BatchSource, type MediaAdditionInput } from '../workflows/mediaAddition';
+import { describeSource, type MediaAdditionInput } from '../workflows/mediaAddition';
 import { createProgressReporter } from './progress';
 
 /** Names of missing manifest entries shown in the task's status message. */
@@ -33,7 +33,7 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
   const { db, store } = deps;
 
   async function withEntries<T>(input: MediaAdditionInput, use: (entries: AsyncGenerator<SourceEntry>) => Promise<T>): Promise<T> {
-    const source: BatchSource = input.source;
+    const { source } = input;
     switch (source.kind) {
       case 'archive':
         return store.withLocalFile(blobKey(source.blobSha256), (file) => use(archiveEntries(file, source.fileName, deps.archives)));

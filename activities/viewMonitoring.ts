@@ -70,13 +70,13 @@ export function createViewMonitoringActivities(deps: { db: Db; vectors: VectorSt
       const task = await db('tasks').where({ task_id: ref.taskId }).first('start_time');
       const dataset = await db('datasets').where({ id: ref.datasetId }).first('display_name');
       const views = await monitoredViewsBefore(db, ref.datasetId, task.start_time);
+      const users = await datasetCollaboratorIds(db, ref.datasetId);
       let alerts = 0;
       for (const view of views) {
         const { count, stats } = await evaluate(view, ref.batchId);
         await db.transaction(async (trx) => {
           const recorded = await recordViewEvaluation(trx, view, { batchId: ref.batchId, count, stats });
           if (!recorded || !view.alerting_enabled || count === 0) return;
-          const users = await datasetCollaboratorIds(trx, ref.datasetId);
           await insertNotifications(
             trx,
             users.map((userId) => ({

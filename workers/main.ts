@@ -14,7 +14,7 @@ import { createIngestActivities } from '../activities/ingest';
 import { createVisualSearchActivities } from '../activities/visualSearch';
 import { createBatchSourceActivities } from '../activities/batchSources';
 import { createViewMonitoringActivities } from '../activities/viewMonitoring';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { uploadStagingDir } from '../lib/storage/staging';
 import { startPipelineServer } from './pipelineServer';
 import { defaultVideoTools } from '../lib/media/video';
@@ -80,15 +80,14 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ pi
   const workers = [workflowWorker, inferenceWorker];
   const running = workers.map((worker) => worker.run());
   logger.info({ queues: Object.values(queues), model: encoder.modelId }, 'worker running');
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
-  const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  // The worker's own connection also serves the client the pipeline trigger starts workflows with.
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const pipeline = await startPipelineServer({ config, db, store, temporal, logger });
 
   const stop = async () => {
     await pipeline.close();
     for (const worker of workers) worker.shutdown();
     await Promise.allSettled(running);
-    await clientConnection.close();
     await connection.close();
     await vectors.close();
     await encoder.close();

@@ -58,7 +58,7 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
     const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
     requireAddMediaEnabled(deps.config);
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
-    await checkAddMediaPreconditions({ ...deps, taskQueue: deps.config.temporal.taskQueue }, dataset);
+    await checkAddMediaPreconditions(deps, dataset);
     const { files, fields } = await receiveFiles(ctx, {
       fields: ['files', 'archive'],
       stagingDir: uploadStagingDir(deps.config),
