@@ -1,13 +1,31 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/** Settings every test tier shares (jest does not pass a root config's project options on to its projects). */
+const shared = {
+  rootDir: __dirname,
   testEnvironment: '<rootDir>/test/support/nodeEnvironment.js',
   transform: { '^.+\\.(ts|js)$': ['@swc/jest'] },
   // ESM-only packages, compiled to CommonJS for jest like our own sources.
   transformIgnorePatterns: ['/node_modules/(?!(hyparquet|hyparquet-writer)/)'],
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
-  globalSetup: '<rootDir>/test/support/globalSetup.ts',
-  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
   testTimeout: 60_000,
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    // Pure code: no services started.
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    // Workflows with mocked activities on @temporalio/testing's local server; no Postgres.
+    { ...shared, displayName: 'workflows', testMatch: ['<rootDir>/test/workflows/**/*.test.ts'] },
+    // Everything else (integration, contract, e2e) shares one Postgres and one Temporal server per run;
+    // jest runs a project's globalSetup only when that project has tests in the run.
+    {
+      ...shared,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/unit/', '<rootDir>/test/workflows/'],
+      globalSetup: '<rootDir>/test/support/globalSetup.ts',
+      globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+    },
+  ],
   // Two cores: integration files each start workers and pools; two at a time keeps them honest.
   maxWorkers: 2,
 };
