@@ -1,8 +1,21 @@
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
+/** Folders of the layout (ARCHITECTURE.md); imports run downward only. */
+const upward = (names, message) => ({ regex: `^(\\.\\.?/)+(${names.join('|')})(/|$)`, message });
+// Outside workflows/, only the contracts module (inputs, queries, task queues) of a workflow may be imported.
+const workflowInternals = {
+  regex: '^(\\.\\.?/)+workflows(/(?!contracts$)|$)',
+  message: 'Import workflow inputs, queries and task queues from workflows/contracts only.',
+};
+const knexOutsideDb = { regex: '^(knex|objection)(/|$)', message: 'All SQL lives in db/: call a repository instead.' };
+
+function layer(files, patterns) {
+  return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } };
+}
+
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', '**/*.js', '*.mjs'] },
+  { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', 'web/', '**/*.js', '*.mjs'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
@@ -11,6 +24,15 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  layer(['lib/**/*.ts'], [
+    upward(['api', 'services', 'db', 'activities', 'workflows', 'workers'], 'lib/ is the bottom layer: it imports nothing of ours above it.'),
+    knexOutsideDb,
+  ]),
+  layer(['db/**/*.ts'], [upward(['api', 'services', 'activities', 'workflows', 'workers'], 'db/ imports only lib/.')]),
+  layer(['services/**/*.ts'], [upward(['api', 'activities', 'workers'], 'services/ import only db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
+  layer(['activities/**/*.ts'], [upward(['api', 'workers'], 'activities/ import only services/, db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
+  layer(['api/**/*.ts'], [upward(['activities', 'workers'], 'api/ calls services; it never reaches activities or workers.'), workflowInternals, knexOutsideDb]),
+  layer(['workers/**/*.ts'], [upward(['api'], 'workers/ assemble workflows and activities; they never import api/.'), knexOutsideDb]),
   {
     // Workflow code must stay deterministic: no Node built-ins, no value imports from our side-effect folders.
     files: ['workflows/**/*.ts'],
@@ -20,7 +42,7 @@ export default tseslint.config(
         {
           paths: builtinModules.flatMap((name) => [name, `node:${name}`]),
           patterns: [
-            { group: ['**/activities/**', '**/lib/**', '**/db/**', '**/api/**'], allowTypeImports: true,
+            { group: ['**/activities/**', '**/lib/**', '**/db/**', '**/api/**', '**/services/**'], allowTypeImports: true,
               message: 'Workflows import only @temporalio/workflow and activity types.' },
           ],
         },

@@ -9,7 +9,7 @@ import { createS3Client, parseS3Uri, s3Entries, type S3Settings } from '../lib/s
 import { MediaSourceError, MissingEntryError, type SourceEntry } from '../lib/sources/sourceEntry';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { StagingLimitError, stageStream } from '../lib/storage/staging';
-import { describeSource, type MediaAdditionInput } from '../workflows/mediaAddition';
+import { describeSource, type MediaAdditionInput } from '../workflows/contracts';
 import { createProgressReporter } from './progress';
 
 /** Names of missing manifest entries shown in the task's status message. */

@@ -1,9 +1,9 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connection';
-import type { DatasetStatus } from '../db/models';
 import { transitionDatasetStatus } from '../db/queries/datasets';
 import { pendingUploads } from '../db/queries/ingestion';
 import { updateTaskProgress } from '../db/queries/tasks';
+import { batchFailedEmpty, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
 import type { ImageEncoderInfo } from '../lib/ml/imageEncoder';
 import type { TaskRef } from './progress';
 
@@ -35,13 +35,17 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
   const embeddingConfig = () => JSON.stringify({ model: deps.encoder.modelId, dim: deps.encoder.dim });
 
   /** A fully indexed dataset: READY with fresh counts, and its task COMPLETED. */
-  async function commitReady(ref: TaskRef, from: DatasetStatus[], describe: (counts: { n_images: number; n_videos: number }) => string) {
+  async function commitReady(
+    ref: TaskRef,
+    transition: { from: readonly DatasetStatus[]; to: DatasetStatus },
+    describe: (counts: { n_images: number; n_videos: number }) => string,
+  ) {
     await db.transaction(async (trx) => {
       const counts = await mediaCounts(trx, ref.datasetId);
       await trx('datasets')
         .where({ id: ref.datasetId })
-        .whereIn('status_new', from)
-        .update({ status_new: 'READY', progress: 100, ...counts, embedding_config: embeddingConfig(), error_message: null, updated_at: trx.fn.now() });
+        .whereIn('status_new', transition.from)
+        .update({ status_new: transition.to, progress: 100, ...counts, embedding_config: embeddingConfig(), error_message: null, updated_at: trx.fn.now() });
       await updateTaskProgress(trx, ref.taskId, { status: 'COMPLETED', statusMessage: describe(counts), progressPercentage: 100, phase: 'done' });
     });
   }
@@ -50,12 +54,12 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
     async beginDatasetCreation(ref: TaskRef): Promise<void> {
       await db.transaction(async (trx) => {
         await updateTaskProgress(trx, ref.taskId, { status: 'RUNNING', statusMessage: 'Processing uploaded files', phase: 'starting' });
-        await trx('datasets').where({ id: ref.datasetId }).update({ status_new: 'INDEXING', error_message: null, updated_at: trx.fn.now() });
+        await transitionDatasetStatus(trx, ref.datasetId, TRANSITIONS.creationStarted, { error_message: null });
       });
     },
 
     async commitDatasetCreation(ref: TaskRef): Promise<void> {
-      await commitReady(ref, ['INDEXING'], (counts) => `Dataset ready: ${counts.n_images} images, ${counts.n_videos} videos`);
+      await commitReady(ref, TRANSITIONS.creationCommitted, (counts) => `Dataset ready: ${counts.n_images} images, ${counts.n_videos} videos`);
     },
 
     async failDatasetTask(input: TaskRef & { aborted: boolean; message: string }): Promise<void> {
@@ -65,7 +69,7 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
           statusMessage: input.aborted ? 'Aborted' : 'Failed',
           errorMessage: input.message,
         });
-        await transitionDatasetStatus(trx, input.datasetId, ['INDEXING', 'UPLOADING'], 'ERROR', { error_message: input.message });
+        await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.creationFailed, { error_message: input.message });
       });
     },
 
@@ -79,7 +83,7 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
       await db.transaction(async (trx) => {
         const counts = await mediaCounts(trx, ref.datasetId);
         const [{ added }] = await trx('media').where({ dataset_id: ref.datasetId, batch_id: ref.batchId }).whereNull('parent_id').count({ added: '*' });
-        await transitionDatasetStatus(trx, ref.datasetId, ['READ ONLY'], 'PARTIAL INDEX', { progress: 100 });
+        await transitionDatasetStatus(trx, ref.datasetId, TRANSITIONS.batchCompleted, { progress: 100 });
         await trx('datasets').where({ id: ref.datasetId }).update(counts);
         await updateTaskProgress(trx, ref.taskId, {
           status: 'COMPLETED',
@@ -94,13 +98,13 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
 
     async beginReindex(ref: TaskRef): Promise<void> {
       await db.transaction(async (trx) => {
-        await transitionDatasetStatus(trx, ref.datasetId, ['READ ONLY'], 'INDEXING');
+        await transitionDatasetStatus(trx, ref.datasetId, TRANSITIONS.reindexStarted);
         await updateTaskProgress(trx, ref.taskId, { status: 'RUNNING', statusMessage: 'Re-clustering the whole dataset', phase: 'reindex' });
       });
     },
 
     async commitReindex(ref: TaskRef): Promise<void> {
-      await commitReady(ref, ['INDEXING'], (counts) => `Dataset reindexed: ${counts.n_images} images, ${counts.n_videos} videos`);
+      await commitReady(ref, TRANSITIONS.reindexCommitted, (counts) => `Dataset reindexed: ${counts.n_images} images, ${counts.n_videos} videos`);
     },
 
     /**
@@ -115,8 +119,10 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
           statusMessage: input.aborted ? 'Aborted' : 'Failed',
           errorMessage: input.message,
         });
-        const back = (await receivedButNotIndexed(trx, input.datasetId, input.batchId)) ? 'PARTIAL INDEX' : input.previousStatus;
-        await transitionDatasetStatus(trx, input.datasetId, ['READ ONLY', 'INDEXING'], back, { progress: 100 });
+        const back = (await receivedButNotIndexed(trx, input.datasetId, input.batchId))
+          ? TRANSITIONS.batchFailedWithMedia
+          : batchFailedEmpty(input.previousStatus);
+        await transitionDatasetStatus(trx, input.datasetId, back, { progress: 100 });
         await trx('datasets').where({ id: input.datasetId }).update(await mediaCounts(trx, input.datasetId));
       });
     },

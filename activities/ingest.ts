@@ -6,7 +6,7 @@ import { extractFrames, probeVideo, type VideoTools } from '../lib/media/video';
 import { pixelIssues, type Issue } from '../lib/quality/imageIssues';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { sha256Hex } from '../lib/sha256';
-import type { DatasetCreationInput } from '../workflows/datasetCreation';
+import type { DatasetCreationInput } from '../workflows/contracts';
 import { createProgressReporter, type TaskRef } from './progress';
 
 export interface IngestDeps {

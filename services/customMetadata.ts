@@ -1,9 +1,9 @@
 import type { User } from '../db/models';
 import type { DatasetRow } from '../db/queries/datasets';
-import { HttpError } from '../api/errors';
 import { metadataFormatOf } from '../lib/metadata/parseMetadataFile';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
+import { requireStatusFor } from './datasetStates';
 import { createTask, type TaskDeps } from './taskWorkflows';
 
 /** Stores the metadata file and starts a CUSTOM_METADATA task that applies it. */
@@ -13,9 +13,7 @@ export async function importCustomMetadata(
   user: User,
   file: StagedFile & { fileName: string },
 ): Promise<string> {
-  if (!['READY', 'PARTIAL INDEX'].includes(dataset.status_new)) {
-    throw new HttpError(409, `Dataset is not READY (status ${dataset.status_new})`);
-  }
+  requireStatusFor(dataset, 'import_metadata');
   const format = metadataFormatOf(file.fileName)!;
   await deps.store.putFile(blobKey(file.sha256), file.path);
   return createTask(

@@ -1,9 +1,8 @@
 import type { DatasetRow } from '../db/queries/datasets';
-import { HttpError } from '../api/errors';
+import { canStart, statusRefusal, type DatasetOperation } from '../lib/datasetStates';
+import { conflict } from '../lib/errors';
 
-/** Searches read a dataset while media are added (READ ONLY) and before its reindex (PARTIAL INDEX). */
-const SEARCHABLE = ['READY', 'READ ONLY', 'PARTIAL INDEX'];
-
-export function requireSearchable(dataset: DatasetRow): void {
-  if (!SEARCHABLE.includes(dataset.status_new)) throw new HttpError(409, `Dataset is not READY (status ${dataset.status_new})`);
+/** Refuses with a conflict unless the state machine lets `operation` start from the dataset's status. */
+export function requireStatusFor(dataset: DatasetRow, operation: DatasetOperation): void {
+  if (!canStart(operation, dataset.status_new)) throw conflict(statusRefusal(dataset.id, operation, dataset.status_new));
 }

@@ -1,12 +1,12 @@
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/queries/datasets';
 import { exploreClusters, type ExploreCluster, type Relevance } from '../db/queries/explore';
-import { HttpError } from '../api/errors';
+import { unprocessable } from '../lib/errors';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import type { VectorStore } from '../lib/vectors/vectorStore';
 import { splitVql, type MediaFilter } from '../lib/vql/compileVql';
 import type { VqlFilter } from '../lib/vql/parseVql';
-import { requireSearchable } from './datasetStates';
+import { requireStatusFor } from './datasetStates';
 import { semanticRelevance } from './semanticSearch';
 import { visualRelevance } from './visualSearch';
 
@@ -36,7 +36,7 @@ export interface ExploreDeps {
 async function ranking(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<Relevance | undefined> {
   const { semantic } = splitVql(request.vql);
   const rankings = semantic.length + (request.anchor ? 1 : 0) + (request.caption ? 1 : 0);
-  if (rankings > 1) throw new HttpError(422, 'Use at most one ranking: a visual anchor, caption, or one semantic text filter');
+  if (rankings > 1) throw unprocessable('Use at most one ranking: a visual anchor, caption, or one semantic text filter');
   if (request.anchor) return visualRelevance(deps, dataset, request.anchor.id, request.anchor.type);
   const text = request.caption ?? semantic[0]?.value;
   if (text === undefined) return undefined;
@@ -45,7 +45,7 @@ async function ranking(deps: ExploreDeps, dataset: DatasetRow, request: ExploreR
 
 /** Explore: clusters of a dataset, filtered by every parameter and VQL element (AND), optionally ranked. */
 export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<ExploreCluster[]> {
-  requireSearchable(dataset);
+  requireStatusFor(dataset, 'search');
   // Objects come with object-detection enrichment; until a dataset has them there are no object clusters.
   if (request.entityType === 'OBJECTS') return [];
   const filters: MediaFilter[] = splitVql(request.vql).filters;

@@ -9,7 +9,8 @@ import {
   type UploadTransaction,
 } from '../db/queries/ingestion';
 import { primaryWorkspaceRole } from '../db/queries/users';
-import { HttpError } from '../api/errors';
+import { forbidden, invalid, notFound } from '../lib/errors';
+import { canStart, claimTransition, releaseTransition, statusRefusal } from '../lib/datasetStates';
 import { mediaKindOf } from '../lib/media/mediaTypes';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
@@ -19,29 +20,28 @@ import { createTask, type TaskDeps } from './taskWorkflows';
 export async function newDataset(db: Db, user: User, name: string): Promise<string> {
   const membership = await primaryWorkspaceRole(db, user.id);
   if (!membership || membership.role === 'viewer') {
-    throw new HttpError(403, 'Creating datasets needs the editor or admin role in the workspace');
+    throw forbidden('Creating datasets needs the editor or admin role in the workspace');
   }
   const dataset = await createDataset(db, { name, ownerId: user.id, workspaceId: membership.workspaceId, status: 'UPLOADING' });
   return dataset.id;
 }
 
-function requireUploading(dataset: DatasetRow): void {
-  if (dataset.status_new !== 'UPLOADING') {
-    throw new HttpError(400, `Dataset ${dataset.id} has already been processed; use add_media to add files`);
-  }
+/** Uploads and processing happen once, before the first index; the spec's ingestion codes make this a 400. */
+function requireUploading(dataset: DatasetRow, operation: 'upload_files' | 'process_files'): void {
+  if (!canStart(operation, dataset.status_new)) throw invalid(statusRefusal(dataset.id, operation, dataset.status_new));
 }
 
 /** Step 2: a transaction collecting uploads until process_files. */
 export async function openTransaction(db: Db, dataset: DatasetRow, user: User): Promise<number> {
-  requireUploading(dataset);
+  requireUploading(dataset, 'upload_files');
   return openUploadTransaction(db, dataset.id, user.id);
 }
 
 /** The transaction of this dataset, open for uploads; 404 when unknown, 400 when already processing. */
 export async function requireOpenTransaction(db: Db, dataset: DatasetRow, transactionId: number): Promise<UploadTransaction> {
   const transaction = await findUploadTransaction(db, dataset.id, transactionId);
-  if (!transaction) throw new HttpError(404, `Transaction ${transactionId} not found for dataset ${dataset.id}`);
-  if (transaction.status !== 'OPEN') throw new HttpError(400, `Transaction ${transactionId} is already being processed`);
+  if (!transaction) throw notFound(`Transaction ${transactionId} not found for dataset ${dataset.id}`);
+  if (transaction.status !== 'OPEN') throw invalid(`Transaction ${transactionId} is already being processed`);
   return transaction;
 }
 
@@ -63,9 +63,9 @@ export async function storeUploads(
 
 /** Step 4: INDEXING and a DATASET_CREATION task whose workflow does the work. */
 export async function processFiles(deps: TaskDeps, dataset: DatasetRow, transaction: UploadTransaction, user: User): Promise<string> {
-  requireUploading(dataset);
+  requireUploading(dataset, 'process_files');
   if ((await countUploadedFiles(deps.db, transaction.id)) === 0) {
-    throw new HttpError(400, `Transaction ${transaction.id} has no uploaded files`);
+    throw invalid(`Transaction ${transaction.id} has no uploaded files`);
   }
   return createTask(
     deps,
@@ -77,13 +77,13 @@ export async function processFiles(deps: TaskDeps, dataset: DatasetRow, transact
       input: (taskId) => ({ taskId, datasetId: dataset.id, transactionId: transaction.id, batchId: taskId }),
     },
     async (trx) => {
-      const claimed = await transitionDatasetStatus(trx, dataset.id, ['UPLOADING'], 'INDEXING', { progress: 0 });
-      if (!claimed) throw new HttpError(400, `Dataset ${dataset.id} has already been processed; use add_media to add files`);
+      const claimed = await transitionDatasetStatus(trx, dataset.id, claimTransition('process_files'), { progress: 0 });
+      if (!claimed) throw invalid(statusRefusal(dataset.id, 'process_files', 'INDEXING'));
       const updated = await trx('upload_transactions').where({ id: transaction.id, status: 'OPEN' }).update({ status: 'PROCESSING' });
-      if (updated !== 1) throw new HttpError(400, `Transaction ${transaction.id} is already being processed`);
+      if (updated !== 1) throw invalid(`Transaction ${transaction.id} is already being processed`);
     },
     async (db) => {
-      await transitionDatasetStatus(db, dataset.id, ['INDEXING'], 'UPLOADING');
+      await transitionDatasetStatus(db, dataset.id, releaseTransition('process_files', 'UPLOADING'));
       await db('upload_transactions').where({ id: transaction.id }).update({ status: 'OPEN' });
     },
   );

@@ -1,7 +1,16 @@
-import type { DatasetStatus, TaskType, User } from '../db/models';
+import type { User } from '../db/models';
 import { transitionDatasetStatus, type DatasetRow } from '../db/queries/datasets';
 import { openUploadTransaction } from '../db/queries/ingestion';
-import { HttpError } from '../api/errors';
+import {
+  ACTIVE_TASK_STATUSES,
+  BATCH_TASK_TYPES,
+  canStart,
+  claimTransition,
+  releaseTransition,
+  statusRefusal,
+  type DatasetStatus,
+} from '../lib/datasetStates';
+import { DomainError, conflict, forbidden, invalid } from '../lib/errors';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { readArchiveKind } from '../lib/sources/archive';
@@ -10,7 +19,7 @@ import { createS3Client, parseS3Uri, s3Entries } from '../lib/sources/s3';
 import { containsMedia, MediaSourceError, MissingEntryError } from '../lib/sources/sourceEntry';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
-import { describeSource, type BatchHints, type BatchSource, type MediaAdditionInput } from '../workflows/mediaAddition';
+import { describeSource, type BatchHints, type BatchSource, type MediaAdditionInput } from '../workflows/contracts';
 import { storeUploads } from './ingestion';
 import { createTask, type TaskDeps } from './taskWorkflows';
 import { repairTask } from './tasks';
@@ -21,10 +30,8 @@ export interface MediaAdditionDeps extends TaskDeps {
   logger: Logger;
 }
 
-const ADDABLE: DatasetStatus[] = ['READY', 'PARTIAL INDEX'];
 /** Entries of a folder or manifest looked at when checking, before accepting it, that it holds media. */
 const SOURCE_CHECK_ENTRIES = 10_000;
-const BATCH_TASKS: TaskType[] = ['MEDIA_ADDITION', 'REINDEX'];
 
 /**
  * Why add_media or reindex cannot start now: another batch or reindex runs, or the status does not
@@ -35,43 +42,42 @@ async function blocked(
   deps: TaskDeps,
   datasetId: string,
   operation: 'add_media' | 'reindex',
-  allowed: DatasetStatus[],
   options = { repair: true },
-): Promise<HttpError | undefined> {
+): Promise<DomainError | undefined> {
   const running = await deps.db('tasks')
     .where({ dataset_id: datasetId })
-    .whereIn('task_type', BATCH_TASKS)
-    .whereIn('status', ['INITIALIZING', 'RUNNING'])
+    .whereIn('task_type', BATCH_TASK_TYPES)
+    .whereIn('status', ACTIVE_TASK_STATUSES)
     .first('task_id', 'task_type', 'status', 'dataset_id', 'error_message', 'updated_at');
   if (running && options.repair && (await repairTask(deps, running))) return undefined;
-  if (running) return new HttpError(409, `Operation '${operation}' is blocked while ${running.task_type} task is running`);
+  if (running) return conflict(`Operation '${operation}' is blocked while ${running.task_type} task is running`);
   const { status_new: status } = await deps.db('datasets').where({ id: datasetId }).first('status_new');
-  if (allowed.includes(status)) return undefined;
-  return new HttpError(409, `Dataset ${datasetId} is ${status}; ${operation} needs status ${allowed.join(' or ')}`);
+  if (canStart(operation, status)) return undefined;
+  return conflict(statusRefusal(datasetId, operation, status));
 }
 
-/** Refuses with 409 unless the dataset is in one of `allowed` (after repairing a stale batch task). */
-async function requireStatus(deps: TaskDeps, dataset: DatasetRow, operation: 'add_media' | 'reindex', allowed: DatasetStatus[]) {
-  if (allowed.includes(dataset.status_new)) return;
-  const refusal = await blocked(deps, dataset.id, operation, allowed);
+/** Refuses with a conflict unless the state machine lets `operation` start (after repairing a stale batch task). */
+async function requireStatus(deps: TaskDeps, dataset: DatasetRow, operation: 'add_media' | 'reindex') {
+  if (canStart(operation, dataset.status_new)) return;
+  const refusal = await blocked(deps, dataset.id, operation);
   if (refusal) throw refusal;
 }
 
 export function requireAddMediaEnabled(config: Config): void {
-  if (!config.addMediaEnabled) throw new HttpError(403, 'Add media feature is not enabled');
+  if (!config.addMediaEnabled) throw forbidden('Add media feature is not enabled');
 }
 
 /** The preconditions that do not depend on the request body, checked before any upload is received. */
 export async function checkAddMediaPreconditions(deps: TaskDeps, dataset: DatasetRow): Promise<void> {
-  await requireStatus(deps, dataset, 'add_media', ADDABLE);
+  await requireStatus(deps, dataset, 'add_media');
   if (!dataset.embedding_config) {
-    throw new HttpError(400, `Dataset ${dataset.id} has no embedding_config: it was never fully indexed, so media cannot be added yet`);
+    throw invalid(`Dataset ${dataset.id} has no embedding_config: it was never fully indexed, so media cannot be added yet`);
   }
 }
 
 /** An archive upload, checked by its first bytes and stored as one blob the workflow extracts. */
 export async function storeArchive(store: ObjectStore, file: StagedFile & { fileName: string }): Promise<BatchSource> {
-  if (!(await readArchiveKind(file.path))) throw new HttpError(400, `${file.fileName} is not a valid .zip, .tar or .tar.gz archive`);
+  if (!(await readArchiveKind(file.path))) throw invalid(`${file.fileName} is not a valid .zip, .tar or .tar.gz archive`);
   await store.putFile(blobKey(file.sha256), file.path);
   return { kind: 'archive', blobSha256: file.sha256, fileName: file.fileName };
 }
@@ -81,22 +87,22 @@ export async function storeArchive(store: ObjectStore, file: StagedFile & { file
  * or manifest holds at least one supported media file (as `assumeRole` when given).
  */
 export async function checkS3Source(deps: { config: Config; logger: Logger }, uri: string, assumeRole?: string): Promise<BatchSource> {
-  const invalid = new HttpError(400, `Invalid S3 URI or no media files found at ${uri}`);
+  const invalidUri = invalid(`Invalid S3 URI or no media files found at ${uri}`);
   const location = parseS3Uri(uri);
-  if (!location) throw invalid;
+  if (!location) throw invalidUri;
   let client;
   try {
     client = await createS3Client(deps.config.s3, assumeRole ? { roleArn: assumeRole, sessionName: 'media-dataset-check' } : undefined);
-    if (!(await containsMedia(s3Entries(client, location), SOURCE_CHECK_ENTRIES))) throw invalid;
+    if (!(await containsMedia(s3Entries(client, location), SOURCE_CHECK_ENTRIES))) throw invalidUri;
   } catch (error) {
-    if (error instanceof HttpError) throw error;
-    if (error instanceof MissingEntryError) throw invalid;
-    if (error instanceof MediaSourceError) throw new HttpError(400, error.message);
+    if (error instanceof DomainError) throw error;
+    if (error instanceof MissingEntryError) throw invalidUri;
+    if (error instanceof MediaSourceError) throw invalid(error.message);
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
     // The storage answered with a client error (no such bucket or key, access denied): the URI is at fault.
     if (status !== undefined && status >= 400 && status < 500) {
       deps.logger.info({ uri, err: error }, 'add_media: S3 source refused');
-      throw invalid;
+      throw invalidUri;
     }
     throw error;
   } finally {
@@ -143,13 +149,13 @@ export async function startMediaAddition(
       async (trx) => {
         const current = await trx('datasets').where({ id: dataset.id }).forUpdate().first('status_new');
         previousStatus = current?.status_new;
-        if (!(await transitionDatasetStatus(trx, dataset.id, ADDABLE, 'READ ONLY'))) {
+        if (!(await transitionDatasetStatus(trx, dataset.id, claimTransition('add_media')))) {
           // No repair here: this transaction holds the dataset row a repair would update.
-          throw (await blocked(deps, dataset.id, 'add_media', ADDABLE, { repair: false })) ?? new HttpError(409, `Dataset ${dataset.id} changed status; try again`);
+          throw (await blocked(deps, dataset.id, 'add_media', { repair: false })) ?? conflict(`Dataset ${dataset.id} changed status; try again`);
         }
       },
       async (db) => {
-        await transitionDatasetStatus(db, dataset.id, ['READ ONLY'], previousStatus);
+        await transitionDatasetStatus(db, dataset.id, releaseTransition('add_media', previousStatus));
       },
     );
   } catch (error) {
@@ -160,18 +166,17 @@ export async function startMediaAddition(
 
 /** Starts a REINDEX of a PARTIAL INDEX dataset (→ READ ONLY, then INDEXING in the workflow, then READY). */
 export async function startReindex(deps: TaskDeps, dataset: DatasetRow, user: Pick<User, 'id' | 'email'>): Promise<string> {
-  const from: DatasetStatus[] = ['PARTIAL INDEX'];
-  await requireStatus(deps, dataset, 'reindex', from);
+  await requireStatus(deps, dataset, 'reindex');
   return createTask(
     deps,
     { taskType: 'REINDEX', datasetId: dataset.id, user, statusMessage: 'Queued', input: (taskId) => ({ taskId, datasetId: dataset.id }) },
     async (trx) => {
-      if (!(await transitionDatasetStatus(trx, dataset.id, from, 'READ ONLY'))) {
-        throw (await blocked(deps, dataset.id, 'reindex', from, { repair: false })) ?? new HttpError(409, `Dataset ${dataset.id} changed status; try again`);
+      if (!(await transitionDatasetStatus(trx, dataset.id, claimTransition('reindex')))) {
+        throw (await blocked(deps, dataset.id, 'reindex', { repair: false })) ?? conflict(`Dataset ${dataset.id} changed status; try again`);
       }
     },
     async (db) => {
-      await transitionDatasetStatus(db, dataset.id, ['READ ONLY'], 'PARTIAL INDEX');
+      await transitionDatasetStatus(db, dataset.id, releaseTransition('reindex', 'PARTIAL INDEX'));
     },
   );
 }
@@ -182,9 +187,9 @@ export async function checkLocalSource(config: Config, target: string): Promise<
   try {
     found = await containsMedia(localEntries(target, config.archives), SOURCE_CHECK_ENTRIES);
   } catch (error) {
-    if (error instanceof MediaSourceError) throw new HttpError(400, `Invalid path or no media files found at ${target}: ${error.message}`);
+    if (error instanceof MediaSourceError) throw invalid(`Invalid path or no media files found at ${target}: ${error.message}`);
     throw error;
   }
-  if (!found) throw new HttpError(400, `Invalid path or no media files found at ${target}`);
+  if (!found) throw invalid(`Invalid path or no media files found at ${target}`);
   return { kind: 'local', path: target };
 }

@@ -3,21 +3,22 @@ import { temporal } from '@temporalio/proto';
 import type { User } from '../db/models';
 import { transitionDatasetStatus } from '../db/queries/datasets';
 import {
-  FINAL_TASK_STATUSES,
   findTaskForUser,
   listTasks,
   transitionTaskStatus,
   type TaskRow,
 } from '../db/queries/tasks';
-import { HttpError } from '../api/errors';
-import { creationPhaseQuery, type CreationPhase } from '../workflows/datasetCreation';
+import { conflict, invalid, notFound } from '../lib/errors';
+import { abortRefusal, BATCH_TASK_TYPES, FINAL_TASK_STATUSES, retryRefusal, TRANSITIONS } from '../lib/datasetStates';
+import { creationPhaseQuery, type CreationPhase } from '../workflows/contracts';
+import { requireDataset } from './datasetAccess';
 import { startTaskWorkflow, type TaskDeps } from './taskWorkflows';
 
 const { WorkflowExecutionStatus } = temporal.api.enums.v1;
 
 export async function requireTask(deps: TaskDeps, taskId: string, user: User): Promise<TaskRow> {
   const task = await findTaskForUser(deps.db, taskId, user.id);
-  if (!task) throw new HttpError(404, 'Task not found');
+  if (!task) throw notFound('Task not found');
   return task;
 }
 
@@ -55,10 +56,10 @@ export async function repairTask(
     errorMessage: task.error_message ?? verdict.message,
   });
   if (repaired && task.task_type === 'DATASET_CREATION') {
-    await transitionDatasetStatus(deps.db, task.dataset_id, ['INDEXING', 'UPLOADING'], 'ERROR', { error_message: verdict.message });
-  } else if (repaired && ['MEDIA_ADDITION', 'REINDEX'].includes(task.task_type)) {
+    await transitionDatasetStatus(deps.db, task.dataset_id, TRANSITIONS.creationFailed, { error_message: verdict.message });
+  } else if (repaired && BATCH_TASK_TYPES.includes(task.task_type)) {
     // Whatever the batch brought in stays; the next reindex indexes it.
-    await transitionDatasetStatus(deps.db, task.dataset_id, ['READ ONLY', 'INDEXING'], 'PARTIAL INDEX');
+    await transitionDatasetStatus(deps.db, task.dataset_id, TRANSITIONS.batchFailedWithMedia);
   }
   return repaired;
 }
@@ -78,13 +79,18 @@ async function currentPhase(deps: TaskDeps, taskId: string): Promise<CreationPha
   }
 }
 
-/** Cancels a running DATASET_CREATION workflow unless it is committing; the workflow records ABORTED. */
-export async function abortTask(deps: TaskDeps, taskId: string, user: User): Promise<TaskRow> {
+/** A task the user may abort or retry: visible to them, and they hold manage_tasks on its dataset. */
+async function requireManagedTask(deps: TaskDeps, taskId: string, user: User): Promise<TaskRow> {
   const task = await requireTask(deps, taskId, user);
-  if (task.task_type !== 'DATASET_CREATION') throw new HttpError(409, `Only DATASET_CREATION tasks can be aborted (this is ${task.task_type})`);
-  if (!['INITIALIZING', 'RUNNING'].includes(task.status)) throw new HttpError(409, `Task is ${task.status} and cannot be aborted`);
-  const phase = await currentPhase(deps, taskId);
-  if (phase === 'commit' || phase === 'done') throw new HttpError(409, 'Task is in its commit phase and cannot be aborted');
+  await requireDataset(deps.db, task.dataset_id, user.id, 'manage_tasks');
+  return task;
+}
+
+/** Cancels a running task the state machine lets users abort, unless it is committing; the workflow records ABORTED. */
+export async function abortTask(deps: TaskDeps, taskId: string, user: User): Promise<TaskRow> {
+  const task = await requireManagedTask(deps, taskId, user);
+  const refusal = abortRefusal(task) ?? abortRefusal({ ...task, phase: await currentPhase(deps, taskId) });
+  if (refusal) throw conflict(refusal);
 
   const handle = deps.temporal.workflow.getHandle(taskId);
   await handle.cancel();
@@ -94,15 +100,15 @@ export async function abortTask(deps: TaskDeps, taskId: string, user: User): Pro
     if (!(error instanceof WorkflowFailedError)) throw error;
   }
   const after = await requireTask(deps, taskId, user);
-  if (after.status === 'COMPLETED') throw new HttpError(409, 'Task reached its commit phase and completed');
+  if (after.status === 'COMPLETED') throw conflict('Task reached its commit phase and completed');
   return after;
 }
 
-/** Starts a FAILED or ABORTED DATASET_CREATION again under the same id with its stored input. */
+/** Starts a FAILED or ABORTED retryable task again under the same id with its stored input. */
 export async function retryTask(deps: TaskDeps, taskId: string, user: User): Promise<TaskRow> {
-  const task = await requireTask(deps, taskId, user);
-  if (task.task_type !== 'DATASET_CREATION') throw new HttpError(400, `Only DATASET_CREATION tasks can be retried (this is ${task.task_type})`);
-  if (!['FAILED', 'ABORTED'].includes(task.status)) throw new HttpError(400, `Task is ${task.status}; only FAILED or ABORTED tasks can be retried`);
+  const task = await requireManagedTask(deps, taskId, user);
+  const refusal = retryRefusal(task);
+  if (refusal) throw invalid(refusal);
   // The run records FAILED/ABORTED just before it closes; wait for the close so the id can be reused.
   await deps.temporal.workflow.getHandle(taskId).result().catch(() => undefined);
   const claimed = await deps.db.transaction(async (trx) => {
@@ -112,10 +118,10 @@ export async function retryTask(deps: TaskDeps, taskId: string, user: User): Pro
       progressPercentage: 0,
       phase: null,
     });
-    if (moved) await trx('datasets').where({ id: task.dataset_id }).update({ status_new: 'INDEXING', progress: 0, error_message: null });
+    if (moved) await transitionDatasetStatus(trx, task.dataset_id, TRANSITIONS.creationRetried, { progress: 0, error_message: null });
     return moved;
   });
-  if (!claimed) throw new HttpError(400, 'Task is no longer FAILED or ABORTED');
+  if (!claimed) throw invalid('Task is no longer FAILED or ABORTED');
   try {
     await startTaskWorkflow(deps, {
       taskId,
@@ -126,7 +132,7 @@ export async function retryTask(deps: TaskDeps, taskId: string, user: User): Pro
     });
   } catch (error) {
     await transitionTaskStatus(deps.db, taskId, ['INITIALIZING'], task.status, { errorMessage: `Retry could not start: ${(error as Error).message}` });
-    await transitionDatasetStatus(deps.db, task.dataset_id, ['INDEXING'], 'ERROR');
+    await transitionDatasetStatus(deps.db, task.dataset_id, TRANSITIONS.creationRetryNotStarted);
     throw error;
   }
   return requireTask(deps, taskId, user);

@@ -4,9 +4,9 @@ import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import type { DatasetRow } from '../db/queries/datasets';
 import type { Relevance } from '../db/queries/explore';
-import { HttpError } from '../api/errors';
+import { conflict, invalid, notFound } from '../lib/errors';
 import type { BoundingBox } from '../lib/media/crop';
-import { requireSearchable } from './datasetStates';
+import { requireStatusFor } from './datasetStates';
 import type { StagedFile } from '../lib/storage/staging';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { bytesToVector } from '../lib/vectors/vectorBytes';
@@ -16,8 +16,8 @@ import { datasetCollection, type VectorStore } from '../lib/vectors/vectorStore'
 export const VISUAL_SEARCH_LIMIT = 1000;
 
 export function requireVisualIndex(dataset: DatasetRow): void {
-  requireSearchable(dataset);
-  if (!dataset.embedding_config) throw new HttpError(409, `Dataset ${dataset.id} has no visual embedding`);
+  requireStatusFor(dataset, 'visual_search');
+  if (!dataset.embedding_config) throw conflict(`Dataset ${dataset.id} has no visual embedding`);
 }
 
 /** Stores the query image and has the worker embed it (cropped to `box`); returns the anchor id. */
@@ -40,7 +40,7 @@ export async function createUploadAnchor(
     });
   } catch (error) {
     const cause = error instanceof WorkflowFailedError ? error.cause?.cause ?? error.cause : undefined;
-    if (cause instanceof ApplicationFailure && cause.type === 'UndecodableImage') throw new HttpError(400, cause.message);
+    if (cause instanceof ApplicationFailure && cause.type === 'UndecodableImage') throw invalid(cause.message);
     throw error;
   }
   return anchorId;
@@ -55,11 +55,11 @@ async function anchorVector(
 ): Promise<Float32Array> {
   if (anchorType === 'UPLOAD') {
     const anchor = await deps.db('search_anchors').where({ id: anchorId, dataset_id: dataset.id }).first();
-    if (!anchor) throw new HttpError(404, `Anchor ${anchorId} not found for this dataset`);
+    if (!anchor) throw notFound(`Anchor ${anchorId} not found for this dataset`);
     return bytesToVector(anchor.vector);
   }
   const vector = (await deps.vectors.get(datasetCollection(dataset.id), [anchorId])).get(anchorId);
-  if (!vector) throw new HttpError(404, `Media ${anchorId} not found in this dataset's visual index`);
+  if (!vector) throw notFound(`Media ${anchorId} not found in this dataset's visual index`);
   return vector;
 }
 

@@ -4,7 +4,7 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { runMain } from '../lib/runMain';
 import { ensureSearchAttributes } from '../lib/temporal/searchAttributes';
-import { taskQueues } from '../workflows/taskQueues';
+import { taskQueues } from '../workflows/contracts';
 import { createDb } from '../db/connection';
 import { createAnalysisActivities } from '../activities/analysis';
 import { createCustomMetadataActivities } from '../activities/customMetadata';

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { errorHandler } from '../api/middleware/errorHandler';
 import { requestContext } from '../api/middleware/requestContext';
 import { validate } from '../api/middleware/validate';
-import { datasetNotFound } from '../api/errors';
+import { datasetNotFound } from '../lib/errors';
 import type { Db } from '../db/connection';
 import { getDatasetAccess } from '../db/queries/datasets';
 import type { Config } from '../lib/config';

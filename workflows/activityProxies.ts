@@ -5,7 +5,7 @@ import type { createDatasetLifecycleActivities } from '../activities/datasetLife
 import type { createEmbeddingActivities } from '../activities/embedding';
 import type { createIngestActivities } from '../activities/ingest';
 import type { createViewMonitoringActivities } from '../activities/viewMonitoring';
-import { inferenceQueueOf } from './taskQueues';
+import { inferenceQueueOf } from './contracts';
 
 // Timeouts and retries per kind of activity, shared by every workflow that indexes media.
 

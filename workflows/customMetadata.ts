@@ -2,7 +2,7 @@ import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities,
 import type { createCustomMetadataActivities, CustomMetadataInput } from '../activities/customMetadata';
 import type { createEmbeddingActivities } from '../activities/embedding';
 import { failureMessage } from './failures';
-import { inferenceQueueOf } from './taskQueues';
+import { inferenceQueueOf } from './contracts';
 
 const metadata = proxyActivities<ReturnType<typeof createCustomMetadataActivities>>({
   startToCloseTimeout: '1 hour',

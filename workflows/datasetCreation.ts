@@ -1,19 +1,7 @@
-import { ApplicationFailure, CancellationScope, defineQuery, isCancellation, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, setHandler } from '@temporalio/workflow';
 import { analysis, embedding, ingest, lifecycle } from './activityProxies';
+import { creationPhaseQuery, type CreationPhase, type DatasetCreationInput } from './contracts';
 import { failureMessage } from './failures';
-
-export interface DatasetCreationInput {
-  taskId: string;
-  datasetId: string;
-  transactionId: number;
-  /** Media created by this run carry it, so a batch can be told apart from later additions. */
-  batchId: string;
-}
-
-export type CreationPhase = 'starting' | 'ingesting' | 'embedding' | 'analyzing' | 'commit' | 'done';
-
-/** Where the workflow is; the API refuses to abort once this says `commit`. */
-export const creationPhaseQuery = defineQuery<CreationPhase>('creationPhase');
 
 /** DATASET_CREATION: ingest the uploaded files, embed them, cluster and score, then commit. */
 export async function datasetCreationWorkflow(input: DatasetCreationInput): Promise<void> {

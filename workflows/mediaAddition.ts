@@ -1,49 +1,7 @@
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import type { DatasetStatus } from '../db/models';
 import { analysis, embedding, ingest, lifecycle, monitoring, sources } from './activityProxies';
+import type { MediaAdditionInput } from './contracts';
 import { failureMessage } from './failures';
-
-/** Where the media of a batch come from; uploaded files are recorded by the request itself. */
-export type BatchSource =
-  | { kind: 'upload' }
-  | { kind: 'archive'; blobSha256: string; fileName: string }
-  | { kind: 's3'; uri: string; assumeRole?: string }
-  | { kind: 'local'; path: string };
-
-export function describeSource(source: BatchSource): string {
-  switch (source.kind) {
-    case 'upload':
-      return 'the uploaded files';
-    case 'archive':
-      return source.fileName;
-    case 's3':
-      return source.uri;
-    case 'local':
-      return source.path;
-  }
-}
-
-/** Resource hints of add_media, recorded with the task (a self-hosted worker pool has one size). */
-export interface BatchHints {
-  batchNImages?: number;
-  batchNVideos?: number;
-  batchNObjects?: number;
-  useSpot?: boolean;
-}
-
-export interface MediaAdditionInput {
-  taskId: string;
-  datasetId: string;
-  /** The upload transaction that holds the batch's files. */
-  transactionId: number;
-  /** Media of this batch carry it; it is also the batch_id of the views' trend points. */
-  batchId: string;
-  source: BatchSource;
-  autoReindex: boolean;
-  /** The status to go back to when the batch fails before any of its media got in. */
-  previousStatus: DatasetStatus;
-  hints: BatchHints;
-}
 
 /**
  * MEDIA_ADDITION: the dataset is READ ONLY (claimed by the request). The batch is collected,

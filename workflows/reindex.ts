@@ -1,11 +1,7 @@
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
 import { analysis, embedding, ingest, lifecycle } from './activityProxies';
+import type { ReindexInput } from './contracts';
 import { failureMessage } from './failures';
-
-export interface ReindexInput {
-  taskId: string;
-  datasetId: string;
-}
 
 /**
  * REINDEX: the dataset is READ ONLY (claimed by the request), then INDEXING while everything it

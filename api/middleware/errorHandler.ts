@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
-import { NotFoundError, UniqueViolationError } from 'objection';
-import { HttpError } from '../errors';
+import { NotFoundError, UniqueViolationError } from '../../db/errors';
+import { knownError } from '../errors';
 
 interface ErrorResponse {
   status: number;
@@ -9,7 +9,8 @@ interface ErrorResponse {
 }
 
 function toErrorResponse(error: unknown): ErrorResponse | undefined {
-  if (error instanceof HttpError) return { status: error.status, detail: error.message };
+  const known = knownError(error);
+  if (known) return known;
   if (error instanceof NotFoundError) return { status: 404, detail: 'Not found' };
   if (error instanceof UniqueViolationError) return { status: 409, detail: `Already exists: ${error.columns.join(', ')}` };
   // koa and its body parser throw http-errors with `expose` for client errors (e.g. 413 too large).

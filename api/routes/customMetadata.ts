@@ -6,7 +6,7 @@ import { metadataFormatOf } from '../../lib/metadata/parseMetadataFile';
 import type { ObjectStore } from '../../lib/storage/objectStore';
 import { importCustomMetadata } from '../../services/customMetadata';
 import type { TaskDeps } from '../../services/taskWorkflows';
-import { requireDataset } from '../access';
+import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
 import { receiveFiles, removeStaged } from '../uploads';
@@ -19,7 +19,7 @@ export function createCustomMetadataRouter(deps: TaskDeps & { store: ObjectStore
 
   router.post('/dataset/:dataset_id/custom_metadata', validate({ params: datasetIdParams }), async (ctx) => {
     const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
-    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'import_metadata');
     const { files } = await receiveFiles(ctx, {
       fields: ['file'],
       stagingDir: uploadStagingDir(deps.config),

@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import { z } from 'zod';
 import type { Db } from '../../db/connection';
 import { listDatasetsForUser } from '../../db/queries/datasets';
-import { requireDataset } from '../access';
+import { requireDataset } from '../../services/datasetAccess';
 import { validate } from '../middleware/validate';
 import { presentDataset } from '../presenters/dataset';
 

@@ -6,7 +6,7 @@ import { parseVql, VqlError, type VqlFilter } from '../../lib/vql/parseVql';
 import { exploreDataset } from '../../services/explore';
 import type { TextEncoder } from '../../lib/ml/textEncoder';
 import type { VectorStore } from '../../lib/vectors/vectorStore';
-import { requireDataset } from '../access';
+import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
 import { clusteringThreshold, entityType, requireEntityType } from '../searchParams';

@@ -3,6 +3,7 @@ import type { Connection } from '@temporalio/client';
 import type { Db } from '../../db/connection';
 import { checkPostgres } from '../../db/queries/health';
 import { checkTemporal } from '../../lib/temporal/health';
+import { taskQueues } from '../../workflows/contracts';
 
 export function createHealthRouter(deps: { db: Db; temporal: Connection; namespace: string; taskQueue: string }): Router {
   const router = new Router();
@@ -10,7 +11,7 @@ export function createHealthRouter(deps: { db: Db; temporal: Connection; namespa
   router.get('/health', async (ctx) => {
     const [postgres, temporal] = await Promise.all([
       checkPostgres(deps.db),
-      checkTemporal(deps.temporal, deps.namespace, deps.taskQueue),
+      checkTemporal(deps.temporal, deps.namespace, Object.values(taskQueues(deps.taskQueue))),
     ]);
     const ok = postgres.ok && temporal.ok;
     ctx.status = ok ? 200 : 503;

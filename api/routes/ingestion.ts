@@ -6,7 +6,7 @@ import { isArchiveName, mediaKindOf, SUPPORTED_EXTENSIONS } from '../../lib/medi
 import type { ObjectStore } from '../../lib/storage/objectStore';
 import { newDataset, openTransaction, processFiles, requireOpenTransaction, storeUploads } from '../../services/ingestion';
 import type { TaskDeps } from '../../services/taskWorkflows';
-import { requireDataset } from '../access';
+import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
 import { receiveFiles, removeStaged, type UploadLimits } from '../uploads';
 import { uploadStagingDir } from '../../lib/storage/staging';
@@ -42,13 +42,13 @@ export function createIngestionRouter(deps: TaskDeps & { db: Db; store: ObjectSt
 
   router.get('/:dataset_id/data_files', validate({ params: datasetIdParams }), async (ctx) => {
     const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
-    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'upload');
     ctx.body = { trans_id: await openTransaction(deps.db, dataset, ctx.state.user) };
   });
 
   router.post('/:dataset_id/data_files/:transaction_id', validate({ params: transactionParams }), async (ctx) => {
     const { params } = ctx.state.input as { params: z.output<typeof transactionParams> };
-    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'upload');
     const transaction = await requireOpenTransaction(deps.db, dataset, params.transaction_id);
     const { files } = await receiveFiles(ctx, {
       fields: ['files'],
@@ -68,7 +68,7 @@ export function createIngestionRouter(deps: TaskDeps & { db: Db; store: ObjectSt
 
   router.post('/:dataset_id/process_files/:transaction_id', validate({ params: transactionParams }), async (ctx) => {
     const { params } = ctx.state.input as { params: z.output<typeof transactionParams> };
-    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'upload');
     const transaction = await requireOpenTransaction(deps.db, dataset, params.transaction_id);
     const taskId = await processFiles(deps, dataset, transaction, ctx.state.user);
     ctx.status = 202;

@@ -14,8 +14,8 @@ import {
   storeArchive,
 } from '../../services/mediaAddition';
 import type { TaskDeps } from '../../services/taskWorkflows';
-import type { BatchSource } from '../../workflows/mediaAddition';
-import { requireDataset } from '../access';
+import type { BatchSource } from '../../workflows/contracts';
+import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
 import { receiveFiles, removeStaged } from '../uploads';
@@ -57,7 +57,7 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
   router.post('/add_media', validate({ params: datasetIdParams }), async (ctx) => {
     const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
     requireAddMediaEnabled(deps.config);
-    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'add_media');
     await checkAddMediaPreconditions(deps, dataset);
     const { files, fields } = await receiveFiles(ctx, {
       fields: ['files', 'archive'],
@@ -98,7 +98,7 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
 
   router.post('/reindex', validate({ params: datasetIdParams }), async (ctx) => {
     const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
-    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'reindex');
     await startReindex(deps, dataset, ctx.state.user);
     ctx.status = 202;
     ctx.body = ''; // the spec's empty body (null would turn the status into 204)

@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import { z } from 'zod';
 import type { Db } from '../../db/connection';
 import { createTag, deleteTag, listTags, tagExists, tagMedia, untagMedia, type MediaSelection, type TagRow } from '../../db/queries/tags';
-import { requireDataset } from '../access';
+import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
 import { datasetIdParams } from './datasets';
@@ -37,7 +37,7 @@ export function createTagsRouter(deps: { db: Db }): Router {
 
   router.post('/', validate({ params: datasetIdParams, body: tagBody }), async (ctx) => {
     const { params, body } = ctx.state.input as { params: z.output<typeof datasetIdParams>; body: z.output<typeof tagBody> };
-    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'tag');
     const tag = await createTag(deps.db, params.dataset_id, body.name, ctx.state.user.id);
     if (!tag) throw new HttpError(409, `A tag named "${body.name}" already exists in this dataset`);
     ctx.status = 201;
@@ -46,7 +46,7 @@ export function createTagsRouter(deps: { db: Db }): Router {
 
   router.delete('/:tag_id', validate({ params: tagParams }), async (ctx) => {
     const { params } = ctx.state.input as { params: z.output<typeof tagParams> };
-    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'tag');
     if (!(await deleteTag(deps.db, params.dataset_id, params.tag_id))) throw new HttpError(404, 'Tag not found');
     ctx.body = null;
     ctx.status = 200;
@@ -54,14 +54,14 @@ export function createTagsRouter(deps: { db: Db }): Router {
 
   router.post('/:tag_id/media', validate({ params: tagParams, body: selectionBody }), async (ctx) => {
     const { params, body } = ctx.state.input as { params: z.output<typeof tagParams>; body: z.output<typeof selectionBody> };
-    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'tag');
     await requireTag(params.dataset_id, params.tag_id);
     ctx.body = { tagged: await tagMedia(deps.db, params.dataset_id, params.tag_id, toSelection(body)) };
   });
 
   router.delete('/:tag_id/media', validate({ params: tagParams, body: selectionBody }), async (ctx) => {
     const { params, body } = ctx.state.input as { params: z.output<typeof tagParams>; body: z.output<typeof selectionBody> };
-    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'editor');
+    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'tag');
     await requireTag(params.dataset_id, params.tag_id);
     ctx.body = { untagged: await untagMedia(deps.db, params.dataset_id, params.tag_id, toSelection(body)) };
   });

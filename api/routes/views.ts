@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Db } from '../../db/connection';
 import { createView, deleteView, findView, listViews, setAlerting, trendPoints, type ViewRow } from '../../db/queries/views';
 import { parseVql, VqlError } from '../../lib/vql/parseVql';
-import { requireDataset } from '../access';
+import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
 import { receiveFields } from '../uploads';
@@ -50,7 +50,7 @@ export function createViewsRouter(deps: { db: Db }): Router {
 
   router.post('/', validate({ params: datasetIdParams, query: createQuery }), async (ctx) => {
     const { params, query } = ctx.state.input as { params: z.output<typeof datasetIdParams>; query: z.output<typeof createQuery> };
-    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
+    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'manage_views');
     const fields = await receiveFields(ctx);
     const name = fields.name?.trim();
     if (!name) throw new HttpError(422, 'name is required (form field)');
@@ -83,7 +83,7 @@ export function createViewsRouter(deps: { db: Db }): Router {
 
   router.delete('/:view_id', validate({ params: viewParams }), async (ctx) => {
     const { params } = ctx.state.input as { params: z.output<typeof viewParams> };
-    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
+    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'manage_views');
     if (!(await deleteView(deps.db, params.dataset_id, params.view_id))) throw new HttpError(404, 'View not found');
     ctx.status = 200;
     ctx.type = 'application/json';
@@ -104,7 +104,7 @@ export function createViewsRouter(deps: { db: Db }): Router {
 
   router.post('/:view_id/alerting', validate({ params: viewParams, body: alertingBody }), async (ctx) => {
     const { params, body } = ctx.state.input as { params: z.output<typeof viewParams>; body: z.output<typeof alertingBody> };
-    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
+    await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'manage_views');
     const view = await monitoredView(params.dataset_id, params.view_id);
     await setAlerting(deps.db, view.id, body.request.enabled);
     ctx.body = { alerting_enabled: body.request.enabled };

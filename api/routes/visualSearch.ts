@@ -6,7 +6,7 @@ import type { Config } from '../../lib/config';
 import { mediaKindOf } from '../../lib/media/mediaTypes';
 import type { ObjectStore } from '../../lib/storage/objectStore';
 import { createUploadAnchor } from '../../services/visualSearch';
-import { requireDataset } from '../access';
+import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
 import { clusteringThreshold, entityType, requireEntityType } from '../searchParams';

@@ -1,8 +1,10 @@
 import { Model } from 'objection';
 
-export const DATASET_STATUSES = ['UPLOADING', 'INDEXING', 'READY', 'READ ONLY', 'PARTIAL INDEX', 'ERROR'] as const;
-export type DatasetStatus = (typeof DATASET_STATUSES)[number];
-export type DatasetRole = 'owner' | 'editor' | 'viewer';
+import type { DatasetStatus } from '../../lib/datasetStates';
+import type { DatasetRole } from '../../lib/accessPolicy';
+
+export { DATASET_STATUSES, type DatasetStatus } from '../../lib/datasetStates';
+export type { DatasetRole } from '../../lib/accessPolicy';
 
 export class Dataset extends Model {
   static tableName = 'datasets';

@@ -1,17 +1,7 @@
 import { Model } from 'objection';
+import type { TaskStatus, TaskType } from '../../lib/datasetStates';
 
-export const TASK_TYPES = [
-  'DATASET_CREATION',
-  'MEDIA_ADDITION',
-  'REINDEX',
-  'ENRICHMENT',
-  'CUSTOM_METADATA',
-  'SNAPSHOT_RESTORE',
-  'SNAPSHOT_CLONE',
-] as const;
-export type TaskType = (typeof TASK_TYPES)[number];
-export const TASK_STATUSES = ['INITIALIZING', 'RUNNING', 'COMPLETED', 'FAILED', 'ABORTED'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
+export { TASK_STATUSES, TASK_TYPES, type TaskStatus, type TaskType } from '../../lib/datasetStates';
 
 export class Task extends Model {
   static tableName = 'tasks';

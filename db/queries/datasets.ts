@@ -64,20 +64,19 @@ export function accessibleDatasetIds(db: Db, userId: string) {
 }
 
 /**
- * Moves a dataset from one of `from` to `to` in one guarded UPDATE, so two concurrent requests can
- * never both win. Returns false when the dataset was not in an allowed status.
+ * Makes one of the state machine's transitions (lib/datasetStates.ts) in one guarded UPDATE, so two
+ * concurrent requests can never both win. Returns false when the dataset was not in a `from` status.
  */
 export async function transitionDatasetStatus(
   db: Db,
   datasetId: string,
-  from: DatasetStatus[],
-  to: DatasetStatus,
+  transition: { from: readonly DatasetStatus[]; to: DatasetStatus },
   extra: Partial<Pick<Dataset, 'progress' | 'error_message'>> = {},
 ): Promise<boolean> {
   const updated = await db('datasets')
     .where({ id: datasetId })
-    .whereIn('status_new', from)
-    .update({ status_new: to, updated_at: db.fn.now(), ...extra });
+    .whereIn('status_new', transition.from)
+    .update({ status_new: transition.to, updated_at: db.fn.now(), ...extra });
   return updated === 1;
 }
 

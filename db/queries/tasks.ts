@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
+import { FINAL_TASK_STATUSES } from '../../lib/datasetStates';
 import { Task, type TaskStatus, type TaskType } from '../models';
 import { accessibleDatasetIds } from './datasets';
 
@@ -11,7 +12,6 @@ export interface TaskProgress {
   errorMessage?: string | null;
 }
 
-export const FINAL_TASK_STATUSES: TaskStatus[] = ['COMPLETED', 'FAILED', 'ABORTED'];
 
 /** Writes a workflow's phase and progress into the tasks read model; final statuses also set end_time. */
 export async function updateTaskProgress(db: Db, taskId: string, progress: TaskProgress): Promise<void> {

@@ -1,6 +1,5 @@
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { taskQueues } from '../../workflows/taskQueues';
 
 export interface TemporalHealth {
   ok: boolean;
@@ -9,18 +8,19 @@ export interface TemporalHealth {
   workers?: Record<string, number>;
 }
 
-export async function checkTemporal(connection: Connection, namespace: string, taskQueue: string): Promise<TemporalHealth> {
+/** Whether Temporal answers, and how many workers poll each of `queues`. */
+export async function checkTemporal(connection: Connection, namespace: string, queues: string[]): Promise<TemporalHealth> {
   try {
-    return await connection.withDeadline(Date.now() + 3000, () => describeQueues(connection, namespace, taskQueue));
+    return await connection.withDeadline(Date.now() + 3000, () => describeQueues(connection, namespace, queues));
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
 }
 
-async function describeQueues(connection: Connection, namespace: string, taskQueue: string): Promise<TemporalHealth> {
+async function describeQueues(connection: Connection, namespace: string, queues: string[]): Promise<TemporalHealth> {
   await connection.workflowService.getSystemInfo({});
   const workers: Record<string, number> = {};
-  for (const queue of Object.values(taskQueues(taskQueue))) {
+  for (const queue of queues) {
     const description = await connection.workflowService.describeTaskQueue({
       namespace,
       taskQueue: { name: queue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },

@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { addDatasetMember, createDataset } from '../../db/queries/datasets';
+import { insertTask } from '../../db/queries/tasks';
 import { createUser } from '../../db/queries/users';
 import { Organization, Workspace } from '../../db/models';
 import { sdkToken } from '../support/sdkToken';
@@ -124,6 +126,41 @@ describe('CLOUD auth: password login, API credentials, bearer JWTs', () => {
     await api.request.post(`/api/v1/dataset/${shared.id}/reindex`).set('Authorization', asBob).expect(403);
     expect((await db('datasets').where({ id: shared.id }).first()).status_new).toBe('PARTIAL INDEX');
     expect(await db('tasks').where({ dataset_id: shared.id })).toEqual([]);
+  });
+
+  it('refuses a dataset viewer every write on the owner\'s tasks, views and tags (403), changing nothing', async () => {
+    const { db } = api.deps;
+    const alice = (await db('users').where({ email: 'alice@example.com' }).first()).id;
+    const viewerEmail = 'viewer-of-tasks@example.com';
+    const viewer = await createUser(db, { email: viewerEmail, password, workspaceId, workspaceRole: 'viewer' });
+    const shared = await createDataset(db, { name: 'owner work', ownerId: alice, workspaceId, status: 'ERROR' });
+    await addDatasetMember(db, shared.id, viewer.id, 'viewer');
+    const taskId = randomUUID();
+    await insertTask(db, { taskId, datasetId: shared.id, taskType: 'DATASET_CREATION', createdBy: alice, input: {}, statusMessage: 'x' });
+    await db('tasks').where({ task_id: taskId }).update({ status: 'FAILED' });
+    const asAlice = await bearer('alice@example.com');
+    const view = await api.request.post(`/api/v1/dataset/${shared.id}/views`).set('Authorization', asAlice).field('name', 'kept').expect(200);
+    const asViewer = await bearer(viewerEmail);
+
+    const needsEditor = { detail: 'This operation needs editor access to the dataset; you have viewer' };
+    expect((await api.request.post(`/api/v1/tasks/${taskId}/retry`).set('Authorization', asViewer).expect(403)).body).toEqual(needsEditor);
+    expect((await api.request.post(`/api/v1/tasks/${taskId}/abort`).set('Authorization', asViewer).expect(403)).body).toEqual(needsEditor);
+    await api.request.delete(`/api/v1/dataset/${shared.id}/views/${view.body.id}`).set('Authorization', asViewer).expect(403);
+    await api.request
+      .post(`/api/v1/dataset/${shared.id}/views/${view.body.id}/alerting`)
+      .set('Authorization', asViewer)
+      .send({ request: { enabled: false } })
+      .expect(403);
+    await api.request.post(`/api/v1/dataset/${shared.id}/views`).set('Authorization', asViewer).field('name', 'mine').expect(403);
+    await api.request.post(`/api/v1/dataset/${shared.id}/tags`).set('Authorization', asViewer).send({ name: 'x' }).expect(403);
+
+    // Reads still work, and nothing changed.
+    const views = await api.request.get(`/api/v1/dataset/${shared.id}/views`).set('Authorization', asViewer).expect(200);
+    expect(views.body.views.map((v: { name: string; alerting_enabled: boolean }) => [v.name, v.alerting_enabled])).toEqual([['kept', true]]);
+    const tasks = await api.request.get(`/api/v1/tasks?dataset_id=${shared.id}`).set('Authorization', asViewer).expect(200);
+    expect(tasks.body.tasks.map((t: { status: string }) => t.status)).toEqual(['FAILED']);
+    expect((await db('datasets').where({ id: shared.id }).first()).status_new).toBe('ERROR');
+    expect(await db('tags').where({ dataset_id: shared.id })).toEqual([]);
   });
 
   it('marks the session cookie Secure when the request came over HTTPS through a proxy', async () => {

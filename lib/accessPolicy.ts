@@ -1,0 +1,46 @@
+/**
+ * The one access policy: the least dataset-level role each dataset operation needs. Routes and
+ * services ask `allows`; docs/access.md is its readable copy. Workspace admins act as editors.
+ */
+
+export const DATASET_ROLES = ['viewer', 'editor', 'owner'] as const;
+export type DatasetRole = (typeof DATASET_ROLES)[number];
+
+export type DatasetAction =
+  | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links
+  | 'upload' // dataset creation uploads and process_files
+  | 'add_media'
+  | 'reindex'
+  | 'import_metadata'
+  | 'tag' // create, delete, apply and remove tags
+  | 'manage_views' // create and delete saved views, toggle alerting
+  | 'manage_tasks' // abort and retry
+  | 'enrich'
+  | 'export'
+  | 'snapshot' // create, rename, delete snapshots
+  | 'restore' // restore a snapshot over the dataset
+  | 'clone' // clone a snapshot into a new dataset
+  | 'share'; // invite members, list members
+
+export const LEAST_ROLE: Record<DatasetAction, DatasetRole> = {
+  read: 'viewer',
+  upload: 'editor',
+  add_media: 'editor',
+  reindex: 'editor',
+  import_metadata: 'editor',
+  tag: 'editor',
+  manage_views: 'editor',
+  manage_tasks: 'editor',
+  enrich: 'editor',
+  export: 'editor',
+  clone: 'editor',
+  snapshot: 'editor',
+  restore: 'owner',
+  share: 'owner',
+};
+
+const RANK: Record<DatasetRole, number> = { viewer: 0, editor: 1, owner: 2 };
+
+export function allows(role: DatasetRole, action: DatasetAction): boolean {
+  return RANK[role] >= RANK[LEAST_ROLE[action]];
+}

@@ -1,0 +1,18 @@
+import type { Db } from '../db/connection';
+import { getDatasetAccess, type DatasetRow } from '../db/queries/datasets';
+import { allows, LEAST_ROLE, type DatasetAction } from '../lib/accessPolicy';
+import { datasetNotFound, forbidden } from '../lib/errors';
+
+/**
+ * The dataset if the user may do `action` on it (lib/accessPolicy.ts decides); else not found
+ * (unknown, or invisible to the user) or forbidden.
+ */
+export async function requireDataset(db: Db, datasetId: string, userId: string, action: DatasetAction = 'read'): Promise<DatasetRow> {
+  const access = await getDatasetAccess(db, datasetId, userId);
+  if (access.kind === 'missing') throw datasetNotFound();
+  if (access.kind === 'forbidden') throw forbidden('You do not have permission to access this dataset');
+  if (!allows(access.role, action)) {
+    throw forbidden(`This operation needs ${LEAST_ROLE[action]} access to the dataset; you have ${access.role}`);
+  }
+  return access.dataset;
+}

@@ -1,0 +1,78 @@
+import { defineQuery } from '@temporalio/workflow';
+import type { DatasetStatus } from '../lib/datasetStates';
+
+// What both sides of a workflow share: task queues, inputs and queries. Outside workflows/, only this
+// module may be imported (it holds no activity proxies, so importing it starts no import cycle).
+
+/**
+ * Workflows and I/O activities run on the main queue; CPU-heavy inference on `<main>-inference`
+ * with bounded concurrency. The main queue name is configurable (TASK_QUEUE), so tests and
+ * side-by-side deployments can share one Temporal namespace without picking up each other's work.
+ */
+export function taskQueues(main: string) {
+  return { workflows: main, inference: inferenceQueueOf(main) };
+}
+
+export function inferenceQueueOf(main: string): string {
+  return `${main}-inference`;
+}
+
+export interface DatasetCreationInput {
+  taskId: string;
+  datasetId: string;
+  transactionId: number;
+  /** Media created by this run carry it, so a batch can be told apart from later additions. */
+  batchId: string;
+}
+
+export type CreationPhase = 'starting' | 'ingesting' | 'embedding' | 'analyzing' | 'commit' | 'done';
+
+/** Where a creation is; the API refuses to abort once this says `commit`. */
+export const creationPhaseQuery = defineQuery<CreationPhase>('creationPhase');
+
+/** Where the media of a batch come from; uploaded files are recorded by the request itself. */
+export type BatchSource =
+  | { kind: 'upload' }
+  | { kind: 'archive'; blobSha256: string; fileName: string }
+  | { kind: 's3'; uri: string; assumeRole?: string }
+  | { kind: 'local'; path: string };
+
+export function describeSource(source: BatchSource): string {
+  switch (source.kind) {
+    case 'upload':
+      return 'the uploaded files';
+    case 'archive':
+      return source.fileName;
+    case 's3':
+      return source.uri;
+    case 'local':
+      return source.path;
+  }
+}
+
+/** Resource hints of add_media, recorded with the task (a self-hosted worker pool has one size). */
+export interface BatchHints {
+  batchNImages?: number;
+  batchNVideos?: number;
+  batchNObjects?: number;
+  useSpot?: boolean;
+}
+
+export interface MediaAdditionInput {
+  taskId: string;
+  datasetId: string;
+  /** The upload transaction that holds the batch's files. */
+  transactionId: number;
+  /** Media of this batch carry it; it is also the batch_id of the views' trend points. */
+  batchId: string;
+  source: BatchSource;
+  autoReindex: boolean;
+  /** The status to go back to when the batch fails before any of its media got in. */
+  previousStatus: DatasetStatus;
+  hints: BatchHints;
+}
+
+export interface ReindexInput {
+  taskId: string;
+  datasetId: string;
+}
