@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { recordUploadedFiles } from '../db/queries/ingestion';
+import { recordUploadedFiles } from '../db/repositories/ingestion';
 import { mediaKindOf } from '../lib/media/mediaTypes';
 import { archiveEntries, type ArchiveLimits } from '../lib/sources/archive';
 import { localEntries } from '../lib/sources/localPath';

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { updateTaskProgress } from '../db/queries/tasks';
+import { updateTaskProgress } from '../db/repositories/tasks';
 import { MetadataFileError, parseMetadataFile, type MetadataFormat } from '../lib/metadata/parseMetadataFile';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/connection';
-import { transitionDatasetStatus } from '../db/queries/datasets';
-import { pendingUploads } from '../db/queries/ingestion';
-import { updateTaskProgress } from '../db/queries/tasks';
+import { transitionDatasetStatus } from '../db/repositories/datasets';
+import { pendingUploads } from '../db/repositories/ingestion';
+import { updateTaskProgress } from '../db/repositories/tasks';
 import { batchFailedEmpty, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
 import type { ImageEncoderInfo } from '../lib/ml/imageEncoder';
 import type { TaskRef } from './progress';

@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { pendingUploads } from '../db/queries/ingestion';
+import { pendingUploads } from '../db/repositories/ingestion';
 import { analyzeImage, UndecodableMediaError, type ImageFacts } from '../lib/media/imageAnalysis';
 import { extractFrames, probeVideo, type VideoTools } from '../lib/media/video';
 import { pixelIssues, type Issue } from '../lib/quality/imageIssues';

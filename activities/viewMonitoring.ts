@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection';
-import { datasetCollaboratorIds } from '../db/queries/datasets';
-import { insertNotifications } from '../db/queries/notifications';
-import { countBatchMatches, monitoredViewsBefore, recordViewEvaluation, type BatchMatches, type ViewRow } from '../db/queries/views';
+import { datasetCollaboratorIds } from '../db/repositories/datasets';
+import { insertNotifications } from '../db/repositories/notifications';
+import { countBatchMatches, monitoredViewsBefore, recordViewEvaluation, type BatchMatches, type ViewRow } from '../db/repositories/views';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import { captionCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { splitVql } from '../lib/vql/compileVql';

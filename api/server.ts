@@ -7,7 +7,7 @@ import { createUrlSigner } from '../lib/auth/signedUrls';
 import { loadOrCreateSecretKey } from '../lib/auth/secretKey';
 import { runMain } from '../lib/runMain';
 import { createDb, migrateLatest } from '../db/connection';
-import { ensureDefaultTenant } from '../db/queries/users';
+import { ensureDefaultTenant } from '../db/repositories/users';
 import { createObjectStore } from '../lib/storage/createObjectStore';
 import { createVectorStore } from '../lib/vectors/createVectorStore';
 import { loadTextEncoder, type TextEncoder } from '../lib/ml/textEncoder';

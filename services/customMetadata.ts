@@ -1,5 +1,5 @@
 import type { User } from '../db/models';
-import type { DatasetRow } from '../db/queries/datasets';
+import type { DatasetRow } from '../db/repositories/datasets';
 import { metadataFormatOf } from '../lib/metadata/parseMetadataFile';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';

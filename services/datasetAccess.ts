@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection';
-import { getDatasetAccess, type DatasetRow } from '../db/queries/datasets';
+import { getDatasetAccess, type DatasetRow } from '../db/repositories/datasets';
 import { allows, LEAST_ROLE, type DatasetAction } from '../lib/accessPolicy';
 import { datasetNotFound, forbidden } from '../lib/errors';
 

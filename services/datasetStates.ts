@@ -1,4 +1,4 @@
-import type { DatasetRow } from '../db/queries/datasets';
+import type { DatasetRow } from '../db/repositories/datasets';
 import { canStart, statusRefusal, type DatasetOperation } from '../lib/datasetStates';
 import { conflict } from '../lib/errors';
 

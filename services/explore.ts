@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection';
-import type { DatasetRow } from '../db/queries/datasets';
-import { exploreClusters, type ExploreCluster, type Relevance } from '../db/queries/explore';
+import type { DatasetRow } from '../db/repositories/datasets';
+import { exploreClusters, type ExploreCluster, type Relevance } from '../db/repositories/explore';
 import { unprocessable } from '../lib/errors';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import type { VectorStore } from '../lib/vectors/vectorStore';

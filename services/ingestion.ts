@@ -1,14 +1,14 @@
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { createDataset, transitionDatasetStatus, type DatasetRow } from '../db/queries/datasets';
+import { createDataset, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import {
   countUploadedFiles,
   findUploadTransaction,
   openUploadTransaction,
   recordUploadedFiles,
   type UploadTransaction,
-} from '../db/queries/ingestion';
-import { primaryWorkspaceRole } from '../db/queries/users';
+} from '../db/repositories/ingestion';
+import { primaryWorkspaceRole } from '../db/repositories/users';
 import { forbidden, invalid, notFound } from '../lib/errors';
 import { canStart, claimTransition, releaseTransition, statusRefusal } from '../lib/datasetStates';
 import { mediaKindOf } from '../lib/media/mediaTypes';

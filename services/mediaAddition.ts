@@ -1,6 +1,6 @@
 import type { User } from '../db/models';
-import { transitionDatasetStatus, type DatasetRow } from '../db/queries/datasets';
-import { openUploadTransaction } from '../db/queries/ingestion';
+import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { openUploadTransaction } from '../db/repositories/ingestion';
 import {
   ACTIVE_TASK_STATUSES,
   BATCH_TASK_TYPES,

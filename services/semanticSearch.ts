@@ -1,5 +1,5 @@
-import type { DatasetRow } from '../db/queries/datasets';
-import type { Relevance } from '../db/queries/explore';
+import type { DatasetRow } from '../db/repositories/datasets';
+import type { Relevance } from '../db/repositories/explore';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import { captionCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { VISUAL_SEARCH_LIMIT } from './visualSearch';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowIdReusePolicy, type Client } from '@temporalio/client';
 import type { Db } from '../db/connection';
 import type { TaskType } from '../db/models';
-import { insertTask, updateTaskProgress } from '../db/queries/tasks';
+import { insertTask, updateTaskProgress } from '../db/repositories/tasks';
 import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../lib/temporal/searchAttributes';
 
 /** The workflow type that runs each kind of task. */

@@ -1,13 +1,13 @@
 import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { User } from '../db/models';
-import { transitionDatasetStatus } from '../db/queries/datasets';
+import { transitionDatasetStatus } from '../db/repositories/datasets';
 import {
   findTaskForUser,
   listTasks,
   transitionTaskStatus,
   type TaskRow,
-} from '../db/queries/tasks';
+} from '../db/repositories/tasks';
 import { conflict, invalid, notFound } from '../lib/errors';
 import { abortRefusal, BATCH_TASK_TYPES, FINAL_TASK_STATUSES, retryRefusal, TRANSITIONS } from '../lib/datasetStates';
 import { creationPhaseQuery, type CreationPhase } from '../workflows/contracts';

@@ -8,7 +8,7 @@ import { requestContext } from '../api/middleware/requestContext';
 import { validate } from '../api/middleware/validate';
 import { datasetNotFound } from '../lib/errors';
 import type { Db } from '../db/connection';
-import { getDatasetAccess } from '../db/queries/datasets';
+import { getDatasetAccess } from '../db/repositories/datasets';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import type { ObjectStore } from '../lib/storage/objectStore';

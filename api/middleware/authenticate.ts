@@ -4,9 +4,9 @@ import { InvalidTokenError, verifyApiToken } from '../../lib/auth/apiTokens';
 import type { SecretBox } from '../../lib/auth/secretBox';
 import type { Db } from '../../db/connection';
 import type { User } from '../../db/models';
-import { findApiCredential } from '../../db/queries/apiCredentials';
-import { findSessionUser } from '../../db/queries/sessions';
-import { findEnabledUser } from '../../db/queries/users';
+import { findApiCredential } from '../../db/repositories/apiCredentials';
+import { findSessionUser } from '../../db/repositories/sessions';
+import { findEnabledUser } from '../../db/repositories/users';
 import { HttpError } from '../errors';
 
 export const SESSION_COOKIE = 'SESSION';

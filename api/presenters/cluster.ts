@@ -1,4 +1,4 @@
-import type { ExploreCluster, PreviewRow } from '../../db/queries/explore';
+import type { ExploreCluster, PreviewRow } from '../../db/repositories/explore';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 
 const distinct = <T>(values: T[], key: (value: T) => string = String) => [...new Map(values.map((v) => [key(v), v])).values()];

@@ -1,5 +1,5 @@
 import type { DatasetStatus } from '../../db/models';
-import type { DatasetRow } from '../../db/queries/datasets';
+import type { DatasetRow } from '../../db/repositories/datasets';
 import { isoTime } from './time';
 
 /** The retiring `status` field, derived from `status_new` so the two can never disagree. */

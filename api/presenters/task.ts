@@ -1,4 +1,4 @@
-import type { TaskRow } from '../../db/queries/tasks';
+import type { TaskRow } from '../../db/repositories/tasks';
 import { isoTime } from './time';
 
 

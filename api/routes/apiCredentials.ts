@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { createApiCredential } from '../../db/queries/apiCredentials';
+import { createApiCredential } from '../../db/repositories/apiCredentials';
 import { requireSession, type AuthDeps } from '../middleware/authenticate';
 
 export function createApiCredentialsRouter(deps: AuthDeps): Router {

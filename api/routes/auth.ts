@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
-import { createSession, deleteSession } from '../../db/queries/sessions';
-import { authenticateWithPassword } from '../../db/queries/users';
+import { createSession, deleteSession } from '../../db/repositories/sessions';
+import { authenticateWithPassword } from '../../db/repositories/users';
 import { HttpError } from '../errors';
 import { requireSession, SESSION_COOKIE, type AuthDeps } from '../middleware/authenticate';
 import { validate } from '../middleware/validate';

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import type { Db } from '../../db/connection';
-import { listDatasetsForUser } from '../../db/queries/datasets';
+import { listDatasetsForUser } from '../../db/repositories/datasets';
 import { requireDataset } from '../../services/datasetAccess';
 import { validate } from '../middleware/validate';
 import { presentDataset } from '../presenters/dataset';

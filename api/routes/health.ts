@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import type { Connection } from '@temporalio/client';
 import type { Db } from '../../db/connection';
-import { checkPostgres } from '../../db/queries/health';
+import { checkPostgres } from '../../db/repositories/health';
 import { checkTemporal } from '../../lib/temporal/health';
 import { taskQueues } from '../../workflows/contracts';
 

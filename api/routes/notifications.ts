@@ -10,7 +10,7 @@ import {
   latestNotificationSeq,
   notificationsAfter,
   type NotificationRow,
-} from '../../db/queries/notifications';
+} from '../../db/repositories/notifications';
 import type { Logger } from '../../lib/logger';
 import type { NotificationHub } from '../../lib/notifications/notificationHub';
 import { HttpError } from '../errors';

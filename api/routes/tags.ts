@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import type { Db } from '../../db/connection';
-import { createTag, deleteTag, listTags, tagExists, tagMedia, untagMedia, type MediaSelection, type TagRow } from '../../db/queries/tags';
+import { createTag, deleteTag, listTags, tagExists, tagMedia, untagMedia, type MediaSelection, type TagRow } from '../../db/repositories/tags';
 import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import { TASK_STATUSES, TASK_TYPES } from '../../db/models';
-import { taskFilterOptions, TASK_SORT_KEYS } from '../../db/queries/tasks';
+import { taskFilterOptions, TASK_SORT_KEYS } from '../../db/repositories/tasks';
 import { abortTask, listTasksRepaired, retryTask } from '../../services/tasks';
 import type { TaskDeps } from '../../services/taskWorkflows';
 import { validate } from '../middleware/validate';

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { z } from 'zod';
 import type { Db } from '../../db/connection';
-import { createView, deleteView, findView, listViews, setAlerting, trendPoints, type ViewRow } from '../../db/queries/views';
+import { createView, deleteView, findView, listViews, setAlerting, trendPoints, type ViewRow } from '../../db/repositories/views';
 import { parseVql, VqlError } from '../../lib/vql/parseVql';
 import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';

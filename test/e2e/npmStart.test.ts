@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createDataset } from '../../db/queries/datasets';
+import { createDataset } from '../../db/repositories/datasets';
 import { createDb } from '../../db/connection';
 import { freePort } from '../support/ports';
 

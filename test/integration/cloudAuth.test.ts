@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { addDatasetMember, createDataset } from '../../db/queries/datasets';
-import { insertTask } from '../../db/queries/tasks';
-import { createUser } from '../../db/queries/users';
+import { addDatasetMember, createDataset } from '../../db/repositories/datasets';
+import { insertTask } from '../../db/repositories/tasks';
+import { createUser } from '../../db/repositories/users';
 import { Organization, Workspace } from '../../db/models';
 import { sdkToken } from '../support/sdkToken';
 import { startTestApi, type TestApi } from '../support/testStack';

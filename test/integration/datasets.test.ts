@@ -1,5 +1,5 @@
-import { createDataset } from '../../db/queries/datasets';
-import { createUser } from '../../db/queries/users';
+import { createDataset } from '../../db/repositories/datasets';
+import { createUser } from '../../db/repositories/users';
 import { Organization, Workspace } from '../../db/models';
 import { startTestApi, type TestApi } from '../support/testStack';
 

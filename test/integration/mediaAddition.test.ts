@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { createApp } from '../../api/app';
-import { createDataset } from '../../db/queries/datasets';
+import { createDataset } from '../../db/repositories/datasets';
 import { Workspace } from '../../db/models';
 import { createReadyDataset, newDatasetWithTransaction, statusesUntil, waitForDatasetStatus, waitForTask } from '../support/datasets';
 import { eventually, photo } from '../support/media';

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
-import { createDataset } from '../../db/queries/datasets';
-import { insertNotifications, type NewNotification } from '../../db/queries/notifications';
-import { createUser } from '../../db/queries/users';
+import { createDataset } from '../../db/repositories/datasets';
+import { insertNotifications, type NewNotification } from '../../db/repositories/notifications';
+import { createUser } from '../../db/repositories/users';
 import { Workspace } from '../../db/models';
 import { eventually } from '../support/media';
 import { openStream } from '../support/sse';

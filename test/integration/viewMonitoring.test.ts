@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createViewMonitoringActivities } from '../../activities/viewMonitoring';
-import { createDataset } from '../../db/queries/datasets';
-import { insertTask } from '../../db/queries/tasks';
+import { createDataset } from '../../db/repositories/datasets';
+import { insertTask } from '../../db/repositories/tasks';
 import { Workspace } from '../../db/models';
 import { captionCollection } from '../../lib/vectors/vectorStore';
 import { startTestApi, type TestApi } from '../support/testStack';

@@ -1,4 +1,4 @@
-import { createDataset } from '../../db/queries/datasets';
+import { createDataset } from '../../db/repositories/datasets';
 import { Workspace } from '../../db/models';
 import { startTestApi, type TestApi } from '../support/testStack';
 
