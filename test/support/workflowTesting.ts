@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import type { createAnalysisActivities } from '../../activities/analysis';
+import type { createBatchSourceActivities } from '../../activities/batchSources';
+import type { createCustomMetadataActivities } from '../../activities/customMetadata';
+import type { createDatasetLifecycleActivities } from '../../activities/datasetLifecycle';
+import type { createEmbeddingActivities } from '../../activities/embedding';
+import type { createIngestActivities } from '../../activities/ingest';
+import type { createViewMonitoringActivities } from '../../activities/viewMonitoring';
+import type { createVisualSearchActivities } from '../../activities/visualSearch';
+import { findTemporalBinary } from '../../lib/embedded/temporal';
+import { inferenceQueueOf } from '../../workflows/contracts';
+
+/** Every activity a workflow may call, so a mock named after a renamed activity fails the typecheck. */
+type Activities = ReturnType<typeof createAnalysisActivities> &
+  ReturnType<typeof createBatchSourceActivities> &
+  ReturnType<typeof createCustomMetadataActivities> &
+  ReturnType<typeof createDatasetLifecycleActivities> &
+  ReturnType<typeof createEmbeddingActivities> &
+  ReturnType<typeof createIngestActivities> &
+  ReturnType<typeof createViewMonitoringActivities> &
+  ReturnType<typeof createVisualSearchActivities>;
+export type ActivityName = keyof Activities & string;
+
+/** What a mocked activity does when called: return a value, throw, or wait. */
+export type Behaviour = (input: unknown) => unknown;
+
+export interface ActivityCall {
+  name: ActivityName;
+  input: unknown;
+  /** The queue the call arrived on, to tell the inference queue from the main one. */
+  taskQueue: string;
+}
+
+export interface MockActivities {
+  implementations: Record<string, (input: unknown) => Promise<unknown>>;
+  calls: ActivityCall[];
+  /** The names of the calls so far, in order. */
+  names(): ActivityName[];
+  /** The inputs `name` was called with, in order. */
+  inputsOf(name: ActivityName): unknown[];
+}
+
+/** Plain functions that record each call, then do what `behaviours` says (by default return undefined). */
+export function mockActivities(names: ActivityName[], behaviours: Partial<Record<ActivityName, Behaviour>> = {}): MockActivities {
+  const calls: ActivityCall[] = [];
+  const implementations = Object.fromEntries(
+    names.map((name) => [
+      name,
+      async (input: unknown) => {
+        calls.push({ name, input, taskQueue: Context.current().info.taskQueue });
+        return behaviours[name]?.(input);
+      },
+    ]),
+  );
+  return {
+    implementations,
+    calls,
+    names: () => calls.map((call) => call.name),
+    inputsOf: (name) => calls.filter((call) => call.name === name).map((call) => call.input),
+  };
+}
+
+/** A failure our activities raise for bad input: not retried, its message meant for the task. */
+export function failsWith(message: string): Behaviour {
+  return () => {
+    throw ApplicationFailure.create({ type: 'MockActivityFailure', message, nonRetryable: true });
+  };
+}
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
+
+function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((done) => (resolve = done));
+  return { promise, resolve };
+}
+
+/**
+ * An activity that tells the test it started, then runs until it is cancelled: the workflow's
+ * cancellation scope moves on at once (TRY_CANCEL), and the worker's shutdown ends the attempt.
+ */
+export function runsUntilCancelled(): { behaviour: Behaviour; started: Promise<void> } {
+  const started = deferred();
+  return {
+    started: started.promise,
+    behaviour: async () => {
+      started.resolve();
+      await Context.current().cancelled;
+    },
+  };
+}
+
+/** An activity that tells the test it started and finishes only when the test releases it. */
+export function heldUntilReleased(): { behaviour: Behaviour; started: Promise<void>; release(): void } {
+  const started = deferred();
+  const released = deferred();
+  return {
+    started: started.promise,
+    release: () => released.resolve(),
+    behaviour: async () => {
+      started.resolve();
+      await released.promise;
+    },
+  };
+}
+
+/**
+ * The SDK logs every worker state change and every failure the tests provoke, and its core warns when
+ * an activity the workflow already gave up on (an abort) completes at worker shutdown; tests only want errors.
+ */
+function quietTemporalLogs(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: { core: 'ERROR', other: 'ERROR' } } } });
+  } catch {
+    // already installed in this process
+  }
+}
+
+/**
+ * The Temporal server of a workflow test file: the one in TEMPORAL_ADDRESS when set (`npm test` sets
+ * it for the integration tier), else a local dev server from the project's Temporal CLI, never a download.
+ */
+export async function startWorkflowEnvironment(): Promise<TestWorkflowEnvironment> {
+  quietTemporalLogs();
+  const address = process.env.TEMPORAL_ADDRESS;
+  if (address) return TestWorkflowEnvironment.createFromExistingServer({ address });
+  return TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: findTemporalBinary(process.env.TEMPORAL_BIN) }, extraArgs: ['--log-level', 'error'] },
+  });
+}
+
+/** The service's workflows, bundled once per test file. */
+export function bundleWorkflows(): Promise<WorkflowBundle> {
+  return bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
+}
+
+/**
+ * Runs `test` with fresh workers on a task queue of its own: the main queue hosts the workflows and
+ * the inference queue beside it (where the inference activities are proxied to) serves the same mocks,
+ * so a call on the wrong queue shows in `calls` instead of hanging.
+ */
+export async function withWorkers<R>(
+  env: TestWorkflowEnvironment,
+  workflowBundle: WorkflowBundle,
+  mocks: MockActivities,
+  test: (taskQueue: string) => Promise<R>,
+): Promise<R> {
+  const taskQueue = `workflow-test-${randomUUID()}`;
+  const common = { connection: env.nativeConnection, namespace: env.namespace ?? 'default', activities: mocks.implementations };
+  const main = await Worker.create({ ...common, taskQueue, workflowBundle });
+  const inference = await Worker.create({ ...common, taskQueue: inferenceQueueOf(taskQueue) });
+  return main.runUntil(() => inference.runUntil(() => test(taskQueue)));
+}
+
+/** A unique workflow id, as the task id is in the service. */
+export function newTaskId(): string {
+  return randomUUID();
+}
+
+/** How a run ended: its status and, for a failed or cancelled run, the failure it ended with. */
+export async function outcomeOf(handle: WorkflowHandle): Promise<{ status: string; failure?: Error }> {
+  let failure: Error | undefined;
+  try {
+    await handle.result();
+  } catch (error) {
+    if (!(error instanceof WorkflowFailedError)) throw error;
+    failure = error.cause;
+  }
+  return { status: (await handle.describe()).status.name, failure };
+}
+
+/** Waits (bounded) until the workflow has taken in a cancellation request in a completed workflow task. */
+export async function cancellationSeen(handle: WorkflowHandle, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const requested = events.findIndex((event) => event.workflowExecutionCancelRequestedEventAttributes);
+    if (requested !== -1 && events.slice(requested).some((event) => event.workflowTaskCompletedEventAttributes)) return;
+    if (Date.now() > deadline) throw new Error(`the workflow did not take in the cancellation within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,108 @@
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundle } from '@temporalio/worker';
+import type { CustomMetadataInput } from '../../activities/customMetadata';
+import { inferenceQueueOf } from '../../workflows/contracts';
+import type { customMetadataWorkflow } from '../../workflows/customMetadata';
+import {
+  bundleWorkflows,
+  failsWith,
+  mockActivities,
+  newTaskId,
+  outcomeOf,
+  runsUntilCancelled,
+  startWorkflowEnvironment,
+  withWorkers,
+  type ActivityName,
+  type Behaviour,
+} from '../support/workflowTesting';
+
+const steps: ActivityName[] = ['importCustomMetadata', 'embedCaptions', 'completeCustomMetadata'];
+const all: ActivityName[] = [...steps, 'failCustomMetadata'];
+const imported = { applied: 4, unknown: ['missing.jpg'] };
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundle;
+
+beforeAll(async () => {
+  [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
+});
+afterAll(() => env?.teardown());
+
+function newInput(): CustomMetadataInput {
+  return { taskId: newTaskId(), datasetId: newTaskId(), blobSha256: 'cd'.repeat(32), format: 'csv' };
+}
+
+function start(taskQueue: string, input: CustomMetadataInput) {
+  return env.client.workflow.start<typeof customMetadataWorkflow>('customMetadataWorkflow', {
+    taskQueue,
+    workflowId: input.taskId,
+    args: [input],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  });
+}
+
+describe('customMetadataWorkflow', () => {
+  it('imports the file, embeds the new captions on the inference queue and completes the task with the import result', async () => {
+    const input = newInput();
+    const mocks = mockActivities(all, { importCustomMetadata: () => imported });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
+      expect(mocks.calls).toEqual([
+        { name: 'importCustomMetadata', input, taskQueue },
+        { name: 'embedCaptions', input: { datasetId: input.datasetId }, taskQueue: inferenceQueueOf(taskQueue) },
+        { name: 'completeCustomMetadata', input: { taskId: input.taskId, ...imported }, taskQueue },
+      ]);
+    });
+  });
+
+  it.each(steps.slice(0, -1))('an abort while %s runs records the task as aborted', async (running) => {
+    const input = newInput();
+    const blocked = runsUntilCancelled();
+    const mocks = mockActivities(all, { importCustomMetadata: () => imported, [running]: blocked.behaviour });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      await blocked.started;
+      await handle.cancel();
+      const outcome = await outcomeOf(handle);
+      expect(outcome.status).toBe('CANCELLED');
+      expect(outcome.failure).toBeInstanceOf(CancelledFailure);
+    });
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'failCustomMetadata']);
+    expect(mocks.inputsOf('failCustomMetadata')).toEqual([{ taskId: input.taskId, aborted: true, message: expect.any(String) }]);
+  });
+
+  it.each(steps)('a failure of %s fails the task with its message and the workflow with CustomMetadataFailed', async (failing) => {
+    const input = newInput();
+    const message = `${failing} broke: column "caption" is not text`;
+    const mocks = mockActivities(all, { importCustomMetadata: () => imported, [failing]: failsWith(message) });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const outcome = await outcomeOf(await start(taskQueue, input));
+      expect(outcome.status).toBe('FAILED');
+      expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
+      expect(outcome.failure).toMatchObject({ type: 'CustomMetadataFailed', message, nonRetryable: true });
+    });
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'failCustomMetadata']);
+    expect(mocks.inputsOf('failCustomMetadata')).toEqual([{ taskId: input.taskId, aborted: false, message }]);
+  });
+
+  it('runs again under the same workflow id after a failed run (a retry)', async () => {
+    const input = newInput();
+    let importCalls = 0;
+    const failOnce: Behaviour = (call) => {
+      importCalls++;
+      return importCalls === 1 ? failsWith('the metadata file is not valid CSV')(call) : imported;
+    };
+    const mocks = mockActivities(all, { importCustomMetadata: failOnce });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const first = await start(taskQueue, input);
+      expect((await outcomeOf(first)).status).toBe('FAILED');
+      const retry = await start(taskQueue, input);
+      expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
+      expect((await outcomeOf(retry)).status).toBe('COMPLETED');
+    });
+    expect(mocks.names()).toEqual(['importCustomMetadata', 'failCustomMetadata', ...steps]);
+    expect(mocks.inputsOf('importCustomMetadata')).toEqual([input, input]);
+  });
+});

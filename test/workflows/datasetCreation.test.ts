@@ -1,0 +1,140 @@
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundle } from '@temporalio/worker';
+import { creationPhaseQuery, inferenceQueueOf, type CreationPhase, type DatasetCreationInput } from '../../workflows/contracts';
+import type { datasetCreationWorkflow } from '../../workflows/datasetCreation';
+import {
+  bundleWorkflows,
+  cancellationSeen,
+  failsWith,
+  heldUntilReleased,
+  mockActivities,
+  newTaskId,
+  outcomeOf,
+  runsUntilCancelled,
+  startWorkflowEnvironment,
+  withWorkers,
+  type ActivityName,
+  type Behaviour,
+} from '../support/workflowTesting';
+
+const steps: ActivityName[] = ['beginDatasetCreation', 'ingestUploadedFiles', 'embedDatasetMedia', 'analyzeDataset', 'commitDatasetCreation'];
+const all: ActivityName[] = [...steps, 'failDatasetTask'];
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundle;
+
+beforeAll(async () => {
+  [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
+});
+afterAll(() => env?.teardown());
+
+function newInput(): DatasetCreationInput {
+  return { taskId: newTaskId(), datasetId: newTaskId(), transactionId: 7, batchId: newTaskId() };
+}
+
+function start(taskQueue: string, input: DatasetCreationInput) {
+  return env.client.workflow.start<typeof datasetCreationWorkflow>('datasetCreationWorkflow', {
+    taskQueue,
+    workflowId: input.taskId,
+    args: [input],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  });
+}
+
+describe('datasetCreationWorkflow', () => {
+  it('begins, ingests, embeds on the inference queue, analyzes and commits, in that order', async () => {
+    const input = newInput();
+    const mocks = mockActivities(all);
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
+      expect(await handle.query(creationPhaseQuery)).toBe('done');
+      const ref = { taskId: input.taskId, datasetId: input.datasetId };
+      expect(mocks.calls).toEqual([
+        { name: 'beginDatasetCreation', input: ref, taskQueue },
+        { name: 'ingestUploadedFiles', input, taskQueue },
+        { name: 'embedDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
+        { name: 'analyzeDataset', input: ref, taskQueue },
+        { name: 'commitDatasetCreation', input: ref, taskQueue },
+      ]);
+    });
+  });
+
+  it.each<[ActivityName, CreationPhase]>([
+    ['beginDatasetCreation', 'starting'],
+    ['ingestUploadedFiles', 'ingesting'],
+    ['embedDatasetMedia', 'embedding'],
+    ['analyzeDataset', 'analyzing'],
+  ])('an abort while %s runs (phase %s) records the task as aborted and commits nothing', async (running, phase) => {
+    const input = newInput();
+    const blocked = runsUntilCancelled();
+    const mocks = mockActivities(all, { [running]: blocked.behaviour });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      await blocked.started;
+      expect(await handle.query(creationPhaseQuery)).toBe(phase);
+      await handle.cancel();
+      const outcome = await outcomeOf(handle);
+      expect(outcome.status).toBe('CANCELLED');
+      expect(outcome.failure).toBeInstanceOf(CancelledFailure);
+    });
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'failDatasetTask']);
+    expect(mocks.inputsOf('failDatasetTask')).toEqual([
+      { taskId: input.taskId, datasetId: input.datasetId, aborted: true, message: 'Aborted by user' },
+    ]);
+  });
+
+  it.each(steps)('a failure of %s fails the task with its message and the workflow with DatasetCreationFailed', async (failing) => {
+    const input = newInput();
+    const mocks = mockActivities(all, { [failing]: failsWith(`${failing} broke: disk full`) });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const outcome = await outcomeOf(await start(taskQueue, input));
+      expect(outcome.status).toBe('FAILED');
+      expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
+      expect(outcome.failure).toMatchObject({ type: 'DatasetCreationFailed', message: `${failing} broke: disk full`, nonRetryable: true });
+    });
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'failDatasetTask']);
+    expect(mocks.inputsOf('failDatasetTask')).toEqual([
+      { taskId: input.taskId, datasetId: input.datasetId, aborted: false, message: `${failing} broke: disk full` },
+    ]);
+  });
+
+  it('reports the commit phase, and an abort then does not stop the commit', async () => {
+    const input = newInput();
+    const commit = heldUntilReleased();
+    const mocks = mockActivities(all, { commitDatasetCreation: commit.behaviour });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      await commit.started;
+      expect(await handle.query(creationPhaseQuery)).toBe('commit');
+      await handle.cancel();
+      await cancellationSeen(handle);
+      commit.release();
+      expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
+      expect(await handle.query(creationPhaseQuery)).toBe('done');
+    });
+    expect(mocks.names()).toEqual(steps);
+  });
+
+  it('runs again under the same workflow id after a failed run (a retry)', async () => {
+    const input = newInput();
+    let ingestCalls = 0;
+    const failOnce: Behaviour = (call) => {
+      ingestCalls++;
+      if (ingestCalls === 1) return failsWith('the upload store was unreachable')(call);
+    };
+    const mocks = mockActivities(all, { ingestUploadedFiles: failOnce });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const first = await start(taskQueue, input);
+      expect((await outcomeOf(first)).status).toBe('FAILED');
+      const retry = await start(taskQueue, input);
+      expect(retry.workflowId).toBe(first.workflowId);
+      expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
+      expect(await outcomeOf(retry)).toEqual({ status: 'COMPLETED', failure: undefined });
+    });
+    expect(mocks.names()).toEqual(['beginDatasetCreation', 'ingestUploadedFiles', 'failDatasetTask', ...steps]);
+    expect(mocks.inputsOf('ingestUploadedFiles')).toEqual([input, input]);
+  });
+});

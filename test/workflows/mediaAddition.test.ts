@@ -1,0 +1,194 @@
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundle } from '@temporalio/worker';
+import { inferenceQueueOf, type BatchSource, type MediaAdditionInput } from '../../workflows/contracts';
+import type { mediaAdditionWorkflow } from '../../workflows/mediaAddition';
+import {
+  bundleWorkflows,
+  cancellationSeen,
+  failsWith,
+  heldUntilReleased,
+  mockActivities,
+  newTaskId,
+  outcomeOf,
+  runsUntilCancelled,
+  startWorkflowEnvironment,
+  withWorkers,
+  type ActivityName,
+  type Behaviour,
+} from '../support/workflowTesting';
+
+/** The steps of a batch from an archive with auto_reindex: every step the workflow has. */
+const reindexingSteps: ActivityName[] = [
+  'beginTask',
+  'collectBatchMedia',
+  'ingestUploadedFiles',
+  'embedDatasetMedia',
+  'indexBatch',
+  'evaluateViews',
+  'beginReindex',
+  'analyzeDataset',
+  'commitReindex',
+];
+const all: ActivityName[] = [...reindexingSteps, 'completeMediaAddition', 'failBatchTask'];
+const collected = { media: 3, skipped: 1, missing: ['gone.jpg'] };
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundle;
+
+beforeAll(async () => {
+  [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
+});
+afterAll(() => env?.teardown());
+
+function newInput(source: BatchSource, autoReindex: boolean): MediaAdditionInput {
+  return {
+    taskId: newTaskId(),
+    datasetId: newTaskId(),
+    transactionId: 11,
+    batchId: newTaskId(),
+    source,
+    autoReindex,
+    previousStatus: 'PARTIAL INDEX',
+    hints: { batchNImages: 10 },
+  };
+}
+
+const archive: BatchSource = { kind: 'archive', blobSha256: 'ab'.repeat(32), fileName: 'photos.zip' };
+
+function start(taskQueue: string, input: MediaAdditionInput) {
+  return env.client.workflow.start<typeof mediaAdditionWorkflow>('mediaAdditionWorkflow', {
+    taskQueue,
+    workflowId: input.taskId,
+    args: [input],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  });
+}
+
+describe('mediaAdditionWorkflow', () => {
+  it('indexes uploaded files into the existing clusters and leaves the re-clustering for later without auto_reindex', async () => {
+    const input = newInput({ kind: 'upload' }, false);
+    const mocks = mockActivities(all);
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
+      const ref = { taskId: input.taskId, datasetId: input.datasetId };
+      expect(mocks.calls).toEqual([
+        { name: 'beginTask', input: { ...ref, message: expect.any(String) }, taskQueue },
+        { name: 'ingestUploadedFiles', input, taskQueue },
+        { name: 'embedDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
+        { name: 'indexBatch', input: { ...ref, batchId: input.batchId }, taskQueue },
+        { name: 'evaluateViews', input: { ...ref, batchId: input.batchId }, taskQueue },
+        { name: 'completeMediaAddition', input: { ...ref, batchId: input.batchId, missing: [] }, taskQueue },
+      ]);
+    });
+  });
+
+  it('collects a batch from its source first and reports the files it could not find', async () => {
+    const input = newInput(archive, false);
+    const mocks = mockActivities(all, { collectBatchMedia: () => collected });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
+    });
+    expect(mocks.names()).toEqual([...reindexingSteps.slice(0, 6), 'completeMediaAddition']);
+    expect(mocks.inputsOf('collectBatchMedia')).toEqual([input]);
+    expect(mocks.inputsOf('completeMediaAddition')).toEqual([
+      { taskId: input.taskId, datasetId: input.datasetId, batchId: input.batchId, missing: ['gone.jpg'] },
+    ]);
+  });
+
+  it('with auto_reindex re-clusters the whole dataset and commits the reindex instead', async () => {
+    const input = newInput(archive, true);
+    const mocks = mockActivities(all, { collectBatchMedia: () => collected });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
+    });
+    expect(mocks.names()).toEqual(reindexingSteps);
+    const ref = { taskId: input.taskId, datasetId: input.datasetId };
+    expect(mocks.inputsOf('beginReindex')).toEqual([ref]);
+    expect(mocks.inputsOf('analyzeDataset')).toEqual([ref]);
+    expect(mocks.inputsOf('commitReindex')).toEqual([ref]);
+  });
+
+  it.each(reindexingSteps.slice(0, -1))('an abort while %s runs records the batch as aborted and commits nothing', async (running) => {
+    const input = newInput(archive, true);
+    const blocked = runsUntilCancelled();
+    const mocks = mockActivities(all, { collectBatchMedia: () => collected, [running]: blocked.behaviour });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      await blocked.started;
+      await handle.cancel();
+      const outcome = await outcomeOf(handle);
+      expect(outcome.status).toBe('CANCELLED');
+      expect(outcome.failure).toBeInstanceOf(CancelledFailure);
+    });
+    expect(mocks.names()).toEqual([...reindexingSteps.slice(0, reindexingSteps.indexOf(running) + 1), 'failBatchTask']);
+    expect(mocks.inputsOf('failBatchTask')).toEqual([
+      {
+        taskId: input.taskId,
+        datasetId: input.datasetId,
+        batchId: input.batchId,
+        previousStatus: 'PARTIAL INDEX',
+        aborted: true,
+        message: 'Aborted by user',
+      },
+    ]);
+  });
+
+  it.each<[ActivityName, boolean]>([
+    ['commitReindex', true],
+    ['completeMediaAddition', false],
+  ])('an abort once %s has started does not stop it', async (finishing, autoReindex) => {
+    const input = newInput({ kind: 'upload' }, autoReindex);
+    const held = heldUntilReleased();
+    const mocks = mockActivities(all, { [finishing]: held.behaviour });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      await held.started;
+      await handle.cancel();
+      await cancellationSeen(handle);
+      held.release();
+      expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
+    });
+    expect(mocks.names().at(-1)).toBe(finishing);
+    expect(mocks.inputsOf('failBatchTask')).toEqual([]);
+  });
+
+  it.each(reindexingSteps)('a failure of %s fails the batch with its message and the workflow with MediaAdditionFailed', async (failing) => {
+    const input = newInput(archive, true);
+    const message = `${failing} broke: bucket gone`;
+    const mocks = mockActivities(all, { collectBatchMedia: () => collected, [failing]: failsWith(message) });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const outcome = await outcomeOf(await start(taskQueue, input));
+      expect(outcome.status).toBe('FAILED');
+      expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
+      expect(outcome.failure).toMatchObject({ type: 'MediaAdditionFailed', message, nonRetryable: true });
+    });
+    expect(mocks.names()).toEqual([...reindexingSteps.slice(0, reindexingSteps.indexOf(failing) + 1), 'failBatchTask']);
+    expect(mocks.inputsOf('failBatchTask')).toEqual([
+      { taskId: input.taskId, datasetId: input.datasetId, batchId: input.batchId, previousStatus: 'PARTIAL INDEX', aborted: false, message },
+    ]);
+  });
+
+  it('runs again under the same workflow id after a failed run (a retry)', async () => {
+    const input = newInput({ kind: 'upload' }, false);
+    let embedCalls = 0;
+    const failOnce: Behaviour = (call) => {
+      embedCalls++;
+      if (embedCalls === 1) return failsWith('the model file is missing')(call);
+    };
+    const mocks = mockActivities(all, { embedDatasetMedia: failOnce });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const first = await start(taskQueue, input);
+      expect((await outcomeOf(first)).status).toBe('FAILED');
+      const retry = await start(taskQueue, input);
+      expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
+      expect((await outcomeOf(retry)).status).toBe('COMPLETED');
+    });
+    expect(mocks.names()).toEqual([
+      'beginTask', 'ingestUploadedFiles', 'embedDatasetMedia', 'failBatchTask',
+      'beginTask', 'ingestUploadedFiles', 'embedDatasetMedia', 'indexBatch', 'evaluateViews', 'completeMediaAddition',
+    ]);
+    expect(mocks.inputsOf('ingestUploadedFiles')).toEqual([input, input]);
+  });
+});

@@ -1,0 +1,129 @@
+import { WorkflowIdReusePolicy } from '@temporalio/client';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { WorkflowBundle } from '@temporalio/worker';
+import { inferenceQueueOf, type ReindexInput } from '../../workflows/contracts';
+import type { reindexWorkflow } from '../../workflows/reindex';
+import {
+  bundleWorkflows,
+  cancellationSeen,
+  failsWith,
+  heldUntilReleased,
+  mockActivities,
+  newTaskId,
+  outcomeOf,
+  runsUntilCancelled,
+  startWorkflowEnvironment,
+  withWorkers,
+  type ActivityName,
+  type Behaviour,
+} from '../support/workflowTesting';
+
+const steps: ActivityName[] = ['beginReindex', 'ingestPendingUploads', 'embedDatasetMedia', 'analyzeDataset', 'commitReindex'];
+const all: ActivityName[] = [...steps, 'failBatchTask'];
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundle;
+
+beforeAll(async () => {
+  [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
+});
+afterAll(() => env?.teardown());
+
+function newInput(): ReindexInput {
+  return { taskId: newTaskId(), datasetId: newTaskId() };
+}
+
+function start(taskQueue: string, input: ReindexInput) {
+  return env.client.workflow.start<typeof reindexWorkflow>('reindexWorkflow', {
+    taskQueue,
+    workflowId: input.taskId,
+    args: [input],
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  });
+}
+
+/** What the batch-failure activity gets for a reindex: the task is its own batch, the dataset goes back to PARTIAL INDEX. */
+function failure(input: ReindexInput, aborted: boolean, message: string) {
+  return { ...input, batchId: input.taskId, previousStatus: 'PARTIAL INDEX', aborted, message };
+}
+
+describe('reindexWorkflow', () => {
+  it('begins, indexes pending uploads, embeds on the inference queue, re-clusters and commits, in that order', async () => {
+    const input = newInput();
+    const mocks = mockActivities(all);
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
+      expect(mocks.calls).toEqual([
+        { name: 'beginReindex', input, taskQueue },
+        { name: 'ingestPendingUploads', input: { ...input, batchId: input.taskId }, taskQueue },
+        { name: 'embedDatasetMedia', input, taskQueue: inferenceQueueOf(taskQueue) },
+        { name: 'analyzeDataset', input, taskQueue },
+        { name: 'commitReindex', input, taskQueue },
+      ]);
+    });
+  });
+
+  it.each(steps.slice(0, -1))('an abort while %s runs sets the dataset back and commits nothing', async (running) => {
+    const input = newInput();
+    const blocked = runsUntilCancelled();
+    const mocks = mockActivities(all, { [running]: blocked.behaviour });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      await blocked.started;
+      await handle.cancel();
+      const outcome = await outcomeOf(handle);
+      expect(outcome.status).toBe('CANCELLED');
+      expect(outcome.failure).toBeInstanceOf(CancelledFailure);
+    });
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'failBatchTask']);
+    expect(mocks.inputsOf('failBatchTask')).toEqual([failure(input, true, 'Aborted by user')]);
+  });
+
+  it('an abort once the commit has started does not stop it', async () => {
+    const input = newInput();
+    const commit = heldUntilReleased();
+    const mocks = mockActivities(all, { commitReindex: commit.behaviour });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      await commit.started;
+      await handle.cancel();
+      await cancellationSeen(handle);
+      commit.release();
+      expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
+    });
+    expect(mocks.names()).toEqual(steps);
+  });
+
+  it.each(steps)('a failure of %s fails the task with its message and the workflow with ReindexFailed', async (failing) => {
+    const input = newInput();
+    const message = `${failing} broke: out of memory`;
+    const mocks = mockActivities(all, { [failing]: failsWith(message) });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const outcome = await outcomeOf(await start(taskQueue, input));
+      expect(outcome.status).toBe('FAILED');
+      expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
+      expect(outcome.failure).toMatchObject({ type: 'ReindexFailed', message, nonRetryable: true });
+    });
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'failBatchTask']);
+    expect(mocks.inputsOf('failBatchTask')).toEqual([failure(input, false, message)]);
+  });
+
+  it('runs again under the same workflow id after a failed run (a retry)', async () => {
+    const input = newInput();
+    let analyzeCalls = 0;
+    const failOnce: Behaviour = (call) => {
+      analyzeCalls++;
+      if (analyzeCalls === 1) return failsWith('the vector store was unreachable')(call);
+    };
+    const mocks = mockActivities(all, { analyzeDataset: failOnce });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const first = await start(taskQueue, input);
+      expect((await outcomeOf(first)).status).toBe('FAILED');
+      const retry = await start(taskQueue, input);
+      expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
+      expect((await outcomeOf(retry)).status).toBe('COMPLETED');
+    });
+    expect(mocks.names()).toEqual([...steps.slice(0, 4), 'failBatchTask', ...steps]);
+  });
+});
