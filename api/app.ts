@@ -14,6 +14,8 @@ import type { User } from '../db/models';
 import { HttpError } from './errors';
 import { errorHandler } from './middleware/errorHandler';
 import { requestContext } from './middleware/requestContext';
+import { rejectNul } from './middleware/rejectNul';
+import { multipartLimits } from './uploads';
 import { requireUser } from './middleware/authenticate';
 import { createApiCredentialsRouter } from './routes/apiCredentials';
 import { createAuthRouter } from './routes/auth';
@@ -87,7 +89,8 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
 }
 
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa({ proxy: true });
+  // Only a proxy we put in front may name the client, host and scheme (signed media links use the host).
+  const app = new Koa({ proxy: deps.config.trustProxy });
   // Errors after the response started (a client leaving an event stream, say) reach here, not errorHandler.
   app.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') deps.logger.debug({ err: error }, 'client went away');
@@ -101,10 +104,14 @@ export function createApp(deps: AppDeps): Koa {
       // DELETE carries a JSON body too (untagging a selection of media).
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
       onError: (error) => {
-        throw new HttpError(422, `Malformed request body: ${error.message}`);
+        // Too large (413) or an unsupported encoding (415) keep their status; anything else is malformed.
+        const status = (error as { status?: number }).status;
+        throw new HttpError(status === 413 || status === 415 ? status : 422, `Malformed request body: ${error.message}`);
       },
     }),
   );
+  app.use(rejectNul());
+  app.use(multipartLimits(deps.config.uploads));
 
   const { publicRoutes, userRoutes } = createApiRouters(deps);
   app.use(publicRoutes.routes()).use(publicRoutes.allowedMethods());

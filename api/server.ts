@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Client, Connection } from '@temporalio/client';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
@@ -9,6 +10,7 @@ import { runMain } from '../lib/runMain';
 import { createDb, migrateLatest } from '../db/connection';
 import { ensureDefaultTenant } from '../db/repositories/users';
 import { createObjectStore } from '../lib/storage/createObjectStore';
+import { removeStaleStagedFiles, uploadStagingDir } from '../lib/storage/staging';
 import { createVectorStore } from '../lib/vectors/createVectorStore';
 import { loadTextEncoder, type TextEncoder } from '../lib/ml/textEncoder';
 import { createNotificationHub } from '../lib/notifications/notificationHub';
@@ -21,6 +23,8 @@ export async function buildApiDeps(config: Config, logger: Logger): Promise<AppD
   const db = createDb(config.database.url, config.database.poolMax);
   await migrateLatest(db);
   const { admin } = await ensureDefaultTenant(db, config.admin);
+  const leftovers = await removeStaleStagedFiles(uploadStagingDir(config), config.uploads.staleAfterMs);
+  if (leftovers.length > 0) logger.info({ removed: leftovers.length }, 'removed leftover staged uploads');
   // Lazy: the API starts (and /health reports it) while Temporal is still coming up.
   const temporalConnection = Connection.lazy({ address: config.temporal.address });
   const temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });
@@ -35,9 +39,40 @@ export async function buildApiDeps(config: Config, logger: Logger): Promise<AppD
   return { config, db, temporalConnection, temporal, store, vectors, textEncoder: loadText, logger, secretBox, signer, hub, defaultUser: admin };
 }
 
+const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request header fields too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request timed out'],
+};
+
+/**
+ * Requests Node refuses before the app sees them (headers too large, unparsable HTTP) get the
+ * same `{"detail"}` body as every other error, then the connection closes.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  // As Node's own handler does: never write into a response already under way on this socket.
+  const inFlight = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const [status, detail] = CLIENT_ERROR_STATUS[error.code ?? ''] ?? [400, 'Malformed HTTP request'];
+  const body = JSON.stringify({ detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/** The API's HTTP server (not yet listening). */
+export function createApiServer(deps: AppDeps): http.Server {
+  const server = http.createServer(createApp(deps).callback());
+  server.on('clientError', answerClientError);
+  return server;
+}
+
 export async function startApiServer(config: Config, logger: Logger) {
   const deps = await buildApiDeps(config, logger);
-  const server = http.createServer(createApp(deps).callback());
+  const server = createApiServer(deps);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.api.port, config.api.host, resolve);

@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Context } from 'koa';
+import type { Readable } from 'node:stream';
+import type { Context, Middleware } from 'koa';
 import busboy from 'busboy';
 import { stageStream, type StagedFile } from '../lib/storage/staging';
 import { HttpError } from './errors';
+import { containsNul } from '../lib/nulText';
 
 export interface ReceivedFile extends StagedFile {
   fileName: string;
@@ -14,6 +16,159 @@ export interface ReceivedFile extends StagedFile {
 export interface UploadLimits {
   maxFileBytes: number;
   maxFiles: number;
+}
+
+/** Bounds of every multipart request, whatever the route: its text fields and how long it may stall. */
+export interface MultipartLimits {
+  maxFields: number;
+  maxFieldBytes: number;
+  idleTimeoutMs: number;
+}
+
+const MAX_FIELD_NAME_BYTES = 200;
+
+/** Hands the operator's multipart limits to receiveFiles and receiveFields on every request. */
+export function multipartLimits(limits: MultipartLimits): Middleware {
+  return async (ctx, next) => {
+    ctx.state.multipartLimits = limits;
+    await next();
+  };
+}
+
+function limitsOf(ctx: Context): MultipartLimits {
+  const limits = ctx.state.multipartLimits as MultipartLimits | undefined;
+  if (!limits) throw new Error('multipartLimits middleware is not installed');
+  return limits;
+}
+
+interface FilePart {
+  field: string;
+  fileName: string;
+  stream: Readable;
+}
+
+/**
+ * Reads one multipart body. Text fields are collected; each file part goes to `onFile`, which must
+ * consume its stream and may return a promise (awaited before the result). The first problem (a
+ * malformed body, a limit, a NUL character, a stall, a client leaving) stops reading at once,
+ * destroys every open file stream and is thrown as an HttpError once `onFile` work has settled,
+ * so callers can remove what they staged. The request's unread rest is the error handler's to drain.
+ */
+async function readMultipart(
+  ctx: Context,
+  files: UploadLimits,
+  onFile: (part: FilePart, refuse: (error: HttpError) => void) => Promise<void> | undefined,
+): Promise<Record<string, string>> {
+  const limits = limitsOf(ctx);
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: ctx.req.headers,
+      limits: {
+        fields: limits.maxFields,
+        fieldSize: limits.maxFieldBytes,
+        fieldNameSize: MAX_FIELD_NAME_BYTES,
+        files: files.maxFiles,
+        fileSize: files.maxFileBytes,
+        parts: limits.maxFields + files.maxFiles,
+      },
+    });
+  } catch (error) {
+    // Thrown for a missing boundary or an unparsable Content-Type.
+    throw new HttpError(422, `Malformed multipart body: ${(error as Error).message}`);
+  }
+
+  const req = ctx.req;
+  const fields: Array<[string, string]> = [];
+  const openStreams = new Set<Readable>();
+  const work: Promise<void>[] = [];
+  let problem: HttpError | undefined;
+  let internal: unknown;
+  let settle!: () => void;
+  const finished = new Promise<void>((resolve) => (settle = resolve));
+
+  let idleTimer: NodeJS.Timeout | undefined;
+  const detach = () => {
+    clearTimeout(idleTimer);
+    req.unpipe(parser);
+    req.off('data', resetIdleTimer);
+    req.off('close', onRequestClose);
+    req.off('error', onRequestError);
+    settle();
+  };
+  const stop = () => {
+    detach();
+    for (const stream of openStreams) stream.destroy(new Error('upload stopped'));
+  };
+  const refuse = (error: HttpError) => {
+    if (problem || internal) return;
+    problem = error;
+    stop();
+  };
+  function resetIdleTimer() {
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => {
+      // The client is silent: answer now and drop the connection rather than drain a body that never comes.
+      ctx.set('Connection', 'close');
+      refuse(new HttpError(408, `Upload stalled: no data received for ${Math.round(limits.idleTimeoutMs / 1000)} s`));
+    }, limits.idleTimeoutMs);
+  }
+  function onRequestClose() {
+    if (!req.complete) refuse(new HttpError(400, 'The client closed the connection before the upload finished'));
+  }
+  function onRequestError() {
+    refuse(new HttpError(400, 'The upload failed before it finished'));
+  }
+
+  parser.on('field', (name, value, info) => {
+    if (problem) return;
+    if (info.nameTruncated) return refuse(new HttpError(413, `A form field name is longer than ${MAX_FIELD_NAME_BYTES} bytes`));
+    if (info.valueTruncated) return refuse(new HttpError(413, `Form field "${name}" is longer than ${limits.maxFieldBytes} bytes`));
+    if (containsNul(name) || containsNul(value)) return refuse(new HttpError(422, `Form field "${name}" contains a NUL character`));
+    fields.push([name, value]);
+  });
+  parser.on('file', (field, stream, info) => {
+    // Busboy destroys a file stream with an error when the body ends early; unheard, that error kills the process.
+    stream.on('error', () => undefined);
+    if (problem) return void stream.resume();
+    if (containsNul(field) || containsNul(info.filename ?? '')) {
+      stream.resume();
+      return refuse(new HttpError(422, 'A file part name or file name contains a NUL character'));
+    }
+    const fileName = path.basename(info.filename ?? '');
+    stream.on('limit', () => refuse(new HttpError(413, `File ${fileName} exceeds ${files.maxFileBytes} bytes`)));
+    openStreams.add(stream);
+    stream.once('close', () => openStreams.delete(stream));
+    const handled = onFile({ field, fileName, stream }, refuse);
+    if (!handled) return;
+    work.push(
+      handled.catch((error: unknown) => {
+        if (problem || internal) return;
+        internal = error;
+        stop();
+      }),
+    );
+  });
+  parser.on('fieldsLimit', () => refuse(new HttpError(413, `At most ${limits.maxFields} form fields per request`)));
+  parser.on('filesLimit', () => refuse(new HttpError(413, `At most ${files.maxFiles} files per request`)));
+  parser.on('partsLimit', () => refuse(new HttpError(413, `At most ${limits.maxFields + files.maxFiles} parts per request`)));
+  // Stays attached: busboy may report the same truncated body again when it is destroyed.
+  parser.on('error', (error: Error) => refuse(new HttpError(422, `Malformed multipart body: ${error.message}`)));
+  parser.on('close', () => {
+    if (!problem) detach();
+  });
+
+  req.on('data', resetIdleTimer);
+  req.on('close', onRequestClose);
+  req.on('error', onRequestError);
+  resetIdleTimer();
+  req.pipe(parser);
+
+  await finished;
+  await Promise.all(work);
+  if (problem) throw problem;
+  if (internal) throw internal;
+  return Object.fromEntries(fields);
 }
 
 /**
@@ -33,54 +188,25 @@ export async function receiveFiles(
   const expected = options.fields.map((field) => `"${field}"`).join(' or ');
   if (!ctx.is('multipart/form-data')) throw new HttpError(422, `Expected multipart/form-data with file parts named ${expected}`);
   const files: ReceivedFile[] = [];
-  const fields: Record<string, string> = {};
-  const pending: Promise<void>[] = [];
-  let problem: HttpError | undefined;
-  const refuse = (error: HttpError) => (problem ??= error);
-
-  const parser = busboy({
-    headers: ctx.req.headers,
-    limits: { fileSize: options.limits.maxFileBytes, files: options.limits.maxFiles },
-  });
-  parser.on('file', (name, stream, info) => {
-    const fileName = path.basename(info.filename ?? '');
-    const refusal = !options.fields.includes(name)
-      ? new HttpError(422, `File parts must use the field name ${expected} (got "${name}")`)
-      : !fileName
-        ? new HttpError(400, 'A file part has no file name')
-        : options.check(fileName, name);
-    if (refusal || problem) {
-      if (refusal) refuse(refusal);
-      stream.resume();
-      return;
-    }
-    stream.on('limit', () => refuse(new HttpError(413, `File ${fileName} exceeds ${options.limits.maxFileBytes} bytes`)));
-    pending.push(
-      stageStream(stream, options.stagingDir).then((staged) => {
-        files.push({ ...staged, fileName, field: name });
-      }),
-    );
-  });
-  parser.on('field', (name, value) => (fields[name] = value));
-  parser.on('filesLimit', () => refuse(new HttpError(413, `At most ${options.limits.maxFiles} files per request`)));
-
   try {
-    await new Promise<void>((resolve, reject) => {
-      parser.on('close', resolve);
-      parser.on('error', (error: Error) => reject(new HttpError(422, `Malformed multipart body: ${error.message}`)));
-      ctx.req.pipe(parser);
+    const fields = await readMultipart(ctx, options.limits, ({ field, fileName, stream }, refuse) => {
+      const refusal = !options.fields.includes(field)
+        ? new HttpError(422, `File parts must use the field name ${expected} (got "${field}")`)
+        : !fileName
+          ? new HttpError(400, 'A file part has no file name')
+          : options.check(fileName, field);
+      if (refusal) {
+        stream.resume();
+        refuse(refusal);
+        return undefined;
+      }
+      return stageStream(stream, options.stagingDir).then((staged) => void files.push({ ...staged, fileName, field }));
     });
-    await Promise.all(pending);
+    return { files, fields };
   } catch (error) {
-    await Promise.allSettled(pending);
     await removeStaged(files);
     throw error;
   }
-  if (problem) {
-    await removeStaged(files);
-    throw problem;
-  }
-  return { files, fields };
 }
 
 export async function removeStaged(files: StagedFile[]): Promise<void> {
@@ -93,19 +219,9 @@ export async function receiveFields(ctx: Context): Promise<Record<string, string
     return Object.fromEntries(Object.entries((ctx.request.body ?? {}) as Record<string, unknown>).map(([k, v]) => [k, String(v)]));
   }
   if (!ctx.is('multipart/form-data')) throw new HttpError(422, 'Expected a multipart/form-data (or urlencoded) form');
-  const fields: Record<string, string> = {};
-  let refused: HttpError | undefined;
-  const parser = busboy({ headers: ctx.req.headers, limits: { fieldSize: 1024 * 1024 } });
-  parser.on('field', (name, value) => (fields[name] = value));
-  parser.on('file', (name, stream) => {
-    refused ??= new HttpError(422, `Unexpected file part "${name}": this form takes text fields only`);
+  return readMultipart(ctx, { maxFiles: 1, maxFileBytes: 0 }, ({ field, stream }, refuse) => {
     stream.resume();
+    refuse(new HttpError(422, `Unexpected file part "${field}": this form takes text fields only`));
+    return undefined;
   });
-  await new Promise<void>((resolve, reject) => {
-    parser.on('close', resolve);
-    parser.on('error', (error: Error) => reject(new HttpError(422, `Malformed multipart body: ${error.message}`)));
-    ctx.req.pipe(parser);
-  });
-  if (refused) throw refused;
-  return fields;
 }

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { projectRoot } from './projectRoot';
+import type { LoginThrottleSettings } from './auth/loginThrottle';
 import type { ArchiveLimits } from './sources/archive';
 import type { S3Settings } from './sources/s3';
 
@@ -45,6 +46,11 @@ const envSchema = z.object({
   ADMIN_PASSWORD: z.string().min(8, 'expected at least 8 characters').optional(),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(168),
   TOKEN_MAX_LIFETIME_SECONDS: z.coerce.number().int().positive().default(86400),
+  LOGIN_MAX_FAILURES: z.coerce.number({ message: 'expected an integer' }).int().min(1).default(5),
+  LOGIN_MAX_FAILURES_PER_IP: z.coerce.number({ message: 'expected an integer' }).int().min(1).default(50),
+  LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number({ message: 'expected a number of seconds' }).int().min(1).default(900),
+  LOGIN_LOCKOUT_SECONDS: z.coerce.number({ message: 'expected a number of seconds' }).int().min(1).default(60),
+  TRUST_PROXY: booleanString.default(false),
   MODELS_DIR: z.string().min(1).optional(),
   IMAGE_MODEL: z.string().min(1).default('efficientnet-lite0'),
   INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
@@ -54,8 +60,15 @@ const envSchema = z.object({
   MEDIA_URL_TTL_SECONDS: z.coerce.number().int().min(60).default(3600),
   MAX_UPLOAD_FILE_MB: z.coerce.number({ message: 'expected a number of MiB' }).positive().default(10240),
   MAX_FILES_PER_REQUEST: z.coerce.number({ message: 'expected an integer' }).int().min(1).default(500),
+  MAX_FORM_FIELDS: z.coerce.number({ message: 'expected an integer' }).int().min(1).default(50),
+  MAX_FORM_FIELD_KB: z.coerce.number({ message: 'expected a number of KiB' }).positive().default(64),
+  UPLOAD_IDLE_TIMEOUT_SECONDS: z.coerce.number({ message: 'expected a number of seconds' }).positive().default(60),
+  STAGED_UPLOAD_MAX_AGE_HOURS: z.coerce.number({ message: 'expected a number of hours' }).positive().default(24),
   ARCHIVE_MAX_ENTRIES: z.coerce.number({ message: 'expected an integer' }).int().min(1).default(100_000),
-  ARCHIVE_MAX_EXTRACTED_MB: z.coerce.number({ message: 'expected a number of MiB' }).positive().default(51_200),
+  ARCHIVE_MAX_ENTRY_MB: z.coerce.number({ message: 'expected a number of MiB' }).positive().default(2048),
+  ARCHIVE_MAX_EXTRACTED_MB: z.coerce.number({ message: 'expected a number of MiB' }).positive().default(10_240),
+  ARCHIVE_MAX_RATIO: z.coerce.number({ message: 'expected a number' }).min(1, 'expected a ratio of at least 1').default(100),
+  ARCHIVE_RATIO_FLOOR_MB: z.coerce.number({ message: 'expected a number of MiB' }).min(0).default(16),
   S3_ENDPOINT: url.optional(),
   S3_REGION: z.string().min(1).default('us-east-1'),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
@@ -64,6 +77,7 @@ const envSchema = z.object({
   STS_ENDPOINT: url.optional(),
   PIPELINE_HOST: z.string().min(1).default('127.0.0.1'),
   PIPELINE_PORT: port.default(8091),
+  PIPELINE_TOKEN: z.string().min(16, 'expected at least 16 characters').optional(),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -87,8 +101,20 @@ export interface Config {
   qdrant: { url?: string; apiKey?: string };
   secretKey?: string;
   admin: { email: string; password?: string };
-  auth: { sessionTtlHours: number; tokenMaxLifetimeSeconds: number };
-  uploads: { maxFileBytes: number; maxFiles: number };
+  auth: { sessionTtlHours: number; tokenMaxLifetimeSeconds: number; login: LoginThrottleSettings };
+  /** Whether X-Forwarded-* headers (client address, host, scheme) are believed: only behind a proxy that sets them. */
+  trustProxy: boolean;
+  uploads: {
+    maxFileBytes: number;
+    maxFiles: number;
+    /** Text fields of any multipart request: how many, and how long each. */
+    maxFields: number;
+    maxFieldBytes: number;
+    /** An upload that sends nothing for this long is answered 408 and its staged bytes removed. */
+    idleTimeoutMs: number;
+    /** Staged files older than this are leftovers of a dead process, removed when the API starts. */
+    staleAfterMs: number;
+  };
   mediaUrlTtlSeconds: number;
   /** Base of the links we hand out (media URLs); default: the scheme and host of the request. */
   publicUrl?: string;
@@ -97,7 +123,7 @@ export interface Config {
   archives: ArchiveLimits;
   s3: S3Settings;
   /** Where the worker serves the on-premises pipeline trigger (GET /api/v1/process/add_media); port 0 picks a free one. */
-  pipeline: { host: string; port: number };
+  pipeline: { host: string; port: number; token?: string };
 }
 
 export class ConfigError extends Error {}
@@ -138,7 +164,17 @@ export function loadConfig(env: Env = process.env): Config {
     qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY },
     secretKey: e.SECRET_KEY,
     admin: { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD },
-    auth: { sessionTtlHours: e.SESSION_TTL_HOURS, tokenMaxLifetimeSeconds: e.TOKEN_MAX_LIFETIME_SECONDS },
+    auth: {
+      sessionTtlHours: e.SESSION_TTL_HOURS,
+      tokenMaxLifetimeSeconds: e.TOKEN_MAX_LIFETIME_SECONDS,
+      login: {
+        maxFailuresPerAccount: e.LOGIN_MAX_FAILURES,
+        maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,
+        windowMs: e.LOGIN_FAILURE_WINDOW_SECONDS * 1000,
+        lockoutMs: e.LOGIN_LOCKOUT_SECONDS * 1000,
+      },
+    },
+    trustProxy: e.TRUST_PROXY,
     models: {
       dir: path.resolve(e.MODELS_DIR ?? path.join(projectRoot(), '.tools', 'models')),
       imageModel: e.IMAGE_MODEL,
@@ -147,11 +183,20 @@ export function loadConfig(env: Env = process.env): Config {
     video: { everyMs: e.VIDEO_FRAME_INTERVAL_MS, maxFrames: e.VIDEO_MAX_FRAMES },
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
-    uploads: { maxFileBytes: Math.floor(e.MAX_UPLOAD_FILE_MB * 1024 * 1024), maxFiles: e.MAX_FILES_PER_REQUEST },
+    uploads: {
+      maxFileBytes: Math.floor(e.MAX_UPLOAD_FILE_MB * 1024 * 1024),
+      maxFiles: e.MAX_FILES_PER_REQUEST,
+      maxFields: e.MAX_FORM_FIELDS,
+      maxFieldBytes: Math.floor(e.MAX_FORM_FIELD_KB * 1024),
+      idleTimeoutMs: Math.round(e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000),
+      staleAfterMs: Math.round(e.STAGED_UPLOAD_MAX_AGE_HOURS * 3600_000),
+    },
     archives: {
       maxEntries: e.ARCHIVE_MAX_ENTRIES,
-      maxEntryBytes: Math.floor(e.MAX_UPLOAD_FILE_MB * 1024 * 1024),
+      maxEntryBytes: Math.floor(e.ARCHIVE_MAX_ENTRY_MB * 1024 * 1024),
       maxTotalBytes: Math.floor(e.ARCHIVE_MAX_EXTRACTED_MB * 1024 * 1024),
+      maxRatio: e.ARCHIVE_MAX_RATIO,
+      ratioFloorBytes: Math.floor(e.ARCHIVE_RATIO_FLOOR_MB * 1024 * 1024),
     },
     s3: {
       endpoint: e.S3_ENDPOINT,
@@ -161,6 +206,20 @@ export function loadConfig(env: Env = process.env): Config {
       forcePathStyle: e.S3_FORCE_PATH_STYLE ?? e.S3_ENDPOINT !== undefined,
       stsEndpoint: e.STS_ENDPOINT,
     },
-    pipeline: { host: e.PIPELINE_HOST, port: e.PIPELINE_PORT },
+    pipeline: { host: e.PIPELINE_HOST, port: e.PIPELINE_PORT, token: e.PIPELINE_TOKEN },
   };
+}
+
+export type PipelineTriggerAccess = { serve: false; reason: string } | { serve: true; token?: string };
+
+/**
+ * Whether the worker serves the trigger, and behind which credential. The spec puts it on
+ * on-premises deployments only, so never in CLOUD; where the API asks for logins, the trigger asks
+ * for PIPELINE_TOKEN, and without one it stays off. A token set is always required.
+ */
+export function pipelineTriggerAccess(config: Config): PipelineTriggerAccess {
+  if (config.runMode === 'CLOUD') return { serve: false, reason: 'RUN_MODE=CLOUD has no on-premises pipeline trigger' };
+  if (config.pipeline.token) return { serve: true, token: config.pipeline.token };
+  if (!config.disableAuth) return { serve: false, reason: 'authentication is enabled: set PIPELINE_TOKEN to serve the pipeline trigger' };
+  return { serve: true };
 }

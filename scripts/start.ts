@@ -4,7 +4,7 @@
  * elsewhere, then the worker and the API as child processes. Ctrl-C stops everything.
  */
 import path from 'node:path';
-import { ConfigError, loadConfig, type Config } from '../lib/config';
+import { ConfigError, loadConfig, pipelineTriggerAccess, type Config } from '../lib/config';
 import { loadOrCreateSecretKey } from '../lib/auth/secretKey';
 import { ensureDatabase, startEmbeddedPostgres } from '../lib/embedded/postgres';
 import { spawnManaged, type ManagedProcess } from '../lib/embedded/process';
@@ -90,7 +90,7 @@ async function main(config: Config): Promise<void> {
     say(`API          http://localhost:${config.api.port}/api/v1`);
     say(`Temporal     ${env.TEMPORAL_ADDRESS} (namespace ${config.temporal.namespace})`);
     if (temporalUi) say(`Temporal UI  ${temporalUi}`);
-    say(`Pipeline     http://${config.pipeline.host}:${config.pipeline.port}/api/v1/process/add_media (worker)`);
+    if (pipelineTriggerAccess(config).serve) say(`Pipeline     http://${config.pipeline.host}:${config.pipeline.port}/api/v1/process/add_media (worker)`);
     say(`auth ${config.disableAuth ? 'disabled: requests act as ' + config.admin.email : 'enabled'} (RUN_MODE=${config.runMode})`);
   } catch (error) {
     say(`start-up failed: ${(error as Error).message}`);

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import type { Config } from '../lib/config';
+import { pipelineTriggerAccess, type Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { runMain } from '../lib/runMain';
 import { ensureSearchAttributes } from '../lib/temporal/searchAttributes';
@@ -40,7 +40,7 @@ async function connectWithRetry(address: string, logger: Logger, timeoutMs = 60_
  * Starts the Temporal workers (workflows and I/O activities on one queue, inference on its own) and
  * the on-premises pipeline trigger.
  */
-export async function startWorkers(config: Config, logger: Logger): Promise<{ pipelineUrl: string; stop(): Promise<void> }> {
+export async function startWorkers(config: Config, logger: Logger): Promise<{ pipelineUrl?: string; stop(): Promise<void> }> {
   if (!config.database.url) throw new Error('DATABASE_URL is required to start the worker');
   if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is required to start the worker');
   const connection = await connectWithRetry(config.temporal.address, logger);
@@ -82,10 +82,12 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ pi
   logger.info({ queues: Object.values(queues), model: encoder.modelId }, 'worker running');
   // The worker's own connection also serves the client the pipeline trigger starts workflows with.
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
-  const pipeline = await startPipelineServer({ config, db, store, temporal, logger });
+  const access = pipelineTriggerAccess(config);
+  if (!access.serve) logger.info({ reason: access.reason }, 'pipeline trigger not served');
+  const pipeline = access.serve ? await startPipelineServer({ config, db, store, temporal, logger }, access) : undefined;
 
   const stop = async () => {
-    await pipeline.close();
+    await pipeline?.close();
     for (const worker of workers) worker.shutdown();
     await Promise.allSettled(running);
     await connection.close();
@@ -94,7 +96,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ pi
     await textEncoder.close();
     await db.destroy();
   };
-  return { pipelineUrl: pipeline.url, stop };
+  return { pipelineUrl: pipeline?.url, stop };
 }
 
 /** Routes the SDK's own logs (warnings and up) into our JSON log stream. */

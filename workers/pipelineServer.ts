@@ -1,5 +1,6 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import Koa from 'koa';
+import Koa, { type Middleware } from 'koa';
 import { Router } from '@koa/router';
 import type { Client } from '@temporalio/client';
 import { z } from 'zod';
@@ -20,13 +21,33 @@ const addMediaQuery = z.object({
   auto_reindex: z.enum(['true', 'false']).transform((value) => value === 'true').default(false),
 });
 
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Authorization: Bearer <token>, compared in constant time. */
+function requireBearerToken(token: string): Middleware {
+  const expected = digest(token);
+  return async (ctx, next) => {
+    const given = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+    if (!given || !timingSafeEqual(digest(given), expected)) {
+      ctx.set('WWW-Authenticate', 'Bearer');
+      ctx.status = 401;
+      ctx.body = { detail: 'The pipeline trigger needs Authorization: Bearer <PIPELINE_TOKEN>' };
+      return;
+    }
+    await next();
+  };
+}
+
 /**
  * The on-premises pipeline trigger, served by the worker because the path must be readable where
  * the media are processed: GET /api/v1/process/add_media?dataset_id=&path=[&auto_reindex=] starts a
  * MEDIA_ADDITION batch from a local folder, manifest, archive or file, on behalf of the dataset's
  * owner, with the same preconditions as add_media. Bind it to a private interface (PIPELINE_HOST).
  */
-export async function startPipelineServer(deps: { config: Config; db: Db; store: ObjectStore; temporal: Client; logger: Logger }) {
+export async function startPipelineServer(
+  deps: { config: Config; db: Db; store: ObjectStore; temporal: Client; logger: Logger },
+  trigger: { token?: string },
+) {
   const app = new Koa();
   const router = new Router({ prefix: '/api/v1/process' });
   router.get('/add_media', validate({ query: addMediaQuery }), async (ctx) => {
@@ -48,6 +69,7 @@ export async function startPipelineServer(deps: { config: Config; db: Db; store:
   });
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
+  if (trigger.token) app.use(requireBearerToken(trigger.token));
   app.use(router.routes()).use(router.allowedMethods());
 
   const server = http.createServer(app.callback());

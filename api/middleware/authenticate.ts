@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../../lib/config';
 import { InvalidTokenError, verifyApiToken } from '../../lib/auth/apiTokens';
-import type { SecretBox } from '../../lib/auth/secretBox';
+import { SecretBoxError, type SecretBox } from '../../lib/auth/secretBox';
 import type { Db } from '../../db/connection';
 import type { User } from '../../db/models';
 import { findApiCredential } from '../../db/repositories/apiCredentials';
@@ -30,7 +30,11 @@ async function userFromBearer(deps: AuthDeps, ctx: Context, token: string): Prom
     await verifyApiToken(
       token,
       async (apiKey) => {
-        const credential = await findApiCredential(deps.db, deps.secretBox, apiKey);
+        const credential = await findApiCredential(deps.db, deps.secretBox, apiKey).catch((error: unknown) => {
+          if (!(error instanceof SecretBoxError)) throw error;
+          ctx.state.log?.warn({ api_key: apiKey }, 'stored API secret does not open with this SECRET_KEY (was it changed?)');
+          throw new InvalidTokenError('API key is no longer valid: request new credentials');
+        });
         userId = credential?.userId;
         return credential?.secret;
       },

@@ -57,7 +57,9 @@ export function errorHandler(): Middleware {
         ctx.body = { detail: ctx.message };
       }
     } catch (error) {
-      await drainUnreadBody(ctx.req);
+      // Nothing to drain from a client that left, nor from one we answer and then hang up on (a stalled upload).
+      const closing = ctx.req.destroyed || ctx.response.get('Connection') === 'close';
+      if (!closing) await drainUnreadBody(ctx.req);
       const known = toErrorResponse(error);
       if (known) {
         ctx.status = known.status;

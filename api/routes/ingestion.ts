@@ -14,7 +14,12 @@ import { validate } from '../middleware/validate';
 import { datasetIdParams } from './datasets';
 
 const newDatasetQuery = z.object({
-  dataset_name: z.string({ message: 'dataset_name is required' }).trim().min(1, 'dataset_name is required').max(255),
+  // The type's own message would otherwise name every failure "required", a too-long name too.
+  dataset_name: z
+    .string({ error: (issue) => (issue.input === undefined ? 'dataset_name is required' : 'dataset_name must be a single string') })
+    .trim()
+    .min(1, 'dataset_name is required')
+    .max(255, 'dataset_name must be at most 255 characters'),
 });
 const transactionParams = datasetIdParams.extend({
   transaction_id: z.coerce.number({ message: 'transaction_id must be an integer' }).int('transaction_id must be an integer').positive(),

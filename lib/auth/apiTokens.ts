@@ -2,15 +2,19 @@ import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 
 export class InvalidTokenError extends Error {}
 
+/** How far a client's clock may run ahead of ours. */
+export const CLOCK_SKEW_SECONDS = 60;
+
 /**
  * Verifies a client-built JWT as the spec's Authentication section defines it: HS256 with the
- * api_secret, kid = sub = api_key, iss = sdk, iat and exp set, lifetime at most `maxLifetimeSeconds`.
- * Returns the api_key.
+ * api_secret, kid = sub = api_key, iss = sdk, iat and exp whole seconds, iat not in the future
+ * (beyond CLOCK_SKEW_SECONDS), lifetime at most `maxLifetimeSeconds`. Returns the api_key.
  */
 export async function verifyApiToken(
   token: string,
   findSecret: (apiKey: string) => Promise<string | undefined>,
   maxLifetimeSeconds: number,
+  nowSeconds: number = Math.floor(Date.now() / 1000),
 ): Promise<string> {
   let kid: string | undefined;
   try {
@@ -30,10 +34,13 @@ export async function verifyApiToken(
       issuer: 'sdk',
       subject: kid,
       requiredClaims: ['iat', 'exp', 'sub', 'iss'],
+      currentDate: new Date(nowSeconds * 1000),
     });
-    if ((payload.exp as number) - (payload.iat as number) > maxLifetimeSeconds) {
-      throw new InvalidTokenError(`Token lifetime exceeds ${maxLifetimeSeconds} seconds`);
-    }
+    const { iat, exp } = payload;
+    // Huge values (2^53 and up) lose precision, so a lifetime computed from them means nothing.
+    if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) throw new InvalidTokenError('Token iat and exp must be whole seconds');
+    if (iat! > nowSeconds + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('Token issued in the future');
+    if (exp! - iat! > maxLifetimeSeconds) throw new InvalidTokenError(`Token lifetime exceeds ${maxLifetimeSeconds} seconds`);
     return kid;
   } catch (error) {
     if (error instanceof InvalidTokenError) throw error;

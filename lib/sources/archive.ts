@@ -15,6 +15,13 @@ export interface ArchiveLimits {
   maxEntries: number;
   maxEntryBytes: number;
   maxTotalBytes: number;
+  /**
+   * Media barely compress, so an entry may expand to at most `maxRatio` times its compressed size
+   * (the whole archive's size for a .tar.gz, whose entries are not compressed one by one), and the
+   * archive to `maxRatio` times its own size; below `ratioFloorBytes` any ratio is accepted.
+   */
+  maxRatio: number;
+  ratioFloorBytes: number;
 }
 
 /** The archive kind from the first bytes of a file (a gzip stream is taken for a .tar.gz). */
@@ -52,18 +59,35 @@ function safeEntryName(raw: string): string {
 /** macOS resource forks ride along in many archives and are not media. */
 const isResourceFork = (name: string) => name.startsWith('__MACOSX/') || path.posix.basename(name).startsWith('._');
 
-function budget(limits: ArchiveLimits) {
+/** What `compressedBytes` may expand to under the ratio bound. */
+const ratioAllowance = (limits: ArchiveLimits, compressedBytes: number) => Math.max(limits.ratioFloorBytes, limits.maxRatio * compressedBytes);
+
+/**
+ * Charges each entry, by its declared size (yauzl fails an entry whose data exceed it; a tar
+ * header's size is the data's), before a byte of it is read, so a refused entry never reaches the disk.
+ */
+function budget(limits: ArchiveLimits, archiveBytes: number) {
   let entries = 0;
   let bytes = 0;
-  return (name: string, size: number) => {
+  const maxTotal = Math.min(limits.maxTotalBytes, ratioAllowance(limits, archiveBytes));
+  return (name: string, size: number, compressedSize = archiveBytes) => {
     if (++entries > limits.maxEntries) throw new MediaSourceError(`archive has more than ${limits.maxEntries} entries`);
     if (size > limits.maxEntryBytes) throw new MediaSourceError(`archive entry ${name} expands to more than ${limits.maxEntryBytes} bytes`);
+    if (size > ratioAllowance(limits, compressedSize)) {
+      throw new MediaSourceError(`archive entry ${name} expands more than ${limits.maxRatio} times its compressed size`);
+    }
     bytes += size;
-    if (bytes > limits.maxTotalBytes) throw new MediaSourceError(`archive expands to more than ${limits.maxTotalBytes} bytes`);
+    if (bytes > maxTotal) {
+      throw new MediaSourceError(
+        maxTotal < limits.maxTotalBytes
+          ? `archive expands more than ${limits.maxRatio} times its size`
+          : `archive expands to more than ${limits.maxTotalBytes} bytes`,
+      );
+    }
   };
 }
 
-async function* zipEntries(file: string, limits: ArchiveLimits): AsyncGenerator<SourceEntry> {
+async function* zipEntries(file: string, archiveBytes: number, limits: ArchiveLimits): AsyncGenerator<SourceEntry> {
   const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
     yauzl.open(file, { lazyEntries: true, autoClose: false }, (error, opened) => (error ? reject(error) : resolve(opened))),
   );
@@ -78,14 +102,14 @@ async function* zipEntries(file: string, limits: ArchiveLimits): AsyncGenerator<
       zip.once('error', (error: Error) => settle(() => reject(error)));
       zip.readEntry();
     });
-  const charge = budget(limits);
+  const charge = budget(limits, archiveBytes);
   try {
     for (let entry = await next(); entry; entry = await next()) {
       const current = entry;
       const isSymlink = ((current.externalFileAttributes >>> 16) & 0o170000) === 0o120000;
       if (current.fileName.endsWith('/') || isSymlink) continue;
       const name = safeEntryName(current.fileName);
-      charge(name, current.uncompressedSize);
+      charge(name, current.uncompressedSize, current.compressedSize);
       if (isResourceFork(name)) continue;
       yield {
         name,
@@ -100,13 +124,13 @@ async function* zipEntries(file: string, limits: ArchiveLimits): AsyncGenerator<
   }
 }
 
-async function* tarEntries(file: string, gzipped: boolean, limits: ArchiveLimits): AsyncGenerator<SourceEntry> {
+async function* tarEntries(file: string, gzipped: boolean, archiveBytes: number, limits: ArchiveLimits): AsyncGenerator<SourceEntry> {
   const extract = tar.extract();
   const input = fs.createReadStream(file);
   const feeding = (gzipped ? pipeline(input, zlib.createGunzip(), extract) : pipeline(input, extract)).catch((error: Error) =>
     extract.destroy(error),
   );
-  const charge = budget(limits);
+  const charge = budget(limits, archiveBytes);
   try {
     for await (const entry of extract) {
       const { header } = entry;
@@ -133,9 +157,10 @@ async function* tarEntries(file: string, gzipped: boolean, limits: ArchiveLimits
 export async function* archiveEntries(file: string, label: string, limits: ArchiveLimits): AsyncGenerator<SourceEntry> {
   const kind = await readArchiveKind(file);
   if (!kind) throw new MediaSourceError(`${label} is not a .zip, .tar or .tar.gz archive`);
+  const { size } = await fs.promises.stat(file);
   try {
-    if (kind === 'zip') yield* zipEntries(file, limits);
-    else yield* tarEntries(file, kind === 'tar.gz', limits);
+    if (kind === 'zip') yield* zipEntries(file, size, limits);
+    else yield* tarEntries(file, kind === 'tar.gz', size, limits);
   } catch (error) {
     if (error instanceof MediaSourceError) throw error;
     throw new MediaSourceError(`cannot read ${label}: ${(error as Error).message}`);

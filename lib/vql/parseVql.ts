@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { holdsNul } from '../nulText';
 import type { IssueType } from '../quality/imageIssues';
 
 const ISSUE_TYPES = ['duplicates', 'outliers', 'blur', 'dark', 'bright', 'broken'] as const satisfies readonly IssueType[];
@@ -51,6 +52,7 @@ export function parseVql(raw: string): VqlFilter[] {
     throw new VqlError('vql: not valid JSON');
   }
   if (!Array.isArray(parsed)) throw new VqlError('vql: must be a JSON array of filters');
+  if (holdsNul(parsed)) throw new VqlError('vql: text must not contain NUL characters');
   return parsed.map((element, index) => {
     const where = `vql[${index}]`;
     if (typeof element !== 'object' || element === null || Array.isArray(element)) {
@@ -59,7 +61,8 @@ export function parseVql(raw: string): VqlFilter[] {
     const keys = Object.keys(element);
     if (keys.length !== 1) throw new VqlError(`${where}: each filter must have exactly one key, got ${keys.length}`);
     const key = keys[0];
-    if (!(key in ELEMENT_SCHEMAS)) {
+    // Own keys only: `in` would take __proto__ or constructor for a filter.
+    if (!Object.hasOwn(ELEMENT_SCHEMAS, key)) {
       throw new VqlError(`${where}: unknown key "${key}" (expected one of ${Object.keys(ELEMENT_SCHEMAS).join(', ')})`);
     }
     const schema = ELEMENT_SCHEMAS[key as VqlKey];

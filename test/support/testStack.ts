@@ -86,7 +86,7 @@ function quietTemporalLogs(): void {
 }
 
 /** The API plus an in-process worker on the same database and task queue. */
-export async function startTestStack(env: Env = {}): Promise<TestApi & { stopWorker(): Promise<void>; pipelineUrl: string }> {
+export async function startTestStack(env: Env = {}): Promise<TestApi & { stopWorker(): Promise<void>; pipelineUrl?: string }> {
   quietTemporalLogs();
   const api = await startTestApi({ VIDEO_FRAME_INTERVAL_MS: '500', ...env });
   const { stop: stopWorker, pipelineUrl } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));

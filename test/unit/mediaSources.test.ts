@@ -8,7 +8,13 @@ import { parseS3Uri } from '../../lib/sources/s3';
 import { MediaSourceError, MissingEntryError } from '../../lib/sources/sourceEntry';
 import { makeTarGz, makeZip } from '../support/archives';
 
-const roomy: ArchiveLimits = { maxEntries: 100, maxEntryBytes: 10 * 1024 * 1024, maxTotalBytes: 50 * 1024 * 1024 };
+const roomy: ArchiveLimits = {
+  maxEntries: 100,
+  maxEntryBytes: 10 * 1024 * 1024,
+  maxTotalBytes: 50 * 1024 * 1024,
+  maxRatio: 1e9,
+  ratioFloorBytes: 0,
+};
 
 async function readAll(entries: AsyncGenerator<{ name: string; open(): Promise<NodeJS.ReadableStream> }>) {
   const files: Record<string, string> = {};
@@ -55,6 +61,21 @@ describe('media sources', () => {
     await expect(readAll(archiveEntries(liar, 'liar.zip', roomy))).rejects.toThrow(/too many bytes|size/);
     const tgz = await makeTarGz(path.join(dir, 'bomb.tar.gz'), { 'a.jpg': zeros, 'b.jpg': zeros, 'c.jpg': zeros });
     await expect(readAll(archiveEntries(tgz, 'bomb.tar.gz', { ...roomy, maxTotalBytes: 10 * 1024 * 1024 }))).rejects.toThrow(MediaSourceError);
+  });
+
+  it('bounds expansion by the compressed size: per zip entry, per tar.gz archive, with a floor for small entries', async () => {
+    const zeros = Buffer.alloc(4 * 1024 * 1024);
+    const ratioed: ArchiveLimits = { ...roomy, maxRatio: 100, ratioFloorBytes: 1024 * 1024 };
+    const zip = makeZip(path.join(dir, 'ratio.zip'), { 'ok.jpg': Buffer.from('tiny'), 'bomb.jpg': zeros }, { deflate: true });
+    await expect(readAll(archiveEntries(zip, 'ratio.zip', ratioed))).rejects.toThrow('archive entry bomb.jpg expands more than 100 times its compressed size');
+    // The same bytes stored (not deflated) are no bomb.
+    const stored = makeZip(path.join(dir, 'stored.zip'), { 'big.jpg': zeros });
+    expect(Object.keys(await readAll(archiveEntries(stored, 'stored.zip', ratioed)))).toEqual(['big.jpg']);
+    const tgz = await makeTarGz(path.join(dir, 'ratio.tar.gz'), { 'a.jpg': zeros });
+    await expect(readAll(archiveEntries(tgz, 'ratio.tar.gz', ratioed))).rejects.toThrow('expands more than 100 times');
+    // Under the floor any ratio passes: a small, very compressible entry is fine.
+    const small = makeZip(path.join(dir, 'small.zip'), { 'flat.png': Buffer.alloc(512 * 1024) }, { deflate: true });
+    expect(Object.keys(await readAll(archiveEntries(small, 'small.zip', ratioed)))).toEqual(['flat.png']);
   });
 
   it('refuses a file that is no archive', async () => {
