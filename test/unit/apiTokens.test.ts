@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import { InvalidTokenError, verifyApiToken } from '../../lib/auth/apiTokens';
+import { CLOCK_SKEW_SECONDS, InvalidTokenError, verifyApiToken } from '../../lib/auth/apiTokens';
 import { sdkToken } from '../support/sdkToken';
 
 const apiKey = 'ak_test';
@@ -56,6 +56,26 @@ describe('verifyApiToken', () => {
       .setIssuer('sdk').setIssuedAt().setExpirationTime('10m').sign(new TextEncoder().encode(apiSecret));
     expect(await rejection(hs512)).toBe('Token must be signed with HS256');
     expect(await rejection('not-a-jwt')).toBe('Malformed token');
+  });
+
+  it('rejects a token issued in the future beyond the clock skew, whatever its lifetime', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(await rejection(await sdkToken(apiKey, apiSecret, { issuedAt: now + CLOCK_SKEW_SECONDS + 5 }))).toBe('Token issued in the future');
+    // The token: iat = 2^53, exp = iat + 1, a "lifetime" of one second that never expires.
+    const forever = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', kid: apiKey }).setSubject(apiKey).setIssuer('sdk')
+      .setIssuedAt(2 ** 53).setExpirationTime(2 ** 53 + 1).sign(new TextEncoder().encode(apiSecret));
+    expect(await rejection(forever)).toBe('Token iat and exp must be whole seconds');
+    const farFuture = await sdkToken(apiKey, apiSecret, { issuedAt: 4102444800, lifetimeSeconds: 1 });
+    expect(await rejection(farFuture)).toBe('Token issued in the future');
+    // A client clock slightly ahead is fine.
+    await expect(verify(await sdkToken(apiKey, apiSecret, { issuedAt: now + 30 }))).resolves.toBe(apiKey);
+  });
+
+  it('rejects fractional iat and exp', async () => {
+    const now = Date.now() / 1000;
+    const fractional = await new SignJWT({}).setProtectedHeader({ alg: 'HS256', kid: apiKey }).setSubject(apiKey).setIssuer('sdk')
+      .setIssuedAt(now - 0.5).setExpirationTime(now + 599.5).sign(new TextEncoder().encode(apiSecret));
+    expect(await rejection(fractional)).toBe('Token iat and exp must be whole seconds');
   });
 
   it('rejects a lifetime above the configured maximum', async () => {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../lib/config';
+import { ConfigError, loadConfig, pipelineTriggerAccess } from '../../lib/config';
 
 describe('loadConfig', () => {
   it('defaults to ONPREM with auth disabled and the embedded services', () => {
@@ -34,6 +34,12 @@ describe('loadConfig', () => {
     ['ADD_MEDIA_ENABLED', 'on', 'Invalid configuration: ADD_MEDIA_ENABLED="on": expected true or false'],
     ['DATABASE_URL', 'not a url', 'Invalid configuration: DATABASE_URL="not a url": expected a URL'],
     ['SECRET_KEY', 'short', 'Invalid configuration: SECRET_KEY="short": expected at least 32 characters'],
+    ['TRUST_PROXY', 'sometimes', 'Invalid configuration: TRUST_PROXY="sometimes": expected true or false'],
+    ['PIPELINE_TOKEN', 'short', 'Invalid configuration: PIPELINE_TOKEN="short": expected at least 16 characters'],
+    ['ARCHIVE_MAX_RATIO', '0.5', 'Invalid configuration: ARCHIVE_MAX_RATIO="0.5": expected a ratio of at least 1'],
+    ['MAX_FORM_FIELDS', 'many', 'Invalid configuration: MAX_FORM_FIELDS="many": expected a whole number of at least 1'],
+    ['UPLOAD_IDLE_TIMEOUT_SECONDS', '-1', 'Invalid configuration: UPLOAD_IDLE_TIMEOUT_SECONDS="-1": expected a positive number of seconds'],
+    ['LOGIN_MAX_FAILURES', '0', 'Invalid configuration: LOGIN_MAX_FAILURES="0": expected a whole number of at least 1'],
   ])('names the bad variable %s=%s in one line', (name, value, message) => {
     let error: unknown;
     try {
@@ -59,5 +65,23 @@ describe('loadConfig', () => {
     expect(config.database.url).toBe('postgres://u:p@db:5432/media');
     expect(config.temporal.address).toBe('temporal:7233');
     expect(config.qdrant.url).toBe('http://qdrant:6333');
+  });
+
+  it('has safe defaults for request, upload, archive and login limits', () => {
+    const config = loadConfig({});
+    expect(config.trustProxy).toBe(false);
+    expect(config.uploads).toMatchObject({ maxFields: 50, maxFieldBytes: 64 * 1024, idleTimeoutMs: 60_000, staleAfterMs: 24 * 3600_000 });
+    expect(config.archives).toMatchObject({ maxEntryBytes: 2048 * 1024 * 1024, maxTotalBytes: 10_240 * 1024 * 1024, maxRatio: 100, ratioFloorBytes: 16 * 1024 * 1024 });
+    expect(config.auth.login).toEqual({ maxFailuresPerAccount: 5, maxFailuresPerIp: 50, windowMs: 900_000, lockoutMs: 60_000 });
+  });
+
+  it('serves the pipeline trigger on ONPREM only, and with auth only behind PIPELINE_TOKEN', () => {
+    const token = 't'.repeat(24);
+    expect(pipelineTriggerAccess(loadConfig({}))).toEqual({ serve: true });
+    expect(pipelineTriggerAccess(loadConfig({ PIPELINE_TOKEN: token }))).toEqual({ serve: true, token });
+    expect(pipelineTriggerAccess(loadConfig({ DISABLE_AUTH: 'false' }))).toMatchObject({ serve: false, reason: expect.stringContaining('PIPELINE_TOKEN') });
+    expect(pipelineTriggerAccess(loadConfig({ DISABLE_AUTH: 'false', PIPELINE_TOKEN: token }))).toEqual({ serve: true, token });
+    const cloud = { RUN_MODE: 'CLOUD', SECRET_KEY: 'k'.repeat(32), PIPELINE_TOKEN: token };
+    expect(pipelineTriggerAccess(loadConfig(cloud))).toMatchObject({ serve: false, reason: expect.stringContaining('CLOUD') });
   });
 });

@@ -38,6 +38,11 @@ describe('parseVql', () => {
     ['[{"text":{"op":"semantic","value":"cat","threshold":1.5}}]', 'vql[0].text.threshold: must be between 0 and 1'],
     ['[{"tags":{"op":"is","value":["nope"]}}]', 'vql[0].tags.value.0: tags must be UUIDs'],
     ['[{"uniqueness":{"op":"uniqueness","value":0.5,"extra":1}}]', 'vql[0].uniqueness: Unrecognized key: "extra"'],
+    ['[{"__proto__":{"op":"is","value":"x"}}]', 'vql[0]: unknown key "__proto__"'],
+    ['[{"constructor":{"op":"is","value":"x"}}]', 'vql[0]: unknown key "constructor"'],
+    ['[{"toString":{"op":"is","value":"x"}}]', 'vql[0]: unknown key "toString"'],
+    ['[{"text":{"op":"fts","value":"a\\u0000b"}}]', 'vql: text must not contain NUL characters'],
+    ['[{"labels":{"op":"one_of","value":["\\u0000"]}}]', 'vql: text must not contain NUL characters'],
   ])('refuses %s with a message pointing at the bad element', (raw, message) => {
     expect(() => parseVql(raw)).toThrow(VqlError);
     expect(() => parseVql(raw)).toThrow(message);
