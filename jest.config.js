@@ -5,7 +5,6 @@ const shared = {
   transform: { '^.+\\.(ts|js)$': ['@swc/jest'] },
   // ESM-only packages, compiled to CommonJS for jest like our own sources.
   transformIgnorePatterns: ['/node_modules/(?!(hyparquet|hyparquet-writer)/)'],
-  testTimeout: 60_000,
 };
 
 /** @type {import('jest').Config} */
@@ -26,6 +25,8 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
     },
   ],
+  // A global option: jest ignores it inside projects.
+  testTimeout: 60_000,
   // Two cores: integration files each start workers and pools; two at a time keeps them honest.
   maxWorkers: 2,
 };
