@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { recordUploadedFiles } from '../db/repositories/ingestion';
+import { recordedFileNames, recordUploadedFiles } from '../db/repositories/ingestion';
 import { mediaKindOf } from '../lib/media/mediaTypes';
 import { archiveEntries, type ArchiveLimits } from '../lib/sources/archive';
 import { localEntries } from '../lib/sources/localPath';
@@ -58,7 +58,7 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
   return {
     async collectBatchMedia(input: MediaAdditionInput): Promise<{ media: number; skipped: number; missing: string[] }> {
       const context = Context.current();
-      const recorded = new Set<string>(await db('uploaded_files').where({ transaction_id: input.transactionId }).pluck('file_name'));
+      const recorded = await recordedFileNames(db, input.transactionId);
       const report = createProgressReporter(db, input, 'collect', 'Collecting media');
       const found = { media: 0, skipped: 0, missing: [] as string[] };
       try {

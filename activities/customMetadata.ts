@@ -1,6 +1,8 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
+import { applyMetadataRecord, topLevelMediaNames } from '../db/repositories/media';
 import { updateTaskProgress } from '../db/repositories/tasks';
+import { headVersion } from '../db/repositories/versions';
 import { MetadataFileError, parseMetadataFile, type MetadataFormat } from '../lib/metadata/parseMetadataFile';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 
@@ -33,10 +35,8 @@ export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStor
         }
         throw error;
       }
-      const media: Array<{ id: string; file_name: string }> = await db('media')
-        .where({ dataset_id: input.datasetId })
-        .whereIn('kind', ['IMAGE', 'VIDEO'])
-        .select('id', 'file_name');
+      const version = await headVersion(db, input.datasetId);
+      const media = await topLevelMediaNames(db, version.id);
       const byName = new Map(media.map((m) => [m.file_name, m.id]));
       const ids = new Set(media.map((m) => m.id));
       const unknown: string[] = [];
@@ -49,21 +49,7 @@ export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStor
             unknown.push(record.fileName ?? record.mediaId ?? `row ${index + 1}`);
             continue;
           }
-          const patch: Record<string, unknown> = {};
-          if (record.caption !== undefined) Object.assign(patch, { caption: record.caption, caption_embedded: false });
-          if (Object.keys(record.fields).length > 0) {
-            patch.custom_metadata = trx.raw(`coalesce(custom_metadata, '{}'::jsonb) || ?::jsonb`, [JSON.stringify(record.fields)]);
-          }
-          if (Object.keys(patch).length > 0) await trx('media').where({ id: mediaId }).update(patch);
-          if (record.labels) {
-            await trx('media_labels').where({ media_id: mediaId, source: 'custom' }).delete();
-            if (record.labels.length > 0) {
-              await trx('media_labels')
-                .insert([...new Set(record.labels)].map((label) => ({ media_id: mediaId, dataset_id: input.datasetId, label, source: 'custom' })))
-                .onConflict(['media_id', 'label'])
-                .ignore();
-            }
-          }
+          await applyMetadataRecord(trx, version.id, mediaId, record);
           applied++;
         }
       });

@@ -1,28 +1,21 @@
-import type { Knex } from 'knex';
 import type { Db } from '../db/connection';
-import { transitionDatasetStatus } from '../db/repositories/datasets';
-import { pendingUploads } from '../db/repositories/ingestion';
+import { commitIndexedDataset, transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
+import { hasPendingUploads } from '../db/repositories/ingestion';
+import { countBatchMedia, mediaCounts } from '../db/repositories/media';
+import { headVersion } from '../db/repositories/versions';
 import { updateTaskProgress } from '../db/repositories/tasks';
 import { batchFailedEmpty, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
 import type { ImageEncoderInfo } from '../lib/ml/imageEncoder';
 import type { TaskRef } from './progress';
 
-async function mediaCounts(trx: Knex.Transaction, datasetId: string): Promise<{ n_images: number; n_videos: number }> {
-  return trx('media')
-    .where({ dataset_id: datasetId })
-    .select(
-      trx.raw(`count(*) filter (where kind = 'IMAGE')::int as n_images`),
-      trx.raw(`count(*) filter (where kind = 'VIDEO')::int as n_videos`),
-    )
-    .first();
+/** Whether batch `batchId` left media in the dataset, or any batch left files that were never decoded. */
+async function receivedButNotIndexed(db: Db, datasetId: string, batchId: string): Promise<boolean> {
+  const version = await headVersion(db, datasetId);
+  return (await countBatchMedia(db, version.id, batchId)) > 0 || (await hasPendingUploads(db, datasetId));
 }
 
-/** Whether batch `batchId` left media in the dataset, or any batch left files that were never decoded. */
-async function receivedButNotIndexed(trx: Knex.Transaction, datasetId: string, batchId: string): Promise<boolean> {
-  const media = await trx('media').where({ dataset_id: datasetId, batch_id: batchId }).first('id');
-  if (media) return true;
-  const pending = await pendingUploads(trx, datasetId).first('f.id');
-  return Boolean(pending);
+async function headCounts(db: Db, datasetId: string) {
+  return mediaCounts(db, (await headVersion(db, datasetId)).id);
 }
 
 /**
@@ -32,7 +25,7 @@ async function receivedButNotIndexed(trx: Knex.Transaction, datasetId: string, b
  */
 export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageEncoderInfo }) {
   const { db } = deps;
-  const embeddingConfig = () => JSON.stringify({ model: deps.encoder.modelId, dim: deps.encoder.dim });
+  const embeddingConfig = { model: deps.encoder.modelId, dim: deps.encoder.dim };
 
   /** A fully indexed dataset: READY with fresh counts, and its task COMPLETED. */
   async function commitReady(
@@ -41,11 +34,8 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
     describe: (counts: { n_images: number; n_videos: number }) => string,
   ) {
     await db.transaction(async (trx) => {
-      const counts = await mediaCounts(trx, ref.datasetId);
-      await trx('datasets')
-        .where({ id: ref.datasetId })
-        .whereIn('status_new', transition.from)
-        .update({ status_new: transition.to, progress: 100, ...counts, embedding_config: embeddingConfig(), error_message: null, updated_at: trx.fn.now() });
+      const counts = await headCounts(trx, ref.datasetId);
+      await commitIndexedDataset(trx, ref.datasetId, transition, { counts, embeddingConfig });
       await updateTaskProgress(trx, ref.taskId, { status: 'COMPLETED', statusMessage: describe(counts), progressPercentage: 100, phase: 'done' });
     });
   }
@@ -81,10 +71,10 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
     /** The batch is processed and visible: READ ONLY → PARTIAL INDEX until a reindex re-clusters. */
     async completeMediaAddition(ref: TaskRef & { batchId: string; missing: string[] }): Promise<void> {
       await db.transaction(async (trx) => {
-        const counts = await mediaCounts(trx, ref.datasetId);
-        const [{ added }] = await trx('media').where({ dataset_id: ref.datasetId, batch_id: ref.batchId }).whereNull('parent_id').count({ added: '*' });
+        const version = await headVersion(trx, ref.datasetId);
+        const added = await countBatchMedia(trx, version.id, ref.batchId);
         await transitionDatasetStatus(trx, ref.datasetId, TRANSITIONS.batchCompleted, { progress: 100 });
-        await trx('datasets').where({ id: ref.datasetId }).update(counts);
+        await updateDatasetCounts(trx, ref.datasetId, await mediaCounts(trx, version.id));
         await updateTaskProgress(trx, ref.taskId, {
           status: 'COMPLETED',
           statusMessage:
@@ -123,7 +113,7 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
           ? TRANSITIONS.batchFailedWithMedia
           : batchFailedEmpty(input.previousStatus);
         await transitionDatasetStatus(trx, input.datasetId, back, { progress: 100 });
-        await trx('datasets').where({ id: input.datasetId }).update(await mediaCounts(trx, input.datasetId));
+        await updateDatasetCounts(trx, input.datasetId, await headCounts(trx, input.datasetId));
       });
     },
   };

@@ -1,9 +1,11 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
+import { countPendingEmbedding, markCaptionsEmbedded, markEmbedded, nextCaptionsToEmbed, nextPendingEmbedding } from '../db/repositories/media';
+import { headVersion } from '../db/repositories/versions';
 import type { ImageEncoder } from '../lib/ml/imageEncoder';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { TextEncoder } from '../lib/ml/textEncoder';
-import { captionCollection, datasetCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { captionCollection, imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { createProgressReporter, type TaskRef } from './progress';
 
 const EMBED_BATCH = 16;
@@ -22,60 +24,47 @@ export function createEmbeddingActivities(deps: {
 }) {
   const { db, store, vectors, encoder, textEncoder } = deps;
   return {
-    /** Embeds captions that changed since they were last embedded, for semantic search. */
+    /** Embeds captions that changed since they were last embedded, under their content key, for semantic search. */
     async embedCaptions(ref: { datasetId: string }): Promise<{ embedded: number }> {
       const context = Context.current();
-      const collection = captionCollection(ref.datasetId);
+      const version = await headVersion(db, ref.datasetId);
+      const collection = captionCollection(version.vector_space_id);
       await vectors.ensureCollection(collection, textEncoder.dim);
       let embedded = 0;
       for (;;) {
         context.heartbeat({ embedded });
-        const batch: Array<{ id: string; caption: string }> = await db('media')
-          .where({ dataset_id: ref.datasetId, caption_embedded: false })
-          .whereNotNull('caption')
-          .orderBy('id')
-          .limit(64)
-          .select('id', 'caption');
+        const batch = await nextCaptionsToEmbed(db, version.id, 64);
         if (batch.length === 0) return { embedded };
-        const vectorsOf = await textEncoder.encode(batch.map((media) => media.caption));
-        await vectors.upsert(collection, batch.map((media, i) => ({ id: media.id, vector: vectorsOf[i] })));
-        // Only rows whose caption is still the embedded one are marked, so a concurrent change is not lost.
-        for (const media of batch) await db('media').where({ id: media.id, caption: media.caption }).update({ caption_embedded: true });
+        const vectorsOf = await textEncoder.encode(batch.map((row) => row.caption));
+        await vectors.upsert(collection, batch.map((row, i) => ({ id: row.caption_key, vector: vectorsOf[i] })));
+        await markCaptionsEmbedded(db, version.id, batch.map((row) => row.caption));
         embedded += batch.length;
       }
     },
 
     async embedDatasetMedia(ref: TaskRef): Promise<{ embedded: number }> {
       const context = Context.current();
-      const collection = datasetCollection(ref.datasetId);
+      const version = await headVersion(db, ref.datasetId);
+      const collection = imageCollection(version.vector_space_id);
       await vectors.ensureCollection(collection, encoder.dim);
       // Made here, with the image collection, so searches never have to create it.
-      await vectors.ensureCollection(captionCollection(ref.datasetId), textEncoder.dim);
-      const pending = () =>
-        db('media')
-          .where({ dataset_id: ref.datasetId, embedded: false })
-          .whereIn('kind', ['IMAGE', 'VIDEO_FRAME'])
-          .whereNotNull('thumb_sha256');
-      const [{ total }] = await pending().clone().count({ total: '*' });
+      await vectors.ensureCollection(captionCollection(version.vector_space_id), textEncoder.dim);
+      const total = await countPendingEmbedding(db, version.id);
       const report = createProgressReporter(db, ref, 'embed', 'Embedding');
       let embedded = 0;
       for (;;) {
         context.heartbeat({ embedded });
         if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-        const batch: Array<{ id: string; blob_sha256: string }> = await pending()
-          .clone()
-          .orderBy('id')
-          .limit(EMBED_BATCH)
-          .select('id', 'blob_sha256');
+        const batch = await nextPendingEmbedding(db, version.id, EMBED_BATCH);
         if (batch.length === 0) break;
         const images = await Promise.all(batch.map((media) => store.get(blobKey(media.blob_sha256))));
         const embeddings = await encoder.encode(images);
         await vectors.upsert(collection, batch.map((media, i) => ({ id: media.id, vector: embeddings[i] })));
-        await db('media').whereIn('id', batch.map((media) => media.id)).update({ embedded: true });
+        await markEmbedded(db, version.id, batch.map((media) => media.id));
         embedded += batch.length;
-        await report(embedded, Number(total));
+        await report(embedded, total);
       }
-      await report(embedded, Number(total), true);
+      await report(embedded, total, true);
       return { embedded };
     },
   };

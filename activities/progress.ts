@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection';
+import { reportTaskProgress } from '../db/repositories/tasks';
 
 export interface TaskRef {
   taskId: string;
@@ -25,11 +26,6 @@ export function createProgressReporter(db: Db, ref: TaskRef, stage: keyof typeof
     if (!force && now - lastWrite < 1000) return;
     lastWrite = now;
     const percent = Math.floor(low + ((high - low) * (total === 0 ? 1 : done / total)));
-    await db.transaction(async (trx) => {
-      await trx('tasks')
-        .where({ task_id: ref.taskId })
-        .update({ progress_percentage: percent, status_message: `${message} (${done}/${total})`, phase: stage, updated_at: trx.fn.now() });
-      await trx('datasets').where({ id: ref.datasetId }).update({ progress: percent, updated_at: trx.fn.now() });
-    });
+    await reportTaskProgress(db, ref, { percent, message: `${message} (${done}/${total})`, phase: stage });
   };
 }

@@ -1,5 +1,8 @@
 import type { Db } from '../db/connection';
-import { datasetCollaboratorIds } from '../db/repositories/datasets';
+import { datasetCollaboratorIds, datasetName } from '../db/repositories/datasets';
+import { captionedBatchMedia } from '../db/repositories/media';
+import { taskStartTime } from '../db/repositories/tasks';
+import { headVersion, type DatasetVersion } from '../db/repositories/versions';
 import { insertNotifications } from '../db/repositories/notifications';
 import { countBatchMatches, monitoredViewsBefore, recordViewEvaluation, type BatchMatches, type ViewRow } from '../db/repositories/views';
 import type { TextEncoder } from '../lib/ml/textEncoder';
@@ -27,32 +30,31 @@ export function createViewMonitoringActivities(deps: { db: Db; vectors: VectorSt
   const { db, vectors } = deps;
 
   /** Batch media whose caption is within each semantic text's distance (AND over the texts). */
-  async function semanticMatches(datasetId: string, batchId: string, texts: Array<{ value: string; maxDistance: number }>) {
-    const captioned: string[] = await db('media')
-      .where({ dataset_id: datasetId, batch_id: batchId, caption_embedded: true })
-      .whereNotNull('caption')
-      .pluck('id');
+  async function semanticMatches(version: DatasetVersion, batchId: string, texts: Array<{ value: string; maxDistance: number }>) {
+    const captioned = await captionedBatchMedia(db, version.id, batchId);
     if (captioned.length === 0) return [];
-    const stored = await vectors.get(captionCollection(datasetId), captioned);
+    const stored = await vectors.get(captionCollection(version.vector_space_id), [...new Set(captioned.map((media) => media.caption_key))]);
     const queries = await deps.textEncoder.encode(texts.map((text) => text.value));
-    return captioned.filter((id) => {
-      const vector = stored.get(id);
-      if (!vector) return false;
+    return captioned.flatMap(({ id, caption_key }) => {
+      const vector = stored.get(caption_key);
+      if (!vector) return [];
       return queries.every((query, q) => {
         let dot = 0;
         for (let i = 0; i < query.length; i++) dot += query[i] * vector[i];
         return 1 - dot < texts[q].maxDistance;
-      });
+      })
+        ? [id]
+        : [];
     });
   }
 
-  async function evaluate(view: ViewRow, batchId: string): Promise<{ count: number; stats: ViewRow['stats'] }> {
+  async function evaluate(version: DatasetVersion, view: ViewRow, batchId: string): Promise<{ count: number; stats: ViewRow['stats'] }> {
     const { filters, semantic } = splitVql(parseVql(JSON.stringify(view.filters.vql)));
     const viewDistance = Number(view.filters.threshold) > 0 ? Number(view.filters.threshold) : DEFAULT_VIEW_TEXT_DISTANCE;
     const texts = semantic.map((filter) => ({ value: filter.value, maxDistance: filter.threshold ?? viewDistance }));
     if (view.filters.caption) texts.push({ value: view.filters.caption, maxDistance: viewDistance });
-    const ids = texts.length > 0 ? await semanticMatches(view.dataset_id, batchId, texts) : undefined;
-    const matches = await countBatchMatches(db, { datasetId: view.dataset_id, batchId, filters, ids });
+    const ids = texts.length > 0 ? await semanticMatches(version, batchId, texts) : undefined;
+    const matches = await countBatchMatches(db, { versionId: version.id, batchId, filters, ids });
     // Stats are -1 until the first evaluation, then running totals over the evaluated batches.
     const sofar = (value: number) => Math.max(0, value);
     return {
@@ -67,13 +69,13 @@ export function createViewMonitoringActivities(deps: { db: Db; vectors: VectorSt
 
   return {
     async evaluateViews(ref: TaskRef & { batchId: string }): Promise<{ views: number; alerts: number }> {
-      const task = await db('tasks').where({ task_id: ref.taskId }).first('start_time');
-      const dataset = await db('datasets').where({ id: ref.datasetId }).first('display_name');
-      const views = await monitoredViewsBefore(db, ref.datasetId, task.start_time);
+      const datasetDisplayName = await datasetName(db, ref.datasetId);
+      const version = await headVersion(db, ref.datasetId);
+      const views = await monitoredViewsBefore(db, ref.datasetId, await taskStartTime(db, ref.taskId));
       const users = await datasetCollaboratorIds(db, ref.datasetId);
       let alerts = 0;
       for (const view of views) {
-        const { count, stats } = await evaluate(view, ref.batchId);
+        const { count, stats } = await evaluate(version, view, ref.batchId);
         await db.transaction(async (trx) => {
           const recorded = await recordViewEvaluation(trx, view, { batchId: ref.batchId, count, stats });
           if (!recorded || !view.alerting_enabled || count === 0) return;
@@ -84,8 +86,8 @@ export function createViewMonitoringActivities(deps: { db: Db; vectors: VectorSt
               entity_type: 'saved_view',
               entity_id: view.id,
               title: '',
-              message: `${count} new result${count === 1 ? '' : 's'} for view "${view.name}" in ${dataset.display_name}`,
-              metadata: { view_name: view.name, dataset_name: dataset.display_name, result_count: count, batch_id: ref.batchId, is_alert: true },
+              message: `${count} new result${count === 1 ? '' : 's'} for view "${view.name}" in ${datasetDisplayName}`,
+              metadata: { view_name: view.name, dataset_name: datasetDisplayName, result_count: count, batch_id: ref.batchId, is_alert: true },
               dataset_id: ref.datasetId,
             })),
           );

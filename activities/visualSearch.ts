@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../db/connection';
+import { saveAnchor } from '../db/repositories/anchors';
 import { cropToBox, type BoundingBox } from '../lib/media/crop';
 import type { ImageEncoder } from '../lib/ml/imageEncoder';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
-import { vectorToBytes } from '../lib/vectors/vectorBytes';
 
 export interface QueryImage {
   anchorId: string;
@@ -29,17 +29,14 @@ export function createVisualSearchActivities(deps: { db: Db; store: ObjectStore;
           nonRetryable: true,
         });
       }
-      await deps.db('search_anchors')
-        .insert({
-          id: query.anchorId,
-          dataset_id: query.datasetId,
-          blob_sha256: query.blobSha256,
-          bounding_box: query.boundingBox ? JSON.stringify(query.boundingBox) : null,
-          vector: vectorToBytes(vector),
-          created_by: query.createdBy,
-        })
-        .onConflict('id')
-        .ignore();
+      await saveAnchor(deps.db, {
+        id: query.anchorId,
+        datasetId: query.datasetId,
+        blobSha256: query.blobSha256,
+        boundingBox: query.boundingBox,
+        vector,
+        createdBy: query.createdBy,
+      });
     },
   };
 }

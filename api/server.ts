@@ -12,6 +12,7 @@ import { ensureDefaultTenant } from '../db/repositories/users';
 import { createObjectStore } from '../lib/storage/createObjectStore';
 import { removeStaleStagedFiles, uploadStagingDir } from '../lib/storage/staging';
 import { createVectorStore } from '../lib/vectors/createVectorStore';
+import { createVectorPointRows } from '../db/repositories/vectorPoints';
 import { loadTextEncoder, type TextEncoder } from '../lib/ml/textEncoder';
 import { createNotificationHub } from '../lib/notifications/notificationHub';
 import { createApp, type AppDeps } from './app';
@@ -32,7 +33,7 @@ export async function buildApiDeps(config: Config, logger: Logger): Promise<AppD
   const secretBox = createSecretBox(secretKey);
   const signer = createUrlSigner(secretKey, config.mediaUrlTtlSeconds);
   const store = createObjectStore(config);
-  const vectors = createVectorStore(config, db);
+  const vectors = createVectorStore(config, createVectorPointRows(db));
   let textEncoder: Promise<TextEncoder> | undefined;
   const loadText = () => (textEncoder ??= loadTextEncoder(config.models.dir, 1));
   const hub = createNotificationHub(config.database.url, (error) => logger.warn({ err: error }, 'notification listener'));

@@ -52,5 +52,5 @@ export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, req
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });
   if (request.tags?.length) filters.push({ kind: 'tags', anyOf: request.tags });
   const relevance = await ranking(deps, dataset, request);
-  return exploreClusters(deps.db, { datasetId: dataset.id, threshold: request.threshold, page: request.page, filters, relevance });
+  return exploreClusters(deps.db, { versionId: dataset.head_version_id, threshold: request.threshold, page: request.page, filters, relevance });
 }

@@ -6,6 +6,8 @@ import {
   findUploadTransaction,
   openUploadTransaction,
   recordUploadedFiles,
+  reopenTransaction,
+  startProcessingTransaction,
   type UploadTransaction,
 } from '../db/repositories/ingestion';
 import { primaryWorkspaceRole } from '../db/repositories/users';
@@ -79,12 +81,11 @@ export async function processFiles(deps: TaskDeps, dataset: DatasetRow, transact
     async (trx) => {
       const claimed = await transitionDatasetStatus(trx, dataset.id, claimTransition('process_files'), { progress: 0 });
       if (!claimed) throw invalid(statusRefusal(dataset.id, 'process_files', 'INDEXING'));
-      const updated = await trx('upload_transactions').where({ id: transaction.id, status: 'OPEN' }).update({ status: 'PROCESSING' });
-      if (updated !== 1) throw invalid(`Transaction ${transaction.id} is already being processed`);
+      if (!(await startProcessingTransaction(trx, transaction.id))) throw invalid(`Transaction ${transaction.id} is already being processed`);
     },
     async (db) => {
       await transitionDatasetStatus(db, dataset.id, releaseTransition('process_files', 'UPLOADING'));
-      await db('upload_transactions').where({ id: transaction.id }).update({ status: 'OPEN' });
+      await reopenTransaction(db, transaction.id);
     },
   );
 }

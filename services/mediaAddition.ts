@@ -1,8 +1,8 @@
 import type { User } from '../db/models';
-import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
-import { openUploadTransaction } from '../db/repositories/ingestion';
+import { datasetStatus, lockDatasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { deleteTransaction, openUploadTransaction } from '../db/repositories/ingestion';
+import { runningTaskOf } from '../db/repositories/tasks';
 import {
-  ACTIVE_TASK_STATUSES,
   BATCH_TASK_TYPES,
   canStart,
   claimTransition,
@@ -44,15 +44,11 @@ async function blocked(
   operation: 'add_media' | 'reindex',
   options = { repair: true },
 ): Promise<DomainError | undefined> {
-  const running = await deps.db('tasks')
-    .where({ dataset_id: datasetId })
-    .whereIn('task_type', BATCH_TASK_TYPES)
-    .whereIn('status', ACTIVE_TASK_STATUSES)
-    .first('task_id', 'task_type', 'status', 'dataset_id', 'error_message', 'updated_at');
+  const running = await runningTaskOf(deps.db, datasetId, BATCH_TASK_TYPES);
   if (running && options.repair && (await repairTask(deps, running))) return undefined;
   if (running) return conflict(`Operation '${operation}' is blocked while ${running.task_type} task is running`);
-  const { status_new: status } = await deps.db('datasets').where({ id: datasetId }).first('status_new');
-  if (canStart(operation, status)) return undefined;
+  const status = await datasetStatus(deps.db, datasetId);
+  if (!status || canStart(operation, status)) return undefined;
   return conflict(statusRefusal(datasetId, operation, status));
 }
 
@@ -147,8 +143,7 @@ export async function startMediaAddition(
         }),
       },
       async (trx) => {
-        const current = await trx('datasets').where({ id: dataset.id }).forUpdate().first('status_new');
-        previousStatus = current?.status_new;
+        previousStatus = (await lockDatasetStatus(trx, dataset.id)) ?? previousStatus;
         if (!(await transitionDatasetStatus(trx, dataset.id, claimTransition('add_media')))) {
           // No repair here: this transaction holds the dataset row a repair would update.
           throw (await blocked(deps, dataset.id, 'add_media', { repair: false })) ?? conflict(`Dataset ${dataset.id} changed status; try again`);
@@ -159,7 +154,7 @@ export async function startMediaAddition(
       },
     );
   } catch (error) {
-    await db('upload_transactions').where({ id: transactionId }).delete();
+    await deleteTransaction(db, transactionId);
     throw error;
   }
 }

@@ -5,7 +5,9 @@ import { transitionDatasetStatus } from '../db/repositories/datasets';
 import {
   findTaskForUser,
   listTasks,
+  taskFilterOptions,
   transitionTaskStatus,
+  type TaskFilters,
   type TaskRow,
 } from '../db/repositories/tasks';
 import { conflict, invalid, notFound } from '../lib/errors';
@@ -15,6 +17,8 @@ import { requireDataset } from './datasetAccess';
 import { startTaskWorkflow, type TaskDeps } from './taskWorkflows';
 
 const { WorkflowExecutionStatus } = temporal.api.enums.v1;
+
+export { TASK_SORT_KEYS } from '../db/repositories/tasks';
 
 export async function requireTask(deps: TaskDeps, taskId: string, user: User): Promise<TaskRow> {
   const task = await findTaskForUser(deps.db, taskId, user.id);
@@ -69,6 +73,11 @@ export async function listTasksRepaired(deps: TaskDeps, user: User, options: Par
   const repairs = await Promise.all(result.rows.map((task) => repairTask(deps, task)));
   if (repairs.some(Boolean)) result = await listTasks(deps.db, user.id, options);
   return result;
+}
+
+/** The dataset names and ids, task types and creators the user's tasks (started in the range) have. */
+export function listTaskFilterOptions(deps: TaskDeps, user: User, range: Pick<TaskFilters, 'startTimeFrom' | 'startTimeTo'>) {
+  return taskFilterOptions(deps.db, user.id, range);
 }
 
 async function currentPhase(deps: TaskDeps, taskId: string): Promise<CreationPhase | undefined> {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, WorkflowFailedError, type Client } from '@temporalio/client';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
+import { findAnchorVector } from '../db/repositories/anchors';
 import type { DatasetRow } from '../db/repositories/datasets';
 import type { Relevance } from '../db/repositories/explore';
 import { conflict, invalid, notFound } from '../lib/errors';
@@ -9,8 +10,7 @@ import type { BoundingBox } from '../lib/media/crop';
 import { requireStatusFor } from './datasetStates';
 import type { StagedFile } from '../lib/storage/staging';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
-import { bytesToVector } from '../lib/vectors/vectorBytes';
-import { datasetCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 
 /** How many nearest media a visual search ranks (its clusters are then paged as usual). */
 export const VISUAL_SEARCH_LIMIT = 1000;
@@ -54,11 +54,11 @@ async function anchorVector(
   anchorType: 'UPLOAD' | 'MEDIA',
 ): Promise<Float32Array> {
   if (anchorType === 'UPLOAD') {
-    const anchor = await deps.db('search_anchors').where({ id: anchorId, dataset_id: dataset.id }).first();
-    if (!anchor) throw notFound(`Anchor ${anchorId} not found for this dataset`);
-    return bytesToVector(anchor.vector);
+    const vector = await findAnchorVector(deps.db, dataset.id, anchorId);
+    if (!vector) throw notFound(`Anchor ${anchorId} not found for this dataset`);
+    return vector;
   }
-  const vector = (await deps.vectors.get(datasetCollection(dataset.id), [anchorId])).get(anchorId);
+  const vector = (await deps.vectors.get(imageCollection(dataset.vector_space_id), [anchorId])).get(anchorId);
   if (!vector) throw notFound(`Media ${anchorId} not found in this dataset's visual index`);
   return vector;
 }
@@ -72,6 +72,6 @@ export async function visualRelevance(
 ): Promise<Relevance> {
   requireVisualIndex(dataset);
   const vector = await anchorVector(deps, dataset, anchorId, anchorType);
-  const [hits] = await deps.vectors.searchMany(datasetCollection(dataset.id), [vector], VISUAL_SEARCH_LIMIT);
+  const [hits] = await deps.vectors.searchMany(imageCollection(dataset.vector_space_id), [vector], VISUAL_SEARCH_LIMIT);
   return { ids: hits.map((hit) => hit.id), distances: hits.map((hit) => hit.distance) };
 }

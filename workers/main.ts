@@ -14,6 +14,7 @@ import { createIngestActivities } from '../activities/ingest';
 import { createVisualSearchActivities } from '../activities/visualSearch';
 import { createBatchSourceActivities } from '../activities/batchSources';
 import { createViewMonitoringActivities } from '../activities/viewMonitoring';
+import { createVersionActivities } from '../activities/versions';
 import { Client } from '@temporalio/client';
 import { uploadStagingDir } from '../lib/storage/staging';
 import { startPipelineServer } from './pipelineServer';
@@ -22,6 +23,7 @@ import { loadImageEncoder } from '../lib/ml/imageEncoder';
 import { loadTextEncoder } from '../lib/ml/textEncoder';
 import { createObjectStore } from '../lib/storage/createObjectStore';
 import { createVectorStore } from '../lib/vectors/createVectorStore';
+import { createVectorPointRows } from '../db/repositories/vectorPoints';
 
 async function connectWithRetry(address: string, logger: Logger, timeoutMs = 60_000): Promise<NativeConnection> {
   const deadline = Date.now() + timeoutMs;
@@ -47,7 +49,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ pi
   await ensureSearchAttributes(connection, config.temporal.namespace);
   const db = createDb(config.database.url, config.database.poolMax);
   const store = createObjectStore(config);
-  const vectors = createVectorStore(config, db);
+  const vectors = createVectorStore(config, createVectorPointRows(db));
   const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
   const textEncoder = await loadTextEncoder(config.models.dir, config.models.inferenceThreads);
   const queues = taskQueues(config.temporal.taskQueue);
@@ -64,6 +66,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ pi
       ...createCustomMetadataActivities({ db, store }),
       ...createBatchSourceActivities({ db, store, stagingDir: uploadStagingDir(config), archives: config.archives, s3: config.s3 }),
       ...createViewMonitoringActivities({ db, vectors, textEncoder }),
+      ...createVersionActivities({ db }),
     },
     maxConcurrentActivityTaskExecutions: Math.max(2, os.availableParallelism()),
   });

@@ -9,7 +9,7 @@ import { requestContext } from '../api/middleware/requestContext';
 import { validate } from '../api/middleware/validate';
 import { datasetNotFound } from '../lib/errors';
 import type { Db } from '../db/connection';
-import { getDatasetAccess } from '../db/repositories/datasets';
+import { datasetOwner, getDatasetAccess } from '../db/repositories/datasets';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import type { ObjectStore } from '../lib/storage/objectStore';
@@ -53,7 +53,7 @@ export async function startPipelineServer(
   router.get('/add_media', validate({ query: addMediaQuery }), async (ctx) => {
     const { query } = ctx.state.input as { query: z.output<typeof addMediaQuery> };
     requireAddMediaEnabled(deps.config);
-    const owner = await deps.db('datasets as d').join('users as u', 'u.id', 'd.owner_id').where('d.id', query.dataset_id).first('u.id', 'u.email');
+    const owner = await datasetOwner(deps.db, query.dataset_id);
     if (!owner) throw datasetNotFound();
     const access = await getDatasetAccess(deps.db, query.dataset_id, owner.id);
     if (access.kind !== 'granted') throw datasetNotFound();

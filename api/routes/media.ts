@@ -6,6 +6,7 @@ import { contentTypeOf } from '../../lib/media/mediaTypes';
 import { blobKey, type ObjectStore } from '../../lib/storage/objectStore';
 import { HttpError } from '../errors';
 import { validate } from '../middleware/validate';
+import { findMediaContent } from '../../db/repositories/media';
 
 const mediaParams = z.object({
   media_id: z.uuid('media_id must be a UUID'),
@@ -25,7 +26,7 @@ export function createMediaRouter(deps: { db: Db; store: ObjectStore; signer: Ur
     if (!deps.signer.verify(params.media_id, params.variant, query.expires, query.signature)) {
       throw new HttpError(403, 'This media link is invalid or has expired');
     }
-    const media = await deps.db('media').where({ id: params.media_id }).first();
+    const media = await findMediaContent(deps.db, params.media_id);
     const sha256 = params.variant === 'thumbnail' ? media?.thumb_sha256 : media?.blob_sha256;
     if (!media || !sha256) throw new HttpError(404, 'Media not found');
     ctx.type = params.variant === 'thumbnail' ? 'image/webp' : contentTypeOf(media.file_name, media.kind);

@@ -17,6 +17,7 @@ export class Dataset extends Model {
   n_images!: number;
   n_videos!: number;
   embedding_config!: Record<string, unknown> | null;
+  head_version_id!: string | null;
   error_message!: string | null;
   created_at!: Date;
   updated_at!: Date;

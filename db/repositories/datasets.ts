@@ -1,8 +1,12 @@
 import type { Db } from '../connection';
 import { Dataset, DatasetMember, type DatasetRole, type DatasetStatus } from '../models';
+import { createInitialVersion } from './versions';
 
 export interface DatasetRow extends Dataset {
   owner_email: string;
+  head_version_id: string;
+  /** The vector space of the head version: where its image and caption vectors live. */
+  vector_space_id: string;
 }
 
 export type DatasetAccess =
@@ -17,11 +21,13 @@ export type DatasetAccess =
 function datasetsWithRole(db: Db, userId: string) {
   return db('datasets as d')
     .join('users as owner', 'owner.id', 'd.owner_id')
+    .join('dataset_versions as hv', 'hv.id', 'd.head_version_id')
     .leftJoin('dataset_members as dm', (join) => join.on('dm.dataset_id', 'd.id').andOnVal('dm.user_id', userId))
     .leftJoin('workspace_members as wm', (join) => join.on('wm.workspace_id', 'd.workspace_id').andOnVal('wm.user_id', userId))
     .select(
       'd.*',
       'owner.email as owner_email',
+      'hv.vector_space_id',
       db.raw(`coalesce(dm.role, case when wm.role = 'admin' then 'editor' end) as access_role`),
       'wm.role as workspace_role',
     );
@@ -50,6 +56,7 @@ export async function createDataset(
       status_new: input.status,
     });
     await DatasetMember.query(trx).insert({ dataset_id: dataset.id, user_id: input.ownerId, role: 'owner' });
+    dataset.head_version_id = await createInitialVersion(trx, dataset.id);
     return dataset;
   });
 }
@@ -83,4 +90,48 @@ export async function transitionDatasetStatus(
 /** Everyone with a role on the dataset: who its notifications go to. */
 export async function datasetCollaboratorIds(db: Db, datasetId: string): Promise<string[]> {
   return db('dataset_members').where({ dataset_id: datasetId }).orderBy('user_id').pluck('user_id');
+}
+
+/** A fully indexed dataset: the transition to READY with fresh counts and the model it was embedded with. */
+export async function commitIndexedDataset(
+  db: Db,
+  datasetId: string,
+  transition: { from: readonly DatasetStatus[]; to: DatasetStatus },
+  values: { counts: { n_images: number; n_videos: number }; embeddingConfig: object },
+): Promise<void> {
+  await db('datasets')
+    .where({ id: datasetId })
+    .whereIn('status_new', transition.from)
+    .update({
+      status_new: transition.to,
+      progress: 100,
+      ...values.counts,
+      embedding_config: JSON.stringify(values.embeddingConfig),
+      error_message: null,
+      updated_at: db.fn.now(),
+    });
+}
+
+export async function updateDatasetCounts(db: Db, datasetId: string, counts: { n_images: number; n_videos: number }): Promise<void> {
+  await db('datasets').where({ id: datasetId }).update(counts);
+}
+
+export async function datasetName(db: Db, datasetId: string): Promise<string> {
+  const row = await db('datasets').where({ id: datasetId }).first('display_name');
+  if (!row) throw new Error(`dataset ${datasetId} does not exist`);
+  return row.display_name;
+}
+
+export async function datasetStatus(db: Db, datasetId: string): Promise<DatasetStatus | undefined> {
+  return (await db('datasets').where({ id: datasetId }).first('status_new'))?.status_new;
+}
+
+/** Reads the status under a row lock, so a claim made in the same transaction sees what it replaces. */
+export async function lockDatasetStatus(db: Db, datasetId: string): Promise<DatasetStatus | undefined> {
+  return (await db('datasets').where({ id: datasetId }).forUpdate().first('status_new'))?.status_new;
+}
+
+/** The owner of a dataset (the on-premises pipeline acts on their behalf). */
+export async function datasetOwner(db: Db, datasetId: string): Promise<{ id: string; email: string } | undefined> {
+  return db('datasets as d').join('users as u', 'u.id', 'd.owner_id').where('d.id', datasetId).first('u.id', 'u.email');
 }

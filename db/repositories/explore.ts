@@ -8,7 +8,7 @@ export const PREVIEWS_PER_CLUSTER = 10;
 export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilter): void {
   switch (filter.kind) {
     case 'issue':
-      query.whereExists(db('media_issues as i').whereRaw('i.media_id = m.id').where('i.issue_type', filter.issue));
+      query.whereExists(db('media_issues as i').whereRaw('i.version_id = m.version_id AND i.media_id = m.id').where('i.issue_type', filter.issue));
       return;
     case 'duplicateSimilarity':
       query.whereExists(
@@ -22,10 +22,10 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
       query.where('m.uniqueness_score', '>=', filter.atLeast);
       return;
     case 'labels':
-      query.whereExists(db('media_labels as l').whereRaw('l.media_id = m.id').whereIn('l.label', filter.anyOf));
+      query.whereExists(db('media_labels as l').whereRaw('l.version_id = m.version_id AND l.media_id = m.id').whereIn('l.label', filter.anyOf));
       return;
     case 'tags':
-      query.whereExists(db('media_tags as t').whereRaw('t.media_id = m.id').whereIn('t.tag_id', filter.anyOf));
+      query.whereExists(db('media_tags as t').whereRaw('t.version_id = m.version_id AND t.media_id = m.id').whereIn('t.tag_id', filter.anyOf));
       return;
     case 'fullText':
       query.whereRaw(`m.caption_tsv @@ websearch_to_tsquery('english', ?)`, [filter.query]);
@@ -68,13 +68,13 @@ export interface PreviewRow {
  */
 export async function exploreClusters(
   db: Db,
-  options: { datasetId: string; threshold: number; page: number; filters: MediaFilter[]; relevance?: Relevance },
+  options: { versionId: string; threshold: number; page: number; filters: MediaFilter[]; relevance?: Relevance },
 ): Promise<ExploreCluster[]> {
-  const where = { 'cm.dataset_id': options.datasetId, 'cm.threshold': options.threshold };
+  const where = { 'cm.version_id': options.versionId, 'cm.threshold': options.threshold };
   let query: Knex.QueryBuilder;
   if (options.filters.length === 0 && !options.relevance) {
     const page = db('clusters')
-      .where({ dataset_id: options.datasetId, threshold: options.threshold, entity_type: 'IMAGES' })
+      .where({ version_id: options.versionId, threshold: options.threshold, entity_type: 'IMAGES' })
       .select('id as cluster_id', 'n_images', 'n_frames', 'n_videos', 'size', db.raw('NULL::real AS relevance'))
       .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
       .limit(CLUSTERS_PER_PAGE)
@@ -85,7 +85,7 @@ export async function exploreClusters(
       .select('cm.cluster_id', 'cm.media_id as id', db.raw('NULL::real AS distance'));
     query = db.with('page', page).with('members', members);
   } else {
-    const matching = db('cluster_members as cm').join('media as m', 'm.id', 'cm.media_id').where(where)
+    const matching = db('cluster_members as cm').join('media as m', (join) => join.on('m.version_id', 'cm.version_id').andOn('m.id', 'cm.media_id')).where(where)
       .select('cm.cluster_id', 'm.id', 'm.kind', 'm.parent_id');
     if (options.relevance) {
       matching
@@ -115,6 +115,7 @@ export async function exploreClusters(
   // Up to PREVIEWS_PER_CLUSTER previews per cluster of the page: nearest, then most unique, first.
   const ranked = db('members as mm')
     .join('media as m', 'm.id', 'mm.id')
+    .where('m.version_id', options.versionId)
     .select(
       'mm.cluster_id',
       'mm.id',
@@ -126,15 +127,17 @@ export async function exploreClusters(
     .from('page')
     .join('ranked', 'ranked.cluster_id', 'page.cluster_id')
     .join('media as m', 'm.id', 'ranked.id')
+    .where('m.version_id', options.versionId)
     .where('ranked.rank', '<=', PREVIEWS_PER_CLUSTER)
     .select(
       'page.*',
       db.raw(`json_build_object(
         'id', m.id, 'kind', m.kind, 'file_name', m.file_name, 'caption', m.caption, 'width', m.width,
         'height', m.height, 'thumb_sha256', m.thumb_sha256, 'relevance', ranked.distance,
-        'labels', (SELECT array_agg(l.label ORDER BY l.label) FROM media_labels l WHERE l.media_id = m.id),
+        'labels', (SELECT array_agg(l.label ORDER BY l.label) FROM media_labels l WHERE l.version_id = m.version_id AND l.media_id = m.id),
         'tags', (SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-                 FROM media_tags mt JOIN tags t ON t.id = mt.tag_id WHERE mt.media_id = m.id)) AS preview`),
+                 FROM media_tags mt JOIN tags t ON t.version_id = mt.version_id AND t.id = mt.tag_id
+                 WHERE mt.version_id = m.version_id AND mt.media_id = m.id)) AS preview`),
     )
     .orderBy([
       { column: 'page.relevance', order: 'asc' },

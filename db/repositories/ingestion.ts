@@ -58,10 +58,48 @@ export async function countUploadedFiles(db: Db, transactionId: number): Promise
   return Number(count);
 }
 
-/** Files a batch received (its transaction is processing) that never became media: left by a failed batch. */
-export function pendingUploads(db: Db, datasetId: string) {
+export interface UploadedFile {
+  id: string;
+  file_name: string;
+  media_kind: MediaKind;
+  blob_sha256: string;
+  size_bytes: string;
+}
+
+export async function recordedFileNames(db: Db, transactionId: number): Promise<Set<string>> {
+  return new Set(await db('uploaded_files').where({ transaction_id: transactionId }).pluck('file_name'));
+}
+
+export async function transactionFiles(db: Db, transactionId: number): Promise<UploadedFile[]> {
+  return db('uploaded_files').where({ transaction_id: transactionId }).orderBy('id');
+}
+
+/** Received files (their transaction is processing) that never became media of the head version: left by a failed batch. */
+function pendingUploadsQuery(db: Db, datasetId: string) {
   return db('uploaded_files as f')
     .join('upload_transactions as t', 't.id', 'f.transaction_id')
+    .join('datasets as d', 'd.id', 'f.dataset_id')
     .where({ 'f.dataset_id': datasetId, 't.status': 'PROCESSING' })
-    .whereNotExists(db('media as m').whereRaw('m.uploaded_file_id = f.id'));
+    .whereNotExists(db('media as m').whereRaw('m.version_id = d.head_version_id AND m.uploaded_file_id = f.id'));
+}
+
+export async function pendingUploads(db: Db, datasetId: string): Promise<UploadedFile[]> {
+  return pendingUploadsQuery(db, datasetId).orderBy('f.id').select('f.*');
+}
+
+export async function hasPendingUploads(db: Db, datasetId: string): Promise<boolean> {
+  return Boolean(await pendingUploadsQuery(db, datasetId).first('f.id'));
+}
+
+/** Claims an open creation transaction for processing; false when it was not open any more. */
+export async function startProcessingTransaction(db: Db, transactionId: number): Promise<boolean> {
+  return (await db('upload_transactions').where({ id: transactionId, status: 'OPEN' }).update({ status: 'PROCESSING' })) === 1;
+}
+
+export async function reopenTransaction(db: Db, transactionId: number): Promise<void> {
+  await db('upload_transactions').where({ id: transactionId }).update({ status: 'OPEN' });
+}
+
+export async function deleteTransaction(db: Db, transactionId: number): Promise<void> {
+  await db('upload_transactions').where({ id: transactionId }).delete();
 }

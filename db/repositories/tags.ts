@@ -1,5 +1,7 @@
 import type { Db } from '../connection';
 
+// Tags belong to a dataset's head version; callers name the dataset.
+
 export interface TagRow {
   id: string;
   name: string;
@@ -7,52 +9,60 @@ export interface TagRow {
   n_media: number;
 }
 
+const headOf = (db: Db, datasetId: string) => db('datasets').where({ id: datasetId }).select('head_version_id');
+
 export async function listTags(db: Db, datasetId: string): Promise<TagRow[]> {
   return db('tags as t')
-    .leftJoin('media_tags as mt', 'mt.tag_id', 't.id')
-    .where('t.dataset_id', datasetId)
-    .groupBy('t.id')
+    .leftJoin('media_tags as mt', (join) => join.on('mt.version_id', 't.version_id').andOn('mt.tag_id', 't.id'))
+    .where('t.version_id', headOf(db, datasetId))
+    .groupBy('t.version_id', 't.id')
     .select('t.id', 't.name', 't.created_at', db.raw('count(mt.media_id)::int as n_media'))
     .orderBy('t.name');
 }
 
 export async function createTag(db: Db, datasetId: string, name: string, userId: string): Promise<TagRow | undefined> {
   const [row] = await db('tags')
-    .insert({ dataset_id: datasetId, name, created_by: userId })
-    .onConflict(['dataset_id', 'name'])
+    .insert({ version_id: headOf(db, datasetId), name, created_by: userId })
+    .onConflict(['version_id', 'name'])
     .ignore()
     .returning(['id', 'name', 'created_at']);
   return row ? { ...row, n_media: 0 } : undefined;
 }
 
 export async function deleteTag(db: Db, datasetId: string, tagId: string): Promise<boolean> {
-  return (await db('tags').where({ id: tagId, dataset_id: datasetId }).delete()) === 1;
+  return (await db('tags').where({ id: tagId, version_id: headOf(db, datasetId) }).delete()) === 1;
 }
 
 export async function tagExists(db: Db, datasetId: string, tagId: string): Promise<boolean> {
-  return Boolean(await db('tags').where({ id: tagId, dataset_id: datasetId }).first());
+  return Boolean(await db('tags').where({ id: tagId, version_id: headOf(db, datasetId) }).first());
 }
 
 export type MediaSelection = { mediaIds: string[] } | { clusterId: string };
 
-/** The media of the dataset a selection names: listed ids, or every member of a cluster. */
-function selectedMedia(db: Db, datasetId: string, selection: MediaSelection) {
+/** The media of the head version a selection names: listed ids, or every member of a cluster. */
+function selectedMedia(db: Db, versionId: string, selection: MediaSelection) {
   return 'mediaIds' in selection
-    ? db('media').where('dataset_id', datasetId).whereIn('id', selection.mediaIds).select('id')
-    : db('cluster_members').where({ dataset_id: datasetId, cluster_id: selection.clusterId }).select('media_id as id');
+    ? db('media').where('version_id', versionId).whereIn('id', selection.mediaIds).select('id')
+    : db('cluster_members').where({ version_id: versionId, cluster_id: selection.clusterId }).select('media_id as id');
+}
+
+async function headVersionId(db: Db, datasetId: string): Promise<string> {
+  return (await headOf(db, datasetId).first()).head_version_id;
 }
 
 /** Tags the selected media; returns how many were newly tagged (already tagged ones are kept). */
 export async function tagMedia(db: Db, datasetId: string, tagId: string, selection: MediaSelection): Promise<number> {
+  const versionId = await headVersionId(db, datasetId);
   const result = await db.raw(
-    `INSERT INTO media_tags (media_id, tag_id, dataset_id)
-     SELECT s.id, ?, ? FROM (${selectedMedia(db, datasetId, selection).toQuery()}) s
+    `INSERT INTO media_tags (version_id, media_id, tag_id)
+     SELECT ?, s.id, ? FROM (${selectedMedia(db, versionId, selection).toQuery()}) s
      ON CONFLICT DO NOTHING`,
-    [tagId, datasetId],
+    [versionId, tagId],
   );
   return result.rowCount ?? 0;
 }
 
 export async function untagMedia(db: Db, datasetId: string, tagId: string, selection: MediaSelection): Promise<number> {
-  return db('media_tags').where({ tag_id: tagId, dataset_id: datasetId }).whereIn('media_id', selectedMedia(db, datasetId, selection)).delete();
+  const versionId = await headVersionId(db, datasetId);
+  return db('media_tags').where({ tag_id: tagId, version_id: versionId }).whereIn('media_id', selectedMedia(db, versionId, selection)).delete();
 }

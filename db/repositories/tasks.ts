@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
-import { FINAL_TASK_STATUSES } from '../../lib/datasetStates';
+import { ACTIVE_TASK_STATUSES, FINAL_TASK_STATUSES } from '../../lib/datasetStates';
 import { Task, type TaskStatus, type TaskType } from '../models';
 import { accessibleDatasetIds } from './datasets';
 
@@ -121,7 +121,8 @@ function applyFilters(query: Knex.QueryBuilder, filters: TaskFilters): Knex.Quer
   if (filters.taskStatus) query.where('t.status', filters.taskStatus);
   if (filters.createdBy) query.where('u.email', filters.createdBy.toLowerCase());
   if (filters.startTimeFrom) query.where('t.start_time', '>=', filters.startTimeFrom);
-  if (filters.startTimeTo) query.where('t.start_time', '<=', filters.startTimeTo);
+  // Postgres keeps microseconds, the API prints milliseconds: `to` takes in its whole millisecond, as the caller sees it.
+  if (filters.startTimeTo) query.where('t.start_time', '<', new Date(filters.startTimeTo.getTime() + 1));
   return query;
 }
 
@@ -168,4 +169,40 @@ export async function taskFilterOptions(db: Db, userId: string, filters: Pick<Ta
     task_types: values(types),
     created_by: values(creators),
   };
+}
+
+/** A running task's progress, mirrored on its dataset so clients polling either see it grow. */
+export async function reportTaskProgress(
+  db: Db,
+  ref: { taskId: string; datasetId: string },
+  progress: { percent: number; message: string; phase: string },
+): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('tasks')
+      .where({ task_id: ref.taskId })
+      .update({ progress_percentage: progress.percent, status_message: progress.message, phase: progress.phase, updated_at: trx.fn.now() });
+    await trx('datasets').where({ id: ref.datasetId }).update({ progress: progress.percent, updated_at: trx.fn.now() });
+  });
+}
+
+export async function taskStartTime(db: Db, taskId: string): Promise<Date> {
+  const row = await db('tasks').where({ task_id: taskId }).first('start_time');
+  if (!row) throw new Error(`task ${taskId} does not exist`);
+  return row.start_time;
+}
+
+/** The add_media or reindex task running on a dataset, if any (at most one runs at a time). */
+export async function runningTaskOf(db: Db, datasetId: string, types: readonly TaskType[]) {
+  return db('tasks')
+    .where({ dataset_id: datasetId })
+    .whereIn('task_type', types)
+    .whereIn('status', ACTIVE_TASK_STATUSES)
+    .first<Pick<TaskRow, 'task_id' | 'task_type' | 'status' | 'dataset_id' | 'error_message' | 'updated_at'> | undefined>(
+      'task_id',
+      'task_type',
+      'status',
+      'dataset_id',
+      'error_message',
+      'updated_at',
+    );
 }

@@ -80,10 +80,10 @@ export interface BatchMatches {
 /** How many images, frames and videos (with a matching frame) of one batch pass every filter, optionally only among `ids`. */
 export async function countBatchMatches(
   db: Db,
-  options: { datasetId: string; batchId: string; filters: MediaFilter[]; ids?: string[] },
+  options: { versionId: string; batchId: string; filters: MediaFilter[]; ids?: string[] },
 ): Promise<BatchMatches> {
   const query = db('media as m')
-    .where({ 'm.dataset_id': options.datasetId, 'm.batch_id': options.batchId })
+    .where({ 'm.version_id': options.versionId, 'm.batch_id': options.batchId })
     .whereIn('m.kind', ['IMAGE', 'VIDEO_FRAME']);
   for (const filter of options.filters) applyFilter(query, db, filter);
   if (options.ids) query.whereRaw('m.id = ANY(?::uuid[])', [options.ids]);

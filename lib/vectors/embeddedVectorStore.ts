@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Index, MetricKind, ScalarKind, type BatchMatches, type Matches } from 'usearch';
-import type { Knex } from 'knex';
 import { bytesToVector, vectorToBytes } from './vectorBytes';
 import type { VectorHit, VectorPoint, VectorStore } from './vectorStore';
 
@@ -29,6 +28,22 @@ interface CacheMeta {
 }
 
 
+/** Where the embedded store keeps its points durably (Postgres, in db/repositories/vectorPoints.ts). */
+export interface PointRows {
+  /** The collection's generation (changes when it is made again) and dimension; undefined when it does not exist. */
+  collection(name: string): Promise<{ generation: string; dim: number } | undefined>;
+  /** Makes the collection unless it exists; answers its dimension. */
+  createCollection(name: string, dim: number): Promise<{ dim: number }>;
+  dropCollection(name: string): Promise<void>;
+  upsert(name: string, points: Array<{ id: string; vector: Buffer }>): Promise<void>;
+  /** Deletions are written as rows without a vector, so every reader replays them. */
+  markDeleted(name: string, ids: string[]): Promise<void>;
+  vectors(name: string, ids: string[]): Promise<Array<{ id: string; vector: Buffer }>>;
+  count(name: string): Promise<number>;
+  /** Writes after `seq`, oldest first. */
+  changesAfter(name: string, seq: string, limit: number): Promise<Array<{ id: string; seq: string; vector: Buffer | null }>>;
+}
+
 function newIndex(dim: number): Index {
   return new Index({
     dimensions: dim,
@@ -46,8 +61,8 @@ function newIndex(dim: number): Index {
  * worker processes); each process searches an in-memory usearch HNSW index that it keeps up to
  * date by replaying rows newer than the last one it saw, and caches on disk under `cacheDir`.
  */
-export function createEmbeddedVectorStore(options: { db: Knex; cacheDir: string }): VectorStore {
-  const { db, cacheDir } = options;
+export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: string }): VectorStore {
+  const { rows: points, cacheDir } = options;
   const loaded = new Map<string, LoadedCollection>();
   const locks = new Map<string, Promise<unknown>>();
 
@@ -100,7 +115,7 @@ export function createEmbeddedVectorStore(options: { db: Knex; cacheDir: string 
   /** Brings this process's index of `collection` up to date with Postgres. */
   function refresh(collection: string): Promise<LoadedCollection> {
     return serialised(collection, async () => {
-      const row = await db('vector_collections').where({ name: collection }).first();
+      const row = await points.collection(collection);
       if (!row) throw new Error(`vector collection ${collection} does not exist`);
       let state = loaded.get(collection);
       if (!state || state.generation !== row.generation) {
@@ -110,12 +125,7 @@ export function createEmbeddedVectorStore(options: { db: Knex; cacheDir: string 
         loaded.set(collection, state);
       }
       for (;;) {
-        const rows: Array<{ id: string; seq: string; vector: Buffer | null }> = await db('vector_points')
-          .where({ collection })
-          .where('seq', '>', state.lastSeq)
-          .orderBy('seq')
-          .limit(REPLAY_BATCH)
-          .select('id', 'seq', 'vector');
+        const rows = await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
         if (rows.length === 0) break;
         const keys: bigint[] = [];
         const vectors: Float32Array[] = [];
@@ -156,45 +166,33 @@ export function createEmbeddedVectorStore(options: { db: Knex; cacheDir: string 
 
   return {
     async ensureCollection(collection, dim) {
-      await db('vector_collections').insert({ name: collection, dim }).onConflict('name').ignore();
-      const row = await db('vector_collections').where({ name: collection }).first();
+      const row = await points.createCollection(collection, dim);
       if (row.dim !== dim) throw new Error(`vector collection ${collection} has dimension ${row.dim}, not ${dim}`);
     },
 
     async dropCollection(collection) {
-      await db('vector_collections').where({ name: collection }).delete();
+      await points.dropCollection(collection);
       loaded.delete(collection);
       const files = cacheFiles(collection);
       fs.rmSync(files.index, { force: true });
       fs.rmSync(files.meta, { force: true });
     },
 
-    async upsert(collection, points: VectorPoint[]) {
-      if (points.length === 0) return;
-      await db('vector_points')
-        .insert(points.map((point) => ({ collection, id: point.id, vector: vectorToBytes(point.vector) })))
-        .onConflict(['collection', 'id'])
-        .merge({ vector: db.raw('excluded.vector'), seq: db.raw("nextval('vector_points_seq')") });
+    async upsert(collection, written: VectorPoint[]) {
+      await points.upsert(collection, written.map((point) => ({ id: point.id, vector: vectorToBytes(point.vector) })));
     },
 
     async delete(collection, ids) {
-      if (ids.length === 0) return;
-      await db('vector_points')
-        .where({ collection })
-        .whereIn('id', ids)
-        .update({ vector: null, seq: db.raw("nextval('vector_points_seq')") });
+      await points.markDeleted(collection, ids);
     },
 
     async get(collection, ids) {
-      const rows: Array<{ id: string; vector: Buffer }> = ids.length
-        ? await db('vector_points').where({ collection }).whereIn('id', ids).whereNotNull('vector').select('id', 'vector')
-        : [];
+      const rows = await points.vectors(collection, ids);
       return new Map(rows.map((row) => [row.id, bytesToVector(row.vector)]));
     },
 
     async count(collection) {
-      const [{ count }] = await db('vector_points').where({ collection }).whereNotNull('vector').count({ count: '*' });
-      return Number(count);
+      return points.count(collection);
     },
 
     async searchMany(collection, queries, k) {

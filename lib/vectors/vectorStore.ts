@@ -11,7 +11,7 @@ export interface VectorHit {
 
 /**
  * The vector-store port: Qdrant when QDRANT_URL is set, else the embedded on-disk index. Ids are
- * media UUIDs; vectors are compared by cosine distance. Both implementations pass
+ * UUIDs (media ids, caption keys); vectors are compared by cosine distance. Both implementations pass
  * test/contract/vectorStore.contract.ts.
  */
 export interface VectorStore {
@@ -27,12 +27,17 @@ export interface VectorStore {
   close(): Promise<void>;
 }
 
-/** One collection per dataset (versions come with snapshots). */
-export function datasetCollection(datasetId: string): string {
-  return `dataset_${datasetId.replace(/-/g, '')}`;
+const hex = (id: string) => id.replace(/-/g, '');
+
+/**
+ * Image and frame vectors of a vector space (the dataset a lineage of versions started from),
+ * keyed by media id: every version and copy that holds a media item shares its vector.
+ */
+export function imageCollection(vectorSpaceId: string): string {
+  return `dataset_${hex(vectorSpaceId)}`;
 }
 
-/** Caption embeddings of a dataset's media, for semantic text search. */
-export function captionCollection(datasetId: string): string {
-  return `captions_${datasetId.replace(/-/g, '')}`;
+/** Caption vectors of a vector space, keyed by the caption's content (media.caption_key), for semantic text search. */
+export function captionCollection(vectorSpaceId: string): string {
+  return `caption_texts_${hex(vectorSpaceId)}`;
 }

@@ -5,7 +5,6 @@
  * vectors from the real text encoder), then measures p50/p95 latency of Explore queries through the
  * real HTTP API. Results go to bench/results/explore-<N>-<date>.json.
  */
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,14 +15,15 @@ import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { loadTextEncoder } from '../../lib/ml/textEncoder';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
-import { captionCollection, datasetCollection } from '../../lib/vectors/vectorStore';
+import { createVectorPointRows } from '../../db/repositories/vectorPoints';
+import { captionCollection, imageCollection } from '../../lib/vectors/vectorStore';
 import { benchMachine, freePort, say, writeReport } from './common';
+import { seedSyntheticDataset, WORDS } from './syntheticDataset';
 
 const count = Number(process.argv[2] ?? 100_000);
 const DIM = 1280;
 const RUNS = 40;
 
-const WORDS = ['cat', 'dog', 'car', 'tree', 'beach', 'mountain', 'cup', 'coffee', 'bicycle', 'city', 'river', 'bird', 'flower', 'house', 'boat', 'child', 'street', 'snow', 'forest', 'bridge'];
 
 function seeded(seed: number) {
   let state = seed >>> 0;
@@ -58,79 +58,28 @@ async function main(): Promise<void> {
   const api = await startApiServer(config, createLogger('bench', 'silent'));
   const db = createDb(databaseUrl, 4);
   try {
-    const admin = await db('users').first();
-    const workspace = await db('workspaces').first();
-    const datasetId = randomUUID();
-    await db('datasets').insert({
-      id: datasetId, workspace_id: workspace.id, display_name: 'bench', status_new: 'READY', progress: 100,
-      owner_id: admin.id, n_images: count, embedding_config: JSON.stringify({ model: 'bench', dim: DIM }),
-    });
-    await db('dataset_members').insert({ dataset_id: datasetId, user_id: admin.id, role: 'owner' });
-
     let started = Date.now();
-    await db.raw(
-      `INSERT INTO media (id, dataset_id, kind, batch_id, file_name, blob_sha256, thumb_sha256, width, height, format,
-                          uniqueness_score, embedded, caption, caption_embedded)
-       SELECT gen_random_uuid(), ?, 'IMAGE', ?, 'img_' || g || '.jpg', md5(g::text) || md5(g::text), md5(g::text) || md5(g::text),
-              640, 480, 'jpeg', (g * 7919 % 1000) / 1000.0, true,
-              CASE WHEN g % 3 = 0 THEN 'a ' || (?::text[])[1 + g % 20] || ' near a ' || (?::text[])[1 + (g / 20) % 20] END, false
-       FROM generate_series(1, ?) g`,
-      [datasetId, randomUUID(), WORDS, WORDS, count],
-    );
-    const sizes = [1, 3, 10, 30, 100];
-    for (let threshold = 0; threshold < 5; threshold++) {
-      await db.raw(
-        `WITH numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM media WHERE dataset_id = ?),
-              grouped AS (SELECT id, (n - 1) / ? AS g FROM numbered),
-              made AS (INSERT INTO clusters (id, dataset_id, threshold, n_images, n_videos, n_frames, size)
-                       SELECT gen_random_uuid(), ?, ?, count(*), 0, 0, count(*) FROM grouped GROUP BY g RETURNING id, size)
-         SELECT 1`,
-        [datasetId, sizes[threshold], datasetId, threshold],
-      );
-      await db.raw(
-        `WITH numbered AS (SELECT id, (row_number() OVER (ORDER BY id) - 1) / ? AS g FROM media WHERE dataset_id = ?),
-              ordered AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS g FROM clusters WHERE dataset_id = ? AND threshold = ?)
-         INSERT INTO cluster_members (dataset_id, threshold, media_id, cluster_id)
-         SELECT ?, ?, numbered.id, ordered.id FROM numbered JOIN ordered USING (g)`,
-        [sizes[threshold], datasetId, datasetId, threshold, datasetId, threshold],
-      );
-    }
-    await db.raw(
-      `INSERT INTO media_issues (media_id, dataset_id, issue_type, confidence, details)
-       SELECT id, dataset_id, t.issue, 0.8, CASE WHEN t.issue = 'duplicates' THEN jsonb_build_object('similarity', 0.9 + random() / 10) END
-       FROM (SELECT id, dataset_id, row_number() OVER () AS n FROM media WHERE dataset_id = ?) m
-       JOIN (VALUES ('dark', 20), ('blur', 33), ('duplicates', 50)) AS t(issue, every) ON m.n % t.every = 0`,
-      [datasetId],
-    );
-    await db.raw(
-      `INSERT INTO media_labels (media_id, dataset_id, label, source)
-       SELECT id, dataset_id, (?::text[])[1 + n % 20], 'bench' FROM (SELECT id, dataset_id, row_number() OVER () AS n FROM media WHERE dataset_id = ?) m WHERE n % 5 = 0`,
-      [WORDS, datasetId],
-    );
-    const [tag] = await db('tags').insert({ dataset_id: datasetId, name: 'picked' }).returning('id');
-    await db.raw(
-      `INSERT INTO media_tags (media_id, tag_id, dataset_id)
-       SELECT id, ?, dataset_id FROM (SELECT id, dataset_id, row_number() OVER () AS n FROM media WHERE dataset_id = ?) m WHERE n % 10 = 0`,
-      [tag.id, datasetId],
-    );
-    await db.raw('ANALYZE');
+    const { datasetId, versionId, tagId } = await seedSyntheticDataset(db, count, DIM);
     say(`  rows: ${count} media, 5 clustering levels, issues, labels, tags in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
     started = Date.now();
-    const store = createEmbeddedVectorStore({ db, cacheDir: path.join(scratch, 'bench-vectors') });
-    const ids: string[] = (await db('media').where({ dataset_id: datasetId }).orderBy('id').pluck('id'));
+    const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), cacheDir: path.join(scratch, 'bench-vectors') });
+    const ids: string[] = await db('media').where({ version_id: versionId }).orderBy('id').pluck('id');
     const random = seeded(42);
     const centres = Array.from({ length: 1000 }, () => Float32Array.from({ length: DIM }, random));
-    await store.ensureCollection(datasetCollection(datasetId), DIM);
+    await store.ensureCollection(imageCollection(datasetId), DIM);
     for (let i = 0; i < ids.length; i += 1000) {
-      await store.upsert(datasetCollection(datasetId), ids.slice(i, i + 1000).map((id, j) => {
+      await store.upsert(imageCollection(datasetId), ids.slice(i, i + 1000).map((id, j) => {
         const centre = centres[(i + j) % centres.length];
         const vector = centre.map((value) => value + random() * 0.3);
         const norm = Math.hypot(...vector);
         return { id, vector: vector.map((value) => value / norm) };
       }));
     }
-    const captions: Array<{ id: string; caption: string }> = await db('media').where({ dataset_id: datasetId }).whereNotNull('caption').select('id', 'caption');
+    const captions: Array<{ id: string; caption: string }> = await db('media')
+      .where({ version_id: versionId })
+      .whereNotNull('caption')
+      .distinct('caption_key as id', 'caption');
     const text = await loadTextEncoder(config.models.dir, os.availableParallelism());
     await store.ensureCollection(captionCollection(datasetId), text.dim);
     for (let i = 0; i < captions.length; i += 256) {
@@ -163,7 +112,7 @@ async function main(): Promise<void> {
       'vql text semantic': (i) => `${base}${vql([{ text: { op: 'semantic', value: `a photo of a ${WORDS[i % 20]}` } }])}`,
       'visual (MEDIA anchor)': (i) => `${base}&anchor_type=MEDIA&anchor_media_id=${ids[(i * 977) % ids.length]}`,
       'vql labels': (i) => `${base}${vql([{ labels: { op: 'one_of', value: [WORDS[i % 20]] } }])}`,
-      'vql tags': () => `${base}${vql([{ tags: { op: 'is', value: [tag.id] } }])}`,
+      'vql tags': () => `${base}${vql([{ tags: { op: 'is', value: [tagId] } }])}`,
       'vql issues': (i) => `${base}${vql([{ issues: { op: 'issue', value: ['dark', 'blur', 'duplicates'][i % 3], mode: 'in' } }])}`,
       'vql duplicates': () => `${base}${vql([{ duplicates: { op: 'duplicates', value: 0.95 } }])}`,
       'vql uniqueness': () => `${base}${vql([{ uniqueness: { op: 'uniqueness', value: 0.9 } }])}`,

@@ -18,6 +18,7 @@ import { loadImageEncoder } from '../../lib/ml/imageEncoder';
 import { clusterByThresholds, type SimilarityEdge } from '../../lib/clustering/clusterByThresholds';
 import { scoreNeighbours, type NeighbourItem } from '../../lib/quality/neighbourScores';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
+import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { createDb, migrateLatest } from '../../db/connection';
 import { installSdkLogger } from '../../workers/main';
@@ -122,7 +123,7 @@ async function main(): Promise<void> {
 
     const db = createDb(await ensureDatabase(postgres.url, 'bench'), 5);
     await migrateLatest(db);
-    const store = createEmbeddedVectorStore({ db, cacheDir: path.join(scratch, 'vectors') });
+    const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), cacheDir: path.join(scratch, 'vectors') });
     const ids = files.map((_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     await store.ensureCollection('bench', encoder.dim);
     await timed('vector upsert', files.length, results, async () => {

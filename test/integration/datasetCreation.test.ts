@@ -1,3 +1,4 @@
+import { headVersionId } from '../support/versions';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,7 +68,7 @@ describe('dataset creation from local files, end to end', () => {
     });
 
     const { db } = stack.deps;
-    const media = await db('media').where({ dataset_id: datasetId });
+    const media = await db('media').where({ version_id: await headVersionId(db, datasetId) });
     const byName = (name: string) => media.find((m) => m.file_name === name)!;
     expect(media.filter((m) => m.kind === 'VIDEO_FRAME').length).toBeGreaterThanOrEqual(5);
     expect(byName('chelsea.jpg')).toMatchObject({ width: 384, height: 255, format: 'jpeg', embedded: true });
@@ -77,7 +78,7 @@ describe('dataset creation from local files, end to end', () => {
     expect(byName('coffee.png')).toMatchObject({ format: 'png', embedded: true });
     expect(byName('rocket.webp')).toMatchObject({ format: 'webp', embedded: true });
 
-    const issues = await db('media_issues').where({ dataset_id: datasetId });
+    const issues = await db('media_issues').where({ version_id: await headVersionId(db, datasetId) });
     const issuesOf = (name: string) => issues.filter((i) => i.media_id === byName(name).id).map((i) => i.issue_type);
     expect(issuesOf('broken.jpg')).toEqual(['broken']);
     expect(issuesOf('chelsea_copy.jpg')).toContain('duplicates');
@@ -98,10 +99,10 @@ describe('dataset creation from local files, end to end', () => {
     // Five clustering levels, each covering every image and frame once; the copy joins its original at level 0.
     const clusterable = media.filter((m) => m.kind !== 'VIDEO').length;
     for (let threshold = 0; threshold <= 4; threshold++) {
-      const members = await db('cluster_members').where({ dataset_id: datasetId, threshold });
+      const members = await db('cluster_members').where({ version_id: await headVersionId(db, datasetId), threshold });
       expect(members).toHaveLength(clusterable);
     }
-    const level0 = await db('cluster_members').where({ dataset_id: datasetId, threshold: 0 });
+    const level0 = await db('cluster_members').where({ version_id: await headVersionId(db, datasetId), threshold: 0 });
     const clusterOf = (name: string) => level0.find((m) => m.media_id === byName(name).id)!.cluster_id;
     expect(clusterOf('chelsea_copy.jpg')).toBe(clusterOf('chelsea.jpg'));
     expect(clusterOf('camera.jpg')).not.toBe(clusterOf('chelsea.jpg'));

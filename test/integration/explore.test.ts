@@ -1,3 +1,4 @@
+import { headVersionId } from '../support/versions';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,16 +97,17 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
 
   it('filters by labels, tags, caption full text (VQL fts) and shows them on clusters', async () => {
     const { db } = stack.deps;
-    const media = await db('media').where({ dataset_id: datasetId });
+    const media = await db('media').where({ version_id: await headVersionId(db, datasetId) });
     const id = (name: string) => media.find((m) => m.file_name === name)!.id;
     await db('media').where({ id: id('chelsea.jpg') }).update({ caption: 'A tabby cat resting on a red sofa' });
     await db('media').where({ id: id('coffee.jpg') }).update({ caption: 'A cup of espresso on a saucer' });
+    const versionId = await headVersionId(db, datasetId);
     await db('media_labels').insert([
-      { media_id: id('chelsea.jpg'), dataset_id: datasetId, label: 'cat', source: 'test' },
-      { media_id: id('rocket.jpg'), dataset_id: datasetId, label: 'rocket', source: 'test' },
+      { media_id: id('chelsea.jpg'), version_id: versionId, label: 'cat', source: 'test' },
+      { media_id: id('rocket.jpg'), version_id: versionId, label: 'rocket', source: 'test' },
     ]);
-    const [tag] = await db('tags').insert({ dataset_id: datasetId, name: 'favourite' }).returning('id');
-    await db('media_tags').insert({ media_id: id('camera.jpg'), tag_id: tag.id, dataset_id: datasetId });
+    const [tag] = await db('tags').insert({ version_id: versionId, name: 'favourite' }).returning('id');
+    await db('media_tags').insert({ media_id: id('camera.jpg'), tag_id: tag.id, version_id: versionId });
 
     const byLabel = (await explore({ entity_type: 'IMAGES', labels: '["cat","dog"]' }).expect(200)).body.clusters as Cluster[];
     expect(names(byLabel)).toEqual(['chelsea.jpg']);
@@ -125,7 +127,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
   });
 
   it('ranks clusters by cosine distance to an existing media item (anchor_type MEDIA)', async () => {
-    const chelsea = (await stack.deps.db('media').where({ dataset_id: datasetId, file_name: 'chelsea.jpg' }).first()).id;
+    const chelsea = (await stack.deps.db('media').where({ version_id: await headVersionId(stack.deps.db, datasetId), file_name: 'chelsea.jpg' }).first()).id;
     const clusters = (await explore({ entity_type: 'IMAGES', anchor_media_id: chelsea, anchor_type: 'MEDIA' }).expect(200)).body
       .clusters as Array<Cluster & { relevance_score: number; relevance_score_type: string; previews: Array<Preview & { relevance_score: number }> }>;
     expect(clusters[0].previews.map((p) => p.file_name)).toEqual(['chelsea.jpg', 'chelsea_copy.jpg']);
@@ -188,7 +190,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     await stack.request.post(tags).send({ name: '  ' }).expect(422);
 
     const [pair] = (await explore({ entity_type: 'IMAGES' }).expect(200)).body.clusters as Cluster[];
-    const rocket = (await stack.deps.db('media').where({ dataset_id: datasetId, file_name: 'rocket.jpg' }).first()).id;
+    const rocket = (await stack.deps.db('media').where({ version_id: await headVersionId(stack.deps.db, datasetId), file_name: 'rocket.jpg' }).first()).id;
     expect((await stack.request.post(`${tags}/${created.id}/media`).send({ cluster_id: pair.cluster_id }).expect(200)).body).toEqual({ tagged: 2 });
     expect((await stack.request.post(`${tags}/${created.id}/media`).send({ media_ids: [rocket, pair.previews[0].media_id] }).expect(200)).body).toEqual({ tagged: 1 });
     await stack.request.post(`${tags}/${created.id}/media`).send({ media_ids: [rocket], cluster_id: pair.cluster_id }).expect(422);
@@ -208,7 +210,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
 
   it('imports captions, labels and fields from JSON, CSV and Parquet in CUSTOM_METADATA tasks, reporting unknown names', async () => {
     const { db } = stack.deps;
-    const coffee = (await db('media').where({ dataset_id: datasetId, file_name: 'coffee.jpg' }).first()).id;
+    const coffee = (await db('media').where({ version_id: await headVersionId(db, datasetId), file_name: 'coffee.jpg' }).first()).id;
     const importFile = async (file: string) => {
       const { task_id: taskId } = (await stack.request.post(`/api/v1/dataset/${datasetId}/custom_metadata`).attach('file', file).expect(202)).body;
       return eventually(
@@ -230,7 +232,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect(jsonTask.status_message).toBe('Imported metadata for 2 media; 1 unknown: missing.jpg');
     expect(names((await explore({ entity_type: 'IMAGES', vql: vql([{ text: { op: 'fts', value: 'launch pad' } }]) }).expect(200)).body.clusters)).toEqual(['rocket.jpg']);
     expect(names((await explore({ entity_type: 'IMAGES', labels: '["sky"]' }).expect(200)).body.clusters)).toEqual(['rocket.jpg']);
-    expect((await db('media').where({ dataset_id: datasetId, file_name: 'rocket.jpg' }).first()).custom_metadata).toEqual({ photographer: 'NASA' });
+    expect((await db('media').where({ version_id: await headVersionId(db, datasetId), file_name: 'rocket.jpg' }).first()).custom_metadata).toEqual({ photographer: 'NASA' });
 
     const csv = path.join(scratch, 'meta.csv');
     fs.writeFileSync(csv, 'file_name,caption,labels,iso\ncamera.jpg,A photographer behind a camera on a tripod,person|tripod,200\n');
@@ -286,7 +288,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     // Media without a caption never match a caption search.
     expect(names(byCaption)).not.toContain('grace_hopper.jpg');
 
-    const chelsea = (await stack.deps.db('media').where({ dataset_id: datasetId, file_name: 'chelsea.jpg' }).first()).id;
+    const chelsea = (await stack.deps.db('media').where({ version_id: await headVersionId(stack.deps.db, datasetId), file_name: 'chelsea.jpg' }).first()).id;
     expect((await explore({ entity_type: 'IMAGES', vql: semantic('cat'), anchor_media_id: chelsea, anchor_type: 'MEDIA' }).expect(422)).body.detail)
       .toBe('Use at most one ranking: a visual anchor, caption, or one semantic text filter');
     await explore({ entity_type: 'IMAGES', caption: 'cat', vql: semantic('dog') }).expect(422);

@@ -1,3 +1,4 @@
+import { headVersionId } from '../support/versions';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -116,16 +117,18 @@ describe('add_media batches, reindex and saved-view monitoring', () => {
       ['astronaut.jpg', 'chelsea.jpg', 'chelsea_again.jpg', 'coffee.jpg', 'dark_camera.jpg', 'dark_motorcycle_left.jpg', 'grace_hopper.jpg', 'rocket.jpg'],
     );
     const db = stack.deps.db;
-    const original = await db('media').where({ dataset_id: datasetId, file_name: 'chelsea.jpg' }).first('id');
-    const duplicate = await db('media as m').join('media_issues as i', 'i.media_id', 'm.id')
-      .where({ 'm.dataset_id': datasetId, 'm.file_name': 'chelsea_again.jpg', 'i.issue_type': 'duplicates' }).first('i.details', 'm.uniqueness_score');
+    const original = await db('media').where({ version_id: await headVersionId(db, datasetId), file_name: 'chelsea.jpg' }).first('id');
+    const versionId = await headVersionId(db, datasetId);
+    const duplicate = await db('media as m').join('media_issues as i', (join) => join.on('i.version_id', 'm.version_id').andOn('i.media_id', 'm.id'))
+      .where({ 'm.version_id': versionId, 'm.file_name': 'chelsea_again.jpg', 'i.issue_type': 'duplicates' }).first('i.details', 'm.uniqueness_score');
     expect(duplicate.details.duplicate_of).toBe(original.id);
     expect(duplicate.details.similarity).toBeGreaterThan(0.9);
     expect(duplicate.uniqueness_score).toBeLessThan(0.2);
-    const [{ clusters }] = await db('clusters').where({ dataset_id: datasetId, threshold: 0 }).select(db.raw('sum(size)::int as clusters'));
+    const [{ clusters }] = await db('clusters').where({ version_id: versionId, threshold: 0 }).select(db.raw('sum(size)::int as clusters'));
     expect(clusters).toBe(8);
-    const grouped = await db('cluster_members as a').join('cluster_members as b', 'a.cluster_id', 'b.cluster_id')
-      .where({ 'a.media_id': original.id, 'a.threshold': 0 }).count({ n: '*' }).first();
+    const grouped = await db('cluster_members as a')
+      .join('cluster_members as b', (join) => join.on('a.version_id', 'b.version_id').andOn('a.cluster_id', 'b.cluster_id'))
+      .where({ 'a.version_id': versionId, 'a.media_id': original.id, 'a.threshold': 0 }).count({ n: '*' }).first();
     expect(Number(grouped!.n)).toBe(2);
 
     // Both views counted the two dark photos of this batch; only the alerting one notified.

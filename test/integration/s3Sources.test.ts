@@ -1,3 +1,4 @@
+import { headVersionId } from '../support/versions';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,7 +43,7 @@ describe('add_media from object storage (a real S3-compatible server with STS)',
 
   const addFromS3 = (datasetId: string, uri: string) => stack.request.post(`/api/v1/dataset/${datasetId}/add_media`).field('s3_uri', uri);
   const names = async (datasetId: string) =>
-    (await stack.deps.db('media').where({ dataset_id: datasetId }).whereNull('parent_id').orderBy('file_name').pluck('file_name')) as string[];
+    (await stack.deps.db('media').where({ version_id: await headVersionId(stack.deps.db, datasetId) }).whereNull('parent_id').orderBy('file_name').pluck('file_name')) as string[];
 
   it('adds every media object under a folder, named relative to it, skipping other objects', async () => {
     const datasetId = await createReadyDataset(stack, 's3 folder', [photo('chelsea')]);

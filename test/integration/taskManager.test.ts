@@ -1,3 +1,4 @@
+import { headVersionId } from '../support/versions';
 import { makeVideo, photo, eventually } from '../support/media';
 import { newDatasetWithTransaction, uploadFiles, waitForTask } from '../support/datasets';
 import { startTestStack } from '../support/testStack';
@@ -32,7 +33,7 @@ describe('task manager: list, filter, abort and retry DATASET_CREATION', () => {
     const done = await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'], 180_000);
     expect(done.status).toBe('COMPLETED');
 
-    const media = await stack.deps.db('media').where({ dataset_id: datasetId });
+    const media = await stack.deps.db('media').where({ version_id: await headVersionId(stack.deps.db, datasetId) });
     expect(media.filter((m) => m.kind !== 'VIDEO_FRAME').map((m) => m.file_name).sort()).toEqual(['coffee.jpg', 'pattern.mp4', 'rocket.jpg']);
     const frames = media.filter((m) => m.kind === 'VIDEO_FRAME');
     expect(frames).toHaveLength(300);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createDb, migrateLatest } from '../../db/connection';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
+import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { createQdrantVectorStore } from '../../lib/vectors/qdrantVectorStore';
 import { unitVectors, vectorStoreContract } from '../contract/vectorStore.contract';
 import { createTestDatabase } from '../support/testStack';
@@ -27,15 +28,15 @@ async function embeddedStack() {
 describe('embedded vector store (Postgres + usearch)', () => {
   vectorStoreContract(async () => {
     const stack = await embeddedStack();
-    const store = createEmbeddedVectorStore({ db: stack.db, cacheDir: stack.cacheDir });
+    const store = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: stack.cacheDir });
     return { store, cleanup: async () => (await store.close(), await stack.cleanup()) };
   });
 
   it('lets another process see new points and reuses its on-disk cache after a restart', async () => {
     const stack = await embeddedStack();
     try {
-      const writer = createEmbeddedVectorStore({ db: stack.db, cacheDir: stack.cacheDir });
-      const reader = createEmbeddedVectorStore({ db: stack.db, cacheDir: path.join(stack.cacheDir, 'reader') });
+      const writer = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: stack.cacheDir });
+      const reader = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: path.join(stack.cacheDir, 'reader') });
       await writer.ensureCollection('c', 16);
       const vectors = unitVectors(2500, 16, 3);
       const ids = vectors.map(() => randomUUID());
@@ -48,7 +49,7 @@ describe('embedded vector store (Postgres + usearch)', () => {
       expect(fs.existsSync(path.join(stack.cacheDir, 'reader', 'c.usearch'))).toBe(true);
 
       // A fresh instance (a restarted process) starts from the cache and still answers correctly.
-      const restarted = createEmbeddedVectorStore({ db: stack.db, cacheDir: path.join(stack.cacheDir, 'reader') });
+      const restarted = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: path.join(stack.cacheDir, 'reader') });
       await writer.delete('c', [ids[10]]);
       const [hits] = await restarted.searchMany('c', [vectors[10]], 3);
       expect(hits.map((hit) => hit.id)).not.toContain(ids[10]);

@@ -1,3 +1,4 @@
+import { headVersionId } from '../support/versions';
 import { randomUUID } from 'node:crypto';
 import { createViewMonitoringActivities } from '../../activities/viewMonitoring';
 import { createDataset } from '../../db/repositories/datasets';
@@ -40,14 +41,16 @@ describe('saved-view monitoring of caption searches', () => {
       'A rocket launching into a clear blue sky',
       'A cup of coffee on a wooden table',
     ];
-    const ids = await db('media')
-      .insert(captions.map((caption, i) => ({ dataset_id: datasetId, kind: 'IMAGE', batch_id: batchId, file_name: `${i}.jpg`, blob_sha256: 'x', caption, caption_embedded: true })))
-      .returning('id')
-      .then((rows: Array<{ id: string }>) => rows.map((row) => row.id));
-    await db('media_issues').insert({ media_id: ids[1], dataset_id: datasetId, issue_type: 'dark', confidence: 0.9 });
+    const versionId = await headVersionId(db, datasetId);
+    const rows: Array<{ id: string; caption_key: string }> = await db('media')
+      .insert(captions.map((caption, i) => ({ version_id: versionId, kind: 'IMAGE', batch_id: batchId, file_name: `${i}.jpg`, blob_sha256: 'x', caption, caption_embedded: true })))
+      .returning(['id', 'caption_key']);
+    const ids = rows.map((row) => row.id);
+    await db('media_issues').insert({ media_id: ids[1], version_id: versionId, issue_type: 'dark', confidence: 0.9 });
+    // Caption vectors live in the dataset's vector space, keyed by the caption's content.
     await vectors.ensureCollection(captionCollection(datasetId), textEncoder.dim);
     const embedded = await textEncoder.encode(captions);
-    await vectors.upsert(captionCollection(datasetId), ids.map((id, i) => ({ id, vector: embedded[i] })));
+    await vectors.upsert(captionCollection(datasetId), rows.map((row, i) => ({ id: row.caption_key, vector: embedded[i] })));
 
     const monitoring = createViewMonitoringActivities({ db, vectors, textEncoder });
     expect(await monitoring.evaluateViews({ taskId: batchId, datasetId, batchId })).toEqual({ views: 2, alerts: 2 });

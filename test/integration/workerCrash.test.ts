@@ -1,3 +1,4 @@
+import { headVersionId } from '../support/versions';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -72,11 +73,11 @@ describe('a worker killed in the middle of a dataset creation or a media batch',
     const task = await crashAndResume(
       datasetId,
       () => api.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202),
-      async () => (await count(db('media').where({ dataset_id: datasetId }).whereNull('parent_id'))) >= 3,
+      async () => (await count(db('media').where({ version_id: await headVersionId(db, datasetId) }).whereNull('parent_id'))) >= 3,
     );
     expect(task.status).toBe('COMPLETED');
 
-    const media = await db('media').where({ dataset_id: datasetId });
+    const media = await db('media').where({ version_id: await headVersionId(db, datasetId) });
     const parents = media.filter((m) => m.kind !== 'VIDEO_FRAME').map((m) => m.file_name).sort();
     expect(parents).toEqual(['a.mp4', 'b.mp4', ...files.map((file) => path.basename(file))].sort());
     const frames = media.filter((m) => m.kind === 'VIDEO_FRAME');
@@ -103,18 +104,18 @@ describe('a worker killed in the middle of a dataset creation or a media batch',
     const task = await crashAndResume(
       datasetId,
       () => api.request.post(`/api/v1/dataset/${datasetId}/add_media`).attach('archive', archive).expect(202),
-      async () => (await count(db('media').where({ dataset_id: datasetId }).whereNull('parent_id'))) >= 5,
+      async () => (await count(db('media').where({ version_id: await headVersionId(db, datasetId) }).whereNull('parent_id'))) >= 5,
     );
     expect(task).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
 
-    const batch = db('media').where({ dataset_id: datasetId, batch_id: task.task_id });
+    const batch = db('media').where({ version_id: await headVersionId(db, datasetId), batch_id: task.task_id });
     expect(await count(batch.clone().whereNull('parent_id'))).toBe(26);
     expect(await count(batch.clone().where({ kind: 'VIDEO_FRAME' }))).toBe(200);
     expect(await count(db('uploaded_files').where({ dataset_id: datasetId }))).toBe(2 + 26);
     // Every image and frame of the dataset sits in exactly one cluster per threshold, and the counts agree.
     for (let threshold = 0; threshold <= 4; threshold++) {
-      expect(await count(db('cluster_members').where({ dataset_id: datasetId, threshold }))).toBe(2 + 24 + 200);
-      const [{ total }] = await db('clusters').where({ dataset_id: datasetId, threshold }).sum({ total: 'size' });
+      expect(await count(db('cluster_members').where({ version_id: await headVersionId(db, datasetId), threshold }))).toBe(2 + 24 + 200);
+      const [{ total }] = await db('clusters').where({ version_id: await headVersionId(db, datasetId), threshold }).sum({ total: 'size' });
       expect(Number(total)).toBe(2 + 24 + 200);
     }
     expect((await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'PARTIAL INDEX', n_images: 26, n_videos: 2 });

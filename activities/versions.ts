@@ -1,0 +1,38 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Db } from '../db/connection';
+import { copyVersionTable, createCopyVersion, findVersion, VERSION_TABLES, type VersionTable } from '../db/repositories/versions';
+
+export interface VersionCopy {
+  sourceVersionId: string;
+  /** The dataset the copy belongs to: the source's own (a snapshot, a restore) or a new one (a clone, an enriched copy). */
+  targetDatasetId: string;
+  /** Chosen by the workflow, so a repeated activity finds its own copy instead of making a second. */
+  versionId: string;
+}
+
+/**
+ * Copies of dataset versions: every row of the source version (media, tags, issues, labels,
+ * clusters and their members) into a new version in one transaction, one INSERT … SELECT per
+ * table. Ids are kept; media bytes and vectors are shared, never copied or recomputed.
+ */
+export function createVersionActivities(deps: { db: Db }) {
+  const { db } = deps;
+  return {
+    async copyDatasetVersion(copy: VersionCopy): Promise<{ versionId: string; rows: Partial<Record<VersionTable, number>> }> {
+      const context = Context.current();
+      const source = await findVersion(db, copy.sourceVersionId);
+      if (!source) {
+        throw ApplicationFailure.create({ type: 'VersionNotFound', message: `Version ${copy.sourceVersionId} does not exist`, nonRetryable: true });
+      }
+      const rows: Partial<Record<VersionTable, number>> = {};
+      await db.transaction(async (trx) => {
+        if (!(await createCopyVersion(trx, source, copy.targetDatasetId, copy.versionId))) return;
+        for (const table of VERSION_TABLES) {
+          context.heartbeat(table);
+          rows[table] = await copyVersionTable(trx, table, source.id, copy.versionId);
+        }
+      });
+      return { versionId: copy.versionId, rows };
+    },
+  };
+}

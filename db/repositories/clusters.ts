@@ -1,0 +1,93 @@
+import type { Knex } from 'knex';
+import type { Db } from '../connection';
+import type { NeighbourScores } from '../../lib/quality/neighbourScores';
+
+const INSERT_BATCH = 5000;
+
+export interface NewCluster {
+  id: string;
+  threshold: number;
+  n_images: number;
+  n_frames: number;
+  n_videos: number;
+  size: number;
+}
+
+export interface ClusterMembership {
+  threshold: number;
+  media_id: string;
+  cluster_id: string;
+}
+
+async function insertInBatches(db: Db, table: string, rows: object[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) await db(table).insert(rows.slice(i, i + INSERT_BATCH));
+}
+
+const withVersion = <T extends object>(versionId: string, rows: T[]) => rows.map((row) => ({ ...row, version_id: versionId }));
+
+/** Replaces the whole clustering of a version (a full index). */
+export async function replaceClustering(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
+  await db('clusters').where({ version_id: versionId }).delete();
+  await insertInBatches(db, 'clusters', withVersion(versionId, clusters));
+  await insertInBatches(db, 'cluster_members', withVersion(versionId, members));
+}
+
+/** Adds placed media (and the new clusters some of them opened), then recounts every touched cluster. */
+export async function addPlacements(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
+  await insertInBatches(db, 'clusters', withVersion(versionId, clusters));
+  await insertInBatches(db, 'cluster_members', withVersion(versionId, members));
+  await recountClusters(db, versionId, [...new Set(members.map((member) => member.cluster_id))]);
+}
+
+/** Recounts the members of clusters, so stored sizes always match cluster_members. */
+async function recountClusters(db: Knex.Transaction, versionId: string, clusterIds: string[]): Promise<void> {
+  for (let i = 0; i < clusterIds.length; i += INSERT_BATCH) {
+    await db.raw(
+      `UPDATE clusters c SET n_images = s.n_images, n_frames = s.n_frames, n_videos = s.n_videos, size = s.size
+       FROM (SELECT cm.cluster_id,
+                    count(*) FILTER (WHERE m.kind = 'IMAGE')::int AS n_images,
+                    count(*) FILTER (WHERE m.kind = 'VIDEO_FRAME')::int AS n_frames,
+                    count(DISTINCT m.parent_id)::int AS n_videos,
+                    count(*)::int AS size
+             FROM cluster_members cm JOIN media m ON m.version_id = cm.version_id AND m.id = cm.media_id
+             WHERE cm.version_id = ? AND cm.cluster_id = ANY(?::uuid[]) GROUP BY cm.cluster_id) s
+       WHERE c.version_id = ? AND c.id = s.cluster_id`,
+      [versionId, clusterIds.slice(i, i + INSERT_BATCH), versionId],
+    );
+  }
+}
+
+/** The cluster of each of `mediaIds` at every threshold. */
+export async function clusterMemberships(db: Db, versionId: string, mediaIds: string[]): Promise<ClusterMembership[]> {
+  return db('cluster_members')
+    .where({ version_id: versionId })
+    .whereRaw('media_id = ANY(?::uuid[])', [mediaIds])
+    .select('media_id', 'threshold', 'cluster_id');
+}
+
+/** Writes the neighbour-based issues (duplicates, outliers) and uniqueness of scored items, replacing earlier ones. */
+export async function writeNeighbourScores(db: Knex.Transaction, versionId: string, scored: Array<{ id: string; score: NeighbourScores }>) {
+  await db('media_issues')
+    .where({ version_id: versionId })
+    .whereRaw('media_id = ANY(?::uuid[])', [scored.map(({ id }) => id)])
+    .whereIn('issue_type', ['duplicates', 'outliers'])
+    .delete();
+  const issueRows = scored.flatMap(({ id, score }) =>
+    score.issues.map((issue) => ({
+      version_id: versionId,
+      media_id: id,
+      issue_type: issue.type,
+      confidence: issue.confidence,
+      details: issue.details ? JSON.stringify(issue.details) : null,
+    })),
+  );
+  await insertInBatches(db, 'media_issues', issueRows);
+  for (let i = 0; i < scored.length; i += INSERT_BATCH) {
+    const slice = scored.slice(i, i + INSERT_BATCH);
+    await db.raw(
+      `UPDATE media SET uniqueness_score = v.score
+       FROM (SELECT unnest(?::uuid[]) AS id, unnest(?::real[]) AS score) v WHERE media.version_id = ? AND media.id = v.id`,
+      [slice.map(({ id }) => id), slice.map(({ score }) => score.uniqueness), versionId],
+    );
+  }
+}

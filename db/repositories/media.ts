@@ -1,0 +1,187 @@
+import type { Db } from '../connection';
+import type { MetadataRecord } from '../../lib/metadata/parseMetadataFile';
+import type { Issue } from '../../lib/quality/imageIssues';
+
+/** A media row as ingestion writes it (the version and parent are added here). */
+export interface NewMedia {
+  kind: 'IMAGE' | 'VIDEO' | 'VIDEO_FRAME';
+  uploaded_file_id: string;
+  batch_id: string;
+  file_name: string;
+  blob_sha256: string;
+  size_bytes: number;
+  thumb_sha256?: string | null;
+  format?: string | null;
+  width?: number | null;
+  height?: number | null;
+  frame_index?: number | null;
+  frame_time_ms?: number | null;
+  duration_ms?: number | null;
+  mean_luma?: number | null;
+  sharpness?: number | null;
+}
+
+/** An image or frame as indexing sees it. */
+export interface IndexItem {
+  id: string;
+  kind: 'IMAGE' | 'VIDEO_FRAME';
+  parent_id: string | null;
+  embedded: boolean;
+}
+
+export interface MediaCounts {
+  n_images: number;
+  n_videos: number;
+}
+
+const INDEXED_KINDS = ['IMAGE', 'VIDEO_FRAME'];
+
+function issueRows(versionId: string, mediaId: string, issues: Issue[]) {
+  return issues.map((issue) => ({
+    version_id: versionId,
+    media_id: mediaId,
+    issue_type: issue.type,
+    confidence: issue.confidence,
+    details: issue.details ? JSON.stringify(issue.details) : null,
+  }));
+}
+
+/** Inserts media rows (the first is the parent of the rest) and their issues in one transaction. */
+export async function insertMediaWithIssues(db: Db, versionId: string, rows: NewMedia[], issues: Issue[][]): Promise<void> {
+  await db.transaction(async (trx) => {
+    const [parent] = await trx('media').insert({ ...rows[0], version_id: versionId }).returning('id');
+    const children = rows.slice(1).map((row) => ({ ...row, version_id: versionId, parent_id: parent.id }));
+    const childIds: Array<{ id: string }> = children.length > 0 ? await trx('media').insert(children).returning('id') : [];
+    const ids = [parent.id as string, ...childIds.map((row) => row.id)];
+    const rowsOfIssues = ids.flatMap((mediaId, i) => issueRows(versionId, mediaId, issues[i] ?? []));
+    if (rowsOfIssues.length > 0) await trx('media_issues').insert(rowsOfIssues);
+  });
+}
+
+/** Uploaded files that already became media in this version (a resumed ingestion skips them). */
+export async function ingestedUploadIds(db: Db, versionId: string): Promise<Set<string>> {
+  const ids: string[] = await db('media')
+    .where({ version_id: versionId })
+    .whereNull('parent_id')
+    .whereNotNull('uploaded_file_id')
+    .pluck('uploaded_file_id');
+  return new Set(ids);
+}
+
+export async function mediaCounts(db: Db, versionId: string): Promise<MediaCounts> {
+  return db('media')
+    .where({ version_id: versionId })
+    .select(db.raw(`count(*) filter (where kind = 'IMAGE')::int as n_images`), db.raw(`count(*) filter (where kind = 'VIDEO')::int as n_videos`))
+    .first();
+}
+
+/** Top-level media (images and videos, not frames) a batch brought in. */
+export async function countBatchMedia(db: Db, versionId: string, batchId: string): Promise<number> {
+  const [{ count }] = await db('media').where({ version_id: versionId, batch_id: batchId }).whereNull('parent_id').count({ count: '*' });
+  return Number(count);
+}
+
+function pendingEmbedding(db: Db, versionId: string) {
+  return db('media').where({ version_id: versionId, embedded: false }).whereIn('kind', INDEXED_KINDS).whereNotNull('thumb_sha256');
+}
+
+export async function countPendingEmbedding(db: Db, versionId: string): Promise<number> {
+  const [{ count }] = await pendingEmbedding(db, versionId).count({ count: '*' });
+  return Number(count);
+}
+
+/** The next decodable images and frames without a vector. */
+export async function nextPendingEmbedding(db: Db, versionId: string, limit: number): Promise<Array<{ id: string; blob_sha256: string }>> {
+  return pendingEmbedding(db, versionId).orderBy('id').limit(limit).select('id', 'blob_sha256');
+}
+
+export async function markEmbedded(db: Db, versionId: string, ids: string[]): Promise<void> {
+  await db('media').where({ version_id: versionId }).whereIn('id', ids).update({ embedded: true });
+}
+
+/** Captions changed since they were last embedded, one row per distinct caption (its content key). */
+export async function nextCaptionsToEmbed(db: Db, versionId: string, limit: number): Promise<Array<{ caption_key: string; caption: string }>> {
+  return db('media')
+    .where({ version_id: versionId, caption_embedded: false })
+    .whereNotNull('caption')
+    .distinct('caption_key', 'caption')
+    .orderBy('caption_key')
+    .limit(limit);
+}
+
+/** Marks rows whose caption is still one of the embedded texts, so a concurrent change is not lost. */
+export async function markCaptionsEmbedded(db: Db, versionId: string, captions: string[]): Promise<void> {
+  await db('media').where({ version_id: versionId, caption_embedded: false }).whereIn('caption', captions).update({ caption_embedded: true });
+}
+
+/** Media of the version whose caption has one of the content keys a caption search found. */
+export async function mediaByCaptionKeys(db: Db, versionId: string, keys: string[]): Promise<Array<{ id: string; caption_key: string }>> {
+  if (keys.length === 0) return [];
+  return db('media').where({ version_id: versionId }).whereRaw('caption_key = ANY(?::uuid[])', [keys]).select('id', 'caption_key');
+}
+
+/** Captioned, embedded media of one batch with their caption keys (saved-view monitoring). */
+export async function captionedBatchMedia(db: Db, versionId: string, batchId: string): Promise<Array<{ id: string; caption_key: string }>> {
+  return db('media')
+    .where({ version_id: versionId, batch_id: batchId, caption_embedded: true })
+    .whereNotNull('caption')
+    .select('id', 'caption_key');
+}
+
+/** Every image and frame of the version, in a stable order (a full index). */
+export async function indexItems(db: Db, versionId: string): Promise<IndexItem[]> {
+  return db('media').where({ version_id: versionId }).whereIn('kind', INDEXED_KINDS).orderBy('id').select('id', 'kind', 'parent_id', 'embedded');
+}
+
+/** Images and frames of one batch not yet placed into the clusters. */
+export async function unplacedBatchItems(db: Db, versionId: string, batchId: string): Promise<IndexItem[]> {
+  return db('media as m')
+    .where({ 'm.version_id': versionId, 'm.batch_id': batchId })
+    .whereIn('m.kind', INDEXED_KINDS)
+    .whereNotExists(
+      db('cluster_members as cm').whereRaw('cm.version_id = m.version_id AND cm.media_id = m.id').where('cm.threshold', 0),
+    )
+    .orderBy('m.id')
+    .select('m.id', 'm.kind', 'm.parent_id', 'm.embedded');
+}
+
+/** The parent video (if any) of each of `ids`; one array parameter, so any number of ids fits. */
+export async function parentsOf(db: Db, versionId: string, ids: string[]): Promise<Array<{ id: string; parent_id: string | null }>> {
+  return db('media').where({ version_id: versionId }).whereRaw('id = ANY(?::uuid[])', [ids]).select('id', 'parent_id');
+}
+
+/** Images and videos by id and file name, which custom metadata records are matched against. */
+export async function topLevelMediaNames(db: Db, versionId: string): Promise<Array<{ id: string; file_name: string }>> {
+  return db('media').where({ version_id: versionId }).whereIn('kind', ['IMAGE', 'VIDEO']).select('id', 'file_name');
+}
+
+/**
+ * Applies one custom metadata record to a media item: a caption (to be embedded again), fields
+ * merged into custom_metadata, and labels replacing the earlier custom ones.
+ */
+export async function applyMetadataRecord(db: Db, versionId: string, mediaId: string, record: MetadataRecord): Promise<void> {
+  const patch: Record<string, unknown> = {};
+  if (record.caption !== undefined) Object.assign(patch, { caption: record.caption, caption_embedded: false });
+  if (Object.keys(record.fields).length > 0) {
+    patch.custom_metadata = db.raw(`coalesce(custom_metadata, '{}'::jsonb) || ?::jsonb`, [JSON.stringify(record.fields)]);
+  }
+  if (Object.keys(patch).length > 0) await db('media').where({ version_id: versionId, id: mediaId }).update(patch);
+  if (!record.labels) return;
+  await db('media_labels').where({ version_id: versionId, media_id: mediaId, source: 'custom' }).delete();
+  if (record.labels.length === 0) return;
+  await db('media_labels')
+    .insert([...new Set(record.labels)].map((label) => ({ version_id: versionId, media_id: mediaId, label, source: 'custom' })))
+    .onConflict(['version_id', 'media_id', 'label'])
+    .ignore();
+}
+
+/**
+ * The bytes of a media item behind a signed link. A media id names the same immutable content in
+ * every version that holds it, so any of its rows answers.
+ */
+export async function findMediaContent(
+  db: Db,
+  mediaId: string,
+): Promise<{ kind: NewMedia['kind']; file_name: string; blob_sha256: string; thumb_sha256: string | null } | undefined> {
+  return db('media').where({ id: mediaId }).first('kind', 'file_name', 'blob_sha256', 'thumb_sha256');
+}

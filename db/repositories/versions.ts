@@ -1,0 +1,98 @@
+import type { Db } from '../connection';
+import type { NeighbourStats } from '../../lib/quality/neighbourScores';
+
+export interface DatasetVersion {
+  id: string;
+  dataset_id: string;
+  parent_version_id: string | null;
+  /** The dataset whose vector collections this version reads (copies share their source's). */
+  vector_space_id: string;
+  reason: 'initial' | 'copy';
+  neighbour_stats: NeighbourStats | null;
+  created_at: Date;
+}
+
+/**
+ * Tables whose rows belong to a version, parents before children (the order a copy inserts in).
+ * Every one is keyed by (version_id, …), so a copied row keeps its ids.
+ */
+export const VERSION_TABLES = ['media', 'tags', 'media_issues', 'media_labels', 'media_tags', 'clusters', 'cluster_members'] as const;
+export type VersionTable = (typeof VERSION_TABLES)[number];
+
+/** The first version of a new dataset: it owns the dataset's own vector collections. */
+export async function createInitialVersion(db: Db, datasetId: string): Promise<string> {
+  const [row] = await db('dataset_versions').insert({ dataset_id: datasetId, vector_space_id: datasetId, reason: 'initial' }).returning('id');
+  await db('datasets').where({ id: datasetId }).update({ head_version_id: row.id });
+  return row.id;
+}
+
+export async function findVersion(db: Db, versionId: string): Promise<DatasetVersion | undefined> {
+  return db('dataset_versions').where({ id: versionId }).first();
+}
+
+/** The version a dataset's reads and writes go to. */
+export async function headVersion(db: Db, datasetId: string): Promise<DatasetVersion> {
+  const version = await db('dataset_versions as v').join('datasets as d', 'd.head_version_id', 'v.id').where('d.id', datasetId).first('v.*');
+  if (!version) throw new Error(`dataset ${datasetId} has no head version`);
+  return version;
+}
+
+export async function setHeadVersion(db: Db, datasetId: string, versionId: string): Promise<void> {
+  await db('datasets').where({ id: datasetId }).update({ head_version_id: versionId, updated_at: db.fn.now() });
+}
+
+export async function setNeighbourStats(db: Db, versionId: string, stats: NeighbourStats): Promise<void> {
+  await db('dataset_versions').where({ id: versionId }).update({ neighbour_stats: JSON.stringify(stats) });
+}
+
+/** Columns a copy carries over: all but the version key and the generated ones. */
+async function copiedColumns(db: Db, table: VersionTable): Promise<string[]> {
+  const rows: Array<{ column_name: string }> = await db('information_schema.columns')
+    .where({ table_schema: db.raw('current_schema()'), table_name: table, is_generated: 'NEVER' })
+    .whereNot('column_name', 'version_id')
+    .orderBy('ordinal_position')
+    .select('column_name');
+  return rows.map((row) => row.column_name);
+}
+
+/**
+ * An empty version `versionId` of `datasetId` that will receive a copy of `source`; it shares the
+ * source's vectors. False when that version exists already (a repeated copy).
+ */
+export async function createCopyVersion(db: Db, source: DatasetVersion, datasetId: string, versionId: string): Promise<boolean> {
+  const rows = await db('dataset_versions')
+    .insert({
+      id: versionId,
+      dataset_id: datasetId,
+      parent_version_id: source.id,
+      vector_space_id: source.vector_space_id,
+      reason: 'copy',
+      neighbour_stats: source.neighbour_stats ? JSON.stringify(source.neighbour_stats) : null,
+    })
+    .onConflict('id')
+    .ignore()
+    .returning('id');
+  return rows.length === 1;
+}
+
+/**
+ * Copies every row of one version-owned table from `fromVersionId` to `toVersionId` in one
+ * INSERT … SELECT: ids are kept, no media bytes or vectors are touched. Returns the rows copied.
+ */
+export async function copyVersionTable(db: Db, table: VersionTable, fromVersionId: string, toVersionId: string): Promise<number> {
+  const columns = (await copiedColumns(db, table)).map((column) => `"${column}"`).join(', ');
+  const result = await db.raw(`INSERT INTO ${table} (version_id, ${columns}) SELECT ?, ${columns} FROM ${table} WHERE version_id = ?`, [
+    toVersionId,
+    fromVersionId,
+  ]);
+  return result.rowCount ?? 0;
+}
+
+/** Bytes the version-owned tables and their indexes take, for measuring what a copy adds. */
+export async function versionTablesBytes(db: Db): Promise<number> {
+  const row = await db
+    .select(db.raw(`sum(pg_total_relation_size(t::regclass))::bigint AS bytes`))
+    .from(db.raw('unnest(?::text[]) AS t', [[...VERSION_TABLES, 'dataset_versions']]))
+    .first();
+  return Number(row.bytes);
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/connection';
+import { createDataset } from '../../db/repositories/datasets';
+
+export const WORDS = ['cat', 'dog', 'car', 'tree', 'beach', 'mountain', 'cup', 'coffee', 'bicycle', 'city', 'river', 'bird', 'flower', 'house', 'boat', 'child', 'street', 'snow', 'forest', 'bridge'];
+
+/** Cluster sizes at thresholds 0-4 of a synthetic dataset. */
+const CLUSTER_SIZES = [1, 3, 10, 30, 100];
+
+/**
+ * A READY dataset of `count` images made straight in Postgres, shaped like an indexed one: media
+ * (a third captioned), 5 clustering levels, issues, labels and a tag. Vectors are the caller's.
+ */
+export async function seedSyntheticDataset(
+  db: Db,
+  count: number,
+  dim: number,
+): Promise<{ datasetId: string; versionId: string; tagId: string }> {
+  const admin = await db('users').first();
+  const workspace = await db('workspaces').first();
+  const dataset = await createDataset(db, { name: `bench-${count}`, ownerId: admin.id, workspaceId: workspace.id, status: 'READY' });
+  await db('datasets')
+    .where({ id: dataset.id })
+    .update({ progress: 100, n_images: count, embedding_config: JSON.stringify({ model: 'bench', dim }) });
+  const versionId = dataset.head_version_id!;
+
+  await db.raw(
+    `INSERT INTO media (version_id, id, kind, batch_id, file_name, blob_sha256, thumb_sha256, width, height, format,
+                        uniqueness_score, embedded, caption, caption_embedded)
+     SELECT ?, gen_random_uuid(), 'IMAGE', ?, 'img_' || g || '.jpg', md5(g::text) || md5(g::text), md5(g::text) || md5(g::text),
+            640, 480, 'jpeg', (g * 7919 % 1000) / 1000.0, true,
+            CASE WHEN g % 3 = 0 THEN 'a ' || (?::text[])[1 + g % 20] || ' near a ' || (?::text[])[1 + (g / 20) % 20] END, false
+     FROM generate_series(1, ?) g`,
+    [versionId, randomUUID(), WORDS, WORDS, count],
+  );
+  for (let threshold = 0; threshold < CLUSTER_SIZES.length; threshold++) {
+    await db.raw(
+      `WITH numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM media WHERE version_id = ?),
+            grouped AS (SELECT id, (n - 1) / ? AS g FROM numbered),
+            made AS (INSERT INTO clusters (version_id, id, threshold, n_images, n_videos, n_frames, size)
+                     SELECT ?, gen_random_uuid(), ?, count(*), 0, 0, count(*) FROM grouped GROUP BY g RETURNING id, size)
+       SELECT 1`,
+      [versionId, CLUSTER_SIZES[threshold], versionId, threshold],
+    );
+    await db.raw(
+      `WITH numbered AS (SELECT id, (row_number() OVER (ORDER BY id) - 1) / ? AS g FROM media WHERE version_id = ?),
+            ordered AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS g FROM clusters WHERE version_id = ? AND threshold = ?)
+       INSERT INTO cluster_members (version_id, threshold, media_id, cluster_id)
+       SELECT ?, ?, numbered.id, ordered.id FROM numbered JOIN ordered USING (g)`,
+      [CLUSTER_SIZES[threshold], versionId, versionId, threshold, versionId, threshold],
+    );
+  }
+  await db.raw(
+    `INSERT INTO media_issues (version_id, media_id, issue_type, confidence, details)
+     SELECT ?, id, t.issue, 0.8, CASE WHEN t.issue = 'duplicates' THEN jsonb_build_object('similarity', 0.9 + random() / 10) END
+     FROM (SELECT id, row_number() OVER () AS n FROM media WHERE version_id = ?) m
+     JOIN (VALUES ('dark', 20), ('blur', 33), ('duplicates', 50)) AS t(issue, every) ON m.n % t.every = 0`,
+    [versionId, versionId],
+  );
+  await db.raw(
+    `INSERT INTO media_labels (version_id, media_id, label, source)
+     SELECT ?, id, (?::text[])[1 + n % 20], 'bench' FROM (SELECT id, row_number() OVER () AS n FROM media WHERE version_id = ?) m WHERE n % 5 = 0`,
+    [versionId, WORDS, versionId],
+  );
+  const [tag] = await db('tags').insert({ version_id: versionId, name: 'picked' }).returning('id');
+  await db.raw(
+    `INSERT INTO media_tags (version_id, media_id, tag_id)
+     SELECT ?, id, ? FROM (SELECT id, row_number() OVER () AS n FROM media WHERE version_id = ?) m WHERE n % 10 = 0`,
+    [versionId, tag.id, versionId],
+  );
+  await db.raw('ANALYZE');
+  return { datasetId: dataset.id, versionId, tagId: tag.id };
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createVersionActivities } from '../../activities/versions';
+import { createDataset } from '../../db/repositories/datasets';
+import { headVersion, setHeadVersion } from '../../db/repositories/versions';
+import { createReadyDataset } from '../support/datasets';
+import { photo } from '../support/media';
+import { startTestStack } from '../support/testStack';
+
+type Cluster = { cluster_id: string; n_images: number; previews: Array<{ media_id: string; file_name: string; labels: string[] | null }> };
+
+describe('dataset versions: a copy of a version is the same data, sharing bytes and vectors', () => {
+  let stack: Awaited<ReturnType<typeof startTestStack>>;
+  let sourceId: string;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    sourceId = await createReadyDataset(stack, 'source', ['chelsea', 'coffee', 'astronaut', 'rocket', 'camera'].map(photo));
+  }, 180_000);
+  afterAll(() => stack.close());
+
+  const explore = async (datasetId: string, query: Record<string, string> = {}) =>
+    (await stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', ...query }).expect(200)).body.clusters as Cluster[];
+  const shape = (clusters: Cluster[]) => clusters.map((c) => ({ id: c.cluster_id, n: c.n_images, media: c.previews.map((p) => p.media_id) }));
+
+  it('copies every row of a version into a new dataset in one activity, and a repeat adds nothing', async () => {
+    const { db } = stack.deps;
+    const chelsea = (await explore(sourceId)).flatMap((c) => c.previews).find((p) => p.file_name === 'chelsea.jpg')!.media_id;
+    const tag = (await stack.request.post(`/api/v1/dataset/${sourceId}/tags`).send({ name: 'keep' }).expect(201)).body;
+    await stack.request.post(`/api/v1/dataset/${sourceId}/tags/${tag.id}/media`).send({ media_ids: [chelsea] }).expect(200);
+    const source = await headVersion(db, sourceId);
+    const vectorRowsBefore = await db('vector_points').count({ n: '*' }).first();
+
+    const copyOwner = stack.deps.defaultUser;
+    const workspaceId = (await db('datasets').where({ id: sourceId }).first()).workspace_id;
+    const copy = await createDataset(db, { name: 'copy', ownerId: copyOwner.id, workspaceId, status: 'READY' });
+    await db('datasets').where({ id: copy.id }).update({ embedding_config: JSON.stringify({ model: 'copied', dim: 1 }) });
+    const versionId = randomUUID();
+    const activities = createVersionActivities({ db });
+    const heartbeats: unknown[] = [];
+    const env = new MockActivityEnvironment();
+    env.on('heartbeat', (details) => heartbeats.push(details));
+    type Copied = Awaited<ReturnType<typeof activities.copyDatasetVersion>>;
+    const copyIn = (environment: MockActivityEnvironment) =>
+      environment.run(activities.copyDatasetVersion, { sourceVersionId: source.id, targetDatasetId: copy.id, versionId }) as Promise<Copied>;
+    const result = await copyIn(env);
+    expect(result.rows).toMatchObject({ media: 5, tags: 1, media_tags: 1, clusters: expect.any(Number), cluster_members: 25 });
+    expect(heartbeats).toEqual(['media', 'tags', 'media_issues', 'media_labels', 'media_tags', 'clusters', 'cluster_members']);
+    // Repeated (a retried activity): nothing is copied twice.
+    expect((await copyIn(new MockActivityEnvironment())).rows).toEqual({});
+    expect((await db('media').where({ version_id: versionId }).count({ n: '*' }).first())!.n).toBe('5');
+
+    await setHeadVersion(db, copy.id, versionId);
+    // Same clusters, ids, previews and tags; not one vector written.
+    expect(shape(await explore(copy.id))).toEqual(shape(await explore(sourceId)));
+    expect(shape(await explore(copy.id, { threshold: '3' }))).toEqual(shape(await explore(sourceId, { threshold: '3' })));
+    const tagged = await explore(copy.id, { tags: JSON.stringify([tag.id]) });
+    expect(tagged.flatMap((c) => c.previews.map((p) => p.file_name))).toEqual(['chelsea.jpg']);
+    expect(await db('vector_points').count({ n: '*' }).first()).toEqual(vectorRowsBefore);
+    // Visual search on the copy reads the shared vectors.
+    const similar = await explore(copy.id, { anchor_type: 'MEDIA', anchor_media_id: chelsea });
+    expect(similar[0].previews[0].media_id).toBe(chelsea);
+  });
+
+  it('keeps versions apart: changing the copy leaves the source as it was', async () => {
+    const { db } = stack.deps;
+    const copy = (await db('datasets').where({ display_name: 'copy' }).first()).id;
+    const [tag] = (await stack.request.get(`/api/v1/dataset/${copy}/tags`).expect(200)).body.tags;
+    await stack.request.delete(`/api/v1/dataset/${copy}/tags/${tag.id}`).expect(200);
+    expect((await stack.request.get(`/api/v1/dataset/${copy}/tags`).expect(200)).body.tags).toEqual([]);
+    expect((await stack.request.get(`/api/v1/dataset/${sourceId}/tags`).expect(200)).body.tags).toMatchObject([{ id: tag.id, name: 'keep', n_media: 1 }]);
+  });
+});
