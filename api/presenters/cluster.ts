@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ExploreCluster, PreviewRow } from '../../db/repositories/explore';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 
@@ -5,10 +6,46 @@ const distinct = <T>(values: T[], key: (value: T) => string = String) => [...new
 const orNull = <T>(values: T[]) => (values.length > 0 ? values : null);
 /** Search results carry their cosine distance to the query; plain listings carry none. */
 const relevanceOf = (distance: number | null) =>
-  distance === null ? {} : { relevance_score: distance, relevance_score_type: 'cosine_distance' };
+  distance === null ? {} : { relevance_score: distance, relevance_score_type: 'cosine_distance' as const };
 
-export function presentCluster(cluster: ExploreCluster, threshold: number, origin: string, signer: UrlSigner) {
-  const preview = (row: PreviewRow) => ({
+const relevance = {
+  relevance_score: z.number().optional().meta({ description: 'Cosine distance to the query; only in search results' }),
+  relevance_score_type: z.literal('cosine_distance').optional(),
+};
+
+export const previewSchema = z
+  .object({
+    type: z.literal('IMAGE'),
+    media_id: z.uuid(),
+    media_uri: z.string().meta({ description: 'Signed, expiring link to the file' }),
+    media_thumb_uri: z.string().meta({ description: 'Signed, expiring link to the WebP thumbnail' }),
+    caption: z.string().nullable(),
+    file_name: z.string(),
+    bounding_box: z.null(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    ...relevance,
+  })
+  .meta({ id: 'Preview' });
+
+export const clusterSchema = z
+  .object({
+    cluster_id: z.uuid(),
+    type: z.literal('IMAGES'),
+    n_images: z.number().int(),
+    n_objects: z.number().int(),
+    n_videos: z.number().int(),
+    similarity_threshold: z.string(),
+    captions: z.array(z.string()).nullable(),
+    previews: z.array(previewSchema),
+    labels: z.array(z.string()).nullable(),
+    user_tags: z.array(z.object({ id: z.uuid(), name: z.string() })).nullable(),
+    ...relevance,
+  })
+  .meta({ id: 'Cluster' });
+
+export function presentCluster(cluster: ExploreCluster, threshold: number, origin: string, signer: UrlSigner): z.output<typeof clusterSchema> {
+  const preview = (row: PreviewRow): z.output<typeof previewSchema> => ({
     type: 'IMAGE',
     media_id: row.id,
     media_uri: origin + signer.mediaPath(row.id, 'file'),

@@ -1,25 +1,24 @@
 import { Router } from '@koa/router';
-import { z } from 'zod';
 import type { Db } from '../../db/connection';
 import type { Config } from '../../lib/config';
 import { metadataFormatOf } from '../../lib/metadata/parseMetadataFile';
 import type { ObjectStore } from '../../lib/storage/objectStore';
+import { uploadStagingDir } from '../../lib/storage/staging';
 import { importCustomMetadata } from '../../services/customMetadata';
 import type { TaskDeps } from '../../services/taskWorkflows';
 import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
-import { validate } from '../middleware/validate';
+import { mount } from '../routeSpec';
+import type { ApiState } from '../state';
 import { receiveFiles, removeStaged } from '../uploads';
-import { uploadStagingDir } from '../../lib/storage/staging';
-import { datasetIdParams } from './datasets';
+import { customMetadataRoutes } from '../specs/customMetadata';
 
 /** Custom metadata import (spec-silent; see docs/decisions.md): multipart `file` → 202 {task_id}. */
-export function createCustomMetadataRouter(deps: TaskDeps & { store: ObjectStore; config: Config; db: Db }): Router {
-  const router = new Router();
+export function createCustomMetadataRouter(deps: TaskDeps & { store: ObjectStore; config: Config; db: Db }): Router<ApiState> {
+  const router = new Router<ApiState>();
 
-  router.post('/dataset/:dataset_id/custom_metadata', validate({ params: datasetIdParams }), async (ctx) => {
-    const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
-    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'import_metadata');
+  mount(router, customMetadataRoutes.import, async (ctx) => {
+    const dataset = await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id, 'import_metadata');
     const { files } = await receiveFiles(ctx, {
       fields: ['file'],
       stagingDir: uploadStagingDir(deps.config),

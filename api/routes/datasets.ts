@@ -1,24 +1,23 @@
 import { Router } from '@koa/router';
-import { z } from 'zod';
 import type { Db } from '../../db/connection';
-import { listDatasetsForUser } from '../../db/repositories/datasets';
+import { listDatasets } from '../../services/datasets';
 import { requireDataset } from '../../services/datasetAccess';
-import { validate } from '../middleware/validate';
+import { mount } from '../routeSpec';
+import type { ApiState } from '../state';
 import { presentDataset } from '../presenters/dataset';
+import { datasetRoutes } from '../specs/datasets';
 
-export const datasetIdParams = z.object({ dataset_id: z.uuid('dataset_id must be a UUID') });
+export { datasetIdParams } from '../specs/common';
 
-export function createDatasetsRouter(deps: { db: Db }): Router {
-  const router = new Router();
+export function createDatasetsRouter(deps: { db: Db }): Router<ApiState> {
+  const router = new Router<ApiState>();
 
-  router.get('/dataset/:dataset_id', validate({ params: datasetIdParams }), async (ctx) => {
-    const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
-    ctx.body = presentDataset(await requireDataset(deps.db, params.dataset_id, ctx.state.user.id));
+  mount(router, datasetRoutes.get, async (ctx) => {
+    ctx.body = presentDataset(await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id));
   });
 
-  router.get('/datasets', async (ctx) => {
-    const rows = await listDatasetsForUser(deps.db, ctx.state.user.id);
-    ctx.body = rows.map(presentDataset);
+  mount(router, datasetRoutes.list, async (ctx) => {
+    ctx.body = (await listDatasets(deps.db, ctx.state.user)).map(presentDataset);
   });
 
   return router;

@@ -1,26 +1,17 @@
 import { Router } from '@koa/router';
-import type { Connection } from '@temporalio/client';
-import type { Db } from '../../db/connection';
-import { checkPostgres } from '../../db/repositories/health';
-import { checkTemporal } from '../../lib/temporal/health';
-import { taskQueues } from '../../workflows/contracts';
+import { checkHealth, type HealthDeps } from '../../services/health';
+import { mount } from '../routeSpec';
+import type { RequestState } from '../state';
+import { presentHealth } from '../presenters/health';
+import { systemRoutes } from '../specs/system';
 
-export function createHealthRouter(deps: { db: Db; temporal: Connection; namespace: string; taskQueue: string }): Router {
-  const router = new Router();
+export function createHealthRouter(deps: HealthDeps): Router<RequestState> {
+  const router = new Router<RequestState>();
 
-  router.get('/health', async (ctx) => {
-    const [postgres, temporal] = await Promise.all([
-      checkPostgres(deps.db),
-      checkTemporal(deps.temporal, deps.namespace, Object.values(taskQueues(deps.taskQueue))),
-    ]);
-    const ok = postgres.ok && temporal.ok;
-    ctx.status = ok ? 200 : 503;
-    ctx.body = {
-      status: ok ? 'ok' : 'unavailable',
-      ...(ok ? {} : { detail: 'A required service is unavailable' }),
-      postgres,
-      temporal,
-    };
+  mount(router, systemRoutes.health, async (ctx) => {
+    const health = await checkHealth(deps);
+    ctx.status = health.ok ? 200 : 503;
+    ctx.body = presentHealth(health);
   });
 
   return router;

@@ -1,10 +1,10 @@
 import { Router } from '@koa/router';
-import { z } from 'zod';
 import type { Db } from '../../db/connection';
 import type { Config } from '../../lib/config';
 import type { Logger } from '../../lib/logger';
 import { isArchiveName, mediaKindOf, SUPPORTED_EXTENSIONS } from '../../lib/media/mediaTypes';
 import type { ObjectStore } from '../../lib/storage/objectStore';
+import { uploadStagingDir } from '../../lib/storage/staging';
 import {
   checkAddMediaPreconditions,
   checkS3Source,
@@ -17,28 +17,10 @@ import type { TaskDeps } from '../../services/taskWorkflows';
 import type { BatchSource } from '../../workflows/contracts';
 import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
-import { validate } from '../middleware/validate';
+import { mount } from '../routeSpec';
+import type { ApiState } from '../state';
 import { receiveFiles, removeStaged } from '../uploads';
-import { uploadStagingDir } from '../../lib/storage/staging';
-import { datasetIdParams } from './datasets';
-
-const formBoolean = (name: string) =>
-  z.enum(['true', 'false', '1', '0'], { message: `${name} must be true or false` }).transform((value) => value === 'true' || value === '1');
-const formCount = (name: string) =>
-  z.coerce.number({ message: `${name} must be a non-negative integer` }).int(`${name} must be a non-negative integer`).min(0, `${name} must be a non-negative integer`);
-
-const addMediaFields = z.strictObject(
-  {
-    s3_uri: z.string().trim().min(1, 's3_uri must not be empty').optional(),
-    auto_reindex: formBoolean('auto_reindex').default(false),
-    assume_role: z.string().trim().min(1, 'assume_role must not be empty').optional(),
-    batch_n_videos: formCount('batch_n_videos').optional(),
-    batch_n_images: formCount('batch_n_images').optional(),
-    batch_n_objects: formCount('batch_n_objects').optional(),
-    use_spot: formBoolean('use_spot').optional(),
-  },
-  { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown form field: ${issue.keys.join(', ')}` : undefined) },
-);
+import { addMediaFields, mediaAdditionRoutes } from '../specs/mediaAddition';
 
 const ONE_SOURCE = 'Exactly one media source must be provided: files[], s3_uri, or archive';
 
@@ -51,13 +33,12 @@ function checkPart(fileName: string, field: string): HttpError | undefined {
 }
 
 /** add_media and reindex: media batches added to an indexed dataset, and the re-clustering after them. */
-export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: ObjectStore; config: Config; logger: Logger }): Router {
-  const router = new Router({ prefix: '/dataset/:dataset_id' });
+export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: ObjectStore; config: Config; logger: Logger }): Router<ApiState> {
+  const router = new Router<ApiState>();
 
-  router.post('/add_media', validate({ params: datasetIdParams }), async (ctx) => {
-    const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
+  mount(router, mediaAdditionRoutes.addMedia, async (ctx) => {
     requireAddMediaEnabled(deps.config);
-    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'add_media');
+    const dataset = await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id, 'add_media');
     await checkAddMediaPreconditions(deps, dataset);
     const { files, fields } = await receiveFiles(ctx, {
       fields: ['files', 'archive'],
@@ -96,9 +77,8 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
     ctx.body = ''; // the spec's empty body (null would turn the status into 204)
   });
 
-  router.post('/reindex', validate({ params: datasetIdParams }), async (ctx) => {
-    const { params } = ctx.state.input as { params: z.output<typeof datasetIdParams> };
-    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'reindex');
+  mount(router, mediaAdditionRoutes.reindex, async (ctx) => {
+    const dataset = await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id, 'reindex');
     await startReindex(deps, dataset, ctx.state.user);
     ctx.status = 202;
     ctx.body = ''; // the spec's empty body (null would turn the status into 204)

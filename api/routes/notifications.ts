@@ -1,57 +1,31 @@
 import { PassThrough } from 'node:stream';
 import { Router } from '@koa/router';
-import { z } from 'zod';
 import type { Db } from '../../db/connection';
-import {
-  countUnread,
-  listNotifications,
-  markAllRead,
-  markRead,
-  latestNotificationSeq,
-  notificationsAfter,
-  type NotificationRow,
-} from '../../db/repositories/notifications';
 import type { Logger } from '../../lib/logger';
 import type { NotificationHub } from '../../lib/notifications/notificationHub';
-import { HttpError } from '../errors';
-import { validate } from '../middleware/validate';
-import { isoTime } from '../presenters/time';
+import {
+  countUnreadNotifications,
+  followNotifications,
+  listUserNotifications,
+  markAllNotificationsRead,
+  markNotificationRead,
+} from '../../services/notifications';
+import { mount } from '../routeSpec';
+import type { ApiState } from '../state';
+import { presentNotification } from '../presenters/notification';
+import { notificationRoutes } from '../specs/notifications';
 
 /** The spec's keepalive and polling cycle of the notification stream. */
 export const STREAM_CYCLE_MS = 3000;
 
-const booleanParam = z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).transform((v) => v === 'true' || v === '1');
-const datasetFilter = z.object({ dataset_id: z.uuid('dataset_id must be a UUID').optional() });
-const listQuery = datasetFilter.extend({
-  limit: z.coerce.number().int('limit must be an integer').min(1, 'limit must be between 1 and 100').max(100, 'limit must be between 1 and 100').default(20),
-  offset: z.coerce.number().int('offset must be an integer').min(0, 'offset must be 0 or more').default(0),
-  unread_only: booleanParam.default(false),
-});
-const idParams = z.object({ notification_id: z.uuid('notification_id must be a UUID') });
-
-export function presentNotification(row: NotificationRow) {
-  return {
-    id: row.id,
-    user_id: row.user_id,
-    entity_type: row.entity_type,
-    entity_id: row.entity_id,
-    title: row.title,
-    message: row.message,
-    metadata: row.metadata,
-    dataset_id: row.dataset_id,
-    created_at: isoTime(row.created_at),
-    read_at: isoTime(row.read_at),
-  };
-}
-
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; logger: Logger }): Router {
-  const router = new Router({ prefix: '/notifications' });
+export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; logger: Logger }): Router<ApiState> {
+  const router = new Router<ApiState>();
 
-  router.get('/', validate({ query: listQuery }), async (ctx) => {
-    const { query } = ctx.state.input as { query: z.output<typeof listQuery> };
-    const { rows, total } = await listNotifications(deps.db, ctx.state.user.id, {
+  mount(router, notificationRoutes.list, async (ctx) => {
+    const { query } = ctx.state.input;
+    const { rows, total } = await listUserNotifications(deps.db, ctx.state.user, {
       limit: query.limit,
       offset: query.offset,
       unreadOnly: query.unread_only,
@@ -60,21 +34,16 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
     ctx.body = { notifications: rows.map(presentNotification), total, has_more: query.offset + rows.length < total };
   });
 
-  router.get('/unread-count', validate({ query: datasetFilter }), async (ctx) => {
-    const { query } = ctx.state.input as { query: z.output<typeof datasetFilter> };
-    ctx.body = { count: await countUnread(deps.db, ctx.state.user.id, query.dataset_id) };
+  mount(router, notificationRoutes.unreadCount, async (ctx) => {
+    ctx.body = { count: await countUnreadNotifications(deps.db, ctx.state.user, ctx.state.input.query.dataset_id) };
   });
 
-  router.post('/read-all', validate({ query: datasetFilter }), async (ctx) => {
-    const { query } = ctx.state.input as { query: z.output<typeof datasetFilter> };
-    ctx.body = { ok: true, count: await markAllRead(deps.db, ctx.state.user.id, query.dataset_id) };
+  mount(router, notificationRoutes.readAll, async (ctx) => {
+    ctx.body = { ok: true, count: await markAllNotificationsRead(deps.db, ctx.state.user, ctx.state.input.query.dataset_id) };
   });
 
-  router.post('/:notification_id/read', validate({ params: idParams }), async (ctx) => {
-    const { params } = ctx.state.input as { params: z.output<typeof idParams> };
-    if (!(await markRead(deps.db, ctx.state.user.id, params.notification_id))) {
-      throw new HttpError(404, 'Notification not found or already read');
-    }
+  mount(router, notificationRoutes.read, async (ctx) => {
+    await markNotificationRead(deps.db, ctx.state.user, ctx.state.input.params.notification_id);
     ctx.body = { ok: true };
   });
 
@@ -83,10 +52,9 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
    * a poll fails (the stream stays open). New rows are found by a poll every cycle, and at once
    * when Postgres NOTIFY wakes the stream; no connection is held between polls.
    */
-  router.get('/stream', validate({ query: datasetFilter }), async (ctx) => {
-    const { query } = ctx.state.input as { query: z.output<typeof datasetFilter> };
-    const userId: string = ctx.state.user.id;
-    let cursor = await latestNotificationSeq(deps.db);
+  mount(router, notificationRoutes.stream, async (ctx) => {
+    const { user } = ctx.state;
+    const feed = await followNotifications(deps.db, user, ctx.state.input.query.dataset_id);
 
     const stream = new PassThrough();
     let polling = false;
@@ -100,11 +68,7 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
       try {
         do {
           again = false;
-          const fresh = await notificationsAfter(deps.db, userId, cursor, query.dataset_id);
-          for (const row of fresh) {
-            stream.write(sse('notification', presentNotification(row)));
-            cursor = row.seq;
-          }
+          for (const row of await feed.next()) stream.write(sse('notification', presentNotification(row)));
         } while (again);
       } catch (error) {
         deps.logger.warn({ err: error }, 'notification stream poll failed');
@@ -119,7 +83,7 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
     }, STREAM_CYCLE_MS);
     let unsubscribe = () => {};
     try {
-      unsubscribe = await deps.hub.subscribe(userId, () => void poll());
+      unsubscribe = await deps.hub.subscribe(user.id, () => void poll());
     } catch (error) {
       deps.logger.warn({ err: error }, 'notification stream without LISTEN; polling only');
     }

@@ -2,12 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Router } from '@koa/router';
 import { projectRoot } from '../../lib/projectRoot';
+import { mount } from '../routeSpec';
+import type { RequestState } from '../state';
+import { systemRoutes } from '../specs/system';
 
-/** The OpenAPI document of this API (docs/openapi.json; a test keeps it in step with the routes). */
-export function createOpenApiRouter(): Router {
-  const router = new Router();
+/** The OpenAPI document of this API: docs/openapi.json, generated from the route specs by `npm run openapi`. */
+export function createOpenApiRouter(): Router<RequestState> {
+  const router = new Router<RequestState>();
   const document = JSON.parse(fs.readFileSync(path.join(projectRoot(), 'docs', 'openapi.json'), 'utf8'));
-  router.get('/openapi.json', (ctx) => {
+  mount(router, systemRoutes.openapi, (ctx) => {
     ctx.body = document;
   });
   return router;

@@ -1,0 +1,62 @@
+import type { Router, RouterMiddleware } from '@koa/router';
+import type { Middleware } from 'koa';
+import type { z } from 'zod';
+import { validate } from './middleware/validate';
+import type { InputOf, RequestSchemas, RequestState } from './state';
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
+
+export interface SuccessResponse {
+  description: string;
+  /** The JSON body; none for an empty body. */
+  schema?: z.ZodType;
+  /** For bodies that are not JSON (media bytes, an event stream). */
+  contentType?: string;
+}
+
+/**
+ * One route: what it takes (validated before the handler runs), what it answers, and how it is
+ * documented. Routers mount it and the OpenAPI document is generated from it (api/specs/index.ts).
+ */
+export interface RouteSpec<S extends RequestSchemas = RequestSchemas> {
+  method: 'get' | 'post' | 'delete';
+  /** Below /api/v1, in Koa's syntax: `/dataset/:dataset_id/tags`. */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  /** Who may call it: anyone, a user (bearer token, or the session cookie on premises), or a browser session only. */
+  auth: 'none' | 'user' | 'session';
+  request: S;
+  /** What the handler reads and checks itself (a multipart or urlencoded form; a query whose errors are 400s): documented only. */
+  handlerReads?: { query?: z.ZodObject; form?: z.ZodObject };
+  /** Checks that answer before validation (a missing entity_type is a 400, not a 422). */
+  before?: Middleware[];
+  responses: Partial<Record<200 | 201 | 202, SuccessResponse>>;
+  /** Error statuses beyond the ones every route has (401 when authenticated, 422 when it validates input). */
+  errors?: Array<ErrorStatus | [ErrorStatus, string]>;
+}
+
+export function defineRoute<const S extends RequestSchemas>(spec: RouteSpec<S>): RouteSpec<S> {
+  return spec;
+}
+
+/** Registers a route: its `before` checks, validation of its schemas, then handlers that receive the typed input. */
+export function mount<State extends RequestState, S extends RequestSchemas>(
+  router: Router<State>,
+  spec: RouteSpec<S>,
+  ...handlers: Array<RouterMiddleware<State & { input: InputOf<S> }>>
+): void {
+  const chain: Array<RouterMiddleware<State & { input: InputOf<S> }>> = [...(spec.before ?? []), validate(spec.request), ...handlers];
+  switch (spec.method) {
+    case 'get':
+      router.get<{ input: InputOf<S> }>(spec.path, ...chain);
+      break;
+    case 'post':
+      router.post<{ input: InputOf<S> }>(spec.path, ...chain);
+      break;
+    case 'delete':
+      router.delete<{ input: InputOf<S> }>(spec.path, ...chain);
+      break;
+  }
+}

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { defineRoute } from '../routeSpec';
+import { clusterSchema } from '../presenters/cluster';
+import { clusteringThreshold, entityType, requireEntityType } from '../searchParams';
+import { datasetIdParams, filePart } from './common';
+
+/** A query parameter holding a JSON array, e.g. labels=["cat","dog"]. */
+const jsonArray = <T extends z.ZodType>(item: T, name: string) =>
+  z.string().transform((raw, ctx) => {
+    try {
+      const value = JSON.parse(raw);
+      const parsed = z.array(item).safeParse(value);
+      if (parsed.success) return parsed.data as z.output<T>[];
+    } catch {
+      // reported below
+    }
+    ctx.addIssue({ code: 'custom', message: `${name} must be a JSON array` });
+    return z.NEVER;
+  });
+
+const exploreQuery = z.object({
+  entity_type: entityType,
+  threshold: clusteringThreshold.default(0),
+  page_number: z.coerce.number().int('page_number must be an integer').min(0, 'page_number starts at 0').default(0),
+  caption: z.string().trim().min(1).optional().meta({ description: 'Natural-language (semantic) search over captions, ranked by cosine distance' }),
+  image_caption: z.string().trim().min(1).optional().meta({ description: 'Deprecated alias of caption' }),
+  textual_similarity_threshold: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .meta({ description: 'Keep caption/semantic results with a cosine distance below this' }),
+  labels: jsonArray(z.string().min(1), 'labels').optional().meta({ description: 'JSON array of labels' }),
+  tags: jsonArray(z.uuid(), 'tags (of UUIDs)').optional().meta({ description: 'JSON array of tag UUIDs' }),
+  vql: z.string().optional().meta({ description: 'JSON array of VQL filters' }),
+  anchor_media_id: z.uuid('anchor_media_id must be a UUID').optional(),
+  anchor_type: z.enum(['UPLOAD', 'MEDIA'], { message: 'anchor_type must be UPLOAD or MEDIA' }).optional(),
+});
+
+const fraction = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
+const boundingBox = z
+  .object({ x: fraction, y: fraction, width: fraction.gt(0, 'must be above 0'), height: fraction.gt(0, 'must be above 0') })
+  .refine((box) => box.x + box.width <= 1 + 1e-9 && box.y + box.height <= 1 + 1e-9, 'the box must lie inside the image');
+
+const anchorQuery = z.object({
+  entity_type: entityType,
+  threshold: clusteringThreshold.optional(),
+  bounding_box: z
+    .string()
+    .transform((raw, ctx) => {
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'bounding_box must be JSON {x, y, width, height}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(boundingBox)
+    .optional()
+    .meta({ description: 'JSON {x, y, width, height}, fractions of the image' }),
+});
+
+export const exploreRoutes = {
+  explore: defineRoute({
+    method: 'get',
+    path: '/explore/:dataset_id',
+    tag: 'explore',
+    summary: 'Clusters of a dataset, filtered and searched',
+    auth: 'user',
+    before: [requireEntityType],
+    request: { params: datasetIdParams, query: exploreQuery },
+    responses: {
+      200: {
+        description: 'Clusters',
+        schema: z.object({ clusters: z.array(clusterSchema), metadata: z.object({ used_duckdb: z.boolean() }) }),
+      },
+    },
+    errors: [[400, 'entity_type missing'], 403, 404, [409, 'The dataset cannot be searched in its status']],
+  }),
+  uploadAnchor: defineRoute({
+    method: 'post',
+    path: '/dataset/:dataset_id/search-image-similarity',
+    tag: 'explore',
+    summary: 'Upload a query image for visual search',
+    description: 'Returns an anchor to pass to Explore as anchor_media_id with anchor_type=UPLOAD.',
+    auth: 'user',
+    before: [requireEntityType],
+    request: { params: datasetIdParams, query: anchorQuery },
+    handlerReads: { form: z.object({ file: filePart }) },
+    responses: {
+      200: { description: 'Anchor', schema: z.object({ anchor_media_id: z.uuid(), anchor_type: z.literal('UPLOAD') }) },
+    },
+    errors: [[400, 'entity_type or file missing, or not an image'], 403, 404, [409, 'No visual index in this status'], 413],
+  }),
+};

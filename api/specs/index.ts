@@ -1,0 +1,29 @@
+import type { RouteSpec } from '../routeSpec';
+import { authRoutes } from './auth';
+import { customMetadataRoutes } from './customMetadata';
+import { datasetRoutes } from './datasets';
+import { exploreRoutes } from './explore';
+import { ingestionRoutes } from './ingestion';
+import { mediaRoutes } from './media';
+import { mediaAdditionRoutes } from './mediaAddition';
+import { notificationRoutes } from './notifications';
+import { systemRoutes } from './system';
+import { tagRoutes } from './tags';
+import { taskRoutes } from './tasks';
+import { viewRoutes } from './views';
+
+/** Every route of the API, in the order the OpenAPI document lists them; the routers mount these same specs. */
+export const API_ROUTES: readonly RouteSpec[] = [
+  systemRoutes,
+  authRoutes,
+  mediaRoutes,
+  datasetRoutes,
+  ingestionRoutes,
+  taskRoutes,
+  exploreRoutes,
+  tagRoutes,
+  customMetadataRoutes,
+  notificationRoutes,
+  viewRoutes,
+  mediaAdditionRoutes,
+].flatMap((group): RouteSpec[] => Object.values(group));

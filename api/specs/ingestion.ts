@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { defineRoute } from '../routeSpec';
+import { datasetIdParams, filePart, startedTask } from './common';
+
+/** Checked by the handler: the spec's ingestion codes make a missing dataset_name a 400, not a 422. */
+export const newDatasetQuery = z.object({
+  // The type's own message would otherwise name every failure "required", a too-long name too.
+  dataset_name: z
+    .string({ error: (issue) => (issue.input === undefined ? 'dataset_name is required' : 'dataset_name must be a single string') })
+    .trim()
+    .min(1, 'dataset_name is required')
+    .max(255, 'dataset_name must be at most 255 characters'),
+});
+const transactionParams = datasetIdParams.extend({
+  transaction_id: z.coerce.number({ message: 'transaction_id must be an integer' }).int('transaction_id must be an integer').positive(),
+});
+const transaction = { trans_id: z.number().int() };
+
+export const ingestionRoutes = {
+  newDataset: defineRoute({
+    method: 'get',
+    path: '/ingestion/new_dataset',
+    tag: 'ingestion',
+    summary: 'Step 1: a new dataset waiting for uploads',
+    auth: 'user',
+    request: {},
+    handlerReads: { query: newDatasetQuery },
+    responses: { 200: { description: 'Created', schema: z.object({ dataset_id: z.uuid() }) } },
+    errors: [[400, 'dataset_name missing or too long'], [403, 'Creating datasets needs the editor or admin role']],
+  }),
+  openTransaction: defineRoute({
+    method: 'get',
+    path: '/ingestion/:dataset_id/data_files',
+    tag: 'ingestion',
+    summary: 'Step 2: open an upload transaction',
+    auth: 'user',
+    request: { params: datasetIdParams },
+    responses: { 200: { description: 'Transaction', schema: z.object(transaction) } },
+    errors: [[400, 'The dataset takes no more uploads'], 403, 404],
+  }),
+  uploadFiles: defineRoute({
+    method: 'post',
+    path: '/ingestion/:dataset_id/data_files/:transaction_id',
+    tag: 'ingestion',
+    summary: 'Step 3: upload files (repeated part `files`), as often as needed',
+    auth: 'user',
+    request: { params: transactionParams },
+    handlerReads: { form: z.object({ files: z.array(filePart) }) },
+    responses: { 202: { description: 'Stored', schema: z.object({ ...transaction, files: z.array(z.string()) }) } },
+    errors: [[400, 'No files, an unsupported file type, or the transaction is already processing'], 403, 404, 413],
+  }),
+  processFiles: defineRoute({
+    method: 'post',
+    path: '/ingestion/:dataset_id/process_files/:transaction_id',
+    tag: 'ingestion',
+    summary: 'Step 4: start the DATASET_CREATION task',
+    auth: 'user',
+    request: { params: transactionParams },
+    responses: { 202: { description: 'Started', schema: startedTask } },
+    errors: [[400, 'No uploaded files, or already processing'], 403, 404],
+  }),
+};

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { defineRoute } from '../routeSpec';
+import { datasetIdParams, filePart } from './common';
+
+const formBoolean = (name: string) =>
+  z.enum(['true', 'false', '1', '0'], { message: `${name} must be true or false` }).transform((value) => value === 'true' || value === '1');
+const formCount = (name: string) =>
+  z.coerce
+    .number({ message: `${name} must be a non-negative integer` })
+    .int(`${name} must be a non-negative integer`)
+    .min(0, `${name} must be a non-negative integer`);
+
+/** The text fields of an add_media form (its files come as parts named `files` or `archive`). */
+export const addMediaFields = z.strictObject(
+  {
+    s3_uri: z.string().trim().min(1, 's3_uri must not be empty').optional().meta({ description: 's3://bucket/folder/ or s3://bucket/manifest.csv|.parquet|.txt' }),
+    auto_reindex: formBoolean('auto_reindex').default(false),
+    assume_role: z.string().trim().min(1, 'assume_role must not be empty').optional().meta({ description: 'Role ARN assumed through STS to read s3_uri' }),
+    batch_n_videos: formCount('batch_n_videos').optional(),
+    batch_n_images: formCount('batch_n_images').optional(),
+    batch_n_objects: formCount('batch_n_objects').optional(),
+    use_spot: formBoolean('use_spot').optional(),
+  },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown form field: ${issue.keys.join(', ')}` : undefined) },
+);
+
+const running = 'an add_media or reindex is running';
+
+export const mediaAdditionRoutes = {
+  addMedia: defineRoute({
+    method: 'post',
+    path: '/dataset/:dataset_id/add_media',
+    tag: 'ingestion',
+    summary: 'Add a batch of media (files, one archive, or an S3 folder or manifest) in a MEDIA_ADDITION task',
+    description: 'Exactly one source. The dataset goes READ ONLY, then PARTIAL INDEX (or READY with auto_reindex). Follow the task in /api/v1/tasks.',
+    auth: 'user',
+    request: { params: datasetIdParams },
+    handlerReads: {
+      form: z.object({
+        files: z.array(filePart).optional(),
+        archive: filePart.optional().meta({ description: '.zip, .tar or .tar.gz' }),
+        ...addMediaFields.shape,
+      }),
+    },
+    responses: { 202: { description: 'Accepted (empty body)' } },
+    errors: [
+      [400, 'Invalid parameters, source or embedding configuration'],
+      [403, 'Feature disabled or no write access'],
+      [404, 'Dataset not found'],
+      [409, `Status not READY or PARTIAL INDEX, or ${running}`],
+      413,
+      [422, 'Malformed multipart body or wrong file field'],
+      [500, 'Upload or pipeline trigger failed'],
+    ],
+  }),
+  reindex: defineRoute({
+    method: 'post',
+    path: '/dataset/:dataset_id/reindex',
+    tag: 'ingestion',
+    summary: 'Re-cluster a PARTIAL INDEX dataset in a REINDEX task',
+    auth: 'user',
+    request: { params: datasetIdParams },
+    responses: { 202: { description: 'Accepted (empty body)' } },
+    errors: [[403, 'No write access'], [404, 'Dataset not found'], [409, `Status not PARTIAL INDEX, or ${running}`]],
+  }),
+};

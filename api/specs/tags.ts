@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { defineRoute } from '../routeSpec';
+import { tagSchema } from '../presenters/tag';
+import { datasetIdParams } from './common';
+
+const tagParams = datasetIdParams.extend({ tag_id: z.uuid('tag_id must be a UUID') });
+const tagBody = z.object({ name: z.string().trim().min(1, 'name is required').max(100, 'name is at most 100 characters') });
+export const selectionBody = z
+  .object({
+    media_ids: z.array(z.uuid('media_ids must be UUIDs')).min(1, 'media_ids must not be empty').max(10_000).optional(),
+    cluster_id: z.uuid('cluster_id must be a UUID').optional(),
+  })
+  .refine((body) => Boolean(body.media_ids) !== Boolean(body.cluster_id), 'give exactly one of media_ids or cluster_id')
+  .meta({ id: 'MediaSelection', description: 'Exactly one of media_ids or cluster_id' });
+
+export const tagRoutes = {
+  list: defineRoute({
+    method: 'get',
+    path: '/dataset/:dataset_id/tags',
+    tag: 'tags',
+    summary: 'Tags of a dataset',
+    auth: 'user',
+    request: { params: datasetIdParams },
+    responses: { 200: { description: 'Tags', schema: z.object({ tags: z.array(tagSchema) }) } },
+    errors: [403, 404],
+  }),
+  create: defineRoute({
+    method: 'post',
+    path: '/dataset/:dataset_id/tags',
+    tag: 'tags',
+    summary: 'Create a tag',
+    auth: 'user',
+    request: { params: datasetIdParams, body: tagBody },
+    responses: { 201: { description: 'Created', schema: tagSchema } },
+    errors: [403, 404, [409, 'Name taken in this dataset']],
+  }),
+  delete: defineRoute({
+    method: 'delete',
+    path: '/dataset/:dataset_id/tags/:tag_id',
+    tag: 'tags',
+    summary: 'Delete a tag (from all media)',
+    auth: 'user',
+    request: { params: tagParams },
+    responses: { 200: { description: 'Deleted', schema: z.null() } },
+    errors: [403, 404],
+  }),
+  tagMedia: defineRoute({
+    method: 'post',
+    path: '/dataset/:dataset_id/tags/:tag_id/media',
+    tag: 'tags',
+    summary: 'Tag media by ids or a whole cluster',
+    auth: 'user',
+    request: { params: tagParams, body: selectionBody },
+    responses: { 200: { description: 'Tagged', schema: z.object({ tagged: z.number().int() }) } },
+    errors: [403, 404],
+  }),
+  untagMedia: defineRoute({
+    method: 'delete',
+    path: '/dataset/:dataset_id/tags/:tag_id/media',
+    tag: 'tags',
+    summary: 'Untag media by ids or a whole cluster',
+    auth: 'user',
+    request: { params: tagParams, body: selectionBody },
+    responses: { 200: { description: 'Untagged', schema: z.object({ untagged: z.number().int() }) } },
+    errors: [403, 404],
+  }),
+};

@@ -1,0 +1,31 @@
+import type { Readable } from 'node:stream';
+import type { Db } from '../db/connection';
+import { findMediaContent } from '../db/repositories/media';
+import type { MediaVariant, UrlSigner } from '../lib/auth/signedUrls';
+import { forbidden, notFound } from '../lib/errors';
+import { contentTypeOf } from '../lib/media/mediaTypes';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+
+export interface SignedMediaLink {
+  mediaId: string;
+  variant: MediaVariant;
+  expires: number;
+  signature: string;
+}
+
+/** The bytes behind a signed, expiring media link (the file, or its WebP thumbnail). */
+export async function openSignedMedia(
+  deps: { db: Db; store: ObjectStore; signer: UrlSigner },
+  link: SignedMediaLink,
+): Promise<{ contentType: string; stream: Readable }> {
+  if (!deps.signer.verify(link.mediaId, link.variant, link.expires, link.signature)) {
+    throw forbidden('This media link is invalid or has expired');
+  }
+  const media = await findMediaContent(deps.db, link.mediaId);
+  const sha256 = link.variant === 'thumbnail' ? media?.thumb_sha256 : media?.blob_sha256;
+  if (!media || !sha256) throw notFound('Media not found');
+  return {
+    contentType: link.variant === 'thumbnail' ? 'image/webp' : contentTypeOf(media.file_name, media.kind),
+    stream: await deps.store.getStream(blobKey(sha256)),
+  };
+}

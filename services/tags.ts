@@ -1,0 +1,37 @@
+import type { Db } from '../db/connection';
+import type { User } from '../db/models';
+import type { DatasetRow } from '../db/repositories/datasets';
+import { createTag, deleteTag, listTags, tagExists, tagMedia, untagMedia, type MediaSelection, type TagRow } from '../db/repositories/tags';
+import { conflict, notFound } from '../lib/errors';
+
+export function listDatasetTags(db: Db, dataset: DatasetRow): Promise<TagRow[]> {
+  return listTags(db, dataset.id);
+}
+
+/** A new tag; its name is unique within the dataset. */
+export async function addTag(db: Db, dataset: DatasetRow, user: User, name: string): Promise<TagRow> {
+  const tag = await createTag(db, dataset.id, name, user.id);
+  if (!tag) throw conflict(`A tag named "${name}" already exists in this dataset`);
+  return tag;
+}
+
+/** Deletes a tag and takes it off every media item. */
+export async function removeTag(db: Db, dataset: DatasetRow, tagId: string): Promise<void> {
+  if (!(await deleteTag(db, dataset.id, tagId))) throw notFound('Tag not found');
+}
+
+async function requireTag(db: Db, dataset: DatasetRow, tagId: string): Promise<void> {
+  if (!(await tagExists(db, dataset.id, tagId))) throw notFound('Tag not found');
+}
+
+/** Tags the selected media; returns how many were newly tagged. */
+export async function tagSelection(db: Db, dataset: DatasetRow, tagId: string, selection: MediaSelection): Promise<number> {
+  await requireTag(db, dataset, tagId);
+  return tagMedia(db, dataset.id, tagId, selection);
+}
+
+/** Takes the tag off the selected media; returns how many were untagged. */
+export async function untagSelection(db: Db, dataset: DatasetRow, tagId: string, selection: MediaSelection): Promise<number> {
+  await requireTag(db, dataset, tagId);
+  return untagMedia(db, dataset.id, tagId, selection);
+}

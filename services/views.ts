@@ -1,0 +1,69 @@
+import type { Db } from '../db/connection';
+import type { User } from '../db/models';
+import type { DatasetRow } from '../db/repositories/datasets';
+import { createView, deleteView, findView, listViews, setAlerting, trendPoints, type ViewFilters, type ViewRow } from '../db/repositories/views';
+import { conflict, invalid, notFound, unprocessable } from '../lib/errors';
+import { parseVql, VqlError } from '../lib/vql/parseVql';
+
+export interface NewView {
+  name: string;
+  entityType: ViewFilters['entity_type'];
+  threshold: number;
+  caption?: string;
+  /** VQL as the client sent it (a JSON array); checked here and stored as given. */
+  vql?: string;
+}
+
+export interface ViewTrend {
+  view: ViewRow;
+  points: Array<{ timestamp: Date; batch_id: string; count: number; cumulative: number }>;
+}
+
+/** Saves the current filters of a dataset as a view, monitored from now on; a name is unique per dataset. */
+export async function saveView(db: Db, dataset: DatasetRow, user: User, input: NewView): Promise<ViewRow> {
+  let vql: unknown[] = [];
+  try {
+    if (input.vql) {
+      parseVql(input.vql);
+      vql = JSON.parse(input.vql);
+    }
+  } catch (error) {
+    if (error instanceof VqlError) throw unprocessable(error.message);
+    throw error;
+  }
+  const view = await createView(db, {
+    datasetId: dataset.id,
+    name: input.name,
+    userId: user.id,
+    filters: { entity_type: input.entityType, threshold: String(input.threshold), caption: input.caption ?? null, vql },
+  });
+  if (!view) throw conflict(`A view named "${input.name}" already exists in this dataset`);
+  return view;
+}
+
+export function listSavedViews(db: Db, dataset: DatasetRow): Promise<ViewRow[]> {
+  return listViews(db, dataset.id);
+}
+
+export async function deleteSavedView(db: Db, dataset: DatasetRow, viewId: string): Promise<void> {
+  if (!(await deleteView(db, dataset.id, viewId))) throw notFound('View not found');
+}
+
+async function monitoredView(db: Db, dataset: DatasetRow, viewId: string): Promise<ViewRow> {
+  const view = await findView(db, dataset.id, viewId);
+  if (!view) throw notFound('View not found');
+  if (!view.monitoring_enabled) throw invalid('Monitoring is not enabled for this view');
+  return view;
+}
+
+/** The matches of each batch added since the view was saved. */
+export async function savedViewTrend(db: Db, dataset: DatasetRow, viewId: string): Promise<ViewTrend> {
+  const view = await monitoredView(db, dataset, viewId);
+  return { view, points: await trendPoints(db, view.id) };
+}
+
+/** Alerting (notifications for new matches) is on or off; monitoring goes on either way. */
+export async function setSavedViewAlerting(db: Db, dataset: DatasetRow, viewId: string, enabled: boolean): Promise<void> {
+  const view = await monitoredView(db, dataset, viewId);
+  await setAlerting(db, view.id, enabled);
+}
