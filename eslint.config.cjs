@@ -1,5 +1,5 @@
-import tseslint from 'typescript-eslint';
-import { builtinModules } from 'node:module';
+const tseslint = require('typescript-eslint');
+const { builtinModules } = require('node:module');
 
 /** Folders of the layout (ARCHITECTURE.md); imports run downward only. */
 const upward = (names, message) => ({ regex: `^(\\.\\.?/)+(${names.join('|')})(/|$)`, message });
@@ -10,15 +10,23 @@ const workflowInternals = {
 };
 const knexOutsideDb = { regex: '^(knex|objection)(/|$)', message: 'All SQL lives in db/: call a repository instead.' };
 
-function layer(files, patterns) {
-  return { files, rules: { 'no-restricted-imports': ['error', { patterns }] } };
+// Queries are built only in db/: no `db('table')`, `trx('table')` or `deps.db('table')` elsewhere.
+const queryBuilding = [
+  { selector: "CallExpression[callee.type='Identifier'][callee.name=/^(db|trx|knex)$/]", message: 'All SQL lives in db/: call a repository instead.' },
+  { selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='db']", message: 'All SQL lives in db/: call a repository instead.' },
+];
+
+function layer(files, patterns, { buildsQueries = false } = {}) {
+  const rules = { 'no-restricted-imports': ['error', { patterns }] };
+  if (!buildsQueries) rules['no-restricted-syntax'] = ['error', ...queryBuilding];
+  return { files, rules };
 }
 
-export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', 'web/', '**/*.js', '*.mjs'] },
+module.exports = tseslint.config(
+  { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', 'web/', '**/*.js', '*.mjs', '*.cjs'] },
   ...tseslint.configs.recommended,
   {
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: __dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -28,7 +36,7 @@ export default tseslint.config(
     upward(['api', 'services', 'db', 'activities', 'workflows', 'workers'], 'lib/ is the bottom layer: it imports nothing of ours above it.'),
     knexOutsideDb,
   ]),
-  layer(['db/**/*.ts'], [upward(['api', 'services', 'activities', 'workflows', 'workers'], 'db/ imports only lib/.')]),
+  layer(['db/**/*.ts'], [upward(['api', 'services', 'activities', 'workflows', 'workers'], 'db/ imports only lib/.')], { buildsQueries: true }),
   layer(['services/**/*.ts'], [upward(['api', 'activities', 'workers'], 'services/ import only db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
   layer(['activities/**/*.ts'], [upward(['api', 'workers'], 'activities/ import only services/, db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
   layer(['api/**/*.ts'], [upward(['activities', 'workers'], 'api/ calls services; it never reaches activities or workers.'), workflowInternals, knexOutsideDb]),
