@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import { countPendingEmbedding, markCaptionsEmbedded, markEmbedded, nextCaptionsToEmbed, nextPendingEmbedding } from '../db/repositories/media';
-import { headVersion } from '../db/repositories/versions';
+import { headVersion, type DatasetVersion } from '../db/repositories/versions';
 import type { ImageEncoder } from '../lib/ml/imageEncoder';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { TextEncoder } from '../lib/ml/textEncoder';
@@ -23,23 +23,27 @@ export function createEmbeddingActivities(deps: {
   textEncoder: TextEncoder;
 }) {
   const { db, store, vectors, encoder, textEncoder } = deps;
+  /** Embeds the version's captions that changed since they were last embedded, under their content key. */
+  async function embedPendingCaptions(version: DatasetVersion): Promise<number> {
+    const context = Context.current();
+    const collection = captionCollection(version.vector_space_id);
+    await vectors.ensureCollection(collection, textEncoder.dim);
+    let embedded = 0;
+    for (;;) {
+      context.heartbeat({ captions: embedded });
+      const batch = await nextCaptionsToEmbed(db, version.id, 64);
+      if (batch.length === 0) return embedded;
+      const vectorsOf = await textEncoder.encode(batch.map((row) => row.caption));
+      await vectors.upsert(collection, batch.map((row, i) => ({ id: row.caption_key, vector: vectorsOf[i] })));
+      await markCaptionsEmbedded(db, version.id, batch.map((row) => row.caption));
+      embedded += batch.length;
+    }
+  }
+
   return {
-    /** Embeds captions that changed since they were last embedded, under their content key, for semantic search. */
+    /** Embeds captions that changed since they were last embedded, for semantic search. */
     async embedCaptions(ref: { datasetId: string }): Promise<{ embedded: number }> {
-      const context = Context.current();
-      const version = await headVersion(db, ref.datasetId);
-      const collection = captionCollection(version.vector_space_id);
-      await vectors.ensureCollection(collection, textEncoder.dim);
-      let embedded = 0;
-      for (;;) {
-        context.heartbeat({ embedded });
-        const batch = await nextCaptionsToEmbed(db, version.id, 64);
-        if (batch.length === 0) return { embedded };
-        const vectorsOf = await textEncoder.encode(batch.map((row) => row.caption));
-        await vectors.upsert(collection, batch.map((row, i) => ({ id: row.caption_key, vector: vectorsOf[i] })));
-        await markCaptionsEmbedded(db, version.id, batch.map((row) => row.caption));
-        embedded += batch.length;
-      }
+      return { embedded: await embedPendingCaptions(await headVersion(db, ref.datasetId)) };
     },
 
     async embedDatasetMedia(ref: TaskRef): Promise<{ embedded: number }> {
@@ -47,8 +51,6 @@ export function createEmbeddingActivities(deps: {
       const version = await headVersion(db, ref.datasetId);
       const collection = imageCollection(version.vector_space_id);
       await vectors.ensureCollection(collection, encoder.dim);
-      // Made here, with the image collection, so searches never have to create it.
-      await vectors.ensureCollection(captionCollection(version.vector_space_id), textEncoder.dim);
       const total = await countPendingEmbedding(db, version.id);
       const report = createProgressReporter(db, ref, 'embed', 'Embedding');
       let embedded = 0;
@@ -64,6 +66,9 @@ export function createEmbeddingActivities(deps: {
         embedded += batch.length;
         await report(embedded, total);
       }
+      // Captions waiting for a vector (set by an import whose embedding failed, or by an upgrade) come along.
+      // This also makes the caption collection, so searches never have to create it.
+      await embedPendingCaptions(version);
       await report(embedded, total, true);
       return { embedded };
     },
