@@ -64,10 +64,18 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
+/** Node answers an Expect header other than 100-continue itself, with an empty body: give it the usual {detail}. */
+function refuseExpectation(_req: http.IncomingMessage, res: http.ServerResponse): void {
+  const body = JSON.stringify({ detail: 'Only "Expect: 100-continue" is supported' });
+  res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.end(body);
+}
+
 /** The API's HTTP server (not yet listening). */
 export function createApiServer(deps: AppDeps): http.Server {
   const server = http.createServer(createApp(deps).callback());
   server.on('clientError', answerClientError);
+  server.on('checkExpectation', refuseExpectation);
   return server;
 }
 

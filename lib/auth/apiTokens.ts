@@ -2,6 +2,8 @@ import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 
 export class InvalidTokenError extends Error {}
 
+const API_KEY_SHAPE = /^[\x21-\x7e]{1,128}$/;
+
 /** How far a client's clock may run ahead of ours. */
 export const CLOCK_SKEW_SECONDS = 60;
 
@@ -26,6 +28,8 @@ export async function verifyApiToken(
     throw new InvalidTokenError('Malformed token');
   }
   if (!kid) throw new InvalidTokenError('Token header has no kid');
+  // Our keys are short printable ASCII; anything else (NUL, a number, megabytes) is unknown without a lookup.
+  if (typeof kid !== 'string' || !API_KEY_SHAPE.test(kid)) throw new InvalidTokenError('Unknown API key');
   const secret = await findSecret(kid);
   if (!secret) throw new InvalidTokenError('Unknown API key');
   try {

@@ -40,6 +40,16 @@ describe('verifyApiToken', () => {
     expect(await rejection(await sdkToken('ak_unknown', apiSecret))).toBe('Unknown API key');
   });
 
+  it('rejects a kid that cannot be an API key (NUL, overlong) without looking it up', async () => {
+    const looked: string[] = [];
+    const recordingFind = async (key: string) => (looked.push(key), findSecret(key));
+    for (const kid of ['ak_\u0000', 'k'.repeat(129), 'ak with space']) {
+      const token = await sdkToken(kid, apiSecret);
+      await expect(verifyApiToken(token, recordingFind, 86400)).rejects.toThrow('Unknown API key');
+    }
+    expect(looked).toEqual([]);
+  });
+
   it('rejects a wrong issuer and a subject that is not the kid', async () => {
     expect(await rejection(await sdkToken(apiKey, apiSecret, { issuer: 'someone' }))).toBe('Invalid token');
     expect(await rejection(await sdkToken(apiKey, apiSecret, { subject: 'ak_other' }))).toBe('Invalid token');
