@@ -1,19 +1,18 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
+import { transitionDatasetStatus } from '../db/repositories/datasets';
 import { applyMetadataRecord, topLevelMediaNames } from '../db/repositories/media';
 import { updateTaskProgress } from '../db/repositories/tasks';
 import { headVersion } from '../db/repositories/versions';
-import { MetadataFileError, parseMetadataFile, type MetadataFormat } from '../lib/metadata/parseMetadataFile';
+import { MetadataFileError, parseMetadataFile } from '../lib/metadata/parseMetadataFile';
+import { releaseTransition } from '../lib/datasetStates';
+import type { CustomMetadataInput } from '../workflows/contracts';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 
-export interface CustomMetadataInput {
-  taskId: string;
-  datasetId: string;
-  blobSha256: string;
-  format: MetadataFormat;
-}
 
 const UNKNOWN_SHOWN = 10;
+
+type Release = Pick<CustomMetadataInput, 'taskId' | 'datasetId' | 'previousStatus'>;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -56,21 +55,29 @@ export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStor
       return { applied, unknown };
     },
 
-    async completeCustomMetadata(input: { taskId: string; applied: number; unknown: string[] }): Promise<void> {
+    /** The task COMPLETED with what was applied; the dataset back to the status the import claimed it from. */
+    async completeCustomMetadata(input: Release & { applied: number; unknown: string[] }): Promise<void> {
       const { applied, unknown } = input;
       const shown = unknown.slice(0, UNKNOWN_SHOWN).join(', ') + (unknown.length > UNKNOWN_SHOWN ? ', …' : '');
-      await updateTaskProgress(db, input.taskId, {
-        status: 'COMPLETED',
-        progressPercentage: 100,
-        statusMessage: `Imported metadata for ${applied} media` + (unknown.length ? `; ${unknown.length} unknown: ${shown}` : ''),
+      await db.transaction(async (trx) => {
+        await updateTaskProgress(trx, input.taskId, {
+          status: 'COMPLETED',
+          progressPercentage: 100,
+          statusMessage: `Imported metadata for ${applied} media` + (unknown.length ? `; ${unknown.length} unknown: ${shown}` : ''),
+        });
+        await transitionDatasetStatus(trx, input.datasetId, releaseTransition('import_metadata', input.previousStatus));
       });
     },
 
-    async failCustomMetadata(input: { taskId: string; message: string; aborted: boolean }): Promise<void> {
-      await updateTaskProgress(db, input.taskId, {
-        status: input.aborted ? 'ABORTED' : 'FAILED',
-        statusMessage: input.aborted ? 'Aborted' : 'Failed',
-        errorMessage: input.message,
+    /** The task FAILED or ABORTED; the dataset back to where it was (whatever was applied stays, in one transaction or not at all). */
+    async failCustomMetadata(input: Release & { message: string; aborted: boolean }): Promise<void> {
+      await db.transaction(async (trx) => {
+        await updateTaskProgress(trx, input.taskId, {
+          status: input.aborted ? 'ABORTED' : 'FAILED',
+          statusMessage: input.aborted ? 'Aborted' : 'Failed',
+          errorMessage: input.message,
+        });
+        await transitionDatasetStatus(trx, input.datasetId, releaseTransition('import_metadata', input.previousStatus));
       });
     },
   };

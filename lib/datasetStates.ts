@@ -52,7 +52,7 @@ export const OPERATIONS: Record<DatasetOperation, OperationRule> = {
   process_files: { from: ['UPLOADING'], claims: 'INDEXING', task: 'DATASET_CREATION' },
   add_media: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'MEDIA_ADDITION' },
   reindex: { from: ['PARTIAL INDEX'], claims: 'READ ONLY', task: 'REINDEX' },
-  import_metadata: { from: ['READY', 'PARTIAL INDEX'], task: 'CUSTOM_METADATA' },
+  import_metadata: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'CUSTOM_METADATA' },
   enrich: { from: ['READY'], claims: 'READ ONLY', task: 'ENRICHMENT' },
   export: { from: ['READY'] },
   search: { from: SEARCHABLE },

@@ -1,5 +1,8 @@
 import type { User } from '../db/models';
-import type { DatasetRow } from '../db/repositories/datasets';
+import { lockDatasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { claimTransition, releaseTransition, statusRefusal } from '../lib/datasetStates';
+import { conflict } from '../lib/errors';
+import type { CustomMetadataInput } from '../workflows/contracts';
 import { metadataFormatOf } from '../lib/metadata/parseMetadataFile';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
@@ -15,6 +18,7 @@ export async function importCustomMetadata(
 ): Promise<string> {
   requireStatusFor(dataset, 'import_metadata');
   const format = metadataFormatOf(file.fileName)!;
+  let previousStatus = dataset.status_new;
   await deps.store.putFile(blobKey(file.sha256), file.path);
   return createTask(
     deps,
@@ -23,9 +27,16 @@ export async function importCustomMetadata(
       datasetId: dataset.id,
       user,
       statusMessage: `Queued: ${file.fileName}`,
-      input: (taskId) => ({ taskId, datasetId: dataset.id, blobSha256: file.sha256, format }),
+      input: (taskId): CustomMetadataInput => ({ taskId, datasetId: dataset.id, blobSha256: file.sha256, format, previousStatus }),
     },
-    async () => undefined,
-    async () => undefined,
+    async (trx) => {
+      previousStatus = (await lockDatasetStatus(trx, dataset.id)) ?? previousStatus;
+      if (!(await transitionDatasetStatus(trx, dataset.id, claimTransition('import_metadata')))) {
+        throw conflict(statusRefusal(dataset.id, 'import_metadata', previousStatus));
+      }
+    },
+    async (db) => {
+      await transitionDatasetStatus(db, dataset.id, releaseTransition('import_metadata', previousStatus));
+    },
   );
 }

@@ -11,7 +11,15 @@ import {
   type TaskRow,
 } from '../db/repositories/tasks';
 import { conflict, invalid, notFound } from '../lib/errors';
-import { abortRefusal, BATCH_TASK_TYPES, FINAL_TASK_STATUSES, retryRefusal, TRANSITIONS } from '../lib/datasetStates';
+import {
+  abortRefusal,
+  BATCH_TASK_TYPES,
+  FINAL_TASK_STATUSES,
+  releaseTransition,
+  retryRefusal,
+  TRANSITIONS,
+  type DatasetStatus,
+} from '../lib/datasetStates';
 import { creationPhaseQuery, type CreationPhase } from '../workflows/contracts';
 import { requireDataset } from './datasetAccess';
 import { startTaskWorkflow, type TaskDeps } from './taskWorkflows';
@@ -35,7 +43,7 @@ const WORKFLOW_START_GRACE_MS = 60_000;
  */
 export async function repairTask(
   deps: TaskDeps,
-  task: Pick<TaskRow, 'task_id' | 'task_type' | 'status' | 'dataset_id' | 'error_message' | 'updated_at'>,
+  task: Pick<TaskRow, 'task_id' | 'task_type' | 'status' | 'dataset_id' | 'error_message' | 'updated_at'> & { input?: TaskRow['input'] },
 ): Promise<boolean> {
   if (FINAL_TASK_STATUSES.includes(task.status)) return false;
   let status: number | null | undefined;
@@ -64,6 +72,9 @@ export async function repairTask(
   } else if (repaired && BATCH_TASK_TYPES.includes(task.task_type)) {
     // Whatever the batch brought in stays; the next reindex indexes it.
     await transitionDatasetStatus(deps.db, task.dataset_id, TRANSITIONS.batchFailedWithMedia);
+  } else if (repaired && task.task_type === 'CUSTOM_METADATA') {
+    const previous = (task.input?.previousStatus as DatasetStatus | undefined) ?? 'READY';
+    await transitionDatasetStatus(deps.db, task.dataset_id, releaseTransition('import_metadata', previous));
   }
   return repaired;
 }

@@ -76,3 +76,12 @@ export interface ReindexInput {
   taskId: string;
   datasetId: string;
 }
+
+export interface CustomMetadataInput {
+  taskId: string;
+  datasetId: string;
+  blobSha256: string;
+  format: 'json' | 'csv' | 'parquet';
+  /** The status the import claimed the dataset from (READ ONLY while it runs), restored at the end. */
+  previousStatus: DatasetStatus;
+}

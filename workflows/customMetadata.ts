@@ -1,8 +1,8 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { createCustomMetadataActivities, CustomMetadataInput } from '../activities/customMetadata';
+import type { createCustomMetadataActivities } from '../activities/customMetadata';
 import type { createEmbeddingActivities } from '../activities/embedding';
 import { failureMessage } from './failures';
-import { inferenceQueueOf } from './contracts';
+import { inferenceQueueOf, type CustomMetadataInput } from './contracts';
 
 const metadata = proxyActivities<ReturnType<typeof createCustomMetadataActivities>>({
   startToCloseTimeout: '1 hour',
@@ -10,8 +10,9 @@ const metadata = proxyActivities<ReturnType<typeof createCustomMetadataActivitie
   retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
 });
 
-/** CUSTOM_METADATA: one import of captions, labels and fields; the task records the outcome. */
+/** CUSTOM_METADATA: one import of captions, labels and fields while the dataset is READ ONLY; the task records the outcome. */
 export async function customMetadataWorkflow(input: CustomMetadataInput): Promise<void> {
+  const release = { taskId: input.taskId, datasetId: input.datasetId, previousStatus: input.previousStatus };
   try {
     const result = await metadata.importCustomMetadata(input);
     const { embedCaptions } = proxyActivities<ReturnType<typeof createEmbeddingActivities>>({
@@ -21,11 +22,11 @@ export async function customMetadataWorkflow(input: CustomMetadataInput): Promis
       retry: { maximumAttempts: 5 },
     });
     await embedCaptions({ datasetId: input.datasetId });
-    await metadata.completeCustomMetadata({ taskId: input.taskId, ...result });
+    await CancellationScope.nonCancellable(() => metadata.completeCustomMetadata({ ...release, ...result }));
   } catch (error) {
     const aborted = isCancellation(error);
-    const message = failureMessage(error);
-    await CancellationScope.nonCancellable(() => metadata.failCustomMetadata({ taskId: input.taskId, message, aborted }));
+    const message = aborted ? 'Aborted by user' : failureMessage(error);
+    await CancellationScope.nonCancellable(() => metadata.failCustomMetadata({ ...release, message, aborted }));
     if (aborted) throw error;
     throw ApplicationFailure.create({ type: 'CustomMetadataFailed', message, nonRetryable: true });
   }

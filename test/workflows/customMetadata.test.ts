@@ -2,12 +2,13 @@ import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundle } from '@temporalio/worker';
-import type { CustomMetadataInput } from '../../activities/customMetadata';
-import { inferenceQueueOf } from '../../workflows/contracts';
+import { inferenceQueueOf, type CustomMetadataInput } from '../../workflows/contracts';
 import type { customMetadataWorkflow } from '../../workflows/customMetadata';
 import {
   bundleWorkflows,
+  cancellationSeen,
   failsWith,
+  heldUntilReleased,
   mockActivities,
   newTaskId,
   outcomeOf,
@@ -31,8 +32,11 @@ beforeAll(async () => {
 afterAll(() => env?.teardown());
 
 function newInput(): CustomMetadataInput {
-  return { taskId: newTaskId(), datasetId: newTaskId(), blobSha256: 'cd'.repeat(32), format: 'csv' };
+  return { taskId: newTaskId(), datasetId: newTaskId(), blobSha256: 'cd'.repeat(32), format: 'csv', previousStatus: 'PARTIAL INDEX' };
 }
+
+/** What the ending activities need to give the dataset back its status. */
+const releaseOf = (input: CustomMetadataInput) => ({ taskId: input.taskId, datasetId: input.datasetId, previousStatus: input.previousStatus });
 
 function start(taskQueue: string, input: CustomMetadataInput) {
   return env.client.workflow.start<typeof customMetadataWorkflow>('customMetadataWorkflow', {
@@ -52,7 +56,7 @@ describe('customMetadataWorkflow', () => {
       expect(mocks.calls).toEqual([
         { name: 'importCustomMetadata', input, taskQueue },
         { name: 'embedCaptions', input: { datasetId: input.datasetId }, taskQueue: inferenceQueueOf(taskQueue) },
-        { name: 'completeCustomMetadata', input: { taskId: input.taskId, ...imported }, taskQueue },
+        { name: 'completeCustomMetadata', input: { ...releaseOf(input), ...imported }, taskQueue },
       ]);
     });
   });
@@ -70,7 +74,22 @@ describe('customMetadataWorkflow', () => {
       expect(outcome.failure).toBeInstanceOf(CancelledFailure);
     });
     expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'failCustomMetadata']);
-    expect(mocks.inputsOf('failCustomMetadata')).toEqual([{ taskId: input.taskId, aborted: true, message: expect.any(String) }]);
+    expect(mocks.inputsOf('failCustomMetadata')).toEqual([{ ...releaseOf(input), aborted: true, message: 'Aborted by user' }]);
+  });
+
+  it('an abort once the task is being completed does not stop it', async () => {
+    const input = newInput();
+    const completion = heldUntilReleased();
+    const mocks = mockActivities(all, { importCustomMetadata: () => imported, completeCustomMetadata: completion.behaviour });
+    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      await completion.started;
+      await handle.cancel();
+      await cancellationSeen(handle);
+      completion.release();
+      expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
+    });
+    expect(mocks.names()).toEqual(steps);
   });
 
   it.each(steps)('a failure of %s fails the task with its message and the workflow with CustomMetadataFailed', async (failing) => {
@@ -84,7 +103,7 @@ describe('customMetadataWorkflow', () => {
       expect(outcome.failure).toMatchObject({ type: 'CustomMetadataFailed', message, nonRetryable: true });
     });
     expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'failCustomMetadata']);
-    expect(mocks.inputsOf('failCustomMetadata')).toEqual([{ taskId: input.taskId, aborted: false, message }]);
+    expect(mocks.inputsOf('failCustomMetadata')).toEqual([{ ...releaseOf(input), aborted: false, message }]);
   });
 
   it('runs again under the same workflow id after a failed run (a retry)', async () => {
