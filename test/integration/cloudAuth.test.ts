@@ -4,6 +4,8 @@ import { addDatasetMember, createDataset } from '../../db/repositories/datasets'
 import { insertTask } from '../../db/repositories/tasks';
 import { createUser } from '../../db/repositories/users';
 import { Organization, Workspace } from '../../db/models';
+import supertest from 'supertest';
+import { createApp } from '../../api/app';
 import { sdkToken } from '../support/sdkToken';
 import { startTestApi, type TestApi } from '../support/testStack';
 
@@ -164,13 +166,13 @@ describe('CLOUD auth: password login, API credentials, bearer JWTs', () => {
     expect(await db('tags').where({ version_id: await headVersionId(db, shared.id) })).toEqual([]);
   });
 
-  it('marks the session cookie Secure when the request came over HTTPS through a proxy', async () => {
-    const response = await api.request
-      .post('/api/v1/auth/login')
-      .set('X-Forwarded-Proto', 'https')
-      .send({ email: 'alice@example.com', password })
-      .expect(200);
-    expect((response.headers['set-cookie'] as unknown as string[])[0]).toMatch(/;\s*secure/i);
+  it('marks the session cookie Secure when the request came over HTTPS through a trusted proxy (TRUST_PROXY)', async () => {
+    const loginOverHttps = (request: ReturnType<typeof supertest>) =>
+      request.post('/api/v1/auth/login').set('X-Forwarded-Proto', 'https').send({ email: 'alice@example.com', password }).expect(200);
+    const behindProxy = supertest(createApp({ ...api.deps, config: { ...api.deps.config, trustProxy: true } }).callback());
+    expect(((await loginOverHttps(behindProxy)).headers['set-cookie'] as unknown as string[])[0]).toMatch(/;\s*secure/i);
+    // Without TRUST_PROXY the header is anyone's to send and is not believed.
+    expect(((await loginOverHttps(api.request)).headers['set-cookie'] as unknown as string[])[0]).not.toMatch(/;\s*secure/i);
   });
 
   it('ends the session on logout', async () => {
