@@ -16,10 +16,17 @@ const queryBuilding = [
   { selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='db']", message: 'All SQL lives in db/: call a repository instead.' },
 ];
 
-function layer(files, patterns, { buildsQueries = false } = {}) {
+// api/ reaches the database only through services: types from db/ are fine, values are not (db/errors: the error mapper's objection errors).
+const dbValuesInApi = {
+  regex: '^(\\.\\.?/)+db(/(?!errors$)|$)',
+  allowTypeImports: true,
+  message: 'api/ calls services: import only types from db/.',
+};
+
+function layer(files, patterns, { buildsQueries = false, ignores } = {}) {
   const rules = { 'no-restricted-imports': ['error', { patterns }] };
   if (!buildsQueries) rules['no-restricted-syntax'] = ['error', ...queryBuilding];
-  return { files, rules };
+  return { files, ...(ignores ? { ignores } : {}), rules };
 }
 
 module.exports = tseslint.config(
@@ -39,7 +46,11 @@ module.exports = tseslint.config(
   layer(['db/**/*.ts'], [upward(['api', 'services', 'activities', 'workflows', 'workers'], 'db/ imports only lib/.')], { buildsQueries: true }),
   layer(['services/**/*.ts'], [upward(['api', 'activities', 'workers'], 'services/ import only db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
   layer(['activities/**/*.ts'], [upward(['api', 'workers'], 'activities/ import only services/, db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
-  layer(['api/**/*.ts'], [upward(['activities', 'workers'], 'api/ calls services; it never reaches activities or workers.'), workflowInternals, knexOutsideDb]),
+  layer(['api/**/*.ts'], [upward(['activities', 'workers'], 'api/ calls services; it never reaches activities or workers.'), workflowInternals, knexOutsideDb, dbValuesInApi], {
+    ignores: ['api/server.ts'],
+  }),
+  // The API process's assembly (connections, migrations, the default tenant), as workers/ assemble the worker.
+  layer(['api/server.ts'], [upward(['activities', 'workers'], 'api/ calls services; it never reaches activities or workers.'), workflowInternals, knexOutsideDb]),
   layer(['workers/**/*.ts'], [upward(['api'], 'workers/ assemble workflows and activities; they never import api/.'), knexOutsideDb]),
   {
     // Workflow code must stay deterministic: no Node built-ins, no value imports from our side-effect folders.

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
@@ -16,6 +17,8 @@ import { errorHandler } from './middleware/errorHandler';
 import { requestContext } from './middleware/requestContext';
 import { rejectNul } from './middleware/rejectNul';
 import { multipartLimits } from './uploads';
+import { serveWebApp } from './webApp';
+import { projectRoot } from '../lib/projectRoot';
 import { requireUser } from './middleware/authenticate';
 import { createApiCredentialsRouter } from './routes/apiCredentials';
 import { createAuthRouter } from './routes/auth';
@@ -61,12 +64,14 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
       taskQueue: deps.config.temporal.taskQueue,
     }),
     createAuthRouter(deps),
-    createApiCredentialsRouter(deps),
     createMediaRouter(deps),
     createOpenApiRouter(),
   ]) {
     publicRoutes.use(router.routes(), router.allowedMethods());
   }
+  // Its one route authenticates by session cookie itself, so its handler sees the user.
+  const credentialRoutes = createApiCredentialsRouter(deps);
+  publicRoutes.use(credentialRoutes.routes(), credentialRoutes.allowedMethods());
 
   const userRoutes = new Router({ prefix: '/api/v1' });
   userRoutes.use(requireUser(deps));
@@ -112,6 +117,8 @@ export function createApp(deps: AppDeps): Koa {
   );
   app.use(rejectNul());
   app.use(multipartLimits(deps.config.uploads));
+  // The built web app (npm run web:build) at /; /api paths are left to the routers below.
+  app.use(serveWebApp(path.join(projectRoot(), 'web', 'dist')));
 
   const { publicRoutes, userRoutes } = createApiRouters(deps);
   app.use(publicRoutes.routes()).use(publicRoutes.allowedMethods());

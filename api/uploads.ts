@@ -171,20 +171,26 @@ async function readMultipart(
   return Object.fromEntries(fields);
 }
 
+export interface ReceiveOptions {
+  /** The multipart fields file parts may come in. */
+  fields: readonly string[];
+  stagingDir: string;
+  limits: UploadLimits;
+  /** May refuse a file by its name and field. */
+  check: (fileName: string, field: string) => HttpError | undefined;
+}
+
+export interface ReceivedUpload {
+  files: ReceivedFile[];
+  fields: Record<string, string>;
+}
+
 /**
  * Streams the multipart file parts named one of `fields` to temp files under `stagingDir`. `check`
  * may refuse a file (by name and field) with an HttpError. Any problem removes every staged file and throws, so a
  * refused request leaves nothing behind.
  */
-export async function receiveFiles(
-  ctx: Context,
-  options: {
-    fields: readonly string[];
-    stagingDir: string;
-    limits: UploadLimits;
-    check: (fileName: string, field: string) => HttpError | undefined;
-  },
-): Promise<{ files: ReceivedFile[]; fields: Record<string, string> }> {
+export async function receiveFiles(ctx: Context, options: ReceiveOptions): Promise<ReceivedUpload> {
   const expected = options.fields.map((field) => `"${field}"`).join(' or ');
   if (!ctx.is('multipart/form-data')) throw new HttpError(422, `Expected multipart/form-data with file parts named ${expected}`);
   const files: ReceivedFile[] = [];
@@ -211,6 +217,16 @@ export async function receiveFiles(
 
 export async function removeStaged(files: StagedFile[]): Promise<void> {
   await Promise.all(files.map((file) => fs.promises.rm(file.path, { force: true })));
+}
+
+/** Receives the upload (see receiveFiles), hands it to `use`, and removes the staged files afterwards, whatever `use` did. */
+export async function withReceivedFiles<T>(ctx: Context, options: ReceiveOptions, use: (upload: ReceivedUpload) => Promise<T>): Promise<T> {
+  const upload = await receiveFiles(ctx, options);
+  try {
+    return await use(upload);
+  } finally {
+    await removeStaged(upload.files);
+  }
 }
 
 /** Plain form fields of a multipart or urlencoded body (file parts are refused with 422). */

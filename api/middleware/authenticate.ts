@@ -4,9 +4,7 @@ import { InvalidTokenError, verifyApiToken } from '../../lib/auth/apiTokens';
 import { SecretBoxError, type SecretBox } from '../../lib/auth/secretBox';
 import type { Db } from '../../db/connection';
 import type { User } from '../../db/models';
-import { findApiCredential } from '../../db/repositories/apiCredentials';
-import { findSessionUser } from '../../db/repositories/sessions';
-import { findEnabledUser } from '../../db/repositories/users';
+import { apiCredentialSecret, enabledUser, sessionUser } from '../../services/identity';
 import { HttpError } from '../errors';
 
 export const SESSION_COOKIE = 'SESSION';
@@ -30,7 +28,7 @@ async function userFromBearer(deps: AuthDeps, ctx: Context, token: string): Prom
     await verifyApiToken(
       token,
       async (apiKey) => {
-        const credential = await findApiCredential(deps.db, deps.secretBox, apiKey).catch((error: unknown) => {
+        const credential = await apiCredentialSecret(deps.db, deps.secretBox, apiKey).catch((error: unknown) => {
           if (!(error instanceof SecretBoxError)) throw error;
           ctx.state.log?.warn({ api_key: apiKey }, 'stored API secret does not open with this SECRET_KEY (was it changed?)');
           throw new InvalidTokenError('API key is no longer valid: request new credentials');
@@ -44,14 +42,14 @@ async function userFromBearer(deps: AuthDeps, ctx: Context, token: string): Prom
     if (error instanceof InvalidTokenError) throw unauthorized(ctx, error.message);
     throw error;
   }
-  const user = userId ? await findEnabledUser(deps.db, userId) : undefined;
+  const user = userId ? await enabledUser(deps.db, userId) : undefined;
   if (!user) throw unauthorized(ctx, 'User is disabled or no longer exists');
   return user;
 }
 
 async function userFromSession(deps: AuthDeps, ctx: Context): Promise<User | undefined> {
   const token = ctx.cookies.get(SESSION_COOKIE);
-  return token ? findSessionUser(deps.db, token) : undefined;
+  return token ? sessionUser(deps.db, token) : undefined;
 }
 
 /**

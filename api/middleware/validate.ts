@@ -2,16 +2,18 @@ import type { Middleware } from 'koa';
 import { z } from 'zod';
 import { HttpError } from '../errors';
 import { holdsNul } from '../../lib/nulText';
-
-type Schemas = { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType };
+import type { InputOf, RequestSchemas } from '../state';
 
 function describeIssue(part: string, issue: z.core.$ZodIssue): string {
   const where = [part, ...issue.path.map(String)].join('.');
   return `${where}: ${issue.message}`;
 }
 
-/** Parses params, query and body with zod; the first problem (or a NUL character in the result) becomes a 422 naming the field. */
-export function validate<S extends Schemas>(schemas: S): Middleware {
+/**
+ * Parses params, query and body with zod; the first problem (or a NUL character in the result) becomes a 422 naming the field.
+ * The handlers after it find the parsed parts, typed by their schemas, in `ctx.state.input` (api/routeSpec.ts mounts the pair).
+ */
+export function validate<S extends RequestSchemas>(schemas: S): Middleware<{ input: InputOf<S> }> {
   return async (ctx, next) => {
     const sources = { params: (ctx as { params?: unknown }).params ?? {}, query: ctx.query, body: ctx.request.body ?? {} };
     const input: Record<string, unknown> = {};
@@ -24,7 +26,8 @@ export function validate<S extends Schemas>(schemas: S): Middleware {
       if (holdsNul(result.data)) throw new HttpError(422, `${part}: text must not contain NUL characters`);
       input[part] = result.data;
     }
-    ctx.state.input = input;
+    // Each declared part was parsed by its own schema just above.
+    ctx.state.input = input as InputOf<S>;
     await next();
   };
 }

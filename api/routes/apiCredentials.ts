@@ -1,12 +1,16 @@
 import { Router } from '@koa/router';
-import { createApiCredential } from '../../db/repositories/apiCredentials';
+import { issueApiCredential } from '../../services/identity';
 import { requireSession, type AuthDeps } from '../middleware/authenticate';
+import { mount } from '../routeSpec';
+import type { ApiState } from '../state';
+import { authRoutes } from '../specs/auth';
 
-export function createApiCredentialsRouter(deps: AuthDeps): Router {
-  const router = new Router();
+/** Session routes only: requireSession sets the user before the handler runs. */
+export function createApiCredentialsRouter(deps: AuthDeps): Router<ApiState> {
+  const router = new Router<ApiState>();
 
-  router.get('/api_credentials', requireSession(deps), async (ctx) => {
-    const credential = await createApiCredential(deps.db, deps.secretBox, ctx.state.user.id);
+  mount(router, authRoutes.apiCredentials, requireSession(deps), async (ctx) => {
+    const credential = await issueApiCredential(deps.db, deps.secretBox, ctx.state.user);
     ctx.set('Cache-Control', 'no-store');
     ctx.body = {
       ...credential,

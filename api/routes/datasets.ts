@@ -7,8 +7,6 @@ import type { ApiState } from '../state';
 import { presentDataset } from '../presenters/dataset';
 import { datasetRoutes } from '../specs/datasets';
 
-export { datasetIdParams } from '../specs/common';
-
 export function createDatasetsRouter(deps: { db: Db }): Router<ApiState> {
   const router = new Router<ApiState>();
 

@@ -19,7 +19,7 @@ import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
-import { receiveFiles, removeStaged } from '../uploads';
+import { withReceivedFiles } from '../uploads';
 import { addMediaFields, mediaAdditionRoutes } from '../specs/mediaAddition';
 
 const ONE_SOURCE = 'Exactly one media source must be provided: files[], s3_uri, or archive';
@@ -40,13 +40,8 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
     requireAddMediaEnabled(deps.config);
     const dataset = await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id, 'add_media');
     await checkAddMediaPreconditions(deps, dataset);
-    const { files, fields } = await receiveFiles(ctx, {
-      fields: ['files', 'archive'],
-      stagingDir: uploadStagingDir(deps.config),
-      limits: deps.config.uploads,
-      check: checkPart,
-    });
-    try {
+    const options = { fields: ['files', 'archive'], stagingDir: uploadStagingDir(deps.config), limits: deps.config.uploads, check: checkPart };
+    await withReceivedFiles(ctx, options, async ({ files, fields }) => {
       const parsed = addMediaFields.safeParse(fields);
       if (!parsed.success) throw new HttpError(400, parsed.error.issues[0].message);
       const form = parsed.data;
@@ -70,9 +65,7 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
           useSpot: form.use_spot,
         },
       });
-    } finally {
-      await removeStaged(files);
-    }
+    });
     ctx.status = 202;
     ctx.body = ''; // the spec's empty body (null would turn the status into 204)
   });

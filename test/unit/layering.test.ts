@@ -33,6 +33,14 @@ describe('the lint rules that keep the layout', () => {
     expect(await problems('services/x.ts', "export { headVersion } from '../db/repositories/versions';\n")).toEqual([]);
   });
 
+  it('let api/ import only types from db/ (and the errors its error mapper maps)', async () => {
+    expect(await problems('api/routes/x.ts', "import { listTags } from '../../db/repositories/tags';\nexport const list = listTags;\n")).toEqual([
+      expect.stringContaining('import only types from db/'),
+    ]);
+    expect(await problems('api/routes/x.ts', "import type { TagRow } from '../../db/repositories/tags';\nexport type T = TagRow;\n")).toEqual([]);
+    expect(await problems('api/middleware/x.ts', "import { NotFoundError } from '../../db/errors';\nexport const E = NotFoundError;\n")).toEqual([]);
+  });
+
   it('let other layers import only the contracts of workflows', async () => {
     expect(await problems('services/x.ts', "export { datasetCreationWorkflow } from '../workflows/datasetCreation';\n")).toEqual([
       expect.stringContaining('workflows/contracts only'),
