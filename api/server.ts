@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Client, Connection } from '@temporalio/client';
-import type { Config } from '../lib/config';
+import { pipelineTriggerAccess, type Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { createSecretBox } from '../lib/auth/secretBox';
 import { createUrlSigner } from '../lib/auth/signedUrls';
@@ -16,6 +16,7 @@ import { createVectorPointRows } from '../db/repositories/vectorPoints';
 import { loadTextEncoder, type TextEncoder } from '../lib/ml/textEncoder';
 import { createNotificationHub } from '../lib/notifications/notificationHub';
 import { createApp, type AppDeps } from './app';
+import { startPipelineServer } from './pipelineServer';
 
 /** Connects to Postgres and Temporal, migrates the schema and ensures the default tenant. */
 export async function buildApiDeps(config: Config, logger: Logger): Promise<AppDeps> {
@@ -79,8 +80,19 @@ export function createApiServer(deps: AppDeps): http.Server {
   return server;
 }
 
+/** The on-premises pipeline trigger on its own port, where the configuration allows it (see pipelineTriggerAccess). */
+export async function startPipelineTrigger(deps: AppDeps) {
+  const access = pipelineTriggerAccess(deps.config);
+  if (!access.serve) {
+    deps.logger.info({ reason: access.reason }, 'pipeline trigger not served');
+    return undefined;
+  }
+  return startPipelineServer(deps, access);
+}
+
 export async function startApiServer(config: Config, logger: Logger) {
   const deps = await buildApiDeps(config, logger);
+  const pipeline = await startPipelineTrigger(deps);
   const server = createApiServer(deps);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -91,7 +103,9 @@ export async function startApiServer(config: Config, logger: Logger) {
   logger.info({ port }, 'api listening');
   return {
     port,
+    pipelineUrl: pipeline?.url,
     async close() {
+      await pipeline?.close();
       // Long-lived responses (notification streams) would hold close() open: end them first.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -122,7 +122,7 @@ export interface Config {
   video: { everyMs: number; maxFrames: number };
   archives: ArchiveLimits;
   s3: S3Settings;
-  /** Where the worker serves the on-premises pipeline trigger (GET /api/v1/process/add_media); port 0 picks a free one. */
+  /** Where the API serves the on-premises pipeline trigger (GET /api/v1/process/add_media); port 0 picks a free one. */
   pipeline: { host: string; port: number; token?: string };
 }
 
@@ -213,7 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
 export type PipelineTriggerAccess = { serve: false; reason: string } | { serve: true; token?: string };
 
 /**
- * Whether the worker serves the trigger, and behind which credential. The spec puts it on
+ * Whether the API serves the pipeline trigger, and behind which credential. The spec puts it on
  * on-premises deployments only, so never in CLOUD; where the API asks for logins, the trigger asks
  * for PIPELINE_TOKEN, and without one it stays off. A token set is always required.
  */

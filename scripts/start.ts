@@ -90,7 +90,7 @@ async function main(config: Config): Promise<void> {
     say(`API          http://localhost:${config.api.port}/api/v1`);
     say(`Temporal     ${env.TEMPORAL_ADDRESS} (namespace ${config.temporal.namespace})`);
     if (temporalUi) say(`Temporal UI  ${temporalUi}`);
-    if (pipelineTriggerAccess(config).serve) say(`Pipeline     http://${config.pipeline.host}:${config.pipeline.port}/api/v1/process/add_media (worker)`);
+    if (pipelineTriggerAccess(config).serve) say(`Pipeline     http://${config.pipeline.host}:${config.pipeline.port}/api/v1/process/add_media`);
     say(`auth ${config.disableAuth ? 'disabled: requests act as ' + config.admin.email : 'enabled'} (RUN_MODE=${config.runMode})`);
   } catch (error) {
     say(`start-up failed: ${(error as Error).message}`);

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { pipelineTriggerAccess, type Config } from '../lib/config';
+import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { runMain } from '../lib/runMain';
 import { ensureSearchAttributes } from '../lib/temporal/searchAttributes';
@@ -15,9 +15,7 @@ import { createVisualSearchActivities } from '../activities/visualSearch';
 import { createBatchSourceActivities } from '../activities/batchSources';
 import { createViewMonitoringActivities } from '../activities/viewMonitoring';
 import { createVersionActivities } from '../activities/versions';
-import { Client } from '@temporalio/client';
 import { uploadStagingDir } from '../lib/storage/staging';
-import { startPipelineServer } from './pipelineServer';
 import { defaultVideoTools } from '../lib/media/video';
 import { loadImageEncoder } from '../lib/ml/imageEncoder';
 import { loadTextEncoder } from '../lib/ml/textEncoder';
@@ -38,11 +36,8 @@ async function connectWithRetry(address: string, logger: Logger, timeoutMs = 60_
   }
 }
 
-/**
- * Starts the Temporal workers (workflows and I/O activities on one queue, inference on its own) and
- * the on-premises pipeline trigger.
- */
-export async function startWorkers(config: Config, logger: Logger): Promise<{ pipelineUrl?: string; stop(): Promise<void> }> {
+/** Starts the Temporal workers: workflows and I/O activities on one queue, inference on its own. */
+export async function startWorkers(config: Config, logger: Logger): Promise<{ stop(): Promise<void> }> {
   if (!config.database.url) throw new Error('DATABASE_URL is required to start the worker');
   if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is required to start the worker');
   const connection = await connectWithRetry(config.temporal.address, logger);
@@ -83,14 +78,8 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ pi
   const workers = [workflowWorker, inferenceWorker];
   const running = workers.map((worker) => worker.run());
   logger.info({ queues: Object.values(queues), model: encoder.modelId }, 'worker running');
-  // The worker's own connection also serves the client the pipeline trigger starts workflows with.
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
-  const access = pipelineTriggerAccess(config);
-  if (!access.serve) logger.info({ reason: access.reason }, 'pipeline trigger not served');
-  const pipeline = access.serve ? await startPipelineServer({ config, db, store, temporal, logger }, access) : undefined;
 
   const stop = async () => {
-    await pipeline?.close();
     for (const worker of workers) worker.shutdown();
     await Promise.allSettled(running);
     await connection.close();
@@ -99,7 +88,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ pi
     await textEncoder.close();
     await db.destroy();
   };
-  return { pipelineUrl: pipeline?.url, stop };
+  return { stop };
 }
 
 /** Routes the SDK's own logs (warnings and up) into our JSON log stream. */

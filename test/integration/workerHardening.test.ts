@@ -4,11 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import supertest from 'supertest';
 import { createApp } from '../../api/app';
+import { startPipelineTrigger } from '../../api/server';
 import { loadConfig } from '../../lib/config';
-import { createLogger } from '../../lib/logger';
 import { blobKey } from '../../lib/storage/objectStore';
 import { uploadStagingDir } from '../../lib/storage/staging';
-import { startWorkers } from '../../workers/main';
 import { makeZip } from '../support/archives';
 import { createReadyDataset, waitForTask } from '../support/datasets';
 import { photo } from '../support/media';
@@ -88,12 +87,7 @@ describe('worker-side hardening: zip bombs, the pipeline trigger, the host of si
   });
 
   it('does not serve the pipeline trigger at all in CLOUD mode, token or not', async () => {
-    const cloud = loadConfig({ ...stack.env, RUN_MODE: 'CLOUD', SECRET_KEY: 'k'.repeat(40), TASK_QUEUE: `${stack.env.TASK_QUEUE}-cloud` });
-    const worker = await startWorkers(cloud, createLogger('cloud-worker', 'silent'));
-    try {
-      expect(worker.pipelineUrl).toBeUndefined();
-    } finally {
-      await worker.stop();
-    }
+    const cloud = loadConfig({ ...stack.env, RUN_MODE: 'CLOUD', SECRET_KEY: 'k'.repeat(40), PIPELINE_TOKEN: PIPELINE_TOKEN });
+    expect(await startPipelineTrigger({ ...stack.deps, config: cloud })).toBeUndefined();
   });
 });

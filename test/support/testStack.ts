@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import supertest from 'supertest';
 import { createApp, type AppDeps } from '../../api/app';
-import { buildApiDeps } from '../../api/server';
+import { buildApiDeps, startPipelineTrigger } from '../../api/server';
 import { loadConfig, type Env } from '../../lib/config';
 import { ensureDatabase } from '../../lib/embedded/postgres';
 import { createLogger } from '../../lib/logger';
@@ -89,12 +89,15 @@ function quietTemporalLogs(): void {
 export async function startTestStack(env: Env = {}): Promise<TestApi & { stopWorker(): Promise<void>; pipelineUrl?: string }> {
   quietTemporalLogs();
   const api = await startTestApi({ VIDEO_FRAME_INTERVAL_MS: '500', ...env });
-  const { stop: stopWorker, pipelineUrl } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
+  const { stop: stopWorker } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
+  // The API serves the on-premises pipeline trigger on its own port, as `npm run api` does.
+  const pipeline = await startPipelineTrigger(api.deps);
   return {
     ...api,
     stopWorker,
-    pipelineUrl,
+    pipelineUrl: pipeline?.url,
     async close() {
+      await pipeline?.close();
       await stopWorker();
       await api.close();
     },
