@@ -28,7 +28,7 @@ export async function seedSyntheticDataset(
     `INSERT INTO media (version_id, id, kind, batch_id, file_name, blob_sha256, thumb_sha256, width, height, format,
                         uniqueness_score, embedded, caption, caption_embedded)
      SELECT ?, gen_random_uuid(), 'IMAGE', ?, 'img_' || g || '.jpg', md5(g::text) || md5(g::text), md5(g::text) || md5(g::text),
-            640, 480, 'jpeg', (g * 7919 % 1000) / 1000.0, true,
+            640, 480, 'jpeg', (g::bigint * 7919 % 1000) / 1000.0, true,
             CASE WHEN g % 3 = 0 THEN 'a ' || (?::text[])[1 + g % 20] || ' near a ' || (?::text[])[1 + (g / 20) % 20] END, false
      FROM generate_series(1, ?) g`,
     [versionId, randomUUID(), WORDS, WORDS, count],
