@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowIdReusePolicy, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
@@ -128,7 +128,7 @@ function quietTemporalLogs(): void {
  * The Temporal server of a workflow test file: the one in TEMPORAL_ADDRESS when set (`npm test` sets
  * it for the integration tier), else a local dev server from the project's Temporal CLI, never a download.
  */
-export async function startWorkflowEnvironment(): Promise<TestWorkflowEnvironment> {
+async function startWorkflowEnvironment(): Promise<TestWorkflowEnvironment> {
   quietTemporalLogs();
   const address = process.env.TEMPORAL_ADDRESS;
   if (address) return TestWorkflowEnvironment.createFromExistingServer({ address });
@@ -138,7 +138,7 @@ export async function startWorkflowEnvironment(): Promise<TestWorkflowEnvironmen
 }
 
 /** The service's workflows, bundled once per test file. */
-export function bundleWorkflows(): Promise<WorkflowBundle> {
+function bundleWorkflows(): Promise<WorkflowBundle> {
   return bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
 }
 
@@ -147,7 +147,7 @@ export function bundleWorkflows(): Promise<WorkflowBundle> {
  * the inference queue beside it (where the inference activities are proxied to) serves the same mocks,
  * so a call on the wrong queue shows in `calls` instead of hanging.
  */
-export async function withWorkers<R>(
+async function withWorkers<R>(
   env: TestWorkflowEnvironment,
   workflowBundle: WorkflowBundle,
   mocks: MockActivities,
@@ -187,4 +187,31 @@ export async function cancellationSeen(handle: WorkflowHandle, timeoutMs = 10_00
     if (Date.now() > deadline) throw new Error(`the workflow did not take in the cancellation within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+export interface WorkflowTestbed {
+  /** Starts a run of `workflowType` under `workflowId`; a closed run's id may be reused, as a retry does. */
+  start(workflowType: string, taskQueue: string, workflowId: string, input: unknown): Promise<WorkflowHandleWithFirstExecutionRunId>;
+  /** Runs `test` with fresh workers serving `mocks` on a task queue of its own. */
+  withWorkers<R>(mocks: MockActivities, test: (taskQueue: string) => Promise<R>): Promise<R>;
+}
+
+/** The Temporal server and workflow bundle of one test file: made before its tests, torn down after them. */
+export function workflowTestbed(): WorkflowTestbed {
+  let env: TestWorkflowEnvironment | undefined;
+  let bundle: WorkflowBundle;
+  beforeAll(async () => {
+    [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
+  });
+  afterAll(() => env?.teardown());
+  return {
+    start: (workflowType, taskQueue, workflowId, input) =>
+      env!.client.workflow.start(workflowType, {
+        taskQueue,
+        workflowId,
+        args: [input],
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      }),
+    withWorkers: (mocks, test) => withWorkers(env!, bundle, mocks, test),
+  };
 }

@@ -1,11 +1,6 @@
-import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundle } from '@temporalio/worker';
 import { inferenceQueueOf, type CustomMetadataInput } from '../../workflows/contracts';
-import type { customMetadataWorkflow } from '../../workflows/customMetadata';
 import {
-  bundleWorkflows,
   cancellationSeen,
   failsWith,
   heldUntilReleased,
@@ -13,8 +8,7 @@ import {
   newTaskId,
   outcomeOf,
   runsUntilCancelled,
-  startWorkflowEnvironment,
-  withWorkers,
+  workflowTestbed,
   type ActivityName,
   type Behaviour,
 } from '../support/workflowTesting';
@@ -23,13 +17,7 @@ const steps: ActivityName[] = ['importCustomMetadata', 'embedCaptions', 'complet
 const all: ActivityName[] = [...steps, 'failCustomMetadata'];
 const imported = { applied: 4, unknown: ['missing.jpg'] };
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundle;
-
-beforeAll(async () => {
-  [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
-});
-afterAll(() => env?.teardown());
+const testbed = workflowTestbed();
 
 function newInput(): CustomMetadataInput {
   return { taskId: newTaskId(), datasetId: newTaskId(), blobSha256: 'cd'.repeat(32), format: 'csv', previousStatus: 'PARTIAL INDEX' };
@@ -39,19 +27,14 @@ function newInput(): CustomMetadataInput {
 const releaseOf = (input: CustomMetadataInput) => ({ taskId: input.taskId, datasetId: input.datasetId, previousStatus: input.previousStatus });
 
 function start(taskQueue: string, input: CustomMetadataInput) {
-  return env.client.workflow.start<typeof customMetadataWorkflow>('customMetadataWorkflow', {
-    taskQueue,
-    workflowId: input.taskId,
-    args: [input],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-  });
+  return testbed.start('customMetadataWorkflow', taskQueue, input.taskId, input);
 }
 
 describe('customMetadataWorkflow', () => {
   it('imports the file, embeds the new captions on the inference queue and completes the task with the import result', async () => {
     const input = newInput();
     const mocks = mockActivities(all, { importCustomMetadata: () => imported });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
       expect(mocks.calls).toEqual([
         { name: 'importCustomMetadata', input, taskQueue },
@@ -65,7 +48,7 @@ describe('customMetadataWorkflow', () => {
     const input = newInput();
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(all, { importCustomMetadata: () => imported, [running]: blocked.behaviour });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await blocked.started;
       await handle.cancel();
@@ -81,7 +64,7 @@ describe('customMetadataWorkflow', () => {
     const input = newInput();
     const completion = heldUntilReleased();
     const mocks = mockActivities(all, { importCustomMetadata: () => imported, completeCustomMetadata: completion.behaviour });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await completion.started;
       await handle.cancel();
@@ -96,7 +79,7 @@ describe('customMetadataWorkflow', () => {
     const input = newInput();
     const message = `${failing} broke: column "caption" is not text`;
     const mocks = mockActivities(all, { importCustomMetadata: () => imported, [failing]: failsWith(message) });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, input));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
@@ -114,7 +97,7 @@ describe('customMetadataWorkflow', () => {
       return importCalls === 1 ? failsWith('the metadata file is not valid CSV')(call) : imported;
     };
     const mocks = mockActivities(all, { importCustomMetadata: failOnce });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const first = await start(taskQueue, input);
       expect((await outcomeOf(first)).status).toBe('FAILED');
       const retry = await start(taskQueue, input);

@@ -1,11 +1,6 @@
-import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundle } from '@temporalio/worker';
 import { creationPhaseQuery, inferenceQueueOf, type CreationPhase, type DatasetCreationInput } from '../../workflows/contracts';
-import type { datasetCreationWorkflow } from '../../workflows/datasetCreation';
 import {
-  bundleWorkflows,
   cancellationSeen,
   failsWith,
   heldUntilReleased,
@@ -13,8 +8,7 @@ import {
   newTaskId,
   outcomeOf,
   runsUntilCancelled,
-  startWorkflowEnvironment,
-  withWorkers,
+  workflowTestbed,
   type ActivityName,
   type Behaviour,
 } from '../support/workflowTesting';
@@ -22,32 +16,21 @@ import {
 const steps: ActivityName[] = ['beginDatasetCreation', 'ingestUploadedFiles', 'embedDatasetMedia', 'analyzeDataset', 'commitDatasetCreation'];
 const all: ActivityName[] = [...steps, 'failDatasetTask'];
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundle;
-
-beforeAll(async () => {
-  [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
-});
-afterAll(() => env?.teardown());
+const testbed = workflowTestbed();
 
 function newInput(): DatasetCreationInput {
   return { taskId: newTaskId(), datasetId: newTaskId(), transactionId: 7, batchId: newTaskId() };
 }
 
 function start(taskQueue: string, input: DatasetCreationInput) {
-  return env.client.workflow.start<typeof datasetCreationWorkflow>('datasetCreationWorkflow', {
-    taskQueue,
-    workflowId: input.taskId,
-    args: [input],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-  });
+  return testbed.start('datasetCreationWorkflow', taskQueue, input.taskId, input);
 }
 
 describe('datasetCreationWorkflow', () => {
   it('begins, ingests, embeds on the inference queue, analyzes and commits, in that order', async () => {
     const input = newInput();
     const mocks = mockActivities(all);
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
       expect(await handle.query(creationPhaseQuery)).toBe('done');
@@ -71,7 +54,7 @@ describe('datasetCreationWorkflow', () => {
     const input = newInput();
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(all, { [running]: blocked.behaviour });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await blocked.started;
       expect(await handle.query(creationPhaseQuery)).toBe(phase);
@@ -89,7 +72,7 @@ describe('datasetCreationWorkflow', () => {
   it.each(steps)('a failure of %s fails the task with its message and the workflow with DatasetCreationFailed', async (failing) => {
     const input = newInput();
     const mocks = mockActivities(all, { [failing]: failsWith(`${failing} broke: disk full`) });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, input));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
@@ -105,7 +88,7 @@ describe('datasetCreationWorkflow', () => {
     const input = newInput();
     const commit = heldUntilReleased();
     const mocks = mockActivities(all, { commitDatasetCreation: commit.behaviour });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await commit.started;
       expect(await handle.query(creationPhaseQuery)).toBe('commit');
@@ -126,7 +109,7 @@ describe('datasetCreationWorkflow', () => {
       if (ingestCalls === 1) return failsWith('the upload store was unreachable')(call);
     };
     const mocks = mockActivities(all, { ingestUploadedFiles: failOnce });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const first = await start(taskQueue, input);
       expect((await outcomeOf(first)).status).toBe('FAILED');
       const retry = await start(taskQueue, input);

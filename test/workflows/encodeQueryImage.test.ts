@@ -1,42 +1,31 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundle } from '@temporalio/worker';
 import type { QueryImage } from '../../activities/visualSearch';
 import { inferenceQueueOf } from '../../workflows/contracts';
-import type { encodeQueryImageWorkflow } from '../../workflows/encodeQueryImage';
 import {
-  bundleWorkflows,
   failsWith,
   mockActivities,
   newTaskId,
   outcomeOf,
   runsUntilCancelled,
-  startWorkflowEnvironment,
-  withWorkers,
+  workflowTestbed,
   type Behaviour,
 } from '../support/workflowTesting';
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundle;
-
-beforeAll(async () => {
-  [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
-});
-afterAll(() => env?.teardown());
+const testbed = workflowTestbed();
 
 function newQuery(): QueryImage {
   return { anchorId: newTaskId(), datasetId: newTaskId(), blobSha256: 'ef'.repeat(32), boundingBox: { x: 1, y: 2, width: 30, height: 40 }, createdBy: newTaskId() };
 }
 
 function start(taskQueue: string, query: QueryImage) {
-  return env.client.workflow.start<typeof encodeQueryImageWorkflow>('encodeQueryImageWorkflow', { taskQueue, workflowId: query.anchorId, args: [query] });
+  return testbed.start('encodeQueryImageWorkflow', taskQueue, query.anchorId, query);
 }
 
 describe('encodeQueryImageWorkflow', () => {
   it('encodes the query image on the inference queue, never on the API side', async () => {
     const query = newQuery();
     const mocks = mockActivities(['encodeQueryImage']);
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, query))).toEqual({ status: 'COMPLETED', failure: undefined });
       expect(mocks.calls).toEqual([{ name: 'encodeQueryImage', input: query, taskQueue: inferenceQueueOf(taskQueue) }]);
     });
@@ -50,7 +39,7 @@ describe('encodeQueryImageWorkflow', () => {
       if (calls === 1) throw new Error('the model session was busy');
     };
     const mocks = mockActivities(['encodeQueryImage'], { encodeQueryImage: failsOnce });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, query))).status).toBe('COMPLETED');
     });
     expect(mocks.inputsOf('encodeQueryImage')).toEqual([query, query]);
@@ -59,7 +48,7 @@ describe('encodeQueryImageWorkflow', () => {
   it('fails with the activity’s own error when the image cannot be encoded', async () => {
     const query = newQuery();
     const mocks = mockActivities(['encodeQueryImage'], { encodeQueryImage: failsWith('the bounding box lies outside the image') });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, query));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ActivityFailure);
@@ -73,7 +62,7 @@ describe('encodeQueryImageWorkflow', () => {
     const query = newQuery();
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(['encodeQueryImage'], { encodeQueryImage: blocked.behaviour });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, query);
       await blocked.started;
       await handle.cancel();

@@ -1,11 +1,6 @@
-import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundle } from '@temporalio/worker';
 import { inferenceQueueOf, type BatchSource, type MediaAdditionInput } from '../../workflows/contracts';
-import type { mediaAdditionWorkflow } from '../../workflows/mediaAddition';
 import {
-  bundleWorkflows,
   cancellationSeen,
   failsWith,
   heldUntilReleased,
@@ -13,8 +8,7 @@ import {
   newTaskId,
   outcomeOf,
   runsUntilCancelled,
-  startWorkflowEnvironment,
-  withWorkers,
+  workflowTestbed,
   type ActivityName,
   type Behaviour,
 } from '../support/workflowTesting';
@@ -34,13 +28,7 @@ const reindexingSteps: ActivityName[] = [
 const all: ActivityName[] = [...reindexingSteps, 'completeMediaAddition', 'failBatchTask'];
 const collected = { media: 3, skipped: 1, missing: ['gone.jpg'] };
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundle;
-
-beforeAll(async () => {
-  [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
-});
-afterAll(() => env?.teardown());
+const testbed = workflowTestbed();
 
 function newInput(source: BatchSource, autoReindex: boolean): MediaAdditionInput {
   return {
@@ -58,19 +46,14 @@ function newInput(source: BatchSource, autoReindex: boolean): MediaAdditionInput
 const archive: BatchSource = { kind: 'archive', blobSha256: 'ab'.repeat(32), fileName: 'photos.zip' };
 
 function start(taskQueue: string, input: MediaAdditionInput) {
-  return env.client.workflow.start<typeof mediaAdditionWorkflow>('mediaAdditionWorkflow', {
-    taskQueue,
-    workflowId: input.taskId,
-    args: [input],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-  });
+  return testbed.start('mediaAdditionWorkflow', taskQueue, input.taskId, input);
 }
 
 describe('mediaAdditionWorkflow', () => {
   it('indexes uploaded files into the existing clusters and leaves the re-clustering for later without auto_reindex', async () => {
     const input = newInput({ kind: 'upload' }, false);
     const mocks = mockActivities(all);
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
       const ref = { taskId: input.taskId, datasetId: input.datasetId };
       expect(mocks.calls).toEqual([
@@ -87,7 +70,7 @@ describe('mediaAdditionWorkflow', () => {
   it('collects a batch from its source first and reports the files it could not find', async () => {
     const input = newInput(archive, false);
     const mocks = mockActivities(all, { collectBatchMedia: () => collected });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
     });
     expect(mocks.names()).toEqual([...reindexingSteps.slice(0, 6), 'completeMediaAddition']);
@@ -100,7 +83,7 @@ describe('mediaAdditionWorkflow', () => {
   it('with auto_reindex re-clusters the whole dataset and commits the reindex instead', async () => {
     const input = newInput(archive, true);
     const mocks = mockActivities(all, { collectBatchMedia: () => collected });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
     });
     expect(mocks.names()).toEqual(reindexingSteps);
@@ -114,7 +97,7 @@ describe('mediaAdditionWorkflow', () => {
     const input = newInput(archive, true);
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(all, { collectBatchMedia: () => collected, [running]: blocked.behaviour });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await blocked.started;
       await handle.cancel();
@@ -142,7 +125,7 @@ describe('mediaAdditionWorkflow', () => {
     const input = newInput({ kind: 'upload' }, autoReindex);
     const held = heldUntilReleased();
     const mocks = mockActivities(all, { [finishing]: held.behaviour });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await held.started;
       await handle.cancel();
@@ -158,7 +141,7 @@ describe('mediaAdditionWorkflow', () => {
     const input = newInput(archive, true);
     const message = `${failing} broke: bucket gone`;
     const mocks = mockActivities(all, { collectBatchMedia: () => collected, [failing]: failsWith(message) });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, input));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
@@ -178,7 +161,7 @@ describe('mediaAdditionWorkflow', () => {
       if (embedCalls === 1) return failsWith('the model file is missing')(call);
     };
     const mocks = mockActivities(all, { embedDatasetMedia: failOnce });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const first = await start(taskQueue, input);
       expect((await outcomeOf(first)).status).toBe('FAILED');
       const retry = await start(taskQueue, input);

@@ -1,11 +1,6 @@
-import { WorkflowIdReusePolicy } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { WorkflowBundle } from '@temporalio/worker';
 import { inferenceQueueOf, type ReindexInput } from '../../workflows/contracts';
-import type { reindexWorkflow } from '../../workflows/reindex';
 import {
-  bundleWorkflows,
   cancellationSeen,
   failsWith,
   heldUntilReleased,
@@ -13,8 +8,7 @@ import {
   newTaskId,
   outcomeOf,
   runsUntilCancelled,
-  startWorkflowEnvironment,
-  withWorkers,
+  workflowTestbed,
   type ActivityName,
   type Behaviour,
 } from '../support/workflowTesting';
@@ -22,25 +16,14 @@ import {
 const steps: ActivityName[] = ['beginReindex', 'ingestPendingUploads', 'embedDatasetMedia', 'analyzeDataset', 'commitReindex'];
 const all: ActivityName[] = [...steps, 'failBatchTask'];
 
-let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundle;
-
-beforeAll(async () => {
-  [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
-});
-afterAll(() => env?.teardown());
+const testbed = workflowTestbed();
 
 function newInput(): ReindexInput {
   return { taskId: newTaskId(), datasetId: newTaskId() };
 }
 
 function start(taskQueue: string, input: ReindexInput) {
-  return env.client.workflow.start<typeof reindexWorkflow>('reindexWorkflow', {
-    taskQueue,
-    workflowId: input.taskId,
-    args: [input],
-    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-  });
+  return testbed.start('reindexWorkflow', taskQueue, input.taskId, input);
 }
 
 /** What the batch-failure activity gets for a reindex: the task is its own batch, the dataset goes back to PARTIAL INDEX. */
@@ -52,7 +35,7 @@ describe('reindexWorkflow', () => {
   it('begins, indexes pending uploads, embeds on the inference queue, re-clusters and commits, in that order', async () => {
     const input = newInput();
     const mocks = mockActivities(all);
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
       expect(mocks.calls).toEqual([
         { name: 'beginReindex', input, taskQueue },
@@ -68,7 +51,7 @@ describe('reindexWorkflow', () => {
     const input = newInput();
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(all, { [running]: blocked.behaviour });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await blocked.started;
       await handle.cancel();
@@ -84,7 +67,7 @@ describe('reindexWorkflow', () => {
     const input = newInput();
     const commit = heldUntilReleased();
     const mocks = mockActivities(all, { commitReindex: commit.behaviour });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await commit.started;
       await handle.cancel();
@@ -99,7 +82,7 @@ describe('reindexWorkflow', () => {
     const input = newInput();
     const message = `${failing} broke: out of memory`;
     const mocks = mockActivities(all, { [failing]: failsWith(message) });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, input));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
@@ -117,7 +100,7 @@ describe('reindexWorkflow', () => {
       if (analyzeCalls === 1) return failsWith('the vector store was unreachable')(call);
     };
     const mocks = mockActivities(all, { analyzeDataset: failOnce });
-    await withWorkers(env, bundle, mocks, async (taskQueue) => {
+    await testbed.withWorkers(mocks, async (taskQueue) => {
       const first = await start(taskQueue, input);
       expect((await outcomeOf(first)).status).toBe('FAILED');
       const retry = await start(taskQueue, input);
