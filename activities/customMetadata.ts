@@ -2,7 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import { transitionDatasetStatus } from '../db/repositories/datasets';
 import { applyMetadataRecord, topLevelMediaNames } from '../db/repositories/media';
-import { updateTaskProgress } from '../db/repositories/tasks';
+import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
 import { headVersion } from '../db/repositories/versions';
 import { MetadataFileError, parseMetadataFile } from '../lib/metadata/parseMetadataFile';
 import { releaseTransition } from '../lib/datasetStates';
@@ -72,11 +72,7 @@ export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStor
     /** The task FAILED or ABORTED; the dataset back to where it was (whatever was applied stays, in one transaction or not at all). */
     async failCustomMetadata(input: Release & { message: string; aborted: boolean }): Promise<void> {
       await db.transaction(async (trx) => {
-        await updateTaskProgress(trx, input.taskId, {
-          status: input.aborted ? 'ABORTED' : 'FAILED',
-          statusMessage: input.aborted ? 'Aborted' : 'Failed',
-          errorMessage: input.message,
-        });
+        await endTaskUnfinished(trx, input.taskId, input);
         await transitionDatasetStatus(trx, input.datasetId, releaseTransition('import_metadata', input.previousStatus));
       });
     },

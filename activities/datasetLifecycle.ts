@@ -3,7 +3,7 @@ import { commitIndexedDataset, transitionDatasetStatus, updateDatasetCounts } fr
 import { hasPendingUploads } from '../db/repositories/ingestion';
 import { countBatchMedia, mediaCounts } from '../db/repositories/media';
 import { headVersion } from '../db/repositories/versions';
-import { updateTaskProgress } from '../db/repositories/tasks';
+import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
 import { batchFailedEmpty, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
 import type { ImageEncoderInfo } from '../lib/ml/imageEncoder';
 import type { TaskRef } from './progress';
@@ -54,11 +54,7 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
 
     async failDatasetTask(input: TaskRef & { aborted: boolean; message: string }): Promise<void> {
       await db.transaction(async (trx) => {
-        await updateTaskProgress(trx, input.taskId, {
-          status: input.aborted ? 'ABORTED' : 'FAILED',
-          statusMessage: input.aborted ? 'Aborted' : 'Failed',
-          errorMessage: input.message,
-        });
+        await endTaskUnfinished(trx, input.taskId, input);
         await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.creationFailed, { error_message: input.message });
       });
     },
@@ -104,11 +100,7 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
      */
     async failBatchTask(input: TaskRef & { batchId: string; previousStatus: DatasetStatus; aborted: boolean; message: string }): Promise<void> {
       await db.transaction(async (trx) => {
-        await updateTaskProgress(trx, input.taskId, {
-          status: input.aborted ? 'ABORTED' : 'FAILED',
-          statusMessage: input.aborted ? 'Aborted' : 'Failed',
-          errorMessage: input.message,
-        });
+        await endTaskUnfinished(trx, input.taskId, input);
         const back = (await receivedButNotIndexed(trx, input.datasetId, input.batchId))
           ? TRANSITIONS.batchFailedWithMedia
           : batchFailedEmpty(input.previousStatus);

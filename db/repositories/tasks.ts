@@ -27,6 +27,15 @@ export async function updateTaskProgress(db: Db, taskId: string, progress: TaskP
   await Task.query(db).patch(patch).where({ task_id: taskId });
 }
 
+/** A task that ended without completing: ABORTED by a user, or FAILED with why. */
+export async function endTaskUnfinished(db: Db, taskId: string, end: { aborted: boolean; message: string }): Promise<void> {
+  await updateTaskProgress(db, taskId, {
+    status: end.aborted ? 'ABORTED' : 'FAILED',
+    statusMessage: end.aborted ? 'Aborted' : 'Failed',
+    errorMessage: end.message,
+  });
+}
+
 export async function insertTask(
   db: Db,
   task: { taskId: string; datasetId: string; taskType: TaskType; createdBy: string; input: object; statusMessage: string },
