@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { copyVersionTable, createCopyVersion, findVersion, VERSION_TABLES, type VersionTable } from '../db/repositories/versions';
+import { copyVersion, findVersion, type VersionTable } from '../db/repositories/versions';
 
 export interface VersionCopy {
   sourceVersionId: string;
@@ -24,14 +24,7 @@ export function createVersionActivities(deps: { db: Db }) {
       if (!source) {
         throw ApplicationFailure.create({ type: 'VersionNotFound', message: `Version ${copy.sourceVersionId} does not exist`, nonRetryable: true });
       }
-      const rows: Partial<Record<VersionTable, number>> = {};
-      await db.transaction(async (trx) => {
-        if (!(await createCopyVersion(trx, source, copy.targetDatasetId, copy.versionId))) return;
-        for (const table of VERSION_TABLES) {
-          context.heartbeat(table);
-          rows[table] = await copyVersionTable(trx, table, source.id, copy.versionId);
-        }
-      });
+      const rows = await copyVersion(db, source, copy.targetDatasetId, copy.versionId, (table) => context.heartbeat(table));
       return { versionId: copy.versionId, rows };
     },
   };

@@ -79,13 +79,40 @@ export async function createCopyVersion(db: Db, source: DatasetVersion, datasetI
  * Copies every row of one version-owned table from `fromVersionId` to `toVersionId` in one
  * INSERT … SELECT: ids are kept, no media bytes or vectors are touched. Returns the rows copied.
  */
-export async function copyVersionTable(db: Db, table: VersionTable, fromVersionId: string, toVersionId: string): Promise<number> {
+async function copyVersionTable(db: Db, table: VersionTable, fromVersionId: string, toVersionId: string): Promise<number> {
   const columns = (await copiedColumns(db, table)).map((column) => `"${column}"`).join(', ');
   const result = await db.raw(`INSERT INTO ${table} (version_id, ${columns}) SELECT ?, ${columns} FROM ${table} WHERE version_id = ?`, [
     toVersionId,
     fromVersionId,
   ]);
   return result.rowCount ?? 0;
+}
+
+/**
+ * Copies every row of `source` into a new version `versionId` of `datasetId`, in one transaction
+ * that sees one snapshot of the source (rows written meanwhile, a tag and its uses, come whole or
+ * not at all). Ids are kept; no media bytes or vectors are touched. Returns the rows copied per
+ * table, none when version `versionId` exists already (a repeated copy).
+ */
+export async function copyVersion(
+  db: Db,
+  source: DatasetVersion,
+  datasetId: string,
+  versionId: string,
+  onTable: (table: VersionTable) => void = () => undefined,
+): Promise<Partial<Record<VersionTable, number>>> {
+  const rows: Partial<Record<VersionTable, number>> = {};
+  await db.transaction(
+    async (trx) => {
+      if (!(await createCopyVersion(trx, source, datasetId, versionId))) return;
+      for (const table of VERSION_TABLES) {
+        onTable(table);
+        rows[table] = await copyVersionTable(trx, table, source.id, versionId);
+      }
+    },
+    { isolationLevel: 'repeatable read' },
+  );
+  return rows;
 }
 
 /** Bytes the version-owned tables and their indexes take, for measuring what a copy adds. */
