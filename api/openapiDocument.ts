@@ -30,6 +30,20 @@ function tidy(ctx: { jsonSchema: JsonSchema }): void {
   if (schema.additionalProperties === false) delete schema.additionalProperties;
 }
 
+/** The operation's own security; routes for users take the document's default (bearer, or the cookie on premises). */
+function security(auth: RouteSpec['auth']) {
+  switch (auth) {
+    case 'none':
+      return { security: [] };
+    case 'session':
+      return { security: [{ sessionCookie: [] }] };
+    case 'sessionOrToken':
+      return { security: [{ bearerAuth: [] }, { sessionCookie: [] }] };
+    case 'user':
+      return {};
+  }
+}
+
 /** Builds the OpenAPI 3.1 document of `routes`: parameters, bodies and responses from their zod schemas. */
 export function buildOpenApiDocument(routes: readonly RouteSpec[] = API_ROUTES) {
   const components: Record<string, JsonSchema> = {};
@@ -88,7 +102,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = API_ROUTES) 
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],
-      ...(route.auth === 'none' ? { security: [] } : route.auth === 'session' ? { security: [{ sessionCookie: [] }] } : {}),
+      ...security(route.auth),
       ...(parameterList.length > 0 ? { parameters: parameterList } : {}),
       ...(requestSchema ? { requestBody: { required: true, content: { [contentType]: { schema: jsonSchema(requestSchema, 'input') } } } } : {}),
       responses,

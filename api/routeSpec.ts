@@ -25,8 +25,11 @@ export interface RouteSpec<S extends RequestSchemas = RequestSchemas> {
   tag: string;
   summary: string;
   description?: string;
-  /** Who may call it: anyone, a user (bearer token, or the session cookie on premises), or a browser session only. */
-  auth: 'none' | 'user' | 'session';
+  /**
+   * Who may call it: anyone, a user (bearer token, or the session cookie on premises), a browser
+   * session only, or a session or bearer token in every run mode (a user's own API keys).
+   */
+  auth: 'none' | 'user' | 'session' | 'sessionOrToken';
   request: S;
   /** What the handler reads and checks itself (a multipart or urlencoded form; a query whose errors are 400s): documented only. */
   handlerReads?: { query?: z.ZodObject; form?: z.ZodObject };

@@ -2,6 +2,7 @@ import type { RouterContext } from '@koa/router';
 import type { z } from 'zod';
 import type { User } from '../db/models';
 import type { Logger } from '../lib/logger';
+import type { Authentication } from '../services/identity';
 
 /** What every request carries from api/middleware/requestContext.ts on. */
 export interface RequestState {
@@ -9,9 +10,11 @@ export interface RequestState {
   log: Logger;
 }
 
-/** A request that requireUser or requireSession let through. */
+/** A request that requireUser, requireSession or requireSessionOrBearer let through. */
 export interface ApiState extends RequestState {
   user: User;
+  /** What admitted the user: a bearer token, a session, or nothing (auth disabled). */
+  authentication: Authentication;
 }
 
 /** The parts of a request a route validates: path parameters, query string and JSON body. */

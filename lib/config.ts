@@ -46,6 +46,12 @@ const envSchema = z.object({
   ADMIN_PASSWORD: z.string().min(8, 'expected at least 8 characters').optional(),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(168),
   TOKEN_MAX_LIFETIME_SECONDS: z.coerce.number().int().positive().default(86400),
+  API_KEY_TTL_DAYS: z.coerce
+    .number({ message: 'expected a number of days 0-36500 (0: keys never expire)' })
+    .min(0, 'expected a number of days 0-36500 (0: keys never expire)')
+    .max(36500, 'expected a number of days 0-36500 (0: keys never expire)')
+    .default(90),
+  API_KEY_MAX_PER_USER: z.coerce.number({ message: 'expected a whole number of at least 1' }).int('expected a whole number of at least 1').min(1, 'expected a whole number of at least 1').default(20),
   LOGIN_MAX_FAILURES: z.coerce.number({ message: 'expected a whole number of at least 1' }).int().min(1).default(5),
   LOGIN_MAX_FAILURES_PER_IP: z.coerce.number({ message: 'expected a whole number of at least 1' }).int().min(1).default(50),
   LOGIN_FAILURE_WINDOW_SECONDS: z.coerce.number({ message: 'expected a whole number of seconds, at least 1' }).int().min(1).default(900),
@@ -101,7 +107,13 @@ export interface Config {
   qdrant: { url?: string; apiKey?: string };
   secretKey?: string;
   admin: { email: string; password?: string };
-  auth: { sessionTtlHours: number; tokenMaxLifetimeSeconds: number; login: LoginThrottleSettings };
+  auth: {
+    sessionTtlHours: number;
+    tokenMaxLifetimeSeconds: number;
+    login: LoginThrottleSettings;
+    /** Lifetime of a new API key, which is also the longest a caller may ask for (null: keys never expire unless asked); live keys per user. */
+    apiKeys: { lifetimeDays: number | null; maxPerUser: number };
+  };
   /** Whether X-Forwarded-* headers (client address, host, scheme) are believed: only behind a proxy that sets them. */
   trustProxy: boolean;
   uploads: {
@@ -167,6 +179,7 @@ export function loadConfig(env: Env = process.env): Config {
     auth: {
       sessionTtlHours: e.SESSION_TTL_HOURS,
       tokenMaxLifetimeSeconds: e.TOKEN_MAX_LIFETIME_SECONDS,
+      apiKeys: { lifetimeDays: e.API_KEY_TTL_DAYS === 0 ? null : e.API_KEY_TTL_DAYS, maxPerUser: e.API_KEY_MAX_PER_USER },
       login: {
         maxFailuresPerAccount: e.LOGIN_MAX_FAILURES,
         maxFailuresPerIp: e.LOGIN_MAX_FAILURES_PER_IP,

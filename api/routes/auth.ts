@@ -1,10 +1,10 @@
 import { Router } from '@koa/router';
 import { createLoginThrottle } from '../../lib/auth/loginThrottle';
-import { endSession, startSession, verifyPasswordLogin } from '../../services/identity';
+import { endAllSessionsAndKeys, endSession, startSession, verifyPasswordLogin } from '../../services/identity';
 import { HttpError } from '../errors';
 import { requireSession, SESSION_COOKIE, type AuthDeps } from '../middleware/authenticate';
 import { mount } from '../routeSpec';
-import type { RequestState } from '../state';
+import type { ApiState, RequestState } from '../state';
 import { authRoutes } from '../specs/auth';
 
 export function createAuthRouter(deps: AuthDeps): Router<RequestState> {
@@ -28,12 +28,24 @@ export function createAuthRouter(deps: AuthDeps): Router<RequestState> {
     ctx.body = { user_id: user.id, email: user.email };
   });
 
-  mount(router, authRoutes.logout, requireSession(deps), async (ctx) => {
+  // API keys outlive a plain logout (docs/decisions.md); everywhere=true ends every session and revokes every key.
+  const sessionRoutes = new Router<ApiState>();
+  mount(sessionRoutes, authRoutes.logout, requireSession(deps), async (ctx) => {
     const token = ctx.cookies.get(SESSION_COOKIE);
-    if (token) await endSession(deps.db, token);
     ctx.cookies.set(SESSION_COOKIE, null, cookieOptions(ctx.secure));
-    ctx.body = { message: 'Logged out' };
+    if (!ctx.state.input.query.everywhere) {
+      if (token) await endSession(deps.db, token);
+      ctx.body = { message: 'Logged out' };
+      return;
+    }
+    const ended = await endAllSessionsAndKeys(deps.db, ctx.state.user);
+    ctx.body = {
+      message: `Logged out everywhere: ${ended.sessions} sessions ended, ${ended.apiKeys} API keys revoked`,
+      sessions_ended: ended.sessions,
+      api_keys_revoked: ended.apiKeys,
+    };
   });
+  router.use(sessionRoutes.routes(), sessionRoutes.allowedMethods());
 
   return router;
 }

@@ -3,6 +3,7 @@ import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import type { Logger } from '../../lib/logger';
 import type { NotificationHub } from '../../lib/notifications/notificationHub';
+import { authenticationEnded } from '../../services/identity';
 import {
   countUnreadNotifications,
   followNotifications,
@@ -50,13 +51,18 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
   /**
    * Server-Sent Events: `notification` for each new notification, `ping` every cycle, `error` when
    * a poll fails (the stream stays open). New rows are found by a poll every cycle, and at once
-   * when Postgres NOTIFY wakes the stream; no connection is held between polls.
+   * when Postgres NOTIFY wakes the stream; no connection is held between polls. Each cycle also
+   * checks what admitted the caller: once the token or session expires, the key is revoked or the
+   * session ends, a last `error` (with `closed: true`) names why and the stream closes.
    */
   mount(router, notificationRoutes.stream, async (ctx) => {
-    const { user } = ctx.state;
+    const { user, authentication } = ctx.state;
     const feed = await followNotifications(deps.db, user, ctx.state.input.query.dataset_id);
 
     const stream = new PassThrough();
+    const send = (text: string) => {
+      if (!stream.writableEnded) stream.write(text);
+    };
     let polling = false;
     let again = false;
     const poll = async () => {
@@ -68,18 +74,32 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
       try {
         do {
           again = false;
-          for (const row of await feed.next()) stream.write(sse('notification', presentNotification(row)));
-        } while (again);
+          for (const row of await feed.next()) send(sse('notification', presentNotification(row)));
+        } while (again && !stream.writableEnded);
       } catch (error) {
         deps.logger.warn({ err: error }, 'notification stream poll failed');
-        stream.write(sse('error', { detail: 'Could not read notifications; retrying' }));
+        send(sse('error', { detail: 'Could not read notifications; retrying' }));
       } finally {
         polling = false;
       }
     };
+    /** False once the caller is no longer admitted (the stream is then closed); a failed check lets the poll report the outage. */
+    const stillAdmitted = async (): Promise<boolean> => {
+      let ended: string | undefined;
+      try {
+        ended = await authenticationEnded(deps.db, user, authentication);
+      } catch (error) {
+        deps.logger.warn({ err: error }, 'notification stream could not check its credentials');
+        return true;
+      }
+      if (!ended) return true;
+      send(sse('error', { detail: `${ended}: the stream is closed; reconnect with valid credentials`, closed: true }));
+      close();
+      return false;
+    };
     const timer = setInterval(() => {
-      stream.write(sse('ping', {}));
-      void poll();
+      send(sse('ping', {}));
+      void stillAdmitted().then((admitted) => (admitted ? poll() : undefined));
     }, STREAM_CYCLE_MS);
     let unsubscribe = () => {};
     try {
@@ -87,11 +107,11 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
     } catch (error) {
       deps.logger.warn({ err: error }, 'notification stream without LISTEN; polling only');
     }
-    const close = () => {
+    function close() {
       clearInterval(timer);
       unsubscribe();
       stream.end();
-    };
+    }
     ctx.req.once('close', close);
     stream.once('error', close);
 
@@ -99,7 +119,7 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
     ctx.type = 'text/event-stream';
     ctx.status = 200;
     ctx.body = stream;
-    stream.write(': connected\n\n');
+    send(': connected\n\n');
   });
 
   return router;

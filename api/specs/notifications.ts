@@ -60,7 +60,8 @@ export const notificationRoutes = {
     tag: 'notifications',
     summary: 'Server-Sent Events: notification, ping every 3 s, error',
     description:
-      'Events: `notification` (data: a Notification) for each new notification, `ping` every 3 s, `error` (data: {detail}) when a poll fails; the stream stays open.',
+      'Events: `notification` (data: a Notification) for each new notification, `ping` every 3 s, `error` (data: {detail}) when a poll fails; the stream stays open. ' +
+      'When the token or session that opened the stream expires, its API key is revoked or expires, the session ends or the user is disabled, the stream closes at the next keepalive after a last `error` (data: {detail, closed: true}) naming why; reconnect with valid credentials.',
     auth: 'user',
     request: { query: datasetFilter },
     responses: { 200: { description: 'Event stream', contentType: 'text/event-stream', schema: z.string() } },

@@ -9,4 +9,6 @@ export class ApiCredential extends Model {
   created_at!: Date;
   last_used_at!: Date | null;
   revoked_at!: Date | null;
+  /** Null: the key never expires. */
+  expires_at!: Date | null;
 }

@@ -16,17 +16,29 @@ export async function createSession(db: Db, userId: string, ttlHours: number, ip
   return token;
 }
 
-export async function findSessionUser(db: Db, token: string): Promise<User | undefined> {
+/** The live session of a token and its enabled user (touching its last access). */
+export async function findSession(db: Db, token: string): Promise<{ sessionId: string; expiresAt: Date; user: User } | undefined> {
   const session = await Session.query(db)
     .patch({ last_access_at: new Date() })
     .where({ token_hash: sha256Hex(token) })
     .where('expires_at', '>', new Date())
-    .returning('user_id')
+    .returning(['id', 'user_id', 'expires_at'])
     .first();
   if (!session) return undefined;
-  return findEnabledUser(db, session.user_id);
+  const user = await findEnabledUser(db, session.user_id);
+  return user ? { sessionId: session.id, expiresAt: session.expires_at, user } : undefined;
+}
+
+/** Whether the session still exists and has not expired (an open stream checking it may go on). */
+export async function isSessionLive(db: Db, sessionId: string): Promise<boolean> {
+  return (await Session.query(db).findById(sessionId).where('expires_at', '>', new Date()).select('id')) !== undefined;
 }
 
 export async function deleteSession(db: Db, token: string): Promise<void> {
   await Session.query(db).delete().where({ token_hash: sha256Hex(token) });
+}
+
+/** Ends every session of the user; returns how many. */
+export async function deleteUserSessions(db: Db, userId: string): Promise<number> {
+  return Session.query(db).delete().where({ user_id: userId });
 }

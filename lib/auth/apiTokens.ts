@@ -10,14 +10,15 @@ export const CLOCK_SKEW_SECONDS = 60;
 /**
  * Verifies a client-built JWT as the spec's Authentication section defines it: HS256 with the
  * api_secret, kid = sub = api_key, iss = sdk, iat and exp whole seconds, iat not in the future
- * (beyond CLOCK_SKEW_SECONDS), lifetime at most `maxLifetimeSeconds`. Returns the api_key.
+ * (beyond CLOCK_SKEW_SECONDS), lifetime at most `maxLifetimeSeconds`. Returns the api_key and
+ * when the token expires (whatever it opened, an event stream say, must end then).
  */
 export async function verifyApiToken(
   token: string,
   findSecret: (apiKey: string) => Promise<string | undefined>,
   maxLifetimeSeconds: number,
   nowSeconds: number = Math.floor(Date.now() / 1000),
-): Promise<string> {
+): Promise<{ apiKey: string; expiresAt: Date }> {
   let kid: string | undefined;
   try {
     const header = decodeProtectedHeader(token);
@@ -45,7 +46,7 @@ export async function verifyApiToken(
     if (!Number.isSafeInteger(iat) || !Number.isSafeInteger(exp)) throw new InvalidTokenError('Token iat and exp must be whole seconds');
     if (iat! > nowSeconds + CLOCK_SKEW_SECONDS) throw new InvalidTokenError('Token issued in the future');
     if (exp! - iat! > maxLifetimeSeconds) throw new InvalidTokenError(`Token lifetime exceeds ${maxLifetimeSeconds} seconds`);
-    return kid;
+    return { apiKey: kid, expiresAt: new Date(exp! * 1000) };
   } catch (error) {
     if (error instanceof InvalidTokenError) throw error;
     if (error instanceof errors.JWTExpired) throw new InvalidTokenError('Token expired');

@@ -2,14 +2,16 @@ import http from 'node:http';
 
 export interface Stream {
   events: Array<{ event: string; data: unknown }>;
+  /** Settles when the server ends the stream (not when `close` is called). */
+  ended: Promise<void>;
   close(): void;
 }
 
 /** A real SSE client: parses `event:` / `data:` blocks as they arrive. */
-export function openStream(port: number, query = ''): Promise<Stream> {
+export function openStream(port: number, query = '', headers: http.OutgoingHttpHeaders = {}): Promise<Stream> {
   return new Promise((resolve, reject) => {
     const events: Stream['events'] = [];
-    const request = http.get({ port, host: '127.0.0.1', path: `/api/v1/notifications/stream${query}` }, (response) => {
+    const request = http.get({ port, host: '127.0.0.1', path: `/api/v1/notifications/stream${query}`, headers }, (response) => {
       if (response.statusCode !== 200) return reject(new Error(`stream answered ${response.statusCode}`));
       expect(response.headers['content-type']).toMatch(/^text\/event-stream/);
       let buffer = '';
@@ -25,7 +27,8 @@ export function openStream(port: number, query = ''): Promise<Stream> {
         }
       });
       response.on('error', () => undefined);
-      resolve({ events, close: () => request.destroy() });
+      const ended = new Promise<void>((settle) => response.once('end', () => settle()));
+      resolve({ events, ended, close: () => request.destroy() });
     });
     request.on('error', (error) => (error.message.includes('socket hang up') ? undefined : reject(error)));
   });

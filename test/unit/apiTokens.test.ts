@@ -17,8 +17,12 @@ async function rejection(token: string): Promise<string> {
 }
 
 describe('verifyApiToken', () => {
-  it('accepts a token built as the spec says and returns its api key', async () => {
-    await expect(verify(await sdkToken(apiKey, apiSecret))).resolves.toBe(apiKey);
+  it('accepts a token built as the spec says and returns its api key and expiry', async () => {
+    const iat = Math.floor(Date.now() / 1000);
+    await expect(verify(await sdkToken(apiKey, apiSecret, { issuedAt: iat, lifetimeSeconds: 600 }))).resolves.toEqual({
+      apiKey,
+      expiresAt: new Date((iat + 600) * 1000),
+    });
   });
 
   it('rejects an expired token', async () => {
@@ -78,7 +82,7 @@ describe('verifyApiToken', () => {
     const farFuture = await sdkToken(apiKey, apiSecret, { issuedAt: 4102444800, lifetimeSeconds: 1 });
     expect(await rejection(farFuture)).toBe('Token issued in the future');
     // A client clock slightly ahead is fine.
-    await expect(verify(await sdkToken(apiKey, apiSecret, { issuedAt: now + 30 }))).resolves.toBe(apiKey);
+    await expect(verify(await sdkToken(apiKey, apiSecret, { issuedAt: now + 30 }))).resolves.toMatchObject({ apiKey });
   });
 
   it('rejects fractional iat and exp', async () => {

@@ -75,6 +75,21 @@ describe('loadConfig', () => {
     expect(config.auth.login).toEqual({ maxFailuresPerAccount: 5, maxFailuresPerIp: 50, windowMs: 900_000, lockoutMs: 60_000 });
   });
 
+  it('gives API keys a 90-day lifetime and 20 live keys per user by default; API_KEY_TTL_DAYS=0 means they never expire', () => {
+    expect(loadConfig({}).auth.apiKeys).toEqual({ lifetimeDays: 90, maxPerUser: 20 });
+    expect(loadConfig({ API_KEY_TTL_DAYS: '0', API_KEY_MAX_PER_USER: '3' }).auth.apiKeys).toEqual({ lifetimeDays: null, maxPerUser: 3 });
+    expect(loadConfig({ API_KEY_TTL_DAYS: '0.5' }).auth.apiKeys.lifetimeDays).toBe(0.5);
+    for (const [name, value, message] of [
+      ['API_KEY_TTL_DAYS', '-1', 'expected a number of days 0-36500 (0: keys never expire)'],
+      ['API_KEY_TTL_DAYS', 'forever', 'expected a number of days 0-36500 (0: keys never expire)'],
+      ['API_KEY_TTL_DAYS', '1e9', 'expected a number of days 0-36500 (0: keys never expire)'],
+      ['API_KEY_MAX_PER_USER', '0', 'expected a whole number of at least 1'],
+      ['API_KEY_MAX_PER_USER', '2.5', 'expected a whole number of at least 1'],
+    ]) {
+      expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration: ${name}=${JSON.stringify(value)}: ${message}`);
+    }
+  });
+
   it('serves the pipeline trigger on ONPREM only, and with auth only behind PIPELINE_TOKEN', () => {
     const token = 't'.repeat(24);
     expect(pipelineTriggerAccess(loadConfig({}))).toEqual({ serve: true });
