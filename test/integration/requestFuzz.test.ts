@@ -177,6 +177,7 @@ describe('fuzzed requests against the API process', () => {
       '/api/v1/datasets',
       '/api/v1/notifications',
       '/api/v1/notifications/unread-count',
+      '/api/v1/api_credentials/keys',
     ];
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...readRoutes()), query, headers, async (route, search, extra) => {
