@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { spawnManaged, waitForOutput, type ManagedProcess } from './process';
+import type { Running } from './supervisor';
 
-export interface EmbeddedPostgres {
+export interface EmbeddedPostgres extends Running {
   url: string;
-  stop(): Promise<void>;
 }
 
 interface RunAs {
@@ -73,6 +73,8 @@ export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
   onLog?: (line: string) => void;
+  /** Out of the caller's process group, so a Ctrl-C in the terminal reaches it only through the caller (the launcher stops it last). */
+  ownProcessGroup?: boolean;
 }): Promise<EmbeddedPostgres> {
   const binDir = postgresBinDir();
   const pgData = path.join(options.dataDir, 'postgres');
@@ -92,13 +94,22 @@ export async function startEmbeddedPostgres(options: {
       '-c', 'unix_socket_directories=',
       '-c', 'max_connections=300',
     ],
-    { ...runAs, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
+    { ...runAs, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' }, detached: options.ownProcessGroup },
   );
-  if (options.onLog) server.child.stderr?.on('data', (chunk: Buffer) => options.onLog?.(chunk.toString('utf8')));
-  await waitForOutput(server, (text) => text.includes('ready to accept connections'), 60_000, 'Embedded Postgres');
+  // Always read its log: an unread pipe fills up and Postgres would block writing to it.
+  server.child.stderr?.on('data', (chunk: Buffer) => options.onLog?.(chunk.toString('utf8')));
+  server.child.stdout?.resume();
+  try {
+    await waitForOutput(server, (text) => text.includes('ready to accept connections'), 60_000, 'Embedded Postgres');
+  } catch (error) {
+    await server.stop('SIGKILL');
+    throw error;
+  }
 
   return {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`,
+    pid: server.pid,
+    exited: server.exited,
     // SIGINT is Postgres's "fast shutdown": active transactions roll back, data is flushed.
     stop: () => server.stop('SIGINT', 30_000),
   };

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { projectRoot } from '../projectRoot';
 import { spawnManaged } from './process';
+import type { Running } from './supervisor';
 
-export interface EmbeddedTemporal {
+export interface EmbeddedTemporal extends Running {
   address: string;
   uiUrl?: string;
-  stop(): Promise<void>;
 }
 
 const projectTemporal = path.join(projectRoot(), '.tools', 'temporal', 'bin', 'temporal');
@@ -59,6 +59,8 @@ export async function startTemporalDevServer(options: {
   namespace: string;
   binary?: string;
   onLog?: (line: string) => void;
+  /** Out of the caller's process group, so a Ctrl-C in the terminal reaches it only through the caller (the launcher stops it after the API and worker). */
+  ownProcessGroup?: boolean;
 }): Promise<EmbeddedTemporal> {
   fs.mkdirSync(options.dataDir, { recursive: true });
   const args = [
@@ -70,7 +72,7 @@ export async function startTemporalDevServer(options: {
     '--log-level', 'warn',
   ];
   args.push(...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']));
-  const server = spawnManaged(findTemporalBinary(options.binary), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = spawnManaged(findTemporalBinary(options.binary), args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownProcessGroup });
   const forward = (chunk: Buffer) => options.onLog?.(chunk.toString('utf8'));
   server.child.stdout?.on('data', forward);
   server.child.stderr?.on('data', forward);
@@ -84,6 +86,8 @@ export async function startTemporalDevServer(options: {
   return {
     address,
     uiUrl: options.uiPort ? `http://localhost:${options.uiPort}` : undefined,
+    pid: server.pid,
+    exited: server.exited,
     stop: () => server.stop('SIGTERM', 15_000),
   };
 }

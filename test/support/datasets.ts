@@ -1,22 +1,25 @@
 import type { TestApi } from './testStack';
+
+/** What these helpers need of an API: an in-process TestApi or the launcher's API over HTTP. */
+type Api = Pick<TestApi, 'request'>;
 import { eventually } from './media';
 
 /** Steps 1 and 2 of the spec's creation flow: a new dataset and an upload transaction. */
-export async function newDatasetWithTransaction(api: TestApi, name: string): Promise<{ datasetId: string; transId: number }> {
+export async function newDatasetWithTransaction(api: Api, name: string): Promise<{ datasetId: string; transId: number }> {
   const created = await api.request.get('/api/v1/ingestion/new_dataset').query({ dataset_name: name }).expect(200);
   const datasetId = created.body.dataset_id as string;
   const transaction = await api.request.get(`/api/v1/ingestion/${datasetId}/data_files`).expect(200);
   return { datasetId, transId: transaction.body.trans_id };
 }
 
-export function uploadFiles(api: TestApi, datasetId: string, transId: number, files: string[], field = 'files') {
+export function uploadFiles(api: Api, datasetId: string, transId: number, files: string[], field = 'files') {
   const request = api.request.post(`/api/v1/ingestion/${datasetId}/data_files/${transId}`);
   for (const file of files) request.attach(field, file);
   return request;
 }
 
 /** Polls /api/v1/tasks (as a client would) until the dataset's newest task reaches one of `statuses`. */
-export function waitForTask(api: TestApi, datasetId: string, statuses: string[], timeoutMs = 120_000) {
+export function waitForTask(api: Api, datasetId: string, statuses: string[], timeoutMs = 120_000) {
   return eventually(
     async () => (await api.request.get('/api/v1/tasks').query({ dataset_id: datasetId }).expect(200)).body.tasks[0],
     (task) => Boolean(task) && statuses.includes(task.status),
@@ -26,7 +29,7 @@ export function waitForTask(api: TestApi, datasetId: string, statuses: string[],
 }
 
 /** A dataset indexed by the real DATASET_CREATION workflow from `files`, READY. */
-export async function createReadyDataset(api: TestApi, name: string, files: string[]): Promise<string> {
+export async function createReadyDataset(api: Api, name: string, files: string[]): Promise<string> {
   const { datasetId, transId } = await newDatasetWithTransaction(api, name);
   await uploadFiles(api, datasetId, transId, files).expect(202);
   await api.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202);
@@ -36,7 +39,7 @@ export async function createReadyDataset(api: TestApi, name: string, files: stri
 }
 
 /** Polls the dataset until its status_new is one of `statuses`. */
-export function waitForDatasetStatus(api: TestApi, datasetId: string, statuses: string[], timeoutMs = 120_000) {
+export function waitForDatasetStatus(api: Api, datasetId: string, statuses: string[], timeoutMs = 120_000) {
   return eventually(
     async () => (await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body,
     (dataset) => statuses.includes(dataset.status_new),
@@ -46,7 +49,7 @@ export function waitForDatasetStatus(api: TestApi, datasetId: string, statuses: 
 }
 
 /** The distinct status_new values seen, in order, while polling until the dataset reaches `final`. */
-export async function statusesUntil(api: TestApi, datasetId: string, final: string, timeoutMs = 120_000): Promise<string[]> {
+export async function statusesUntil(api: Api, datasetId: string, final: string, timeoutMs = 120_000): Promise<string[]> {
   const seen: string[] = [];
   await eventually(
     async () => {
