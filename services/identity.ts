@@ -129,7 +129,8 @@ export async function revokeApiKey(db: Db, user: User, apiKey: string): Promise<
 
 /**
  * Why what admitted a request no longer does (token or session expired, key revoked or expired,
- * session ended, user disabled), or undefined while it still does.
+ * session ended, user disabled), or undefined while it still does. One query per call: open
+ * streams ask it every keepalive.
  */
 export async function authenticationEnded(db: Db, user: User, authentication: Authentication, now = new Date()): Promise<string | undefined> {
   switch (authentication.kind) {
@@ -139,16 +140,13 @@ export async function authenticationEnded(db: Db, user: User, authentication: Au
       if (authentication.expiresAt <= now) return 'Token expired';
       const key = await findApiCredentialState(db, authentication.apiKey);
       if (!key || key.userId !== user.id) return 'Unknown API key';
-      const refusal = apiKeyRefusal(key, now);
-      if (refusal) return refusal;
-      break;
+      return apiKeyRefusal(key, now) ?? (key.userEnabled ? undefined : 'User is disabled or no longer exists');
     }
     case 'session':
       if (authentication.expiresAt <= now) return 'Session expired';
-      if (!(await isSessionLive(db, authentication.sessionId))) return 'Session ended';
-      break;
+      // One query per check: a disabled user's session counts as ended.
+      return (await isSessionLive(db, authentication.sessionId)) ? undefined : 'Session ended';
   }
-  return (await findEnabledUser(db, user.id)) ? undefined : 'User is disabled or no longer exists';
 }
 
 /** The user, unless disabled or deleted. */

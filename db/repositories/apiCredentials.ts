@@ -68,13 +68,19 @@ export async function findApiCredential(db: Db, box: SecretBox, apiKey: string):
   };
 }
 
-/** The state of an API key without opening its secret (an open stream checking it is still good). */
+/** The state of an API key and whether its owner is enabled, without opening its secret (an open stream checking it is still good). */
 export async function findApiCredentialState(
   db: Db,
   apiKey: string,
-): Promise<{ userId: string; revokedAt: Date | null; expiresAt: Date | null } | undefined> {
-  const row = await ApiCredential.query(db).findOne({ api_key: apiKey }).select('user_id', 'revoked_at', 'expires_at');
-  return row ? { userId: row.user_id, revokedAt: row.revoked_at, expiresAt: row.expires_at } : undefined;
+): Promise<{ userId: string; userEnabled: boolean; revokedAt: Date | null; expiresAt: Date | null } | undefined> {
+  const row = (await ApiCredential.query(db)
+    .join('users', 'users.id', 'api_credentials.user_id')
+    .where('api_credentials.api_key', apiKey)
+    .first()
+    .select('api_credentials.user_id', 'api_credentials.revoked_at', 'api_credentials.expires_at', 'users.enabled')) as
+    | (Pick<ApiCredential, 'user_id' | 'revoked_at' | 'expires_at'> & { enabled: boolean })
+    | undefined;
+  return row ? { userId: row.user_id, userEnabled: row.enabled, revokedAt: row.revoked_at, expiresAt: row.expires_at } : undefined;
 }
 
 export async function markApiCredentialUsed(db: Db, apiKey: string, at: Date): Promise<void> {

@@ -29,9 +29,16 @@ export async function findSession(db: Db, token: string): Promise<{ sessionId: s
   return user ? { sessionId: session.id, expiresAt: session.expires_at, user } : undefined;
 }
 
-/** Whether the session still exists and has not expired (an open stream checking it may go on). */
+/** Whether the session still exists, has not expired and belongs to an enabled user (an open stream checking it may go on). */
 export async function isSessionLive(db: Db, sessionId: string): Promise<boolean> {
-  return (await Session.query(db).findById(sessionId).where('expires_at', '>', new Date()).select('id')) !== undefined;
+  const row = await Session.query(db)
+    .join('users', 'users.id', 'sessions.user_id')
+    .where('sessions.id', sessionId)
+    .where('sessions.expires_at', '>', new Date())
+    .where('users.enabled', true)
+    .first()
+    .select('sessions.id');
+  return row !== undefined;
 }
 
 export async function deleteSession(db: Db, token: string): Promise<void> {
