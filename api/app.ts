@@ -33,6 +33,7 @@ import { createTagsRouter } from './routes/tags';
 import { createCustomMetadataRouter } from './routes/customMetadata';
 import { createNotificationsRouter } from './routes/notifications';
 import { createViewsRouter } from './routes/views';
+import { createSnapshotsRouter } from './routes/snapshots';
 import type { NotificationHub } from '../lib/notifications/notificationHub';
 import { createTasksRouter } from './routes/tasks';
 import { createMediaAdditionRouter } from './routes/mediaAddition';
@@ -85,6 +86,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createCustomMetadataRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createNotificationsRouter(deps),
     createViewsRouter(deps),
+    createSnapshotsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createMediaAdditionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());

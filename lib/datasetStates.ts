@@ -15,6 +15,7 @@ export const TASK_TYPES = [
   'CUSTOM_METADATA',
   'SNAPSHOT_RESTORE',
   'SNAPSHOT_CLONE',
+  'EXPORT',
 ] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
 
@@ -32,6 +33,9 @@ export type DatasetOperation =
   | 'import_metadata'
   | 'enrich'
   | 'export'
+  | 'snapshot'
+  | 'restore'
+  | 'clone'
   | 'search'
   | 'visual_search';
 
@@ -54,7 +58,12 @@ export const OPERATIONS: Record<DatasetOperation, OperationRule> = {
   reindex: { from: ['PARTIAL INDEX'], claims: 'READ ONLY', task: 'REINDEX' },
   import_metadata: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'CUSTOM_METADATA' },
   enrich: { from: ['READY'], claims: 'READ ONLY', task: 'ENRICHMENT' },
-  export: { from: ['READY'] },
+  // An export claims nothing: it reads the version as it was when requested (docs/decisions.md).
+  export: { from: ['READY'], task: 'EXPORT' },
+  snapshot: { from: ['READY', 'PARTIAL INDEX'] },
+  restore: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'SNAPSHOT_RESTORE' },
+  // A clone reads a frozen snapshot: the source's status does not matter (its task runs on the new dataset).
+  clone: { from: DATASET_STATUSES, task: 'SNAPSHOT_CLONE' },
   search: { from: SEARCHABLE },
   visual_search: { from: SEARCHABLE },
 };
@@ -93,6 +102,8 @@ export const TRANSITIONS = {
   batchFailedWithMedia: { from: ['READ ONLY', 'INDEXING'], to: 'PARTIAL INDEX' },
   reindexStarted: { from: ['READ ONLY'], to: 'INDEXING' },
   reindexCommitted: { from: ['INDEXING'], to: 'READY' },
+  /** A clone is made as a new dataset that is INDEXING until its copy is done. */
+  cloneFailed: { from: ['INDEXING'], to: 'ERROR' },
 } as const satisfies Record<string, Transition>;
 
 export type DatasetTransition = keyof typeof TRANSITIONS;
@@ -105,6 +116,17 @@ export function batchFailedEmpty(previous: DatasetStatus): Transition {
   return { from: ['READ ONLY', 'INDEXING'], to: previous };
 }
 
+/** Snapshots are taken of stable datasets; a restore or a clone ends in the status the snapshot was taken in. */
+export type SnapshotStatus = Extract<DatasetStatus, 'READY' | 'PARTIAL INDEX'>;
+
+export function restoreCommitted(snapshotStatus: SnapshotStatus): Transition {
+  return { from: ['READ ONLY'], to: snapshotStatus };
+}
+
+export function cloneCommitted(snapshotStatus: SnapshotStatus): Transition {
+  return { from: ['INDEXING'], to: snapshotStatus };
+}
+
 interface TaskRule {
   /** Whether a user may abort it while INITIALIZING or RUNNING (never in its commit phase). */
   abortable: boolean;
@@ -112,7 +134,7 @@ interface TaskRule {
   retryable: boolean;
 }
 
-/** The spec lets users abort and retry dataset creation only; other tasks end by themselves. */
+/** The spec lets users abort and retry dataset creation; exports may be aborted too; other tasks end by themselves. */
 export const TASK_RULES: Record<TaskType, TaskRule> = {
   DATASET_CREATION: { abortable: true, retryable: true },
   MEDIA_ADDITION: { abortable: false, retryable: false },
@@ -121,11 +143,17 @@ export const TASK_RULES: Record<TaskType, TaskRule> = {
   CUSTOM_METADATA: { abortable: false, retryable: false },
   SNAPSHOT_RESTORE: { abortable: false, retryable: false },
   SNAPSHOT_CLONE: { abortable: false, retryable: false },
+  // An export changes nothing but its own archive, so stopping one is always safe.
+  EXPORT: { abortable: true, retryable: false },
 };
+
+function typesWhere(rule: keyof TaskRule): string {
+  return TASK_TYPES.filter((type) => TASK_RULES[type][rule]).join(' and ');
+}
 
 /** Why a task cannot be aborted now, or undefined when it can. */
 export function abortRefusal(task: { task_type: TaskType; status: TaskStatus; phase?: string | null }): string | undefined {
-  if (!TASK_RULES[task.task_type].abortable) return `Only DATASET_CREATION tasks can be aborted (this is ${task.task_type})`;
+  if (!TASK_RULES[task.task_type].abortable) return `Only ${typesWhere('abortable')} tasks can be aborted (this is ${task.task_type})`;
   if (!ACTIVE_TASK_STATUSES.includes(task.status)) return `Task is ${task.status} and cannot be aborted`;
   if (task.phase === 'commit' || task.phase === 'done') return 'Task is in its commit phase and cannot be aborted';
   return undefined;
@@ -133,7 +161,7 @@ export function abortRefusal(task: { task_type: TaskType; status: TaskStatus; ph
 
 /** Why a task cannot be retried now, or undefined when it can. */
 export function retryRefusal(task: { task_type: TaskType; status: TaskStatus }): string | undefined {
-  if (!TASK_RULES[task.task_type].retryable) return `Only DATASET_CREATION tasks can be retried (this is ${task.task_type})`;
+  if (!TASK_RULES[task.task_type].retryable) return `Only ${typesWhere('retryable')} tasks can be retried (this is ${task.task_type})`;
   if (task.status !== 'FAILED' && task.status !== 'ABORTED') return `Task is ${task.status}; only FAILED or ABORTED tasks can be retried`;
   return undefined;
 }
@@ -145,6 +173,9 @@ export function statusRefusal(datasetId: string, operation: DatasetOperation, st
   }
   if (operation === 'upload_files' || operation === 'process_files') {
     return `Dataset ${datasetId} has already been processed; use add_media to add files`;
+  }
+  if (operation === 'snapshot' || operation === 'restore') {
+    return `Dataset ${datasetId} is ${status}; ${operation === 'snapshot' ? 'a snapshot' : 'a restore'} needs status READY or PARTIAL INDEX`;
   }
   return `Dataset is not READY (status ${status})`;
 }

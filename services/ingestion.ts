@@ -18,13 +18,19 @@ import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
 import { createTask, type TaskDeps } from './taskWorkflows';
 
-/** Step 1: an empty dataset waiting for uploads. Needs editor or admin in the caller's workspace. */
-export async function newDataset(db: Db, user: User, name: string): Promise<string> {
+/** The workspace a user's new datasets go to; making one needs the editor or admin role there. */
+export async function requireCreatorWorkspace(db: Db, user: User): Promise<string> {
   const membership = await primaryWorkspaceRole(db, user.id);
   if (!membership || membership.role === 'viewer') {
     throw forbidden('Creating datasets needs the editor or admin role in the workspace');
   }
-  const dataset = await createDataset(db, { name, ownerId: user.id, workspaceId: membership.workspaceId, status: 'UPLOADING' });
+  return membership.workspaceId;
+}
+
+/** Step 1: an empty dataset waiting for uploads. */
+export async function newDataset(db: Db, user: User, name: string): Promise<string> {
+  const workspaceId = await requireCreatorWorkspace(db, user);
+  const dataset = await createDataset(db, { name, ownerId: user.id, workspaceId, status: 'UPLOADING' });
   return dataset.id;
 }
 

@@ -11,6 +11,8 @@ export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
   CUSTOM_METADATA: 'customMetadataWorkflow',
   MEDIA_ADDITION: 'mediaAdditionWorkflow',
   REINDEX: 'reindexWorkflow',
+  SNAPSHOT_RESTORE: 'snapshotRestoreWorkflow',
+  SNAPSHOT_CLONE: 'snapshotCloneWorkflow',
 };
 
 export interface TaskDeps {
@@ -72,13 +74,13 @@ export async function startTaskWorkflow(
 export async function createTask(
   deps: TaskDeps,
   start: TaskStart,
-  claim: (trx: Db) => Promise<void>,
+  claim: (trx: Db, taskId: string) => Promise<void>,
   release: (db: Db) => Promise<void>,
 ): Promise<string> {
   const taskId = randomUUID();
   let input: object = {};
   await deps.db.transaction(async (trx) => {
-    await claim(trx);
+    await claim(trx, taskId);
     // Built after the claim, so the input can carry what the claim saw (e.g. the status it left).
     input = start.input(taskId);
     await insertTask(trx, {

@@ -15,6 +15,7 @@ import { createVisualSearchActivities } from '../activities/visualSearch';
 import { createBatchSourceActivities } from '../activities/batchSources';
 import { createViewMonitoringActivities } from '../activities/viewMonitoring';
 import { createVersionActivities } from '../activities/versions';
+import { createSnapshotActivities } from '../activities/snapshots';
 import { uploadStagingDir } from '../lib/storage/staging';
 import { defaultVideoTools } from '../lib/media/video';
 import { loadImageEncoder } from '../lib/ml/imageEncoder';
@@ -42,7 +43,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
   if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is required to start the worker');
   const connection = await connectWithRetry(config.temporal.address, logger);
   await ensureSearchAttributes(connection, config.temporal.namespace);
-  const db = createDb(config.database.url, config.database.poolMax);
+  const db = createDb(config.database.url, config.database.poolMax, config.database);
   const store = createObjectStore(config);
   const vectors = createVectorStore(config, createVectorPointRows(db));
   const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
@@ -62,6 +63,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       ...createBatchSourceActivities({ db, store, stagingDir: uploadStagingDir(config), archives: config.archives, s3: config.s3 }),
       ...createViewMonitoringActivities({ db, vectors, textEncoder }),
       ...createVersionActivities({ db }),
+      ...createSnapshotActivities({ db }),
     },
     maxConcurrentActivityTaskExecutions: Math.max(2, os.availableParallelism()),
   });

@@ -1,29 +1,43 @@
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, workflowInfo, type RetryPolicy } from '@temporalio/workflow';
 import type { createAnalysisActivities } from '../activities/analysis';
 import type { createBatchSourceActivities } from '../activities/batchSources';
 import type { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
 import type { createEmbeddingActivities } from '../activities/embedding';
 import type { createIngestActivities } from '../activities/ingest';
+import type { createSnapshotActivities } from '../activities/snapshots';
+import type { createVersionActivities } from '../activities/versions';
 import type { createViewMonitoringActivities } from '../activities/viewMonitoring';
 import { inferenceQueueOf } from './contracts';
 
 // Timeouts and retries per kind of activity, shared by every workflow that indexes media.
 
+/**
+ * Every task activity rides out an outage of Postgres, the object store or a worker of about half an
+ * hour (1 s doubling to 30 s between attempts, 60 attempts, ~28 min of waiting), then fails the task.
+ * Non-retryable failures (invalid input) fail at once. See "Retries through outages" in docs/decisions.md.
+ */
+export const OUTAGE_RETRY: RetryPolicy = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '30 seconds',
+  maximumAttempts: 60,
+};
+
 export const lifecycle = proxyActivities<ReturnType<typeof createDatasetLifecycleActivities>>({
   startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 20, maximumInterval: '30 seconds' },
+  retry: OUTAGE_RETRY,
 });
 
 export const sources = proxyActivities<ReturnType<typeof createBatchSourceActivities>>({
   startToCloseTimeout: '24 hours',
   heartbeatTimeout: '2 minutes',
-  retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
+  retry: OUTAGE_RETRY,
 });
 
 export const ingest = proxyActivities<ReturnType<typeof createIngestActivities>>({
   startToCloseTimeout: '12 hours',
   heartbeatTimeout: '20 seconds',
-  retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
+  retry: OUTAGE_RETRY,
 });
 
 /** Inference runs on the inference queue beside the queue the calling workflow runs on. */
@@ -32,17 +46,30 @@ export function embedding() {
     taskQueue: inferenceQueueOf(workflowInfo().taskQueue),
     startToCloseTimeout: '12 hours',
     heartbeatTimeout: '2 minutes',
-    retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
+    retry: OUTAGE_RETRY,
   });
 }
 
 export const analysis = proxyActivities<ReturnType<typeof createAnalysisActivities>>({
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: '2 minutes',
-  retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
+  retry: OUTAGE_RETRY,
 });
 
 export const monitoring = proxyActivities<ReturnType<typeof createViewMonitoringActivities>>({
   startToCloseTimeout: '30 minutes',
-  retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
+  retry: OUTAGE_RETRY,
+});
+
+/** Version copies and the snapshot steps around them: one copy is one transaction, heartbeating per table. */
+export const versions = proxyActivities<ReturnType<typeof createVersionActivities>>({
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '10 minutes',
+  retry: OUTAGE_RETRY,
+});
+
+export const snapshots = proxyActivities<ReturnType<typeof createSnapshotActivities>>({
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '10 minutes',
+  retry: OUTAGE_RETRY,
 });

@@ -25,7 +25,7 @@ export interface DatasetCreationInput {
   batchId: string;
 }
 
-export type CreationPhase = 'starting' | 'ingesting' | 'embedding' | 'analyzing' | 'commit' | 'done';
+export type CreationPhase = 'starting' | 'ingesting' | 'embedding' | 'analyzing' | 'snapshot' | 'commit' | 'done';
 
 /** Where a creation is; the API refuses to abort once this says `commit`. */
 export const creationPhaseQuery = defineQuery<CreationPhase>('creationPhase');
@@ -84,4 +84,49 @@ export interface CustomMetadataInput {
   format: 'json' | 'csv' | 'parquet';
   /** The status the import claimed the dataset from (READ ONLY while it runs), restored at the end. */
   previousStatus: DatasetStatus;
+}
+
+/** SNAPSHOT_RESTORE: the snapshot's frozen version is copied into `versionId`, which becomes the head. */
+export interface SnapshotRestoreInput {
+  taskId: string;
+  datasetId: string;
+  snapshotId: string;
+  sourceVersionId: string;
+  /** Chosen by the request, so a repeated copy finds its own version. */
+  versionId: string;
+  snapshotStatus: 'READY' | 'PARTIAL INDEX';
+  /** The status the restore claimed the dataset from, given back if it fails. */
+  previousStatus: DatasetStatus;
+}
+
+/** SNAPSHOT_CLONE: a snapshot's frozen version copied into a new dataset (`datasetId`), with a snapshot of its own. */
+export interface SnapshotCloneInput {
+  taskId: string;
+  datasetId: string;
+  sourceVersionId: string;
+  versionId: string;
+  snapshotStatus: 'READY' | 'PARTIAL INDEX';
+  /** The clone's own first snapshot (reason `clone`). */
+  cloneSnapshotId: string;
+}
+
+/** What an export selects: media by id (a video's id takes its frames too) and whole clusters less some media. */
+export interface ExportSelectionInput {
+  mediaIds: string[];
+  clusters: Array<{ clusterId: string; excludeMediaIds: string[] }>;
+}
+
+/** EXPORT: one version of a dataset packaged into a ZIP in the object store. */
+export interface ExportInput {
+  taskId: string;
+  datasetId: string;
+  datasetName: string;
+  /** The version read: the dataset's head when the export was asked for (a snapshot's version would do as well). */
+  versionId: string;
+  format: 'json' | 'parquet' | 'coco';
+  includeImages: boolean;
+  /** The ZIP's name, ending in .zip. */
+  fileName: string;
+  /** Absent: every media item of the version. */
+  selection?: ExportSelectionInput;
 }

@@ -1,9 +1,9 @@
-import { ApplicationFailure, CancellationScope, isCancellation, setHandler } from '@temporalio/workflow';
-import { analysis, embedding, ingest, lifecycle } from './activityProxies';
+import { ApplicationFailure, CancellationScope, isCancellation, setHandler, uuid4 } from '@temporalio/workflow';
+import { analysis, embedding, ingest, lifecycle, snapshots } from './activityProxies';
 import { creationPhaseQuery, type CreationPhase, type DatasetCreationInput } from './contracts';
 import { failureMessage } from './failures';
 
-/** DATASET_CREATION: ingest the uploaded files, embed them, cluster and score, then commit. */
+/** DATASET_CREATION: ingest the uploaded files, embed them, cluster and score, snapshot the result (reason `creation`), then commit. */
 export async function datasetCreationWorkflow(input: DatasetCreationInput): Promise<void> {
   let phase: CreationPhase = 'starting';
   setHandler(creationPhaseQuery, () => phase);
@@ -16,6 +16,8 @@ export async function datasetCreationWorkflow(input: DatasetCreationInput): Prom
     await embedding().embedDatasetMedia({ taskId, datasetId });
     phase = 'analyzing';
     await analysis.analyzeDataset({ taskId, datasetId });
+    phase = 'snapshot';
+    await snapshots.takeCreationSnapshot({ datasetId, snapshotId: uuid4() });
     phase = 'commit';
     await CancellationScope.nonCancellable(() => lifecycle.commitDatasetCreation({ taskId, datasetId }));
     phase = 'done';

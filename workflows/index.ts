@@ -4,3 +4,5 @@ export { datasetCreationWorkflow } from './datasetCreation';
 export { encodeQueryImageWorkflow } from './encodeQueryImage';
 export { mediaAdditionWorkflow } from './mediaAddition';
 export { reindexWorkflow } from './reindex';
+export { snapshotCloneWorkflow } from './snapshotClone';
+export { snapshotRestoreWorkflow } from './snapshotRestore';

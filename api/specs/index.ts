@@ -11,6 +11,7 @@ import { systemRoutes } from './system';
 import { tagRoutes } from './tags';
 import { taskRoutes } from './tasks';
 import { viewRoutes } from './views';
+import { snapshotRoutes } from './snapshots';
 
 /** Every route of the API, in the order the OpenAPI document lists them; the routers mount these same specs. */
 export const API_ROUTES: readonly RouteSpec[] = [
@@ -25,5 +26,6 @@ export const API_ROUTES: readonly RouteSpec[] = [
   customMetadataRoutes,
   notificationRoutes,
   viewRoutes,
+  snapshotRoutes,
   mediaAdditionRoutes,
 ].flatMap((group): RouteSpec[] => Object.values(group));

@@ -46,10 +46,12 @@ export function listDatasetsForUser(db: Db, userId: string): Promise<DatasetRow[
 
 export async function createDataset(
   db: Db,
-  input: { name: string; ownerId: string; workspaceId: string; status: DatasetStatus },
+  input: { id?: string; name: string; ownerId: string; workspaceId: string; status: DatasetStatus; embeddingConfig?: object | null },
 ): Promise<Dataset> {
   return db.transaction(async (trx) => {
     const dataset = await Dataset.query(trx).insertAndFetch({
+      ...(input.id ? { id: input.id } : {}),
+      ...(input.embeddingConfig ? { embedding_config: input.embeddingConfig as Record<string, unknown> } : {}),
       display_name: input.name,
       owner_id: input.ownerId,
       workspace_id: input.workspaceId,

@@ -80,7 +80,19 @@ function pendingUploadsQuery(db: Db, datasetId: string) {
     .join('upload_transactions as t', 't.id', 'f.transaction_id')
     .join('datasets as d', 'd.id', 'f.dataset_id')
     .where({ 'f.dataset_id': datasetId, 't.status': 'PROCESSING' })
+    .whereNull('f.discarded_at')
     .whereNotExists(db('media as m').whereRaw('m.version_id = d.head_version_id AND m.uploaded_file_id = f.id'));
+}
+
+/** After a restore: files whose media the head no longer holds are not pending, so no reindex brings them back. */
+export async function discardUploadsMissingFromHead(db: Db, datasetId: string): Promise<void> {
+  await db('uploaded_files as f')
+    .where('f.dataset_id', datasetId)
+    .whereNull('f.discarded_at')
+    .whereNotExists(
+      db('media as m').join('datasets as d', 'd.head_version_id', 'm.version_id').where('d.id', datasetId).whereRaw('m.uploaded_file_id = f.id'),
+    )
+    .update({ discarded_at: db.fn.now() });
 }
 
 export async function pendingUploads(db: Db, datasetId: string): Promise<UploadedFile[]> {

@@ -89,30 +89,52 @@ async function copyVersionTable(db: Db, table: VersionTable, fromVersionId: stri
 }
 
 /**
- * Copies every row of `source` into a new version `versionId` of `datasetId`, in one transaction
- * that sees one snapshot of the source (rows written meanwhile, a tag and its uses, come whole or
- * not at all). Ids are kept; no media bytes or vectors are touched. Returns the rows copied per
+ * Copies every row of `source` into a new version `versionId` of `datasetId`, inside the caller's
+ * transaction. Ids are kept; no media bytes or vectors are touched. Returns the rows copied per
  * table, none when version `versionId` exists already (a repeated copy).
  */
-export async function copyVersion(
-  db: Db,
+export async function copyVersionIn(
+  trx: Db,
   source: DatasetVersion,
   datasetId: string,
   versionId: string,
   onTable: (table: VersionTable) => void = () => undefined,
 ): Promise<Partial<Record<VersionTable, number>>> {
   const rows: Partial<Record<VersionTable, number>> = {};
-  await db.transaction(
-    async (trx) => {
-      if (!(await createCopyVersion(trx, source, datasetId, versionId))) return;
-      for (const table of VERSION_TABLES) {
-        onTable(table);
-        rows[table] = await copyVersionTable(trx, table, source.id, versionId);
-      }
-    },
-    { isolationLevel: 'repeatable read' },
-  );
+  if (!(await createCopyVersion(trx, source, datasetId, versionId))) return rows;
+  for (const table of VERSION_TABLES) {
+    onTable(table);
+    rows[table] = await copyVersionTable(trx, table, source.id, versionId);
+  }
   return rows;
+}
+
+/** Runs `fn` in one transaction that sees one snapshot of the data, as a copy must (a tag and its uses come whole or not at all). */
+export function inSnapshotTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(fn, { isolationLevel: 'repeatable read' });
+}
+
+/** copyVersionIn in a transaction of its own. */
+export function copyVersion(
+  db: Db,
+  source: DatasetVersion,
+  datasetId: string,
+  versionId: string,
+  onTable?: (table: VersionTable) => void,
+): Promise<Partial<Record<VersionTable, number>>> {
+  return inSnapshotTransaction(db, (trx) => copyVersionIn(trx, source, datasetId, versionId, onTable));
+}
+
+/**
+ * Removes the dataset's versions that nothing uses any more (not the head, no snapshot's), with
+ * every row they own. Safe to repeat.
+ */
+export async function dropUnusedVersions(db: Db, datasetId: string): Promise<number> {
+  return db('dataset_versions as v')
+    .where('v.dataset_id', datasetId)
+    .whereNotExists(db('datasets as d').whereRaw('d.head_version_id = v.id'))
+    .whereNotExists(db('snapshots as s').whereRaw('s.version_id = v.id'))
+    .delete();
 }
 
 /** Bytes the version-owned tables and their indexes take, for measuring what a copy adds. */

@@ -166,6 +166,34 @@ describe('CLOUD auth: password login, API credentials, bearer JWTs', () => {
     expect(await db('tags').where({ version_id: await headVersionId(db, shared.id) })).toEqual([]);
   });
 
+  it('lets a dataset viewer list snapshots but not take, edit, delete, restore or clone them (403)', async () => {
+    const { db } = api.deps;
+    const alice = (await db('users').where({ email: 'alice@example.com' }).first()).id;
+    const viewerEmail = 'viewer-of-snapshots@example.com';
+    const viewer = await createUser(db, { email: viewerEmail, password, workspaceId, workspaceRole: 'editor' });
+    const shared = await createDataset(db, { name: 'snapshotted', ownerId: alice, workspaceId, status: 'READY' });
+    await addDatasetMember(db, shared.id, viewer.id, 'viewer');
+    const taken = await api.request
+      .post(`/api/v1/dataset/${shared.id}/snapshot`)
+      .set('Authorization', await bearer('alice@example.com'))
+      .send({ name: 'kept' })
+      .expect(200);
+    const asViewer = await bearer(viewerEmail);
+    const snapshot = `/api/v1/dataset/${shared.id}/snapshot/${taken.body.snapshot_id}`;
+    expect((await api.request.get(`/api/v1/dataset/${shared.id}/snapshot`).set('Authorization', asViewer).expect(200)).body).toHaveLength(1);
+    const needsEditor = { detail: 'This operation needs editor access to the dataset; you have viewer' };
+    expect((await api.request.post(`/api/v1/dataset/${shared.id}/snapshot`).set('Authorization', asViewer).send({}).expect(403)).body).toEqual(needsEditor);
+    await api.request.patch(snapshot).set('Authorization', asViewer).send({ name: 'mine' }).expect(403);
+    await api.request.delete(snapshot).set('Authorization', asViewer).expect(403);
+    await api.request.post(`${snapshot}/clone`).set('Authorization', asViewer).expect(403);
+    expect((await api.request.post(`${snapshot}/restore`).set('Authorization', asViewer).expect(403)).body).toEqual({
+      detail: 'This operation needs owner access to the dataset; you have viewer',
+    });
+    // Nothing changed.
+    expect((await db('snapshots').where({ dataset_id: shared.id })).map((s: { name: string }) => s.name)).toEqual(['kept']);
+    expect((await db('tasks').where({ dataset_id: shared.id }))).toEqual([]);
+  });
+
   it('marks the session cookie Secure when the request came over HTTPS through a trusted proxy (TRUST_PROXY)', async () => {
     const loginOverHttps = (request: ReturnType<typeof supertest>) =>
       request.post('/api/v1/auth/login').set('X-Forwarded-Proto', 'https').send({ email: 'alice@example.com', password }).expect(200);

@@ -10,6 +10,8 @@ import type { createCustomMetadataActivities } from '../../activities/customMeta
 import type { createDatasetLifecycleActivities } from '../../activities/datasetLifecycle';
 import type { createEmbeddingActivities } from '../../activities/embedding';
 import type { createIngestActivities } from '../../activities/ingest';
+import type { createSnapshotActivities } from '../../activities/snapshots';
+import type { createVersionActivities } from '../../activities/versions';
 import type { createViewMonitoringActivities } from '../../activities/viewMonitoring';
 import type { createVisualSearchActivities } from '../../activities/visualSearch';
 import { findTemporalBinary } from '../../lib/embedded/temporal';
@@ -22,6 +24,8 @@ type Activities = ReturnType<typeof createAnalysisActivities> &
   ReturnType<typeof createDatasetLifecycleActivities> &
   ReturnType<typeof createEmbeddingActivities> &
   ReturnType<typeof createIngestActivities> &
+  ReturnType<typeof createSnapshotActivities> &
+  ReturnType<typeof createVersionActivities> &
   ReturnType<typeof createViewMonitoringActivities> &
   ReturnType<typeof createVisualSearchActivities>;
 export type ActivityName = keyof Activities & string;

@@ -13,7 +13,7 @@ import {
   type Behaviour,
 } from '../support/workflowTesting';
 
-const steps: ActivityName[] = ['beginDatasetCreation', 'ingestUploadedFiles', 'embedDatasetMedia', 'analyzeDataset', 'commitDatasetCreation'];
+const steps: ActivityName[] = ['beginDatasetCreation', 'ingestUploadedFiles', 'embedDatasetMedia', 'analyzeDataset', 'takeCreationSnapshot', 'commitDatasetCreation'];
 const all: ActivityName[] = [...steps, 'failDatasetTask'];
 
 const testbed = workflowTestbed();
@@ -27,7 +27,7 @@ function start(taskQueue: string, input: DatasetCreationInput) {
 }
 
 describe('datasetCreationWorkflow', () => {
-  it('begins, ingests, embeds on the inference queue, analyzes and commits, in that order', async () => {
+  it('begins, ingests, embeds on the inference queue, analyzes, snapshots and commits, in that order', async () => {
     const input = newInput();
     const mocks = mockActivities(all);
     await testbed.withWorkers(mocks, async (taskQueue) => {
@@ -40,6 +40,7 @@ describe('datasetCreationWorkflow', () => {
         { name: 'ingestUploadedFiles', input, taskQueue },
         { name: 'embedDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'analyzeDataset', input: ref, taskQueue },
+        { name: 'takeCreationSnapshot', input: { datasetId: input.datasetId, snapshotId: expect.stringMatching(/^[0-9a-f-]{36}$/) }, taskQueue },
         { name: 'commitDatasetCreation', input: ref, taskQueue },
       ]);
     });
@@ -50,6 +51,7 @@ describe('datasetCreationWorkflow', () => {
     ['ingestUploadedFiles', 'ingesting'],
     ['embedDatasetMedia', 'embedding'],
     ['analyzeDataset', 'analyzing'],
+    ['takeCreationSnapshot', 'snapshot'],
   ])('an abort while %s runs (phase %s) records the task as aborted and commits nothing', async (running, phase) => {
     const input = newInput();
     const blocked = runsUntilCancelled();

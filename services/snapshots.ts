@@ -1,0 +1,216 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/connection';
+import type { User } from '../db/models';
+import { createDataset, datasetName, lockDatasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { mediaCounts } from '../db/repositories/media';
+import {
+  findCurrentSnapshot,
+  findSnapshot,
+  insertSnapshot,
+  listSnapshots,
+  markRestoring,
+  softDeleteSnapshot,
+  updateSnapshot,
+  type SnapshotReason,
+  type SnapshotRow,
+} from '../db/repositories/snapshots';
+import { runningTaskOf } from '../db/repositories/tasks';
+import { copyVersionIn, headVersion, inSnapshotTransaction, type VersionTable } from '../db/repositories/versions';
+import {
+  canStart,
+  claimTransition,
+  releaseTransition,
+  statusRefusal,
+  TASK_TYPES,
+  TRANSITIONS,
+  type DatasetOperation,
+  type SnapshotStatus,
+} from '../lib/datasetStates';
+import { conflict, notFound } from '../lib/errors';
+import type { SnapshotCloneInput, SnapshotRestoreInput } from '../workflows/contracts';
+import { requireCreatorWorkspace } from './ingestion';
+import { createTask, type TaskDeps } from './taskWorkflows';
+
+export const snapshotNotFound = () => notFound('Snapshot not found');
+
+/**
+ * Refuses a snapshot or a restore unless the dataset is stable; while a task changes its data the
+ * refusal names that task, as the spec's list of blocking operations reads.
+ */
+async function requireStable(db: Db, dataset: DatasetRow, operation: Extract<DatasetOperation, 'snapshot' | 'restore'>): Promise<void> {
+  if (canStart(operation, dataset.status_new)) return;
+  const running = await runningTaskOf(db, dataset.id, TASK_TYPES);
+  if (running) {
+    const what = operation === 'snapshot' ? 'Snapshot creation' : 'Snapshot restore';
+    throw conflict(`${what} is blocked while ${running.task_type} task is running`);
+  }
+  throw conflict(statusRefusal(dataset.id, operation, dataset.status_new));
+}
+
+export async function listDatasetSnapshots(db: Db, dataset: DatasetRow): Promise<SnapshotRow[]> {
+  return listSnapshots(db, dataset.id);
+}
+
+/**
+ * Freezes the dataset's head as a snapshot: its rows are copied (one INSERT … SELECT per table, in
+ * one transaction that sees one state of the data) into a version nothing writes again, and the
+ * snapshot becomes the current one. Media bytes and vectors are shared, not copied.
+ */
+export async function takeSnapshot(
+  db: Db,
+  request: {
+    datasetId: string;
+    reason: SnapshotReason;
+    datasetStatus: SnapshotStatus;
+    createdBy: string | null;
+    name?: string;
+    description?: string;
+    snapshotId?: string;
+    onTable?: (table: VersionTable) => void;
+  },
+): Promise<string> {
+  const snapshotId = request.snapshotId ?? randomUUID();
+  await inSnapshotTransaction(db, async (trx) => {
+    const datasetDisplayName = await datasetName(trx, request.datasetId);
+    const head = await headVersion(trx, request.datasetId);
+    const versionId = randomUUID();
+    await copyVersionIn(trx, head, request.datasetId, versionId, request.onTable);
+    await insertSnapshot(trx, {
+      id: snapshotId,
+      datasetId: request.datasetId,
+      versionId,
+      name: request.name ?? `${datasetDisplayName}_snapshot_${snapshotId}`,
+      description: request.description ?? '',
+      reason: request.reason,
+      createdBy: request.createdBy,
+      sourceDatasetName: datasetDisplayName,
+      datasetStatus: request.datasetStatus,
+      counts: await mediaCounts(trx, versionId),
+    });
+  });
+  return snapshotId;
+}
+
+/** POST snapshot: taken at once from a READY or PARTIAL INDEX dataset. */
+export async function createSnapshot(
+  db: Db,
+  dataset: DatasetRow,
+  user: User,
+  request: { name?: string; description?: string },
+): Promise<SnapshotRow> {
+  await requireStable(db, dataset, 'snapshot');
+  const snapshotId = await takeSnapshot(db, {
+    datasetId: dataset.id,
+    reason: 'manual',
+    datasetStatus: dataset.status_new as SnapshotStatus,
+    createdBy: user.id,
+    ...request,
+  });
+  return (await findSnapshot(db, dataset.id, snapshotId))!;
+}
+
+export async function requireSnapshot(db: Db, dataset: DatasetRow, snapshotId: string): Promise<SnapshotRow> {
+  const snapshot = await findSnapshot(db, dataset.id, snapshotId);
+  if (!snapshot) throw snapshotNotFound();
+  return snapshot;
+}
+
+export async function editSnapshot(db: Db, dataset: DatasetRow, snapshotId: string, patch: { name?: string; description?: string }) {
+  await requireSnapshot(db, dataset, snapshotId);
+  await updateSnapshot(db, snapshotId, patch);
+  return (await findSnapshot(db, dataset.id, snapshotId))!;
+}
+
+/** Soft delete: hidden from every answer; the dataset and clones made from it are untouched. */
+export async function deleteSnapshot(db: Db, dataset: DatasetRow, snapshotId: string): Promise<void> {
+  const snapshot = await requireSnapshot(db, dataset, snapshotId);
+  if (snapshot.is_current) throw conflict('The current snapshot cannot be deleted');
+  if (!(await softDeleteSnapshot(db, dataset.id, snapshotId))) throw conflict('The current snapshot cannot be deleted');
+}
+
+/** A snapshot named by id, or `current`: the latest one taken or restored. */
+async function resolveSnapshot(db: Db, dataset: DatasetRow, ref: string): Promise<SnapshotRow> {
+  const snapshot = ref === 'current' ? await findCurrentSnapshot(db, dataset.id) : await findSnapshot(db, dataset.id, ref);
+  if (!snapshot) throw snapshotNotFound();
+  return snapshot;
+}
+
+/**
+ * Starts a SNAPSHOT_RESTORE: the dataset is claimed READ ONLY (reads keep answering from the data
+ * before the restore), the snapshot shows is_restoring, and the workflow copies the snapshot into a
+ * new head version, then switches to it.
+ */
+export async function startRestore(deps: TaskDeps, dataset: DatasetRow, user: User, ref: string): Promise<string> {
+  const snapshot = await resolveSnapshot(deps.db, dataset, ref);
+  await requireStable(deps.db, dataset, 'restore');
+  let previousStatus = dataset.status_new;
+  return createTask(
+    deps,
+    {
+      taskType: 'SNAPSHOT_RESTORE',
+      datasetId: dataset.id,
+      user,
+      statusMessage: `Queued: restore ${snapshot.name}`,
+      input: (taskId): SnapshotRestoreInput => ({
+        taskId,
+        datasetId: dataset.id,
+        snapshotId: snapshot.id,
+        sourceVersionId: snapshot.version_id,
+        versionId: randomUUID(),
+        snapshotStatus: snapshot.dataset_status,
+        previousStatus,
+      }),
+    },
+    async (trx, taskId) => {
+      previousStatus = (await lockDatasetStatus(trx, dataset.id)) ?? previousStatus;
+      if (!(await transitionDatasetStatus(trx, dataset.id, claimTransition('restore')))) {
+        throw conflict(statusRefusal(dataset.id, 'restore', previousStatus));
+      }
+      await markRestoring(trx, snapshot.id, taskId);
+    },
+    async (db) => {
+      await markRestoring(db, snapshot.id, null);
+      await transitionDatasetStatus(db, dataset.id, releaseTransition('restore', previousStatus));
+    },
+  );
+}
+
+/**
+ * Starts a SNAPSHOT_CLONE: a new dataset `<name> (cloned)` owned by the caller, INDEXING until the
+ * workflow has copied the snapshot into it; the source is not touched. Returns the task id.
+ */
+export async function startClone(deps: TaskDeps, dataset: DatasetRow, user: User, snapshotId: string): Promise<string> {
+  const snapshot = await requireSnapshot(deps.db, dataset, snapshotId);
+  const workspaceId = await requireCreatorWorkspace(deps.db, user);
+  const cloneId = randomUUID();
+  return createTask(
+    deps,
+    {
+      taskType: 'SNAPSHOT_CLONE',
+      datasetId: cloneId,
+      user,
+      statusMessage: `Queued: clone of ${snapshot.name}`,
+      input: (taskId): SnapshotCloneInput => ({
+        taskId,
+        datasetId: cloneId,
+        sourceVersionId: snapshot.version_id,
+        versionId: randomUUID(),
+        snapshotStatus: snapshot.dataset_status,
+        cloneSnapshotId: randomUUID(),
+      }),
+    },
+    async (trx) => {
+      await createDataset(trx, {
+        id: cloneId,
+        name: `${dataset.display_name} (cloned)`,
+        ownerId: user.id,
+        workspaceId,
+        status: 'INDEXING',
+        embeddingConfig: dataset.embedding_config,
+      });
+    },
+    async (db) => {
+      await transitionDatasetStatus(db, cloneId, TRANSITIONS.cloneFailed, { error_message: 'The clone could not be started' });
+    },
+  );
+}
