@@ -15,7 +15,7 @@ import {
   type SnapshotRow,
 } from '../db/repositories/snapshots';
 import { runningTaskOf } from '../db/repositories/tasks';
-import { copyVersionIn, headVersion, inSnapshotTransaction, type VersionTable } from '../db/repositories/versions';
+import { copyVersionIn, diffVersions, headVersion, inSnapshotTransaction, type VersionDiff, type VersionTable } from '../db/repositories/versions';
 import {
   canStart,
   claimTransition,
@@ -133,6 +133,17 @@ async function resolveSnapshot(db: Db, dataset: DatasetRow, ref: string): Promis
   const snapshot = ref === 'current' ? await findCurrentSnapshot(db, dataset.id) : await findSnapshot(db, dataset.id, ref);
   if (!snapshot) throw snapshotNotFound();
   return snapshot;
+}
+
+/** The version a diff side names: a snapshot (by id or `current`), or `head` for the data as it is now. */
+async function versionOf(db: Db, dataset: DatasetRow, ref: string): Promise<string> {
+  if (ref === 'head') return dataset.head_version_id;
+  return (await resolveSnapshot(db, dataset, ref)).version_id;
+}
+
+/** What changed from one snapshot (or the live data) to another, by media item. */
+export async function diffSnapshots(db: Db, dataset: DatasetRow, from: string, to: string, limit: number): Promise<VersionDiff> {
+  return diffVersions(db, await versionOf(db, dataset, from), await versionOf(db, dataset, to), limit);
 }
 
 /**

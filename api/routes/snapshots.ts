@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import { requireDataset } from '../../services/datasetAccess';
-import { createSnapshot, deleteSnapshot, editSnapshot, listDatasetSnapshots, startClone, startRestore } from '../../services/snapshots';
+import { createSnapshot, deleteSnapshot, diffSnapshots, editSnapshot, listDatasetSnapshots, startClone, startRestore } from '../../services/snapshots';
 import type { TaskDeps } from '../../services/taskWorkflows';
 import { presentSnapshot } from '../presenters/snapshot';
 import { mount } from '../routeSpec';
@@ -42,6 +42,12 @@ export function createSnapshotsRouter(deps: TaskDeps): Router<ApiState> {
     await startRestore(deps, dataset, ctx.state.user, params.snapshot_id);
     ctx.status = 202;
     ctx.body = '';
+  });
+
+  mount(router, snapshotRoutes.diff, async (ctx) => {
+    const { params, query } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
+    ctx.body = await diffSnapshots(deps.db, dataset, params.snapshot_id, params.other_id, query.limit);
   });
 
   mount(router, snapshotRoutes.clone, async (ctx) => {

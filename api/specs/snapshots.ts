@@ -15,6 +15,19 @@ const editBody = z
   .strict()
   .refine((body) => body.name !== undefined || body.description !== undefined, 'give name, description or both');
 const datasetOrSnapshot: [404, string] = [404, 'Dataset or snapshot not found'];
+const side = z.union([z.literal('current'), z.literal('head'), z.uuid()], { message: 'a snapshot id, current or head' });
+const diffParams = datasetIdParams.extend({ snapshot_id: side, other_id: side });
+const diffQuery = z.object({
+  limit: z.coerce.number({ message: 'limit must be an integer 1-10000' }).int('limit must be an integer 1-10000').min(1, 'limit must be an integer 1-10000').max(10_000, 'limit must be an integer 1-10000').default(1000),
+});
+const changes = z.object({ count: z.number().int(), media_ids: z.array(z.uuid()) });
+export const snapshotDiffSchema = z
+  .object({
+    added: changes,
+    removed: changes,
+    changed: z.object({ captions: changes, labels: changes, tags: changes, issues: changes, custom_metadata: changes }),
+  })
+  .meta({ id: 'SnapshotDiff' });
 
 export const snapshotRoutes = {
   list: defineRoute({
@@ -70,6 +83,19 @@ export const snapshotRoutes = {
     request: { params: restoreParams },
     responses: { 202: { description: 'Accepted (empty body)' } },
     errors: [403, datasetOrSnapshot, [409, 'A task is changing the dataset, or it is not READY']],
+  }),
+  diff: defineRoute({
+    method: 'get',
+    path: '/dataset/:dataset_id/snapshot/:snapshot_id/diff/:other_id',
+    tag: 'snapshots',
+    summary: 'What changed from one snapshot to another (or to `head`, the data as it is now)',
+    description:
+      'By media item (images and videos): added, removed, and among those in both, whose caption, labels, tags, issues or custom metadata differ; ' +
+      'each part counts them and lists the first `limit` ids.',
+    auth: 'user',
+    request: { params: diffParams, query: diffQuery },
+    responses: { 200: { description: 'The differences', schema: snapshotDiffSchema } },
+    errors: [403, datasetOrSnapshot],
   }),
   clone: defineRoute({
     method: 'post',

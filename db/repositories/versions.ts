@@ -145,3 +145,58 @@ export async function versionTablesBytes(db: Db): Promise<number> {
     .first();
   return Number(row.bytes);
 }
+
+export interface MediaChanges {
+  count: number;
+  /** The first ids, in id order (at most the limit asked for). */
+  media_ids: string[];
+}
+
+export interface VersionDiff {
+  added: MediaChanges;
+  removed: MediaChanges;
+  changed: Record<'captions' | 'labels' | 'tags' | 'issues' | 'custom_metadata', MediaChanges>;
+}
+
+/**
+ * What differs between two versions, by media item (images and videos; frames go with their video):
+ * added, removed, and among those in both, whose caption, labels, tags, issues or custom metadata
+ * differ. Ids are shared across versions, so every part is one set comparison in SQL.
+ */
+export async function diffVersions(db: Db, from: string, to: string, limit: number): Promise<VersionDiff> {
+  const topLevel = (version: string) => db('media').where({ version_id: version }).whereNull('parent_id').select('id');
+  /** `a.id` is a media item whose set of `value`s in `table` differs between the versions. */
+  const setChanged = (table: string, value: string): [string, string[]] => [
+    `a.id IN (SELECT media_id FROM (
+       SELECT media_id, array_agg(${value} ORDER BY ${value}) AS v FROM ${table} WHERE version_id = ? GROUP BY media_id) x
+     FULL JOIN (
+       SELECT media_id, array_agg(${value} ORDER BY ${value}) AS v FROM ${table} WHERE version_id = ? GROUP BY media_id) y USING (media_id)
+     WHERE x.v IS DISTINCT FROM y.v)`,
+    [from, to],
+  ];
+  const inBoth = db('media as a')
+    .join('media as b', (join) => join.on('b.id', 'a.id').andOnVal('b.version_id', to))
+    .where('a.version_id', from)
+    .whereNull('a.parent_id');
+  const parts = {
+    added: db.from(topLevel(to).as('t')).whereNotIn('id', topLevel(from)),
+    removed: db.from(topLevel(from).as('f')).whereNotIn('id', topLevel(to)),
+    captions: inBoth.clone().whereRaw('a.caption IS DISTINCT FROM b.caption').select('a.id'),
+    custom_metadata: inBoth.clone().whereRaw('a.custom_metadata IS DISTINCT FROM b.custom_metadata').select('a.id'),
+    labels: inBoth.clone().whereRaw(...setChanged('media_labels', 'label')).select('a.id'),
+    tags: inBoth.clone().whereRaw(...setChanged('media_tags', 'tag_id::text')).select('a.id'),
+    issues: inBoth.clone().whereRaw(...setChanged('media_issues', 'issue_type')).select('a.id'),
+  };
+  const summarise = async (query: ReturnType<typeof db.from>): Promise<MediaChanges> => {
+    const rows: Array<{ id: string; total: string }> = await db
+      .from(query.as('q'))
+      .select('id', db.raw('count(*) OVER () AS total'))
+      .orderBy('id')
+      .limit(limit);
+    return { count: Number(rows[0]?.total ?? 0), media_ids: rows.map((row) => row.id) };
+  };
+  const [added, removed, captions, labels, tags, issues, customMetadata] = await Promise.all(
+    [parts.added, parts.removed, parts.captions, parts.labels, parts.tags, parts.issues, parts.custom_metadata].map(summarise),
+  );
+  return { added, removed, changed: { captions, labels, tags, issues, custom_metadata: customMetadata } };
+}

@@ -93,6 +93,25 @@ describe('snapshots: take, restore and clone a dataset through the real API and 
     const after = await answer(datasetId);
     expect(after).not.toEqual(before);
 
+    // What changed since the snapshot, by media item: the batch, and the tag taken off chelsea.
+    const since = (await stack.request.get(`${api()}/${taken.snapshot_id}/diff/head`).expect(200)).body;
+    const none = { count: 0, media_ids: [] };
+    const batch = (await stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES' }).expect(200)).body.clusters
+      .flatMap((c: Cluster) => c.previews)
+      .filter((p: Preview) => ['grace_hopper.jpg', 'motorcycle_left.jpg'].includes(p.file_name))
+      .map((p: Preview) => p.media_id)
+      .sort();
+    expect(since).toEqual({
+      added: { count: 2, media_ids: batch },
+      removed: none,
+      changed: { captions: none, labels: none, tags: { count: 1, media_ids: [await mediaId('chelsea.jpg')] }, issues: none, custom_metadata: none },
+    });
+    const limited = (await stack.request.get(`${api()}/current/diff/head`).query({ limit: 1 }).expect(200)).body;
+    expect(limited.added).toEqual({ count: 2, media_ids: [batch[0]] });
+    await stack.request.get(`${api()}/${taken.snapshot_id}/diff/head`).query({ limit: 0 }).expect(422);
+    await stack.request.get(`${api()}/${taken.snapshot_id}/diff/${randomUUID()}`).expect(404);
+    await stack.request.get(`${api()}/${taken.snapshot_id}/diff/yesterday`).expect(422);
+
     await stack.request.post(`${api()}/${taken.snapshot_id}/restore`).expect(202);
     const task = await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED']);
     expect(task).toMatchObject({ task_type: 'SNAPSHOT_RESTORE', status: 'COMPLETED' });
@@ -100,6 +119,8 @@ describe('snapshots: take, restore and clone a dataset through the real API and 
     expect(dataset).toMatchObject({ status_new: 'READY', n_images: 5 });
     expect(await answer(datasetId)).toEqual(before);
     expect((await snapshots()).find((s) => s.snapshot_id === taken.snapshot_id)).toMatchObject({ is_current: true, is_restoring: false });
+    const restored = (await stack.request.get(`${api()}/${taken.snapshot_id}/diff/head`).expect(200)).body;
+    expect([restored.added.count, restored.removed.count, ...Object.values(restored.changed).map((c) => (c as { count: number }).count)]).toEqual([0, 0, 0, 0, 0, 0, 0]);
     // The batch's files are not pending: a later reindex would not bring them back.
     const { db } = stack.deps;
     expect(await db('uploaded_files').where({ dataset_id: datasetId }).whereIn('file_name', ['grace_hopper.jpg', 'motorcycle_left.jpg']).whereNull('discarded_at')).toEqual([]);
