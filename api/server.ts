@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { pipelineTriggerAccess, type Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { createSecretBox } from '../lib/auth/secretBox';
@@ -8,6 +8,7 @@ import { createUrlSigner } from '../lib/auth/signedUrls';
 import { loadOrCreateSecretKey } from '../lib/auth/secretKey';
 import { runMain } from '../lib/runMain';
 import { createDb, migrateLatest } from '../db/connection';
+import { connectTemporalLazily } from '../lib/temporal/connection';
 import { ensureDefaultTenant } from '../db/repositories/users';
 import { createObjectStore } from '../lib/storage/createObjectStore';
 import { removeStaleStagedFiles, uploadStagingDir } from '../lib/storage/staging';
@@ -22,13 +23,13 @@ import { startPipelineServer } from './pipelineServer';
 export async function buildApiDeps(config: Config, logger: Logger): Promise<AppDeps> {
   if (!config.database.url) throw new Error('DATABASE_URL is required to start the API');
   if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is required to start the API');
-  const db = createDb(config.database.url, config.database.poolMax);
+  const db = createDb(config.database.url, config.database.poolMax, config.database);
   await migrateLatest(db);
   const { admin } = await ensureDefaultTenant(db, config.admin);
   const leftovers = await removeStaleStagedFiles(uploadStagingDir(config), config.uploads.staleAfterMs);
   if (leftovers.length > 0) logger.info({ removed: leftovers.length }, 'removed leftover staged uploads');
-  // Lazy: the API starts (and /health reports it) while Temporal is still coming up.
-  const temporalConnection = Connection.lazy({ address: config.temporal.address });
+  // Lazy: the API starts (and /health reports it) while Temporal is still coming up; each call is bounded.
+  const temporalConnection = connectTemporalLazily(config.temporal.address, config.temporal.rpcTimeoutMs);
   const temporal = new Client({ connection: temporalConnection, namespace: config.temporal.namespace });
   const secretKey = config.secretKey ?? loadOrCreateSecretKey(config.dataDir);
   const secretBox = createSecretBox(secretKey);

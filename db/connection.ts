@@ -3,10 +3,22 @@ import knex, { type Knex } from 'knex';
 
 export type Db = Knex;
 
-export function createDb(url: string, poolMax = 10): Db {
+export interface DbTimeouts {
+  /** How long opening one connection may take (pg `connectionTimeoutMillis`). */
+  connectTimeoutMs: number;
+  /** How long a query may wait for a free pooled connection, its opening included (knex `acquireConnectionTimeout`). */
+  acquireTimeoutMs: number;
+}
+
+// The defaults of DATABASE_CONNECT_TIMEOUT_SECONDS and DATABASE_ACQUIRE_TIMEOUT_SECONDS, for tools and tests.
+const DEFAULT_TIMEOUTS: DbTimeouts = { connectTimeoutMs: 3000, acquireTimeoutMs: 5000 };
+
+export function createDb(url: string, poolMax = 10, timeouts: DbTimeouts = DEFAULT_TIMEOUTS): Db {
   return knex({
     client: 'pg',
-    connection: url,
+    // Bounded, so a database that is down or unreachable fails a query in seconds instead of hanging it.
+    connection: { connectionString: url, connectionTimeoutMillis: timeouts.connectTimeoutMs },
+    acquireConnectionTimeout: timeouts.acquireTimeoutMs,
     pool: { min: 0, max: poolMax },
   });
 }

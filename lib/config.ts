@@ -32,12 +32,15 @@ const envSchema = z.object({
     .default('info'),
   DATABASE_URL: url.optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
+  DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number({ message: 'expected a positive number of seconds' }).positive().max(600).default(3),
+  DATABASE_ACQUIRE_TIMEOUT_SECONDS: z.coerce.number({ message: 'expected a positive number of seconds' }).positive().max(600).default(5),
   EMBEDDED_PG_PORT: port.default(54320),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_BIN: z.string().min(1).optional(),
+  TEMPORAL_RPC_TIMEOUT_SECONDS: z.coerce.number({ message: 'expected a positive number of seconds' }).positive().max(600).default(5),
   TASK_QUEUE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, . _ -').default('media'),
   QDRANT_URL: url.optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),
@@ -95,7 +98,14 @@ export interface Config {
   api: { host: string; port: number };
   dataDir: string;
   logLevel: string;
-  database: { url?: string; poolMax: number; embeddedPort: number };
+  database: {
+    url?: string;
+    poolMax: number;
+    embeddedPort: number;
+    /** Bounds on opening a connection and on waiting for a free one, so an outage fails requests fast (503). */
+    connectTimeoutMs: number;
+    acquireTimeoutMs: number;
+  };
   temporal: {
     address?: string;
     namespace: string;
@@ -103,6 +113,8 @@ export interface Config {
     embeddedUiPort: number;
     binary?: string;
     taskQueue: string;
+    /** Deadline of each call the API makes to Temporal (long polls for a result excepted). */
+    rpcTimeoutMs: number;
   };
   qdrant: { url?: string; apiKey?: string };
   secretKey?: string;
@@ -164,7 +176,13 @@ export function loadConfig(env: Env = process.env): Config {
     api: { host: e.API_HOST, port: e.API_PORT },
     dataDir: path.resolve(e.DATA_DIR),
     logLevel: e.LOG_LEVEL,
-    database: { url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX, embeddedPort: e.EMBEDDED_PG_PORT },
+    database: {
+      url: e.DATABASE_URL,
+      poolMax: e.DATABASE_POOL_MAX,
+      embeddedPort: e.EMBEDDED_PG_PORT,
+      connectTimeoutMs: Math.round(e.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000),
+      acquireTimeoutMs: Math.round(e.DATABASE_ACQUIRE_TIMEOUT_SECONDS * 1000),
+    },
     temporal: {
       address: e.TEMPORAL_ADDRESS,
       namespace: e.TEMPORAL_NAMESPACE,
@@ -172,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
       embeddedUiPort: e.TEMPORAL_UI_PORT,
       binary: e.TEMPORAL_BIN,
       taskQueue: e.TASK_QUEUE,
+      rpcTimeoutMs: Math.round(e.TEMPORAL_RPC_TIMEOUT_SECONDS * 1000),
     },
     qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY },
     secretKey: e.SECRET_KEY,

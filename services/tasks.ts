@@ -38,6 +38,16 @@ export async function requireTask(deps: TaskDeps, taskId: string, user: User): P
 const WORKFLOW_START_GRACE_MS = 60_000;
 
 /**
+ * How long a read waits for Temporal to say whether a running task's workflow is still open. A
+ * repair is best effort: while Temporal is down or slow, rows are answered as stored and a later
+ * read repairs them.
+ */
+const REPAIR_WAIT_MS = 2000;
+
+/** How long a retry waits for the previous run, which recorded its end just before closing, to close. */
+const PREVIOUS_RUN_CLOSE_WAIT_MS = 5000;
+
+/**
  * Temporal is the source of truth for execution: a task row that says it is running while its
  * workflow has closed (worker lost, terminated in the Temporal UI) is repaired to FAILED or ABORTED.
  */
@@ -48,7 +58,8 @@ export async function repairTask(
   if (FINAL_TASK_STATUSES.includes(task.status)) return false;
   let status: number | null | undefined;
   try {
-    const description = await deps.temporal.workflow.getHandle(task.task_id).describe();
+    const handle = deps.temporal.workflow.getHandle(task.task_id);
+    const description = await deps.temporal.connection.withDeadline(Date.now() + REPAIR_WAIT_MS, () => handle.describe());
     status = description.raw.workflowExecutionInfo?.status;
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) return false;
@@ -130,7 +141,8 @@ export async function retryTask(deps: TaskDeps, taskId: string, user: User): Pro
   const refusal = retryRefusal(task);
   if (refusal) throw invalid(refusal);
   // The run records FAILED/ABORTED just before it closes; wait for the close so the id can be reused.
-  await deps.temporal.workflow.getHandle(taskId).result().catch(() => undefined);
+  const previousRun = deps.temporal.workflow.getHandle(taskId);
+  await deps.temporal.connection.withDeadline(Date.now() + PREVIOUS_RUN_CLOSE_WAIT_MS, () => previousRun.result()).catch(() => undefined);
   const claimed = await deps.db.transaction(async (trx) => {
     const moved = await transitionTaskStatus(trx, taskId, ['FAILED', 'ABORTED'], 'INITIALIZING', {
       statusMessage: 'Retrying',

@@ -1,13 +1,14 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createCustomMetadataActivities } from '../activities/customMetadata';
 import type { createEmbeddingActivities } from '../activities/embedding';
+import { OUTAGE_RETRY } from './activityProxies';
 import { failureMessage } from './failures';
 import { inferenceQueueOf, type CustomMetadataInput } from './contracts';
 
 const metadata = proxyActivities<ReturnType<typeof createCustomMetadataActivities>>({
   startToCloseTimeout: '1 hour',
   heartbeatTimeout: '2 minutes',
-  retry: { maximumAttempts: 5, maximumInterval: '1 minute' },
+  retry: OUTAGE_RETRY,
 });
 
 /** CUSTOM_METADATA: one import of captions, labels and fields while the dataset is READ ONLY; the task records the outcome. */
@@ -19,7 +20,7 @@ export async function customMetadataWorkflow(input: CustomMetadataInput): Promis
       taskQueue: inferenceQueueOf(workflowInfo().taskQueue),
       startToCloseTimeout: '1 hour',
       heartbeatTimeout: '2 minutes',
-      retry: { maximumAttempts: 5 },
+      retry: OUTAGE_RETRY,
     });
     await embedCaptions({ datasetId: input.datasetId });
     await CancellationScope.nonCancellable(() => metadata.completeCustomMetadata({ ...release, ...result }));

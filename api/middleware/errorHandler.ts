@@ -1,14 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { NotFoundError, UniqueViolationError } from '../../db/errors';
-import { knownError } from '../errors';
+import { knownError, type KnownError } from '../errors';
 
-interface ErrorResponse {
-  status: number;
-  detail: string;
-}
-
-function toErrorResponse(error: unknown): ErrorResponse | undefined {
+function toErrorResponse(error: unknown): KnownError | undefined {
   const known = knownError(error);
   if (known) return known;
   if (error instanceof NotFoundError) return { status: 404, detail: 'Not found' };
@@ -64,6 +59,10 @@ export function errorHandler(): Middleware {
       if (known) {
         ctx.status = known.status;
         ctx.body = { detail: known.detail };
+        if (known.retryAfterSeconds !== undefined) {
+          ctx.set('Retry-After', String(known.retryAfterSeconds));
+          ctx.state.log?.warn({ err: error }, 'dependency unavailable');
+        }
         return;
       }
       ctx.state.log?.error({ err: error }, 'unhandled error');

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import supertest from 'supertest';
 import { createDb, type Db } from '../../db/connection';
@@ -112,25 +111,4 @@ export function launcherDb(env: NodeJS.ProcessEnv): Db {
 /** The pid of the embedded Postgres server (the postmaster), from its lock file. */
 export function postmasterPid(dataDir: string): number {
   return Number(fs.readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-}
-
-/**
- * Occupies `port` on 127.0.0.1 (once a killed server has let go of it), dropping every connection,
- * so the server cannot be restarted there until `release()`: an outage as long as the test wants.
- */
-export async function holdPort(port: number, timeoutMs = 10_000): Promise<{ release(): Promise<void> }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const server = net.createServer((socket) => socket.destroy());
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, '127.0.0.1', resolve);
-      });
-      return { release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
 }

@@ -10,3 +10,36 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Occupies `port` on 127.0.0.1 (once a killed server has let go of it), so the server cannot be
+ * restarted there until `release()`: an outage as long as the test wants. `drop` closes every
+ * connection at once (like a server going away); `silent` accepts and never answers (a hung server).
+ */
+export async function holdPort(port: number, mode: 'drop' | 'silent' = 'drop', timeoutMs = 10_000): Promise<{ release(): Promise<void> }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const sockets = new Set<net.Socket>();
+    const server = net.createServer((socket) => {
+      if (mode === 'drop') return socket.destroy();
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, '127.0.0.1', resolve);
+      });
+      return {
+        release: () =>
+          new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            for (const socket of sockets) socket.destroy();
+          }),
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
