@@ -54,10 +54,15 @@ describe('the dataset-versions migration on an existing database', () => {
       const cat = await db('media').where({ version_id: version.id, id: legacy.mediaIds[0] }).first();
       expect(cat).toMatchObject({ caption: 'a cat', caption_embedded: false, caption_key: expect.stringMatching(/^[0-9a-f-]{36}$/) });
       expect((await db('tags').where({ version_id: version.id }).first()).id).toBe(legacy.tagId);
-      // The new keys hold: a member must name media of its own version.
+      // The new keys hold: an issue must name media of its own version.
       await expect(
-        db('cluster_members').insert({ version_id: version.id, threshold: 1, media_id: '00000000-0000-4000-8000-00000000dead', cluster_id: legacy.clusterId }),
+        db('media_issues').insert({ version_id: version.id, media_id: '00000000-0000-4000-8000-00000000dead', issue_type: 'dark', confidence: 1 }),
       ).rejects.toThrow(/foreign key/);
+      // Dropping a version drops its memberships too (they carry no row-level checks; a trigger does it).
+      await db('datasets').where({ id: legacy.datasetId }).update({ head_version_id: null });
+      await db('dataset_versions').where({ id: version.id }).delete();
+      expect(await db('cluster_members').where({ version_id: version.id })).toEqual([]);
+      expect(await db('media').where({ version_id: version.id })).toEqual([]);
     } finally {
       await db.destroy();
       await database.drop();
