@@ -18,6 +18,9 @@ const photosDir = path.join(benchDir, 'data', 'photos');
 
 export const say = (line: string) => process.stdout.write(`${line}\n`);
 
+/** The value below which a fraction `p` of the ascending `sorted` values lie. */
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+
 export function freePort(): number {
   return 20000 + Math.floor(Math.random() * 20000);
 }

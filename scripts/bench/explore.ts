@@ -13,33 +13,20 @@ import { createDb } from '../../db/connection';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
-import { loadTextEncoder } from '../../lib/ml/textEncoder';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
-import { captionCollection, imageCollection } from '../../lib/vectors/vectorStore';
-import { benchMachine, freePort, say, writeReport } from './common';
-import { seedSyntheticDataset, WORDS } from './syntheticDataset';
+import { benchMachine, freePort, percentile, say, writeReport } from './common';
+import { seedSyntheticDataset, writeSyntheticVectors, WORDS } from './syntheticDataset';
 
 const count = Number(process.argv[2] ?? 100_000);
 const DIM = 1280;
 const RUNS = 40;
-
-
-function seeded(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32 - 0.5;
-  };
-}
 
 async function timedMs(fn: () => Promise<unknown>): Promise<number> {
   const started = process.hrtime.bigint();
   await fn();
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
 async function main(): Promise<void> {
   say(`bench:explore: ${count} media on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
@@ -64,32 +51,9 @@ async function main(): Promise<void> {
 
     started = Date.now();
     const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), cacheDir: path.join(scratch, 'bench-vectors') });
-    const ids: string[] = await db('media').where({ version_id: versionId }).orderBy('id').pluck('id');
-    const random = seeded(42);
-    const centres = Array.from({ length: 1000 }, () => Float32Array.from({ length: DIM }, random));
-    await store.ensureCollection(imageCollection(datasetId), DIM);
-    for (let i = 0; i < ids.length; i += 1000) {
-      await store.upsert(imageCollection(datasetId), ids.slice(i, i + 1000).map((id, j) => {
-        const centre = centres[(i + j) % centres.length];
-        const vector = centre.map((value) => value + random() * 0.3);
-        const norm = Math.hypot(...vector);
-        return { id, vector: vector.map((value) => value / norm) };
-      }));
-    }
-    const captions: Array<{ id: string; caption: string }> = await db('media')
-      .where({ version_id: versionId })
-      .whereNotNull('caption')
-      .distinct('caption_key as id', 'caption');
-    const text = await loadTextEncoder(config.models.dir, os.availableParallelism());
-    await store.ensureCollection(captionCollection(datasetId), text.dim);
-    for (let i = 0; i < captions.length; i += 256) {
-      const batch = captions.slice(i, i + 256);
-      const vectors = await text.encode(batch.map((row) => row.caption));
-      await store.upsert(captionCollection(datasetId), batch.map((row, j) => ({ id: row.id, vector: vectors[j] })));
-    }
-    await text.close();
+    const { ids, captions } = await writeSyntheticVectors(db, store, { datasetId, versionId, dim: DIM, modelsDir: config.models.dir });
     await store.close();
-    say(`  vectors: ${ids.length} image (sampled) + ${captions.length} caption (real text encoder) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    say(`  vectors: ${ids.length} image (sampled) + ${captions} caption (real text encoder) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
     const base = `http://127.0.0.1:${api.port}/api/v1/explore/${datasetId}?entity_type=IMAGES`;
     const vql = (filters: unknown[]) => `&vql=${encodeURIComponent(JSON.stringify(filters))}`;

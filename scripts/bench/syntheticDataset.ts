@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import type { Db } from '../../db/connection';
 import { createDataset } from '../../db/repositories/datasets';
+import { loadTextEncoder } from '../../lib/ml/textEncoder';
+import { captionCollection, imageCollection, type VectorStore } from '../../lib/vectors/vectorStore';
 
 export const WORDS = ['cat', 'dog', 'car', 'tree', 'beach', 'mountain', 'cup', 'coffee', 'bicycle', 'city', 'river', 'bird', 'flower', 'house', 'boat', 'child', 'street', 'snow', 'forest', 'bridge'];
 
@@ -70,4 +73,54 @@ export async function seedSyntheticDataset(
   );
   await db.raw('ANALYZE');
   return { datasetId: dataset.id, versionId, tagId: tag.id };
+}
+
+function seeded(seed: number) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32 - 0.5;
+  };
+}
+
+/**
+ * Vectors for a synthetic dataset: image vectors sampled around 1,000 random unit centres in `dim`
+ * dimensions plus noise (normalised), caption vectors from the real text encoder. Returns the media ids.
+ */
+export async function writeSyntheticVectors(
+  db: Db,
+  store: VectorStore,
+  options: { datasetId: string; versionId: string; dim: number; modelsDir: string },
+): Promise<{ ids: string[]; captions: number }> {
+  const { datasetId, versionId, dim } = options;
+  const ids: string[] = await db('media').where({ version_id: versionId }).orderBy('id').pluck('id');
+  const random = seeded(42);
+  const centres = Array.from({ length: 1000 }, () => Float32Array.from({ length: dim }, random));
+  await store.ensureCollection(imageCollection(datasetId), dim);
+  for (let i = 0; i < ids.length; i += 1000) {
+    await store.upsert(imageCollection(datasetId), ids.slice(i, i + 1000).map((id, j) => {
+      const centre = centres[(i + j) % centres.length];
+      const vector = centre.map((value) => value + random() * 0.3);
+      const norm = Math.hypot(...vector);
+      return { id, vector: vector.map((value) => value / norm) };
+    }));
+  }
+  const captions: Array<{ id: string; caption: string }> = await db('media')
+    .where({ version_id: versionId })
+    .whereNotNull('caption')
+    .distinct('caption_key as id', 'caption');
+  const text = await loadTextEncoder(options.modelsDir, os.availableParallelism());
+  try {
+    await store.ensureCollection(captionCollection(datasetId), text.dim);
+    for (let i = 0; i < captions.length; i += 256) {
+      const batch = captions.slice(i, i + 256);
+      const vectors = await text.encode(batch.map((row) => row.caption));
+      await store.upsert(captionCollection(datasetId), batch.map((row, j) => ({ id: row.id, vector: vectors[j] })));
+    }
+    // As after indexing: nothing is left for the worker to embed.
+    await db('media').where({ version_id: versionId }).whereNotNull('caption').update({ caption_embedded: true });
+  } finally {
+    await text.close();
+  }
+  return { ids, captions: captions.length };
 }

@@ -1,0 +1,420 @@
+/**
+ * `npm run bench:explore-load [-- options]`: Explore under load. A READY dataset of --media synthetic
+ * media (syntheticDataset.ts, sampled vectors as bench:explore makes them) in an embedded Postgres;
+ * the real API and the real worker as separate processes (the API's RSS is read from
+ * /proc/<pid>/status); --clients concurrent keep-alive clients in this process send a mix of Explore
+ * queries for --seconds while an add_media batch of --batch real images runs on the same dataset.
+ * Reports requests/s, p50/p95/p99, errors by status, the API's RSS before and after, the batch's
+ * duration, and the API's Postgres connections sampled during the load.
+ *
+ * Comparison in one run: --baseline-rev REV runs the same load, alternately, against an API and
+ * worker whose Explore path (EXPLORE_PATH, its migrations included) is as it was at REV;
+ * --baseline-env K=V sets variables for the baseline only (--env K=V for the current one), e.g.
+ * DATABASE_POOL_MAX=10. Each variant has its own copy of the seeded database (CREATE DATABASE …
+ * TEMPLATE), migrated by its own code, its own DATA_DIR and task queue. --rounds repeats the pair.
+ * --profile records a CPU profile of each API (node --cpu-prof) and reports where the load window's
+ * time went. Results go to bench/results/explore-load-<media>-<date>.json.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Client } from 'pg';
+import { createDb } from '../../db/connection';
+import { ensureDefaultTenant } from '../../db/repositories/users';
+import { createVectorPointRows } from '../../db/repositories/vectorPoints';
+import { loadConfig } from '../../lib/config';
+import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
+import { spawnManaged, type ManagedProcess } from '../../lib/embedded/process';
+import { startTemporalDevServer } from '../../lib/embedded/temporal';
+import { projectRoot } from '../../lib/projectRoot';
+import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
+import { captionCollection, imageCollection } from '../../lib/vectors/vectorStore';
+import { benchMachine, filesForm, freePort, prepareImages, say, waitForNewestTask, writeReport } from './common';
+import { summariseProfile, type ProfileSummary } from './cpuProfile';
+import { runLoad, type LoadRequest, type LoadResult } from './loadClients';
+import { snapshotSources } from './sourceSnapshot';
+import { seedSyntheticDataset, writeSyntheticVectors, WORDS } from './syntheticDataset';
+
+/**
+ * The files of Explore's own path; --baseline-rev takes these from the older commit. Modules Explore
+ * shares with the rest of the API (access checks, URL signing, datasets) stay as they are.
+ */
+const EXPLORE_PATH = [
+  'api/routes/explore.ts',
+  'api/presenters/cluster.ts',
+  'services/explore.ts',
+  'services/semanticSearch.ts',
+  'services/visualSearch.ts',
+  'db/repositories/explore.ts',
+  'db/repositories/media.ts',
+  'db/migrations/20261128000000_clusters_page_order.ts',
+  'lib/auth/reusedMediaLinks.ts',
+  'lib/ml/rememberedQueries.ts',
+  'lib/vectors/embeddedVectorStore.ts',
+];
+const DIM = 1280;
+const WARM_UP_ROUNDS = 3;
+
+const { values: args } = parseArgs({
+  options: {
+    clients: { type: 'string', default: process.env.EXPLORE_LOAD_CLIENTS ?? '50' },
+    seconds: { type: 'string', default: process.env.EXPLORE_LOAD_SECONDS ?? '60' },
+    media: { type: 'string', default: process.env.EXPLORE_LOAD_MEDIA ?? '100000' },
+    batch: { type: 'string', default: process.env.EXPLORE_LOAD_BATCH ?? '200' },
+    rounds: { type: 'string', default: process.env.EXPLORE_LOAD_ROUNDS ?? '1' },
+    'baseline-rev': { type: 'string', default: process.env.EXPLORE_LOAD_BASELINE_REV },
+    'baseline-env': { type: 'string', multiple: true, default: [] },
+    env: { type: 'string', multiple: true, default: [] },
+    profile: { type: 'boolean', default: process.env.EXPLORE_LOAD_PROFILE === 'true' },
+  },
+});
+const clients = Number(args.clients);
+const seconds = Number(args.seconds);
+const mediaCount = Number(args.media);
+const batchSize = Number(args.batch);
+const rounds = Number(args.rounds);
+
+const envPairs = (pairs: string[]) => Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+
+interface Variant {
+  name: string;
+  sourceDir: string;
+  /** Its own database, DATA_DIR and task queue. */
+  database: string;
+  dataDir: string;
+  /** Settings given on the command line. */
+  env: Record<string, string>;
+}
+
+interface Phase {
+  variant: string;
+  round: number;
+  warm_up: { first_visual_query_ms: number; first_caption_query_ms: number };
+  api_rss_mib: { started: number; before_load: number; after_load: number; peak: number };
+  load: LoadResult;
+  add_media: { images: number; seconds: number; finished_during_load: boolean };
+  /** The API's Postgres connections, sampled each second of the load. */
+  api_db_connections: { samples: number; mean_active: number; max_active: number; mean_total: number };
+  cpu_profile?: ProfileSummary;
+}
+
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+const mib = (kib: number) => Math.round(kib / 1024);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** VmRSS and VmHWM (peak) of a process, in KiB. */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+  return { rss: field('VmRSS'), peak: field('VmHWM') };
+}
+
+/** Node running `entry` of `sourceDir` with its output in `logFile`. */
+function startNode(sourceDir: string, entry: string, env: Record<string, string>, logFile: string, nodeFlags: string[] = []): ManagedProcess {
+  const log = fs.openSync(logFile, 'a');
+  const child = spawnManaged(process.execPath, [...nodeFlags, '--import', 'tsx', entry], {
+    cwd: sourceDir,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', log, log],
+  });
+  fs.closeSync(log);
+  return child;
+}
+
+async function waitFor(describe: string, process: ManagedProcess, ready: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await ready().catch(() => false))) {
+    if (process.child.exitCode !== null) throw new Error(`${describe} exited with code ${process.child.exitCode}`);
+    if (Date.now() > until) throw new Error(`${describe} was not ready within ${timeoutMs} ms`);
+    await sleep(250);
+  }
+}
+
+async function main(): Promise<void> {
+  say(`bench:explore-load: ${clients} clients × ${seconds} s on ${mediaCount} media, add_media of ${batchSize}, on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-explore-load-'));
+  const logs = path.join(scratch, 'logs');
+  fs.mkdirSync(logs, { recursive: true });
+  const variants: Variant[] = [];
+  const variant = (name: string, env: Record<string, string>): Variant => ({
+    name,
+    sourceDir: path.join(scratch, name),
+    database: `bench_explore_load_${name}`,
+    dataDir: path.join(scratch, `data-${name}`),
+    env,
+  });
+  const current = snapshotSources(path.join(scratch, 'current'));
+  if (args['baseline-rev'] || args['baseline-env'].length > 0) {
+    const rev = args['baseline-rev'];
+    snapshotSources(path.join(scratch, 'baseline'), rev ? { rev, paths: EXPLORE_PATH } : undefined);
+    variants.push(variant('baseline', envPairs(args['baseline-env'])));
+  }
+  variants.push(variant('current', envPairs(args.env)));
+  const images = await prepareImages(batchSize * rounds * variants.length);
+
+  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
+  const temporal = await startTemporalDevServer({ dataDir: scratch, port: freePort(), namespace: 'default' });
+  const [first, ...others] = variants;
+  const databaseUrl = await ensureDatabase(postgres.url, first.database);
+  const common = {
+    LOG_LEVEL: 'info',
+    TEMPORAL_ADDRESS: temporal.address,
+    MODELS_DIR: path.join(projectRoot(), '.tools', 'models'),
+    PIPELINE_PORT: '0',
+  };
+  const config = loadConfig({ ...process.env, ...common, DATABASE_URL: databaseUrl });
+  const monitor = new Client({ connectionString: databaseUrl });
+  const workers: ManagedProcess[] = [];
+  try {
+    const db = createDb(databaseUrl, 4);
+    let seeded;
+    const setup: Record<string, number> = {};
+    try {
+      // With the first variant's migrations: each API migrates its own copy further at start.
+      await db.migrate.latest({ directory: path.join(first.sourceDir, 'db', 'migrations'), loadExtensions: ['.ts'] });
+      await ensureDefaultTenant(db, config.admin);
+      let started = Date.now();
+      seeded = await seedSyntheticDataset(db, mediaCount, DIM);
+      setup.rows_seconds = (Date.now() - started) / 1000;
+      say(`  rows: ${mediaCount} media in ${setup.rows_seconds.toFixed(1)} s`);
+      started = Date.now();
+      const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), cacheDir: path.join(first.dataDir, 'vectors') });
+      const { ids } = await writeSyntheticVectors(db, store, { datasetId: seeded.datasetId, versionId: seeded.versionId, dim: DIM, modelsDir: config.models.dir });
+      setup.vectors_seconds = (Date.now() - started) / 1000;
+      // The HNSW indexes are built once here and cached in DATA_DIR, where the APIs and workers load them.
+      started = Date.now();
+      const [anyVector] = (await store.get(imageCollection(seeded.datasetId), [ids[0]])).values();
+      await store.searchMany(imageCollection(seeded.datasetId), [anyVector], 1);
+      await store.searchMany(captionCollection(seeded.datasetId), [new Float32Array(384).fill(1 / Math.sqrt(384))], 1);
+      await store.close();
+      setup.index_build_seconds = (Date.now() - started) / 1000;
+      say(`  vectors in ${setup.vectors_seconds.toFixed(1)} s, HNSW indexes built and cached in ${setup.index_build_seconds.toFixed(1)} s`);
+      seeded = { ...seeded, ids };
+    } finally {
+      await db.destroy();
+    }
+    const { datasetId, tagId, ids } = seeded;
+    for (const other of others) {
+      await copyDatabase(postgres.url, first.database, other.database);
+      fs.cpSync(path.join(first.dataDir, 'vectors'), path.join(other.dataDir, 'vectors'), { recursive: true });
+    }
+
+    const envOf = (v: Variant, application: string) => ({
+      ...common,
+      DATA_DIR: v.dataDir,
+      TASK_QUEUE: `bench-${v.name}`,
+      DATABASE_URL: `${databaseUrl.replace(/[^/]*$/, v.database)}?application_name=${application}`,
+      ...v.env,
+    });
+    for (const v of variants) {
+      const log = path.join(logs, `worker-${v.name}.log`);
+      const worker = startNode(v.sourceDir, 'workers/main.ts', envOf(v, `bench-worker-${v.name}`), log);
+      workers.push(worker);
+      await waitFor(`${v.name} worker`, worker, async () => fs.readFileSync(log, 'utf8').includes('worker running'), 180_000);
+    }
+    await monitor.connect();
+
+    const phases: Phase[] = [];
+    let batch = 0;
+    for (let round = 1; round <= rounds; round++) {
+      for (const v of variants) {
+        say(`${v.name}, round ${round}:`);
+        const files = images.slice(batch * batchSize, ++batch * batchSize);
+        phases.push(await runPhase({ variant: v, env: envOf(v, 'bench-api'), round, files, datasetId, tagId, ids, logs, monitor }));
+      }
+    }
+
+    const summary = variants.length === 2 ? compare(phases) : undefined;
+    const report = {
+      date: new Date().toISOString(),
+      machine: benchMachine(),
+      load_average_at_start: os.loadavg(),
+      media: mediaCount,
+      clients,
+      seconds,
+      add_media_batch: batchSize,
+      query_mix: QUERY_KINDS,
+      api: 'separate process (node --import tsx api/server.ts, LOG_LEVEL=info); RSS from /proc/<pid>/status',
+      sources: {
+        commit: current.commit,
+        uncommitted_files_in_checkout: current.dirty,
+        baseline: others.length > 0 ? { rev: args['baseline-rev'] ?? null, files_from_rev: args['baseline-rev'] ? EXPLORE_PATH : [], env: first.env } : undefined,
+        current_env: variants.at(-1)!.env,
+      },
+      setup,
+      phases,
+      comparison: summary,
+    };
+    writeReport(`explore-load-${mediaCount}`, report);
+  } finally {
+    await monitor.end().catch(() => undefined);
+    for (const worker of workers) await worker.stop('SIGTERM', 30_000);
+    await temporal.stop();
+    await postgres.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The mix each client cycles through, equally weighted. */
+const QUERY_KINDS = ['plain page 0', 'plain page n, threshold t', 'vql labels (and tags)', 'vql issues', 'vql uniqueness', 'vql text fts', 'visual (MEDIA anchor)', 'caption (semantic)'];
+
+function queryMix(apiUrl: string, datasetId: string, tagId: string, ids: string[]): (n: number) => LoadRequest {
+  const base = `${apiUrl}/explore/${datasetId}?entity_type=IMAGES`;
+  const vql = (filters: unknown[]) => `&vql=${encodeURIComponent(JSON.stringify(filters))}`;
+  const urls: Array<(n: number) => string> = [
+    () => base,
+    (n) => `${base}&threshold=${n % 5}&page_number=${n % 30}`,
+    (n) => {
+      const labels = { labels: { op: 'one_of', value: [WORDS[n % 20]] } };
+      return `${base}${vql(n % 2 === 0 ? [labels] : [labels, { tags: { op: 'is', value: [tagId] } }])}`;
+    },
+    (n) => `${base}${vql([{ issues: { op: 'issue', value: ['dark', 'blur', 'duplicates'][n % 3], mode: 'in' } }])}`,
+    (n) => `${base}&threshold=${n % 3}${vql([{ uniqueness: { op: 'uniqueness', value: 0.5 + (n % 5) / 10 } }])}`,
+    (n) => `${base}${vql([{ text: { op: 'fts', value: `${WORDS[n % 20]} ${WORDS[(n + 3) % 20]}` } }])}`,
+    (n) => `${base}&anchor_type=MEDIA&anchor_media_id=${ids[(n * 977) % ids.length]}`,
+    (n) => `${base}&caption=${encodeURIComponent(`a ${WORDS[n % 20]} near the ${WORDS[(n * 7) % 20]}`)}`,
+  ];
+  return (n) => ({ kind: QUERY_KINDS[n % urls.length], url: urls[n % urls.length](Math.floor(n / urls.length)) });
+}
+
+/** A copy of database `from` (nobody may be connected to it) as `to`. */
+async function copyDatabase(serverUrl: string, from: string, to: string): Promise<void> {
+  const client = new Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${to} TEMPLATE ${from}`);
+  } finally {
+    await client.end();
+  }
+}
+
+async function runPhase(options: {
+  variant: Variant;
+  /** The API's environment. */
+  env: Record<string, string>;
+  round: number;
+  files: string[];
+  datasetId: string;
+  tagId: string;
+  ids: string[];
+  logs: string;
+  monitor: Client;
+}): Promise<Phase> {
+  const { variant, round, datasetId } = options;
+  const port = freePort();
+  const profileDir = path.join(options.logs, `profile-${variant.name}-${round}`);
+  const api = startNode(
+    variant.sourceDir,
+    'api/server.ts',
+    { ...options.env, API_HOST: '127.0.0.1', API_PORT: String(port) },
+    path.join(options.logs, `api-${variant.name}-${round}.log`),
+    args.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  );
+  const apiUrl = `http://127.0.0.1:${port}/api/v1`;
+  try {
+    await waitFor('API', api, async () => (await fetch(`${apiUrl}/datasets`)).status === 200, 120_000);
+    const pid = api.child.pid!;
+    const startedRss = memoryOf(pid).rss;
+    const next = queryMix(apiUrl, datasetId, options.tagId, options.ids);
+    const timed = async (n: number) => {
+      const at = Date.now();
+      const response = await fetch(next(n).url);
+      if (response.status !== 200) throw new Error(`warm-up ${next(n).kind}: ${response.status} ${await response.text()}`);
+      await response.arrayBuffer();
+      return Date.now() - at;
+    };
+    const warmUp = { first_visual_query_ms: await timed(QUERY_KINDS.indexOf('visual (MEDIA anchor)')), first_caption_query_ms: await timed(QUERY_KINDS.indexOf('caption (semantic)')) };
+    for (let n = 0; n < WARM_UP_ROUNDS * QUERY_KINDS.length; n++) await timed(n);
+    const beforeRss = memoryOf(pid).rss;
+
+    const addStarted = Date.now();
+    const response = await fetch(`${apiUrl}/dataset/${datasetId}/add_media`, { method: 'POST', body: await filesForm(options.files) });
+    if (response.status !== 202) throw new Error(`add_media refused: ${response.status} ${await response.text()}`);
+    let addSeconds: number | undefined;
+    const added = waitForNewestTask(apiUrl, datasetId).then(() => {
+      addSeconds = (Date.now() - addStarted) / 1000;
+    });
+    added.catch(() => undefined);
+
+    const connections: Array<{ active: number; total: number }> = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const { rows } = await options.monitor.query(
+          `SELECT count(*) FILTER (WHERE state = 'active')::int AS active, count(*)::int AS total FROM pg_stat_activity WHERE application_name = 'bench-api' AND backend_type = 'client backend'`,
+        );
+        connections.push(rows[0]);
+        await sleep(1000);
+      }
+    })();
+    const loadFrom = nowUs();
+    const load = await runLoad({ clients, seconds, next });
+    const loadTo = nowUs();
+    sampling = false;
+    await sampler;
+    const finishedDuringLoad = addSeconds !== undefined;
+    await added;
+    const memory = memoryOf(pid);
+    await api.stop('SIGTERM', 60_000);
+
+    const mean = (values: number[]) => Math.round((10 * values.reduce((a, b) => a + b, 0)) / Math.max(1, values.length)) / 10;
+    const phase: Phase = {
+      variant: variant.name,
+      round,
+      warm_up: warmUp,
+      api_rss_mib: { started: mib(startedRss), before_load: mib(beforeRss), after_load: mib(memory.rss), peak: mib(memory.peak) },
+      load,
+      add_media: { images: options.files.length, seconds: addSeconds!, finished_during_load: finishedDuringLoad },
+      api_db_connections: {
+        samples: connections.length,
+        mean_active: mean(connections.map((sample) => sample.active)),
+        max_active: Math.max(...connections.map((sample) => sample.active)),
+        mean_total: mean(connections.map((sample) => sample.total)),
+      },
+    };
+    if (args.profile) {
+      const [file] = fs.readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
+      phase.cpu_profile = summariseProfile(path.join(profileDir, file), loadFrom, loadTo, [variant.sourceDir]);
+    }
+    const o = load.overall;
+    say(
+      `  ${o.requests_per_second.toFixed(1)} req/s, p50 ${o.p50_ms} ms, p95 ${o.p95_ms} ms, p99 ${o.p99_ms} ms, errors ${JSON.stringify(o.errors)}; ` +
+        `API RSS ${phase.api_rss_mib.before_load} → ${phase.api_rss_mib.after_load} MiB (peak ${phase.api_rss_mib.peak}); add_media ${addSeconds!.toFixed(1)} s; ` +
+        `API db connections active ${phase.api_db_connections.mean_active} (max ${phase.api_db_connections.max_active})`,
+    );
+    for (const [kind, row] of Object.entries(load.by_kind)) {
+      say(`    ${kind.padEnd(28)} ${String(row.requests).padStart(6)} req  p50 ${String(row.p50_ms).padStart(8)} ms  p95 ${String(row.p95_ms).padStart(8)} ms  ${row.mean_response_kib} KiB`);
+    }
+    if (phase.cpu_profile) {
+      say(`    API main thread idle ${phase.cpu_profile.idle_pct} %; by area: ${phase.cpu_profile.by_area.slice(0, 8).map((a) => `${a.area} ${a.pct}%`).join(', ')}`);
+    }
+    return phase;
+  } finally {
+    await api.stop('SIGTERM', 60_000);
+  }
+}
+
+/** Current over baseline, per round (the two ran back to back) and over all rounds. */
+function compare(phases: Phase[]) {
+  const ratios = (pick: (phase: Phase) => number) => {
+    const perRound = [...new Set(phases.map((phase) => phase.round))].map((round) => {
+      const [baseline, current] = ['baseline', 'current'].map((name) => phases.find((phase) => phase.round === round && phase.variant === name)!);
+      return Math.round((100 * pick(current)) / pick(baseline)) / 100;
+    });
+    return { per_round: perRound, mean: Math.round((100 * perRound.reduce((a, b) => a + b, 0)) / perRound.length) / 100 };
+  };
+  return {
+    note: 'current ÷ baseline: above 1 is better for throughput, below 1 is better for latency',
+    throughput: ratios((phase) => phase.load.overall.requests_per_second),
+    p50: ratios((phase) => phase.load.overall.p50_ms),
+    p95: ratios((phase) => phase.load.overall.p95_ms),
+    p99: ratios((phase) => phase.load.overall.p99_ms),
+    add_media_seconds: ratios((phase) => phase.add_media.seconds),
+  };
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,96 @@
+import http from 'node:http';
+import { percentile } from './common';
+
+// Closed-loop HTTP load: each client sends its next request when the previous answer has been read.
+
+export interface LoadRequest {
+  kind: string;
+  url: string;
+}
+
+interface Outcome {
+  kind: string;
+  ms: number;
+  /** HTTP status, or the network error's code. */
+  status: string;
+  bytes: number;
+}
+
+export interface LatencySummary {
+  requests: number;
+  requests_per_second: number;
+  p50_ms: number;
+  p95_ms: number;
+  p99_ms: number;
+  mean_response_kib: number;
+  /** Answers other than 200, by status (or network error code). */
+  errors: Record<string, number>;
+}
+
+export interface LoadResult {
+  seconds: number;
+  overall: LatencySummary;
+  by_kind: Record<string, LatencySummary>;
+}
+
+const REQUEST_TIMEOUT_MS = 120_000;
+
+function get(agent: http.Agent, url: string): Promise<{ status: string; bytes: number }> {
+  return new Promise((resolve) => {
+    const request = http.get(url, { agent }, (response) => {
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+      });
+      response.on('end', () => resolve({ status: String(response.statusCode), bytes }));
+      response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'response error', bytes }));
+    });
+    request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
+    request.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'request error', bytes: 0 }));
+  });
+}
+
+function summarise(outcomes: Outcome[], seconds: number): LatencySummary {
+  const times = outcomes.map((outcome) => outcome.ms).sort((a, b) => a - b);
+  const errors: Record<string, number> = {};
+  for (const outcome of outcomes) if (outcome.status !== '200') errors[outcome.status] = (errors[outcome.status] ?? 0) + 1;
+  const round = (value: number | undefined) => (value === undefined ? NaN : Math.round(value * 10) / 10);
+  return {
+    requests: outcomes.length,
+    requests_per_second: round(outcomes.length / seconds),
+    p50_ms: round(percentile(times, 0.5)),
+    p95_ms: round(percentile(times, 0.95)),
+    p99_ms: round(percentile(times, 0.99)),
+    mean_response_kib: round(outcomes.reduce((sum, outcome) => sum + outcome.bytes, 0) / Math.max(1, outcomes.length) / 1024),
+    errors,
+  };
+}
+
+/**
+ * `clients` concurrent clients on keep-alive connections, each asking for `next(n)` (n counts every
+ * request sent) until `seconds` have passed; requests under way then are awaited and counted.
+ */
+export async function runLoad(options: { clients: number; seconds: number; next: (n: number) => LoadRequest }): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.clients });
+  const outcomes: Outcome[] = [];
+  const started = process.hrtime.bigint();
+  const deadline = started + BigInt(options.seconds * 1e9);
+  let sent = 0;
+  const client = async () => {
+    while (process.hrtime.bigint() < deadline) {
+      const request = options.next(sent++);
+      const at = process.hrtime.bigint();
+      const { status, bytes } = await get(agent, request.url);
+      outcomes.push({ kind: request.kind, ms: Number(process.hrtime.bigint() - at) / 1e6, status, bytes });
+    }
+  };
+  await Promise.all(Array.from({ length: options.clients }, client));
+  agent.destroy();
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const kinds = [...new Set(outcomes.map((outcome) => outcome.kind))];
+  return {
+    seconds: Math.round(seconds * 10) / 10,
+    overall: summarise(outcomes, seconds),
+    by_kind: Object.fromEntries(kinds.map((kind) => [kind, summarise(outcomes.filter((outcome) => outcome.kind === kind), seconds)])),
+  };
+}
