@@ -1,8 +1,10 @@
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
+import { reuseMediaLinks } from '../../lib/auth/reusedMediaLinks';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 import { parseVql, VqlError, type VqlFilter } from '../../lib/vql/parseVql';
 import { exploreDataset } from '../../services/explore';
+import { rememberQueryEmbeddings } from '../../lib/ml/rememberedQueries';
 import type { TextEncoder } from '../../lib/ml/textEncoder';
 import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { requireDataset } from '../../services/datasetAccess';
@@ -12,14 +14,20 @@ import type { ApiState } from '../state';
 import { presentCluster } from '../presenters/cluster';
 import { exploreRoutes } from '../specs/explore';
 
+/** Query texts whose embeddings Explore remembers (1.5 KiB each). */
+const REMEMBERED_QUERIES = 1000;
+
 export function createExploreRouter(deps: {
   db: Db;
   vectors: VectorStore;
   textEncoder: () => Promise<TextEncoder>;
   signer: UrlSigner;
+  config: { mediaUrlTtlSeconds: number };
   publicUrl?: string;
 }): Router<ApiState> {
   const router = new Router<ApiState>();
+  const links = reuseMediaLinks(deps.signer, deps.config.mediaUrlTtlSeconds);
+  const exploreDeps = { db: deps.db, vectors: deps.vectors, textEncoder: rememberQueryEmbeddings(deps.textEncoder, REMEMBERED_QUERIES) };
 
   mount(router, exploreRoutes.explore, async (ctx) => {
     const { params, query } = ctx.state.input;
@@ -34,7 +42,7 @@ export function createExploreRouter(deps: {
       throw error;
     }
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
-    const clusters = await exploreDataset(deps, dataset, {
+    const clusters = await exploreDataset(exploreDeps, dataset, {
       entityType: query.entity_type,
       threshold: query.threshold,
       page: query.page_number,
@@ -46,7 +54,7 @@ export function createExploreRouter(deps: {
       anchor: query.anchor_media_id && query.anchor_type ? { id: query.anchor_media_id, type: query.anchor_type } : undefined,
     });
     ctx.body = {
-      clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl ?? `${ctx.protocol}://${ctx.host}`, deps.signer)),
+      clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl ?? `${ctx.protocol}://${ctx.host}`, links)),
       metadata: { used_duckdb: false },
     };
   });

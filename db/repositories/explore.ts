@@ -33,8 +33,12 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
   }
 }
 
-/** Cosine distances of the media a vector search found; only they are shown, nearest first. */
+/**
+ * Cosine distances a vector search found, of media by id or of captions by content key (every
+ * media item with that caption ranks at its distance); only those media are shown, nearest first.
+ */
 export interface Relevance {
+  of: 'media' | 'caption';
   ids: string[];
   distances: number[];
 }
@@ -89,7 +93,10 @@ export async function exploreClusters(
       .select('cm.cluster_id', 'm.id', 'm.kind', 'm.parent_id');
     if (options.relevance) {
       matching
-        .joinRaw('JOIN unnest(?::uuid[], ?::real[]) AS r(id, distance) ON r.id = m.id', [options.relevance.ids, options.relevance.distances])
+        .joinRaw(`JOIN unnest(?::uuid[], ?::real[]) AS r(id, distance) ON r.id = ${options.relevance.of === 'media' ? 'm.id' : 'm.caption_key'}`, [
+          options.relevance.ids,
+          options.relevance.distances,
+        ])
         .select('r.distance');
     } else {
       matching.select(db.raw('NULL::real AS distance'));

@@ -114,12 +114,6 @@ export async function markCaptionsEmbedded(db: Db, versionId: string, captions: 
   await db('media').where({ version_id: versionId, caption_embedded: false }).whereIn('caption', captions).update({ caption_embedded: true });
 }
 
-/** Media of the version whose caption has one of the content keys a caption search found. */
-export async function mediaByCaptionKeys(db: Db, versionId: string, keys: string[]): Promise<Array<{ id: string; caption_key: string }>> {
-  if (keys.length === 0) return [];
-  return db('media').where({ version_id: versionId }).whereRaw('caption_key = ANY(?::uuid[])', [keys]).select('id', 'caption_key');
-}
-
 /** Captioned, embedded media of one batch with their caption keys (saved-view monitoring). */
 export async function captionedBatchMedia(db: Db, versionId: string, batchId: string): Promise<Array<{ id: string; caption_key: string }>> {
   return db('media')

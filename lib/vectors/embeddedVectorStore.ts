@@ -65,6 +65,8 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: 
   const { rows: points, cacheDir } = options;
   const loaded = new Map<string, LoadedCollection>();
   const locks = new Map<string, Promise<unknown>>();
+  /** Refreshes queued behind a running one and not yet started: every caller arriving meanwhile shares it. */
+  const queuedRefreshes = new Map<string, Promise<LoadedCollection>>();
 
   const cacheFiles = (collection: string) => ({
     index: path.join(cacheDir, `${collection}.usearch`),
@@ -112,47 +114,59 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: 
     state.rowsSinceCache = 0;
   }
 
-  /** Brings this process's index of `collection` up to date with Postgres. */
+  /**
+   * Brings this process's index of `collection` up to date with Postgres, as of a moment after the
+   * call. Concurrent searches share one queued refresh instead of each waiting for its own two queries.
+   */
   function refresh(collection: string): Promise<LoadedCollection> {
-    return serialised(collection, async () => {
-      const row = await points.collection(collection);
-      if (!row) throw new Error(`vector collection ${collection} does not exist`);
-      let state = loaded.get(collection);
-      if (!state || state.generation !== row.generation) {
-        state =
-          loadCache(collection, row.generation, row.dim) ??
-          { generation: row.generation, dim: row.dim, index: newIndex(row.dim), keyOf: new Map(), idOf: new Map(), nextKey: 0n, lastSeq: '0', rowsSinceCache: 0 };
-        loaded.set(collection, state);
-      }
-      for (;;) {
-        const rows = await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
-        if (rows.length === 0) break;
-        const keys: bigint[] = [];
-        const vectors: Float32Array[] = [];
-        for (const point of rows) {
-          const old = state.keyOf.get(point.id);
-          if (old !== undefined) {
-            state.index.remove(old);
-            state.idOf.delete(old);
-            state.keyOf.delete(point.id);
-          }
-          if (point.vector) {
-            const key = state.nextKey++;
-            state.keyOf.set(point.id, key);
-            state.idOf.set(key, point.id);
-            keys.push(key);
-            vectors.push(bytesToVector(point.vector));
-          }
-        }
-        if (keys.length > 0) {
-          state.index.add(keys, vectors, 0);
-        }
-        state.lastSeq = rows[rows.length - 1].seq;
-        state.rowsSinceCache += rows.length;
-      }
-      if (state.rowsSinceCache >= CACHE_AFTER_ROWS) saveCache(collection, state);
-      return state;
+    const queued = queuedRefreshes.get(collection);
+    if (queued) return queued;
+    const run = serialised(collection, async () => {
+      queuedRefreshes.delete(collection);
+      return replayChanges(collection);
     });
+    queuedRefreshes.set(collection, run);
+    return run;
+  }
+
+  async function replayChanges(collection: string): Promise<LoadedCollection> {
+    const row = await points.collection(collection);
+    if (!row) throw new Error(`vector collection ${collection} does not exist`);
+    let state = loaded.get(collection);
+    if (!state || state.generation !== row.generation) {
+      state =
+        loadCache(collection, row.generation, row.dim) ??
+        { generation: row.generation, dim: row.dim, index: newIndex(row.dim), keyOf: new Map(), idOf: new Map(), nextKey: 0n, lastSeq: '0', rowsSinceCache: 0 };
+      loaded.set(collection, state);
+    }
+    for (;;) {
+      const rows = await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
+      if (rows.length === 0) break;
+      const keys: bigint[] = [];
+      const vectors: Float32Array[] = [];
+      for (const point of rows) {
+        const old = state.keyOf.get(point.id);
+        if (old !== undefined) {
+          state.index.remove(old);
+          state.idOf.delete(old);
+          state.keyOf.delete(point.id);
+        }
+        if (point.vector) {
+          const key = state.nextKey++;
+          state.keyOf.set(point.id, key);
+          state.idOf.set(key, point.id);
+          keys.push(key);
+          vectors.push(bytesToVector(point.vector));
+        }
+      }
+      if (keys.length > 0) {
+        state.index.add(keys, vectors, 0);
+      }
+      state.lastSeq = rows[rows.length - 1].seq;
+      state.rowsSinceCache += rows.length;
+    }
+    if (state.rowsSinceCache >= CACHE_AFTER_ROWS) saveCache(collection, state);
+    return state;
   }
 
   function hitsOf(state: LoadedCollection, keys: BigUint64Array, distances: Float32Array, count: number): VectorHit[] {

@@ -60,6 +60,33 @@ describe('embedded vector store (Postgres + usearch)', () => {
       await stack.cleanup();
     }
   });
+
+  it('lets concurrent searches share one catch-up with Postgres, each seeing every point written before it asked', async () => {
+    const stack = await embeddedStack();
+    try {
+      const rows = createVectorPointRows(stack.db);
+      let lookups = 0;
+      const counted = { ...rows, collection: (name: string) => (lookups++, rows.collection(name)) };
+      const writer = createEmbeddedVectorStore({ rows, cacheDir: stack.cacheDir });
+      const reader = createEmbeddedVectorStore({ rows: counted, cacheDir: path.join(stack.cacheDir, 'reader') });
+      await writer.ensureCollection('c', 16);
+      const vectors = unitVectors(40, 16, 5);
+      const ids = vectors.map(() => randomUUID());
+      await writer.upsert('c', ids.slice(0, 20).map((id, i) => ({ id, vector: vectors[i] })));
+      await reader.searchMany('c', [vectors[0]], 1);
+      lookups = 0;
+
+      await writer.upsert('c', ids.slice(20).map((id, i) => ({ id, vector: vectors[20 + i] })));
+      const answers = await Promise.all(vectors.slice(20).map((vector) => reader.searchMany('c', [vector], 1)));
+      expect(answers.map(([hits]) => hits[0].id)).toEqual(ids.slice(20));
+      // One catch-up was under way or queued for the first search; all the others shared the next.
+      expect(lookups).toBeLessThanOrEqual(2);
+      await reader.close();
+      await writer.close();
+    } finally {
+      await stack.cleanup();
+    }
+  });
 });
 
 // Runs whenever a Qdrant server is configured (docker compose, CI with Qdrant); there is none to start here.
