@@ -18,6 +18,11 @@ const port = z.coerce
 
 const url = z.string().url('expected a URL');
 
+const secondsUpTo600 = z.coerce
+  .number({ message: 'expected a number of seconds, more than 0 and at most 600' })
+  .positive('expected a number of seconds, more than 0 and at most 600')
+  .max(600, 'expected a number of seconds, more than 0 and at most 600');
+
 const envSchema = z.object({
   RUN_MODE: z.enum(['CLOUD', 'ONPREM'], { message: 'expected CLOUD or ONPREM' }).default('ONPREM'),
   DISABLE_AUTH: booleanString.optional(),
@@ -32,15 +37,15 @@ const envSchema = z.object({
     .default('info'),
   DATABASE_URL: url.optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
-  DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number({ message: 'expected a positive number of seconds' }).positive().max(600).default(3),
-  DATABASE_ACQUIRE_TIMEOUT_SECONDS: z.coerce.number({ message: 'expected a positive number of seconds' }).positive().max(600).default(5),
+  DATABASE_CONNECT_TIMEOUT_SECONDS: secondsUpTo600.default(3),
+  DATABASE_ACQUIRE_TIMEOUT_SECONDS: secondsUpTo600.default(5),
   EMBEDDED_PG_PORT: port.default(54320),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_BIN: z.string().min(1).optional(),
-  TEMPORAL_RPC_TIMEOUT_SECONDS: z.coerce.number({ message: 'expected a positive number of seconds' }).positive().max(600).default(5),
+  TEMPORAL_RPC_TIMEOUT_SECONDS: secondsUpTo600.default(5),
   TASK_QUEUE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, . _ -').default('media'),
   QDRANT_URL: url.optional(),
   QDRANT_API_KEY: z.string().min(1).optional(),

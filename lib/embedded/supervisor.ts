@@ -108,8 +108,11 @@ function formatSeconds(ms: number): string {
   return `${Math.round(ms / 100) / 10} s`;
 }
 
-/** The first line of the error and its last line of output (a start-up error quotes the process's output). */
+/** The error's first line and, from the process output it quotes, the last fatal line (else the last line). */
 function summary(error: unknown): string {
   const lines = (error instanceof Error ? error.message : String(error)).split('\n').map((line) => line.trim()).filter(Boolean);
-  return lines.length > 1 ? `${lines[0]} ${lines[lines.length - 1]}` : (lines[0] ?? 'unknown error');
+  if (lines.length <= 1) return lines[0] ?? 'unknown error';
+  const output = lines.slice(1);
+  const fatal = output.filter((line) => /FATAL|PANIC|ERROR|error/.test(line));
+  return `${lines[0]} ${fatal[fatal.length - 1] ?? output[output.length - 1]}`;
 }
