@@ -1,0 +1,23 @@
+import { NavLink, Outlet } from 'react-router';
+import { HealthBadge } from './HealthBadge';
+
+export function Layout() {
+  return (
+    <div className="layout">
+      <header className="topbar">
+        <strong className="brand">Media datasets</strong>
+        <nav aria-label="Main">
+          <NavLink to="/" end>
+            Datasets
+          </NavLink>
+          <NavLink to="/tasks">Tasks</NavLink>
+          <a href="/api/v1/openapi.json">API reference</a>
+        </nav>
+        <HealthBadge />
+      </header>
+      <main className="content">
+        <Outlet />
+      </main>
+    </div>
+  );
+}

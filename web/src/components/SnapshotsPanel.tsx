@@ -1,0 +1,116 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Snapshot } from '../api/client';
+import { ErrorMessage } from './ErrorMessage';
+
+/** The dataset's snapshots, newest first: create one, restore one, clone one into a new dataset. */
+export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [notice, setNotice] = useState('');
+  const path = { dataset_id: datasetId };
+  const snapshots = useQuery({
+    queryKey: ['snapshots', datasetId],
+    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/snapshot', { params: { path } })),
+    refetchInterval: (query) => (query.state.data?.some((snapshot) => snapshot.is_restoring) ? 2000 : false),
+  });
+  const refresh = () =>
+    Promise.all(['snapshots', 'dataset', 'datasets', 'tasks'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
+
+  const create = useMutation({
+    mutationFn: async () =>
+      unwrap(await api.POST('/api/v1/dataset/{dataset_id}/snapshot', { params: { path }, body: { name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) } })),
+    onSuccess: (snapshot) => {
+      setName('');
+      setDescription('');
+      setNotice(`Snapshot “${snapshot.snapshot_name}” created.`);
+    },
+    onSettled: refresh,
+  });
+  const restore = useMutation({
+    mutationFn: async (snapshot: Snapshot) =>
+      unwrap(await api.POST('/api/v1/dataset/{dataset_id}/snapshot/{snapshot_id}/restore', { params: { path: { ...path, snapshot_id: snapshot.snapshot_id } } })),
+    onSuccess: (_answer, snapshot) => setNotice(`Restoring “${snapshot.snapshot_name}”: follow the SNAPSHOT_RESTORE task on the Tasks page.`),
+    onSettled: refresh,
+  });
+  const clone = useMutation({
+    mutationFn: async (snapshot: Snapshot) =>
+      unwrap(await api.POST('/api/v1/dataset/{dataset_id}/snapshot/{snapshot_id}/clone', { params: { path: { ...path, snapshot_id: snapshot.snapshot_id } } })),
+    onSuccess: (_answer, snapshot) => setNotice(`Cloning “${snapshot.snapshot_name}” into a new dataset: follow the SNAPSHOT_CLONE task on the Tasks page.`),
+    onSettled: refresh,
+  });
+  const busy = create.isPending || restore.isPending || clone.isPending;
+
+  return (
+    <section className="card" aria-labelledby="snapshots-title">
+      <h2 id="snapshots-title">Snapshots</h2>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setNotice('');
+          create.mutate();
+        }}
+      >
+        <input value={name} onChange={(event) => setName(event.target.value)} placeholder="Snapshot name" aria-label="Snapshot name" required maxLength={255} />
+        <input value={description} onChange={(event) => setDescription(event.target.value)} placeholder="Description (optional)" aria-label="Snapshot description" maxLength={2000} />
+        <button type="submit" disabled={busy || name.trim() === ''}>
+          Create snapshot
+        </button>
+      </form>
+      {notice && <p role="status">{notice}</p>}
+      <ErrorMessage error={create.error} prefix="The snapshot could not be created" />
+      <ErrorMessage error={restore.error} prefix="Restore refused" />
+      <ErrorMessage error={clone.error} prefix="Clone refused" />
+      <ErrorMessage error={snapshots.error} prefix="The snapshots could not be listed" />
+      {snapshots.data?.length === 0 && <p>No snapshot yet.</p>}
+      {snapshots.data && snapshots.data.length > 0 && (
+        <table className="table" aria-label="Snapshots">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Reason</th>
+              <th>Media</th>
+              <th>Created</th>
+              <th>By</th>
+              <th>Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {snapshots.data.map((snapshot) => (
+              <tr key={snapshot.snapshot_id} data-snapshot-id={snapshot.snapshot_id}>
+                <td>
+                  {snapshot.snapshot_name} {snapshot.is_current && <span className="badge ok">current</span>} {snapshot.is_restoring && <span className="badge">restoring…</span>}
+                  {snapshot.description && <div className="muted">{snapshot.description}</div>}
+                </td>
+                <td>{snapshot.reason}</td>
+                <td>
+                  {snapshot.n_images} images, {snapshot.n_videos} videos
+                </td>
+                <td>{new Date(snapshot.created_at).toLocaleString()}</td>
+                <td>{snapshot.created_by ?? '—'}</td>
+                <td className="actions">
+                  <button
+                    type="button"
+                    disabled={busy || snapshot.is_restoring}
+                    title={snapshot.is_restoring ? 'Already restoring' : 'Make the dataset this snapshot again'}
+                    onClick={() => {
+                      setNotice('');
+                      if (window.confirm(`Restore “${snapshot.snapshot_name}”? The dataset's current state is replaced.`)) restore.mutate(snapshot);
+                    }}
+                  >
+                    Restore
+                  </button>
+                  <button type="button" disabled={busy} title="A new dataset from this snapshot" onClick={() => { setNotice(''); clone.mutate(snapshot); }}>
+                    Clone
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { TRANSIENT_DATASET_STATUSES } from '../api/status';
+import { ErrorMessage } from '../components/ErrorMessage';
+import { ProgressBar } from '../components/ProgressBar';
+import { SnapshotsPanel } from '../components/SnapshotsPanel';
+
+export function DatasetPage() {
+  const { datasetId = '' } = useParams();
+  const dataset = useQuery({
+    queryKey: ['dataset', datasetId],
+    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: datasetId } } })),
+    refetchInterval: (query) => (query.state.data && TRANSIENT_DATASET_STATUSES.has(query.state.data.status_new) ? 2000 : false),
+  });
+  const data = dataset.data;
+  return (
+    <>
+      <p>
+        <Link to="/">Datasets</Link> › {data?.display_name ?? datasetId}
+      </p>
+      <h1>{data?.display_name ?? 'Dataset'}</h1>
+      <ErrorMessage error={dataset.error} />
+      {data && (
+        <section className="card">
+          <dl className="facts">
+            <dt>Status</dt>
+            <dd>
+              <span className={`status status-${data.status_new.replace(' ', '-')}`}>{data.status_new}</span>{' '}
+              {TRANSIENT_DATASET_STATUSES.has(data.status_new) && <ProgressBar value={data.progress} label="Progress" />}
+            </dd>
+            <dt>Media</dt>
+            <dd>
+              {data.n_images} images, {data.n_videos} videos
+            </dd>
+            <dt>Owner</dt>
+            <dd>{data.owned_by}</dd>
+            <dt>Created</dt>
+            <dd>{new Date(data.created_at).toLocaleString()}</dd>
+          </dl>
+          <p>
+            <Link to={`/datasets/${datasetId}/explore`}>Explore</Link> · <Link to={`/tasks?dataset_id=${datasetId}`}>Tasks</Link>
+          </p>
+        </section>
+      )}
+      {data && <SnapshotsPanel datasetId={datasetId} />}
+    </>
+  );
+}

@@ -1,0 +1,145 @@
+import { useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { api, unwrap } from '../api/client';
+import type { paths } from '../api/schema';
+import { ErrorMessage } from '../components/ErrorMessage';
+
+type ExploreQuery = NonNullable<paths['/api/v1/explore/{dataset_id}']['get']['parameters']['query']>;
+
+/** Clusters per page: the API's fixed page size (docs/decisions.md "Explore"). */
+const CLUSTERS_PER_PAGE = 100;
+
+async function fetchExplore(datasetId: string, query: ExploreQuery) {
+  return unwrap(await api.GET('/api/v1/explore/{dataset_id}', { params: { path: { dataset_id: datasetId }, query } }));
+}
+/** As openapi-fetch reads the answer (schema Cluster). */
+type Cluster = Awaited<ReturnType<typeof fetchExplore>>['clusters'][number];
+type Preview = Cluster['previews'][number];
+
+export function ExplorePage() {
+  const { datasetId = '' } = useParams();
+  const [params, setParams] = useSearchParams();
+  const threshold = Math.min(4, Math.max(0, Number(params.get('threshold')) || 0));
+  const page = Math.max(0, Number(params.get('page')) || 0);
+  const caption = params.get('caption') ?? '';
+  const anchor = params.get('similar_to') ?? '';
+  const anchorName = params.get('similar_name') ?? '';
+  const [captionInput, setCaptionInput] = useState(caption);
+
+  const change = (changes: Record<string, string | undefined>) =>
+    setParams((current) => {
+      const next = new URLSearchParams(current);
+      for (const [key, value] of Object.entries(changes)) {
+        if (value) next.set(key, value);
+        else next.delete(key);
+      }
+      if (!('page' in changes)) next.delete('page');
+      return next;
+    });
+
+  const dataset = useQuery({
+    queryKey: ['dataset', datasetId],
+    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: datasetId } } })),
+  });
+  const query: ExploreQuery = {
+    entity_type: 'IMAGES',
+    threshold,
+    page_number: page,
+    caption: caption || undefined,
+    ...(anchor ? { anchor_media_id: anchor, anchor_type: 'MEDIA' as const } : {}),
+  };
+  const explore = useQuery({
+    queryKey: ['explore', datasetId, query],
+    queryFn: () => fetchExplore(datasetId, query),
+    placeholderData: keepPreviousData,
+    // Signed media links expire (MEDIA_URL_TTL_SECONDS); a page kept open for long gets fresh ones.
+    staleTime: 5 * 60_000,
+  });
+  const clusters = explore.data?.clusters ?? [];
+
+  return (
+    <>
+      <p>
+        <Link to="/">Datasets</Link> › <Link to={`/datasets/${datasetId}`}>{dataset.data?.display_name ?? datasetId}</Link> › Explore
+      </p>
+      <h1>Explore {dataset.data?.display_name ?? ''}</h1>
+      <ErrorMessage error={dataset.error} />
+      <div className="toolbar">
+        <label>
+          Similarity threshold <strong data-testid="threshold-value">{threshold}</strong>{' '}
+          <input type="range" min={0} max={4} step={1} value={threshold} aria-label="Similarity threshold" onChange={(event) => change({ threshold: event.target.value })} />
+        </label>
+        <form
+          role="search"
+          onSubmit={(event) => {
+            event.preventDefault();
+            change({ caption: captionInput.trim() || undefined });
+          }}
+        >
+          <input type="search" value={captionInput} placeholder="Search captions, e.g. a cat on a sofa" aria-label="Caption search" onChange={(event) => setCaptionInput(event.target.value)} />
+          <button type="submit">Search</button>
+        </form>
+        {(caption || anchor) && (
+          <button
+            type="button"
+            onClick={() => {
+              setCaptionInput('');
+              change({ caption: undefined, similar_to: undefined, similar_name: undefined });
+            }}
+          >
+            Clear search
+          </button>
+        )}
+      </div>
+      {anchor && (
+        <p role="status" data-testid="visual-search">
+          Visually similar to <strong>{anchorName || anchor}</strong>, nearest first.
+        </p>
+      )}
+      {caption && <p role="status">Captions matching “{caption}”, nearest first.</p>}
+      <ErrorMessage error={explore.error} prefix="Explore failed" />
+      {explore.isPending && <p>Loading clusters…</p>}
+      {explore.data && clusters.length === 0 && <p>No cluster on this page.</p>}
+      <ul className={`grid${explore.isFetching ? ' fetching' : ''}`} aria-label="Clusters">
+        {clusters.map((cluster) => (
+          <ClusterCard key={cluster.cluster_id} cluster={cluster} onPick={(preview) => change({ similar_to: preview.media_id, similar_name: preview.file_name, caption: undefined })} />
+        ))}
+      </ul>
+      <nav className="pager" aria-label="Cluster pages">
+        <button type="button" disabled={page === 0} onClick={() => change({ page: String(page - 1) })}>
+          Previous
+        </button>
+        <span>Page {page + 1}</span>
+        <button type="button" disabled={clusters.length < CLUSTERS_PER_PAGE} onClick={() => change({ page: String(page + 1) })}>
+          Next
+        </button>
+      </nav>
+    </>
+  );
+}
+
+function ClusterCard({ cluster, onPick }: { cluster: Cluster; onPick(preview: Preview): void }) {
+  const media = cluster.n_images + cluster.n_videos;
+  return (
+    <li className="cluster" data-cluster-id={cluster.cluster_id}>
+      <div className="cluster-head">
+        <strong>
+          {cluster.n_images} image{cluster.n_images === 1 ? '' : 's'}
+          {cluster.n_videos > 0 ? `, ${cluster.n_videos} video${cluster.n_videos === 1 ? '' : 's'}` : ''}
+        </strong>
+        {cluster.relevance_score !== undefined && <span className="muted"> distance {cluster.relevance_score.toFixed(3)}</span>}
+      </div>
+      <div className="previews">
+        {cluster.previews.map((preview) => (
+          <button key={preview.media_id} type="button" className="thumb" title={`${preview.file_name}${preview.caption ? ` — ${preview.caption}` : ''}\nFind similar images`} onClick={() => onPick(preview)}>
+            <img src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} loading="lazy" decoding="async" width={96} height={96} />
+          </button>
+        ))}
+      </div>
+      {media > cluster.previews.length && <div className="muted">+{media - cluster.previews.length} more</div>}
+      {cluster.labels && <div className="muted">labels: {cluster.labels.join(', ')}</div>}
+      {cluster.user_tags && <div className="muted">tags: {cluster.user_tags.map((tag) => tag.name).join(', ')}</div>}
+    </li>
+  );
+}

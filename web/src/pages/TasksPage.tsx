@@ -1,0 +1,252 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useSearchParams } from 'react-router';
+import { api, unwrap, type Task, type TaskStatus } from '../api/client';
+import type { paths } from '../api/schema';
+import { abortRefusal, retryRefusal } from '../api/taskRules';
+import { workflowUrl } from '../config';
+import { ErrorMessage } from '../components/ErrorMessage';
+import { ProgressBar } from '../components/ProgressBar';
+
+type TasksQuery = NonNullable<paths['/api/v1/tasks']['get']['parameters']['query']>;
+type SortBy = NonNullable<TasksQuery['sort_by']>;
+
+const STATUSES: TaskStatus[] = ['INITIALIZING', 'RUNNING', 'COMPLETED', 'FAILED', 'ABORTED'];
+const SORTS: { value: SortBy; label: string }[] = [
+  { value: 'start_time', label: 'Start time' },
+  { value: 'status', label: 'Status' },
+  { value: 'task_type', label: 'Type' },
+  { value: 'dataset_name', label: 'Dataset name' },
+  { value: 'dataset_id', label: 'Dataset id' },
+  { value: 'created_by', label: 'Created by' },
+];
+const PAGE_SIZES = [10, 20, 50];
+
+/** A datetime-local value (the browser's zone) as the ISO instant the API wants. */
+function toInstant(local: string | null): string | undefined {
+  if (!local) return undefined;
+  const date = new Date(local);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/** The page's filters live in the URL, so a filtered list can be linked and survives a reload. */
+function useTaskQuery(): [TasksQuery, (changes: Record<string, string | undefined>) => void, URLSearchParams] {
+  const [params, setParams] = useSearchParams();
+  const query: TasksQuery = {
+    dataset_id: params.get('dataset_id') || undefined,
+    dataset_name: params.get('dataset_name') || undefined,
+    task_type: (params.get('task_type') || undefined) as TasksQuery['task_type'],
+    task_status: (params.get('task_status') || undefined) as TasksQuery['task_status'],
+    created_by: params.get('created_by') || undefined,
+    start_time_from: toInstant(params.get('from')),
+    start_time_to: toInstant(params.get('to')),
+    sort_by: (params.get('sort_by') || 'start_time') as SortBy,
+    sort_order: params.get('sort_order') === 'asc' ? 'asc' : 'desc',
+    page: Math.max(1, Number(params.get('page')) || 1),
+    page_size: Number(params.get('page_size')) || 20,
+  };
+  const change = (changes: Record<string, string | undefined>) =>
+    setParams((current) => {
+      const next = new URLSearchParams(current);
+      for (const [key, value] of Object.entries(changes)) {
+        if (value) next.set(key, value);
+        else next.delete(key);
+      }
+      // Any filter change starts again on the first page.
+      if (!('page' in changes)) next.delete('page');
+      return next;
+    });
+  return [query, change, params];
+}
+
+export function TasksPage() {
+  const [query, change, params] = useTaskQuery();
+  const queryClient = useQueryClient();
+  const filters = useQuery({
+    queryKey: ['tasks', 'filters', query.start_time_from, query.start_time_to],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/tasks/filters', { params: { query: { start_time_from: query.start_time_from, start_time_to: query.start_time_to } } })),
+  });
+  const tasks = useQuery({
+    queryKey: ['tasks', 'list', query],
+    queryFn: async () => unwrap(await api.GET('/api/v1/tasks', { params: { query } })),
+    placeholderData: keepPreviousData,
+    refetchInterval: (state) => (state.state.data?.tasks.some((task) => task.status === 'RUNNING' || task.status === 'INITIALIZING') ? 2000 : 10_000),
+  });
+  const action = useMutation({
+    mutationFn: async ({ task, kind }: { task: Task; kind: 'abort' | 'retry' }) =>
+      unwrap(await api.POST(kind === 'abort' ? '/api/v1/tasks/{task_id}/abort' : '/api/v1/tasks/{task_id}/retry', { params: { path: { task_id: task.task_id } } })),
+    onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: ['tasks'] }), queryClient.invalidateQueries({ queryKey: ['datasets'] })]),
+  });
+
+  const total = tasks.data?.total ?? 0;
+  const pages = Math.max(1, Math.ceil(total / (query.page_size ?? 20)));
+  const datasetIds = filters.data?.dataset_ids ?? [];
+  const datasetNames = filters.data?.dataset_names ?? [];
+
+  return (
+    <>
+      <h1>Tasks</h1>
+      <form className="filters" aria-label="Task filters" onSubmit={(event) => event.preventDefault()}>
+        <label>
+          Dataset{' '}
+          <select value={query.dataset_id ?? ''} onChange={(event) => change({ dataset_id: event.target.value })}>
+            <option value="">any</option>
+            {datasetIds.map((id) => (
+              <option key={id} value={id}>
+                {id}
+              </option>
+            ))}
+            {query.dataset_id && !datasetIds.includes(query.dataset_id) && <option value={query.dataset_id}>{query.dataset_id}</option>}
+          </select>
+        </label>
+        <label>
+          Dataset name{' '}
+          <select value={query.dataset_name ?? ''} onChange={(event) => change({ dataset_name: event.target.value })}>
+            <option value="">any</option>
+            {datasetNames.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Type{' '}
+          <select value={query.task_type ?? ''} onChange={(event) => change({ task_type: event.target.value })}>
+            <option value="">any</option>
+            {(filters.data?.task_types ?? []).map((type) => (
+              <option key={type}>{type}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Status{' '}
+          <select value={query.task_status ?? ''} onChange={(event) => change({ task_status: event.target.value })}>
+            <option value="">any</option>
+            {STATUSES.map((status) => (
+              <option key={status}>{status}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Created by{' '}
+          <select value={query.created_by ?? ''} onChange={(event) => change({ created_by: event.target.value })}>
+            <option value="">anyone</option>
+            {(filters.data?.created_by ?? []).map((email) => (
+              <option key={email}>{email}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Started from <input type="datetime-local" value={params.get('from') ?? ''} onChange={(event) => change({ from: event.target.value })} />
+        </label>
+        <label>
+          to <input type="datetime-local" value={params.get('to') ?? ''} onChange={(event) => change({ to: event.target.value })} />
+        </label>
+        <label>
+          Sort by{' '}
+          <select value={query.sort_by} onChange={(event) => change({ sort_by: event.target.value })}>
+            {SORTS.map((sort) => (
+              <option key={sort.value} value={sort.value}>
+                {sort.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Order{' '}
+          <select value={query.sort_order} onChange={(event) => change({ sort_order: event.target.value })}>
+            <option value="desc">descending</option>
+            <option value="asc">ascending</option>
+          </select>
+        </label>
+        <button type="button" onClick={() => change({ dataset_id: '', dataset_name: '', task_type: '', task_status: '', created_by: '', from: '', to: '' })}>
+          Clear filters
+        </button>
+      </form>
+      <ErrorMessage error={filters.error} prefix="The filters could not be loaded" />
+      <ErrorMessage error={tasks.error} prefix="The tasks could not be listed" />
+      <ErrorMessage error={action.error} prefix={action.variables ? `${action.variables.kind === 'abort' ? 'Abort' : 'Retry'} refused` : undefined} />
+      {tasks.isPending && <p>Loading…</p>}
+      {tasks.data && tasks.data.tasks.length === 0 && <p>No task matches these filters.</p>}
+      {tasks.data && tasks.data.tasks.length > 0 && (
+        <table className="table" aria-label="Tasks">
+          <thead>
+            <tr>
+              <th>Type</th>
+              <th>Dataset</th>
+              <th>Status</th>
+              <th>Progress</th>
+              <th>Message</th>
+              <th>Created by</th>
+              <th>Started</th>
+              <th>Ended</th>
+              <th>Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tasks.data.tasks.map((task) => {
+              const abortReason = abortRefusal(task);
+              const retryReason = retryRefusal(task);
+              const pending = action.isPending && action.variables?.task.task_id === task.task_id;
+              return (
+                <tr key={task.task_id} data-task-id={task.task_id} data-task-type={task.task_type}>
+                  <td>{task.task_type}</td>
+                  <td>
+                    <Link to={`/datasets/${task.dataset_id}`}>{task.dataset_name}</Link>
+                    <div className="muted">{task.dataset_status}</div>
+                  </td>
+                  <td>
+                    <span className={`status status-${task.status}`} data-testid="task-status">
+                      {task.status}
+                    </span>
+                  </td>
+                  <td>
+                    <ProgressBar value={task.progress_percentage} label={`Progress of task ${task.task_id}`} />
+                  </td>
+                  <td>
+                    {task.status_message}
+                    {task.error_message && <div className="error">{task.error_message}</div>}
+                  </td>
+                  <td>{task.created_by}</td>
+                  <td>{new Date(task.start_time).toLocaleString()}</td>
+                  <td>{task.end_time ? new Date(task.end_time).toLocaleString() : '—'}</td>
+                  <td className="actions">
+                    <button type="button" disabled={Boolean(abortReason) || pending} title={abortReason ?? 'Abort this task'} onClick={() => action.mutate({ task, kind: 'abort' })}>
+                      Abort
+                    </button>
+                    <button type="button" disabled={Boolean(retryReason) || pending} title={retryReason ?? 'Run this task again with its stored input'} onClick={() => action.mutate({ task, kind: 'retry' })}>
+                      Retry
+                    </button>
+                    <a href={workflowUrl(task.task_id)} target="_blank" rel="noreferrer">
+                      Workflow
+                    </a>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
+      <nav className="pager" aria-label="Task pages">
+        <button type="button" disabled={(query.page ?? 1) <= 1} onClick={() => change({ page: String((query.page ?? 1) - 1) })}>
+          Previous
+        </button>
+        <span>
+          Page {query.page} of {pages} ({total} task{total === 1 ? '' : 's'})
+        </span>
+        <button type="button" disabled={(query.page ?? 1) >= pages} onClick={() => change({ page: String((query.page ?? 1) + 1) })}>
+          Next
+        </button>
+        <label>
+          Per page{' '}
+          <select value={query.page_size} onChange={(event) => change({ page_size: event.target.value })}>
+            {PAGE_SIZES.map((size) => (
+              <option key={size}>{size}</option>
+            ))}
+          </select>
+        </label>
+      </nav>
+    </>
+  );
+}
