@@ -27,6 +27,8 @@ const withVersion = <T extends object>(versionId: string, rows: T[]) => rows.map
 
 /** Replaces the whole clustering of a version (a full index). */
 export async function replaceClustering(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
+  // Memberships no longer go with their clusters by a foreign key (20261127300000): remove them first.
+  await db('cluster_members').where({ version_id: versionId }).delete();
   await db('clusters').where({ version_id: versionId }).delete();
   await insertInBatches(db, 'clusters', withVersion(versionId, clusters));
   await insertInBatches(db, 'cluster_members', withVersion(versionId, members));
