@@ -4,7 +4,7 @@ const shared = {
   testEnvironment: '<rootDir>/test/support/nodeEnvironment.js',
   transform: { '^.+\\.(ts|js)$': ['@swc/jest'] },
   // ESM-only packages, compiled to CommonJS for jest like our own sources.
-  transformIgnorePatterns: ['/node_modules/(?!(hyparquet|hyparquet-writer)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(hyparquet|hyparquet-writer|archiver|zip-stream|compress-commons|crc32-stream|is-stream)/)'],
 };
 
 /** @type {import('jest').Config} */

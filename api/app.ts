@@ -37,6 +37,7 @@ import { createSnapshotsRouter } from './routes/snapshots';
 import type { NotificationHub } from '../lib/notifications/notificationHub';
 import { createTasksRouter } from './routes/tasks';
 import { createMediaAdditionRouter } from './routes/mediaAddition';
+import { createExportDownloadRouter, createExportsRouter } from './routes/exports';
 
 export interface AppDeps {
   config: Config;
@@ -66,6 +67,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     }),
     createAuthRouter(deps),
     createMediaRouter(deps),
+    createExportDownloadRouter(deps),
     createOpenApiRouter(),
   ]) {
     publicRoutes.use(router.routes(), router.allowedMethods());
@@ -88,6 +90,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createViewsRouter(deps),
     createSnapshotsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createMediaAdditionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
+    createExportsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue, publicUrl: deps.config.publicUrl }),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }

@@ -11,6 +11,7 @@ export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
   CUSTOM_METADATA: 'customMetadataWorkflow',
   MEDIA_ADDITION: 'mediaAdditionWorkflow',
   REINDEX: 'reindexWorkflow',
+  EXPORT: 'exportWorkflow',
   SNAPSHOT_RESTORE: 'snapshotRestoreWorkflow',
   SNAPSHOT_CLONE: 'snapshotCloneWorkflow',
 };

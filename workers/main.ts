@@ -8,6 +8,7 @@ import { taskQueues } from '../workflows/contracts';
 import { createDb } from '../db/connection';
 import { createAnalysisActivities } from '../activities/analysis';
 import { createCustomMetadataActivities } from '../activities/customMetadata';
+import { createExportActivities } from '../activities/export';
 import { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
 import { createEmbeddingActivities } from '../activities/embedding';
 import { createIngestActivities } from '../activities/ingest';
@@ -60,6 +61,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       ...createIngestActivities({ db, store, video: defaultVideoTools(), frames: config.video }),
       ...createAnalysisActivities({ db, vectors }),
       ...createCustomMetadataActivities({ db, store }),
+      ...createExportActivities({ db, store, stagingDir: uploadStagingDir(config) }),
       ...createBatchSourceActivities({ db, store, stagingDir: uploadStagingDir(config), archives: config.archives, s3: config.s3 }),
       ...createViewMonitoringActivities({ db, vectors, textEncoder }),
       ...createVersionActivities({ db }),

@@ -3,6 +3,7 @@ import { authRoutes } from './auth';
 import { customMetadataRoutes } from './customMetadata';
 import { datasetRoutes } from './datasets';
 import { exploreRoutes } from './explore';
+import { exportRoutes } from './exports';
 import { ingestionRoutes } from './ingestion';
 import { mediaRoutes } from './media';
 import { mediaAdditionRoutes } from './mediaAddition';
@@ -28,4 +29,5 @@ export const API_ROUTES: readonly RouteSpec[] = [
   viewRoutes,
   snapshotRoutes,
   mediaAdditionRoutes,
+  exportRoutes,
 ].flatMap((group): RouteSpec[] => Object.values(group));

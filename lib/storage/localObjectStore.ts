@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { ObjectStore } from './objectStore';
 
 /** An ObjectStore over a folder; writes go to a temp name and are renamed, so readers never see partial files. */
@@ -39,6 +40,21 @@ export function createLocalObjectStore(root: string): ObjectStore {
       const temp = tempBeside(target);
       await fsp.writeFile(temp, data);
       await fsp.rename(temp, target);
+    },
+    async putStream(key, source) {
+      const target = pathOf(key);
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      const temp = tempBeside(target);
+      let bytes = 0;
+      source.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      try {
+        await pipeline(source, fs.createWriteStream(temp));
+        await fsp.rename(temp, target);
+      } catch (error) {
+        await fsp.rm(temp, { force: true });
+        throw error;
+      }
+      return bytes;
     },
     get: (key) => fsp.readFile(pathOf(key)),
     async getStream(key): Promise<Readable> {

@@ -5,6 +5,11 @@ export interface ObjectStore {
   /** Moves a local file in under `key`; when the key already exists the file is just removed. */
   putFile(key: string, localPath: string): Promise<void>;
   put(key: string, data: Buffer): Promise<void>;
+  /**
+   * Stores everything `source` yields under `key` without holding it in memory; readers see the
+   * object only once it is whole. Returns the bytes stored.
+   */
+  putStream(key: string, source: Readable): Promise<number>;
   get(key: string): Promise<Buffer>;
   getStream(key: string): Promise<Readable>;
   exists(key: string): Promise<boolean>;
@@ -16,4 +21,12 @@ export interface ObjectStore {
 export function blobKey(sha256: string): string {
   if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`not a sha256 hex digest: ${sha256}`);
   return `blobs/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
+}
+
+/** Where an export task's archive is kept. */
+export function exportArchiveKey(taskId: string, fileName: string): string {
+  if (!/^[0-9a-f-]{36}$/.test(taskId) || fileName.includes('/') || fileName.includes('\\')) {
+    throw new Error(`not an export archive: ${taskId}/${fileName}`);
+  }
+  return `exports/${taskId}/${fileName}`;
 }

@@ -9,6 +9,7 @@ import type { createBatchSourceActivities } from '../../activities/batchSources'
 import type { createCustomMetadataActivities } from '../../activities/customMetadata';
 import type { createDatasetLifecycleActivities } from '../../activities/datasetLifecycle';
 import type { createEmbeddingActivities } from '../../activities/embedding';
+import type { createExportActivities } from '../../activities/export';
 import type { createIngestActivities } from '../../activities/ingest';
 import type { createSnapshotActivities } from '../../activities/snapshots';
 import type { createVersionActivities } from '../../activities/versions';
@@ -23,6 +24,7 @@ type Activities = ReturnType<typeof createAnalysisActivities> &
   ReturnType<typeof createCustomMetadataActivities> &
   ReturnType<typeof createDatasetLifecycleActivities> &
   ReturnType<typeof createEmbeddingActivities> &
+  ReturnType<typeof createExportActivities> &
   ReturnType<typeof createIngestActivities> &
   ReturnType<typeof createSnapshotActivities> &
   ReturnType<typeof createVersionActivities> &

@@ -8,6 +8,7 @@ import {
   releaseTransition,
   retryRefusal,
   statusRefusal,
+  TASK_RULES,
   TASK_TYPES,
   TRANSITIONS,
 } from '../../lib/datasetStates';
@@ -61,9 +62,22 @@ describe('task rules', () => {
     expect(abortRefusal({ task_type: 'DATASET_CREATION', status: 'INITIALIZING' })).toBeUndefined();
     expect(abortRefusal({ task_type: 'DATASET_CREATION', status: 'RUNNING', phase: 'commit' })).toMatch(/commit phase/);
     expect(abortRefusal({ task_type: 'DATASET_CREATION', status: 'COMPLETED' })).toBe('Task is COMPLETED and cannot be aborted');
-    for (const type of TASK_TYPES.filter((t) => t !== 'DATASET_CREATION')) {
-      expect(abortRefusal({ task_type: type, status: 'RUNNING' })).toMatch(/Only DATASET_CREATION/);
+    for (const type of TASK_TYPES.filter((t) => !TASK_RULES[t].abortable)) {
+      expect(abortRefusal({ task_type: type, status: 'RUNNING' })).toBe(`Only DATASET_CREATION and EXPORT tasks can be aborted (this is ${type})`);
     }
+  });
+
+  it('aborts a queued or running export, never a finished one, and never retries it', () => {
+    expect(abortRefusal({ task_type: 'EXPORT', status: 'INITIALIZING' })).toBeUndefined();
+    expect(abortRefusal({ task_type: 'EXPORT', status: 'RUNNING', phase: 'packaging' })).toBeUndefined();
+    expect(abortRefusal({ task_type: 'EXPORT', status: 'COMPLETED' })).toBe('Task is COMPLETED and cannot be aborted');
+    expect(retryRefusal({ task_type: 'EXPORT', status: 'FAILED' })).toBe('Only DATASET_CREATION tasks can be retried (this is EXPORT)');
+  });
+
+  it('lets an export start from READY only, claiming nothing', () => {
+    expect(DATASET_STATUSES.filter((status) => canStart('export', status))).toEqual(['READY']);
+    expect(OPERATIONS.export).toEqual({ from: ['READY'], task: 'EXPORT' });
+    expect(() => claimTransition('export')).toThrow('export claims no status');
   });
 
   it('retries only failed or aborted dataset creations', () => {

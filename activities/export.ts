@@ -1,0 +1,171 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough, type Writable } from 'node:stream';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import type { Db } from '../db/connection';
+import {
+  batchSources,
+  countExportMedia,
+  exportPage,
+  ownedFileNames,
+  readConsistently,
+  type ExportScope,
+} from '../db/repositories/exports';
+import { endTaskUnfinished, taskStartTime, updateTaskProgress } from '../db/repositories/tasks';
+import { frameName, settleNames, topLevelName, type NameRequest, type TakenNames } from '../lib/export/archiveNames';
+import { toExportRecord, type ExportRow } from '../lib/export/exportRecord';
+import { createMetadataWriter, type MetadataWriter } from '../lib/export/metadataWriters';
+import { createZipWriter, type ZipWriter } from '../lib/export/zipWriter';
+import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
+import type { ExportInput } from '../workflows/contracts';
+
+/** Media read, named, written and (with images) packed per round trip; bounds what is held in memory. */
+const PAGE_SIZE = 1000;
+/** Progress reaches the task at most this often. */
+const PROGRESS_INTERVAL_MS = 1000;
+
+/** The archive names of one page: images and videos first (frames are named after their video). */
+async function namesOf(rows: ExportRow[], taken: TakenNames): Promise<Map<string, string>> {
+  const tops = new Map<string, NameRequest>();
+  for (const row of rows) {
+    if (!tops.has(row.top_id)) tops.set(row.top_id, topLevelName({ id: row.top_id, fileName: row.top_file_name, rank: row.top_name_rank }));
+  }
+  const topNames = await settleNames([...tops.values()], taken);
+  const frames = rows
+    .filter((row) => row.kind === 'VIDEO_FRAME')
+    .map((row) => frameName({ id: row.id, videoName: topNames.get(row.top_id)!, frameIndex: row.frame_index ?? 0 }));
+  const frameNames = await settleNames(frames, taken);
+  return new Map(rows.map((row) => [row.id, row.kind === 'VIDEO_FRAME' ? frameNames.get(row.id)! : topNames.get(row.id)!]));
+}
+
+function throwIfCancelled(): void {
+  if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('Export aborted');
+}
+
+/**
+ * EXPORT: streams one version of a dataset into a ZIP in the object store — the metadata file
+ * (metadata.json, metadata.parquet or COCO annotations.json) and, when asked, images/ with every
+ * item's bytes. Rows are read by keyset pages inside one read-only snapshot; the archive goes out
+ * entry by entry while it is stored, so memory stays flat whatever the dataset's size. A retried
+ * attempt writes the whole archive again under the same key (readers only ever see a whole one).
+ */
+export function createExportActivities(deps: { db: Db; store: ObjectStore; stagingDir: string }) {
+  const { db, store } = deps;
+
+  async function packInto(zip: ZipWriter, input: ExportInput, scratch: { metadata: string; annotations: string }): Promise<number> {
+    const context = Context.current();
+    const scope: ExportScope = { versionId: input.versionId, createdBefore: await taskStartTime(db, input.taskId), selection: input.selection };
+    return readConsistently(db, async (snapshot) => {
+      const total = await countExportMedia(snapshot, scope);
+      const sources = await batchSources(snapshot, input.versionId);
+      const taken: TakenNames = (names) => ownedFileNames(snapshot, input.versionId, scope.createdBefore, names);
+      // Without images the metadata is the archive's only entry and streams straight in; with them it
+      // waits in a file while the images go in, and follows them.
+      const metadataOut: Writable = input.includeImages ? fs.createWriteStream(scratch.metadata) : new PassThrough();
+      const writer: MetadataWriter = createMetadataWriter(input.format, metadataOut, {
+        datasetName: input.datasetName,
+        exportedAt: new Date(),
+        scratchFile: scratch.annotations,
+      });
+      const metadataEntry = input.includeImages ? undefined : zip.add(metadataOut as PassThrough, writer.fileName, { compress: true });
+      // A failure of the entry shows when it is awaited below.
+      metadataEntry?.catch(() => undefined);
+
+      let done = 0;
+      let reported = 0;
+      let after: string | null = null;
+      try {
+        for (;;) {
+          throwIfCancelled();
+          const rows = await exportPage(snapshot, scope, after, PAGE_SIZE);
+          if (rows.length === 0) break;
+          const names = await namesOf(rows, taken);
+          await writer.write(rows.map((row) => toExportRecord(row, names.get(row.id)!, sources.get(row.batch_id))));
+          if (input.includeImages) {
+            for (const [i, row] of rows.entries()) {
+              throwIfCancelled();
+              context.heartbeat({ done: done + i });
+              await zip.add(await openBlob(row), `images/${names.get(row.id)!}`, { compress: false });
+            }
+          }
+          done += rows.length;
+          after = rows[rows.length - 1].id;
+          context.heartbeat({ done });
+          if (Date.now() - reported >= PROGRESS_INTERVAL_MS) {
+            reported = Date.now();
+            await updateTaskProgress(db, input.taskId, {
+              progressPercentage: Math.min(99, Math.floor((95 * done) / Math.max(total, 1))),
+              statusMessage: `Packaging ${input.fileName}: ${done}/${total} media`,
+            });
+          }
+        }
+        await writer.finish();
+      } catch (error) {
+        writer.abort();
+        metadataOut.destroy();
+        throw error;
+      }
+      if (metadataEntry) await metadataEntry;
+      else await zip.add(fs.createReadStream(scratch.metadata), writer.fileName, { compress: true });
+      return done;
+    });
+  }
+
+  async function openBlob(row: ExportRow) {
+    try {
+      return await store.getStream(blobKey(row.blob_sha256));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      throw ApplicationFailure.create({
+        type: 'ExportFileMissing',
+        message: `The file of ${row.file_name} (media ${row.id}) is missing from the object store`,
+        nonRetryable: true,
+      });
+    }
+  }
+
+  return {
+    async packageExport(input: ExportInput): Promise<{ items: number; bytes: number }> {
+      await updateTaskProgress(db, input.taskId, {
+        status: 'RUNNING',
+        phase: 'packaging',
+        progressPercentage: 0,
+        statusMessage: `Packaging ${input.fileName}`,
+      });
+      await fs.promises.mkdir(deps.stagingDir, { recursive: true });
+      const stem = path.join(deps.stagingDir, `export-${randomBytes(8).toString('hex')}`);
+      const scratch = { metadata: `${stem}.metadata`, annotations: `${stem}.annotations` };
+      const zip = createZipWriter();
+      const stored = store.putStream(exportArchiveKey(input.taskId, input.fileName), zip.output);
+      stored.catch(() => undefined);
+      try {
+        const items = await packInto(zip, input, scratch);
+        await zip.finalize();
+        return { items, bytes: await stored };
+      } catch (error) {
+        zip.destroy(error as Error);
+        await stored.catch(() => undefined);
+        throw error;
+      } finally {
+        await Promise.all(Object.values(scratch).map((file) => fs.promises.rm(file, { force: true })));
+      }
+    },
+
+    /** The task COMPLETED: its archive is stored and export_status hands out a link to it. */
+    async completeExport(input: { taskId: string; fileName: string; items: number; bytes: number }): Promise<void> {
+      const megabytes = (input.bytes / 2 ** 20).toFixed(1);
+      await updateTaskProgress(db, input.taskId, {
+        status: 'COMPLETED',
+        phase: 'done',
+        progressPercentage: 100,
+        statusMessage: `Exported ${input.items} media into ${input.fileName} (${megabytes} MB)`,
+      });
+    },
+
+    /** The task FAILED (with why) or ABORTED; nothing partial was stored. */
+    async failExport(input: { taskId: string; message: string; aborted: boolean }): Promise<void> {
+      await endTaskUnfinished(db, input.taskId, input);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { EXPORT_FORMATS } from '../../lib/export/exportRecord';
+import { defineRoute } from '../routeSpec';
+import { datasetIdParams } from './common';
+
+const booleanParam = (name: string) =>
+  z.enum(['true', 'false', '1', '0'], { message: `${name} must be true or false` }).transform((value) => value === 'true' || value === '1');
+
+const exportFormat = z
+  .enum(EXPORT_FORMATS, { message: `export_format must be one of ${EXPORT_FORMATS.join(', ')}` })
+  .meta({ description: 'json (metadata.json), parquet (metadata.parquet) or coco (annotations.json in the COCO detection format)' });
+
+const fileName = z
+  .string({ message: 'file_name is required' })
+  .trim()
+  .min(1, 'file_name is required')
+  .max(200, 'file_name is at most 200 characters')
+  .refine((name) => !/[/\\]/.test(name) && name !== '.' && name !== '..', 'file_name must be a file name, not a path')
+  .meta({ description: 'Name of the ZIP; .zip is added when missing' });
+
+const includeImages = booleanParam('include_images')
+  .default(false)
+  .meta({ description: 'Add images/ with the original bytes of every exported item under its image_filename' });
+
+export const exportContextQuery = z.object({ file_name: fileName, export_format: exportFormat, include_images: includeImages });
+
+export const exportEntitiesQuery = z.object({
+  export_format: exportFormat,
+  include_images: includeImages,
+  file_name: fileName.optional().meta({ description: 'Name of the ZIP; defaults to <dataset name>_export.zip' }),
+});
+
+const uuidList = (name: string) => z.array(z.uuid(`${name} must be UUIDs`)).max(10_000, `${name} has at most 10,000 ids`);
+
+const mediaItem = z.object({
+  type: z.literal('media'),
+  payload: z.object({ media_ids: uuidList('media_ids').min(1, 'media_ids must not be empty') }),
+});
+
+const clusterItem = z.object({
+  type: z.literal('cluster'),
+  payload: z.object({
+    cluster_id: z.uuid('cluster_id must be a UUID'),
+    cluster_filters: z
+      .object({ entity_type: z.enum(['IMAGES', 'OBJECTS'], { message: 'entity_type must be IMAGES or OBJECTS' }) })
+      .default({ entity_type: 'IMAGES' }),
+    exclude_media_ids: uuidList('exclude_media_ids').default([]),
+  }),
+});
+
+export const mediaSelectionBody = z
+  .object({
+    media_selection: z
+      .array(z.discriminatedUnion('type', [mediaItem, clusterItem], { message: 'each item must have type media or cluster' }), {
+        message: 'media_selection must be an array of items',
+      })
+      .min(1, 'media_selection must not be empty')
+      .max(1000, 'media_selection has at most 1,000 items'),
+  })
+  .meta({
+    id: 'MediaSelectionBody',
+    description:
+      'Items {type: media, payload: {media_ids}} (a video id takes its frames too) or {type: cluster, payload: {cluster_id, ' +
+      'cluster_filters: {entity_type}, exclude_media_ids}}; ids come from Explore. OBJECTS clusters add nothing until objects exist.',
+  });
+
+const startedExport = z.object({ id: z.uuid().meta({ description: 'The export task id (also listed in /api/v1/tasks)' }) });
+
+const statusQuery = z.object({ export_task_id: z.uuid('export_task_id must be a UUID') });
+
+const exportStatusSchema = z
+  .object({
+    status: z.enum(['PENDING', 'RUNNING', 'COMPLETED', 'FAILED']),
+    download_uri: z
+      .string()
+      .nullable()
+      .meta({ description: 'When COMPLETED: a signed link to the ZIP, valid MEDIA_URL_TTL_SECONDS (follow redirects); a new one on every call' }),
+    progress_percentage: z.number().int().nullable(),
+    error_message: z.string().nullable(),
+  })
+  .meta({ id: 'ExportStatus' });
+
+const downloadParams = z.object({ task_id: z.uuid('task_id must be a UUID'), file_name: z.string().min(1) });
+const signedQuery = z.object({
+  expires: z.coerce.number().int().meta({ description: 'Unix time (seconds) the link expires' }),
+  signature: z.string().min(1),
+});
+
+const notReady: [409, string] = [409, 'Dataset not READY'];
+
+export const exportRoutes = {
+  exportContext: defineRoute({
+    method: 'get',
+    path: '/dataset/:dataset_id/export_context_async',
+    tag: 'export',
+    summary: 'Export the whole dataset as a ZIP in an EXPORT task',
+    description:
+      'The archive holds the metadata file (one record per image, video and video frame) and, with include_images, images/. ' +
+      'Poll export_status with the returned id.',
+    auth: 'user',
+    request: { params: datasetIdParams, query: exportContextQuery },
+    responses: { 200: { description: 'Started', schema: startedExport } },
+    errors: [[403, 'Needs editor access'], 404, notReady],
+  }),
+  exportEntities: defineRoute({
+    method: 'post',
+    path: '/dataset/:dataset_id/export_entities_async',
+    tag: 'export',
+    summary: 'Export selected media and clusters as a ZIP in an EXPORT task',
+    auth: 'user',
+    request: { params: datasetIdParams, query: exportEntitiesQuery, body: mediaSelectionBody },
+    responses: { 200: { description: 'Started', schema: startedExport } },
+    errors: [[403, 'Needs editor access'], 404, notReady],
+  }),
+  exportStatus: defineRoute({
+    method: 'get',
+    path: '/dataset/:dataset_id/export_status',
+    tag: 'export',
+    summary: 'Status of an export, with its download link once COMPLETED',
+    auth: 'user',
+    request: { params: datasetIdParams, query: statusQuery },
+    responses: { 200: { description: 'Status', schema: exportStatusSchema } },
+    errors: [[403, 'Needs editor access'], [404, 'Dataset or export not found']],
+  }),
+  download: defineRoute({
+    method: 'get',
+    path: '/exports/:task_id/:file_name',
+    tag: 'export',
+    summary: 'The ZIP of a finished export behind the signed, expiring link export_status hands out',
+    auth: 'none',
+    request: { params: downloadParams, query: signedQuery },
+    responses: { 200: { description: 'The ZIP', contentType: 'application/zip', schema: z.string().meta({ format: 'binary' }) } },
+    errors: [[403, 'The link is invalid or has expired'], [404, 'Export not found or no longer stored']],
+  }),
+};

@@ -1,0 +1,143 @@
+import type { Readable } from 'node:stream';
+import type { User } from '../db/models';
+import type { DatasetRow } from '../db/repositories/datasets';
+import { findExportTask, unknownSelectionIds } from '../db/repositories/exports';
+import { findTaskForUser, type TaskRow } from '../db/repositories/tasks';
+import type { UrlSigner } from '../lib/auth/signedUrls';
+import { zipFileName } from '../lib/export/archiveNames';
+import type { ExportFormat } from '../lib/export/exportRecord';
+import { forbidden, notFound, unprocessable } from '../lib/errors';
+import { exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
+import type { ExportInput, ExportSelectionInput } from '../workflows/contracts';
+import { requireStatusFor } from './datasetStates';
+import { createTask, type TaskDeps } from './taskWorkflows';
+import { repairTask } from './tasks';
+
+/** An item of the spec's selective export body. */
+export type SelectionItem =
+  | { type: 'media'; payload: { media_ids: string[] } }
+  | { type: 'cluster'; payload: { cluster_id: string; cluster_filters: { entity_type: 'IMAGES' | 'OBJECTS' }; exclude_media_ids: string[] } };
+
+export interface ExportRequest {
+  /** The ZIP's name (.zip is added when missing). */
+  fileName: string;
+  format: ExportFormat;
+  includeImages: boolean;
+  /** The spec's media_selection; absent for a whole-dataset export. */
+  selection?: SelectionItem[];
+}
+
+/** The spec's status values: PENDING until a worker takes the task, then RUNNING, then COMPLETED or FAILED. */
+export type ExportStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+
+const EXPORT_STATUS: Record<TaskRow['status'], ExportStatus> = {
+  INITIALIZING: 'PENDING',
+  RUNNING: 'RUNNING',
+  COMPLETED: 'COMPLETED',
+  // A client polls until COMPLETED or FAILED; an aborted export will never complete.
+  FAILED: 'FAILED',
+  ABORTED: 'FAILED',
+};
+
+/**
+ * The selection as the export reads it: ids deduplicated, clusters of objects dropped (no media
+ * has objects until object detection exists). Ids the dataset does not hold are refused (422).
+ */
+async function resolveSelection(deps: TaskDeps, versionId: string, items: SelectionItem[]): Promise<ExportSelectionInput> {
+  const mediaIds = new Set<string>();
+  const clusters = new Map<string, Set<string>>();
+  const clusterIds = new Set<string>();
+  for (const item of items) {
+    if (item.type === 'media') {
+      for (const id of item.payload.media_ids) mediaIds.add(id);
+      continue;
+    }
+    clusterIds.add(item.payload.cluster_id);
+    if (item.payload.cluster_filters.entity_type !== 'IMAGES') continue;
+    const excluded = clusters.get(item.payload.cluster_id);
+    // The same cluster twice: a media item is left out only when every mention leaves it out.
+    const exclude = new Set(item.payload.exclude_media_ids);
+    clusters.set(item.payload.cluster_id, excluded ? new Set([...excluded].filter((id) => exclude.has(id))) : exclude);
+  }
+  const unknown = await unknownSelectionIds(deps.db, versionId, { mediaIds: [...mediaIds], clusterIds: [...clusterIds] });
+  if (unknown.mediaIds.length > 0) throw unprocessable(`body.media_selection: media not in this dataset: ${unknown.mediaIds.join(', ')}`);
+  if (unknown.clusterIds.length > 0) throw unprocessable(`body.media_selection: clusters not in this dataset: ${unknown.clusterIds.join(', ')}`);
+  return {
+    mediaIds: [...mediaIds],
+    clusters: [...clusters].map(([clusterId, exclude]) => ({ clusterId, excludeMediaIds: [...exclude] })),
+  };
+}
+
+/**
+ * Starts an EXPORT task of the dataset's head version (READY only; 409 otherwise). Nothing is
+ * claimed: the dataset stays READY and the export reads the version as it was at the request.
+ */
+export async function startExport(deps: TaskDeps, dataset: DatasetRow, user: User, request: ExportRequest): Promise<string> {
+  requireStatusFor(dataset, 'export');
+  const versionId = dataset.head_version_id;
+  const selection = request.selection ? await resolveSelection(deps, versionId, request.selection) : undefined;
+  const fileName = zipFileName(request.fileName);
+  return createTask(
+    deps,
+    {
+      taskType: 'EXPORT',
+      datasetId: dataset.id,
+      user,
+      statusMessage: `Queued: ${fileName}`,
+      input: (taskId): ExportInput => ({
+        taskId,
+        datasetId: dataset.id,
+        datasetName: dataset.display_name,
+        versionId,
+        format: request.format,
+        includeImages: request.includeImages,
+        fileName,
+        ...(selection ? { selection } : {}),
+      }),
+    },
+    async () => undefined,
+    async () => undefined,
+  );
+}
+
+/** The default ZIP name of a selective export: the dataset's name in safe characters. */
+export function defaultExportFileName(dataset: DatasetRow): string {
+  const safe = dataset.display_name.replace(/[^\p{L}\p{N}._-]+/gu, '_').replace(/^[._]+/, '').slice(0, 100);
+  return `${safe || 'dataset'}_export.zip`;
+}
+
+export interface ExportStatusAnswer {
+  status: ExportStatus;
+  /** A signed, expiring link to the archive once COMPLETED. */
+  downloadPath: string | null;
+  progressPercentage: number | null;
+  errorMessage: string | null;
+}
+
+/** Where an export of `dataset` stands; an id that is not an export of it is not found. */
+export async function exportStatus(deps: TaskDeps & { signer: UrlSigner }, dataset: DatasetRow, user: User, taskId: string): Promise<ExportStatusAnswer> {
+  let task = await findTaskForUser(deps.db, taskId, user.id);
+  if (!task || task.task_type !== 'EXPORT' || task.dataset_id !== dataset.id) throw notFound('Export not found');
+  // A lost workflow (worker gone, terminated) would otherwise read RUNNING for ever.
+  if (await repairTask(deps, task)) task = (await findTaskForUser(deps.db, taskId, user.id))!;
+  const fileName = (task.input as Partial<ExportInput>).fileName ?? 'export.zip';
+  return {
+    status: EXPORT_STATUS[task.status],
+    downloadPath: task.status === 'COMPLETED' ? deps.signer.exportPath(task.task_id, fileName) : null,
+    progressPercentage: task.progress_percentage,
+    errorMessage: task.error_message,
+  };
+}
+
+/** The archive behind a signed export link: a finished export of that name, while the link is valid. */
+export async function openExportDownload(
+  deps: { db: TaskDeps['db']; store: ObjectStore; signer: UrlSigner },
+  link: { taskId: string; fileName: string; expires: number; signature: string },
+): Promise<{ fileName: string; stream: Readable }> {
+  if (!deps.signer.verifyExport(link.taskId, link.expires, link.signature)) throw forbidden('This download link is invalid or has expired');
+  const task = await findExportTask(deps.db, link.taskId);
+  if (!task || task.status !== 'COMPLETED' || task.fileName !== link.fileName) throw notFound('Export not found');
+  const key = exportArchiveKey(task.taskId, task.fileName);
+  if (!(await deps.store.exists(key))) throw notFound('The archive of this export is no longer stored');
+  return { fileName: task.fileName, stream: await deps.store.getStream(key) };
+}

@@ -1,0 +1,30 @@
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { createExportActivities } from '../activities/export';
+import type { ExportInput } from './contracts';
+import { failureMessage } from './failures';
+
+/** Packaging streams the whole archive in one attempt; a retry starts it again from the first page. */
+const packaging = proxyActivities<ReturnType<typeof createExportActivities>>({
+  startToCloseTimeout: '24 hours',
+  heartbeatTimeout: '2 minutes',
+  retry: { maximumAttempts: 3, maximumInterval: '1 minute' },
+});
+
+const recording = proxyActivities<ReturnType<typeof createExportActivities>>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 20, maximumInterval: '30 seconds' },
+});
+
+/** EXPORT: packages one version of a dataset into a ZIP in the object store; the task records the outcome. */
+export async function exportWorkflow(input: ExportInput): Promise<void> {
+  try {
+    const packaged = await packaging.packageExport(input);
+    await CancellationScope.nonCancellable(() => recording.completeExport({ taskId: input.taskId, fileName: input.fileName, ...packaged }));
+  } catch (error) {
+    const aborted = isCancellation(error);
+    const message = aborted ? 'Aborted by user' : failureMessage(error);
+    await CancellationScope.nonCancellable(() => recording.failExport({ taskId: input.taskId, message, aborted }));
+    if (aborted) throw error;
+    throw ApplicationFailure.create({ type: 'ExportFailed', message, nonRetryable: true });
+  }
+}
