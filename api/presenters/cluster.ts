@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ExploreCluster, PreviewRow } from '../../db/repositories/explore';
-import type { MediaLinks } from '../../lib/auth/reusedMediaLinks';
+import type { UrlSigner } from '../../lib/auth/signedUrls';
 
 const distinct = <T>(values: T[], key: (value: T) => string = String) => [...new Map(values.map((v) => [key(v), v])).values()];
 const orNull = <T>(values: T[]) => (values.length > 0 ? values : null);
@@ -44,12 +44,12 @@ export const clusterSchema = z
   })
   .meta({ id: 'Cluster' });
 
-export function presentCluster(cluster: ExploreCluster, threshold: number, origin: string, links: MediaLinks): z.output<typeof clusterSchema> {
+export function presentCluster(cluster: ExploreCluster, threshold: number, origin: string, signer: UrlSigner): z.output<typeof clusterSchema> {
   const preview = (row: PreviewRow): z.output<typeof previewSchema> => ({
     type: 'IMAGE',
     media_id: row.id,
-    media_uri: origin + links.mediaPath(row.id, 'file'),
-    media_thumb_uri: origin + links.mediaPath(row.id, 'thumbnail'),
+    media_uri: origin + signer.mediaPath(row.id, 'file'),
+    media_thumb_uri: origin + signer.mediaPath(row.id, 'thumbnail'),
     caption: row.caption,
     file_name: row.file_name,
     bounding_box: null,

@@ -1,6 +1,5 @@
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
-import { reuseMediaLinks } from '../../lib/auth/reusedMediaLinks';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 import { parseVql, VqlError, type VqlFilter } from '../../lib/vql/parseVql';
 import { exploreDataset } from '../../services/explore';
@@ -22,11 +21,9 @@ export function createExploreRouter(deps: {
   vectors: VectorStore;
   textEncoder: () => Promise<TextEncoder>;
   signer: UrlSigner;
-  config: { mediaUrlTtlSeconds: number };
   publicUrl?: string;
 }): Router<ApiState> {
   const router = new Router<ApiState>();
-  const links = reuseMediaLinks(deps.signer, deps.config.mediaUrlTtlSeconds);
   const exploreDeps = { db: deps.db, vectors: deps.vectors, textEncoder: rememberQueryEmbeddings(deps.textEncoder, REMEMBERED_QUERIES) };
 
   mount(router, exploreRoutes.explore, async (ctx) => {
@@ -54,7 +51,7 @@ export function createExploreRouter(deps: {
       anchor: query.anchor_media_id && query.anchor_type ? { id: query.anchor_media_id, type: query.anchor_type } : undefined,
     });
     ctx.body = {
-      clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl ?? `${ctx.protocol}://${ctx.host}`, links)),
+      clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl ?? `${ctx.protocol}://${ctx.host}`, deps.signer)),
       metadata: { used_duckdb: false },
     };
   });

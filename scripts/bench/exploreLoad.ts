@@ -49,7 +49,6 @@ const EXPLORE_PATH = [
   'db/repositories/explore.ts',
   'db/repositories/media.ts',
   'db/migrations/20261128000000_clusters_page_order.ts',
-  'lib/auth/reusedMediaLinks.ts',
   'lib/ml/rememberedQueries.ts',
   'lib/vectors/embeddedVectorStore.ts',
 ];
