@@ -13,7 +13,7 @@ import {
   type ExportScope,
 } from '../db/repositories/exports';
 import { endTaskUnfinished, taskStartTime, updateTaskProgress } from '../db/repositories/tasks';
-import { frameName, settleNames, topLevelName, type NameRequest, type TakenNames } from '../lib/export/archiveNames';
+import { archiveNamesOf, type TakenNames } from '../lib/export/archiveNames';
 import { toExportRecord, type ExportRow } from '../lib/export/exportRecord';
 import { createMetadataWriter, type MetadataWriter } from '../lib/export/metadataWriters';
 import { createZipWriter, type ZipWriter } from '../lib/export/zipWriter';
@@ -24,20 +24,6 @@ import type { ExportInput } from '../workflows/contracts';
 const PAGE_SIZE = 1000;
 /** Progress reaches the task at most this often. */
 const PROGRESS_INTERVAL_MS = 1000;
-
-/** The archive names of one page: images and videos first (frames are named after their video). */
-async function namesOf(rows: ExportRow[], taken: TakenNames): Promise<Map<string, string>> {
-  const tops = new Map<string, NameRequest>();
-  for (const row of rows) {
-    if (!tops.has(row.top_id)) tops.set(row.top_id, topLevelName({ id: row.top_id, fileName: row.top_file_name, rank: row.top_name_rank }));
-  }
-  const topNames = await settleNames([...tops.values()], taken);
-  const frames = rows
-    .filter((row) => row.kind === 'VIDEO_FRAME')
-    .map((row) => frameName({ id: row.id, videoName: topNames.get(row.top_id)!, frameIndex: row.frame_index ?? 0 }));
-  const frameNames = await settleNames(frames, taken);
-  return new Map(rows.map((row) => [row.id, row.kind === 'VIDEO_FRAME' ? frameNames.get(row.id)! : topNames.get(row.id)!]));
-}
 
 function throwIfCancelled(): void {
   if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('Export aborted');
@@ -80,7 +66,7 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
           throwIfCancelled();
           const rows = await exportPage(snapshot, scope, after, PAGE_SIZE);
           if (rows.length === 0) break;
-          const names = await namesOf(rows, taken);
+          const names = await archiveNamesOf(rows, taken);
           await writer.write(rows.map((row) => toExportRecord(row, names.get(row.id)!, sources.get(row.batch_id))));
           if (input.includeImages) {
             for (const [i, row] of rows.entries()) {

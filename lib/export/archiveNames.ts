@@ -87,6 +87,33 @@ export async function settleNames(requests: NameRequest[], taken: TakenNames): P
   return settled;
 }
 
+/** What naming needs of an exported row: the image or video it came as, and a frame's index. */
+export interface NamedRow {
+  id: string;
+  kind: 'IMAGE' | 'VIDEO' | 'VIDEO_FRAME';
+  top_id: string;
+  top_file_name: string;
+  top_name_rank: number;
+  frame_index: number | null;
+}
+
+/**
+ * The archive names of a page of rows, by id: images and videos first, then frames after their
+ * video's settled name (whether or not the video is in the page, the result is the same).
+ */
+export async function archiveNamesOf(rows: NamedRow[], taken: TakenNames): Promise<Map<string, string>> {
+  const tops = new Map<string, NameRequest>();
+  for (const row of rows) {
+    if (!tops.has(row.top_id)) tops.set(row.top_id, topLevelName({ id: row.top_id, fileName: row.top_file_name, rank: row.top_name_rank }));
+  }
+  const topNames = await settleNames([...tops.values()], taken);
+  const frames = rows
+    .filter((row) => row.kind === 'VIDEO_FRAME')
+    .map((row) => frameName({ id: row.id, videoName: topNames.get(row.top_id)!, frameIndex: row.frame_index ?? 0 }));
+  const frameNames = await settleNames(frames, taken);
+  return new Map(rows.map((row) => [row.id, row.kind === 'VIDEO_FRAME' ? frameNames.get(row.id)! : topNames.get(row.id)!]));
+}
+
 /** The ZIP's own name: the caller's file name, ending in .zip. */
 export function zipFileName(fileName: string): string {
   return /\.zip$/i.test(fileName) ? fileName : `${fileName}.zip`;

@@ -3,6 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
+import { CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createExportActivities } from '../../activities/export';
+import { insertTask } from '../../db/repositories/tasks';
+import { exportArchiveKey } from '../../lib/storage/objectStore';
+import type { ExportInput } from '../../workflows/contracts';
 import type * as Hyparquet from 'hyparquet' with { 'resolution-mode': 'import' };
 import { createReadyDataset, newDatasetWithTransaction, waitForDatasetStatus, waitForTask } from '../support/datasets';
 import { makeZip } from '../support/archives';
@@ -340,6 +346,27 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
 
     const exportsAfter = (await stack.request.get('/api/v1/tasks').query({ dataset_id: datasetId, task_type: 'EXPORT' }).expect(200)).body.total;
     expect(exportsAfter).toBe(exportsBefore + 1);
+  });
+
+  it('stops packaging half way when aborted: no archive is stored and no scratch file is left', async () => {
+    const { db, store } = stack.deps;
+    const taskId = '5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f';
+    await insertTask(db, { taskId, datasetId, taskType: 'EXPORT', createdBy: stack.deps.defaultUser.id, input: {}, statusMessage: 'Queued' });
+    const input: ExportInput = { taskId, datasetId, datasetName: 'export me', versionId, format: 'json', includeImages: true, fileName: 'aborted.zip' };
+    const stagingDir = path.join(scratch, 'staging');
+    const activities = createExportActivities({ db, store, stagingDir });
+    const environment = new MockActivityEnvironment();
+    const heartbeats: unknown[] = [];
+    // The first heartbeat comes once the first page is read and its images are going in.
+    environment.on('heartbeat', (details) => {
+      heartbeats.push(details);
+      environment.cancel();
+    });
+    await expect(environment.run(activities.packageExport, input)).rejects.toBeInstanceOf(CancelledFailure);
+    expect(heartbeats).toEqual([{ done: 0 }]);
+    expect(await store.exists(exportArchiveKey(taskId, 'aborted.zip'))).toBe(false);
+    expect(fs.readdirSync(stagingDir)).toEqual([]);
+    expect(await db('tasks').where({ task_id: taskId }).first('status', 'phase')).toEqual({ status: 'RUNNING', phase: 'packaging' });
   });
 
   it('serves an archive only behind a valid, unexpired signature for its own name', async () => {
