@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { assertBrowserPrerequisites, launchChromium, screenshotsDir, serveOverHttp } from '../support/browser';
+import { createReadyDataset } from '../support/datasets';
 import { photo, PHOTO_NAMES } from '../support/media';
 import { startTestStack } from '../support/testStack';
 
@@ -99,6 +100,50 @@ describe('web app', () => {
 
     expect(pageErrors).toEqual([]);
   }, 300_000);
+
+  it('takes a snapshot of a dataset, clones it into a new dataset and restores it, following both tasks on the filtered Tasks page', async () => {
+    const datasetId = await createReadyDataset(stack, 'snapshot source', [photo('chelsea'), photo('coffee'), photo('rocket')]);
+    await page.goto(`/datasets/${datasetId}`);
+    await page.getByRole('heading', { name: 'snapshot source' }).waitFor();
+    const snapshots = page.locator('table[aria-label="Snapshots"] tbody tr');
+    // The first full index leaves a snapshot of reason creation.
+    await snapshots.filter({ hasText: 'creation' }).waitFor();
+
+    await page.getByLabel('Snapshot name').fill('three photos');
+    await page.getByLabel('Snapshot description').fill('before any edit');
+    await page.getByRole('button', { name: 'Create snapshot' }).click();
+    await page.getByRole('status').filter({ hasText: 'Snapshot “three photos” created.' }).waitFor();
+    const taken = snapshots.filter({ hasText: 'three photos' });
+    await taken.filter({ hasText: 'current' }).waitFor();
+    expect(await taken.textContent()).toContain('3 images, 0 videos');
+
+    await taken.getByRole('button', { name: 'Clone' }).click();
+    await page.getByRole('status').filter({ hasText: 'Cloning “three photos” into a new dataset' }).waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await taken.getByRole('button', { name: 'Restore' }).click();
+    await page.getByRole('status').filter({ hasText: 'Restoring “three photos”' }).waitFor();
+    await screenshot('snapshots');
+
+    // The Tasks page filtered by type from its controls: both tasks complete.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click();
+    const filters = page.getByRole('form', { name: 'Task filters' });
+    for (const type of ['SNAPSHOT_CLONE', 'SNAPSHOT_RESTORE']) {
+      await filters.getByLabel('Task type', { exact: true }).selectOption(type);
+      await page.waitForURL(new RegExp(`task_type=${type}`));
+      const rows = page.locator('table[aria-label="Tasks"] tbody tr');
+      // The previous filter's rows stay until the new answer replaces them.
+      await rows.locator(`xpath=self::*[not(@data-task-type="${type}")]`).first().waitFor({ state: 'detached' });
+      await rows.first().getByTestId('task-status').filter({ hasText: 'COMPLETED' }).waitFor({ timeout: 60_000 });
+      expect(await rows.evaluateAll((found) => found.map((row) => row.getAttribute('data-task-type')))).toEqual([type]);
+      expect(await rows.first().getByRole('button', { name: 'Abort' }).getAttribute('title')).toBe(`A ${type} task cannot be aborted`);
+    }
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Datasets' }).click();
+    const clone = page.locator('table[aria-label="Datasets"] tr', { hasText: 'snapshot source (cloned)' });
+    await clone.getByTestId('dataset-status').filter({ hasText: 'READY' }).waitFor({ timeout: 60_000 });
+    expect(await clone.locator('td').nth(2).textContent()).toBe('3');
+    expect(pageErrors).toEqual([]);
+  }, 180_000);
 });
 
 async function expectText(locator: ReturnType<Page['locator']>, pattern: RegExp): Promise<void> {

@@ -89,7 +89,7 @@ export function TasksPage() {
       <form className="filters" aria-label="Task filters" onSubmit={(event) => event.preventDefault()}>
         <label>
           Dataset{' '}
-          <select value={query.dataset_id ?? ''} onChange={(event) => change({ dataset_id: event.target.value })}>
+          <select aria-label="Dataset" value={query.dataset_id ?? ''} onChange={(event) => change({ dataset_id: event.target.value })}>
             <option value="">any</option>
             {datasetIds.map((id) => (
               <option key={id} value={id}>
@@ -101,7 +101,7 @@ export function TasksPage() {
         </label>
         <label>
           Dataset name{' '}
-          <select value={query.dataset_name ?? ''} onChange={(event) => change({ dataset_name: event.target.value })}>
+          <select aria-label="Dataset name" value={query.dataset_name ?? ''} onChange={(event) => change({ dataset_name: event.target.value })}>
             <option value="">any</option>
             {datasetNames.map((name) => (
               <option key={name} value={name}>
@@ -112,7 +112,7 @@ export function TasksPage() {
         </label>
         <label>
           Type{' '}
-          <select value={query.task_type ?? ''} onChange={(event) => change({ task_type: event.target.value })}>
+          <select aria-label="Task type" value={query.task_type ?? ''} onChange={(event) => change({ task_type: event.target.value })}>
             <option value="">any</option>
             {(filters.data?.task_types ?? []).map((type) => (
               <option key={type}>{type}</option>
@@ -121,7 +121,7 @@ export function TasksPage() {
         </label>
         <label>
           Status{' '}
-          <select value={query.task_status ?? ''} onChange={(event) => change({ task_status: event.target.value })}>
+          <select aria-label="Task status" value={query.task_status ?? ''} onChange={(event) => change({ task_status: event.target.value })}>
             <option value="">any</option>
             {STATUSES.map((status) => (
               <option key={status}>{status}</option>
@@ -130,7 +130,7 @@ export function TasksPage() {
         </label>
         <label>
           Created by{' '}
-          <select value={query.created_by ?? ''} onChange={(event) => change({ created_by: event.target.value })}>
+          <select aria-label="Created by" value={query.created_by ?? ''} onChange={(event) => change({ created_by: event.target.value })}>
             <option value="">anyone</option>
             {(filters.data?.created_by ?? []).map((email) => (
               <option key={email}>{email}</option>
@@ -138,14 +138,14 @@ export function TasksPage() {
           </select>
         </label>
         <label>
-          Started from <input type="datetime-local" value={params.get('from') ?? ''} onChange={(event) => change({ from: event.target.value })} />
+          Started from <input type="datetime-local" aria-label="Started from" value={params.get('from') ?? ''} onChange={(event) => change({ from: event.target.value })} />
         </label>
         <label>
-          to <input type="datetime-local" value={params.get('to') ?? ''} onChange={(event) => change({ to: event.target.value })} />
+          to <input type="datetime-local" aria-label="Started to" value={params.get('to') ?? ''} onChange={(event) => change({ to: event.target.value })} />
         </label>
         <label>
           Sort by{' '}
-          <select value={query.sort_by} onChange={(event) => change({ sort_by: event.target.value })}>
+          <select aria-label="Sort by" value={query.sort_by} onChange={(event) => change({ sort_by: event.target.value })}>
             {SORTS.map((sort) => (
               <option key={sort.value} value={sort.value}>
                 {sort.label}
@@ -155,7 +155,7 @@ export function TasksPage() {
         </label>
         <label>
           Order{' '}
-          <select value={query.sort_order} onChange={(event) => change({ sort_order: event.target.value })}>
+          <select aria-label="Sort order" value={query.sort_order} onChange={(event) => change({ sort_order: event.target.value })}>
             <option value="desc">descending</option>
             <option value="asc">ascending</option>
           </select>
@@ -240,7 +240,7 @@ export function TasksPage() {
         </button>
         <label>
           Per page{' '}
-          <select value={query.page_size} onChange={(event) => change({ page_size: event.target.value })}>
+          <select aria-label="Tasks per page" value={query.page_size} onChange={(event) => change({ page_size: event.target.value })}>
             {PAGE_SIZES.map((size) => (
               <option key={size}>{size}</option>
             ))}
