@@ -4,10 +4,6 @@ import type { PointRows } from '../../lib/vectors/embeddedVectorStore';
 /** Durable storage of the embedded vector store: collections and points in Postgres, each write a new seq. */
 export function createVectorPointRows(db: Db): PointRows {
   return {
-    async collection(name) {
-      return db('vector_collections').where({ name }).first('generation', 'dim');
-    },
-
     async createCollection(name, dim) {
       await db('vector_collections').insert({ name, dim }).onConflict('name').ignore();
       return db('vector_collections').where({ name }).first('dim');
@@ -41,7 +37,17 @@ export function createVectorPointRows(db: Db): PointRows {
     },
 
     async changesAfter(name, seq, limit) {
-      return db('vector_points').where({ collection: name }).where('seq', '>', seq).orderBy('seq').limit(limit).select('id', 'seq', 'vector');
+      const rows: Array<{ generation: string; dim: number; id: string | null; seq: string | null; vector: Buffer | null }> = await db('vector_collections as c')
+        .joinRaw('LEFT JOIN LATERAL (SELECT id, seq, vector FROM vector_points p WHERE p.collection = c.name AND p.seq > ? ORDER BY p.seq LIMIT ?) p ON true', [
+          seq,
+          limit,
+        ])
+        .where('c.name', name)
+        .orderBy('p.seq')
+        .select('c.generation', 'c.dim', 'p.id', 'p.seq', 'p.vector');
+      if (rows.length === 0) return undefined;
+      const changes = rows.flatMap((row) => (row.id === null ? [] : [{ id: row.id, seq: row.seq!, vector: row.vector }]));
+      return { generation: rows[0].generation, dim: rows[0].dim, changes };
     },
   };
 }

@@ -28,10 +28,14 @@ interface CacheMeta {
 }
 
 
+export interface CollectionChanges {
+  generation: string;
+  dim: number;
+  changes: Array<{ id: string; seq: string; vector: Buffer | null }>;
+}
+
 /** Where the embedded store keeps its points durably (Postgres, in db/repositories/vectorPoints.ts). */
 export interface PointRows {
-  /** The collection's generation (changes when it is made again) and dimension; undefined when it does not exist. */
-  collection(name: string): Promise<{ generation: string; dim: number } | undefined>;
   /** Makes the collection unless it exists; answers its dimension. */
   createCollection(name: string, dim: number): Promise<{ dim: number }>;
   dropCollection(name: string): Promise<void>;
@@ -40,8 +44,11 @@ export interface PointRows {
   markDeleted(name: string, ids: string[]): Promise<void>;
   vectors(name: string, ids: string[]): Promise<Array<{ id: string; vector: Buffer }>>;
   count(name: string): Promise<number>;
-  /** Writes after `seq`, oldest first. */
-  changesAfter(name: string, seq: string, limit: number): Promise<Array<{ id: string; seq: string; vector: Buffer | null }>>;
+  /**
+   * In one query: the collection's generation (changes when it is made again) and dimension, and up
+   * to `limit` writes after `seq`, oldest first; undefined when the collection does not exist.
+   */
+  changesAfter(name: string, seq: string, limit: number): Promise<CollectionChanges | undefined>;
 }
 
 function newIndex(dim: number): Index {
@@ -129,22 +136,23 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: 
     return run;
   }
 
+  /** One query when nothing changed (the steady state of a search), one more per REPLAY_BATCH changes. */
   async function replayChanges(collection: string): Promise<LoadedCollection> {
-    const row = await points.collection(collection);
-    if (!row) throw new Error(`vector collection ${collection} does not exist`);
     let state = loaded.get(collection);
-    if (!state || state.generation !== row.generation) {
+    // Before the first load only the generation is wanted: the disk cache may already hold the points.
+    let batch = await points.changesAfter(collection, state?.lastSeq ?? '0', state ? REPLAY_BATCH : 0);
+    if (batch && (!state || state.generation !== batch.generation)) {
       state =
-        loadCache(collection, row.generation, row.dim) ??
-        { generation: row.generation, dim: row.dim, index: newIndex(row.dim), keyOf: new Map(), idOf: new Map(), nextKey: 0n, lastSeq: '0', rowsSinceCache: 0 };
+        loadCache(collection, batch.generation, batch.dim) ??
+        { generation: batch.generation, dim: batch.dim, index: newIndex(batch.dim), keyOf: new Map(), idOf: new Map(), nextKey: 0n, lastSeq: '0', rowsSinceCache: 0 };
       loaded.set(collection, state);
+      batch = await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
     }
-    for (;;) {
-      const rows = await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
-      if (rows.length === 0) break;
+    if (!batch || !state) throw new Error(`vector collection ${collection} does not exist`);
+    while (batch && batch.changes.length > 0) {
       const keys: bigint[] = [];
       const vectors: Float32Array[] = [];
-      for (const point of rows) {
+      for (const point of batch.changes) {
         const old = state.keyOf.get(point.id);
         if (old !== undefined) {
           state.index.remove(old);
@@ -162,8 +170,9 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: 
       if (keys.length > 0) {
         state.index.add(keys, vectors, 0);
       }
-      state.lastSeq = rows[rows.length - 1].seq;
-      state.rowsSinceCache += rows.length;
+      state.lastSeq = batch.changes[batch.changes.length - 1].seq;
+      state.rowsSinceCache += batch.changes.length;
+      batch = batch.changes.length < REPLAY_BATCH ? undefined : await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
     }
     if (state.rowsSinceCache >= CACHE_AFTER_ROWS) saveCache(collection, state);
     return state;

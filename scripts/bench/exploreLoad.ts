@@ -33,6 +33,7 @@ import { captionCollection, imageCollection } from '../../lib/vectors/vectorStor
 import { benchMachine, filesForm, freePort, prepareImages, say, waitForNewestTask, writeReport } from './common';
 import { summariseProfile, type ProfileSummary } from './cpuProfile';
 import { runLoad, type LoadRequest, type LoadResult } from './loadClients';
+import { machineCpuSeconds, postmasterOf, treeCpuSeconds } from './processCpu';
 import { snapshotSources } from './sourceSnapshot';
 import { seedSyntheticDataset, writeSyntheticVectors, WORDS } from './syntheticDataset';
 
@@ -51,6 +52,7 @@ const EXPLORE_PATH = [
   'db/migrations/20261128000000_clusters_page_order.ts',
   'lib/ml/rememberedQueries.ts',
   'lib/vectors/embeddedVectorStore.ts',
+  'db/repositories/vectorPoints.ts',
 ];
 const DIM = 1280;
 const WARM_UP_ROUNDS = 3;
@@ -66,6 +68,7 @@ const { values: args } = parseArgs({
     'baseline-env': { type: 'string', multiple: true, default: [] },
     env: { type: 'string', multiple: true, default: [] },
     profile: { type: 'boolean', default: process.env.EXPLORE_LOAD_PROFILE === 'true' },
+    label: { type: 'string', default: process.env.EXPLORE_LOAD_LABEL },
   },
 });
 const clients = Number(args.clients);
@@ -95,6 +98,8 @@ interface Phase {
   add_media: { images: number; seconds: number; finished_during_load: boolean };
   /** The API's Postgres connections, sampled each second of the load. */
   api_db_connections: { samples: number; mean_active: number; max_active: number; mean_total: number };
+  /** CPU seconds used during the load window: by the API, Postgres, the worker, this process (the clients), and the machine. */
+  cpu_seconds: { api: number; postgres: number; worker: number; clients: number; machine_busy: number; machine_capacity: number };
   cpu_profile?: ProfileSummary;
 }
 
@@ -220,7 +225,8 @@ async function main(): Promise<void> {
       for (const v of variants) {
         say(`${v.name}, round ${round}:`);
         const files = images.slice(batch * batchSize, ++batch * batchSize);
-        phases.push(await runPhase({ variant: v, env: envOf(v, 'bench-api'), round, files, datasetId, tagId, ids, logs, monitor }));
+        const processes = { worker: workers[variants.indexOf(v)].child.pid!, postmaster: postmasterOf(path.join(scratch, 'postgres')) };
+        phases.push(await runPhase({ variant: v, env: envOf(v, 'bench-api'), round, files, datasetId, tagId, ids, logs, monitor, processes }));
       }
     }
 
@@ -245,7 +251,9 @@ async function main(): Promise<void> {
       phases,
       comparison: summary,
     };
-    writeReport(`explore-load-${mediaCount}`, report);
+    // Runs comparing different things on the same day keep their own files.
+    const label = args.label ?? (args['baseline-rev'] ? `vs-${args['baseline-rev'].slice(0, 7)}` : args['baseline-env'].join('-'));
+    writeReport(`explore-load-${mediaCount}${label ? `-${label.replace(/[^A-Za-z0-9=._-]/g, '_')}` : ''}`, report);
   } finally {
     await monitor.end().catch(() => undefined);
     for (const worker of workers) await worker.stop('SIGTERM', 30_000);
@@ -299,6 +307,7 @@ async function runPhase(options: {
   ids: string[];
   logs: string;
   monitor: Client;
+  processes: { worker: number; postmaster: number };
 }): Promise<Phase> {
   const { variant, round, datasetId } = options;
   const port = freePort();
@@ -347,9 +356,19 @@ async function runPhase(options: {
         await sleep(1000);
       }
     })();
+    const cpuNow = () => ({
+      api: treeCpuSeconds(pid),
+      postgres: treeCpuSeconds(options.processes.postmaster),
+      worker: treeCpuSeconds(options.processes.worker),
+      clients: process.cpuUsage(),
+      machine: machineCpuSeconds(),
+    });
+    const cpuBefore = cpuNow();
     const loadFrom = nowUs();
     const load = await runLoad({ clients, seconds, next });
     const loadTo = nowUs();
+    const cpuAfter = cpuNow();
+    const cpuRound = (value: number) => Math.round(value * 10) / 10;
     sampling = false;
     await sampler;
     const finishedDuringLoad = addSeconds !== undefined;
@@ -371,6 +390,16 @@ async function runPhase(options: {
         max_active: Math.max(...connections.map((sample) => sample.active)),
         mean_total: mean(connections.map((sample) => sample.total)),
       },
+      cpu_seconds: {
+        api: cpuRound(cpuAfter.api - cpuBefore.api),
+        postgres: cpuRound(cpuAfter.postgres - cpuBefore.postgres),
+        worker: cpuRound(cpuAfter.worker - cpuBefore.worker),
+        clients: cpuRound(
+          (cpuAfter.clients.user + cpuAfter.clients.system - cpuBefore.clients.user - cpuBefore.clients.system) / 1e6,
+        ),
+        machine_busy: cpuRound(cpuAfter.machine.busy - cpuBefore.machine.busy),
+        machine_capacity: cpuRound(cpuAfter.machine.total - cpuBefore.machine.total),
+      },
     };
     if (args.profile) {
       const [file] = fs.readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
@@ -385,6 +414,11 @@ async function runPhase(options: {
     for (const [kind, row] of Object.entries(load.by_kind)) {
       say(`    ${kind.padEnd(28)} ${String(row.requests).padStart(6)} req  p50 ${String(row.p50_ms).padStart(8)} ms  p95 ${String(row.p95_ms).padStart(8)} ms  ${row.mean_response_kib} KiB`);
     }
+    const cpu = phase.cpu_seconds;
+    say(
+      `    CPU s during the load: API ${cpu.api}, Postgres ${cpu.postgres}, worker ${cpu.worker}, clients ${cpu.clients}; ` +
+        `machine ${cpu.machine_busy} of ${cpu.machine_capacity} (other processes ${cpuRound(cpu.machine_busy - cpu.api - cpu.postgres - cpu.worker - cpu.clients)})`,
+    );
     if (phase.cpu_profile) {
       say(`    API main thread idle ${phase.cpu_profile.idle_pct} %; by area: ${phase.cpu_profile.by_area.slice(0, 8).map((a) => `${a.area} ${a.pct}%`).join(', ')}`);
     }

@@ -61,12 +61,29 @@ describe('embedded vector store (Postgres + usearch)', () => {
     }
   });
 
-  it('lets concurrent searches share one catch-up with Postgres, each seeing every point written before it asked', async () => {
+  it('replays more writes than one catch-up batch holds (5,000)', async () => {
+    const stack = await embeddedStack();
+    try {
+      const writer = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: stack.cacheDir });
+      const reader = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: path.join(stack.cacheDir, 'reader') });
+      await writer.ensureCollection('c', 8);
+      const vectors = unitVectors(5200, 8, 7);
+      const ids = vectors.map(() => randomUUID());
+      for (let i = 0; i < ids.length; i += 2600) await writer.upsert('c', ids.slice(i, i + 2600).map((id, j) => ({ id, vector: vectors[i + j] })));
+      expect((await reader.searchMany('c', [vectors[5199]], 1))[0][0].id).toBe(ids[5199]);
+      await reader.close();
+      await writer.close();
+    } finally {
+      await stack.cleanup();
+    }
+  });
+
+  it('catches up with Postgres in one query, shared by concurrent searches, each seeing every point written before it asked', async () => {
     const stack = await embeddedStack();
     try {
       const rows = createVectorPointRows(stack.db);
       let lookups = 0;
-      const counted = { ...rows, collection: (name: string) => (lookups++, rows.collection(name)) };
+      const counted = { ...rows, changesAfter: (...args: Parameters<typeof rows.changesAfter>) => (lookups++, rows.changesAfter(...args)) };
       const writer = createEmbeddedVectorStore({ rows, cacheDir: stack.cacheDir });
       const reader = createEmbeddedVectorStore({ rows: counted, cacheDir: path.join(stack.cacheDir, 'reader') });
       await writer.ensureCollection('c', 16);
