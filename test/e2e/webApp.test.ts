@@ -1,8 +1,10 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { assertBrowserPrerequisites, launchChromium, screenshotsDir, serveOverHttp } from '../support/browser';
-import { createReadyDataset } from '../support/datasets';
-import { photo, PHOTO_NAMES } from '../support/media';
+import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
+import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { startTestStack } from '../support/testStack';
 
 /** The built web app in headless Chromium against the real API and worker: create, explore, search, tasks. */
@@ -15,7 +17,8 @@ describe('web app', () => {
 
   beforeAll(async () => {
     assertBrowserPrerequisites();
-    stack = await startTestStack();
+    // Uploads over 1 MiB are refused with 413, so a page can meet a refusal from the API itself.
+    stack = await startTestStack({ MAX_UPLOAD_FILE_MB: '1' });
     http = await serveOverHttp(stack);
     browser = await launchChromium();
     page = await browser.newPage({ baseURL: http.url, viewport: { width: 1400, height: 1000 } });
@@ -48,11 +51,20 @@ describe('web app', () => {
     await expectText(refused, /notes\.txt.*refused: not uploaded: only .*\.jpg/);
 
     await page.getByLabel('Name').fill('browser photos');
-    await page.getByLabel('Files', { exact: true }).setInputFiles(PHOTO_NAMES.map(photo));
-    const create = page.getByRole('button', { name: `Create dataset with ${PHOTO_NAMES.length} files` });
+    // A file the API refuses (413, naming it) in the same batch: it is marked with the API's detail and the rest sent again.
+    const tooLarge = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'web-upload-')), 'too_large.png');
+    fs.writeFileSync(tooLarge, Buffer.alloc(1536 * 1024));
+    await page.getByLabel('Files', { exact: true }).setInputFiles([...PHOTO_NAMES.slice(0, 4).map(photo), tooLarge, ...PHOTO_NAMES.slice(4).map(photo)]);
+    fs.rmSync(path.dirname(tooLarge), { recursive: true, force: true });
+    const create = page.getByRole('button', { name: `Create dataset with ${PHOTO_NAMES.length + 1} files` });
     await create.click();
     await page.getByRole('status').filter({ hasText: `${PHOTO_NAMES.length} files uploaded; indexing started.` }).waitFor({ timeout: 60_000 });
     expect(await page.locator('li.file[data-state="uploaded"]').count()).toBe(PHOTO_NAMES.length);
+    expect(await refused.allTextContents()).toEqual([
+      expect.stringMatching(/notes\.txt.*refused: not uploaded/),
+      // The API answers 413 and closes the connection; a browser still sending reports no answer, and the page says so.
+      expect.stringMatching(/too_large\.png.*refused: (File too_large\.png exceeds 1048576 bytes|the API closed the connection before answering)/),
+    ]);
     expect(await page.locator('li.file[data-state="uploaded"] progress').evaluateAll((bars) => bars.map((bar) => (bar as unknown as { value: number }).value))).toEqual(
       PHOTO_NAMES.map(() => 1),
     );
@@ -144,6 +156,32 @@ describe('web app', () => {
     expect(await clone.locator('td').nth(2).textContent()).toBe('3');
     expect(pageErrors).toEqual([]);
   }, 180_000);
+
+  it('aborts a running creation from the Tasks page and retries it to completion', async () => {
+    // A long video keeps the creation running (frames every 500 ms) long enough to press Abort.
+    const video = makeVideo(60);
+    const { datasetId, transId } = await newDatasetWithTransaction(stack, 'abort and retry');
+    await uploadFiles(stack, datasetId, transId, [video, photo('camera')]).expect(202);
+    fs.rmSync(path.dirname(video), { recursive: true, force: true });
+    await stack.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202);
+
+    await page.goto(`/tasks?dataset_id=${datasetId}`);
+    const task = page.locator('table[aria-label="Tasks"] tbody tr[data-task-type="DATASET_CREATION"]');
+    const abort = task.getByRole('button', { name: 'Abort' });
+    const retry = task.getByRole('button', { name: 'Retry' });
+    await task.getByTestId('task-status').filter({ hasText: /INITIALIZING|RUNNING/ }).waitFor();
+    expect(await retry.getAttribute('title')).toMatch(/^Only a failed or aborted task can be retried/);
+    await abort.click();
+    await task.getByTestId('task-status').filter({ hasText: 'ABORTED' }).waitFor({ timeout: 60_000 });
+    expect(await abort.isDisabled()).toBe(true);
+    expect(await task.textContent()).toContain('ERROR');
+    await screenshot('aborted');
+
+    await retry.click();
+    await task.getByTestId('task-status').filter({ hasText: 'COMPLETED' }).waitFor({ timeout: 240_000 });
+    expect(await task.textContent()).toContain('READY');
+    expect(pageErrors).toEqual([]);
+  }, 300_000);
 });
 
 async function expectText(locator: ReturnType<Page['locator']>, pattern: RegExp): Promise<void> {

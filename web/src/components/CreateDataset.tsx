@@ -65,6 +65,17 @@ export function CreateDataset() {
         update(sending, { state: 'uploaded', progress: 1 });
         return sending.length;
       } catch (error) {
+        // The API may refuse a file mid-body and close the connection, which the browser reports without an answer:
+        // each file of the batch alone then tells which one it was.
+        if (error instanceof ApiError && error.status === 0 && sending.length > 1) {
+          let sent = 0;
+          for (const index of sending) sent += await sendBatch(datasetId, transactionId, [index]);
+          return sent;
+        }
+        if (error instanceof ApiError && error.status === 0) {
+          update(sending, { state: 'refused', progress: 0, reason: 'the API closed the connection before answering (a file over its size limit is refused this way)' });
+          return 0;
+        }
         if (!(error instanceof ApiError) || !REFUSALS.has(error.status)) throw error;
         const named = sending.filter((index) => error.message.includes(files[index].file.name));
         const refused = named.length > 0 && named.length < sending.length ? named : sending;
