@@ -34,6 +34,7 @@ import { benchMachine, filesForm, freePort, prepareImages, say, waitForNewestTas
 import { summariseProfile, type ProfileSummary } from './cpuProfile';
 import { runLoad, type LoadRequest, type LoadResult } from './loadClients';
 import { machineCpuSeconds, postmasterOf, treeCpuSeconds } from './processCpu';
+import { resetStatementStats, statementStats, type StatementRow } from './statementStats';
 import { snapshotSources } from './sourceSnapshot';
 import { seedSyntheticDataset, writeSyntheticVectors, WORDS } from './syntheticDataset';
 
@@ -98,6 +99,8 @@ interface Phase {
   add_media: { images: number; seconds: number; finished_during_load: boolean };
   /** The API's Postgres connections, sampled each second of the load. */
   api_db_connections: { samples: number; mean_active: number; max_active: number; mean_total: number };
+  /** Postgres's execution time during the load window on the variant's database, by what the statements do. */
+  postgres_statements: StatementRow[];
   /** CPU seconds used during the load window: by the API, Postgres, the worker, this process (the clients), and the machine. */
   cpu_seconds: { api: number; postgres: number; worker: number; clients: number; machine_busy: number; machine_capacity: number };
   cpu_profile?: ProfileSummary;
@@ -157,7 +160,8 @@ async function main(): Promise<void> {
   variants.push(variant('current', envPairs(args.env)));
   const images = await prepareImages(batchSize * rounds * variants.length);
 
-  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
+  const pgPort = freePort();
+  let postgres = await startEmbeddedPostgres({ dataDir: scratch, port: pgPort });
   const temporal = await startTemporalDevServer({ dataDir: scratch, port: freePort(), namespace: 'default' });
   const [first, ...others] = variants;
   const databaseUrl = await ensureDatabase(postgres.url, first.database);
@@ -203,6 +207,10 @@ async function main(): Promise<void> {
       await copyDatabase(postgres.url, first.database, other.database);
       fs.cpSync(path.join(first.dataDir, 'vectors'), path.join(other.dataDir, 'vectors'), { recursive: true });
     }
+    // Statement statistics need their library loaded at start: a restart, with the data kept.
+    await withClient(postgres.url, (client) => client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`));
+    await postgres.stop();
+    postgres = await startEmbeddedPostgres({ dataDir: scratch, port: pgPort });
 
     const envOf = (v: Variant, application: string) => ({
       ...common,
@@ -218,6 +226,7 @@ async function main(): Promise<void> {
       await waitFor(`${v.name} worker`, worker, async () => fs.readFileSync(log, 'utf8').includes('worker running'), 180_000);
     }
     await monitor.connect();
+    await monitor.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
 
     const phases: Phase[] = [];
     let batch = 0;
@@ -285,15 +294,19 @@ function queryMix(apiUrl: string, datasetId: string, tagId: string, ids: string[
   return (n) => ({ kind: QUERY_KINDS[n % urls.length], url: urls[n % urls.length](Math.floor(n / urls.length)) });
 }
 
-/** A copy of database `from` (nobody may be connected to it) as `to`. */
-async function copyDatabase(serverUrl: string, from: string, to: string): Promise<void> {
-  const client = new Client({ connectionString: serverUrl });
+async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${to} TEMPLATE ${from}`);
+    return await fn(client);
   } finally {
     await client.end();
   }
+}
+
+/** A copy of database `from` (nobody may be connected to it) as `to`. */
+async function copyDatabase(serverUrl: string, from: string, to: string): Promise<void> {
+  await withClient(serverUrl, (client) => client.query(`CREATE DATABASE ${to} TEMPLATE ${from}`));
 }
 
 async function runPhase(options: {
@@ -363,11 +376,13 @@ async function runPhase(options: {
       clients: process.cpuUsage(),
       machine: machineCpuSeconds(),
     });
+    await resetStatementStats(options.monitor);
     const cpuBefore = cpuNow();
     const loadFrom = nowUs();
     const load = await runLoad({ clients, seconds, next });
     const loadTo = nowUs();
     const cpuAfter = cpuNow();
+    const statements = await statementStats(options.monitor, variant.database);
     const cpuRound = (value: number) => Math.round(value * 10) / 10;
     sampling = false;
     await sampler;
@@ -390,6 +405,7 @@ async function runPhase(options: {
         max_active: Math.max(...connections.map((sample) => sample.active)),
         mean_total: mean(connections.map((sample) => sample.total)),
       },
+      postgres_statements: statements,
       cpu_seconds: {
         api: cpuRound(cpuAfter.api - cpuBefore.api),
         postgres: cpuRound(cpuAfter.postgres - cpuBefore.postgres),
@@ -419,6 +435,7 @@ async function runPhase(options: {
       `    CPU s during the load: API ${cpu.api}, Postgres ${cpu.postgres}, worker ${cpu.worker}, clients ${cpu.clients}; ` +
         `machine ${cpu.machine_busy} of ${cpu.machine_capacity} (other processes ${cpuRound(cpu.machine_busy - cpu.api - cpu.postgres - cpu.worker - cpu.clients)})`,
     );
+    say(`    Postgres time by statement: ${statements.slice(0, 8).map((row) => `${row.kind} ${row.pct}% (${row.mean_ms} ms × ${row.calls})`).join(', ')}`);
     if (phase.cpu_profile) {
       say(`    API main thread idle ${phase.cpu_profile.idle_pct} %; by area: ${phase.cpu_profile.by_area.slice(0, 8).map((a) => `${a.area} ${a.pct}%`).join(', ')}`);
     }

@@ -1,0 +1,58 @@
+import type { Client } from 'pg';
+
+// Where Postgres's time went, by statement (pg_stat_statements, loaded by the bench's own Postgres).
+
+/** What a statement does, told by a fragment only it has; the first match wins. */
+const KINDS: Array<[RegExp, string]> = [
+  [/vector_collections/, 'vector index catch-up'],
+  [/from "vector_points"/, 'vector of the anchor media'],
+  [/dataset_members/, 'dataset access'],
+  [/unnest\(.*m\.caption_key/s, 'explore: caption ranking'],
+  [/unnest\(/, 'explore: visual ranking'],
+  [/caption_tsv/, 'explore: vql fts'],
+  [/uniqueness_score" >=/, 'explore: vql uniqueness'],
+  [/"i"\."issue_type" =/, 'explore: vql issues'],
+  [/"l"\."label" in/, 'explore: vql labels (and tags)'],
+  [/from "clusters"/, 'explore: plain page'],
+];
+
+export interface StatementRow {
+  kind: string;
+  calls: number;
+  total_ms: number;
+  mean_ms: number;
+  /** Share of the time of every statement on the database. */
+  pct: number;
+}
+
+export async function resetStatementStats(client: Client): Promise<void> {
+  await client.query('SELECT pg_stat_statements_reset()');
+}
+
+/** Statements on `database` since the last reset, grouped by what they do, most time first. */
+export async function statementStats(client: Client, database: string): Promise<StatementRow[]> {
+  const { rows } = await client.query<{ query: string; calls: string; total: number }>(
+    `SELECT query, calls, total_exec_time AS total FROM pg_stat_statements
+     WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)`,
+    [database],
+  );
+  const byKind = new Map<string, { calls: number; total: number }>();
+  for (const row of rows) {
+    const kind = KINDS.find(([pattern]) => pattern.test(row.query))?.[1] ?? `other: ${row.query.replace(/\s+/g, ' ').slice(0, 60)}`;
+    const entry = byKind.get(kind) ?? { calls: 0, total: 0 };
+    entry.calls += Number(row.calls);
+    entry.total += row.total;
+    byKind.set(kind, entry);
+  }
+  const all = [...byKind.values()].reduce((sum, entry) => sum + entry.total, 0);
+  return [...byKind]
+    .sort((a, b) => b[1].total - a[1].total)
+    .slice(0, 15)
+    .map(([kind, { calls, total }]) => ({
+      kind,
+      calls,
+      total_ms: Math.round(total),
+      mean_ms: Math.round((10 * total) / calls) / 10,
+      pct: Math.round((1000 * total) / all) / 10,
+    }));
+}
