@@ -80,6 +80,9 @@ export function TasksPage() {
 
   const total = tasks.data?.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / (query.page_size ?? 20)));
+  // The filter lists ids and names apart; the datasets list names the ids it knows.
+  const datasets = useQuery({ queryKey: ['datasets'], queryFn: async () => unwrap(await api.GET('/api/v1/datasets')) });
+  const nameOf = new Map((datasets.data ?? []).map((dataset) => [dataset.id, dataset.display_name]));
   const datasetIds = filters.data?.dataset_ids ?? [];
   const datasetNames = filters.data?.dataset_names ?? [];
 
@@ -93,7 +96,7 @@ export function TasksPage() {
             <option value="">any</option>
             {datasetIds.map((id) => (
               <option key={id} value={id}>
-                {id}
+                {nameOf.has(id) ? `${nameOf.get(id)} (${id.slice(0, 8)})` : id}
               </option>
             ))}
             {query.dataset_id && !datasetIds.includes(query.dataset_id) && <option value={query.dataset_id}>{query.dataset_id}</option>}
