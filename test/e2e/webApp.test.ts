@@ -100,6 +100,14 @@ describe('web app', () => {
     await waitForLoadedImages(page);
     await screenshot('visual-search');
 
+    // An image of the user's: staged, encoded on the inference queue, then the same search from it.
+    await page.getByLabel('Search with an image').setInputFiles(photo('rocket'));
+    await page.getByTestId('visual-search').filter({ hasText: 'your image rocket.jpg' }).waitFor({ timeout: 60_000 });
+    await page.waitForURL(/anchor_type=UPLOAD/);
+    await waitForLoadedImages(page);
+    expect(await page.locator('button.thumb').first().getAttribute('title')).toContain('rocket.jpg');
+    expect(await page.locator('.cluster-head .muted').first().textContent()).toMatch(/distance 0\.0\d\d/);
+
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click();
     const task = page.locator('tr[data-task-type="DATASET_CREATION"]', { hasText: 'browser photos' });
     await task.getByTestId('task-status').filter({ hasText: 'COMPLETED' }).waitFor();
@@ -154,6 +162,22 @@ describe('web app', () => {
     const clone = page.locator('table[aria-label="Datasets"] tr', { hasText: 'snapshot source (cloned)' });
     await clone.getByTestId('dataset-status').filter({ hasText: 'READY' }).waitFor({ timeout: 60_000 });
     expect(await clone.locator('td').nth(2).textContent()).toBe('3');
+    expect(pageErrors).toEqual([]);
+  }, 180_000);
+
+  it('adds photos to a READY dataset from its page, which turns PARTIAL INDEX, and reindexes it to READY', async () => {
+    const datasetId = await createReadyDataset(stack, 'growing', [photo('chelsea'), photo('coffee')]);
+    await page.goto(`/datasets/${datasetId}`);
+    await page.getByRole('heading', { name: 'growing' }).waitFor();
+    await page.getByLabel('Media files').setInputFiles([photo('astronaut'), photo('camera')]);
+    await page.getByRole('button', { name: 'Add to dataset' }).click();
+    await page.getByRole('status').filter({ hasText: 'Batch accepted' }).waitFor();
+    const facts = page.locator('dl.facts');
+    await facts.getByText('PARTIAL INDEX', { exact: true }).waitFor({ timeout: 60_000 });
+    expect(await facts.textContent()).toContain('4 images, 0 videos');
+    await page.getByRole('button', { name: 'Reindex' }).click();
+    await facts.getByText('READY', { exact: true }).waitFor({ timeout: 60_000 });
+    await screenshot('dataset');
     expect(pageErrors).toEqual([]);
   }, 180_000);
 

@@ -15,10 +15,25 @@ export function perFileProgress(files: readonly File[], loaded: number): number[
 }
 
 /**
- * POSTs one batch of files (field `files`) to an upload transaction. XMLHttpRequest, not fetch: only it
- * reports upload progress. The multipart body is not expressible in openapi-fetch's typed call with
- * progress, so the path and answer types still come from the generated schema.
+ * POSTs a multipart form with XMLHttpRequest, not fetch: only it reports upload progress. openapi-fetch has
+ * no progress, so the paths and answers are still typed from the generated schema by the callers below.
  */
+export function postForm<T>(url: string, form: FormData, onProgress?: (loaded: number) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', url);
+    xhr.responseType = 'json';
+    if (onProgress) xhr.upload.onprogress = (event) => onProgress(event.loaded);
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) resolve(xhr.response as T);
+      else reject(new ApiError(xhr.status, detailOf(xhr.status, xhr.response as Schemas['Error'] | null)));
+    };
+    xhr.onerror = () => reject(new ApiError(0, 'The upload failed: the API could not be reached'));
+    xhr.send(form);
+  });
+}
+
+/** One batch of files (field `files`) into an upload transaction, with each file's progress. */
 export function uploadBatch(
   datasetId: string,
   transactionId: number,
@@ -27,17 +42,33 @@ export function uploadBatch(
 ): Promise<UploadAnswer> {
   const form = new FormData();
   for (const file of files) form.append('files', file, file.name);
-  const url: `/api/v1/ingestion/${string}/data_files/${number}` = `/api/v1/ingestion/${encodeURIComponent(datasetId)}/data_files/${transactionId}`;
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', url);
-    xhr.responseType = 'json';
-    xhr.upload.onprogress = (event) => onProgress(perFileProgress(files, event.loaded));
-    xhr.onload = () => {
-      if (xhr.status >= 200 && xhr.status < 300) resolve(xhr.response as UploadAnswer);
-      else reject(new ApiError(xhr.status, detailOf(xhr.status, xhr.response as Schemas['Error'] | null)));
-    };
-    xhr.onerror = () => reject(new ApiError(0, 'The upload failed: the API could not be reached'));
-    xhr.send(form);
-  });
+  const url: keyof paths = '/api/v1/ingestion/{dataset_id}/data_files/{transaction_id}';
+  return postForm(url.replace('{dataset_id}', encodeURIComponent(datasetId)).replace('{transaction_id}', String(transactionId)), form, (loaded) =>
+    onProgress(perFileProgress(files, loaded)),
+  );
+}
+
+/** The add_media sources: files, one archive, or an S3 URI (exactly one). */
+export type MediaSource = { kind: 'files'; files: File[] } | { kind: 'archive'; archive: File } | { kind: 's3'; uri: string };
+
+/** POST /dataset/{id}/add_media (202, task MEDIA_ADDITION) with the overall fraction sent. */
+export function addMedia(datasetId: string, source: MediaSource, autoReindex: boolean, onProgress: (fraction: number) => void): Promise<unknown> {
+  const form = new FormData();
+  if (source.kind === 'files') for (const file of source.files) form.append('files', file, file.name);
+  if (source.kind === 'archive') form.append('archive', source.archive, source.archive.name);
+  if (source.kind === 's3') form.append('s3_uri', source.uri);
+  form.append('auto_reindex', autoReindex ? 'true' : 'false');
+  const total = source.kind === 'files' ? source.files.reduce((sum, file) => sum + file.size, 0) : source.kind === 'archive' ? source.archive.size : 0;
+  const url: keyof paths = '/api/v1/dataset/{dataset_id}/add_media';
+  return postForm(url.replace('{dataset_id}', encodeURIComponent(datasetId)), form, (loaded) => onProgress(total > 0 ? Math.min(1, loaded / total) : 1));
+}
+
+type SimilarityAnswer = paths['/api/v1/dataset/{dataset_id}/search-image-similarity']['post']['responses'][200]['content']['application/json'];
+
+/** Stages an image of the user's as a visual-search anchor (anchor_type UPLOAD). */
+export function searchByImage(datasetId: string, image: File): Promise<SimilarityAnswer> {
+  const form = new FormData();
+  form.append('file', image, image.name);
+  const url: keyof paths = '/api/v1/dataset/{dataset_id}/search-image-similarity';
+  return postForm(`${url.replace('{dataset_id}', encodeURIComponent(datasetId))}?entity_type=IMAGES`, form);
 }

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { TRANSIENT_DATASET_STATUSES } from '../api/status';
+import { AddMedia } from '../components/AddMedia';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { ProgressBar } from '../components/ProgressBar';
 import { SnapshotsPanel } from '../components/SnapshotsPanel';
@@ -43,6 +44,7 @@ export function DatasetPage() {
           </p>
         </section>
       )}
+      {data && <AddMedia dataset={data} />}
       {data && <SnapshotsPanel datasetId={datasetId} />}
     </>
   );

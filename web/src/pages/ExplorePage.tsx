@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
+import { searchByImage } from '../api/upload';
 import type { paths } from '../api/schema';
 import { ErrorMessage } from '../components/ErrorMessage';
 
@@ -25,7 +26,9 @@ export function ExplorePage() {
   const caption = params.get('caption') ?? '';
   const anchor = params.get('similar_to') ?? '';
   const anchorName = params.get('similar_name') ?? '';
+  const anchorType = params.get('anchor_type') === 'UPLOAD' ? 'UPLOAD' : 'MEDIA';
   const [captionInput, setCaptionInput] = useState(caption);
+  const [imageSearch, setImageSearch] = useState<{ pending: boolean; error?: unknown }>({ pending: false });
 
   const change = (changes: Record<string, string | undefined>) =>
     setParams((current) => {
@@ -47,7 +50,7 @@ export function ExplorePage() {
     threshold,
     page_number: page,
     caption: caption || undefined,
-    ...(anchor ? { anchor_media_id: anchor, anchor_type: 'MEDIA' as const } : {}),
+    ...(anchor ? { anchor_media_id: anchor, anchor_type: anchorType } : {}),
   };
   const explore = useQuery({
     queryKey: ['explore', datasetId, query],
@@ -80,12 +83,35 @@ export function ExplorePage() {
           <input type="search" value={captionInput} placeholder="Search captions, e.g. a cat on a sofa" aria-label="Caption search" onChange={(event) => setCaptionInput(event.target.value)} />
           <button type="submit">Search</button>
         </form>
+        <label className="file-button">
+          Search with an image{' '}
+          <input
+            type="file"
+            accept="image/*"
+            aria-label="Search with an image"
+            disabled={imageSearch.pending}
+            onChange={async (event) => {
+              const image = event.target.files?.[0];
+              event.target.value = '';
+              if (!image) return;
+              setImageSearch({ pending: true });
+              try {
+                const { anchor_media_id: anchorId } = await searchByImage(datasetId, image);
+                setImageSearch({ pending: false });
+                change({ similar_to: anchorId, anchor_type: 'UPLOAD', similar_name: image.name, caption: undefined });
+              } catch (error) {
+                setImageSearch({ pending: false, error });
+              }
+            }}
+          />
+        </label>
+        {imageSearch.pending && <span aria-live="polite">Encoding the image…</span>}
         {(caption || anchor) && (
           <button
             type="button"
             onClick={() => {
               setCaptionInput('');
-              change({ caption: undefined, similar_to: undefined, similar_name: undefined });
+              change({ caption: undefined, similar_to: undefined, similar_name: undefined, anchor_type: undefined });
             }}
           >
             Clear search
@@ -94,16 +120,18 @@ export function ExplorePage() {
       </div>
       {anchor && (
         <p role="status" data-testid="visual-search">
-          Visually similar to <strong>{anchorName || anchor}</strong>, nearest first.
+          Visually similar to {anchorType === 'UPLOAD' ? 'your image ' : ''}
+          <strong>{anchorName || anchor}</strong>, nearest first.
         </p>
       )}
       {caption && <p role="status">Captions matching “{caption}”, nearest first.</p>}
+      <ErrorMessage error={imageSearch.error} prefix="The image search failed" />
       <ErrorMessage error={explore.error} prefix="Explore failed" />
       {explore.isPending && <p>Loading clusters…</p>}
       {explore.data && clusters.length === 0 && <p>No cluster on this page.</p>}
       <ul className={`grid${explore.isFetching ? ' fetching' : ''}`} aria-label="Clusters">
         {clusters.map((cluster) => (
-          <ClusterCard key={cluster.cluster_id} cluster={cluster} onPick={(preview) => change({ similar_to: preview.media_id, similar_name: preview.file_name, caption: undefined })} />
+          <ClusterCard key={cluster.cluster_id} cluster={cluster} onPick={(preview) => change({ similar_to: preview.media_id, anchor_type: undefined, similar_name: preview.file_name, caption: undefined })} />
         ))}
       </ul>
       <nav className="pager" aria-label="Cluster pages">
