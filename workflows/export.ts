@@ -1,18 +1,22 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { createExportActivities } from '../activities/export';
+import { OUTAGE_RETRY } from './activityProxies';
 import type { ExportInput } from './contracts';
 import { failureMessage } from './failures';
 
-/** Packaging streams the whole archive in one attempt; a retry starts it again from the first page. */
+/**
+ * Packaging streams the whole archive in one attempt; a retry (through an outage, like every task
+ * activity) writes it again from the first page.
+ */
 const packaging = proxyActivities<ReturnType<typeof createExportActivities>>({
   startToCloseTimeout: '24 hours',
   heartbeatTimeout: '2 minutes',
-  retry: { maximumAttempts: 3, maximumInterval: '1 minute' },
+  retry: OUTAGE_RETRY,
 });
 
 const recording = proxyActivities<ReturnType<typeof createExportActivities>>({
   startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 20, maximumInterval: '30 seconds' },
+  retry: OUTAGE_RETRY,
 });
 
 /** EXPORT: packages one version of a dataset into a ZIP in the object store; the task records the outcome. */

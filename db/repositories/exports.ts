@@ -1,6 +1,10 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
+import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 import { batchSourceOf, type BatchSource, type ExportRow } from '../../lib/export/exportRecord';
+
+/** Every clustering threshold (0 finest to 4). */
+const THRESHOLDS = CLUSTER_SIMILARITY_CUTOFFS.map((_, threshold) => threshold);
 
 /** Media picked by id (a video's id picks its frames too) and whole clusters less some media. */
 export interface ExportSelection {
@@ -87,8 +91,12 @@ export async function exportPage(db: Db, scope: ExportScope, afterId: string | n
       db.raw(`(SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
                FROM media_tags mt JOIN tags t ON t.version_id = mt.version_id AND t.id = mt.tag_id
                WHERE mt.version_id = m.version_id AND mt.media_id = m.id) AS tags`),
-      db.raw(`(SELECT json_object_agg(cm.threshold, cm.cluster_id) FROM cluster_members cm
-               WHERE cm.version_id = m.version_id AND cm.media_id = m.id) AS clusters`),
+      // The thresholds are named so the key (version_id, threshold, media_id) serves the lookup without a skip scan (Postgres < 18).
+      db.raw(
+        `(SELECT json_object_agg(cm.threshold, cm.cluster_id) FROM cluster_members cm
+          WHERE cm.version_id = m.version_id AND cm.threshold = ANY(?::smallint[]) AND cm.media_id = m.id) AS clusters`,
+        [THRESHOLDS],
+      ),
     )
     .orderBy('m.id')
     .limit(limit);
