@@ -89,6 +89,20 @@ describe('web app', () => {
     await page.waitForURL(/threshold=4/);
     await waitForLoadedImages(page);
 
+    // Filters from the controls, shown as the VQL the API gets: no photo is broken, every one has some uniqueness.
+    await page.getByLabel('Issue', { exact: true }).selectOption('broken');
+    await page.getByTestId('vql-text').filter({ hasText: '[{"issues":{"op":"issue","value":"broken","mode":"in"}}]' }).waitFor();
+    await page.getByText('No cluster on this page.').waitFor();
+    await page.getByLabel('Issue', { exact: true }).selectOption('');
+    await page.getByRole('checkbox', { name: /Uniqueness/ }).check();
+    await page.getByTestId('vql-text').filter({ hasText: '[{"uniqueness":{"op":"uniqueness","value":0.5}}]' }).waitFor();
+    await page.waitForURL(/vql=/);
+    await waitForLoadedImages(page);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.getByTestId('vql-text').filter({ hasText: 'none' }).waitFor();
+    await waitForLoadedImages(page);
+    expect(await thumbnails.count()).toBe(PHOTO_NAMES.length);
+
     // Click an image: a visual search from it, nearest (itself, distance 0) first.
     const first = page.locator('button.thumb').first();
     const fileName = (await first.getAttribute('title'))!.split('\n')[0];

@@ -3,6 +3,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { searchByImage } from '../api/upload';
+import { fromVql, toVql } from '../api/vql';
+import { VqlFilters } from '../components/VqlFilters';
 import type { paths } from '../api/schema';
 import { ErrorMessage } from '../components/ErrorMessage';
 
@@ -26,6 +28,8 @@ export function ExplorePage() {
   const caption = params.get('caption') ?? '';
   const anchor = params.get('similar_to') ?? '';
   const anchorName = params.get('similar_name') ?? '';
+  const vqlControls = fromVql(params.get('vql'));
+  const vql = toVql(vqlControls);
   const anchorType = params.get('anchor_type') === 'UPLOAD' ? 'UPLOAD' : 'MEDIA';
   const [captionInput, setCaptionInput] = useState(caption);
   const [imageSearch, setImageSearch] = useState<{ pending: boolean; error?: unknown }>({ pending: false });
@@ -50,6 +54,7 @@ export function ExplorePage() {
     threshold,
     page_number: page,
     caption: caption || undefined,
+    vql: vql.length > 0 ? JSON.stringify(vql) : undefined,
     ...(anchor ? { anchor_media_id: anchor, anchor_type: anchorType } : {}),
   };
   const explore = useQuery({
@@ -118,6 +123,14 @@ export function ExplorePage() {
           </button>
         )}
       </div>
+      <VqlFilters
+        datasetId={datasetId}
+        controls={vqlControls}
+        onChange={(next) => {
+          const elements = toVql(next);
+          change({ vql: elements.length > 0 ? JSON.stringify(elements) : undefined });
+        }}
+      />
       {anchor && (
         <p role="status" data-testid="visual-search">
           Visually similar to {anchorType === 'UPLOAD' ? 'your image ' : ''}
