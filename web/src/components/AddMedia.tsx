@@ -1,0 +1,115 @@
+import { useState, type DragEvent } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Dataset } from '../api/client';
+import { addMedia, type MediaSource } from '../api/upload';
+import { ErrorMessage } from './ErrorMessage';
+
+type Kind = MediaSource['kind'];
+const ARCHIVE_TYPES = '.zip,.tar,.tar.gz,.tgz';
+
+/** Why add_media is refused in this status (docs/decisions.md: READY or PARTIAL INDEX only), or undefined. */
+function blockedReason(dataset: Dataset): string | undefined {
+  return dataset.status_new === 'READY' || dataset.status_new === 'PARTIAL INDEX' ? undefined : `Media can be added once the dataset is READY (it is ${dataset.status_new})`;
+}
+
+/** Adds a batch to an indexed dataset from files, an archive or an S3 URI; a PARTIAL INDEX dataset can be reindexed. */
+export function AddMedia({ dataset }: { dataset: Dataset }) {
+  const queryClient = useQueryClient();
+  const [kind, setKind] = useState<Kind>('files');
+  const [files, setFiles] = useState<File[]>([]);
+  const [archive, setArchive] = useState<File | undefined>();
+  const [uri, setUri] = useState('');
+  const [autoReindex, setAutoReindex] = useState(false);
+  const [progress, setProgress] = useState(0);
+  const [notice, setNotice] = useState('');
+  // File inputs cannot be cleared by state; a new key gives a fresh one after a sent batch.
+  const [inputKey, setInputKey] = useState(0);
+  const blocked = blockedReason(dataset);
+  const refresh = () => Promise.all(['dataset', 'datasets', 'tasks', 'explore'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
+
+  const source: MediaSource | undefined =
+    kind === 'files' ? (files.length > 0 ? { kind, files } : undefined) : kind === 'archive' ? (archive ? { kind, archive } : undefined) : uri.trim() ? { kind, uri: uri.trim() } : undefined;
+
+  const add = useMutation({
+    mutationFn: (chosen: MediaSource) => addMedia(dataset.id, chosen, autoReindex, setProgress),
+    onMutate: () => {
+      setNotice('');
+      setProgress(0);
+    },
+    onSuccess: () => {
+      setNotice('Batch accepted: the dataset is READ ONLY while the MEDIA_ADDITION task runs.');
+      setFiles([]);
+      setArchive(undefined);
+      setUri('');
+      setInputKey((key) => key + 1);
+    },
+    onSettled: refresh,
+  });
+  const reindex = useMutation({
+    mutationFn: async () => unwrap(await api.POST('/api/v1/dataset/{dataset_id}/reindex', { params: { path: { dataset_id: dataset.id } } })),
+    onSuccess: () => setNotice('Reindex started: the dataset becomes READY when it completes.'),
+    onSettled: refresh,
+  });
+
+  function onDrop(event: DragEvent) {
+    event.preventDefault();
+    setKind('files');
+    setFiles(Array.from(event.dataTransfer.files));
+  }
+
+  return (
+    <section className="card" aria-labelledby="add-media-title">
+      <h2 id="add-media-title">Add media</h2>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (source) add.mutate(source);
+        }}
+        onDragOver={(event) => event.preventDefault()}
+        onDrop={onDrop}
+      >
+        <fieldset className="inline-form" disabled={add.isPending}>
+          <legend>Source</legend>
+          {(['files', 'archive', 's3'] as const).map((option) => (
+            <label key={option}>
+              <input type="radio" name="source" value={option} checked={kind === option} onChange={() => setKind(option)} />{' '}
+              {option === 'files' ? 'Files' : option === 'archive' ? 'Archive (.zip, .tar, .tar.gz)' : 'S3 URI'}
+            </label>
+          ))}
+        </fieldset>
+        <p>
+          {kind === 'files' && (
+            <input key={inputKey} type="file" multiple aria-label="Media files" onChange={(event) => setFiles(Array.from(event.target.files ?? []))} />
+          )}
+          {kind === 'archive' && <input key={inputKey} type="file" accept={ARCHIVE_TYPES} aria-label="Archive" onChange={(event) => setArchive(event.target.files?.[0])} />}
+          {kind === 's3' && (
+            <input value={uri} onChange={(event) => setUri(event.target.value)} placeholder="s3://bucket/folder/ or s3://bucket/list.csv" aria-label="S3 URI" size={50} />
+          )}{' '}
+          <label>
+            <input type="checkbox" checked={autoReindex} onChange={(event) => setAutoReindex(event.target.checked)} /> Reindex when done
+          </label>
+        </p>
+        {kind === 'files' && files.length > 0 && (
+          <p className="muted">
+            {files.length} file{files.length === 1 ? '' : 's'}: {files.map((file) => file.name).join(', ')}
+          </p>
+        )}
+        <p>
+          <button type="submit" disabled={Boolean(blocked) || !source || add.isPending} title={blocked ?? 'Send this batch'}>
+            Add to dataset
+          </button>{' '}
+          {add.isPending && kind !== 's3' && <progress aria-label="Upload of the batch" max={1} value={progress} />}{' '}
+          {dataset.status_new === 'PARTIAL INDEX' && (
+            <button type="button" disabled={reindex.isPending} onClick={() => reindex.mutate()} title="Re-cluster every media; the dataset becomes READY">
+              Reindex
+            </button>
+          )}
+        </p>
+        {blocked && <p className="muted">{blocked}</p>}
+      </form>
+      {notice && <p role="status">{notice}</p>}
+      <ErrorMessage error={add.error} prefix="The batch was refused" />
+      <ErrorMessage error={reindex.error} prefix="Reindex refused" />
+    </section>
+  );
+}
