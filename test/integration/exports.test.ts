@@ -7,7 +7,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createExportActivities } from '../../activities/export';
 import { insertTask } from '../../db/repositories/tasks';
-import { exportArchiveKey } from '../../lib/storage/objectStore';
+import { blobKey, exportArchiveKey } from '../../lib/storage/objectStore';
 import type { ExportInput } from '../../workflows/contracts';
 import type * as Hyparquet from 'hyparquet' with { 'resolution-mode': 'import' };
 import { createReadyDataset, newDatasetWithTransaction, waitForDatasetStatus, waitForTask } from '../support/datasets';
@@ -367,6 +367,25 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
     expect(await store.exists(exportArchiveKey(taskId, 'aborted.zip'))).toBe(false);
     expect(fs.readdirSync(stagingDir)).toEqual([]);
     expect(await db('tasks').where({ task_id: taskId }).first('status', 'phase')).toEqual({ status: 'RUNNING', phase: 'packaging' });
+  });
+
+  it('fails an export whose file is missing from the store, naming it, and stores nothing', async () => {
+    const rocket = await stack.deps.db('media').where({ version_id: versionId, file_name: 'rocket.jpg' }).first('id', 'blob_sha256');
+    const blob = path.join(stack.deps.config.dataDir, 'objects', blobKey(rocket.blob_sha256));
+    fs.renameSync(blob, `${blob}.aside`);
+    try {
+      const { id } = (await stack.request.get(`${exportsOf(datasetId)}/export_context_async`)
+        .query({ file_name: 'broken', export_format: 'json', include_images: 'true' }).expect(200)).body;
+      expect(await finished(id)).toEqual({
+        status: 'FAILED',
+        download_uri: null,
+        progress_percentage: expect.any(Number),
+        error_message: `The file of rocket.jpg (media ${rocket.id}) is missing from the object store`,
+      });
+      expect(await stack.deps.store.exists(exportArchiveKey(id, 'broken.zip'))).toBe(false);
+    } finally {
+      fs.renameSync(`${blob}.aside`, blob);
+    }
   });
 
   it('serves an archive only behind a valid, unexpired signature for its own name', async () => {
