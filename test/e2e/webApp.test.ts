@@ -179,7 +179,7 @@ describe('web app', () => {
     expect(pageErrors).toEqual([]);
   }, 180_000);
 
-  it('adds photos to a READY dataset from its page, which turns PARTIAL INDEX, and reindexes it to READY', async () => {
+  it('adds photos to a READY dataset from its page, which turns PARTIAL INDEX, reindexes it to READY and exports it', async () => {
     const datasetId = await createReadyDataset(stack, 'growing', [photo('chelsea'), photo('coffee')]);
     await page.goto(`/datasets/${datasetId}`);
     await page.getByRole('heading', { name: 'growing' }).waitFor();
@@ -191,6 +191,17 @@ describe('web app', () => {
     expect(await facts.textContent()).toContain('4 images, 0 videos');
     await page.getByRole('button', { name: 'Reindex' }).click();
     await facts.getByText('READY', { exact: true }).waitFor({ timeout: 60_000 });
+
+    // An export of the whole dataset, with its images: listed from its EXPORT task, then downloadable.
+    await page.getByLabel('Export format').selectOption('parquet');
+    await page.getByRole('checkbox', { name: 'with the images' }).check();
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    const exported = page.locator('table[aria-label="Exports"] tbody tr').first();
+    await exported.getByTestId('export-status').filter({ hasText: 'COMPLETED' }).waitFor({ timeout: 60_000 });
+    const download = await exported.getByRole('link', { name: 'Download ZIP' }).getAttribute('href');
+    const zip = Buffer.from(await (await fetch(download!)).arrayBuffer());
+    expect(zip.subarray(0, 2).toString()).toBe('PK');
+    expect(zip.includes('metadata.parquet')).toBe(true);
     await screenshot('dataset');
     expect(pageErrors).toEqual([]);
   }, 180_000);

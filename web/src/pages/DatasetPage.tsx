@@ -4,6 +4,7 @@ import { api, unwrap } from '../api/client';
 import { TRANSIENT_DATASET_STATUSES } from '../api/status';
 import { AddMedia } from '../components/AddMedia';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { ExportsPanel } from '../components/ExportsPanel';
 import { ProgressBar } from '../components/ProgressBar';
 import { SnapshotsPanel } from '../components/SnapshotsPanel';
 
@@ -46,6 +47,7 @@ export function DatasetPage() {
       )}
       {data && <AddMedia dataset={data} />}
       {data && <SnapshotsPanel datasetId={datasetId} />}
+      {data && <ExportsPanel dataset={data} />}
     </>
   );
 }

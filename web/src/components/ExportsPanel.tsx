@@ -1,0 +1,109 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Dataset, type Task } from '../api/client';
+import type { paths } from '../api/schema';
+import { ErrorMessage } from './ErrorMessage';
+import { ProgressBar } from './ProgressBar';
+
+type ExportFormat = NonNullable<paths['/api/v1/dataset/{dataset_id}/export_context_async']['get']['parameters']['query']>['export_format'];
+const FORMATS: { value: NonNullable<ExportFormat>; label: string }[] = [
+  { value: 'json', label: 'JSON (metadata.json)' },
+  { value: 'parquet', label: 'Parquet (metadata.parquet)' },
+  { value: 'coco', label: 'COCO (annotations.json)' },
+];
+
+/** Starts an export of the whole dataset and lists its EXPORT tasks, each with its status and, once done, its download. */
+export function ExportsPanel({ dataset }: { dataset: Dataset }) {
+  const queryClient = useQueryClient();
+  const [fileName, setFileName] = useState(dataset.display_name);
+  const [format, setFormat] = useState<NonNullable<ExportFormat>>('json');
+  const [includeImages, setIncludeImages] = useState(false);
+  const exports = useQuery({
+    queryKey: ['tasks', 'exports', dataset.id],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/tasks', { params: { query: { dataset_id: dataset.id, task_type: 'EXPORT', page_size: 10, sort_by: 'start_time', sort_order: 'desc' } } })),
+  });
+  const start = useMutation({
+    mutationFn: async () =>
+      unwrap(
+        await api.GET('/api/v1/dataset/{dataset_id}/export_context_async', {
+          params: { path: { dataset_id: dataset.id }, query: { file_name: fileName.trim(), export_format: format, include_images: includeImages ? 'true' : 'false' } },
+        }),
+      ),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['tasks'] }),
+  });
+
+  return (
+    <section className="card" aria-labelledby="exports-title">
+      <h2 id="exports-title">Exports</h2>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          start.mutate();
+        }}
+      >
+        <input aria-label="Export file name" value={fileName} onChange={(event) => setFileName(event.target.value)} required maxLength={200} />
+        <select aria-label="Export format" value={format} onChange={(event) => setFormat(event.target.value as NonNullable<ExportFormat>)}>
+          {FORMATS.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+        <label>
+          <input type="checkbox" checked={includeImages} onChange={(event) => setIncludeImages(event.target.checked)} /> with the images
+        </label>
+        <button type="submit" disabled={start.isPending || fileName.trim() === ''}>
+          Export
+        </button>
+      </form>
+      <ErrorMessage error={start.error} prefix="The export could not start" />
+      <ErrorMessage error={exports.error} prefix="The exports could not be listed" />
+      {exports.data && exports.data.tasks.length > 0 && (
+        <table className="table" aria-label="Exports">
+          <thead>
+            <tr>
+              <th>Started</th>
+              <th>By</th>
+              <th>Status</th>
+              <th>Download</th>
+            </tr>
+          </thead>
+          <tbody>
+            {exports.data.tasks.map((task) => (
+              <ExportRow key={task.task_id} datasetId={dataset.id} task={task} />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+function ExportRow({ datasetId, task }: { datasetId: string; task: Task }) {
+  const status = useQuery({
+    queryKey: ['export', task.task_id],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/dataset/{dataset_id}/export_status', { params: { path: { dataset_id: datasetId }, query: { export_task_id: task.task_id } } })),
+    refetchInterval: (query) => (query.state.data?.status === 'COMPLETED' || query.state.data?.status === 'FAILED' ? false : 1500),
+    // Each answer signs a fresh link; an old page gets a new one when it is looked at again.
+    staleTime: 60_000,
+  });
+  const data = status.data;
+  return (
+    <tr data-export-id={task.task_id}>
+      <td>{new Date(task.start_time).toLocaleString()}</td>
+      <td>{task.created_by}</td>
+      <td>
+        <span className={`status status-${data?.status ?? ''}`} data-testid="export-status">
+          {data?.status ?? '…'}
+        </span>{' '}
+        {(data?.status === 'PENDING' || data?.status === 'RUNNING') && <ProgressBar value={data.progress_percentage} label="Export progress" />}
+        {data?.error_message && <div className="error">{data.error_message}</div>}
+        <ErrorMessage error={status.error} />
+      </td>
+      <td>{data?.download_uri ? <a href={data.download_uri}>Download ZIP</a> : '—'}</td>
+    </tr>
+  );
+}
