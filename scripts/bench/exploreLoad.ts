@@ -261,7 +261,7 @@ async function main(): Promise<void> {
       comparison: summary,
     };
     // Runs comparing different things on the same day keep their own files.
-    const label = args.label ?? (args['baseline-rev'] ? `vs-${args['baseline-rev'].slice(0, 7)}` : args['baseline-env'].join('-'));
+    const label = args.label ?? (args['baseline-rev'] ? `vs-${args['baseline-rev'].slice(0, 7)}` : args['baseline-env'].length > 0 ? `${args['baseline-env'].join('-')}-vs-${args.env.join('-')}` : '');
     writeReport(`explore-load-${mediaCount}${label ? `-${label.replace(/[^A-Za-z0-9=._-]/g, '_')}` : ''}`, report);
   } finally {
     await monitor.end().catch(() => undefined);
