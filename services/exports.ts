@@ -10,6 +10,7 @@ import { forbidden, notFound, unprocessable } from '../lib/errors';
 import { exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ExportInput, ExportSelectionInput } from '../workflows/contracts';
 import { requireStatusFor } from './datasetStates';
+import { requireSnapshot } from './snapshots';
 import { createTask, type TaskDeps } from './taskWorkflows';
 import { repairTask } from './tasks';
 
@@ -25,6 +26,8 @@ export interface ExportRequest {
   includeImages: boolean;
   /** The spec's media_selection; absent for a whole-dataset export. */
   selection?: SelectionItem[];
+  /** A snapshot to export instead of the head. */
+  snapshotId?: string;
 }
 
 /** The spec's status values: PENDING until a worker takes the task, then RUNNING, then COMPLETED or FAILED. */
@@ -68,13 +71,19 @@ async function resolveSelection(deps: TaskDeps, versionId: string, items: Select
   };
 }
 
+/** The version an export reads: a snapshot's frozen one, or the head of a READY dataset (409 otherwise). */
+async function exportedVersion(deps: TaskDeps, dataset: DatasetRow, snapshotId: string | undefined): Promise<string> {
+  if (snapshotId) return (await requireSnapshot(deps.db, dataset, snapshotId)).version_id;
+  requireStatusFor(dataset, 'export');
+  return dataset.head_version_id;
+}
+
 /**
- * Starts an EXPORT task of the dataset's head version (READY only; 409 otherwise). Nothing is
- * claimed: the dataset stays READY and the export reads the version as it was at the request.
+ * Starts an EXPORT task of one version: a snapshot's, or the dataset's head. Nothing is claimed: the
+ * dataset stays as it is and the export reads the version as it was at the request.
  */
 export async function startExport(deps: TaskDeps, dataset: DatasetRow, user: User, request: ExportRequest): Promise<string> {
-  requireStatusFor(dataset, 'export');
-  const versionId = dataset.head_version_id;
+  const versionId = await exportedVersion(deps, dataset, request.snapshotId);
   const selection = request.selection ? await resolveSelection(deps, versionId, request.selection) : undefined;
   const fileName = zipFileName(request.fileName);
   return createTask(

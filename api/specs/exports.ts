@@ -22,11 +22,17 @@ const includeImages = booleanParam('include_images')
   .default(false)
   .meta({ description: 'Add images/ with the original bytes of every exported item under its image_filename' });
 
-export const exportContextQuery = z.object({ file_name: fileName, export_format: exportFormat, include_images: includeImages });
+const snapshotId = z
+  .uuid('snapshot_id must be a UUID')
+  .optional()
+  .meta({ description: "Export this snapshot's frozen data instead of the dataset as it is now (then the dataset's status does not matter)" });
+
+export const exportContextQuery = z.object({ file_name: fileName, export_format: exportFormat, include_images: includeImages, snapshot_id: snapshotId });
 
 export const exportEntitiesQuery = z.object({
   export_format: exportFormat,
   include_images: includeImages,
+  snapshot_id: snapshotId,
   file_name: fileName.optional().meta({ description: 'Name of the ZIP; defaults to <dataset name>_export.zip' }),
 });
 

@@ -3,6 +3,7 @@ import { insertTask } from '../../db/repositories/tasks';
 import { createReadyDataset, waitForDatasetStatus, waitForTask } from '../support/datasets';
 import { eventually, photo } from '../support/media';
 import { startTestStack } from '../support/testStack';
+import { readZip } from '../support/zip';
 
 type Preview = { media_id: string; file_name: string; labels: string[] | null; user_tags: unknown; caption: string | null };
 type Cluster = { cluster_id: string; n_images: number; previews: Preview[]; user_tags: unknown; captions: unknown };
@@ -111,6 +112,27 @@ describe('snapshots: take, restore and clone a dataset through the real API and 
     await stack.request.get(`${api()}/${taken.snapshot_id}/diff/head`).query({ limit: 0 }).expect(422);
     await stack.request.get(`${api()}/${taken.snapshot_id}/diff/${randomUUID()}`).expect(404);
     await stack.request.get(`${api()}/${taken.snapshot_id}/diff/yesterday`).expect(422);
+
+    // An export reads one version: the snapshot's frozen data, while the dataset itself (PARTIAL INDEX) cannot be exported.
+    const exports = `/api/v1/dataset/${datasetId}`;
+    await stack.request.get(`${exports}/export_context_async`).query({ file_name: 'now', export_format: 'json' }).expect(409);
+    const { id } = (await stack.request.get(`${exports}/export_context_async`).query({ file_name: 'then', export_format: 'json', snapshot_id: taken.snapshot_id }).expect(200)).body;
+    const status = await eventually(
+      async () => (await stack.request.get(`${exports}/export_status`).query({ export_task_id: id }).expect(200)).body,
+      (answer) => ['COMPLETED', 'FAILED'].includes(answer.status),
+      120_000,
+      'the snapshot export',
+    );
+    expect(status.status).toBe('COMPLETED');
+    const uri = new URL(status.download_uri);
+    const zip = await stack.request.get(uri.pathname + uri.search).buffer(true).parse((response, done) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => done(null, Buffer.concat(chunks)));
+    });
+    const records = JSON.parse((await readZip(zip.body)).get('metadata.json')!.toString('utf8')) as Array<{ file_name: string }>;
+    expect(records.map((record) => record.file_name).sort()).toEqual(['astronaut.jpg', 'camera.jpg', 'chelsea.jpg', 'coffee.jpg', 'rocket.jpg']);
+    await stack.request.get(`${exports}/export_context_async`).query({ file_name: 'x', export_format: 'json', snapshot_id: randomUUID() }).expect(404);
 
     await stack.request.post(`${api()}/${taken.snapshot_id}/restore`).expect(202);
     const task = await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED']);
