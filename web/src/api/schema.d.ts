@@ -3477,6 +3477,8 @@ export interface paths {
                     export_format: "json" | "parquet" | "coco";
                     /** @description Add images/ with the original bytes of every exported item under its image_filename */
                     include_images?: "0" | "1" | "true" | "false";
+                    /** @description Export this snapshot's frozen data instead of the dataset as it is now (then the dataset's status does not matter) */
+                    snapshot_id?: string;
                 };
                 header?: never;
                 path: {
@@ -3573,6 +3575,8 @@ export interface paths {
                     export_format: "json" | "parquet" | "coco";
                     /** @description Add images/ with the original bytes of every exported item under its image_filename */
                     include_images?: "0" | "1" | "true" | "false";
+                    /** @description Export this snapshot's frozen data instead of the dataset as it is now (then the dataset's status does not matter) */
+                    snapshot_id?: string;
                     /** @description Name of the ZIP; defaults to <dataset name>_export.zip */
                     file_name?: string;
                 };
