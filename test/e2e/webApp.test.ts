@@ -206,6 +206,31 @@ describe('web app', () => {
     expect(pageErrors).toEqual([]);
   }, 180_000);
 
+  it('saves a view with alerting from Explore; a batch added meanwhile rings the bell live and marks the trend; the notification is marked read', async () => {
+    const datasetId = await createReadyDataset(stack, 'watched', [photo('chelsea'), photo('coffee')]);
+    await page.goto(`/datasets/${datasetId}/explore`);
+    await page.getByRole('heading', { name: 'Explore watched' }).waitFor();
+    await expectText(page.getByTestId('unread-count'), /^0$/);
+    await page.getByLabel('View name').fill('everything');
+    await page.getByRole('button', { name: 'Save view' }).click();
+    const view = page.locator('ul.views li', { hasText: 'everything' });
+    await view.getByText('No batch since this view was saved.').waitFor();
+    await view.getByRole('checkbox', { name: 'Alert me' }).check();
+    await page.waitForFunction(`document.querySelector('ul.views li input[type=checkbox]')?.checked === true`);
+
+    // Added by another client: only the SSE stream can tell this page.
+    await stack.request.post(`/api/v1/dataset/${datasetId}/add_media`).attach('files', photo('camera')).attach('files', photo('rocket')).expect(202);
+    await page.getByTestId('unread-count').filter({ hasText: /^1$/ }).waitFor({ timeout: 90_000 });
+    await view.getByRole('img', { name: 'Trend: 2 per batch' }).waitFor();
+    await page.getByRole('button', { name: /Notifications, 1 unread/ }).click();
+    const notification = page.getByTestId('notification').first();
+    await expectText(notification, /2 new results for view "everything" in watched/);
+    await screenshot('notification');
+    await notification.getByRole('button', { name: 'Mark read' }).click();
+    await page.getByTestId('unread-count').filter({ hasText: /^0$/ }).waitFor();
+    expect(pageErrors).toEqual([]);
+  }, 180_000);
+
   it('aborts a running creation from the Tasks page and retries it to completion', async () => {
     // A long video keeps the creation running (frames every 500 ms) long enough to press Abort.
     const video = makeVideo(60);

@@ -1,5 +1,6 @@
 import { NavLink, Outlet } from 'react-router';
 import { HealthBadge } from './HealthBadge';
+import { NotificationBell } from './NotificationBell';
 
 export function Layout() {
   return (
@@ -13,6 +14,7 @@ export function Layout() {
           <NavLink to="/tasks">Tasks</NavLink>
           <a href="/api/v1/openapi.json">API reference</a>
         </nav>
+        <NotificationBell />
         <HealthBadge />
       </header>
       <main className="content">

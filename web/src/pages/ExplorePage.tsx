@@ -5,6 +5,7 @@ import { api, unwrap } from '../api/client';
 import { searchByImage } from '../api/upload';
 import { fromVql, toVql } from '../api/vql';
 import { VqlFilters } from '../components/VqlFilters';
+import { ViewsPanel } from '../components/ViewsPanel';
 import type { paths } from '../api/schema';
 import { ErrorMessage } from '../components/ErrorMessage';
 
@@ -156,6 +157,7 @@ export function ExplorePage() {
           Next
         </button>
       </nav>
+      <ViewsPanel datasetId={datasetId} caption={caption || undefined} vql={vql.length > 0 ? JSON.stringify(vql) : undefined} />
     </>
   );
 }

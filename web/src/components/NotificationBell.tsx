@@ -1,0 +1,72 @@
+import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { ErrorMessage } from './ErrorMessage';
+
+/** Unread notifications, live from the SSE stream (the session cookie, when auth is on, rides along), with mark-read. */
+export function NotificationBell() {
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState(false);
+  const unread = useQuery({
+    queryKey: ['notifications', 'unread'],
+    queryFn: async () => unwrap(await api.GET('/api/v1/notifications/unread-count')).count,
+  });
+  const list = useQuery({
+    queryKey: ['notifications', 'list'],
+    queryFn: async () => unwrap(await api.GET('/api/v1/notifications', { params: { query: { limit: 10 } } })),
+    enabled: open,
+  });
+  useEffect(() => {
+    // EventSource reconnects by itself after a dropped connection; every event refreshes the count and list.
+    const stream = new EventSource('/api/v1/notifications/stream', { withCredentials: true });
+    // A notification comes from a saved view's evaluation of a new batch: the views' trends and Explore have moved too.
+    const refresh = () => void Promise.all(['notifications', 'views', 'explore'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
+    stream.addEventListener('notification', refresh);
+    stream.addEventListener('open', refresh);
+    return () => stream.close();
+  }, [queryClient]);
+  const markRead = useMutation({
+    mutationFn: async (id: string) => unwrap(await api.POST('/api/v1/notifications/{notification_id}/read', { params: { path: { notification_id: id } } })),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['notifications'] }),
+  });
+  const markAll = useMutation({
+    mutationFn: async () => unwrap(await api.POST('/api/v1/notifications/read-all')),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['notifications'] }),
+  });
+  const count = unread.data ?? 0;
+
+  return (
+    <div className="bell">
+      <button type="button" aria-expanded={open} aria-label={`Notifications, ${count} unread`} onClick={() => setOpen(!open)}>
+        Notifications <span className={`count${count > 0 ? ' unread' : ''}`} data-testid="unread-count">{count}</span>
+      </button>
+      {open && (
+        <div className="bell-panel" role="dialog" aria-label="Notifications">
+          <ErrorMessage error={list.error ?? markRead.error ?? markAll.error} />
+          {list.data?.notifications.length === 0 && <p>No notification.</p>}
+          <ul>
+            {list.data?.notifications.map((notification) => (
+              <li key={notification.id} className={notification.read_at ? 'read' : 'unread'} data-testid="notification">
+                <div>{notification.title || notification.message}</div>
+                {notification.title && notification.message && <div className="muted">{notification.message}</div>}
+                <div className="muted">
+                  {new Date(notification.created_at).toLocaleString()}{' '}
+                  {!notification.read_at && (
+                    <button type="button" onClick={() => markRead.mutate(notification.id)}>
+                      Mark read
+                    </button>
+                  )}
+                </div>
+              </li>
+            ))}
+          </ul>
+          {count > 0 && (
+            <button type="button" onClick={() => markAll.mutate()}>
+              Mark all read
+            </button>
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

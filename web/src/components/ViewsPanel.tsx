@@ -1,0 +1,101 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { ErrorMessage } from './ErrorMessage';
+
+/** Saved views of a dataset: save the current Explore filters, toggle alerting, see each view's trend over batches. */
+export function ViewsPanel({ datasetId, caption, vql }: { datasetId: string; caption?: string; vql?: string }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState('');
+  const views = useQuery({
+    queryKey: ['views', datasetId],
+    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/views', { params: { path: { dataset_id: datasetId } } })).views,
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['views', datasetId] });
+  const save = useMutation({
+    mutationFn: async () =>
+      unwrap(
+        await api.POST('/api/v1/dataset/{dataset_id}/views', {
+          params: { path: { dataset_id: datasetId }, query: { entity_type: 'IMAGES', caption, vql } },
+          body: { name: name.trim() },
+          bodySerializer: (body) => {
+            const form = new FormData();
+            form.append('name', body.name);
+            return form;
+          },
+        }),
+      ),
+    onSuccess: () => setName(''),
+    onSettled: refresh,
+  });
+  const alerting = useMutation({
+    mutationFn: async ({ viewId, enabled }: { viewId: string; enabled: boolean }) =>
+      unwrap(
+        await api.POST('/api/v1/dataset/{dataset_id}/views/{view_id}/alerting', {
+          params: { path: { dataset_id: datasetId, view_id: viewId } },
+          body: { request: { enabled } },
+        }),
+      ),
+    onSettled: refresh,
+  });
+
+  return (
+    <section className="card" aria-labelledby="views-title">
+      <h2 id="views-title">Saved views</h2>
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          save.mutate();
+        }}
+      >
+        <input aria-label="View name" placeholder="Name these filters" value={name} onChange={(event) => setName(event.target.value)} required maxLength={255} />
+        <button type="submit" disabled={save.isPending || name.trim() === ''}>
+          Save view
+        </button>
+      </form>
+      <ErrorMessage error={save.error ?? alerting.error ?? views.error} />
+      <ul className="views">
+        {views.data?.map((view) => (
+          <li key={view.id} data-view-id={view.id}>
+            <strong>{view.name}</strong> <span className="muted">{view.total_results} results in batches since it was saved</span>{' '}
+            <label>
+              <input
+                type="checkbox"
+                checked={view.alerting_enabled}
+                disabled={alerting.isPending}
+                onChange={(event) => alerting.mutate({ viewId: view.id, enabled: event.target.checked })}
+              />{' '}
+              Alert me
+            </label>
+            <Trend datasetId={datasetId} viewId={view.id} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/** Counts per batch as bars. */
+function Trend({ datasetId, viewId }: { datasetId: string; viewId: string }) {
+  const trend = useQuery({
+    queryKey: ['views', datasetId, viewId, 'trend'],
+    queryFn: async () =>
+      unwrap(await api.GET('/api/v1/dataset/{dataset_id}/views/{view_id}/trend', { params: { path: { dataset_id: datasetId, view_id: viewId } } })).points,
+  });
+  const points = trend.data ?? [];
+  if (points.length === 0) return <div className="muted">No batch since this view was saved.</div>;
+  const max = Math.max(1, ...points.map((point) => point.count));
+  return (
+    <svg className="trend" role="img" aria-label={`Trend: ${points.map((point) => point.count).join(', ')} per batch`} width={Math.max(60, points.length * 14)} height={40}>
+      {points.map((point, index) => {
+        const height = Math.max(2, (point.count / max) * 36);
+        return (
+          <rect key={point.batch_id} x={index * 14 + 2} y={38 - height} width={10} height={height}>
+            <title>{`${new Date(point.timestamp).toLocaleString()}: ${point.count}`}</title>
+          </rect>
+        );
+      })}
+    </svg>
+  );
+}
