@@ -86,7 +86,7 @@ describe('task manager: list, filter, abort and retry DATASET_CREATION', () => {
     expect((await stack.request.get('/api/v1/tasks').query({ start_time_from: future }).expect(200)).body.total).toBe(0);
     expect((await stack.request.get('/api/v1/tasks').query({ start_time_to: future }).expect(200)).body.total).toBe(7);
 
-    for (const query of [{ page_size: 4 }, { page_size: 51 }, { page: 0 }, { sort_by: 'size' }, { sort_order: 'up' }, { task_type: 'EXPORT' }, { start_time_from: 'yesterday' }]) {
+    for (const query of [{ page_size: 4 }, { page_size: 51 }, { page: 0 }, { sort_by: 'size' }, { sort_order: 'up' }, { task_type: 'PAINTING' }, { start_time_from: 'yesterday' }]) {
       const response = await stack.request.get('/api/v1/tasks').query(query).expect(422);
       expect(response.body.detail).toMatch(/^query\./);
     }
