@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { assertBrowserPrerequisites, launchChromium, screenshotsDir, serveOverHttp } from '../support/browser';
 import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
 import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
-import { startTestStack } from '../support/testStack';
+import { startTestApi, startTestStack } from '../support/testStack';
 
 /** The built web app in headless Chromium against the real API and worker: create, explore, search, tasks. */
 describe('web app', () => {
@@ -230,6 +230,39 @@ describe('web app', () => {
     await page.getByTestId('unread-count').filter({ hasText: /^0$/ }).waitFor();
     expect(pageErrors).toEqual([]);
   }, 180_000);
+
+  it('asks for a login when auth is on, shows a refused one as its detail, and works on the session cookie until signing out', async () => {
+    const password = 'a long enough password';
+    const secured = await startTestApi({ DISABLE_AUTH: 'false', ADMIN_PASSWORD: password });
+    const securedHttp = await serveOverHttp(secured);
+    const context = await browser.newContext({ baseURL: securedHttp.url });
+    try {
+      const login = await context.newPage();
+      login.on('pageerror', (error) => pageErrors.push(error.message));
+      await login.goto('/');
+      await login.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await login.getByLabel('Email').fill('admin@localhost.localdomain');
+      await login.getByLabel('Password').fill('wrong password');
+      await login.getByRole('button', { name: 'Sign in' }).click();
+      await expectText(login.getByRole('alert'), /^Sign-in refused: .+/);
+      await login.getByLabel('Password').fill(password);
+      await login.getByRole('button', { name: 'Sign in' }).click();
+      await login.getByRole('heading', { name: 'Datasets', exact: true }).waitFor();
+      await login.getByText('No dataset yet: create one above.').waitFor();
+      // The notification stream opened again with the session cookie.
+      await expectText(login.getByTestId('unread-count'), /^0$/);
+      await login.screenshot({ path: path.join(screenshotsDir(), 'web-signed-in.png'), fullPage: true });
+      await login.getByRole('button', { name: 'Sign out admin@localhost.localdomain' }).click();
+      await login.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await login.reload();
+      await login.getByRole('heading', { name: 'Sign in' }).waitFor();
+      expect(pageErrors).toEqual([]);
+    } finally {
+      await context.close();
+      await securedHttp.close();
+      await secured.close();
+    }
+  }, 120_000);
 
   it('aborts a running creation from the Tasks page and retries it to completion', async () => {
     // A long video keeps the creation running (frames every 500 ms) long enough to press Abort.

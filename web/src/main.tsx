@@ -1,6 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { ApiError } from './api/client';
+import { sessionStore } from './api/session';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { Layout } from './components/Layout';
 import { DatasetsPage } from './pages/DatasetsPage';
@@ -10,9 +12,16 @@ import { TasksPage } from './pages/TasksPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import './styles.css';
 
+/** A 401 anywhere means the API wants a login (auth is on and there is no session, or it ended). */
+const onError = (error: Error) => {
+  if (error instanceof ApiError && error.status === 401) sessionStore.requireLogin();
+};
+
 const queryClient = new QueryClient({
+  queryCache: new QueryCache({ onError }),
+  mutationCache: new MutationCache({ onError }),
   // An API error is an answer, not a flaky network: show its detail instead of retrying three times.
-  defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } },
+  defaultOptions: { queries: { retry: (failures, error) => failures < 1 && !(error instanceof ApiError && error.status < 500), refetchOnWindowFocus: false } },
 });
 
 const router = createBrowserRouter([

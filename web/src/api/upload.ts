@@ -1,4 +1,5 @@
 import { ApiError, detailOf, type Schemas } from './client';
+import { sessionStore } from './session';
 import type { paths } from './schema';
 
 type UploadAnswer =
@@ -26,7 +27,10 @@ export function postForm<T>(url: string, form: FormData, onProgress?: (loaded: n
     if (onProgress) xhr.upload.onprogress = (event) => onProgress(event.loaded);
     xhr.onload = () => {
       if (xhr.status >= 200 && xhr.status < 300) resolve(xhr.response as T);
-      else reject(new ApiError(xhr.status, detailOf(xhr.status, xhr.response as Schemas['Error'] | null)));
+      else {
+        if (xhr.status === 401) sessionStore.requireLogin();
+        reject(new ApiError(xhr.status, detailOf(xhr.status, xhr.response as Schemas['Error'] | null)));
+      }
     };
     xhr.onerror = () => reject(new ApiError(0, 'The upload failed: the API could not be reached'));
     xhr.send(form);

@@ -1,8 +1,14 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { NavLink, Outlet } from 'react-router';
+import { api } from '../api/client';
+import { sessionStore, useSession } from '../api/session';
+import { LoginPage } from '../pages/LoginPage';
 import { HealthBadge } from './HealthBadge';
 import { NotificationBell } from './NotificationBell';
 
 export function Layout() {
+  const session = useSession();
+  const queryClient = useQueryClient();
   return (
     <div className="layout">
       <header className="topbar">
@@ -14,12 +20,24 @@ export function Layout() {
           <NavLink to="/tasks">Tasks</NavLink>
           <a href="/api/v1/openapi.json">API reference</a>
         </nav>
-        <NotificationBell />
+        {/* The stream opens again after a login: the first one was refused without the cookie. */}
+        {!session.loginRequired && <NotificationBell key={session.email ?? 'anonymous'} />}
+        {session.email && (
+          <button
+            type="button"
+            className="signout"
+            onClick={async () => {
+              await api.POST('/api/v1/auth/logout', { params: { query: {} } });
+              queryClient.clear();
+              sessionStore.signedOut();
+            }}
+          >
+            Sign out {session.email}
+          </button>
+        )}
         <HealthBadge />
       </header>
-      <main className="content">
-        <Outlet />
-      </main>
+      <main className="content">{session.loginRequired ? <LoginPage /> : <Outlet />}</main>
     </div>
   );
 }

@@ -1,0 +1,51 @@
+import { useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { sessionStore } from '../api/session';
+import { ErrorMessage } from '../components/ErrorMessage';
+
+/** Session login (auth on): the API sets the SESSION cookie, which every later call and the SSE stream carry. */
+export function LoginPage() {
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [pending, setPending] = useState(false);
+
+  return (
+    <section className="card login">
+      <h1>Sign in</h1>
+      <form
+        onSubmit={async (event) => {
+          event.preventDefault();
+          setPending(true);
+          setError(undefined);
+          try {
+            const user = unwrap(await api.POST('/api/v1/auth/login', { body: { email: email.trim(), password } }));
+            sessionStore.signedIn(user.email);
+            await queryClient.resetQueries();
+          } catch (failure) {
+            setError(failure);
+          } finally {
+            setPending(false);
+          }
+        }}
+      >
+        <p>
+          <label>
+            Email <input type="email" autoComplete="username" value={email} onChange={(event) => setEmail(event.target.value)} required />
+          </label>
+        </p>
+        <p>
+          <label>
+            Password <input type="password" autoComplete="current-password" value={password} onChange={(event) => setPassword(event.target.value)} required />
+          </label>
+        </p>
+        <button type="submit" disabled={pending}>
+          Sign in
+        </button>
+      </form>
+      <ErrorMessage error={error} prefix="Sign-in refused" />
+    </section>
+  );
+}
