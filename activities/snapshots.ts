@@ -3,9 +3,10 @@ import type { Db } from '../db/connection';
 import { datasetOwner, transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
 import { discardUploadsMissingFromHead } from '../db/repositories/ingestion';
 import { mediaCounts } from '../db/repositories/media';
-import { hasSnapshotOfReason, markRestoring, setCurrentSnapshot } from '../db/repositories/snapshots';
+import { hasSnapshotOfReason, markRestoring, setCurrentSnapshot, snapshotViews } from '../db/repositories/snapshots';
 import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
 import { dropUnusedVersions, headVersion, setHeadVersion } from '../db/repositories/versions';
+import { copyViews, restoreViews } from '../db/repositories/views';
 import { cloneCommitted, releaseTransition, restoreCommitted, TRANSITIONS, type SnapshotStatus } from '../lib/datasetStates';
 import { takeSnapshot } from '../services/snapshots';
 import type { SnapshotCloneInput, SnapshotRestoreInput } from '../workflows/contracts';
@@ -45,6 +46,7 @@ export function createSnapshotActivities(deps: { db: Db }) {
           await discardUploadsMissingFromHead(trx, input.datasetId);
         }
         await setCurrentSnapshot(trx, input.datasetId, input.snapshotId);
+        await restoreViews(trx, input.datasetId, await snapshotViews(trx, input.snapshotId));
         await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
         await markRestoring(trx, input.snapshotId, null);
         await transitionDatasetStatus(trx, input.datasetId, restoreCommitted(input.snapshotStatus), { progress: 100 });
@@ -65,7 +67,10 @@ export function createSnapshotActivities(deps: { db: Db }) {
 
     /** The copy becomes the clone's head, the clone gets its own snapshot (reason `clone`), and it is ready. */
     async commitClone(input: SnapshotCloneInput): Promise<void> {
-      await setHeadVersion(db, input.datasetId, input.versionId);
+      await db.transaction(async (trx) => {
+        await setHeadVersion(trx, input.datasetId, input.versionId);
+        await copyViews(trx, input.datasetId, await snapshotViews(trx, input.snapshotId));
+      });
       await dropUnusedVersions(db, input.datasetId);
       await takeOnce(input.datasetId, 'clone', input.cloneSnapshotId, input.snapshotStatus);
       await db.transaction(async (trx) => {

@@ -15,6 +15,7 @@ import {
   type SnapshotRow,
 } from '../db/repositories/snapshots';
 import { runningTaskOf } from '../db/repositories/tasks';
+import { viewDefinitions } from '../db/repositories/views';
 import { copyVersionIn, diffVersions, headVersion, inSnapshotTransaction, type VersionDiff, type VersionTable } from '../db/repositories/versions';
 import {
   canStart,
@@ -86,6 +87,7 @@ export async function takeSnapshot(
       sourceDatasetName: datasetDisplayName,
       datasetStatus: request.datasetStatus,
       counts: await mediaCounts(trx, versionId),
+      views: await viewDefinitions(trx, request.datasetId),
     });
   });
   return snapshotId;
@@ -204,6 +206,7 @@ export async function startClone(deps: TaskDeps, dataset: DatasetRow, user: User
       input: (taskId): SnapshotCloneInput => ({
         taskId,
         datasetId: cloneId,
+        snapshotId: snapshot.id,
         sourceVersionId: snapshot.version_id,
         versionId: randomUUID(),
         snapshotStatus: snapshot.dataset_status,

@@ -103,6 +103,8 @@ export interface SnapshotRestoreInput {
 export interface SnapshotCloneInput {
   taskId: string;
   datasetId: string;
+  /** The source's snapshot (its saved views are copied too). */
+  snapshotId: string;
   sourceVersionId: string;
   versionId: string;
   snapshotStatus: 'READY' | 'PARTIAL INDEX';

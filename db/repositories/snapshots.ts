@@ -1,5 +1,6 @@
 import type { Db } from '../connection';
 import type { DatasetStatus } from '../../lib/datasetStates';
+import type { ViewDefinition } from './views';
 
 export type SnapshotReason = 'manual' | 'creation' | 'clone';
 
@@ -61,6 +62,7 @@ export async function insertSnapshot(
     sourceDatasetName: string;
     datasetStatus: SnapshotRow['dataset_status'];
     counts: { n_images: number; n_videos: number };
+    views: ViewDefinition[];
   },
 ): Promise<void> {
   await db('snapshots').insert({
@@ -73,6 +75,7 @@ export async function insertSnapshot(
     created_by: snapshot.createdBy,
     source_dataset_name: snapshot.sourceDatasetName,
     dataset_status: snapshot.datasetStatus,
+    views: JSON.stringify(snapshot.views),
     ...snapshot.counts,
   });
   await db('datasets').where({ id: snapshot.datasetId }).update({ current_snapshot_id: snapshot.id });
@@ -103,6 +106,12 @@ export async function softDeleteSnapshot(db: Db, datasetId: string, snapshotId: 
 /** Marks the snapshot being restored by `taskId` (is_restoring), or clears the mark with null. */
 export async function markRestoring(db: Db, snapshotId: string, taskId: string | null): Promise<void> {
   await db('snapshots').where({ id: snapshotId }).update({ restoring_task_id: taskId });
+}
+
+export async function snapshotViews(db: Db, snapshotId: string): Promise<ViewDefinition[]> {
+  const row = await db('snapshots').where({ id: snapshotId }).first('views');
+  if (!row) throw new Error(`snapshot ${snapshotId} does not exist`);
+  return row.views;
 }
 
 export async function snapshotVersionId(db: Db, snapshotId: string): Promise<string> {

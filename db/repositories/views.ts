@@ -122,3 +122,40 @@ export async function recordViewEvaluation(
     });
   return true;
 }
+
+/** What a snapshot keeps of a saved view: its definition, not its trend (that belongs to the batches it watched). */
+export interface ViewDefinition {
+  id: string;
+  name: string;
+  filters: ViewFilters;
+  alerting_enabled: boolean;
+  created_by: string;
+  created_at: string;
+}
+
+export async function viewDefinitions(db: Db, datasetId: string): Promise<ViewDefinition[]> {
+  const rows = await db('saved_views').where({ dataset_id: datasetId }).orderBy('created_at').select('id', 'name', 'filters', 'alerting_enabled', 'created_by', 'created_at');
+  return rows.map((row) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
+}
+
+/**
+ * Sets the dataset's views to `definitions` (a restore): views made since go with their trends,
+ * views deleted since come back under their ids (monitoring from now on), the others keep theirs.
+ */
+export async function restoreViews(db: Db, datasetId: string, definitions: ViewDefinition[]): Promise<void> {
+  await db('saved_views').where({ dataset_id: datasetId }).whereNotIn('id', definitions.map((view) => view.id)).delete();
+  if (definitions.length === 0) return;
+  await db('saved_views')
+    .insert(definitions.map((view) => ({ ...view, dataset_id: datasetId, filters: JSON.stringify(view.filters) })))
+    .onConflict('id')
+    .merge(['name', 'filters', 'alerting_enabled']);
+}
+
+/** Copies view definitions into another dataset (a clone) under new ids, monitored from now on. */
+export async function copyViews(db: Db, datasetId: string, definitions: ViewDefinition[]): Promise<void> {
+  if (definitions.length === 0) return;
+  await db('saved_views')
+    .insert(definitions.map(({ name, filters, alerting_enabled, created_by }) => ({ dataset_id: datasetId, name, filters: JSON.stringify(filters), alerting_enabled, created_by })))
+    .onConflict(['dataset_id', 'name'])
+    .ignore();
+}

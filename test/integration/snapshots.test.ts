@@ -84,6 +84,10 @@ describe('snapshots: take, restore and clone a dataset through the real API and 
   it('restores a snapshot after a batch and a tag change: the same Explore answer as when it was taken', async () => {
     const tag = (await stack.request.post(`/api/v1/dataset/${datasetId}/tags`).send({ name: 'keep' }).expect(201)).body;
     await stack.request.post(`/api/v1/dataset/${datasetId}/tags/${tag.id}/media`).send({ media_ids: [await mediaId('chelsea.jpg')] }).expect(200);
+    const views = `/api/v1/dataset/${datasetId}/views`;
+    const dark = (await stack.request.post(views).query({ vql: JSON.stringify([{ issues: { op: 'issue', value: 'dark', mode: 'in' } }]) }).field('name', 'dark').expect(200)).body;
+    const viewNames = async (id = datasetId) =>
+      (await stack.request.get(`/api/v1/dataset/${id}/views`).expect(200)).body.views.map((v: { id: string; name: string }) => [v.id, v.name]);
     const before = await answer(datasetId);
     const taken = (await stack.request.post(api()).send({ name: 'before batch' }).expect(200)).body as Snapshot;
 
@@ -91,6 +95,8 @@ describe('snapshots: take, restore and clone a dataset through the real API and 
     await waitForDatasetStatus(stack, datasetId, ['PARTIAL INDEX']);
     await stack.request.delete(`/api/v1/dataset/${datasetId}/tags/${tag.id}`).expect(200);
     await stack.request.post(`/api/v1/dataset/${datasetId}/tags`).send({ name: 'later' }).expect(201);
+    await stack.request.delete(`${views}/${dark.id}`).expect(200);
+    await stack.request.post(views).field('name', 'later').expect(200);
     const after = await answer(datasetId);
     expect(after).not.toEqual(before);
 
@@ -140,6 +146,8 @@ describe('snapshots: take, restore and clone a dataset through the real API and 
     const dataset = (await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body;
     expect(dataset).toMatchObject({ status_new: 'READY', n_images: 5 });
     expect(await answer(datasetId)).toEqual(before);
+    // Saved views as they were: the deleted one back under its id, the later one gone.
+    expect(await viewNames()).toEqual([[dark.id, 'dark']]);
     expect((await snapshots()).find((s) => s.snapshot_id === taken.snapshot_id)).toMatchObject({ is_current: true, is_restoring: false });
     const restored = (await stack.request.get(`${api()}/${taken.snapshot_id}/diff/head`).expect(200)).body;
     expect([restored.added.count, restored.removed.count, ...Object.values(restored.changed).map((c) => (c as { count: number }).count)]).toEqual([0, 0, 0, 0, 0, 0, 0]);
@@ -172,6 +180,13 @@ describe('snapshots: take, restore and clone a dataset through the real API and 
     expect((await stack.request.get(`/api/v1/dataset/${clone}`).expect(200)).body).toMatchObject({ display_name: 'pets (cloned)', status_new: 'READY', n_images: 5 });
     expect(await answer(clone)).toEqual(source);
     expect((await snapshots(clone)).map((s) => [s.reason, s.is_current, s.n_images])).toEqual([['clone', true, 5]]);
+    // The saved views come along as new views of the clone.
+    const cloneViews = (await stack.request.get(`/api/v1/dataset/${clone}/views`).expect(200)).body.views;
+    expect(cloneViews.map((v: { name: string; filters: unknown }) => [v.name, v.filters])).toEqual([
+      ['dark', expect.objectContaining({ vql: [{ issues: { op: 'issue', value: 'dark', mode: 'in' } }] })],
+    ]);
+    const sourceViews = (await stack.request.get(`/api/v1/dataset/${datasetId}/views`).expect(200)).body.views;
+    expect(cloneViews[0].id).not.toBe(sourceViews[0].id);
 
     // Independent: changing the clone leaves the source as it was; searching it by image works on shared vectors.
     const [tag] = (await stack.request.get(`/api/v1/dataset/${clone}/tags`).expect(200)).body.tags;
