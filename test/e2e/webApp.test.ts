@@ -103,6 +103,15 @@ describe('web app', () => {
     await waitForLoadedImages(page);
     expect(await thumbnails.count()).toBe(PHOTO_NAMES.length);
 
+    // The keyboard: focus the first image, move right, and the details follow; Enter is the click below.
+    await page.locator('button.thumb').first().focus();
+    const firstName = await page.getByTestId('details-file').textContent();
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getByTestId('details-file').textContent()).not.toBe(firstName);
+    expect(await page.locator('button.thumb').nth(1).evaluate((thumb) => thumb === thumb.ownerDocument.activeElement)).toBe(true);
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.getByTestId('details-file').textContent()).toBe(firstName);
+
     // Click an image: a visual search from it, nearest (itself, distance 0) first.
     const first = page.locator('button.thumb').first();
     const fileName = (await first.getAttribute('title'))!.split('\n')[0];

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type KeyboardEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
@@ -33,6 +33,7 @@ export function ExplorePage() {
   const vql = toVql(vqlControls);
   const anchorType = params.get('anchor_type') === 'UPLOAD' ? 'UPLOAD' : 'MEDIA';
   const [captionInput, setCaptionInput] = useState(caption);
+  const [selected, setSelected] = useState<Preview | undefined>();
   const [imageSearch, setImageSearch] = useState<{ pending: boolean; error?: unknown }>({ pending: false });
 
   const change = (changes: Record<string, string | undefined>) =>
@@ -143,11 +144,21 @@ export function ExplorePage() {
       <ErrorMessage error={explore.error} prefix="Explore failed" />
       {explore.isPending && <p>Loading clusters…</p>}
       {explore.data && clusters.length === 0 && <p>No cluster on this page.</p>}
-      <ul className={`grid${explore.isFetching ? ' fetching' : ''}`} aria-label="Clusters">
+      <div className="explore-body">
+      <ul className={`grid${explore.isFetching ? ' fetching' : ''}`} aria-label="Clusters" onKeyDown={moveFocus}>
         {clusters.map((cluster) => (
-          <ClusterCard key={cluster.cluster_id} cluster={cluster} onPick={(preview) => change({ similar_to: preview.media_id, anchor_type: undefined, similar_name: preview.file_name, caption: undefined })} />
+          <ClusterCard key={cluster.cluster_id} cluster={cluster} onSelect={setSelected} onPick={(preview) => change({ similar_to: preview.media_id, anchor_type: undefined, similar_name: preview.file_name, caption: undefined })} />
         ))}
       </ul>
+      {/* Always there, so the grid keeps its width when an image is pointed at. */}
+      {selected ? (
+        <MediaDetails preview={selected} onClose={() => setSelected(undefined)} />
+      ) : (
+        <aside className="card details muted" aria-label="Media details">
+          Point at an image, or move between them with the arrow keys, to see its details; click it (or press Enter) to find similar ones.
+        </aside>
+      )}
+      </div>
       <nav className="pager" aria-label="Cluster pages">
         <button type="button" disabled={page === 0} onClick={() => change({ page: String(page - 1) })}>
           Previous
@@ -162,7 +173,62 @@ export function ExplorePage() {
   );
 }
 
-function ClusterCard({ cluster, onPick }: { cluster: Cluster; onPick(preview: Preview): void }) {
+/** Arrow keys move between thumbnails in reading order (Left/Right) or by a row of the grid (Up/Down); Enter searches. */
+function moveFocus(event: KeyboardEvent<HTMLUListElement>) {
+  const keys: Record<string, number> = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: 0, ArrowUp: 0 };
+  if (!(event.key in keys)) return;
+  const thumbs = Array.from(event.currentTarget.querySelectorAll<HTMLButtonElement>('button.thumb'));
+  const current = thumbs.indexOf(document.activeElement as HTMLButtonElement);
+  if (current < 0) return;
+  event.preventDefault();
+  let next = current + keys[event.key];
+  if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+    // The nearest thumbnail straight below (or above) the current one.
+    const from = thumbs[current].getBoundingClientRect();
+    const below = event.key === 'ArrowDown';
+    const candidates = thumbs
+      .map((thumb, index) => ({ index, box: thumb.getBoundingClientRect() }))
+      .filter(({ box }) => (below ? box.top > from.bottom - 1 : box.bottom < from.top + 1));
+    candidates.sort((a, b) => Math.abs(a.box.top - from.top) - Math.abs(b.box.top - from.top) || Math.abs(a.box.left - from.left) - Math.abs(b.box.left - from.left));
+    next = candidates[0]?.index ?? current;
+  }
+  thumbs[Math.min(Math.max(next, 0), thumbs.length - 1)].focus();
+}
+
+/** Every field Explore gives of one preview. */
+function MediaDetails({ preview, onClose }: { preview: Preview; onClose(): void }) {
+  return (
+    <aside className="card details" aria-label="Media details">
+      <button type="button" className="close" onClick={onClose} aria-label="Close details">
+        ×
+      </button>
+      <img src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} width={200} />
+      <dl className="facts">
+        <dt>File</dt>
+        <dd data-testid="details-file">{preview.file_name}</dd>
+        <dt>Media id</dt>
+        <dd>
+          <code>{preview.media_id}</code>
+        </dd>
+        <dt>Caption</dt>
+        <dd>{preview.caption ?? '—'}</dd>
+        <dt>Size</dt>
+        <dd>{preview.width && preview.height ? `${preview.width} × ${preview.height}` : '—'}</dd>
+        {preview.relevance_score !== undefined && (
+          <>
+            <dt>Distance</dt>
+            <dd>{preview.relevance_score.toFixed(4)}</dd>
+          </>
+        )}
+      </dl>
+      <a href={preview.media_uri} target="_blank" rel="noreferrer">
+        Open the original
+      </a>
+    </aside>
+  );
+}
+
+function ClusterCard({ cluster, onPick, onSelect }: { cluster: Cluster; onPick(preview: Preview): void; onSelect(preview: Preview): void }) {
   const media = cluster.n_images + cluster.n_videos;
   return (
     <li className="cluster" data-cluster-id={cluster.cluster_id}>
@@ -175,7 +241,7 @@ function ClusterCard({ cluster, onPick }: { cluster: Cluster; onPick(preview: Pr
       </div>
       <div className="previews">
         {cluster.previews.map((preview) => (
-          <button key={preview.media_id} type="button" className="thumb" title={`${preview.file_name}${preview.caption ? ` — ${preview.caption}` : ''}\nFind similar images`} onClick={() => onPick(preview)}>
+          <button key={preview.media_id} type="button" className="thumb" title={`${preview.file_name}${preview.caption ? ` — ${preview.caption}` : ''}\nFind similar images`} onClick={() => onPick(preview)} onFocus={() => onSelect(preview)} onMouseEnter={() => onSelect(preview)}>
             <img src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} loading="lazy" decoding="async" width={96} height={96} />
           </button>
         ))}
