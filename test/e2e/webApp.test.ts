@@ -240,6 +240,30 @@ describe('web app', () => {
     expect(pageErrors).toEqual([]);
   }, 180_000);
 
+  it('reviews duplicates side by side: keeps the chosen one and tags the other duplicate', async () => {
+    const copies = fs.mkdtempSync(path.join(os.tmpdir(), 'web-dupes-'));
+    const copy = path.join(copies, 'chelsea_copy.jpg');
+    fs.copyFileSync(photo('chelsea'), copy);
+    const datasetId = await createReadyDataset(stack, 'dupes', [photo('chelsea'), copy, photo('coffee')]);
+    fs.rmSync(copies, { recursive: true, force: true });
+    await page.goto(`/datasets/${datasetId}`);
+    await page.getByRole('link', { name: 'Duplicates' }).click();
+    const group = page.locator('ul[aria-label="Duplicate groups"] > li');
+    await group.first().waitFor();
+    expect(await group.count()).toBe(1);
+    expect((await group.locator('.dup-item').allTextContents()).map((text) => text.trim()).sort()).toEqual(['keep chelsea.jpg', 'keep chelsea_copy.jpg']);
+    await group.getByRole('radio', { name: /chelsea_copy\.jpg/ }).check();
+    await group.getByRole('button', { name: /Keep one, tag the rest/ }).click();
+    await expectText(group.getByRole('status'), /^Tagged 1 as duplicate\.$/);
+    await screenshot('duplicates');
+    const { body } = await stack.request.get(`/api/v1/dataset/${datasetId}/tags`).expect(200);
+    expect(body.tags).toEqual([expect.objectContaining({ name: 'duplicate', n_media: 1 })]);
+    // The kept copy is the untagged one: Explore filtered by the tag shows only the original.
+    const tagged = await stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', tags: JSON.stringify([body.tags[0].id]) }).expect(200);
+    expect(tagged.body.clusters.flatMap((cluster: { previews: { file_name: string }[] }) => cluster.previews.map((preview) => preview.file_name))).toEqual(['chelsea.jpg']);
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+
   it('asks for a login when auth is on, shows a refused one as its detail, and works on the session cookie until signing out', async () => {
     const password = 'a long enough password';
     const secured = await startTestApi({ DISABLE_AUTH: 'false', ADMIN_PASSWORD: password });

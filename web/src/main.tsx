@@ -7,6 +7,7 @@ import { createBrowserRouter, RouterProvider } from 'react-router';
 import { Layout } from './components/Layout';
 import { DatasetsPage } from './pages/DatasetsPage';
 import { DatasetPage } from './pages/DatasetPage';
+import { DuplicatesPage } from './pages/DuplicatesPage';
 import { ExplorePage } from './pages/ExplorePage';
 import { TasksPage } from './pages/TasksPage';
 import { NotFoundPage } from './pages/NotFoundPage';
@@ -31,6 +32,7 @@ const router = createBrowserRouter([
       { index: true, element: <DatasetsPage /> },
       { path: 'datasets/:datasetId', element: <DatasetPage /> },
       { path: 'datasets/:datasetId/explore', element: <ExplorePage /> },
+      { path: 'datasets/:datasetId/duplicates', element: <DuplicatesPage /> },
       { path: 'tasks', element: <TasksPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],
