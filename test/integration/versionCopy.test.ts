@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createVersionActivities } from '../../activities/versions';
+import { createDb } from '../../db/connection';
 import { createDataset } from '../../db/repositories/datasets';
 import { headVersion, setHeadVersion } from '../../db/repositories/versions';
 import { createReadyDataset } from '../support/datasets';
-import { photo } from '../support/media';
+import { eventually, photo } from '../support/media';
+import { seedSyntheticDataset } from '../../scripts/bench/syntheticDataset';
 import { startTestStack } from '../support/testStack';
 
 type Cluster = { cluster_id: string; n_images: number; previews: Array<{ media_id: string; file_name: string; labels: string[] | null }> };
@@ -61,6 +63,53 @@ describe('dataset versions: a copy of a version is the same data, sharing bytes 
     const similar = await explore(copy.id, { anchor_type: 'MEDIA', anchor_media_id: chelsea });
     expect(similar[0].previews[0].media_id).toBe(chelsea);
   });
+
+  it('survives the death of the copying connection mid-copy, as when its worker is killed: all or nothing, and the retry is exact', async () => {
+    const { db } = stack.deps;
+    const { versionId } = await seedSyntheticDataset(db, 40_000, 4);
+    const workspaceId = (await db('datasets').where({ id: sourceId }).first()).workspace_id;
+    const target = await createDataset(db, { name: 'copied twice', ownerId: stack.deps.defaultUser.id, workspaceId, status: 'READY' });
+    const copy = { sourceVersionId: versionId, targetDatasetId: target.id, versionId: randomUUID() };
+    // The doomed copy runs on connections of its own, like a worker's.
+    const doomedDb = createDb(stack.env.DATABASE_URL!, 2);
+    try {
+      const doomed = new MockActivityEnvironment().run(createVersionActivities({ db: doomedDb }).copyDatasetVersion, copy);
+      const outcome = doomed.then(() => 'completed', (error: Error) => error.message);
+      const killed = await eventually(
+        async () =>
+          (await db.raw(`SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
+                         WHERE state = 'active' AND query LIKE 'INSERT INTO cluster_members%' AND pid <> pg_backend_pid()`)).rows,
+        (rows: unknown[]) => rows.length > 0,
+        60_000,
+        'the copy inserting cluster memberships',
+      );
+      expect(killed).toEqual([{ killed: true }]);
+      expect(await outcome).toMatch(/terminat/i);
+    } finally {
+      await doomedDb.destroy();
+    }
+    // Nothing of the copy is left.
+    expect(await db('dataset_versions').where({ id: copy.versionId })).toEqual([]);
+    expect(await db('media').where({ version_id: copy.versionId }).count({ n: '*' }).first()).toEqual({ n: '0' });
+
+    // The retry, with the same input, copies every row exactly.
+    await new MockActivityEnvironment().run(createVersionActivities({ db }).copyDatasetVersion, copy);
+    const fingerprint = async (id: string) =>
+      (
+        await db.raw(
+          `SELECT (SELECT md5(string_agg(id || coalesce(caption, '') || coalesce(uniqueness_score::text, ''), ',' ORDER BY id)) FROM media WHERE version_id = :id) AS media,
+                  (SELECT md5(string_agg(media_id || ':' || threshold || ':' || cluster_id, ',' ORDER BY media_id, threshold)) FROM cluster_members WHERE version_id = :id) AS members,
+                  (SELECT md5(string_agg(id || ':' || size, ',' ORDER BY id)) FROM clusters WHERE version_id = :id) AS clusters,
+                  (SELECT md5(string_agg(media_id || issue_type, ',' ORDER BY media_id, issue_type)) FROM media_issues WHERE version_id = :id) AS issues,
+                  (SELECT md5(string_agg(media_id || label, ',' ORDER BY media_id, label)) FROM media_labels WHERE version_id = :id) AS labels,
+                  (SELECT md5(string_agg(media_id || ':' || tag_id, ',' ORDER BY media_id, tag_id)) FROM media_tags WHERE version_id = :id) AS tags`,
+          { id },
+        )
+      ).rows[0];
+    const source = await fingerprint(versionId);
+    expect(Object.values(source).every(Boolean)).toBe(true);
+    expect(await fingerprint(copy.versionId)).toEqual(source);
+  }, 180_000);
 
   it('keeps versions apart: changing the copy leaves the source as it was', async () => {
     const { db } = stack.deps;
