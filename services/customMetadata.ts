@@ -1,5 +1,5 @@
 import type { User } from '../db/models';
-import { lockDatasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { claimDatasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { claimTransition, releaseTransition, statusRefusal } from '../lib/datasetStates';
 import { conflict } from '../lib/errors';
 import type { CustomMetadataInput } from '../workflows/contracts';
@@ -30,8 +30,9 @@ export async function importCustomMetadata(
       input: (taskId): CustomMetadataInput => ({ taskId, datasetId: dataset.id, blobSha256: file.sha256, format, previousStatus }),
     },
     async (trx) => {
-      previousStatus = (await lockDatasetStatus(trx, dataset.id)) ?? previousStatus;
-      if (!(await transitionDatasetStatus(trx, dataset.id, claimTransition('import_metadata')))) {
+      const claim = await claimDatasetStatus(trx, dataset.id, claimTransition('import_metadata'));
+      previousStatus = claim.previous ?? previousStatus;
+      if (!claim.claimed) {
         throw conflict(statusRefusal(dataset.id, 'import_metadata', previousStatus));
       }
     },

@@ -1,5 +1,5 @@
 import type { User } from '../db/models';
-import { datasetStatus, lockDatasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { claimDatasetStatus, datasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { deleteTransaction, openUploadTransaction } from '../db/repositories/ingestion';
 import { runningTaskOf } from '../db/repositories/tasks';
 import {
@@ -143,8 +143,9 @@ export async function startMediaAddition(
         }),
       },
       async (trx) => {
-        previousStatus = (await lockDatasetStatus(trx, dataset.id)) ?? previousStatus;
-        if (!(await transitionDatasetStatus(trx, dataset.id, claimTransition('add_media')))) {
+        const claim = await claimDatasetStatus(trx, dataset.id, claimTransition('add_media'));
+        previousStatus = claim.previous ?? previousStatus;
+        if (!claim.claimed) {
           // No repair here: this transaction holds the dataset row a repair would update.
           throw (await blocked(deps, dataset.id, 'add_media', { repair: false })) ?? conflict(`Dataset ${dataset.id} changed status; try again`);
         }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { createDataset, datasetName, lockDatasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { claimDatasetStatus, createDataset, datasetName, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { mediaCounts } from '../db/repositories/media';
 import {
   findCurrentSnapshot,
@@ -32,7 +32,7 @@ import type { SnapshotCloneInput, SnapshotRestoreInput } from '../workflows/cont
 import { requireCreatorWorkspace } from './ingestion';
 import { createTask, type TaskDeps } from './taskWorkflows';
 
-export const snapshotNotFound = () => notFound('Snapshot not found');
+const snapshotNotFound = () => notFound('Snapshot not found');
 
 /**
  * Refuses a snapshot or a restore unless the dataset is stable; while a task changes its data the
@@ -125,8 +125,7 @@ export async function editSnapshot(db: Db, dataset: DatasetRow, snapshotId: stri
 
 /** Soft delete: hidden from every answer; the dataset and clones made from it are untouched. */
 export async function deleteSnapshot(db: Db, dataset: DatasetRow, snapshotId: string): Promise<void> {
-  const snapshot = await requireSnapshot(db, dataset, snapshotId);
-  if (snapshot.is_current) throw conflict('The current snapshot cannot be deleted');
+  await requireSnapshot(db, dataset, snapshotId);
   if (!(await softDeleteSnapshot(db, dataset.id, snapshotId))) throw conflict('The current snapshot cannot be deleted');
 }
 
@@ -175,8 +174,9 @@ export async function startRestore(deps: TaskDeps, dataset: DatasetRow, user: Us
       }),
     },
     async (trx, taskId) => {
-      previousStatus = (await lockDatasetStatus(trx, dataset.id)) ?? previousStatus;
-      if (!(await transitionDatasetStatus(trx, dataset.id, claimTransition('restore')))) {
+      const claim = await claimDatasetStatus(trx, dataset.id, claimTransition('restore'));
+      previousStatus = claim.previous ?? previousStatus;
+      if (!claim.claimed) {
         throw conflict(statusRefusal(dataset.id, 'restore', previousStatus));
       }
       await markRestoring(trx, snapshot.id, taskId);

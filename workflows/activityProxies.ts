@@ -62,14 +62,8 @@ export const monitoring = proxyActivities<ReturnType<typeof createViewMonitoring
 });
 
 /** Version copies and the snapshot steps around them: one copy is one transaction, heartbeating per table. */
-export const versions = proxyActivities<ReturnType<typeof createVersionActivities>>({
-  startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '10 minutes',
-  retry: OUTAGE_RETRY,
-});
+const copyOptions = { startToCloseTimeout: '6 hours', heartbeatTimeout: '10 minutes', retry: OUTAGE_RETRY } as const;
 
-export const snapshots = proxyActivities<ReturnType<typeof createSnapshotActivities>>({
-  startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '10 minutes',
-  retry: OUTAGE_RETRY,
-});
+export const versions = proxyActivities<ReturnType<typeof createVersionActivities>>(copyOptions);
+
+export const snapshots = proxyActivities<ReturnType<typeof createSnapshotActivities>>(copyOptions);

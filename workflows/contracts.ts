@@ -86,8 +86,8 @@ export interface CustomMetadataInput {
   previousStatus: DatasetStatus;
 }
 
-/** SNAPSHOT_RESTORE: the snapshot's frozen version is copied into `versionId`, which becomes the head. */
-export interface SnapshotRestoreInput {
+/** A snapshot's frozen version copied into `versionId` of `datasetId` (restore and clone). */
+interface SnapshotCopyInput {
   taskId: string;
   datasetId: string;
   snapshotId: string;
@@ -95,19 +95,16 @@ export interface SnapshotRestoreInput {
   /** Chosen by the request, so a repeated copy finds its own version. */
   versionId: string;
   snapshotStatus: 'READY' | 'PARTIAL INDEX';
+}
+
+/** SNAPSHOT_RESTORE: the copy becomes the dataset's head. */
+export interface SnapshotRestoreInput extends SnapshotCopyInput {
   /** The status the restore claimed the dataset from, given back if it fails. */
   previousStatus: DatasetStatus;
 }
 
-/** SNAPSHOT_CLONE: a snapshot's frozen version copied into a new dataset (`datasetId`), with a snapshot of its own. */
-export interface SnapshotCloneInput {
-  taskId: string;
-  datasetId: string;
-  /** The source's snapshot (its saved views are copied too). */
-  snapshotId: string;
-  sourceVersionId: string;
-  versionId: string;
-  snapshotStatus: 'READY' | 'PARTIAL INDEX';
+/** SNAPSHOT_CLONE: the copy is the head of a new dataset (`datasetId`), which gets the snapshot's views and a snapshot of its own. */
+export interface SnapshotCloneInput extends SnapshotCopyInput {
   /** The clone's own first snapshot (reason `clone`). */
   cloneSnapshotId: string;
 }

@@ -128,9 +128,17 @@ export async function datasetStatus(db: Db, datasetId: string): Promise<DatasetS
   return (await db('datasets').where({ id: datasetId }).first('status_new'))?.status_new;
 }
 
-/** Reads the status under a row lock, so a claim made in the same transaction sees what it replaces. */
-export async function lockDatasetStatus(db: Db, datasetId: string): Promise<DatasetStatus | undefined> {
-  return (await db('datasets').where({ id: datasetId }).forUpdate().first('status_new'))?.status_new;
+/**
+ * Claims the dataset for an operation: reads its status under a row lock, then makes the guarded
+ * transition. Returns whether it was claimed and the status it was in (what a release gives back).
+ */
+export async function claimDatasetStatus(
+  db: Db,
+  datasetId: string,
+  transition: { from: readonly DatasetStatus[]; to: DatasetStatus },
+): Promise<{ claimed: boolean; previous: DatasetStatus | undefined }> {
+  const previous: DatasetStatus | undefined = (await db('datasets').where({ id: datasetId }).forUpdate().first('status_new'))?.status_new;
+  return { claimed: await transitionDatasetStatus(db, datasetId, transition), previous };
 }
 
 /** The owner of a dataset (the on-premises pipeline acts on their behalf). */

@@ -78,7 +78,7 @@ export async function insertSnapshot(
     views: JSON.stringify(snapshot.views),
     ...snapshot.counts,
   });
-  await db('datasets').where({ id: snapshot.datasetId }).update({ current_snapshot_id: snapshot.id });
+  await setCurrentSnapshot(db, snapshot.datasetId, snapshot.id);
 }
 
 export async function setCurrentSnapshot(db: Db, datasetId: string, snapshotId: string): Promise<void> {
@@ -112,10 +112,4 @@ export async function snapshotViews(db: Db, snapshotId: string): Promise<ViewDef
   const row = await db('snapshots').where({ id: snapshotId }).first('views');
   if (!row) throw new Error(`snapshot ${snapshotId} does not exist`);
   return row.views;
-}
-
-export async function snapshotVersionId(db: Db, snapshotId: string): Promise<string> {
-  const row = await db('snapshots').where({ id: snapshotId }).first('version_id');
-  if (!row) throw new Error(`snapshot ${snapshotId} does not exist`);
-  return row.version_id;
 }

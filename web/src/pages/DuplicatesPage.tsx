@@ -1,9 +1,10 @@
 import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { toVql } from '../api/vql';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { useUrlState } from '../urlState';
 
 /** Groups per page: Explore's page of clusters, so 100,000 media never load at once. */
 const GROUPS_PER_PAGE = 100;
@@ -22,16 +23,9 @@ type Group = Awaited<ReturnType<typeof fetchGroups>>['groups'][number];
 /** Near-duplicate groups above a similarity, side by side: keep one, tag the others `duplicate`. */
 export function DuplicatesPage() {
   const { datasetId = '' } = useParams();
-  const [params, setParams] = useSearchParams();
+  const [params, change] = useUrlState();
   const similarity = Math.min(1, Math.max(0.5, Number(params.get('similarity')) || 0.9));
   const page = Math.max(0, Number(params.get('page')) || 0);
-  const change = (key: string, value: string) =>
-    setParams((current) => {
-      const next = new URLSearchParams(current);
-      next.set(key, value);
-      if (key !== 'page') next.delete('page');
-      return next;
-    });
   const groups = useQuery({
     queryKey: ['explore', datasetId, 'duplicates', similarity, page],
     queryFn: () => fetchGroups(datasetId, similarity, page),
@@ -46,7 +40,7 @@ export function DuplicatesPage() {
       <h1>Duplicates</h1>
       <label>
         Similarity ≥ <strong data-testid="similarity-value">{similarity.toFixed(2)}</strong>{' '}
-        <input type="range" aria-label="Similarity" min={0.5} max={1} step={0.01} value={similarity} onChange={(event) => change('similarity', event.target.value)} />
+        <input type="range" aria-label="Similarity" min={0.5} max={1} step={0.01} value={similarity} onChange={(event) => change({ similarity: event.target.value })} />
       </label>
       <ErrorMessage error={groups.error} prefix="The duplicates could not be loaded" />
       {groups.isPending && <p>Loading…</p>}
@@ -57,11 +51,11 @@ export function DuplicatesPage() {
         ))}
       </ul>
       <nav className="pager" aria-label="Duplicate pages">
-        <button type="button" disabled={page === 0} onClick={() => change('page', String(page - 1))}>
+        <button type="button" disabled={page === 0} onClick={() => change({ page: String(page - 1) })}>
           Previous
         </button>
         <span>Page {page + 1}</span>
-        <button type="button" disabled={(groups.data?.clusters ?? 0) < GROUPS_PER_PAGE} onClick={() => change('page', String(page + 1))}>
+        <button type="button" disabled={(groups.data?.clusters ?? 0) < GROUPS_PER_PAGE} onClick={() => change({ page: String(page + 1) })}>
           Next
         </button>
       </nav>

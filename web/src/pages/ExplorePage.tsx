@@ -1,6 +1,6 @@
 import { useState, type KeyboardEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { searchByImage } from '../api/upload';
 import { fromVql, toVql } from '../api/vql';
@@ -8,6 +8,7 @@ import { VqlFilters } from '../components/VqlFilters';
 import { ViewsPanel } from '../components/ViewsPanel';
 import type { paths } from '../api/schema';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { useUrlState } from '../urlState';
 
 type ExploreQuery = NonNullable<paths['/api/v1/explore/{dataset_id}']['get']['parameters']['query']>;
 
@@ -23,7 +24,7 @@ type Preview = Cluster['previews'][number];
 
 export function ExplorePage() {
   const { datasetId = '' } = useParams();
-  const [params, setParams] = useSearchParams();
+  const [params, change] = useUrlState();
   const threshold = Math.min(4, Math.max(0, Number(params.get('threshold')) || 0));
   const page = Math.max(0, Number(params.get('page')) || 0);
   const caption = params.get('caption') ?? '';
@@ -36,16 +37,6 @@ export function ExplorePage() {
   const [selected, setSelected] = useState<Preview | undefined>();
   const [imageSearch, setImageSearch] = useState<{ pending: boolean; error?: unknown }>({ pending: false });
 
-  const change = (changes: Record<string, string | undefined>) =>
-    setParams((current) => {
-      const next = new URLSearchParams(current);
-      for (const [key, value] of Object.entries(changes)) {
-        if (value) next.set(key, value);
-        else next.delete(key);
-      }
-      if (!('page' in changes)) next.delete('page');
-      return next;
-    });
 
   const dataset = useQuery({
     queryKey: ['dataset', datasetId],

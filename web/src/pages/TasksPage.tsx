@@ -1,11 +1,12 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import { api, unwrap, type Task, type TaskStatus } from '../api/client';
 import type { paths } from '../api/schema';
 import { abortRefusal, retryRefusal } from '../api/taskRules';
 import { workflowUrl } from '../config';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { ProgressBar } from '../components/ProgressBar';
+import { useUrlState, type UrlChanges } from '../urlState';
 
 type TasksQuery = NonNullable<paths['/api/v1/tasks']['get']['parameters']['query']>;
 type SortBy = NonNullable<TasksQuery['sort_by']>;
@@ -29,8 +30,8 @@ function toInstant(local: string | null): string | undefined {
 }
 
 /** The page's filters live in the URL, so a filtered list can be linked and survives a reload. */
-function useTaskQuery(): [TasksQuery, (changes: Record<string, string | undefined>) => void, URLSearchParams] {
-  const [params, setParams] = useSearchParams();
+function useTaskQuery(): [TasksQuery, (changes: UrlChanges) => void, URLSearchParams] {
+  const [params, change] = useUrlState();
   const query: TasksQuery = {
     dataset_id: params.get('dataset_id') || undefined,
     dataset_name: params.get('dataset_name') || undefined,
@@ -44,17 +45,6 @@ function useTaskQuery(): [TasksQuery, (changes: Record<string, string | undefine
     page: Math.max(1, Number(params.get('page')) || 1),
     page_size: Number(params.get('page_size')) || 20,
   };
-  const change = (changes: Record<string, string | undefined>) =>
-    setParams((current) => {
-      const next = new URLSearchParams(current);
-      for (const [key, value] of Object.entries(changes)) {
-        if (value) next.set(key, value);
-        else next.delete(key);
-      }
-      // Any filter change starts again on the first page.
-      if (!('page' in changes)) next.delete('page');
-      return next;
-    });
   return [query, change, params];
 }
 
