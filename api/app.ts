@@ -34,6 +34,7 @@ import { createCustomMetadataRouter } from './routes/customMetadata';
 import { createNotificationsRouter } from './routes/notifications';
 import { createViewsRouter } from './routes/views';
 import { createSnapshotsRouter } from './routes/snapshots';
+import { createSharingRouter } from './routes/sharing';
 import type { NotificationHub } from '../lib/notifications/notificationHub';
 import { createTasksRouter } from './routes/tasks';
 import { createMediaAdditionRouter } from './routes/mediaAddition';
@@ -91,6 +92,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createSnapshotsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createMediaAdditionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createExportsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue, publicUrl: deps.config.publicUrl }),
+    createSharingRouter(deps),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }

@@ -19,7 +19,7 @@ export interface SuccessResponse {
  * documented. Routers mount it and the OpenAPI document is generated from it (api/specs/index.ts).
  */
 export interface RouteSpec<S extends RequestSchemas = RequestSchemas> {
-  method: 'get' | 'post' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Below /api/v1, in Koa's syntax: `/dataset/:dataset_id/tags`. */
   path: string;
   tag: string;
@@ -57,6 +57,9 @@ export function mount<State extends RequestState, S extends RequestSchemas>(
       break;
     case 'post':
       router.post<{ input: InputOf<S> }>(spec.path, ...chain);
+      break;
+    case 'put':
+      router.put<{ input: InputOf<S> }>(spec.path, ...chain);
       break;
     case 'patch':
       router.patch<{ input: InputOf<S> }>(spec.path, ...chain);

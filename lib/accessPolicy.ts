@@ -5,6 +5,8 @@
 
 export const DATASET_ROLES = ['viewer', 'editor', 'owner'] as const;
 export type DatasetRole = (typeof DATASET_ROLES)[number];
+/** The roles an invitation may grant: a dataset keeps its one owner (docs/decisions.md). */
+export const GRANTABLE_ROLES = ['viewer', 'editor'] as const satisfies readonly DatasetRole[];
 
 export type DatasetAction =
   | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links

@@ -13,6 +13,7 @@ import { tagRoutes } from './tags';
 import { taskRoutes } from './tasks';
 import { viewRoutes } from './views';
 import { snapshotRoutes } from './snapshots';
+import { sharingRoutes } from './sharing';
 
 /** Every route of the API, in the order the OpenAPI document lists them; the routers mount these same specs. */
 export const API_ROUTES: readonly RouteSpec[] = [
@@ -30,4 +31,5 @@ export const API_ROUTES: readonly RouteSpec[] = [
   snapshotRoutes,
   mediaAdditionRoutes,
   exportRoutes,
+  sharingRoutes,
 ].flatMap((group): RouteSpec[] => Object.values(group));

@@ -67,6 +67,15 @@ export async function addDatasetMember(db: Db, datasetId: string, userId: string
   await DatasetMember.query(db).insert({ dataset_id: datasetId, user_id: userId, role }).onConflict(['dataset_id', 'user_id']).merge();
 }
 
+/** The dataset's members with their roles: the owner first, then by email. */
+export async function listDatasetMembers(db: Db, datasetId: string): Promise<Array<{ user_id: string; email: string; role: DatasetRole }>> {
+  return db('dataset_members as dm')
+    .join('users as u', 'u.id', 'dm.user_id')
+    .where('dm.dataset_id', datasetId)
+    .orderByRaw(`(dm.role = 'owner') desc, u.email`)
+    .select('dm.user_id', 'u.email', 'dm.role');
+}
+
 /** Ids of the datasets the user can access, as a subquery for other listings (tasks, notifications). */
 export function accessibleDatasetIds(db: Db, userId: string) {
   return db.from(datasetsWithRole(db, userId).as('ds')).whereNotNull('access_role').select('id');
