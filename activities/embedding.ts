@@ -60,9 +60,10 @@ export function createEmbeddingActivities(deps: {
         const batch = await nextPendingEmbedding(db, version.id, EMBED_BATCH);
         if (batch.length === 0) break;
         const images = await Promise.all(batch.map((media) => store.get(blobKey(media.blob_sha256))));
-        const embeddings = await encoder.encode(images);
-        await vectors.upsert(collection, batch.map((media, i) => ({ id: media.id, vector: embeddings[i] })));
-        await markEmbedded(db, version.id, batch.map((media) => media.id));
+        const encoded = await encoder.encodeAndClassify(images);
+        await vectors.upsert(collection, batch.map((media, i) => ({ id: media.id, vector: encoded[i].vector })));
+        const predictedClasses = (i: number) => (encoder.hasClassifier ? encoded[i].classes : null);
+        await markEmbedded(db, version.id, batch.map((media, i) => ({ id: media.id, predictedClasses: predictedClasses(i) })));
         embedded += batch.length;
         await report(embedded, total);
       }

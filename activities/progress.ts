@@ -12,6 +12,8 @@ export const STAGE_RANGES = {
   ingest: [10, 40],
   embed: [40, 80],
   analyze: [80, 95],
+  /** An enrichment: the copy comes before, caption embedding after. */
+  enrich: [20, 90],
 } as const;
 
 /**

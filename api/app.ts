@@ -35,6 +35,8 @@ import { createNotificationsRouter } from './routes/notifications';
 import { createViewsRouter } from './routes/views';
 import { createSnapshotsRouter } from './routes/snapshots';
 import { createSharingRouter } from './routes/sharing';
+import { createEnrichmentRouter } from './routes/enrichment';
+import { modelAvailability } from '../lib/enrichment/catalog';
 import type { NotificationHub } from '../lib/notifications/notificationHub';
 import { createTasksRouter } from './routes/tasks';
 import { createMediaAdditionRouter } from './routes/mediaAddition';
@@ -93,6 +95,11 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createMediaAdditionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createExportsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue, publicUrl: deps.config.publicUrl }),
     createSharingRouter(deps),
+    createEnrichmentRouter({
+      ...deps,
+      taskQueue: deps.config.temporal.taskQueue,
+      availability: () => modelAvailability({ modelsDir: deps.config.models.dir, imageModel: deps.config.models.imageModel }),
+    }),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());
   }

@@ -104,6 +104,9 @@ export const TRANSITIONS = {
   reindexCommitted: { from: ['INDEXING'], to: 'READY' },
   /** A clone is made as a new dataset that is INDEXING until its copy is done. */
   cloneFailed: { from: ['INDEXING'], to: 'ERROR' },
+  /** An enriched copy is a new dataset, INDEXING until the models have run over it. */
+  enrichmentCommitted: { from: ['INDEXING'], to: 'READY' },
+  enrichmentFailed: { from: ['INDEXING'], to: 'ERROR' },
 } as const satisfies Record<string, Transition>;
 
 export type DatasetTransition = keyof typeof TRANSITIONS;

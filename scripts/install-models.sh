@@ -25,7 +25,8 @@ cat > "$models_dir/efficientnet-lite0.json.tmp" <<'JSON'
   "mean": [127, 127, 127],
   "std": [128, 128, 128],
   "output": "features",
-  "dim": 1280
+  "dim": 1280,
+  "classifier": { "output": "logits", "labels": "efficientnet_lite0.json" }
 }
 JSON
 mv "$models_dir/efficientnet-lite0.json.tmp" "$models_dir/efficientnet-lite0.json"

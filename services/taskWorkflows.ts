@@ -12,6 +12,7 @@ export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
   MEDIA_ADDITION: 'mediaAdditionWorkflow',
   REINDEX: 'reindexWorkflow',
   EXPORT: 'exportWorkflow',
+  ENRICHMENT: 'enrichmentWorkflow',
   SNAPSHOT_RESTORE: 'snapshotRestoreWorkflow',
   SNAPSHOT_CLONE: 'snapshotCloneWorkflow',
 };

@@ -17,6 +17,7 @@ import { createBatchSourceActivities } from '../activities/batchSources';
 import { createViewMonitoringActivities } from '../activities/viewMonitoring';
 import { createVersionActivities } from '../activities/versions';
 import { createSnapshotActivities } from '../activities/snapshots';
+import { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../activities/enrichment';
 import { uploadStagingDir } from '../lib/storage/staging';
 import { defaultVideoTools } from '../lib/media/video';
 import { loadImageEncoder } from '../lib/ml/imageEncoder';
@@ -66,6 +67,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       ...createViewMonitoringActivities({ db, vectors, textEncoder }),
       ...createVersionActivities({ db }),
       ...createSnapshotActivities({ db }),
+      ...createEnrichmentActivities({ db }),
     },
     maxConcurrentActivityTaskExecutions: Math.max(2, os.availableParallelism()),
   });
@@ -76,6 +78,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     activities: {
       ...createEmbeddingActivities({ db, store, vectors, encoder, textEncoder }),
       ...createVisualSearchActivities({ db, store, encoder }),
+      ...createEnrichmentInferenceActivities({ db, store, encoder }),
     },
     maxConcurrentActivityTaskExecutions: 1,
   });

@@ -3,6 +3,7 @@ import type { createAnalysisActivities } from '../activities/analysis';
 import type { createBatchSourceActivities } from '../activities/batchSources';
 import type { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
 import type { createEmbeddingActivities } from '../activities/embedding';
+import type { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../activities/enrichment';
 import type { createIngestActivities } from '../activities/ingest';
 import type { createSnapshotActivities } from '../activities/snapshots';
 import type { createVersionActivities } from '../activities/versions';
@@ -49,6 +50,21 @@ export function embedding() {
     retry: OUTAGE_RETRY,
   });
 }
+
+/** Enrichment models run on the inference queue too. */
+export function enrichmentModels() {
+  return proxyActivities<ReturnType<typeof createEnrichmentInferenceActivities>>({
+    taskQueue: inferenceQueueOf(workflowInfo().taskQueue),
+    startToCloseTimeout: '12 hours',
+    heartbeatTimeout: '2 minutes',
+    retry: OUTAGE_RETRY,
+  });
+}
+
+export const enrichment = proxyActivities<ReturnType<typeof createEnrichmentActivities>>({
+  startToCloseTimeout: '1 minute',
+  retry: OUTAGE_RETRY,
+});
 
 export const analysis = proxyActivities<ReturnType<typeof createAnalysisActivities>>({
   startToCloseTimeout: '6 hours',

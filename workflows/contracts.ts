@@ -109,6 +109,23 @@ export interface SnapshotCloneInput extends SnapshotCopyInput {
   cloneSnapshotId: string;
 }
 
+/**
+ * ENRICHMENT: the source's head version is copied into `versionId` of a new dataset `datasetId`
+ * (INDEXING, made by the request), whose models then run over it; the source is READ ONLY meanwhile.
+ */
+export interface EnrichmentInput {
+  taskId: string;
+  datasetId: string;
+  sourceDatasetId: string;
+  sourceVersionId: string;
+  /** Chosen by the request, so a repeated copy finds its own version. */
+  versionId: string;
+  /** Every enrichment the copy carries: the source's own and the requested ones (type → model id). */
+  enrichmentModels: Record<string, string>;
+  /** The status the request claimed the source from, given back at the end. */
+  sourcePreviousStatus: DatasetStatus;
+}
+
 /** What an export selects: media by id (a video's id takes its frames too) and whole clusters less some media. */
 export interface ExportSelectionInput {
   mediaIds: string[];

@@ -2,6 +2,7 @@
 export { customMetadataWorkflow } from './customMetadata';
 export { datasetCreationWorkflow } from './datasetCreation';
 export { encodeQueryImageWorkflow } from './encodeQueryImage';
+export { enrichmentWorkflow } from './enrichment';
 export { exportWorkflow } from './export';
 export { mediaAdditionWorkflow } from './mediaAddition';
 export { reindexWorkflow } from './reindex';

@@ -1,11 +1,11 @@
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import { analysis, embedding, ingest, lifecycle, monitoring, sources } from './activityProxies';
+import { analysis, embedding, enrichmentModels, ingest, lifecycle, monitoring, sources } from './activityProxies';
 import type { MediaAdditionInput } from './contracts';
 import { failureMessage } from './failures';
 
 /**
  * MEDIA_ADDITION: the dataset is READ ONLY (claimed by the request). The batch is collected,
- * decoded, embedded, placed into the existing clusters and scored against the whole dataset, and
+ * decoded, embedded, enriched by the models the dataset was enriched with, placed into the existing clusters and scored against the whole dataset, and
  * evaluated by the saved views; then the dataset is PARTIAL INDEX, or with auto_reindex it is
  * re-clustered (INDEXING) and ends READY.
  */
@@ -17,6 +17,9 @@ export async function mediaAdditionWorkflow(input: MediaAdditionInput): Promise<
     const collected = input.source.kind === 'upload' ? undefined : await sources.collectBatchMedia(input);
     await ingest.ingestUploadedFiles(input);
     await embedding().embedDatasetMedia(ref);
+    // An enriched dataset's models run over the new media too (nothing to do for the others).
+    await enrichmentModels().enrichDatasetMedia(ref);
+    await embedding().embedCaptions(ref);
     await analysis.indexBatch({ ...ref, batchId });
     await monitoring.evaluateViews({ ...ref, batchId });
     if (input.autoReindex) {

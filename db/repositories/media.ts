@@ -1,6 +1,8 @@
 import type { Db } from '../connection';
+import type { PredictedClass } from '../../lib/ml/imageEncoder';
 import type { MetadataRecord } from '../../lib/metadata/parseMetadataFile';
 import type { Issue } from '../../lib/quality/imageIssues';
+import { updateVersionRows } from './rowUpdates';
 
 /** A media row as ingestion writes it (the version and parent are added here). */
 export interface NewMedia {
@@ -34,7 +36,7 @@ export interface MediaCounts {
   n_videos: number;
 }
 
-const INDEXED_KINDS = ['IMAGE', 'VIDEO_FRAME'];
+export const INDEXED_KINDS = ['IMAGE', 'VIDEO_FRAME'];
 
 function issueRows(versionId: string, mediaId: string, issues: Issue[]) {
   return issues.map((issue) => ({
@@ -95,8 +97,10 @@ export async function nextPendingEmbedding(db: Db, versionId: string, limit: num
   return pendingEmbedding(db, versionId).orderBy('id').limit(limit).select('id', 'blob_sha256');
 }
 
-export async function markEmbedded(db: Db, versionId: string, ids: string[]): Promise<void> {
-  await db('media').where({ version_id: versionId }).whereIn('id', ids).update({ embedded: true });
+/** Marks media embedded, with the classes the encoder's classifier head predicted in the same pass (null without one). */
+export async function markEmbedded(db: Db, versionId: string, rows: Array<{ id: string; predictedClasses: PredictedClass[] | null }>): Promise<void> {
+  const records = rows.map((row) => ({ id: row.id, classes: row.predictedClasses }));
+  await updateVersionRows(db, 'media', versionId, { classes: 'jsonb' }, 'embedded = true, predicted_classes = r.classes', records);
 }
 
 /** Captions changed since they were last embedded, one row per distinct caption (its content key). */

@@ -9,6 +9,8 @@ export interface DatasetVersion {
   vector_space_id: string;
   reason: 'initial' | 'copy';
   neighbour_stats: NeighbourStats | null;
+  /** Enrichment type → model id of every enrichment applied to this version's data. */
+  enrichment_models: Record<string, string>;
   created_at: Date;
 }
 
@@ -16,7 +18,7 @@ export interface DatasetVersion {
  * Tables whose rows belong to a version, parents before children (the order a copy inserts in).
  * Every one is keyed by (version_id, …), so a copied row keeps its ids.
  */
-export const VERSION_TABLES = ['media', 'tags', 'media_issues', 'media_labels', 'media_tags', 'clusters', 'cluster_members'] as const;
+export const VERSION_TABLES = ['media', 'tags', 'media_issues', 'media_labels', 'media_objects', 'media_tags', 'clusters', 'cluster_members'] as const;
 export type VersionTable = (typeof VERSION_TABLES)[number];
 
 /** The first version of a new dataset: it owns the dataset's own vector collections. */
@@ -68,6 +70,7 @@ export async function createCopyVersion(db: Db, source: DatasetVersion, datasetI
       vector_space_id: source.vector_space_id,
       reason: 'copy',
       neighbour_stats: source.neighbour_stats ? JSON.stringify(source.neighbour_stats) : null,
+      enrichment_models: JSON.stringify(source.enrichment_models ?? {}),
     })
     .onConflict('id')
     .ignore()

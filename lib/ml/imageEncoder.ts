@@ -22,6 +22,14 @@ const manifestSchema = z.object({
   std: z.tuple([z.number(), z.number(), z.number()]).default([1, 1, 1]),
   output: z.string().min(1),
   dim: z.number().int().positive(),
+  /** The model's own classifier head, read in the same forward pass (image tagging needs no second pass). */
+  classifier: z
+    .object({
+      output: z.string().min(1),
+      /** A JSON file in MODELS_DIR whose `labels` array names the classes in output order. */
+      labels: z.string().min(1),
+    })
+    .optional(),
 });
 export type ImageModelManifest = z.infer<typeof manifestSchema>;
 
@@ -30,11 +38,32 @@ export interface ImageEncoderInfo {
   dim: number;
 }
 
+/** A class of the model's classifier with its softmax probability. */
+export interface PredictedClass {
+  /** The class's position in the classifier output (names can repeat: ImageNet has two "crane"s). */
+  index: number;
+  label: string;
+  confidence: number;
+}
+
+export interface EncodedImage {
+  vector: Float32Array;
+  /** The most probable classes, best first; empty when the model has no classifier head. */
+  classes: PredictedClass[];
+}
+
 export interface ImageEncoder extends ImageEncoderInfo {
+  /** Whether `classify` yields classes (the manifest names a classifier head). */
+  hasClassifier: boolean;
   /** L2-normalised embeddings, one per image (file path or encoded bytes). */
   encode(images: Array<string | Buffer>): Promise<Float32Array[]>;
+  /** Embeddings and the top classes of the same forward pass. */
+  encodeAndClassify(images: Array<string | Buffer>): Promise<EncodedImage[]>;
   close(): Promise<void>;
 }
+
+/** How many classes are kept per image: enough for tags and captions, small enough to store with every media row. */
+export const TOP_CLASSES = 5;
 
 export class ModelNotInstalledError extends Error {}
 
@@ -57,6 +86,21 @@ async function pixels(image: string | Buffer, manifest: ImageModelManifest): Pro
   return resized.raw().toBuffer();
 }
 
+function topClasses(logits: Float32Array, labels: readonly string[], count: number): PredictedClass[] {
+  const max = logits.reduce((a, b) => Math.max(a, b), -Infinity);
+  const exps = logits.map((value) => Math.exp(value - max));
+  const sum = exps.reduce((a, b) => a + b, 0);
+  return [...exps.keys()]
+    .sort((a, b) => exps[b] - exps[a])
+    .slice(0, count)
+    .map((index) => ({ index, label: labels[index], confidence: exps[index] / sum }));
+}
+
+function readClassLabels(modelsDir: string, file: string): string[] {
+  const { labels } = z.object({ labels: z.array(z.string()) }).parse(JSON.parse(fs.readFileSync(path.join(modelsDir, file), 'utf8')));
+  return labels;
+}
+
 export function l2Normalise(vector: Float32Array): Float32Array {
   let norm = 0;
   for (const value of vector) norm += value * value;
@@ -71,8 +115,9 @@ export async function loadImageEncoder(modelsDir: string, name: string, threads 
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
   });
-  const { size } = manifest;
+  const { size, classifier } = manifest;
   const plane = size * size;
+  const classLabels = classifier ? readClassLabels(modelsDir, classifier.labels) : [];
 
   function toTensor(batch: Buffer[]): ort.Tensor {
     if (manifest.inputFormat === 'uint8-nhwc') {
@@ -90,16 +135,25 @@ export async function loadImageEncoder(modelsDir: string, name: string, threads 
     return new ort.Tensor('float32', data, [batch.length, 3, size, size]);
   }
 
+  async function encodeAndClassify(images: Array<string | Buffer>): Promise<EncodedImage[]> {
+    if (images.length === 0) return [];
+    const batch = await Promise.all(images.map((image) => pixels(image, manifest)));
+    const result = await session.run({ [manifest.input]: toTensor(batch) });
+    const output = result[manifest.output].data as Float32Array;
+    const logits = classifier ? (result[classifier.output].data as Float32Array) : undefined;
+    const n = classLabels.length;
+    return images.map((_, i) => ({
+      vector: l2Normalise(output.slice(i * manifest.dim, (i + 1) * manifest.dim)),
+      classes: logits ? topClasses(logits.slice(i * n, (i + 1) * n), classLabels, TOP_CLASSES) : [],
+    }));
+  }
+
   return {
     modelId: manifest.id,
     dim: manifest.dim,
-    async encode(images) {
-      if (images.length === 0) return [];
-      const batch = await Promise.all(images.map((image) => pixels(image, manifest)));
-      const result = await session.run({ [manifest.input]: toTensor(batch) });
-      const output = result[manifest.output].data as Float32Array;
-      return images.map((_, i) => l2Normalise(output.slice(i * manifest.dim, (i + 1) * manifest.dim)));
-    },
+    hasClassifier: classifier !== undefined,
+    encodeAndClassify,
+    encode: async (images) => (await encodeAndClassify(images)).map((encoded) => encoded.vector),
     close: () => session.release(),
   };
 }

@@ -41,3 +41,13 @@ export function imageCollection(vectorSpaceId: string): string {
 export function captionCollection(vectorSpaceId: string): string {
   return `caption_texts_${hex(vectorSpaceId)}`;
 }
+
+/** Crop vectors of detected objects (image encoder space), keyed by object id. */
+export function objectCollection(vectorSpaceId: string): string {
+  return `objects_${hex(vectorSpaceId)}`;
+}
+
+/** Concept vectors of images (text encoder space, MULTIMODEL_IMAGE_ENCODING), keyed by their content (media.concept_key). */
+export function conceptCollection(vectorSpaceId: string): string {
+  return `concepts_${hex(vectorSpaceId)}`;
+}

@@ -9,6 +9,7 @@ import type { createBatchSourceActivities } from '../../activities/batchSources'
 import type { createCustomMetadataActivities } from '../../activities/customMetadata';
 import type { createDatasetLifecycleActivities } from '../../activities/datasetLifecycle';
 import type { createEmbeddingActivities } from '../../activities/embedding';
+import type { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../../activities/enrichment';
 import type { createExportActivities } from '../../activities/export';
 import type { createIngestActivities } from '../../activities/ingest';
 import type { createSnapshotActivities } from '../../activities/snapshots';
@@ -24,6 +25,8 @@ type Activities = ReturnType<typeof createAnalysisActivities> &
   ReturnType<typeof createCustomMetadataActivities> &
   ReturnType<typeof createDatasetLifecycleActivities> &
   ReturnType<typeof createEmbeddingActivities> &
+  ReturnType<typeof createEnrichmentActivities> &
+  ReturnType<typeof createEnrichmentInferenceActivities> &
   ReturnType<typeof createExportActivities> &
   ReturnType<typeof createIngestActivities> &
   ReturnType<typeof createSnapshotActivities> &

@@ -19,6 +19,8 @@ const reindexingSteps: ActivityName[] = [
   'collectBatchMedia',
   'ingestUploadedFiles',
   'embedDatasetMedia',
+  'enrichDatasetMedia',
+  'embedCaptions',
   'indexBatch',
   'evaluateViews',
   'beginReindex',
@@ -60,6 +62,8 @@ describe('mediaAdditionWorkflow', () => {
         { name: 'beginTask', input: { ...ref, message: expect.any(String) }, taskQueue },
         { name: 'ingestUploadedFiles', input, taskQueue },
         { name: 'embedDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
+        { name: 'enrichDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
+        { name: 'embedCaptions', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'indexBatch', input: { ...ref, batchId: input.batchId }, taskQueue },
         { name: 'evaluateViews', input: { ...ref, batchId: input.batchId }, taskQueue },
         { name: 'completeMediaAddition', input: { ...ref, batchId: input.batchId, missing: [] }, taskQueue },
@@ -73,7 +77,7 @@ describe('mediaAdditionWorkflow', () => {
     await testbed.withWorkers(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
     });
-    expect(mocks.names()).toEqual([...reindexingSteps.slice(0, 6), 'completeMediaAddition']);
+    expect(mocks.names()).toEqual([...reindexingSteps.slice(0, 8), 'completeMediaAddition']);
     expect(mocks.inputsOf('collectBatchMedia')).toEqual([input]);
     expect(mocks.inputsOf('completeMediaAddition')).toEqual([
       { taskId: input.taskId, datasetId: input.datasetId, batchId: input.batchId, missing: ['gone.jpg'] },
@@ -170,7 +174,7 @@ describe('mediaAdditionWorkflow', () => {
     });
     expect(mocks.names()).toEqual([
       'beginTask', 'ingestUploadedFiles', 'embedDatasetMedia', 'failBatchTask',
-      'beginTask', 'ingestUploadedFiles', 'embedDatasetMedia', 'indexBatch', 'evaluateViews', 'completeMediaAddition',
+      'beginTask', 'ingestUploadedFiles', 'embedDatasetMedia', 'enrichDatasetMedia', 'embedCaptions', 'indexBatch', 'evaluateViews', 'completeMediaAddition',
     ]);
     expect(mocks.inputsOf('ingestUploadedFiles')).toEqual([input, input]);
   });

@@ -1,0 +1,142 @@
+import { Context } from '@temporalio/activity';
+import type { Db } from '../db/connection';
+import { transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
+import {
+  countMediaToEnrich,
+  markEnriched,
+  nextMediaToEnrich,
+  objectsOf,
+  replaceLabels,
+  resetEnriched,
+  savePredictedClasses,
+  setCaptions,
+  setEnrichmentModels,
+  type MediaToEnrich,
+} from '../db/repositories/enrichment';
+import { mediaCounts } from '../db/repositories/media';
+import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
+import { dropUnusedVersions, findVersion, headVersion, setHeadVersion, type DatasetVersion } from '../db/repositories/versions';
+import { releaseTransition, TRANSITIONS } from '../lib/datasetStates';
+import { APPLY_ORDER, type EnrichmentType } from '../lib/enrichment/catalog';
+import { imageCaption, tagsFromClasses } from '../lib/enrichment/describe';
+import type { ImageEncoder, PredictedClass } from '../lib/ml/imageEncoder';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import type { EnrichmentInput } from '../workflows/contracts';
+import { createProgressReporter, type TaskRef } from './progress';
+
+const ENRICH_BATCH = 16;
+
+/** Labels written by IMAGE_TAGGING carry this source, so a re-run replaces exactly them. */
+export const TAGGING_SOURCE = 'IMAGE_TAGGING';
+
+type Ending = { aborted: boolean; message: string };
+
+/** The steps of an ENRICHMENT around its model runs, on the main queue. */
+export function createEnrichmentActivities(deps: { db: Db }) {
+  const { db } = deps;
+  return {
+    async beginEnrichment(input: EnrichmentInput): Promise<void> {
+      await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Copying the source dataset', progressPercentage: 5, phase: 'copy' });
+    },
+
+    /** The copy becomes the new dataset's head, recording every enrichment applied to it (the source's and this one's). */
+    async adoptEnrichedCopy(input: EnrichmentInput): Promise<void> {
+      const source = await findVersion(db, input.sourceVersionId);
+      const replaced = Object.keys(input.enrichmentModels).filter((type) => source?.enrichment_models[type] !== input.enrichmentModels[type]);
+      await db.transaction(async (trx) => {
+        await setHeadVersion(trx, input.datasetId, input.versionId);
+        await setEnrichmentModels(trx, input.versionId, input.enrichmentModels);
+        await resetEnriched(trx, input.versionId, replaced);
+      });
+      await dropUnusedVersions(db, input.datasetId);
+    },
+
+    async commitEnrichment(input: EnrichmentInput): Promise<void> {
+      await db.transaction(async (trx) => {
+        await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
+        await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.enrichmentCommitted, { progress: 100 });
+        await transitionDatasetStatus(trx, input.sourceDatasetId, releaseTransition('enrich', input.sourcePreviousStatus));
+        await updateTaskProgress(trx, input.taskId, { status: 'COMPLETED', statusMessage: 'Enriched dataset ready', progressPercentage: 100, phase: 'done' });
+      });
+    },
+
+    /** The new dataset is ERROR with the reason; the source goes back to the status it had. */
+    async failEnrichment(input: EnrichmentInput & Ending): Promise<void> {
+      await db.transaction(async (trx) => {
+        await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.enrichmentFailed, { error_message: input.message });
+        await transitionDatasetStatus(trx, input.sourceDatasetId, releaseTransition('enrich', input.sourcePreviousStatus));
+        await endTaskUnfinished(trx, input.taskId, input);
+      });
+    },
+  };
+}
+
+/** What one enrichment type does to a batch of media, inside the transaction that marks them done. */
+type BatchStep = (trx: Db, version: DatasetVersion, batch: Array<MediaToEnrich & { classes: PredictedClass[] }>) => Promise<void>;
+
+/**
+ * Runs the models of the enrichment recorded on a dataset's head version over every media item they
+ * have not run on yet (all of them after a copy; the new ones after add_media). Each batch's outputs
+ * and its "done" mark are one transaction, so a retried activity resumes without repeating work.
+ * Runs on the inference queue.
+ */
+export function createEnrichmentInferenceActivities(deps: { db: Db; store: ObjectStore; encoder: ImageEncoder }) {
+  const { db, store, encoder } = deps;
+
+  /** The classes stored at indexing, or (for media indexed before they were kept) one forward pass now. */
+  async function withClasses(version: DatasetVersion, batch: MediaToEnrich[]): Promise<Array<MediaToEnrich & { classes: PredictedClass[] }>> {
+    const missing = batch.filter((media) => !media.predicted_classes);
+    if (missing.length > 0 && encoder.hasClassifier) {
+      const encoded = await encoder.encodeAndClassify(await Promise.all(missing.map((media) => store.get(blobKey(media.blob_sha256)))));
+      const rows = missing.map((media, i) => ({ id: media.id, classes: encoded[i].classes }));
+      await savePredictedClasses(db, version.id, rows);
+      rows.forEach((row, i) => (missing[i].predicted_classes = row.classes));
+    }
+    return batch.map((media) => ({ ...media, classes: media.predicted_classes ?? [] }));
+  }
+
+  const steps: Partial<Record<EnrichmentType, BatchStep>> = {
+    IMAGE_TAGGING: async (trx, version, batch) => {
+      const labels = batch.flatMap((media) => tagsFromClasses(media.classes).map((tag) => ({ mediaId: media.id, ...tag })));
+      await replaceLabels(trx, version.id, TAGGING_SOURCE, batch.map((media) => media.id), labels);
+    },
+    CAPTION_IMAGES: async (trx, version, batch) => {
+      const objects = await objectsOf(trx, version.id, batch.map((media) => media.id));
+      const captions = batch.map((media) => ({
+        id: media.id,
+        caption: imageCaption(media.classes, objects.filter((object) => object.media_id === media.id)),
+      }));
+      await setCaptions(trx, version.id, captions);
+    },
+  };
+
+  return {
+    async enrichDatasetMedia(ref: TaskRef): Promise<{ enriched: Partial<Record<EnrichmentType, number>> }> {
+      const context = Context.current();
+      const version = await headVersion(db, ref.datasetId);
+      const types = APPLY_ORDER.filter((type) => version.enrichment_models[type] !== undefined);
+      const enriched: Partial<Record<EnrichmentType, number>> = {};
+      for (const [position, type] of types.entries()) {
+        const step = steps[type];
+        if (!step) continue;
+        const total = await countMediaToEnrich(db, version.id, type);
+        const report = createProgressReporter(db, ref, 'enrich', `Enriching: ${type} ${position + 1}/${types.length}`);
+        let done = 0;
+        for (;;) {
+          context.heartbeat({ type, done });
+          const batch = await nextMediaToEnrich(db, version.id, type, ENRICH_BATCH);
+          if (batch.length === 0) break;
+          const prepared = await withClasses(version, batch);
+          await db.transaction(async (trx) => {
+            await step(trx, version, prepared);
+            await markEnriched(trx, version.id, type, batch.map((media) => media.id));
+          });
+          done += batch.length;
+          await report(done, total);
+        }
+        enriched[type] = done;
+      }
+      return { enriched };
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import type { User } from '../db/models';
+import { claimDatasetStatus, createDataset, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { enrichmentContextOf, markEnrichedFrom } from '../db/repositories/enrichment';
+import { headVersion } from '../db/repositories/versions';
+import { claimTransition, releaseTransition, statusRefusal, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
+import { APPLY_ORDER, enrichmentModels, type EnrichmentModel, type EnrichmentType, type ModelAvailability } from '../lib/enrichment/catalog';
+import { conflict, notFound } from '../lib/errors';
+import type { EnrichmentInput } from '../workflows/contracts';
+import { requireCreatorWorkspace } from './ingestion';
+import { createTask, type TaskDeps } from './taskWorkflows';
+
+export interface EnrichmentDeps extends TaskDeps {
+  /** What is installed here, read once per request (a model dropped into MODELS_DIR shows up without a restart). */
+  availability: () => ModelAvailability;
+}
+
+export function listEnrichmentModels(deps: Pick<EnrichmentDeps, 'availability'>): EnrichmentModel[] {
+  return enrichmentModels(deps.availability());
+}
+
+export interface EnrichmentContext {
+  enrichment_context_id: string;
+  status: 'NEW' | 'ENRICHED';
+  dataset_enrichment_models: { enrichment_models: Record<string, string> };
+}
+
+export async function enrichmentContext(deps: Pick<TaskDeps, 'db'>, dataset: DatasetRow): Promise<EnrichmentContext> {
+  const { contextId, models } = await enrichmentContextOf(deps.db, dataset.id);
+  return {
+    enrichment_context_id: contextId,
+    status: Object.keys(models).length === 0 ? 'NEW' : 'ENRICHED',
+    dataset_enrichment_models: { enrichment_models: models },
+  };
+}
+
+/**
+ * Checks a request against the catalog and what the dataset already has: every model must exist
+ * under its type and be Active, not be applied already, and find its dependencies applied before or
+ * requested with it. Returns the enrichment the copy will carry (applied + requested).
+ */
+function planEnrichment(catalog: EnrichmentModel[], applied: Record<string, string>, requested: Partial<Record<EnrichmentType, string>>): Record<string, string> {
+  for (const [type, modelId] of Object.entries(requested) as Array<[EnrichmentType, string]>) {
+    const model = catalog.find((candidate) => candidate.id === modelId);
+    if (!model) throw notFound(`Enrichment model ${modelId} not found`);
+    if (model.type !== type) throw notFound(`Enrichment model ${modelId} is a ${model.type} model, not ${type}`);
+    if (model.status !== 'Active') throw conflict(`Enrichment model ${modelId} is ${model.status}: it cannot be applied on this installation`);
+    if (applied[type] === modelId) throw conflict(`${type} is already applied to this dataset with ${modelId}`);
+    const missing = (model.dependencies ?? []).filter((dependency) => !applied[dependency] && !requested[dependency]);
+    if (missing.length > 0) throw conflict(`${modelId} needs ${missing.join(' and ')} applied first (or requested with it)`);
+  }
+  return { ...applied, ...requested };
+}
+
+/**
+ * Starts an ENRICHMENT: a new dataset `<name> (enriched)` owned by the caller, INDEXING until the
+ * models have run over a copy of the source; the source is claimed READ ONLY meanwhile. Returns the
+ * new dataset's id.
+ */
+export async function startEnrichment(
+  deps: EnrichmentDeps,
+  dataset: DatasetRow,
+  user: User,
+  requested: Partial<Record<EnrichmentType, string>>,
+): Promise<string> {
+  const catalog = listEnrichmentModels(deps);
+  planEnrichment(catalog, (await headVersion(deps.db, dataset.id)).enrichment_models, requested);
+  const workspaceId = await requireCreatorWorkspace(deps.db, user);
+  const enrichedId = randomUUID();
+  let previousStatus: DatasetStatus = dataset.status_new;
+  let sourceVersionId = '';
+  let enrichmentModelsOfCopy: Record<string, string> = {};
+  const applied = APPLY_ORDER.filter((type) => requested[type]).join(', ');
+  await createTask(
+    deps,
+    {
+      taskType: 'ENRICHMENT',
+      datasetId: enrichedId,
+      user,
+      statusMessage: `Queued: ${applied} on ${dataset.display_name}`,
+      input: (taskId): EnrichmentInput => ({
+        taskId,
+        datasetId: enrichedId,
+        sourceDatasetId: dataset.id,
+        sourceVersionId,
+        versionId: randomUUID(),
+        enrichmentModels: enrichmentModelsOfCopy,
+        sourcePreviousStatus: previousStatus,
+      }),
+    },
+    async (trx) => {
+      const claim = await claimDatasetStatus(trx, dataset.id, claimTransition('enrich'));
+      previousStatus = claim.previous ?? previousStatus;
+      if (!claim.claimed) throw conflict(statusRefusal(dataset.id, 'enrich', previousStatus));
+      // Read under the claim: nothing changes the source from here until the copy is made.
+      const source = await headVersion(trx, dataset.id);
+      sourceVersionId = source.id;
+      enrichmentModelsOfCopy = planEnrichment(catalog, source.enrichment_models, requested);
+      await createDataset(trx, {
+        id: enrichedId,
+        name: `${dataset.display_name} (enriched)`,
+        ownerId: user.id,
+        workspaceId,
+        status: 'INDEXING',
+        embeddingConfig: dataset.embedding_config,
+      });
+      await markEnrichedFrom(trx, enrichedId, dataset.id);
+    },
+    async (db) => {
+      await transitionDatasetStatus(db, enrichedId, TRANSITIONS.enrichmentFailed, { error_message: 'The enrichment could not be started' });
+      await transitionDatasetStatus(db, dataset.id, releaseTransition('enrich', previousStatus));
+    },
+  );
+  return enrichedId;
+}

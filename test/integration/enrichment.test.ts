@@ -1,0 +1,178 @@
+import { randomUUID } from 'node:crypto';
+import { addDatasetMember, createDataset } from '../../db/repositories/datasets';
+import { createUser } from '../../db/repositories/users';
+import { Organization, Workspace } from '../../db/models';
+import { createReadyDataset, newDatasetWithTransaction, waitForDatasetStatus, waitForTask } from '../support/datasets';
+import { photo } from '../support/media';
+import { startTestStack } from '../support/testStack';
+
+type Stack = Awaited<ReturnType<typeof startTestStack>>;
+type Preview = { media_id: string; file_name: string; caption: string | null };
+type Cluster = { previews: Preview[]; labels: string[] | null; relevance_score?: number };
+type Model = { id: string; name: string; type: string; status: string; vendor: string; description: string; dependencies: string[] | null };
+
+const TAGGER = 'imagenet-tagger@1';
+const CAPTIONER = 'tag-captioner@1';
+
+describe('enrichment through the real API, worker and models', () => {
+  let stack: Stack;
+  let sourceId: string;
+  let enrichedId: string;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    sourceId = await createReadyDataset(stack, 'everyday', ['chelsea', 'coffee', 'motorcycle_left', 'camera', 'astronaut'].map(photo));
+  }, 180_000);
+  afterAll(() => stack.close());
+
+  const enrich = (id: string, body: unknown) => stack.request.post(`/api/v1/dataset/${id}/enrich_dataset`).send(body as object);
+  const explore = (id: string, query: Record<string, string>) => stack.request.get(`/api/v1/explore/${id}`).query({ entity_type: 'IMAGES', ...query }).expect(200);
+  const names = (clusters: Cluster[]) => clusters.flatMap((cluster) => cluster.previews.map((preview) => preview.file_name));
+  const allMedia = async (id: string) => (await explore(id, { threshold: '0' })).body.clusters.flatMap((cluster: Cluster) => cluster.previews) as Preview[];
+  const counts = async () => ({
+    datasets: Number((await stack.deps.db('datasets').count({ n: '*' }).first())!.n),
+    tasks: Number((await stack.deps.db('tasks').count({ n: '*' }).first())!.n),
+  });
+
+  it('lists the models with every field: what ships here is Active, models without weights are Coming Soon', async () => {
+    const models = (await stack.request.get(`/api/v1/enrichment/${sourceId}/list_models`).expect(200)).body as Model[];
+    for (const model of models) {
+      expect(Object.keys(model).sort()).toEqual(['dependencies', 'description', 'id', 'name', 'status', 'type', 'vendor']);
+      expect(model.id).toMatch(/@\d+$/);
+    }
+    const byId = new Map(models.map((model) => [model.id, model]));
+    expect(byId.get(TAGGER)).toMatchObject({ type: 'IMAGE_TAGGING', status: 'Active', dependencies: null });
+    expect(byId.get(CAPTIONER)).toMatchObject({ type: 'CAPTION_IMAGES', status: 'Active' });
+    expect(byId.get('clip@1')).toMatchObject({ type: 'MULTIMODEL_IMAGE_ENCODING', status: 'Coming Soon' });
+    expect(byId.get('vision-endpoint-captioner@1')).toMatchObject({ type: 'CAPTION_IMAGES', status: 'Coming Soon' });
+    expect(byId.get('object-captioner@1')).toMatchObject({ type: 'CAPTION_OBJECTS', dependencies: ['OBJECT_DETECTION'] });
+    await stack.request.get(`/api/v1/enrichment/${randomUUID()}/list_models`).expect(404);
+    await stack.request.get('/api/v1/enrichment/not-a-uuid/list_models').expect(422);
+  });
+
+  it('shows a NEW context before any enrichment', async () => {
+    const context = (await stack.request.get(`/api/v1/enrichment/${sourceId}/context`).expect(200)).body;
+    expect(context).toEqual({ enrichment_context_id: expect.any(String), status: 'NEW', dataset_enrichment_models: { enrichment_models: {} } });
+    await stack.request.get(`/api/v1/enrichment/${randomUUID()}/context`).expect(404);
+  });
+
+  it('refuses bad requests with their codes and a detail, starting nothing', async () => {
+    const before = await counts();
+    const detail = async (body: unknown, status: number) => (await enrich(sourceId, body).expect(status)).body.detail as string;
+    expect(await detail({}, 422)).toMatch(/enrichment_models/);
+    expect(await detail({ enrichment_models: {} }, 422)).toMatch(/at least one model/);
+    expect(await detail({ enrichment_models: { FACE_SWAP: TAGGER } }, 422)).toMatch(/enrichment types are IMAGE_TAGGING/);
+    expect(await detail({ enrichment_models: { IMAGE_TAGGING: 7 } }, 422)).toMatch(/enrichment_models/);
+    expect(await detail({ enrichment_models: { IMAGE_TAGGING: 'no-such-model@1' } }, 404)).toBe('Enrichment model no-such-model@1 not found');
+    expect(await detail({ enrichment_models: { OBJECT_DETECTION: TAGGER } }, 404)).toBe(`Enrichment model ${TAGGER} is a IMAGE_TAGGING model, not OBJECT_DETECTION`);
+    expect(await detail({ enrichment_models: { MULTIMODEL_IMAGE_ENCODING: 'clip@1' } }, 409)).toMatch(/clip@1 is Coming Soon/);
+    await enrich(randomUUID(), { enrichment_models: { IMAGE_TAGGING: TAGGER } }).expect(404);
+
+    const { datasetId: uploading } = await newDatasetWithTransaction(stack, 'not ready');
+    const after = await counts();
+    expect((await enrich(uploading, { enrichment_models: { IMAGE_TAGGING: TAGGER } }).expect(409)).body).toEqual({ detail: 'Dataset is not READY (status UPLOADING)' });
+    expect(await counts()).toEqual(after);
+    expect(after.tasks).toBe(before.tasks);
+    expect((await stack.request.get(`/api/v1/dataset/${sourceId}`).expect(200)).body.status_new).toBe('READY');
+  });
+
+  it('makes a new READY dataset holding the same media with tags and captions, while the source stays as it was', async () => {
+    const started = (await enrich(sourceId, { enrichment_models: { IMAGE_TAGGING: TAGGER, CAPTION_IMAGES: CAPTIONER } }).expect(200)).body;
+    enrichedId = started.dataset_id;
+    expect(enrichedId).not.toBe(sourceId);
+    const task = await waitForTask(stack, enrichedId, ['COMPLETED', 'FAILED']);
+    expect(task).toMatchObject({ task_type: 'ENRICHMENT', status: 'COMPLETED', progress_percentage: 100, error_message: null });
+    const enriched = await waitForDatasetStatus(stack, enrichedId, ['READY', 'ERROR']);
+    expect(enriched).toMatchObject({ status_new: 'READY', display_name: 'everyday (enriched)', n_images: 5 });
+    expect((await stack.request.get(`/api/v1/dataset/${sourceId}`).expect(200)).body.status_new).toBe('READY');
+
+    // The same media (ids kept: no bytes copied, no vectors recomputed), now described.
+    const source = await allMedia(sourceId);
+    const copy = await allMedia(enrichedId);
+    expect(copy.map((media) => media.media_id).sort()).toEqual(source.map((media) => media.media_id).sort());
+    expect(source.every((media) => media.caption === null)).toBe(true);
+    const captionOf = (file: string) => copy.find((media) => media.file_name === file)!.caption;
+    expect(captionOf('chelsea.jpg')).toMatch(/^a photo of an? .*cat/);
+    expect(captionOf('coffee.jpg')).toMatch(/espresso/);
+    expect(captionOf('motorcycle_left.jpg')).toMatch(/motorcycle/);
+
+    const context = (await stack.request.get(`/api/v1/enrichment/${enrichedId}/context`).expect(200)).body;
+    expect(context).toMatchObject({ status: 'ENRICHED', dataset_enrichment_models: { enrichment_models: { IMAGE_TAGGING: TAGGER, CAPTION_IMAGES: CAPTIONER } } });
+    expect((await stack.request.get(`/api/v1/enrichment/${sourceId}/context`).expect(200)).body.status).toBe('NEW');
+  });
+
+  it('finds photos by what they show: labels, VQL labels, caption search and VQL text', async () => {
+    const cats = (await explore(enrichedId, { labels: '["cat"]' })).body.clusters as Cluster[];
+    expect(names(cats)).toEqual(['chelsea.jpg']);
+    expect(cats[0].labels).toEqual(expect.arrayContaining(['cat', 'Egyptian cat']));
+    const vql = (filters: unknown[]) => JSON.stringify(filters);
+    expect(names((await explore(enrichedId, { vql: vql([{ labels: { op: 'one_of', value: ['motorcycle'] } }]) })).body.clusters)).toEqual(['motorcycle_left.jpg']);
+    expect((await explore(sourceId, { labels: '["cat"]' })).body.clusters).toEqual([]);
+
+    const byCaption = (await explore(enrichedId, { caption: 'a cat' })).body.clusters as Cluster[];
+    expect(byCaption[0].previews[0].file_name).toBe('chelsea.jpg');
+    const semantic = (await explore(enrichedId, { vql: vql([{ text: { op: 'semantic', value: 'a cup of coffee' } }]) })).body.clusters as Cluster[];
+    expect(semantic[0].previews[0].file_name).toBe('coffee.jpg');
+    expect(names((await explore(enrichedId, { vql: vql([{ text: { op: 'fts', value: 'motorcycle' } }]) })).body.clusters)).toEqual(['motorcycle_left.jpg']);
+  });
+
+  it('refuses to apply a model the dataset already has', async () => {
+    expect((await enrich(enrichedId, { enrichment_models: { IMAGE_TAGGING: TAGGER } }).expect(409)).body).toEqual({
+      detail: `IMAGE_TAGGING is already applied to this dataset with ${TAGGER}`,
+    });
+  });
+
+  it('runs media added later to the enriched dataset through the same models', async () => {
+    await stack.request.post(`/api/v1/dataset/${enrichedId}/add_media`).attach('files', photo('grace_hopper')).expect(202);
+    const task = await waitForTask(stack, enrichedId, ['COMPLETED', 'FAILED']);
+    expect(task).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
+    const added = (await allMedia(enrichedId)).find((media) => media.file_name === 'grace_hopper.jpg')!;
+    expect(added.caption).toMatch(/^a photo of a military uniform/);
+    expect(names((await explore(enrichedId, { labels: '["military uniform"]' })).body.clusters)).toEqual(['grace_hopper.jpg']);
+  });
+});
+
+/** Who may enrich (editors and up), with authentication on: viewers get 403, strangers 404. */
+describe('enrichment access', () => {
+  let stack: Stack;
+  let datasetId: string;
+  const cookies: Record<string, string> = {};
+  const password = 'correct horse battery';
+
+  beforeAll(async () => {
+    stack = await startTestStack({ DISABLE_AUTH: 'false', ADMIN_PASSWORD: password });
+    const { db } = stack.deps;
+    const workspaceId = (await Workspace.query(db).first())!.id;
+    const alice = await createUser(db, { email: 'alice@example.com', password, workspaceId, workspaceRole: 'editor' });
+    const bob = await createUser(db, { email: 'bob@example.com', password, workspaceId, workspaceRole: 'viewer' });
+    const elsewhere = await Workspace.query(db).insertAndFetch({ organization_id: (await Organization.query(db).insertAndFetch({ name: 'elsewhere' })).id, name: 'elsewhere' });
+    await createUser(db, { email: 'carol@example.com', password, workspaceId: elsewhere.id, workspaceRole: 'admin' });
+    datasetId = (await createDataset(db, { name: 'ready', ownerId: alice.id, workspaceId, status: 'READY' })).id;
+    await addDatasetMember(db, datasetId, bob.id, 'viewer');
+    for (const name of ['alice', 'bob', 'carol']) {
+      const response = await stack.request.post('/api/v1/auth/login').send({ email: `${name}@example.com`, password }).expect(200);
+      cookies[name] = (response.headers['set-cookie'] as unknown as string[]).find((cookie) => cookie.startsWith('SESSION='))!.split(';')[0];
+    }
+  });
+  afterAll(() => stack.close());
+
+  it('lets a viewer read the models and context but not enrich (403), hides the dataset from a stranger (404) and needs a login (401)', async () => {
+    const body = { enrichment_models: { IMAGE_TAGGING: TAGGER } };
+    await stack.request.get(`/api/v1/enrichment/${datasetId}/list_models`).set('Cookie', cookies.bob).expect(200);
+    await stack.request.get(`/api/v1/enrichment/${datasetId}/context`).set('Cookie', cookies.bob).expect(200);
+    expect((await stack.request.post(`/api/v1/dataset/${datasetId}/enrich_dataset`).set('Cookie', cookies.bob).send(body).expect(403)).body).toEqual({
+      detail: 'This operation needs editor access to the dataset; you have viewer',
+    });
+    for (const call of [
+      () => stack.request.get(`/api/v1/enrichment/${datasetId}/list_models`),
+      () => stack.request.get(`/api/v1/enrichment/${datasetId}/context`),
+      () => stack.request.post(`/api/v1/dataset/${datasetId}/enrich_dataset`).send(body),
+    ]) {
+      expect((await call().set('Cookie', cookies.carol).expect(404)).body).toEqual({ detail: 'Dataset not found' });
+      await call().expect(401);
+    }
+    expect(await stack.deps.db('tasks').count({ n: '*' }).first()).toEqual({ n: '0' });
+    expect((await stack.request.get(`/api/v1/dataset/${datasetId}`).set('Cookie', cookies.alice).expect(200)).body.status_new).toBe('READY');
+  });
+});
+

@@ -1,0 +1,61 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { inferenceQueueOf, type EnrichmentInput } from '../../workflows/contracts';
+import { failsWith, mockActivities, newTaskId, outcomeOf, workflowTestbed, type ActivityName } from '../support/workflowTesting';
+
+const steps: ActivityName[] = ['beginEnrichment', 'copyDatasetVersion', 'adoptEnrichedCopy', 'enrichDatasetMedia', 'embedCaptions', 'commitEnrichment'];
+const all: ActivityName[] = [...steps, 'failEnrichment'];
+
+const testbed = workflowTestbed();
+
+function newInput(): EnrichmentInput {
+  return {
+    taskId: newTaskId(),
+    datasetId: newTaskId(),
+    sourceDatasetId: newTaskId(),
+    sourceVersionId: newTaskId(),
+    versionId: newTaskId(),
+    enrichmentModels: { IMAGE_TAGGING: 'imagenet-tagger@1' },
+    sourcePreviousStatus: 'READY',
+  };
+}
+
+function start(taskQueue: string, input: EnrichmentInput) {
+  return testbed.start('enrichmentWorkflow', taskQueue, input.taskId, input);
+}
+
+describe('enrichmentWorkflow', () => {
+  it('copies the source into the new dataset, runs the models on the inference queue, embeds the captions, then commits', async () => {
+    const input = newInput();
+    const mocks = mockActivities(all);
+    await testbed.withWorkers(mocks, async (taskQueue) => {
+      expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
+      const ref = { taskId: input.taskId, datasetId: input.datasetId };
+      expect(mocks.calls).toEqual([
+        { name: 'beginEnrichment', input, taskQueue },
+        {
+          name: 'copyDatasetVersion',
+          input: { sourceVersionId: input.sourceVersionId, targetDatasetId: input.datasetId, versionId: input.versionId },
+          taskQueue,
+        },
+        { name: 'adoptEnrichedCopy', input, taskQueue },
+        { name: 'enrichDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
+        { name: 'embedCaptions', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
+        { name: 'commitEnrichment', input, taskQueue },
+      ]);
+    });
+  });
+
+  it.each(steps)('a failure of %s fails the task, gives the source its status back and fails the workflow with EnrichmentFailed', async (failing) => {
+    const input = newInput();
+    const message = `${failing} broke: disk full`;
+    const mocks = mockActivities(all, { [failing]: failsWith(message) });
+    await testbed.withWorkers(mocks, async (taskQueue) => {
+      const outcome = await outcomeOf(await start(taskQueue, input));
+      expect(outcome.status).toBe('FAILED');
+      expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
+      expect(outcome.failure).toMatchObject({ type: 'EnrichmentFailed', message, nonRetryable: true });
+    });
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'failEnrichment']);
+    expect(mocks.inputsOf('failEnrichment')).toEqual([{ ...input, aborted: false, message }]);
+  });
+});
