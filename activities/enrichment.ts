@@ -10,6 +10,7 @@ import {
   resetEnriched,
   savePredictedClasses,
   setCaptions,
+  setConceptKeys,
   setEnrichmentModels,
   type MediaToEnrich,
 } from '../db/repositories/enrichment';
@@ -18,9 +19,12 @@ import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks'
 import { dropUnusedVersions, findVersion, headVersion, setHeadVersion, type DatasetVersion } from '../db/repositories/versions';
 import { releaseTransition, TRANSITIONS } from '../lib/datasetStates';
 import { APPLY_ORDER, type EnrichmentType } from '../lib/enrichment/catalog';
+import { conceptKey, conceptTerms, conceptVector } from '../lib/enrichment/concepts';
 import { imageCaption, tagsFromClasses } from '../lib/enrichment/describe';
 import type { ImageEncoder, PredictedClass } from '../lib/ml/imageEncoder';
+import type { TextEncoder } from '../lib/ml/textEncoder';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import { conceptCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { EnrichmentInput } from '../workflows/contracts';
 import { createProgressReporter, type TaskRef } from './progress';
 
@@ -80,8 +84,20 @@ type BatchStep = (trx: Db, version: DatasetVersion, batch: Array<MediaToEnrich &
  * and its "done" mark are one transaction, so a retried activity resumes without repeating work.
  * Runs on the inference queue.
  */
-export function createEnrichmentInferenceActivities(deps: { db: Db; store: ObjectStore; encoder: ImageEncoder }) {
-  const { db, store, encoder } = deps;
+export function createEnrichmentInferenceActivities(deps: { db: Db; store: ObjectStore; vectors: VectorStore; encoder: ImageEncoder; textEncoder: TextEncoder }) {
+  const { db, store, vectors, encoder, textEncoder } = deps;
+  /** Text vectors of concept terms: a bounded vocabulary (ImageNet and COCO names), embedded once per worker. */
+  const termVectors = new Map<string, Float32Array>();
+
+  async function conceptVectors(version: DatasetVersion, batch: Array<MediaToEnrich & { classes: PredictedClass[] }>) {
+    const objects = await objectsOf(db, version.id, batch.map((media) => media.id));
+    const terms = batch.map((media) => conceptTerms(media.classes, objects.filter((object) => object.media_id === media.id)));
+    const missing = [...new Set(terms.flat().map((term) => term.text))].filter((text) => !termVectors.has(text));
+    if (missing.length > 0) (await textEncoder.encode(missing)).forEach((vector, i) => termVectors.set(missing[i], vector));
+    return batch.flatMap((media, i) =>
+      terms[i].length === 0 ? [] : [{ mediaId: media.id, key: conceptKey(terms[i]), vector: conceptVector(terms[i], (text) => termVectors.get(text)!) }],
+    );
+  }
 
   /** The classes stored at indexing, or (for media indexed before they were kept) one forward pass now. */
   async function withClasses(version: DatasetVersion, batch: MediaToEnrich[]): Promise<Array<MediaToEnrich & { classes: PredictedClass[] }>> {
@@ -94,6 +110,11 @@ export function createEnrichmentInferenceActivities(deps: { db: Db; store: Objec
     }
     return batch.map((media) => ({ ...media, classes: media.predicted_classes ?? [] }));
   }
+
+  /** Work a type does once per run, before its batches. */
+  const prepare: Partial<Record<EnrichmentType, (version: DatasetVersion) => Promise<void>>> = {
+    MULTIMODEL_IMAGE_ENCODING: (version) => vectors.ensureCollection(conceptCollection(version.vector_space_id), textEncoder.dim),
+  };
 
   const steps: Partial<Record<EnrichmentType, BatchStep>> = {
     IMAGE_TAGGING: async (trx, version, batch) => {
@@ -108,6 +129,12 @@ export function createEnrichmentInferenceActivities(deps: { db: Db; store: Objec
       }));
       await setCaptions(trx, version.id, captions);
     },
+    MULTIMODEL_IMAGE_ENCODING: async (trx, version, batch) => {
+      const concepts = await conceptVectors(version, batch);
+      // Vectors first: a key is only recorded once its vector exists (a repeated upsert is harmless).
+      await vectors.upsert(conceptCollection(version.vector_space_id), concepts.map((concept) => ({ id: concept.key, vector: concept.vector })));
+      await setConceptKeys(trx, version.id, concepts.map((concept) => ({ id: concept.mediaId, key: concept.key })));
+    },
   };
 
   return {
@@ -119,6 +146,7 @@ export function createEnrichmentInferenceActivities(deps: { db: Db; store: Objec
       for (const [position, type] of types.entries()) {
         const step = steps[type];
         if (!step) continue;
+        await prepare[type]?.(version);
         const total = await countMediaToEnrich(db, version.id, type);
         const report = createProgressReporter(db, ref, 'enrich', `Enriching: ${type} ${position + 1}/${types.length}`);
         let done = 0;

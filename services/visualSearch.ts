@@ -73,5 +73,5 @@ export async function visualRelevance(
   requireVisualIndex(dataset);
   const vector = await anchorVector(deps, dataset, anchorId, anchorType);
   const [hits] = await deps.vectors.searchMany(imageCollection(dataset.vector_space_id), [vector], VISUAL_SEARCH_LIMIT);
-  return { of: 'media', ids: hits.map((hit) => hit.id), distances: hits.map((hit) => hit.distance) };
+  return { by: [{ key: 'id', ids: hits.map((hit) => hit.id), distances: hits.map((hit) => hit.distance) }] };
 }

@@ -78,7 +78,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     activities: {
       ...createEmbeddingActivities({ db, store, vectors, encoder, textEncoder }),
       ...createVisualSearchActivities({ db, store, encoder }),
-      ...createEnrichmentInferenceActivities({ db, store, encoder }),
+      ...createEnrichmentInferenceActivities({ db, store, vectors, encoder, textEncoder }),
     },
     maxConcurrentActivityTaskExecutions: 1,
   });

@@ -115,3 +115,8 @@ export async function setCaptions(db: Db, versionId: string, rows: Array<{ id: s
   const set = 'caption = r.caption, caption_embedded = (t.caption IS NOT DISTINCT FROM r.caption AND t.caption_embedded)';
   await updateVersionRows(db, 'media', versionId, { caption: 'text' }, set, rows);
 }
+
+/** Records each image's concept vector key (MULTIMODEL_IMAGE_ENCODING). */
+export async function setConceptKeys(db: Db, versionId: string, rows: Array<{ id: string; key: string }>): Promise<void> {
+  await updateVersionRows(db, 'media', versionId, { key: 'uuid' }, 'concept_key = r.key', rows);
+}

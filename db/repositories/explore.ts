@@ -34,13 +34,13 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
 }
 
 /**
- * Cosine distances a vector search found, of media by id or of captions by content key (every
- * media item with that caption ranks at its distance); only those media are shown, nearest first.
+ * Cosine distances one or more vector searches found, each of media by a key column: the media id
+ * (visual search), the caption's content key (every media item with that caption ranks at its
+ * distance) or the concept vector's content key. Only media some search found are shown, each at its
+ * nearest distance, nearest first.
  */
 export interface Relevance {
-  of: 'media' | 'caption';
-  ids: string[];
-  distances: number[];
+  by: Array<{ key: 'id' | 'caption_key' | 'concept_key'; ids: string[]; distances: number[] }>;
 }
 
 export interface ExploreCluster {
@@ -92,12 +92,12 @@ export async function exploreClusters(
     const matching = db('cluster_members as cm').join('media as m', (join) => join.on('m.version_id', 'cm.version_id').andOn('m.id', 'cm.media_id')).where(where)
       .select('cm.cluster_id', 'm.id', 'm.kind', 'm.parent_id');
     if (options.relevance) {
-      matching
-        .joinRaw(`JOIN unnest(?::uuid[], ?::real[]) AS r(id, distance) ON r.id = ${options.relevance.of === 'media' ? 'm.id' : 'm.caption_key'}`, [
-          options.relevance.ids,
-          options.relevance.distances,
-        ])
-        .select('r.distance');
+      const found = options.relevance.by.map((search, i) => {
+        matching.joinRaw(`LEFT JOIN unnest(?::uuid[], ?::real[]) AS r${i}(id, distance) ON r${i}.id = m.${search.key}`, [search.ids, search.distances]);
+        return `r${i}.distance`;
+      });
+      // LEAST skips NULLs: a media item ranks at the nearest distance any search found it at.
+      matching.whereRaw(`(${found.map((distance) => `${distance} IS NOT NULL`).join(' OR ')})`).select(db.raw(`LEAST(${found.join(', ')}) AS distance`));
     } else {
       matching.select(db.raw('NULL::real AS distance'));
     }

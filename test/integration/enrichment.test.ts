@@ -116,6 +116,20 @@ describe('enrichment through the real API, worker and models', () => {
     expect(names((await explore(enrichedId, { vql: vql([{ text: { op: 'fts', value: 'motorcycle' } }]) })).body.clusters)).toEqual(['motorcycle_left.jpg']);
   });
 
+  it('ranks images without captions by their concept vectors (MULTIMODEL_IMAGE_ENCODING) for text queries', async () => {
+    const { dataset_id: conceptsId } = (await enrich(sourceId, { enrichment_models: { MULTIMODEL_IMAGE_ENCODING: 'concept-encoder@1' } }).expect(200)).body;
+    expect(await waitForTask(stack, conceptsId, ['COMPLETED', 'FAILED'])).toMatchObject({ status: 'COMPLETED' });
+    await waitForDatasetStatus(stack, conceptsId, ['READY']);
+    expect((await allMedia(conceptsId)).every((media) => media.caption === null)).toBe(true);
+    for (const [query, file] of [['a cat', 'chelsea.jpg'], ['a motorbike', 'motorcycle_left.jpg'], ['a cup of coffee', 'coffee.jpg'], ['a tripod', 'camera.jpg']]) {
+      const ranked = (await explore(conceptsId, { caption: query })).body.clusters as Cluster[];
+      expect([query, ranked[0].previews[0].file_name]).toEqual([query, file]);
+      expect(ranked[0].relevance_score).toBeLessThan(ranked[ranked.length - 1].relevance_score!);
+    }
+    const close = (await explore(conceptsId, { caption: 'a cat', textual_similarity_threshold: '0.5' })).body.clusters as Cluster[];
+    expect(names(close)).toEqual(['chelsea.jpg']);
+  });
+
   it('refuses to apply a model the dataset already has', async () => {
     expect((await enrich(enrichedId, { enrichment_models: { IMAGE_TAGGING: TAGGER } }).expect(409)).body).toEqual({
       detail: `IMAGE_TAGGING is already applied to this dataset with ${TAGGER}`,

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import { l2Normalise, type PredictedClass } from '../ml/imageEncoder';
+import { classPhrase } from './imagenetGroups';
+
+/**
+ * MULTIMODEL_IMAGE_ENCODING without CLIP: an image's concept vector is the probability-weighted sum
+ * of the text embeddings of what the models found in it (its ImageNet classes, named with their
+ * group, and its detected objects), so a text query embedded by the same text encoder can be ranked
+ * against images that have no caption at all.
+ */
+
+export interface ConceptTerm {
+  text: string;
+  weight: number;
+}
+
+/** Terms below this weight change nothing a query could notice. */
+const MIN_WEIGHT = 0.02;
+
+export function conceptTerms(classes: readonly PredictedClass[], objects: ReadonlyArray<{ label: string; confidence: number }>): ConceptTerm[] {
+  const weights = new Map<string, number>();
+  const add = (text: string, weight: number) => weights.set(text, Math.max(weights.get(text) ?? 0, weight));
+  for (const predicted of classes) add(`a photo of ${classPhrase(predicted.index, predicted.label)}`, predicted.confidence);
+  for (const object of objects) add(`a photo of ${object.label}`, object.confidence);
+  return [...weights]
+    .filter(([, weight]) => weight >= MIN_WEIGHT)
+    .map(([text, weight]) => ({ text, weight: Math.round(weight * 1000) / 1000 }))
+    .sort((a, b) => b.weight - a.weight || a.text.localeCompare(b.text));
+}
+
+/** The content key of a concept vector: equal terms give equal keys, so copies share the vector. */
+export function conceptKey(terms: readonly ConceptTerm[]): string {
+  const hex = createHash('md5').update(JSON.stringify(terms)).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The weighted sum of the terms' text vectors, L2-normalised. */
+export function conceptVector(terms: readonly ConceptTerm[], textVector: (text: string) => Float32Array): Float32Array {
+  const sum = new Float32Array(textVector(terms[0].text).length);
+  for (const term of terms) textVector(term.text).forEach((value, i) => (sum[i] += term.weight * value));
+  return l2Normalise(sum);
+}
