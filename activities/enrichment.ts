@@ -7,10 +7,13 @@ import {
   nextMediaToEnrich,
   objectsOf,
   replaceLabels,
+  replaceObjects,
   resetEnriched,
   savePredictedClasses,
   setCaptions,
   setConceptKeys,
+  setObjectCaptions,
+  type ObjectRow,
   setEnrichmentModels,
   type MediaToEnrich,
 } from '../db/repositories/enrichment';
@@ -20,18 +23,22 @@ import { dropUnusedVersions, findVersion, headVersion, setHeadVersion, type Data
 import { releaseTransition, TRANSITIONS } from '../lib/datasetStates';
 import { APPLY_ORDER, type EnrichmentType } from '../lib/enrichment/catalog';
 import { conceptKey, conceptTerms, conceptVector } from '../lib/enrichment/concepts';
-import { imageCaption, tagsFromClasses } from '../lib/enrichment/describe';
-import type { ImageEncoder, PredictedClass } from '../lib/ml/imageEncoder';
+import { imageCaption, objectCaption, tagsFromClasses } from '../lib/enrichment/describe';
+import { cropToBox } from '../lib/media/crop';
+import type { ObjectDetector } from '../lib/ml/objectDetector';
+import { contentUuid } from '../lib/sha256';
+import type { EncodedImage, ImageEncoder, PredictedClass } from '../lib/ml/imageEncoder';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
-import { conceptCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { conceptCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { EnrichmentInput } from '../workflows/contracts';
 import { createProgressReporter, type TaskRef } from './progress';
 
 const ENRICH_BATCH = 16;
 
-/** Labels written by IMAGE_TAGGING carry this source, so a re-run replaces exactly them. */
+/** Labels written by IMAGE_TAGGING and OBJECT_DETECTION carry their type as source, so a re-run replaces exactly them. */
 export const TAGGING_SOURCE = 'IMAGE_TAGGING';
+export const DETECTION_SOURCE = 'OBJECT_DETECTION';
 
 type Ending = { aborted: boolean; message: string };
 
@@ -84,8 +91,41 @@ type BatchStep = (trx: Db, version: DatasetVersion, batch: Array<MediaToEnrich &
  * and its "done" mark are one transaction, so a retried activity resumes without repeating work.
  * Runs on the inference queue.
  */
-export function createEnrichmentInferenceActivities(deps: { db: Db; store: ObjectStore; vectors: VectorStore; encoder: ImageEncoder; textEncoder: TextEncoder }) {
+export function createEnrichmentInferenceActivities(deps: {
+  db: Db;
+  store: ObjectStore;
+  vectors: VectorStore;
+  encoder: ImageEncoder;
+  textEncoder: TextEncoder;
+  /** Loaded on first use: workers that never detect objects never hold the detector. */
+  detector: () => Promise<ObjectDetector>;
+}) {
   const { db, store, vectors, encoder, textEncoder } = deps;
+
+  /** Detects the objects of a batch, then embeds and classifies each object's crop with the image encoder. */
+  async function detectObjects(batch: MediaToEnrich[]): Promise<Array<Omit<ObjectRow, 'caption'> & { vector: Float32Array }>> {
+    const detector = await deps.detector();
+    const images = await Promise.all(batch.map((media) => store.get(blobKey(media.blob_sha256))));
+    const found = await detector.detect(images);
+    const objects = batch.flatMap((media, i) =>
+      found[i].map((detection, j) => ({ media, image: images[i], detection, id: contentUuid(`${media.id}/${detector.modelId}/${j}`) })),
+    );
+    const crops = await Promise.all(objects.map((object) => cropToBox(object.image, object.detection.box)));
+    const encoded: EncodedImage[] = [];
+    for (let i = 0; i < crops.length; i += ENRICH_BATCH) encoded.push(...(await encoder.encodeAndClassify(crops.slice(i, i + ENRICH_BATCH))));
+    return objects.map(({ media, detection, id }, k) => ({
+      id,
+      media_id: media.id,
+      label: detection.label,
+      confidence: detection.confidence,
+      box_x: detection.box.x,
+      box_y: detection.box.y,
+      box_width: detection.box.width,
+      box_height: detection.box.height,
+      predicted_classes: encoded[k].classes,
+      vector: encoded[k].vector,
+    }));
+  }
   /** Text vectors of concept terms: a bounded vocabulary (ImageNet and COCO names), embedded once per worker. */
   const termVectors = new Map<string, Float32Array>();
 
@@ -114,12 +154,31 @@ export function createEnrichmentInferenceActivities(deps: { db: Db; store: Objec
   /** Work a type does once per run, before its batches. */
   const prepare: Partial<Record<EnrichmentType, (version: DatasetVersion) => Promise<void>>> = {
     MULTIMODEL_IMAGE_ENCODING: (version) => vectors.ensureCollection(conceptCollection(version.vector_space_id), textEncoder.dim),
+    OBJECT_DETECTION: (version) => vectors.ensureCollection(objectCollection(version.vector_space_id), encoder.dim),
   };
 
   const steps: Partial<Record<EnrichmentType, BatchStep>> = {
     IMAGE_TAGGING: async (trx, version, batch) => {
       const labels = batch.flatMap((media) => tagsFromClasses(media.classes).map((tag) => ({ mediaId: media.id, ...tag })));
       await replaceLabels(trx, version.id, TAGGING_SOURCE, batch.map((media) => media.id), labels);
+    },
+    OBJECT_DETECTION: async (trx, version, batch) => {
+      const ids = batch.map((media) => media.id);
+      const objects = await detectObjects(batch);
+      // Vectors first: an object row only exists once its crop vector does (a repeated upsert is harmless).
+      await vectors.upsert(objectCollection(version.vector_space_id), objects.map((object) => ({ id: object.id, vector: object.vector })));
+      await replaceObjects(trx, version.id, ids, objects.map(({ vector: _vector, ...object }) => object));
+      // Each detected category is also a label of its image (at its best confidence), for the labels filter.
+      const best = new Map<string, { mediaId: string; label: string; confidence: number }>();
+      for (const object of objects) {
+        const key = `${object.media_id}/${object.label}`;
+        if ((best.get(key)?.confidence ?? -1) < object.confidence) best.set(key, { mediaId: object.media_id, label: object.label, confidence: object.confidence });
+      }
+      await replaceLabels(trx, version.id, DETECTION_SOURCE, ids, [...best.values()]);
+    },
+    CAPTION_OBJECTS: async (trx, version, batch) => {
+      const objects = await objectsOf(trx, version.id, batch.map((media) => media.id));
+      await setObjectCaptions(trx, version.id, objects.map((object) => ({ id: object.id, caption: objectCaption(object.label, object.predicted_classes) })));
     },
     CAPTION_IMAGES: async (trx, version, batch) => {
       const objects = await objectsOf(trx, version.id, batch.map((media) => media.id));

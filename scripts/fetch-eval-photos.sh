@@ -10,8 +10,9 @@
 # Idempotent: photos already present are not rebuilt and archives already in
 # the cache (.tools/eval-photos/.cache) are not downloaded again.
 #
-# Usage: scripts/fetch-eval-photos.sh [--force] [--clean-cache]
+# Usage: scripts/fetch-eval-photos.sh [--force] [--clean-cache] [--only FILE,FILE...]
 #   --force        rebuild every photo (archives are still taken from the cache)
+#   --only         fetch only these photos (e.g. the few a test needs)
 #   --clean-cache  delete the downloaded archives afterwards (~260 MB)
 # Env:  EVAL_PHOTOS_DIR (default .tools/eval-photos), EVAL_PHOTOS_MAX_PX (640)
 set -euo pipefail
@@ -23,11 +24,14 @@ CACHE="$OUT/.cache"
 MAX_PX="${EVAL_PHOTOS_MAX_PX:-640}"
 FORCE=0
 CLEAN=0
-for a in "$@"; do
+ONLY=""
+while [ $# -gt 0 ]; do
+  a="$1"; shift
   case "$a" in
+    --only) ONLY="${1:?--only needs a comma-separated list of photo files}"; shift ;;
     --force) FORCE=1 ;;
     --clean-cache) CLEAN=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "unknown argument: $a" >&2; exit 2 ;;
   esac
 done
@@ -60,6 +64,10 @@ JOBS="$(node -e '
     const s = p.source, a = s.indexOf(":"), b = s.lastIndexOf(":");
     console.log([s.slice(0, a), s.slice(a + 1, b), s.slice(b + 1), p.file].join("|"));
   }' "$MANIFEST")"
+if [ -n "$ONLY" ]; then
+  JOBS="$(awk -F'|' -v only=",$ONLY," 'index(only, "," $4 ",") > 0' <<<"$JOBS")"
+  [ -n "$JOBS" ] || { echo "--only names no photo of $MANIFEST" >&2; exit 2; }
+fi
 
 todo_jobs() {
   while IFS='|' read -r reg pv path file; do

@@ -22,6 +22,7 @@ import { uploadStagingDir } from '../lib/storage/staging';
 import { defaultVideoTools } from '../lib/media/video';
 import { loadImageEncoder } from '../lib/ml/imageEncoder';
 import { loadTextEncoder } from '../lib/ml/textEncoder';
+import { DEFAULT_OBJECT_MODEL, loadObjectDetector, type ObjectDetector } from '../lib/ml/objectDetector';
 import { createObjectStore } from '../lib/storage/createObjectStore';
 import { createVectorStore } from '../lib/vectors/createVectorStore';
 import { createVectorPointRows } from '../db/repositories/vectorPoints';
@@ -50,6 +51,8 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
   const vectors = createVectorStore(config, createVectorPointRows(db));
   const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
   const textEncoder = await loadTextEncoder(config.models.dir, config.models.inferenceThreads);
+  let loadingDetector: Promise<ObjectDetector> | undefined;
+  const detector = () => (loadingDetector ??= loadObjectDetector(config.models.dir, DEFAULT_OBJECT_MODEL, config.models.inferenceThreads));
   const queues = taskQueues(config.temporal.taskQueue);
   const common = { connection, namespace: config.temporal.namespace, shutdownGraceTime: '10s' } as const;
 
@@ -78,7 +81,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     activities: {
       ...createEmbeddingActivities({ db, store, vectors, encoder, textEncoder }),
       ...createVisualSearchActivities({ db, store, encoder }),
-      ...createEnrichmentInferenceActivities({ db, store, vectors, encoder, textEncoder }),
+      ...createEnrichmentInferenceActivities({ db, store, vectors, encoder, textEncoder, detector }),
     },
     maxConcurrentActivityTaskExecutions: 1,
   });
@@ -92,6 +95,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     await connection.close();
     await vectors.close();
     await encoder.close();
+    if (loadingDetector) await (await loadingDetector).close();
     await textEncoder.close();
     await db.destroy();
   };

@@ -90,12 +90,15 @@ export interface ObjectRow {
   box_width: number;
   box_height: number;
   caption: string | null;
+  /** The image encoder's classes of the object's crop (read in the pass that embedded the crop). */
+  predicted_classes: PredictedClass[];
 }
 
 /** Replaces the detected objects of these media. */
 export async function replaceObjects(db: Db, versionId: string, mediaIds: string[], objects: Array<Omit<ObjectRow, 'caption'>>): Promise<void> {
   await db('media_objects').where({ version_id: versionId }).whereRaw('media_id = ANY(?::uuid[])', [mediaIds]).delete();
-  if (objects.length > 0) await db('media_objects').insert(objects.map((object) => ({ ...object, version_id: versionId })));
+  const rows = objects.map((object) => ({ ...object, version_id: versionId, predicted_classes: JSON.stringify(object.predicted_classes) }));
+  if (rows.length > 0) await db('media_objects').insert(rows);
 }
 
 export async function objectsOf(db: Db, versionId: string, mediaIds: string[]): Promise<ObjectRow[]> {
@@ -103,7 +106,7 @@ export async function objectsOf(db: Db, versionId: string, mediaIds: string[]): 
     .where({ version_id: versionId })
     .whereRaw('media_id = ANY(?::uuid[])', [mediaIds])
     .orderBy(['media_id', { column: 'confidence', order: 'desc' }])
-    .select('id', 'media_id', 'label', 'confidence', 'box_x', 'box_y', 'box_width', 'box_height', 'caption');
+    .select('id', 'media_id', 'label', 'confidence', 'box_x', 'box_y', 'box_width', 'box_height', 'caption', 'predicted_classes');
 }
 
 export async function setObjectCaptions(db: Db, versionId: string, rows: Array<{ id: string; caption: string }>): Promise<void> {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { DEFAULT_OBJECT_MODEL } from '../ml/objectDetector';
 
 /**
  * The enrichment models this install offers (GET /enrichment/{id}/list_models). A model is Active
@@ -132,7 +133,7 @@ export function modelAvailability(settings: { modelsDir: string; imageModel: str
   };
   return {
     imageClassifier: manifest(settings.imageModel)?.classifier !== undefined,
-    objectDetector: manifest('coco-centernet') !== undefined,
+    objectDetector: manifest(DEFAULT_OBJECT_MODEL) !== undefined,
     clip: manifest('clip') !== undefined,
     visionCaptioner: Boolean(settings.visionCaptionUrl),
   };

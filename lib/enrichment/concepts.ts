@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { l2Normalise, type PredictedClass } from '../ml/imageEncoder';
+import { contentUuid } from '../sha256';
 import { classPhrase } from './imagenetGroups';
 
 /**
@@ -30,8 +30,7 @@ export function conceptTerms(classes: readonly PredictedClass[], objects: Readon
 
 /** The content key of a concept vector: equal terms give equal keys, so copies share the vector. */
 export function conceptKey(terms: readonly ConceptTerm[]): string {
-  const hex = createHash('md5').update(JSON.stringify(terms)).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return contentUuid(JSON.stringify(terms));
 }
 
 /** The weighted sum of the terms' text vectors, L2-normalised. */

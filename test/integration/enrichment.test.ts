@@ -3,6 +3,7 @@ import { addDatasetMember, createDataset } from '../../db/repositories/datasets'
 import { createUser } from '../../db/repositories/users';
 import { Organization, Workspace } from '../../db/models';
 import { createReadyDataset, newDatasetWithTransaction, waitForDatasetStatus, waitForTask } from '../support/datasets';
+import { evalPhotos } from '../support/evalPhotos';
 import { photo } from '../support/media';
 import { startTestStack } from '../support/testStack';
 
@@ -13,6 +14,8 @@ type Model = { id: string; name: string; type: string; status: string; vendor: s
 
 const TAGGER = 'imagenet-tagger@1';
 const CAPTIONER = 'tag-captioner@1';
+const DETECTOR = 'coco-centernet@1';
+const OBJECT_CAPTIONER = 'object-captioner@1';
 
 describe('enrichment through the real API, worker and models', () => {
   let stack: Stack;
@@ -21,7 +24,8 @@ describe('enrichment through the real API, worker and models', () => {
 
   beforeAll(async () => {
     stack = await startTestStack();
-    sourceId = await createReadyDataset(stack, 'everyday', ['chelsea', 'coffee', 'motorcycle_left', 'camera', 'astronaut'].map(photo));
+    const scenes = evalPhotos('darknet-dog.jpg', 'darknet-kite.jpg', 'darknet-horses.jpg');
+    sourceId = await createReadyDataset(stack, 'everyday', [...['chelsea', 'coffee', 'motorcycle_left', 'camera', 'astronaut'].map(photo), ...scenes]);
   }, 180_000);
   afterAll(() => stack.close());
 
@@ -45,7 +49,8 @@ describe('enrichment through the real API, worker and models', () => {
     expect(byId.get(CAPTIONER)).toMatchObject({ type: 'CAPTION_IMAGES', status: 'Active' });
     expect(byId.get('clip@1')).toMatchObject({ type: 'MULTIMODEL_IMAGE_ENCODING', status: 'Coming Soon' });
     expect(byId.get('vision-endpoint-captioner@1')).toMatchObject({ type: 'CAPTION_IMAGES', status: 'Coming Soon' });
-    expect(byId.get('object-captioner@1')).toMatchObject({ type: 'CAPTION_OBJECTS', dependencies: ['OBJECT_DETECTION'] });
+    expect(byId.get(DETECTOR)).toMatchObject({ type: 'OBJECT_DETECTION', status: 'Active' });
+    expect(byId.get(OBJECT_CAPTIONER)).toMatchObject({ type: 'CAPTION_OBJECTS', status: 'Active', dependencies: ['OBJECT_DETECTION'] });
     await stack.request.get(`/api/v1/enrichment/${randomUUID()}/list_models`).expect(404);
     await stack.request.get('/api/v1/enrichment/not-a-uuid/list_models').expect(422);
   });
@@ -66,6 +71,7 @@ describe('enrichment through the real API, worker and models', () => {
     expect(await detail({ enrichment_models: { IMAGE_TAGGING: 'no-such-model@1' } }, 404)).toBe('Enrichment model no-such-model@1 not found');
     expect(await detail({ enrichment_models: { OBJECT_DETECTION: TAGGER } }, 404)).toBe(`Enrichment model ${TAGGER} is a IMAGE_TAGGING model, not OBJECT_DETECTION`);
     expect(await detail({ enrichment_models: { MULTIMODEL_IMAGE_ENCODING: 'clip@1' } }, 409)).toMatch(/clip@1 is Coming Soon/);
+    expect(await detail({ enrichment_models: { CAPTION_OBJECTS: OBJECT_CAPTIONER } }, 409)).toBe(`${OBJECT_CAPTIONER} needs OBJECT_DETECTION applied first (or requested with it)`);
     await enrich(randomUUID(), { enrichment_models: { IMAGE_TAGGING: TAGGER } }).expect(404);
 
     const { datasetId: uploading } = await newDatasetWithTransaction(stack, 'not ready');
@@ -77,13 +83,14 @@ describe('enrichment through the real API, worker and models', () => {
   });
 
   it('makes a new READY dataset holding the same media with tags and captions, while the source stays as it was', async () => {
-    const started = (await enrich(sourceId, { enrichment_models: { IMAGE_TAGGING: TAGGER, CAPTION_IMAGES: CAPTIONER } }).expect(200)).body;
+    const models = { IMAGE_TAGGING: TAGGER, OBJECT_DETECTION: DETECTOR, CAPTION_OBJECTS: OBJECT_CAPTIONER, CAPTION_IMAGES: CAPTIONER };
+    const started = (await enrich(sourceId, { enrichment_models: models }).expect(200)).body;
     enrichedId = started.dataset_id;
     expect(enrichedId).not.toBe(sourceId);
     const task = await waitForTask(stack, enrichedId, ['COMPLETED', 'FAILED']);
     expect(task).toMatchObject({ task_type: 'ENRICHMENT', status: 'COMPLETED', progress_percentage: 100, error_message: null });
     const enriched = await waitForDatasetStatus(stack, enrichedId, ['READY', 'ERROR']);
-    expect(enriched).toMatchObject({ status_new: 'READY', display_name: 'everyday (enriched)', n_images: 5 });
+    expect(enriched).toMatchObject({ status_new: 'READY', display_name: 'everyday (enriched)', n_images: 8 });
     expect((await stack.request.get(`/api/v1/dataset/${sourceId}`).expect(200)).body.status_new).toBe('READY');
 
     // The same media (ids kept: no bytes copied, no vectors recomputed), now described.
@@ -95,6 +102,28 @@ describe('enrichment through the real API, worker and models', () => {
     expect(captionOf('chelsea.jpg')).toMatch(/^a photo of an? .*cat/);
     expect(captionOf('coffee.jpg')).toMatch(/espresso/);
     expect(captionOf('motorcycle_left.jpg')).toMatch(/motorcycle/);
+    expect(captionOf('darknet-dog.jpg')).toMatch(/^a photo of .*dog.* and .*bicycle|^a photo of .*bicycle.*dog/);
+    expect(captionOf('darknet-kite.jpg')).toMatch(/people.* and .* kites/);
+    expect(captionOf('darknet-horses.jpg')).toMatch(/horses/);
+
+    // Objects are entities with a box and a confidence; the dog-and-bicycle photo has both.
+    const { db } = stack.deps;
+    const versionId = (await db('datasets').where({ id: enrichedId }).first('head_version_id')).head_version_id;
+    const objects = await db('media_objects as o')
+      .join('media as m', (join) => join.on('m.version_id', 'o.version_id').andOn('m.id', 'o.media_id'))
+      .where('o.version_id', versionId)
+      .select('m.file_name', 'o.label', 'o.confidence', 'o.box_x', 'o.box_y', 'o.box_width', 'o.box_height', 'o.caption');
+    const labelsIn = (file: string) => objects.filter((object) => object.file_name === file).map((object) => object.label);
+    expect(labelsIn('darknet-dog.jpg')).toEqual(expect.arrayContaining(['dog', 'bicycle']));
+    expect(labelsIn('darknet-kite.jpg')).toEqual(expect.arrayContaining(['person', 'kite']));
+    expect(labelsIn('motorcycle_left.jpg')).toContain('motorcycle');
+    for (const object of objects) {
+      expect(object.confidence).toBeGreaterThanOrEqual(0.3);
+      for (const value of [object.box_x, object.box_y, object.box_width, object.box_height]) expect(value).toBeGreaterThanOrEqual(0);
+      expect(object.box_x + object.box_width).toBeLessThanOrEqual(1.0001);
+      expect(object.caption).toMatch(new RegExp(object.label === 'person' ? 'person' : object.label.split(' ').at(-1)));
+    }
+    expect(await db('media_objects').where('version_id', (await db('datasets').where({ id: sourceId }).first('head_version_id')).head_version_id).count({ n: '*' }).first()).toEqual({ n: '0' });
 
     const context = (await stack.request.get(`/api/v1/enrichment/${enrichedId}/context`).expect(200)).body;
     expect(context).toMatchObject({ status: 'ENRICHED', dataset_enrichment_models: { enrichment_models: { IMAGE_TAGGING: TAGGER, CAPTION_IMAGES: CAPTIONER } } });
@@ -107,6 +136,13 @@ describe('enrichment through the real API, worker and models', () => {
     expect(cats[0].labels).toEqual(expect.arrayContaining(['cat', 'Egyptian cat']));
     const vql = (filters: unknown[]) => JSON.stringify(filters);
     expect(names((await explore(enrichedId, { vql: vql([{ labels: { op: 'one_of', value: ['motorcycle'] } }]) })).body.clusters)).toEqual(['motorcycle_left.jpg']);
+    // Detected objects label their image too: a dog and a bicycle.
+    const withBicycles = names((await explore(enrichedId, { labels: '["bicycle"]' })).body.clusters);
+    expect(withBicycles).toContain('darknet-dog.jpg');
+    expect(names((await explore(enrichedId, { labels: '["kite"]' })).body.clusters)).toEqual(['darknet-kite.jpg']);
+    expect(names((await explore(enrichedId, { caption: 'people flying kites on a beach' })).body.clusters)[0]).toBe('darknet-kite.jpg');
+    expect(names((await explore(enrichedId, { caption: 'a dog next to a bicycle' })).body.clusters)[0]).toBe('darknet-dog.jpg');
+    expect(names((await explore(enrichedId, { caption: 'horses in a field' })).body.clusters)[0]).toBe('darknet-horses.jpg');
     expect((await explore(sourceId, { labels: '["cat"]' })).body.clusters).toEqual([]);
 
     const byCaption = (await explore(enrichedId, { caption: 'a cat' })).body.clusters as Cluster[];
@@ -141,8 +177,9 @@ describe('enrichment through the real API, worker and models', () => {
     const task = await waitForTask(stack, enrichedId, ['COMPLETED', 'FAILED']);
     expect(task).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
     const added = (await allMedia(enrichedId)).find((media) => media.file_name === 'grace_hopper.jpg')!;
-    expect(added.caption).toMatch(/^a photo of a military uniform/);
+    expect(added.caption).toBe('a photo of a person with a military uniform');
     expect(names((await explore(enrichedId, { labels: '["military uniform"]' })).body.clusters)).toEqual(['grace_hopper.jpg']);
+    expect(names((await explore(enrichedId, { labels: '["person"]' })).body.clusters)).toContain('grace_hopper.jpg');
   });
 });
 
