@@ -7,6 +7,9 @@ import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { createQdrantVectorStore } from '../../lib/vectors/qdrantVectorStore';
 import { unitVectors, vectorStoreContract } from '../contract/vectorStore.contract';
+import { knownError } from '../../api/errors';
+import { freePort, holdPort } from '../support/ports';
+import { testQdrantUrl } from '../support/qdrant';
 import { createTestDatabase } from '../support/testStack';
 
 async function embeddedStack() {
@@ -83,21 +86,54 @@ describe('embedded vector store (Postgres + usearch)', () => {
     try {
       const rows = createVectorPointRows(stack.db);
       let lookups = 0;
-      const counted = { ...rows, changesAfter: (...args: Parameters<typeof rows.changesAfter>) => (lookups++, rows.changesAfter(...args)) };
+      // While `hold` is set, a catch-up's query has answered but the catch-up waits: it stays under way for as long as the test wants.
+      let hold: { answered(): void; release: Promise<void> } | undefined;
+      const counted = {
+        ...rows,
+        async changesAfter(...args: Parameters<typeof rows.changesAfter>) {
+          lookups++;
+          const changes = await rows.changesAfter(...args);
+          const held = hold;
+          if (held) {
+            held.answered();
+            await held.release;
+          }
+          return changes;
+        },
+      };
       const writer = createEmbeddedVectorStore({ rows, cacheDir: stack.cacheDir });
       const reader = createEmbeddedVectorStore({ rows: counted, cacheDir: path.join(stack.cacheDir, 'reader') });
       await writer.ensureCollection('c', 16);
-      const vectors = unitVectors(40, 16, 5);
+      const vectors = unitVectors(60, 16, 5);
       const ids = vectors.map(() => randomUUID());
-      await writer.upsert('c', ids.slice(0, 20).map((id, i) => ({ id, vector: vectors[i] })));
+      const write = (from: number, to: number) => writer.upsert('c', ids.slice(from, to).map((id, i) => ({ id, vector: vectors[from + i] })));
+      const search = (from: number, to: number) => Promise.all(vectors.slice(from, to).map((vector) => reader.searchMany('c', [vector], 1)));
+      const nearest = (answers: Awaited<ReturnType<typeof search>>) => answers.map(([hits]) => hits[0].id);
+      await write(0, 20);
       await reader.searchMany('c', [vectors[0]], 1);
-      lookups = 0;
 
-      await writer.upsert('c', ids.slice(20).map((id, i) => ({ id, vector: vectors[20 + i] })));
-      const answers = await Promise.all(vectors.slice(20).map((vector) => reader.searchMany('c', [vector], 1)));
-      expect(answers.map(([hits]) => hits[0].id)).toEqual(ids.slice(20));
-      // One catch-up was under way or queued for the first search; all the others shared the next.
-      expect(lookups).toBeLessThanOrEqual(2);
+      // Searches arriving together, none under way: one query serves them all.
+      lookups = 0;
+      await write(20, 40);
+      expect(nearest(await search(20, 40))).toEqual(ids.slice(20, 40));
+      expect(lookups).toBe(1);
+
+      // A catch-up under way (its query answered before the next write) cannot serve searches that
+      // arrive after that write: they queue exactly one more, which they all share.
+      lookups = 0;
+      let answered!: () => void;
+      let release!: () => void;
+      const queried = new Promise<void>((resolve) => (answered = resolve));
+      hold = { answered, release: new Promise<void>((resolve) => (release = resolve)) };
+      const first = reader.searchMany('c', [vectors[0]], 1);
+      await queried;
+      hold = undefined;
+      await write(40, 60);
+      const later = search(40, 60);
+      release();
+      expect((await first)[0][0].id).toBe(ids[0]);
+      expect(nearest(await later)).toEqual(ids.slice(40, 60));
+      expect(lookups).toBe(2);
       await reader.close();
       await writer.close();
     } finally {
@@ -106,12 +142,44 @@ describe('embedded vector store (Postgres + usearch)', () => {
   });
 });
 
-// Runs whenever a Qdrant server is configured (docker compose, CI with Qdrant); there is none to start here.
-if (process.env.QDRANT_URL) {
-  describe('Qdrant vector store', () => {
+// A real Qdrant server, started by globalSetup when there is a binary; without one this suite is not registered (globalSetup says so).
+const qdrantUrl = testQdrantUrl();
+if (qdrantUrl) {
+  describe('Qdrant vector store (a real server)', () => {
     vectorStoreContract(async () => ({
-      store: createQdrantVectorStore({ url: process.env.QDRANT_URL!, apiKey: process.env.QDRANT_API_KEY }),
+      store: createQdrantVectorStore({ url: qdrantUrl }),
       cleanup: async () => undefined,
     }));
+
+    it("says why Qdrant refused a request, in Qdrant's words", async () => {
+      const store = createQdrantVectorStore({ url: qdrantUrl });
+      const missing = `contract_${randomUUID().replace(/-/g, '')}`;
+      await expect(store.upsert(missing, [{ id: randomUUID(), vector: unitVectors(1, 8)[0] }])).rejects.toThrow(
+        new RegExp(`^Qdrant refused upsert of ${missing}: 404 .*${missing}.*doesn't exist`),
+      );
+      await store.ensureCollection(missing, 8);
+      await expect(store.upsert(missing, [{ id: 'not-a-uuid', vector: unitVectors(1, 8)[0] }])).rejects.toThrow(/^Qdrant refused upsert of .*: 400 .*not-a-uuid/);
+      await store.dropCollection(missing);
+    });
   });
 }
+
+describe('Qdrant vector store, the server unreachable', () => {
+  it.each(['refuses connections', 'never answers', 'closes connections'] as const)(
+    'fails within its timeout as an unreachable service (503) when the server %s, instead of hanging',
+    async (behaviour) => {
+      const port = await freePort();
+      const held = behaviour === 'refuses connections' ? undefined : await holdPort(port, behaviour === 'never answers' ? 'silent' : 'drop');
+      try {
+        const store = createQdrantVectorStore({ url: `http://127.0.0.1:${port}`, timeoutMs: 500 });
+        const started = Date.now();
+        const error = await store.count('c').then(() => undefined, (failure: unknown) => failure);
+        expect(Date.now() - started).toBeLessThan(5000);
+        expect(error).toEqual(expect.objectContaining({ message: expect.stringMatching(/^Qdrant did not answer count of c/) }));
+        expect(knownError(error)).toMatchObject({ status: 503 });
+      } finally {
+        await held?.release();
+      }
+    },
+  );
+});

@@ -1,17 +1,32 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Config } from '@jest/types';
 import { startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { startTemporalDevServer } from '../../lib/embedded/temporal';
+import { startKeycloakForIdentityTests } from './keycloak';
 import { freePort } from './ports';
+import { findQdrantBinary, startQdrantServer } from './qdrant';
 
 /**
  * Starts one embedded Postgres and one Temporal dev server for the whole run (unless
  * TEST_DATABASE_URL / TEMPORAL_ADDRESS name existing ones); test files get their own databases.
+ * Keycloak too, in the background, when a test of test/integration/identity is selected (test/support/keycloak.ts).
+ * A Qdrant server too (unless TEST_QDRANT_URL names one) when there is a binary (test/support/qdrant.ts);
+ * without one the Qdrant suites are not registered, and this says so.
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(globalConfig: Config.GlobalConfig): Promise<void> {
+  // Looked up first: a bad QDRANT_BIN fails the run before any server starts.
+  const qdrantBinary = process.env.TEST_QDRANT_URL ? undefined : findQdrantBinary();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-test-'));
   const stops: Array<() => Promise<void>> = [];
+  // First, and not awaited: it is the slowest to start, and only the identity tests wait for it.
+  const keycloak = await startKeycloakForIdentityTests(globalConfig, dataDir);
+  if (keycloak) stops.push(keycloak.stop);
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
   if (!process.env.TEST_DATABASE_URL) {
     const postgres = await startEmbeddedPostgres({ dataDir, port: await freePort() });
     stops.push(postgres.stop);
@@ -22,10 +37,18 @@ export default async function globalSetup(): Promise<void> {
     stops.push(temporal.stop);
     process.env.TEMPORAL_ADDRESS = temporal.address;
   }
-  (globalThis as { __testServices?: unknown }).__testServices = {
-    async stop() {
-      for (const stop of stops.reverse()) await stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  if (!process.env.TEST_QDRANT_URL) {
+    if (!qdrantBinary) {
+      process.stdout.write('\n[tests] Qdrant suites NOT registered (not run): no Qdrant server binary; set QDRANT_BIN to run them.\n');
+    } else {
+      // jest runs no teardown when the setup fails: stop what already runs.
+      const qdrant = await startQdrantServer({ binary: qdrantBinary, dataDir: path.join(dataDir, 'qdrant') }).catch(async (error: unknown) => {
+        await stopAll();
+        throw error;
+      });
+      stops.push(qdrant.stop);
+      process.env.TEST_QDRANT_URL = qdrant.url;
+    }
+  }
+  (globalThis as { __testServices?: unknown }).__testServices = { stop: stopAll };
 }
