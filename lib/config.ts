@@ -68,6 +68,9 @@ const envSchema = z.object({
   MODELS_DIR: z.string().min(1).optional(),
   IMAGE_MODEL: z.string().min(1).default('efficientnet-lite0'),
   INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  VISION_CAPTION_URL: url.refine((value) => /^https?:\/\//i.test(value), 'expected an http or https URL').optional(),
+  VISION_CAPTION_MODEL: z.string().min(1).default('llava'),
+  VISION_CAPTION_API_KEY: z.string().min(1).optional(),
   VIDEO_FRAME_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
   VIDEO_MAX_FRAMES: z.coerce.number().int().min(1).default(300),
   PUBLIC_URL: url.optional(),
@@ -148,6 +151,8 @@ export interface Config {
   /** Base of the links we hand out (media URLs); default: the scheme and host of the request. */
   publicUrl?: string;
   models: { dir: string; imageModel: string; inferenceThreads: number };
+  /** Models reached over the network: the OpenAI-compatible vision endpoint for captions (when VISION_CAPTION_URL is set). */
+  enrichment: { visionCaption?: { url: string; model: string; apiKey?: string } };
   video: { everyMs: number; maxFrames: number };
   archives: ArchiveLimits;
   s3: S3Settings;
@@ -216,6 +221,11 @@ export function loadConfig(env: Env = process.env): Config {
       dir: path.resolve(e.MODELS_DIR ?? path.join(projectRoot(), '.tools', 'models')),
       imageModel: e.IMAGE_MODEL,
       inferenceThreads: e.INFERENCE_THREADS ?? Math.max(1, os.availableParallelism()),
+    },
+    enrichment: {
+      visionCaption: e.VISION_CAPTION_URL
+        ? { url: e.VISION_CAPTION_URL.replace(/\/+$/, ''), model: e.VISION_CAPTION_MODEL, apiKey: e.VISION_CAPTION_API_KEY }
+        : undefined,
     },
     video: { everyMs: e.VIDEO_FRAME_INTERVAL_MS, maxFrames: e.VIDEO_MAX_FRAMES },
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,

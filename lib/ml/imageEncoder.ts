@@ -76,7 +76,13 @@ export function readImageModelManifest(modelsDir: string, name: string): ImageMo
   return { ...manifest, path: path.join(modelsDir, manifest.file) };
 }
 
-async function pixels(image: string | Buffer, manifest: ImageModelManifest): Promise<Buffer> {
+/** How an image is brought to a model's input: its side and how it is resized (shared with the CLIP loader). */
+export type ImageInputSpec = Pick<ImageModelManifest, 'size' | 'resize'>;
+/** How resized RGB pixels become the model's input tensor. */
+export type ImageTensorSpec = Pick<ImageModelManifest, 'inputFormat' | 'size' | 'mean' | 'std'>;
+
+/** The image decoded (EXIF rotation applied, alpha dropped, sRGB) and resized: `size` x `size` x 3 RGB bytes. */
+export async function imagePixels(image: string | Buffer, manifest: ImageInputSpec): Promise<Buffer> {
   const { size } = manifest;
   const resized = sharp(image)
     .rotate()
@@ -101,6 +107,25 @@ function readClassLabels(modelsDir: string, file: string): string[] {
   return labels;
 }
 
+/** A batch of resized RGB images (from `imagePixels`) as the model's input tensor. */
+export function imageTensor(batch: Buffer[], spec: ImageTensorSpec): ort.Tensor {
+  const { size } = spec;
+  if (spec.inputFormat === 'uint8-nhwc') {
+    return new ort.Tensor('uint8', new Uint8Array(Buffer.concat(batch)), [batch.length, size, size, 3]);
+  }
+  const plane = size * size;
+  const data = new Float32Array(batch.length * 3 * plane);
+  batch.forEach((rgb, b) => {
+    const offset = b * 3 * plane;
+    for (let p = 0; p < plane; p++) {
+      for (let c = 0; c < 3; c++) {
+        data[offset + c * plane + p] = (rgb[p * 3 + c] - spec.mean[c]) / spec.std[c];
+      }
+    }
+  });
+  return new ort.Tensor('float32', data, [batch.length, 3, size, size]);
+}
+
 export function l2Normalise(vector: Float32Array): Float32Array {
   let norm = 0;
   for (const value of vector) norm += value * value;
@@ -115,30 +140,13 @@ export async function loadImageEncoder(modelsDir: string, name: string, threads 
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
   });
-  const { size, classifier } = manifest;
-  const plane = size * size;
+  const { classifier } = manifest;
   const classLabels = classifier ? readClassLabels(modelsDir, classifier.labels) : [];
-
-  function toTensor(batch: Buffer[]): ort.Tensor {
-    if (manifest.inputFormat === 'uint8-nhwc') {
-      return new ort.Tensor('uint8', new Uint8Array(Buffer.concat(batch)), [batch.length, size, size, 3]);
-    }
-    const data = new Float32Array(batch.length * 3 * plane);
-    batch.forEach((rgb, b) => {
-      const offset = b * 3 * plane;
-      for (let p = 0; p < plane; p++) {
-        for (let c = 0; c < 3; c++) {
-          data[offset + c * plane + p] = (rgb[p * 3 + c] - manifest.mean[c]) / manifest.std[c];
-        }
-      }
-    });
-    return new ort.Tensor('float32', data, [batch.length, 3, size, size]);
-  }
 
   async function encodeAndClassify(images: Array<string | Buffer>): Promise<EncodedImage[]> {
     if (images.length === 0) return [];
-    const batch = await Promise.all(images.map((image) => pixels(image, manifest)));
-    const result = await session.run({ [manifest.input]: toTensor(batch) });
+    const batch = await Promise.all(images.map((image) => imagePixels(image, manifest)));
+    const result = await session.run({ [manifest.input]: imageTensor(batch, manifest) });
     const output = result[manifest.output].data as Float32Array;
     const logits = classifier ? (result[classifier.output].data as Float32Array) : undefined;
     const n = classLabels.length;
