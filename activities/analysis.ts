@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import { addPlacements, clusterMemberships, replaceClustering, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
 import { indexItems, parentsOf, unplacedBatchItems, type IndexItem } from '../db/repositories/media';
@@ -7,12 +6,12 @@ import { headVersion, setNeighbourStats } from '../db/repositories/versions';
 import { clusterByThresholds, CLUSTER_SIMILARITY_CUTOFFS, type SimilarityEdge } from '../lib/clustering/clusterByThresholds';
 import { placeBatch, type ClusterLink } from '../lib/clustering/placeBatch';
 import { neighbourStats, scoreNeighbours, type NeighbourItem, type NeighbourStats } from '../lib/quality/neighbourScores';
-import { imageCollection, type VectorHit, type VectorStore } from '../lib/vectors/vectorStore';
+import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { createProgressReporter, type TaskRef } from './progress';
+import { vectorNeighbours } from './vectorNeighbours';
 
 /** Neighbours per item in the kNN graph. */
-const GRAPH_K = 10;
-const QUERY_BATCH = 256;
+export const GRAPH_K = 10;
 
 /**
  * Clustering and neighbour scores. `analyzeDataset` builds the kNN similarity graph from the vector
@@ -23,26 +22,8 @@ const QUERY_BATCH = 256;
 export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore }) {
   const { db, vectors } = deps;
 
-  /** The nearest neighbours (self included) of stored items, in batches, heartbeating. */
-  async function neighboursOf(
-    collection: string,
-    ids: string[],
-    onBatch: (done: number) => Promise<void>,
-  ): Promise<VectorHit[][]> {
-    const context = Context.current();
-    const results: VectorHit[][] = [];
-    for (let start = 0; start < ids.length; start += QUERY_BATCH) {
-      context.heartbeat({ start });
-      if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-      const batch = ids.slice(start, start + QUERY_BATCH);
-      const stored = await vectors.get(collection, batch);
-      const queries = batch.map((id) => stored.get(id));
-      if (queries.some((vector) => !vector)) throw new Error('an embedded media item has no vector in the index');
-      results.push(...(await vectors.searchMany(collection, queries as Float32Array[], GRAPH_K + 1)));
-      await onBatch(start + batch.length);
-    }
-    return results;
-  }
+  const neighboursOf = (collection: string, ids: string[], onBatch: (done: number) => Promise<void>) =>
+    vectorNeighbours(vectors, collection, ids, GRAPH_K + 1, onBatch);
 
   return {
     async analyzeDataset(ref: TaskRef): Promise<{ items: number; edges: number }> {

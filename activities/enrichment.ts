@@ -13,6 +13,9 @@ import {
   setCaptions,
   setConceptKeys,
   setObjectCaptions,
+  setObjectClusters,
+  hasUnclusteredObjects,
+  versionObjectIds,
   type ObjectRow,
   setEnrichmentModels,
   type MediaToEnrich,
@@ -21,6 +24,7 @@ import { mediaCounts } from '../db/repositories/media';
 import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
 import { dropUnusedVersions, findVersion, headVersion, setHeadVersion, type DatasetVersion } from '../db/repositories/versions';
 import { releaseTransition, TRANSITIONS } from '../lib/datasetStates';
+import { clusterByThresholds } from '../lib/clustering/clusterByThresholds';
 import { APPLY_ORDER, type EnrichmentType } from '../lib/enrichment/catalog';
 import { conceptKey, conceptTerms, conceptVector } from '../lib/enrichment/concepts';
 import { imageCaption, objectCaption, tagsFromClasses } from '../lib/enrichment/describe';
@@ -32,7 +36,9 @@ import type { TextEncoder } from '../lib/ml/textEncoder';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { conceptCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { EnrichmentInput } from '../workflows/contracts';
+import { GRAPH_K } from './analysis';
 import { createProgressReporter, type TaskRef } from './progress';
+import { vectorNeighbours } from './vectorNeighbours';
 
 const ENRICH_BATCH = 16;
 
@@ -196,6 +202,28 @@ export function createEnrichmentInferenceActivities(deps: {
     },
   };
 
+  /**
+   * Clusters every object of the version at the five thresholds over the kNN graph of their crop
+   * embeddings (as images are clustered), giving each object its cluster id per threshold.
+   */
+  async function clusterObjects(version: DatasetVersion): Promise<void> {
+    const ids = await versionObjectIds(db, version.id);
+    const indexOf = new Map(ids.map((id, i) => [id, i]));
+    const results = await vectorNeighbours(vectors, objectCollection(version.vector_space_id), ids, GRAPH_K + 1);
+    // Hits the version does not hold (vectors are shared with other versions) are not neighbours.
+    const edges = results.flatMap((hits, a) =>
+      hits.flatMap((hit) => {
+        const b = indexOf.get(hit.id);
+        return b === undefined || b === a ? [] : [{ a, b, similarity: 1 - hit.distance }];
+      }),
+    );
+    const levels = clusterByThresholds(ids.length, edges);
+    const rows = ids.map((id, i) => ({ id, clusters: levels.map((labels, threshold) => contentUuid(`${version.id}/objects/${threshold}/${ids[labels[i]]}`)) }));
+    await db.transaction(async (trx) => {
+      for (let start = 0; start < rows.length; start += 1000) await setObjectClusters(trx, version.id, rows.slice(start, start + 1000));
+    });
+  }
+
   return {
     async enrichDatasetMedia(ref: TaskRef): Promise<{ enriched: Partial<Record<EnrichmentType, number>> }> {
       const context = Context.current();
@@ -222,6 +250,9 @@ export function createEnrichmentInferenceActivities(deps: {
           await report(done, total);
         }
         enriched[type] = done;
+        // New objects (all of them after a copy, a batch's after add_media) re-cluster the version's objects;
+        // asking the rows (not `done`) also finishes the clustering of a run interrupted before it.
+        if (type === 'OBJECT_DETECTION' && (await hasUnclusteredObjects(db, version.id))) await clusterObjects(version);
       }
       return { enriched };
     },

@@ -14,10 +14,10 @@ import type { TaskRef } from './progress';
 /** Cosine distance under which a caption matches a view's text when the view sets no threshold (0). */
 export const DEFAULT_VIEW_TEXT_DISTANCE = 0.5;
 
-/** The count a view's entity type looks at: images and frames, videos, or objects (none until detection exists). */
+/** The count a view's entity type looks at: images and frames, videos, or detected objects. */
 function resultCount(entityType: ViewRow['filters']['entity_type'], matches: BatchMatches): number {
   if (entityType === 'VIDEOS') return matches.n_videos;
-  if (entityType === 'OBJECTS') return 0;
+  if (entityType === 'OBJECTS') return matches.n_objects;
   return matches.n_images + matches.n_video_frames;
 }
 
@@ -61,7 +61,7 @@ export function createViewMonitoringActivities(deps: { db: Db; vectors: VectorSt
       count: resultCount(view.filters.entity_type, matches),
       stats: {
         n_images: sofar(view.stats.n_images) + matches.n_images,
-        n_objects: sofar(view.stats.n_objects),
+        n_objects: sofar(view.stats.n_objects) + matches.n_objects,
         n_video_frames: sofar(view.stats.n_video_frames) + matches.n_video_frames,
       },
     };

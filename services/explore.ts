@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/repositories/datasets';
-import { exploreClusters, type ExploreCluster, type Relevance } from '../db/repositories/explore';
+import { exploreClusters, exploreObjectClusters, type ExploreCluster, type Relevance } from '../db/repositories/explore';
 import { unprocessable } from '../lib/errors';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import type { VectorStore } from '../lib/vectors/vectorStore';
@@ -37,7 +37,7 @@ async function ranking(deps: ExploreDeps, dataset: DatasetRow, request: ExploreR
   const { semantic } = splitVql(request.vql);
   const rankings = semantic.length + (request.anchor ? 1 : 0) + (request.caption ? 1 : 0);
   if (rankings > 1) throw unprocessable('Use at most one ranking: a visual anchor, caption, or one semantic text filter');
-  if (request.anchor) return visualRelevance(deps, dataset, request.anchor.id, request.anchor.type);
+  if (request.anchor) return visualRelevance(deps, dataset, request.anchor.id, request.anchor.type, request.entityType);
   const text = request.caption ?? semantic[0]?.value;
   if (text === undefined) return undefined;
   return semanticRelevance(deps, dataset, text, semantic[0]?.threshold ?? request.textualSimilarityThreshold);
@@ -46,11 +46,11 @@ async function ranking(deps: ExploreDeps, dataset: DatasetRow, request: ExploreR
 /** Explore: clusters of a dataset, filtered by every parameter and VQL element (AND), optionally ranked. */
 export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<ExploreCluster[]> {
   requireStatusFor(dataset, 'search');
-  // Objects come with object-detection enrichment; until a dataset has them there are no object clusters.
-  if (request.entityType === 'OBJECTS') return [];
   const filters: MediaFilter[] = splitVql(request.vql).filters;
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });
   if (request.tags?.length) filters.push({ kind: 'tags', anyOf: request.tags });
   const relevance = await ranking(deps, dataset, request);
-  return exploreClusters(deps.db, { versionId: dataset.head_version_id, threshold: request.threshold, page: request.page, filters, relevance });
+  const options = { versionId: dataset.head_version_id, threshold: request.threshold, page: request.page, filters, relevance };
+  // Objects come with OBJECT_DETECTION enrichment; a dataset without it has no object clusters.
+  return request.entityType === 'OBJECTS' ? exploreObjectClusters(deps.db, options) : exploreClusters(deps.db, options);
 }

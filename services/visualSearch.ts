@@ -10,7 +10,8 @@ import type { BoundingBox } from '../lib/media/crop';
 import { requireStatusFor } from './datasetStates';
 import type { StagedFile } from '../lib/storage/staging';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
-import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { imageCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { hasObject, hasObjects } from '../db/repositories/enrichment';
 
 /** How many nearest media a visual search ranks (its clusters are then paged as usual). */
 export const VISUAL_SEARCH_LIMIT = 1000;
@@ -46,7 +47,7 @@ export async function createUploadAnchor(
   return anchorId;
 }
 
-/** The query vector of an anchor: an uploaded image (UPLOAD) or a media item of the dataset (MEDIA). */
+/** The query vector of an anchor: an uploaded image (UPLOAD) or a media item or detected object of the dataset (MEDIA). */
 async function anchorVector(
   deps: { db: Db; vectors: VectorStore },
   dataset: DatasetRow,
@@ -58,20 +59,30 @@ async function anchorVector(
     if (!vector) throw notFound(`Anchor ${anchorId} not found for this dataset`);
     return vector;
   }
-  const vector = (await deps.vectors.get(imageCollection(dataset.vector_space_id), [anchorId])).get(anchorId);
+  const vector =
+    (await deps.vectors.get(imageCollection(dataset.vector_space_id), [anchorId])).get(anchorId) ??
+    ((await hasObject(deps.db, dataset.head_version_id, anchorId)) ? (await deps.vectors.get(objectCollection(dataset.vector_space_id), [anchorId])).get(anchorId) : undefined);
   if (!vector) throw notFound(`Media ${anchorId} not found in this dataset's visual index`);
   return vector;
 }
 
-/** Nearest media of the dataset to the anchor, as Explore's relevance ranking. */
+/**
+ * Nearest media (IMAGES) or detected objects (OBJECTS: crops compared with the query, in the same
+ * image encoder space) of the dataset to the anchor, as Explore's relevance ranking.
+ */
 export async function visualRelevance(
   deps: { db: Db; vectors: VectorStore },
   dataset: DatasetRow,
   anchorId: string,
   anchorType: 'UPLOAD' | 'MEDIA',
+  entityType: 'IMAGES' | 'OBJECTS' = 'IMAGES',
 ): Promise<Relevance> {
   requireVisualIndex(dataset);
   const vector = await anchorVector(deps, dataset, anchorId, anchorType);
-  const [hits] = await deps.vectors.searchMany(imageCollection(dataset.vector_space_id), [vector], VISUAL_SEARCH_LIMIT);
-  return { by: [{ key: 'id', ids: hits.map((hit) => hit.id), distances: hits.map((hit) => hit.distance) }] };
+  const objects = entityType === 'OBJECTS';
+  const collection = objects ? objectCollection(dataset.vector_space_id) : imageCollection(dataset.vector_space_id);
+  // A dataset never enriched with OBJECT_DETECTION has no object collection: no object is near anything.
+  if (objects && !(await hasObjects(deps.db, dataset.head_version_id))) return { by: [{ key: 'object_id', ids: [], distances: [] }] };
+  const [hits] = await deps.vectors.searchMany(collection, [vector], VISUAL_SEARCH_LIMIT);
+  return { by: [{ key: objects ? 'object_id' : 'id', ids: hits.map((hit) => hit.id), distances: hits.map((hit) => hit.distance) }] };
 }

@@ -21,7 +21,10 @@ export const previewSchema = z
     media_thumb_uri: z.string().meta({ description: 'Signed, expiring link to the WebP thumbnail' }),
     caption: z.string().nullable(),
     file_name: z.string(),
-    bounding_box: z.null(),
+    bounding_box: z
+      .object({ x: z.number(), y: z.number(), width: z.number(), height: z.number() })
+      .nullable()
+      .meta({ description: "The object's box in its image, as fractions of its width and height (OBJECTS results); null for images" }),
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
     ...relevance,
@@ -31,7 +34,7 @@ export const previewSchema = z
 export const clusterSchema = z
   .object({
     cluster_id: z.uuid(),
-    type: z.literal('IMAGES'),
+    type: z.enum(['IMAGES', 'OBJECTS']),
     n_images: z.number().int(),
     n_objects: z.number().int(),
     n_videos: z.number().int(),
@@ -52,16 +55,16 @@ export function presentCluster(cluster: ExploreCluster, threshold: number, origi
     media_thumb_uri: origin + signer.mediaPath(row.id, 'thumbnail'),
     caption: row.caption,
     file_name: row.file_name,
-    bounding_box: null,
+    bounding_box: row.bounding_box ?? null,
     width: row.width,
     height: row.height,
     ...relevanceOf(row.relevance),
   });
   return {
     cluster_id: cluster.cluster_id,
-    type: 'IMAGES',
+    type: cluster.type,
     n_images: cluster.n_images + cluster.n_frames,
-    n_objects: 0,
+    n_objects: cluster.n_objects,
     n_videos: cluster.n_videos,
     similarity_threshold: String(threshold),
     captions: orNull(distinct(cluster.previews.flatMap((p) => (p.caption ? [p.caption] : [])))),

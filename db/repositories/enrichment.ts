@@ -123,3 +123,24 @@ export async function setCaptions(db: Db, versionId: string, rows: Array<{ id: s
 export async function setConceptKeys(db: Db, versionId: string, rows: Array<{ id: string; key: string }>): Promise<void> {
   await updateVersionRows(db, 'media', versionId, { key: 'uuid' }, 'concept_key = r.key', rows);
 }
+
+/** Every object of a version, by id (the order clustering numbers them in). */
+export async function versionObjectIds(db: Db, versionId: string): Promise<string[]> {
+  return (await db('media_objects').where({ version_id: versionId }).orderBy('id').select('id')).map((row: { id: string }) => row.id);
+}
+
+export async function setObjectClusters(db: Db, versionId: string, rows: Array<{ id: string; clusters: string[] }>): Promise<void> {
+  await updateVersionRows(db, 'media_objects', versionId, { clusters: 'uuid[]' }, 'cluster_ids = r.clusters', rows);
+}
+
+export async function hasUnclusteredObjects(db: Db, versionId: string): Promise<boolean> {
+  return (await db('media_objects').where({ version_id: versionId }).whereNull('cluster_ids').first('id')) !== undefined;
+}
+
+export async function hasObjects(db: Db, versionId: string): Promise<boolean> {
+  return (await db('media_objects').where({ version_id: versionId }).first('id')) !== undefined;
+}
+
+export async function hasObject(db: Db, versionId: string, objectId: string): Promise<boolean> {
+  return (await db('media_objects').where({ version_id: versionId, id: objectId }).first('id')) !== undefined;
+}

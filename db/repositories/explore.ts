@@ -40,15 +40,17 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
  * nearest distance, nearest first.
  */
 export interface Relevance {
-  by: Array<{ key: 'id' | 'caption_key' | 'concept_key'; ids: string[]; distances: number[] }>;
+  by: Array<{ key: 'id' | 'caption_key' | 'concept_key' | 'object_id'; ids: string[]; distances: number[] }>;
 }
 
 export interface ExploreCluster {
   cluster_id: string;
+  type: 'IMAGES' | 'OBJECTS';
   relevance: number | null;
   n_images: number;
   n_frames: number;
   n_videos: number;
+  n_objects: number;
   previews: PreviewRow[];
 }
 
@@ -63,6 +65,8 @@ export interface PreviewRow {
   labels: string[] | null;
   tags: Array<{ id: string; name: string }> | null;
   relevance: number | null;
+  /** The object's box in its image (OBJECTS previews only). */
+  bounding_box?: { x: number; y: number; width: number; height: number };
 }
 
 /**
@@ -159,12 +163,90 @@ export async function exploreClusters(
     if (!cluster) {
       cluster = {
         cluster_id: row.cluster_id,
+        type: 'IMAGES',
         relevance: row.relevance,
         n_images: row.n_images,
         n_frames: row.n_frames,
         n_videos: row.n_videos,
+        n_objects: 0,
         previews: [],
       };
+      clusters.set(row.cluster_id, cluster);
+    }
+    cluster.previews.push(row.preview);
+  }
+  return [...clusters.values()];
+}
+
+/** The SQL of each relevance key in an objects query: the object itself, or the image it is in. */
+const OBJECT_RELEVANCE_COLUMNS = { object_id: 'o.id', id: 'm.id', caption_key: 'm.caption_key', concept_key: 'm.concept_key' } as const;
+
+/**
+ * One page of a version's object clusters at `threshold` (objects are clustered by their crop
+ * embeddings at enrichment): a labels filter selects objects by their own label, every other filter
+ * applies to the image an object is in; biggest clusters first, or nearest first when ranked.
+ */
+export async function exploreObjectClusters(
+  db: Db,
+  options: { versionId: string; threshold: number; page: number; filters: MediaFilter[]; relevance?: Relevance },
+): Promise<ExploreCluster[]> {
+  const matching = db('media_objects as o')
+    .join('media as m', (join) => join.on('m.version_id', 'o.version_id').andOn('m.id', 'o.media_id'))
+    .where('o.version_id', options.versionId)
+    .whereNotNull('o.cluster_ids')
+    .select(db.raw('o.cluster_ids[?] AS cluster_id', [options.threshold + 1]), 'o.id as object_id', 'o.media_id', 'o.confidence');
+  if (options.relevance) {
+    const found = options.relevance.by.map((search, i) => {
+      matching.joinRaw(`LEFT JOIN unnest(?::uuid[], ?::real[]) AS r${i}(id, distance) ON r${i}.id = ${OBJECT_RELEVANCE_COLUMNS[search.key]}`, [search.ids, search.distances]);
+      return `r${i}.distance`;
+    });
+    matching.whereRaw(`(${found.map((distance) => `${distance} IS NOT NULL`).join(' OR ')})`).select(db.raw(`LEAST(${found.join(', ')}) AS distance`));
+  } else {
+    matching.select(db.raw('NULL::real AS distance'));
+  }
+  for (const filter of options.filters) {
+    if (filter.kind === 'labels') matching.whereIn('o.label', filter.anyOf);
+    else applyFilter(matching, db, filter);
+  }
+  const page = db('matching')
+    .groupBy('cluster_id')
+    .select('cluster_id', db.raw('count(*)::int AS n_objects'), db.raw('count(DISTINCT media_id)::int AS n_images'), db.raw('min(distance) AS relevance'))
+    .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'n_objects', order: 'desc' }, { column: 'cluster_id' }])
+    .limit(CLUSTERS_PER_PAGE)
+    .offset(options.page * CLUSTERS_PER_PAGE);
+  const ranked = db('matching')
+    .whereIn('cluster_id', db('page').select('cluster_id'))
+    .select('*', db.raw('row_number() OVER (PARTITION BY cluster_id ORDER BY distance ASC NULLS LAST, confidence DESC, object_id) AS rank'));
+  const rows = await db
+    .with('matching', matching)
+    .with('page', page)
+    .with('ranked', ranked)
+    .from('page')
+    .join('ranked', 'ranked.cluster_id', 'page.cluster_id')
+    .join('media_objects as o', (join) => join.on('o.id', 'ranked.object_id').andOnVal('o.version_id', options.versionId))
+    .join('media as m', (join) => join.on('m.id', 'o.media_id').andOn('m.version_id', 'o.version_id'))
+    .where('ranked.rank', '<=', PREVIEWS_PER_CLUSTER)
+    .select(
+      'page.*',
+      db.raw(`json_build_object(
+        'id', m.id, 'kind', m.kind, 'file_name', m.file_name, 'caption', coalesce(o.caption, o.label), 'width', m.width,
+        'height', m.height, 'thumb_sha256', m.thumb_sha256, 'relevance', ranked.distance, 'labels', ARRAY[o.label],
+        'bounding_box', json_build_object('x', o.box_x, 'y', o.box_y, 'width', o.box_width, 'height', o.box_height),
+        'tags', (SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
+                 FROM media_tags mt JOIN tags t ON t.version_id = mt.version_id AND t.id = mt.tag_id
+                 WHERE mt.version_id = m.version_id AND mt.media_id = m.id)) AS preview`),
+    )
+    .orderBy([
+      { column: 'page.relevance', order: 'asc' },
+      { column: 'page.n_objects', order: 'desc' },
+      { column: 'page.cluster_id' },
+      { column: 'ranked.rank' },
+    ]);
+  const clusters = new Map<string, ExploreCluster>();
+  for (const row of rows) {
+    let cluster = clusters.get(row.cluster_id);
+    if (!cluster) {
+      cluster = { cluster_id: row.cluster_id, type: 'OBJECTS', relevance: row.relevance, n_images: row.n_images, n_frames: 0, n_videos: 0, n_objects: row.n_objects, previews: [] };
       clusters.set(row.cluster_id, cluster);
     }
     cluster.previews.push(row.preview);

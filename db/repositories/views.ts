@@ -75,9 +75,11 @@ export interface BatchMatches {
   n_images: number;
   n_video_frames: number;
   n_videos: number;
+  /** Detected objects in the matching media (of the filtered labels, when labels are filtered). */
+  n_objects: number;
 }
 
-/** How many images, frames and videos (with a matching frame) of one batch pass every filter, optionally only among `ids`. */
+/** How many images, frames, videos (with a matching frame) and objects of one batch pass every filter, optionally only among `ids`. */
 export async function countBatchMatches(
   db: Db,
   options: { versionId: string; batchId: string; filters: MediaFilter[]; ids?: string[] },
@@ -87,11 +89,15 @@ export async function countBatchMatches(
     .whereIn('m.kind', ['IMAGE', 'VIDEO_FRAME']);
   for (const filter of options.filters) applyFilter(query, db, filter);
   if (options.ids) query.whereRaw('m.id = ANY(?::uuid[])', [options.ids]);
+  const labels = options.filters.flatMap((filter) => (filter.kind === 'labels' ? [filter.anyOf] : []));
+  const objects = db('media_objects as o').whereRaw('o.version_id = m.version_id AND o.media_id = m.id').count('*');
+  for (const anyOf of labels) objects.whereIn('o.label', anyOf);
   return query
     .select(
       db.raw(`count(*) filter (where m.kind = 'IMAGE')::int as n_images`),
       db.raw(`count(*) filter (where m.kind = 'VIDEO_FRAME')::int as n_video_frames`),
       db.raw(`count(distinct m.parent_id)::int as n_videos`),
+      db.raw('coalesce(sum((?)), 0)::int as n_objects', [objects]),
     )
     .first();
 }

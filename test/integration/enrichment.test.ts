@@ -152,6 +152,54 @@ describe('enrichment through the real API, worker and models', () => {
     expect(names((await explore(enrichedId, { vql: vql([{ text: { op: 'fts', value: 'motorcycle' } }]) })).body.clusters)).toEqual(['motorcycle_left.jpg']);
   });
 
+  it('explores objects as entities: object clusters at every threshold with boxes, labels filtering objects, and visual search by a box', async () => {
+    type ObjectCluster = Cluster & { type: string; n_objects: number; n_images: number; previews: Array<Preview & { bounding_box: { x: number; y: number; width: number; height: number } }> };
+    const objectsAt = async (query: Record<string, string>) => (await explore(enrichedId, { entity_type: 'OBJECTS', ...query })).body.clusters as ObjectCluster[];
+    const { db } = stack.deps;
+    const versionId = (await db('datasets').where({ id: enrichedId }).first('head_version_id')).head_version_id;
+    const total = Number((await db('media_objects').where({ version_id: versionId }).count({ n: '*' }).first())!.n);
+    expect(total).toBeGreaterThan(20);
+    const sizes: number[] = [];
+    for (const threshold of ['0', '1', '2', '3', '4']) {
+      const clusters = await objectsAt({ threshold });
+      expect(clusters.every((cluster) => cluster.type === 'OBJECTS' && cluster.n_objects >= cluster.previews.length)).toBe(true);
+      expect(clusters.reduce((sum, cluster) => sum + cluster.n_objects, 0)).toBe(total);
+      sizes.push(clusters.length);
+    }
+    // Coarser thresholds join objects: never more clusters than at the finest.
+    expect(sizes.every((count, i) => i === 0 || count <= sizes[i - 1])).toBe(true);
+    expect(sizes[4]).toBeLessThan(sizes[0]);
+    const previews = (await objectsAt({ threshold: '0' })).flatMap((cluster) => cluster.previews);
+    for (const preview of previews) expect(preview.bounding_box).toEqual({ x: expect.any(Number), y: expect.any(Number), width: expect.any(Number), height: expect.any(Number) });
+    expect((await explore(enrichedId, { threshold: '0' })).body.clusters[0].previews[0].bounding_box).toBeNull();
+
+    const kites = await objectsAt({ threshold: '4', labels: '["kite"]' });
+    expect(kites.flatMap((cluster) => cluster.labels)).toEqual(kites.map(() => 'kite'));
+    const kiteCount = Number((await db('media_objects').where({ version_id: versionId, label: 'kite' }).count({ n: '*' }).first())!.n);
+    expect(kites.reduce((sum, cluster) => sum + cluster.n_objects, 0)).toBe(kiteCount);
+    expect(new Set(kites.flatMap((cluster) => cluster.previews.map((preview) => preview.file_name)))).toEqual(new Set(['darknet-kite.jpg']));
+    // The source was never enriched: it has no objects.
+    expect((await explore(sourceId, { entity_type: 'OBJECTS' })).body.clusters).toEqual([]);
+
+    // Visual search with a box around the dog: the nearest object is that dog.
+    const dog = await db('media_objects as o')
+      .join('media as m', (join) => join.on('m.version_id', 'o.version_id').andOn('m.id', 'o.media_id'))
+      .where({ 'o.version_id': versionId, 'm.file_name': 'darknet-dog.jpg', 'o.label': 'dog' })
+      .first('o.box_x as x', 'o.box_y as y', 'o.box_width as width', 'o.box_height as height');
+    const [dogPhoto] = evalPhotos('darknet-dog.jpg');
+    const anchor = (
+      await stack.request
+        .post(`/api/v1/dataset/${enrichedId}/search-image-similarity`)
+        .query({ entity_type: 'OBJECTS', bounding_box: JSON.stringify(dog) })
+        .attach('file', dogPhoto)
+        .expect(200)
+    ).body;
+    const [nearest] = await objectsAt({ anchor_media_id: anchor.anchor_media_id, anchor_type: 'UPLOAD' });
+    expect(nearest.previews[0]).toMatchObject({ file_name: 'darknet-dog.jpg', caption: expect.stringMatching(/dog/) });
+    expect(nearest.previews[0].bounding_box.x).toBeCloseTo(dog.x, 5);
+    expect(nearest.relevance_score).toBeLessThan(0.1);
+  });
+
   it('ranks images without captions by their concept vectors (MULTIMODEL_IMAGE_ENCODING) for text queries', async () => {
     const { dataset_id: conceptsId } = (await enrich(sourceId, { enrichment_models: { MULTIMODEL_IMAGE_ENCODING: 'concept-encoder@1' } }).expect(200)).body;
     expect(await waitForTask(stack, conceptsId, ['COMPLETED', 'FAILED'])).toMatchObject({ status: 'COMPLETED' });
@@ -173,9 +221,14 @@ describe('enrichment through the real API, worker and models', () => {
   });
 
   it('runs media added later to the enriched dataset through the same models', async () => {
+    const vql = JSON.stringify([{ labels: { op: 'one_of', value: ['person'] } }]);
+    const people = (await stack.request.post(`/api/v1/dataset/${enrichedId}/views`).query({ entity_type: 'OBJECTS', vql }).field('name', 'people').expect(200)).body;
     await stack.request.post(`/api/v1/dataset/${enrichedId}/add_media`).attach('files', photo('grace_hopper')).expect(202);
     const task = await waitForTask(stack, enrichedId, ['COMPLETED', 'FAILED']);
     expect(task).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
+    // A saved view on OBJECTS counted the people of the batch.
+    const trend = (await stack.request.get(`/api/v1/dataset/${enrichedId}/views/${people.id}/trend`).expect(200)).body;
+    expect(trend.points).toEqual([expect.objectContaining({ count: 1, cumulative: 1 })]);
     const added = (await allMedia(enrichedId)).find((media) => media.file_name === 'grace_hopper.jpg')!;
     expect(added.caption).toBe('a photo of a person with a military uniform');
     expect(names((await explore(enrichedId, { labels: '["military uniform"]' })).body.clusters)).toEqual(['grace_hopper.jpg']);

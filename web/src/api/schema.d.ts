@@ -4253,8 +4253,8 @@ export interface components {
         Cluster: {
             /** Format: uuid */
             cluster_id: string;
-            /** @constant */
-            type: "IMAGES";
+            /** @enum {string} */
+            type: "IMAGES" | "OBJECTS";
             n_images: number;
             n_objects: number;
             n_videos: number;
@@ -4409,7 +4409,13 @@ export interface components {
             media_thumb_uri: string;
             caption: string | null;
             file_name: string;
-            bounding_box: null;
+            /** @description The object's box in its image, as fractions of its width and height (OBJECTS results); null for images */
+            bounding_box: {
+                x: number;
+                y: number;
+                width: number;
+                height: number;
+            } | null;
             width: number | null;
             height: number | null;
             /** @description Cosine distance to the query; only in search results */
