@@ -1,0 +1,27 @@
+import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import { embedding, enrichment, enrichmentModels, versions } from './activityProxies';
+import type { EnrichmentInput } from './contracts';
+import { failureMessage } from './failures';
+
+/**
+ * ENRICHMENT: the source's data is copied into a new dataset (no media bytes, no vectors), the
+ * requested models run over the copy, its new captions are embedded, and the copy is READY. The
+ * source is READ ONLY meanwhile and gets its status back however the enrichment ends.
+ */
+export async function enrichmentWorkflow(input: EnrichmentInput): Promise<void> {
+  const ref = { taskId: input.taskId, datasetId: input.datasetId };
+  try {
+    await enrichment.beginEnrichment(input);
+    await versions.copyDatasetVersion({ sourceVersionId: input.sourceVersionId, targetDatasetId: input.datasetId, versionId: input.versionId });
+    await enrichment.adoptEnrichedCopy(input);
+    await enrichmentModels().enrichDatasetMedia(ref);
+    await embedding().embedCaptions(ref);
+    await CancellationScope.nonCancellable(() => enrichment.commitEnrichment(input));
+  } catch (error) {
+    const aborted = isCancellation(error);
+    const message = aborted ? 'Aborted by user' : failureMessage(error);
+    await CancellationScope.nonCancellable(() => enrichment.failEnrichment({ ...input, aborted, message }));
+    if (aborted) throw error;
+    throw ApplicationFailure.create({ type: 'EnrichmentFailed', message, nonRetryable: true });
+  }
+}
