@@ -95,6 +95,11 @@ const envSchema = z.object({
   PIPELINE_HOST: z.string().min(1).default('127.0.0.1'),
   PIPELINE_PORT: port.default(8091),
   PIPELINE_TOKEN: z.string().min(16, 'expected at least 16 characters').optional(),
+  OIDC_ISSUER: url.optional(),
+  OIDC_CLIENT_ID: z.string().min(1).default('media-dataset-service'),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  KEYCLOAK_PORT: port.default(8180),
+  KEYCLOAK_URL: url.optional(),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -158,6 +163,16 @@ export interface Config {
   s3: S3Settings;
   /** Where the API serves the on-premises pipeline trigger (GET /api/v1/process/add_media); port 0 picks a free one. */
   pipeline: { host: string; port: number; token?: string };
+  /** The OpenID Connect provider users log in through (ONPREM with auth enabled and OIDC_ISSUER set). */
+  oidc?: OidcSettings;
+  /** The embedded Keycloak `npm start` runs when ONPREM asks for logins and names no OIDC_ISSUER. */
+  keycloak: { port: number; url: string; clientId: string; clientSecret?: string };
+}
+
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
 }
 
 export class ConfigError extends Error {}
@@ -175,6 +190,12 @@ export function loadConfig(env: Env = process.env): Config {
   const disableAuth = e.DISABLE_AUTH ?? e.RUN_MODE === 'ONPREM';
   if (disableAuth && e.RUN_MODE === 'CLOUD') {
     throw new ConfigError('Invalid configuration: DISABLE_AUTH=true is only allowed with RUN_MODE=ONPREM');
+  }
+  if (e.OIDC_ISSUER && e.RUN_MODE === 'CLOUD') {
+    throw new ConfigError('Invalid configuration: OIDC_ISSUER is only used with RUN_MODE=ONPREM (CLOUD logs in with a password)');
+  }
+  if (e.OIDC_ISSUER && !e.OIDC_CLIENT_SECRET) {
+    throw new ConfigError('Invalid configuration: OIDC_CLIENT_SECRET is required with OIDC_ISSUER (a confidential client)');
   }
   if (e.RUN_MODE === 'CLOUD' && !e.SECRET_KEY) {
     throw new ConfigError('Invalid configuration: SECRET_KEY is required when RUN_MODE=CLOUD');
@@ -254,6 +275,16 @@ export function loadConfig(env: Env = process.env): Config {
       stsEndpoint: e.STS_ENDPOINT,
     },
     pipeline: { host: e.PIPELINE_HOST, port: e.PIPELINE_PORT, token: e.PIPELINE_TOKEN },
+    oidc:
+      e.OIDC_ISSUER && !disableAuth
+        ? { issuer: e.OIDC_ISSUER.replace(/\/+$/, ''), clientId: e.OIDC_CLIENT_ID, clientSecret: e.OIDC_CLIENT_SECRET! }
+        : undefined,
+    keycloak: {
+      port: e.KEYCLOAK_PORT,
+      url: (e.KEYCLOAK_URL ?? `http://localhost:${e.KEYCLOAK_PORT}`).replace(/\/+$/, ''),
+      clientId: e.OIDC_CLIENT_ID,
+      clientSecret: e.OIDC_CLIENT_SECRET,
+    },
   };
 }
 

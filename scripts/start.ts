@@ -2,11 +2,14 @@
  * `npm start`: the whole service on embedded defaults in one foreground process tree. Starts an
  * embedded Postgres and the Temporal dev server unless DATABASE_URL / TEMPORAL_ADDRESS point
  * elsewhere, then the worker and the API as child processes, and restarts any of them that crashes
- * (with backoff). Ctrl-C stops everything: the API and worker, then Temporal, then Postgres.
+ * (with backoff). With RUN_MODE=ONPREM, DISABLE_AUTH=false and no OIDC_ISSUER it also installs and
+ * starts an embedded Keycloak, the identity provider users log in through.
+ * Ctrl-C stops everything: the API and worker, then Keycloak and Temporal, then Postgres.
  */
 import path from 'node:path';
 import { ConfigError, loadConfig, pipelineTriggerAccess, type Config } from '../lib/config';
-import { loadOrCreateSecretKey } from '../lib/auth/secretKey';
+import { loadOrCreateSecretFile, loadOrCreateSecretKey } from '../lib/auth/secretKey';
+import { KEYCLOAK_CLIENT_ID, startKeycloak, type EmbeddedKeycloak } from '../lib/embedded/keycloak';
 import { ensureDatabase, startEmbeddedPostgres } from '../lib/embedded/postgres';
 import { spawnManaged, type ManagedProcess } from '../lib/embedded/process';
 import { supervise, type Running, type Supervisor } from '../lib/embedded/supervisor';
@@ -50,11 +53,31 @@ async function startApi(port: number, env: NodeJS.ProcessEnv): Promise<ManagedPr
   return api;
 }
 
+/** The embedded Keycloak, started in the background (it takes a minute or more); undefined when not wanted. */
+function startEmbeddedKeycloak(config: Config): Promise<Supervisor<EmbeddedKeycloak>> | undefined {
+  if (config.runMode !== 'ONPREM' || config.disableAuth || config.oidc) return undefined;
+  const dir = path.join(config.dataDir, 'keycloak');
+  const passwordFile = path.join(dir, 'admin.password');
+  const options = {
+    dataDir: config.dataDir,
+    port: config.keycloak.port,
+    url: config.keycloak.url,
+    serviceUrl: config.publicUrl ?? `http://localhost:${config.api.port}`,
+    clientSecret: config.keycloak.clientSecret ?? loadOrCreateSecretFile(path.join(dir, 'client.secret')),
+    admin: { email: config.admin.email, password: config.admin.password ?? loadOrCreateSecretFile(passwordFile, 12) },
+    bootstrapAdminPassword: loadOrCreateSecretFile(path.join(dir, 'master-admin.password'), 18),
+  };
+  say(`starting the embedded Keycloak on ${config.keycloak.url} (the first start installs and builds it: a few minutes)`);
+  if (!config.admin.password) say(`first user ${config.admin.email}: its password is in ${passwordFile} (or set ADMIN_PASSWORD before the first start)`);
+  return supervise({ name: 'Keycloak', start: () => startKeycloak(options), log: say });
+}
+
 async function main(config: Config): Promise<void> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: config.dataDir };
   let shuttingDown = false;
   let postgres: Supervisor<Running> | undefined;
   let temporal: Supervisor<Running> | undefined;
+  let keycloakStarting: Promise<Supervisor<EmbeddedKeycloak>> | undefined;
   const children: Array<Supervisor<Running>> = [];
   const running = (name: string, service: Supervisor<Running>) => say(`${name} running (pid ${service.current().pid})`);
 
@@ -65,6 +88,10 @@ async function main(config: Config): Promise<void> {
     say(`stopping (${signal})`);
     await Promise.all(children.map((child) => child.stop().catch(() => undefined)));
     if (children.length > 0) say('stopped API and worker');
+    if (keycloakStarting) {
+      await keycloakStarting.then((keycloak) => keycloak.stop()).catch(() => undefined);
+      say('stopped Keycloak');
+    }
     if (temporal) {
       await temporal.stop().catch(() => undefined);
       say('stopped Temporal');
@@ -79,6 +106,9 @@ async function main(config: Config): Promise<void> {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal, 0));
 
   try {
+    // In parallel with Postgres and Temporal: it is the slowest to start.
+    keycloakStarting = startEmbeddedKeycloak(config);
+    keycloakStarting?.catch(() => undefined); // awaited below, where a failed start is reported
     if (!config.database.url) {
       // Its own process group: a Ctrl-C in the terminal reaches it only through shutdown(), after the API and worker.
       const options = { dataDir: config.dataDir, port: config.database.embeddedPort, ownProcessGroup: true };
@@ -105,6 +135,15 @@ async function main(config: Config): Promise<void> {
       running('Temporal', temporal);
     }
     env.SECRET_KEY = config.secretKey ?? loadOrCreateSecretKey(config.dataDir);
+    let keycloak: EmbeddedKeycloak | undefined;
+    if (keycloakStarting) {
+      const server = await keycloakStarting;
+      keycloak = server.current();
+      env.OIDC_ISSUER = keycloak.issuer;
+      env.OIDC_CLIENT_ID = KEYCLOAK_CLIENT_ID;
+      env.OIDC_CLIENT_SECRET = config.keycloak.clientSecret ?? loadOrCreateSecretFile(path.join(config.dataDir, 'keycloak', 'client.secret'));
+      running('Keycloak', server);
+    }
 
     const worker = await supervise({ name: 'worker', start: async () => startChild('worker', env), log: say });
     children.push(worker);
@@ -115,6 +154,8 @@ async function main(config: Config): Promise<void> {
     say(`API          http://localhost:${config.api.port}/api/v1`);
     say(`Temporal     ${env.TEMPORAL_ADDRESS} (namespace ${config.temporal.namespace})`);
     if (temporalUi) say(`Temporal UI  ${temporalUi}`);
+    if (keycloak) say(`Keycloak     ${keycloak.url} (realm ${keycloak.issuer.split('/').pop()}; log in at http://localhost:${config.api.port}/api/v1/auth/oidc/login)`);
+    else if (config.oidc) say(`OIDC issuer  ${config.oidc.issuer}`);
     if (pipelineTriggerAccess(config).serve) say(`Pipeline     http://${config.pipeline.host}:${config.pipeline.port}/api/v1/process/add_media (worker)`);
     say(`auth ${config.disableAuth ? 'disabled: requests act as ' + config.admin.email : 'enabled'} (RUN_MODE=${config.runMode})`);
   } catch (error) {

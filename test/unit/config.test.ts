@@ -20,6 +20,19 @@ describe('loadConfig', () => {
     expect(config.disableAuth).toBe(false);
   });
 
+  it('uses an OIDC provider on ONPREM with auth only, wants its client secret, and defaults the embedded Keycloak', () => {
+    const oidc = { OIDC_ISSUER: 'http://idp.example/realms/media/', OIDC_CLIENT_SECRET: 'secret' };
+    expect(loadConfig({ DISABLE_AUTH: 'false', ...oidc }).oidc).toEqual({
+      issuer: 'http://idp.example/realms/media',
+      clientId: 'media-dataset-service',
+      clientSecret: 'secret',
+    });
+    expect(loadConfig(oidc).oidc).toBeUndefined();
+    expect(() => loadConfig({ DISABLE_AUTH: 'false', OIDC_ISSUER: oidc.OIDC_ISSUER })).toThrow('OIDC_CLIENT_SECRET is required with OIDC_ISSUER');
+    expect(() => loadConfig({ RUN_MODE: 'CLOUD', SECRET_KEY: 'k'.repeat(32), ...oidc })).toThrow('OIDC_ISSUER is only used with RUN_MODE=ONPREM');
+    expect(loadConfig({}).keycloak).toEqual({ port: 8180, url: 'http://localhost:8180', clientId: 'media-dataset-service', clientSecret: undefined });
+  });
+
   it('refuses DISABLE_AUTH=true in CLOUD mode', () => {
     expect(() => loadConfig({ RUN_MODE: 'CLOUD', SECRET_KEY: 'k'.repeat(32), DISABLE_AUTH: 'true' })).toThrow(
       'DISABLE_AUTH=true is only allowed with RUN_MODE=ONPREM',
