@@ -35,7 +35,7 @@ export interface RouteSpec<S extends RequestSchemas = RequestSchemas> {
   handlerReads?: { query?: z.ZodObject; form?: z.ZodObject };
   /** Checks that answer before validation (a missing entity_type is a 400, not a 422). */
   before?: Middleware[];
-  responses: Partial<Record<200 | 201 | 202, SuccessResponse>>;
+  responses: Partial<Record<200 | 201 | 202 | 302, SuccessResponse>>;
   /** Error statuses beyond the ones every route has (401 when authenticated, 422 when it validates input). */
   errors?: Array<ErrorStatus | [ErrorStatus, string]>;
 }

@@ -12,9 +12,20 @@ import {
   type StoredApiCredential,
 } from '../db/repositories/apiCredentials';
 import { createSession, deleteSession, deleteUserSessions, findSession, isSessionLive } from '../db/repositories/sessions';
-import { authenticateWithPassword, findEnabledUser } from '../db/repositories/users';
+import {
+  authenticateWithPassword,
+  createUser,
+  findEnabledUser,
+  findUserByEmail,
+  findUserBySubject,
+  linkUserToSubject,
+  primaryWorkspaceId,
+  updateIdpProfile,
+  usernameTaken,
+} from '../db/repositories/users';
+import type { OidcIdentity } from '../lib/auth/oidc';
 import type { SecretBox } from '../lib/auth/secretBox';
-import { conflict, notFound, unprocessable } from '../lib/errors';
+import { conflict, forbidden, notFound, unprocessable } from '../lib/errors';
 
 /**
  * What let a request in, so that what it opened (an event stream) ends when that does: a bearer
@@ -31,13 +42,47 @@ export function verifyPasswordLogin(db: Db, email: string, password: string): Pr
   return authenticateWithPassword(db, email, password);
 }
 
-/** A new login session; returns the token the SESSION cookie carries. */
-export function startSession(db: Db, user: User, ttlHours: number, ipAddress?: string): Promise<string> {
-  return createSession(db, user.id, ttlHours, ipAddress);
+/** A new login session (an OIDC login's keeps its ID token); returns the token the SESSION cookie carries. */
+export function startSession(db: Db, user: User, ttlHours: number, ipAddress?: string, idToken?: string): Promise<string> {
+  return createSession(db, user.id, ttlHours, ipAddress, idToken);
 }
 
-export function endSession(db: Db, token: string): Promise<void> {
+/** Ends a session; returns the ID token an OIDC login kept with it (the provider's logout hint). */
+export function endSession(db: Db, token: string): Promise<{ idToken: string | null } | undefined> {
   return deleteSession(db, token);
+}
+
+/** Where a user without an email at the identity provider gets one: the service keys records by email. */
+export const NO_EMAIL_DOMAIN = 'idp.invalid';
+
+/**
+ * The service user of an identity the provider vouched for: the one linked to its subject; else the
+ * unlinked account with its verified email, which gets linked; else a new user (viewer of the
+ * primary workspace). Names and realm roles follow the provider at every login.
+ */
+export async function userFromOidcIdentity(db: Db, identity: OidcIdentity): Promise<User> {
+  const profile = { firstName: identity.firstName, lastName: identity.lastName, realmRoles: identity.realmRoles };
+  let user = await findUserBySubject(db, identity.subject);
+  if (!user && identity.email && identity.emailVerified) {
+    const byEmail = await findUserByEmail(db, identity.email);
+    if (byEmail && !(await linkUserToSubject(db, byEmail.id, identity.subject))) {
+      throw conflict('The account with this email is linked to another identity');
+    }
+    user = byEmail;
+  }
+  if (!user) {
+    const workspaceId = await primaryWorkspaceId(db);
+    if (!workspaceId) throw new Error('no workspace: the default tenant was not created');
+    const email = identity.email ?? `${identity.username ?? identity.subject}@${NO_EMAIL_DOMAIN}`;
+    if (await findUserByEmail(db, email)) throw conflict('An account with this email exists: verify the email at the identity provider to use it');
+    const wanted = identity.username ?? email;
+    const username = (await usernameTaken(db, wanted)) ? `${wanted}#${identity.subject}` : wanted;
+    user = await createUser(db, { email, username, workspaceId, workspaceRole: 'viewer', idpSubject: identity.subject, ...profile });
+  } else {
+    user = await updateIdpProfile(db, user.id, profile);
+  }
+  if (!user.enabled) throw forbidden('This account is disabled');
+  return user;
 }
 
 /** "Log out everywhere": ends every session of the user and revokes all their API keys, at once. */

@@ -14,6 +14,7 @@ import {
   type Authentication,
 } from '../../services/identity';
 import { HttpError } from '../errors';
+import { refuseCrossSiteWrite } from './sameOrigin';
 
 export const SESSION_COOKIE = 'SESSION';
 
@@ -64,9 +65,12 @@ async function userFromBearer(deps: AuthDeps, ctx: Context, token: string): Prom
   return { user, authentication: { kind: 'token', ...verified } };
 }
 
+/** The user of the SESSION cookie; a write it authenticates must come from this site (api/middleware/sameOrigin.ts). */
 async function userFromSession(deps: AuthDeps, ctx: Context): Promise<Admitted | undefined> {
   const token = ctx.cookies.get(SESSION_COOKIE);
-  return token ? sessionUser(deps.db, token) : undefined;
+  const admitted = token ? await sessionUser(deps.db, token) : undefined;
+  if (admitted) refuseCrossSiteWrite(ctx, deps.config.publicUrl);
+  return admitted;
 }
 
 function admit(ctx: Context, admitted: Admitted): void {

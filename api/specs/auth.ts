@@ -35,6 +35,24 @@ const logoutQuery = z.object({
     .meta({ description: "End every session of the user (this one too) and revoke all their API keys" }),
 });
 
+/** A path of this service to land on after a login (never another site: no scheme, no //host). */
+const returnTo = z
+  .string()
+  .max(2000, 'return_to must be a path of this service')
+  .regex(/^\/(?![/\\])[^\s]*$/, 'return_to must be a path of this service')
+  .default('/')
+  .meta({ description: 'Where the browser lands after the login: a path of this service (default /)' });
+
+const callbackText = (name: string) => z.string({ message: `${name} is required` }).min(1, `${name} is required`).max(4096, `${name} is too long`);
+const oidcCallbackQuery = z.object({
+  code: callbackText('code').optional(),
+  state: callbackText('state'),
+  error: z.string().max(200).optional().meta({ description: "The provider's refusal (access_denied, ...)" }),
+  error_description: z.string().max(2000).optional(),
+  session_state: z.string().max(200).optional(),
+  iss: z.string().max(2000).optional(),
+});
+
 const loginBody = z.object({
   email: z.string().min(1, 'email is required'),
   password: z.string().min(1, 'password is required'),
@@ -58,7 +76,42 @@ export const authRoutes = {
     auth: 'none',
     request: { body: loginBody },
     responses: { 200: { description: 'Logged in', schema: z.object({ user_id: z.uuid(), email: z.string() }) } },
-    errors: [[401, 'Invalid email or password'], [429, 'Too many failed logins (Retry-After tells when to try again)']],
+    errors: [
+      [401, 'Invalid email or password'],
+      [403, 'Password login is off: this server logs in through its identity provider (GET /api/v1/auth/oidc/login)'],
+      [429, 'Too many failed logins (Retry-After tells when to try again)'],
+    ],
+  }),
+  oidcLogin: defineRoute({
+    method: 'get',
+    path: '/auth/oidc/login',
+    tag: 'auth',
+    summary: 'Start a login at the identity provider (authorization code flow with PKCE)',
+    description:
+      'ONPREM with DISABLE_AUTH=false and OIDC_ISSUER. Redirects the browser to the provider with state, nonce and an S256 code challenge, kept in a sealed, HttpOnly cookie (OIDC_LOGIN, 10 minutes) for the callback.',
+    auth: 'none',
+    request: { query: z.object({ return_to: returnTo }) },
+    responses: { 302: { description: "Redirect to the provider's login page" } },
+    errors: [[404, 'OIDC login is not configured on this server'], [503, 'The identity provider is unreachable']],
+  }),
+  oidcCallback: defineRoute({
+    method: 'get',
+    path: '/auth/oidc/callback',
+    tag: 'auth',
+    summary: 'Where the identity provider returns the browser: checks state, redeems the code, verifies the ID token, sets SESSION',
+    description:
+      "Checks the state against the browser's OIDC_LOGIN cookie, redeems the code with the PKCE verifier and the client secret, verifies the ID token (issuer's JWKS, audience, expiry, nonce), links or creates the user (by subject, else verified email), then sets the SESSION cookie and redirects to return_to. Failed callbacks count towards the login throttle of the client address.",
+    auth: 'none',
+    request: { query: oidcCallbackQuery },
+    responses: { 302: { description: 'Logged in: redirect to return_to with the SESSION cookie set' } },
+    errors: [
+      [401, 'Login refused (no login in progress in this browser, state, nonce or ID token not valid, or refused by the provider)'],
+      [403, 'The account is disabled'],
+      [404, 'OIDC login is not configured on this server'],
+      [409, 'The account with this email is linked to another identity'],
+      [429, 'Too many failed logins from this address (Retry-After tells when to try again)'],
+      [503, 'The identity provider is unreachable'],
+    ],
   }),
   logout: defineRoute({
     method: 'post',
@@ -76,6 +129,10 @@ export const authRoutes = {
           message: z.string(),
           sessions_ended: z.number().int().optional().meta({ description: 'With everywhere=true' }),
           api_keys_revoked: z.number().int().optional().meta({ description: 'With everywhere=true' }),
+          logout_url: z
+            .string()
+            .optional()
+            .meta({ description: "A session of an OIDC login: open this URL in the browser so the identity provider ends its session too; it returns to the service's root" }),
         }),
       },
     },

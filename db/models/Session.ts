@@ -9,4 +9,6 @@ export class Session extends Model {
   created_at!: Date;
   last_access_at!: Date;
   expires_at!: Date;
+  /** The ID token of a session started by an OIDC login: the hint of the provider's logout. */
+  id_token!: string | null;
 }

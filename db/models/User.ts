@@ -10,6 +10,8 @@ export class User extends Model {
   password_hash!: string | null;
   enabled!: boolean;
   realm_roles!: string[];
+  /** The identity provider's subject once the user logged in through OIDC (or was created there). */
+  idp_subject!: string | null;
   created_at!: Date;
   updated_at!: Date | null;
 }

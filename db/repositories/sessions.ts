@@ -5,12 +5,13 @@ import { randomToken } from '../../lib/auth/randomTokens';
 import { sha256Hex } from '../../lib/sha256';
 
 /** Opens a browser session; the returned token goes into the SESSION cookie and is stored only hashed. */
-export async function createSession(db: Db, userId: string, ttlHours: number, ipAddress?: string): Promise<string> {
+export async function createSession(db: Db, userId: string, ttlHours: number, ipAddress?: string, idToken?: string): Promise<string> {
   const token = randomToken();
   await Session.query(db).insert({
     user_id: userId,
     token_hash: sha256Hex(token),
     ip_address: ipAddress ?? null,
+    id_token: idToken ?? null,
     expires_at: new Date(Date.now() + ttlHours * 3600_000),
   });
   return token;
@@ -41,8 +42,10 @@ export async function isSessionLive(db: Db, sessionId: string): Promise<boolean>
   return row !== undefined;
 }
 
-export async function deleteSession(db: Db, token: string): Promise<void> {
-  await Session.query(db).delete().where({ token_hash: sha256Hex(token) });
+/** Ends the session of a token; returns the ID token it kept (an OIDC login's), if any. */
+export async function deleteSession(db: Db, token: string): Promise<{ idToken: string | null } | undefined> {
+  const [row] = await Session.query(db).delete().where({ token_hash: sha256Hex(token) }).returning('id_token');
+  return row ? { idToken: row.id_token } : undefined;
 }
 
 /** Ends every session of the user; returns how many. */

@@ -23,6 +23,7 @@ export async function createUser(
     workspaceId: string;
     workspaceRole: WorkspaceRole;
     realmRoles?: string[];
+    idpSubject?: string;
   },
 ): Promise<User> {
   const passwordHash = input.password ? await hashPassword(input.password) : null;
@@ -35,6 +36,7 @@ export async function createUser(
       last_name: input.lastName ?? null,
       password_hash: passwordHash,
       realm_roles: input.realmRoles ?? [],
+      idp_subject: input.idpSubject ?? null,
     });
     await WorkspaceMember.query(trx).insert({
       workspace_id: input.workspaceId,
@@ -92,4 +94,37 @@ export async function primaryWorkspaceRole(
 ): Promise<{ workspaceId: string; role: WorkspaceRole } | undefined> {
   const row = await WorkspaceMember.query(db).where({ user_id: userId }).orderBy('created_at').first();
   return row ? { workspaceId: row.workspace_id, role: row.role } : undefined;
+}
+
+export async function findUserBySubject(db: Db, subject: string): Promise<User | undefined> {
+  return User.query(db).findOne({ idp_subject: subject });
+}
+
+/** Links an account to the identity provider's subject; false when it is already linked (to any subject). */
+export async function linkUserToSubject(db: Db, userId: string, subject: string): Promise<boolean> {
+  return (await User.query(db).patch({ idp_subject: subject, updated_at: new Date() }).where({ id: userId }).whereNull('idp_subject')) === 1;
+}
+
+/** What the identity provider says of a linked user at each login: names and realm roles. */
+export async function updateIdpProfile(
+  db: Db,
+  userId: string,
+  profile: { firstName?: string; lastName?: string; realmRoles?: string[] },
+): Promise<User> {
+  return User.query(db).patchAndFetchById(userId, {
+    ...(profile.firstName !== undefined ? { first_name: profile.firstName } : {}),
+    ...(profile.lastName !== undefined ? { last_name: profile.lastName } : {}),
+    ...(profile.realmRoles !== undefined ? { realm_roles: profile.realmRoles } : {}),
+    updated_at: new Date(),
+  });
+}
+
+/** The workspace new users join: the first one (the default tenant's). */
+export async function primaryWorkspaceId(db: Db): Promise<string | undefined> {
+  return (await Workspace.query(db).orderBy('created_at').first())?.id;
+}
+
+/** Whether a username is taken. */
+export async function usernameTaken(db: Db, username: string): Promise<boolean> {
+  return (await User.query(db).findOne({ username })) !== undefined;
 }

@@ -135,6 +135,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Password login is off: this server logs in through its identity provider (GET /api/v1/auth/oidc/login) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Invalid parameters */
                 422: {
                     headers: {
@@ -155,6 +164,181 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a login at the identity provider (authorization code flow with PKCE)
+         * @description ONPREM with DISABLE_AUTH=false and OIDC_ISSUER. Redirects the browser to the provider with state, nonce and an S256 code challenge, kept in a sealed, HttpOnly cookie (OIDC_LOGIN, 10 minutes) for the callback.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Where the browser lands after the login: a path of this service (default /) */
+                    return_to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Redirect to the provider's login page */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description OIDC login is not configured on this server */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The identity provider is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the identity provider returns the browser: checks state, redeems the code, verifies the ID token, sets SESSION
+         * @description Checks the state against the browser's OIDC_LOGIN cookie, redeems the code with the PKCE verifier and the client secret, verifies the ID token (issuer's JWKS, audience, expiry, nonce), links or creates the user (by subject, else verified email), then sets the SESSION cookie and redirects to return_to. Failed callbacks count towards the login throttle of the client address.
+         */
+        get: {
+            parameters: {
+                query: {
+                    code?: string;
+                    state: string;
+                    /** @description The provider's refusal (access_denied, ...) */
+                    error?: string;
+                    error_description?: string;
+                    session_state?: string;
+                    iss?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Logged in: redirect to return_to with the SESSION cookie set */
+                302: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Login refused (no login in progress in this browser, state, nonce or ID token not valid, or refused by the provider) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The account is disabled */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description OIDC login is not configured on this server */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The account with this email is linked to another identity */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many failed logins from this address (Retry-After tells when to try again) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The identity provider is unreachable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -198,6 +382,8 @@ export interface paths {
                             sessions_ended?: number;
                             /** @description With everywhere=true */
                             api_keys_revoked?: number;
+                            /** @description A session of an OIDC login: open this URL in the browser so the identity provider ends its session too; it returns to the service's root */
+                            logout_url?: string;
                         };
                     };
                 };

@@ -1,0 +1,62 @@
+/**
+ * A browser without a browser: fetch with a cookie jar per host and redirects left to the caller,
+ * enough to drive an OIDC login through the identity provider's HTML form.
+ */
+export interface HttpAnswer {
+  status: number;
+  location?: string;
+  body: string;
+  setCookies: string[];
+}
+
+export function createCookieJar() {
+  const jar = new Map<string, Map<string, string>>();
+  const cookiesOf = (host: string) => jar.get(host) ?? jar.set(host, new Map()).get(host)!;
+
+  return {
+    /** The Cookie header this jar sends to `url`'s host. */
+    header(url: string): string {
+      return [...cookiesOf(new URL(url).host)].map(([name, value]) => `${name}=${value}`).join('; ');
+    },
+    get(url: string, name: string): string | undefined {
+      return cookiesOf(new URL(url).host).get(name);
+    },
+    set(url: string, name: string, value: string): void {
+      cookiesOf(new URL(url).host).set(name, value);
+    },
+    /** One request, no redirect followed; cookies it sets are kept (an expired or emptied one is dropped). */
+    async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<HttpAnswer> {
+      const response = await fetch(url, {
+        method: init.method ?? (init.form ? 'POST' : 'GET'),
+        redirect: 'manual',
+        headers: {
+          ...(this.header(url) ? { cookie: this.header(url) } : {}),
+          ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+          ...init.headers,
+        },
+        body: init.form ? new URLSearchParams(init.form).toString() : undefined,
+      });
+      const setCookies = response.headers.getSetCookie();
+      const cookies = cookiesOf(new URL(url).host);
+      for (const line of setCookies) {
+        const [pair, ...attributes] = line.split(';').map((part) => part.trim());
+        const name = pair.slice(0, pair.indexOf('='));
+        const value = pair.slice(pair.indexOf('=') + 1);
+        const expired = attributes.some((attribute) => /^max-age=0$/i.test(attribute) || (/^expires=/i.test(attribute) && new Date(attribute.slice(8)) < new Date()));
+        if (expired || value === '') cookies.delete(name);
+        else cookies.set(name, value);
+      }
+      const location = response.headers.get('location') ?? undefined;
+      return { status: response.status, location: location ? new URL(location, url).toString() : undefined, body: await response.text(), setCookies };
+    },
+  };
+}
+
+export type CookieJar = ReturnType<typeof createCookieJar>;
+
+/** The action of the login form on a Keycloak login page (HTML-escaped in the page). */
+export function loginFormAction(html: string): string {
+  const match = /<form[^>]*id="kc-form-login"[^>]*action="([^"]+)"/.exec(html) ?? /<form[^>]*action="([^"]+)"[^>]*id="kc-form-login"/.exec(html);
+  if (!match) throw new Error(`no login form on the page: ${html.slice(0, 500)}`);
+  return match[1].replaceAll('&amp;', '&');
+}
