@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import { transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
 import {
@@ -25,16 +25,19 @@ import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks'
 import { dropUnusedVersions, findVersion, headVersion, setHeadVersion, type DatasetVersion } from '../db/repositories/versions';
 import { releaseTransition, TRANSITIONS } from '../lib/datasetStates';
 import { clusterByThresholds } from '../lib/clustering/clusterByThresholds';
-import { APPLY_ORDER, type EnrichmentType } from '../lib/enrichment/catalog';
+import { APPLY_ORDER, MODEL_IDS, type EnrichmentType } from '../lib/enrichment/catalog';
 import { conceptKey, conceptTerms, conceptVector } from '../lib/enrichment/concepts';
 import { imageCaption, objectCaption, tagsFromClasses } from '../lib/enrichment/describe';
 import { cropToBox } from '../lib/media/crop';
+import { contentTypeOf } from '../lib/media/mediaTypes';
+import type { ClipModel } from '../lib/ml/clip';
 import type { ObjectDetector } from '../lib/ml/objectDetector';
+import { VisionCaptionError, type VisionCaptioner } from '../lib/ml/visionCaptioner';
 import { contentUuid } from '../lib/sha256';
 import type { EncodedImage, ImageEncoder, PredictedClass } from '../lib/ml/imageEncoder';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
-import { conceptCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { clipCollection, conceptCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { EnrichmentInput } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
 import { createProgressReporter, type TaskRef } from './progress';
@@ -105,6 +108,10 @@ export function createEnrichmentInferenceActivities(deps: {
   textEncoder: TextEncoder;
   /** Loaded on first use: workers that never detect objects never hold the detector. */
   detector: () => Promise<ObjectDetector>;
+  /** A site's own CLIP (MODELS_DIR/clip.json), loaded on first use. */
+  clip: () => Promise<ClipModel>;
+  /** The OpenAI-compatible vision endpoint, when VISION_CAPTION_URL is set. */
+  visionCaptioner?: VisionCaptioner;
 }) {
   const { db, store, vectors, encoder, textEncoder } = deps;
 
@@ -157,18 +164,23 @@ export function createEnrichmentInferenceActivities(deps: {
     return batch.map((media) => ({ ...media, classes: media.predicted_classes ?? [] }));
   }
 
-  /** Work a type does once per run, before its batches. */
-  const prepare: Partial<Record<EnrichmentType, (version: DatasetVersion) => Promise<void>>> = {
-    MULTIMODEL_IMAGE_ENCODING: (version) => vectors.ensureCollection(conceptCollection(version.vector_space_id), textEncoder.dim),
-    OBJECT_DETECTION: (version) => vectors.ensureCollection(objectCollection(version.vector_space_id), encoder.dim),
+  /** Work a model does once per run, before its batches. */
+  const prepare: Partial<Record<string, (version: DatasetVersion) => Promise<void>>> = {
+    [MODEL_IDS.conceptEncoder]: (version) => vectors.ensureCollection(conceptCollection(version.vector_space_id), textEncoder.dim),
+    [MODEL_IDS.detector]: (version) => vectors.ensureCollection(objectCollection(version.vector_space_id), encoder.dim),
+    [MODEL_IDS.clip]: async (version) => {
+      const clip = await deps.clip();
+      await vectors.ensureCollection(clipCollection(version.vector_space_id, clip.modelId), clip.dim);
+    },
   };
 
-  const steps: Partial<Record<EnrichmentType, BatchStep>> = {
-    IMAGE_TAGGING: async (trx, version, batch) => {
+  /** What each model does to a batch, by model id (a type's models differ: a template or an endpoint writes the captions). */
+  const steps: Partial<Record<string, BatchStep>> = {
+    [MODEL_IDS.tagger]: async (trx, version, batch) => {
       const labels = batch.flatMap((media) => tagsFromClasses(media.classes).map((tag) => ({ mediaId: media.id, ...tag })));
       await replaceLabels(trx, version.id, TAGGING_SOURCE, batch.map((media) => media.id), labels);
     },
-    OBJECT_DETECTION: async (trx, version, batch) => {
+    [MODEL_IDS.detector]: async (trx, version, batch) => {
       const ids = batch.map((media) => media.id);
       const objects = await detectObjects(batch);
       // Vectors first: an object row only exists once its crop vector does (a repeated upsert is harmless).
@@ -182,11 +194,11 @@ export function createEnrichmentInferenceActivities(deps: {
       }
       await replaceLabels(trx, version.id, DETECTION_SOURCE, ids, [...best.values()]);
     },
-    CAPTION_OBJECTS: async (trx, version, batch) => {
+    [MODEL_IDS.objectCaptioner]: async (trx, version, batch) => {
       const objects = await objectsOf(trx, version.id, batch.map((media) => media.id));
       await setObjectCaptions(trx, version.id, objects.map((object) => ({ id: object.id, caption: objectCaption(object.label, object.predicted_classes) })));
     },
-    CAPTION_IMAGES: async (trx, version, batch) => {
+    [MODEL_IDS.imageCaptioner]: async (trx, version, batch) => {
       const objects = await objectsOf(trx, version.id, batch.map((media) => media.id));
       const captions = batch.map((media) => ({
         id: media.id,
@@ -194,7 +206,30 @@ export function createEnrichmentInferenceActivities(deps: {
       }));
       await setCaptions(trx, version.id, captions);
     },
-    MULTIMODEL_IMAGE_ENCODING: async (trx, version, batch) => {
+    [MODEL_IDS.visionCaptioner]: async (trx, version, batch) => {
+      const captioner = deps.visionCaptioner;
+      if (!captioner) throw ApplicationFailure.create({ type: 'ModelUnavailable', message: 'VISION_CAPTION_URL is not set on this worker', nonRetryable: true });
+      const captions = [];
+      for (const media of batch) {
+        try {
+          captions.push({ id: media.id, caption: await captioner.caption(await store.get(blobKey(media.blob_sha256)), contentTypeOf(media.file_name, media.kind)) });
+        } catch (error) {
+          // A wrong key or model name fails the task at once; an overloaded or unreachable endpoint is retried.
+          if (error instanceof VisionCaptionError && !error.retryable) {
+            throw ApplicationFailure.create({ type: 'VisionCaptionRefused', message: error.message, nonRetryable: true });
+          }
+          throw error;
+        }
+      }
+      await setCaptions(trx, version.id, captions);
+    },
+    [MODEL_IDS.clip]: async (_trx, version, batch) => {
+      const clip = await deps.clip();
+      const images = await Promise.all(batch.map((media) => store.get(blobKey(media.blob_sha256))));
+      const embedded = await clip.encodeImages(images);
+      await vectors.upsert(clipCollection(version.vector_space_id, clip.modelId), batch.map((media, i) => ({ id: media.id, vector: embedded[i] })));
+    },
+    [MODEL_IDS.conceptEncoder]: async (trx, version, batch) => {
       const concepts = await conceptVectors(version, batch);
       // Vectors first: a key is only recorded once its vector exists (a repeated upsert is harmless).
       await vectors.upsert(conceptCollection(version.vector_space_id), concepts.map((concept) => ({ id: concept.key, vector: concept.vector })));
@@ -231,9 +266,10 @@ export function createEnrichmentInferenceActivities(deps: {
       const types = APPLY_ORDER.filter((type) => version.enrichment_models[type] !== undefined);
       const enriched: Partial<Record<EnrichmentType, number>> = {};
       for (const [position, type] of types.entries()) {
-        const step = steps[type];
-        if (!step) continue;
-        await prepare[type]?.(version);
+        const model = version.enrichment_models[type];
+        const step = steps[model];
+        if (!step) throw ApplicationFailure.create({ type: 'ModelUnavailable', message: `This worker cannot run ${model} (${type})`, nonRetryable: true });
+        await prepare[model]?.(version);
         const total = await countMediaToEnrich(db, version.id, type);
         const report = createProgressReporter(db, ref, 'enrich', `Enriching: ${type} ${position + 1}/${types.length}`);
         let done = 0;

@@ -10,6 +10,7 @@ import type { UrlSigner } from '../lib/auth/signedUrls';
 import type { ObjectStore } from '../lib/storage/objectStore';
 import type { VectorStore } from '../lib/vectors/vectorStore';
 import type { TextEncoder } from '../lib/ml/textEncoder';
+import type { ClipModel } from '../lib/ml/clip';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { HttpError } from './errors';
@@ -51,6 +52,8 @@ export interface AppDeps {
   vectors: VectorStore;
   /** Loaded on the first semantic query, so plain deployments never pay for it. */
   textEncoder: () => Promise<TextEncoder>;
+  /** A site's own CLIP model (MODELS_DIR/clip.json), loaded on the first text search of a dataset enriched with it. */
+  clip: () => Promise<ClipModel>;
   logger: Logger;
   secretBox: SecretBox;
   signer: UrlSigner;
@@ -98,7 +101,12 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createEnrichmentRouter({
       ...deps,
       taskQueue: deps.config.temporal.taskQueue,
-      availability: () => modelAvailability({ modelsDir: deps.config.models.dir, imageModel: deps.config.models.imageModel }),
+      availability: () =>
+        modelAvailability({
+          modelsDir: deps.config.models.dir,
+          imageModel: deps.config.models.imageModel,
+          visionCaptionUrl: deps.config.enrichment.visionCaption?.url,
+        }),
     }),
   ]) {
     userRoutes.use(router.routes(), router.allowedMethods());

@@ -15,6 +15,8 @@ import { removeStaleStagedFiles, uploadStagingDir } from '../lib/storage/staging
 import { createVectorStore } from '../lib/vectors/createVectorStore';
 import { createVectorPointRows } from '../db/repositories/vectorPoints';
 import { loadTextEncoder, type TextEncoder } from '../lib/ml/textEncoder';
+import { loadClip } from '../lib/ml/clip';
+import { lazy } from '../lib/lazy';
 import { createNotificationHub } from '../lib/notifications/notificationHub';
 import { createApp, type AppDeps } from './app';
 import { startPipelineServer } from './pipelineServer';
@@ -38,8 +40,9 @@ export async function buildApiDeps(config: Config, logger: Logger): Promise<AppD
   const vectors = createVectorStore(config, createVectorPointRows(db));
   let textEncoder: Promise<TextEncoder> | undefined;
   const loadText = () => (textEncoder ??= loadTextEncoder(config.models.dir, 1));
+  const clip = lazy(() => loadClip(config.models.dir, 1));
   const hub = createNotificationHub(config.database.url, (error) => logger.warn({ err: error }, 'notification listener'));
-  return { config, db, temporalConnection, temporal, store, vectors, textEncoder: loadText, logger, secretBox, signer, hub, defaultUser: admin };
+  return { config, db, temporalConnection, temporal, store, vectors, textEncoder: loadText, clip: clip.get, logger, secretBox, signer, hub, defaultUser: admin };
 }
 
 const CLIENT_ERROR_STATUS: Record<string, [number, string]> = {

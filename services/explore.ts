@@ -2,6 +2,7 @@ import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/repositories/datasets';
 import { exploreClusters, exploreObjectClusters, type ExploreCluster, type Relevance } from '../db/repositories/explore';
 import { unprocessable } from '../lib/errors';
+import type { ClipModel } from '../lib/ml/clip';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import type { VectorStore } from '../lib/vectors/vectorStore';
 import { splitVql, type MediaFilter } from '../lib/vql/compileVql';
@@ -27,6 +28,7 @@ export interface ExploreDeps {
   db: Db;
   vectors: VectorStore;
   textEncoder: () => Promise<TextEncoder>;
+  clip: () => Promise<ClipModel>;
 }
 
 /**

@@ -22,7 +22,10 @@ import { uploadStagingDir } from '../lib/storage/staging';
 import { defaultVideoTools } from '../lib/media/video';
 import { loadImageEncoder } from '../lib/ml/imageEncoder';
 import { loadTextEncoder } from '../lib/ml/textEncoder';
-import { DEFAULT_OBJECT_MODEL, loadObjectDetector, type ObjectDetector } from '../lib/ml/objectDetector';
+import { DEFAULT_OBJECT_MODEL, loadObjectDetector } from '../lib/ml/objectDetector';
+import { loadClip } from '../lib/ml/clip';
+import { lazy } from '../lib/lazy';
+import { createVisionCaptioner } from '../lib/ml/visionCaptioner';
 import { createObjectStore } from '../lib/storage/createObjectStore';
 import { createVectorStore } from '../lib/vectors/createVectorStore';
 import { createVectorPointRows } from '../db/repositories/vectorPoints';
@@ -51,8 +54,9 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
   const vectors = createVectorStore(config, createVectorPointRows(db));
   const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
   const textEncoder = await loadTextEncoder(config.models.dir, config.models.inferenceThreads);
-  let loadingDetector: Promise<ObjectDetector> | undefined;
-  const detector = () => (loadingDetector ??= loadObjectDetector(config.models.dir, DEFAULT_OBJECT_MODEL, config.models.inferenceThreads));
+  const detector = lazy(() => loadObjectDetector(config.models.dir, DEFAULT_OBJECT_MODEL, config.models.inferenceThreads));
+  const clip = lazy(() => loadClip(config.models.dir, config.models.inferenceThreads));
+  const visionCaptioner = config.enrichment.visionCaption && createVisionCaptioner(config.enrichment.visionCaption);
   const queues = taskQueues(config.temporal.taskQueue);
   const common = { connection, namespace: config.temporal.namespace, shutdownGraceTime: '10s' } as const;
 
@@ -81,7 +85,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     activities: {
       ...createEmbeddingActivities({ db, store, vectors, encoder, textEncoder }),
       ...createVisualSearchActivities({ db, store, encoder }),
-      ...createEnrichmentInferenceActivities({ db, store, vectors, encoder, textEncoder, detector }),
+      ...createEnrichmentInferenceActivities({ db, store, vectors, encoder, textEncoder, detector: detector.get, clip: clip.get, visionCaptioner }),
     },
     maxConcurrentActivityTaskExecutions: 1,
   });
@@ -95,7 +99,8 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     await connection.close();
     await vectors.close();
     await encoder.close();
-    if (loadingDetector) await (await loadingDetector).close();
+    await (await detector.ifLoaded())?.close();
+    await (await clip.ifLoaded())?.close();
     await textEncoder.close();
     await db.destroy();
   };

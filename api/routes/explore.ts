@@ -5,6 +5,7 @@ import { parseVql, VqlError, type VqlFilter } from '../../lib/vql/parseVql';
 import { exploreDataset } from '../../services/explore';
 import { rememberQueryEmbeddings } from '../../lib/ml/rememberedQueries';
 import type { TextEncoder } from '../../lib/ml/textEncoder';
+import type { ClipModel } from '../../lib/ml/clip';
 import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
@@ -20,11 +21,12 @@ export function createExploreRouter(deps: {
   db: Db;
   vectors: VectorStore;
   textEncoder: () => Promise<TextEncoder>;
+  clip: () => Promise<ClipModel>;
   signer: UrlSigner;
   publicUrl?: string;
 }): Router<ApiState> {
   const router = new Router<ApiState>();
-  const exploreDeps = { db: deps.db, vectors: deps.vectors, textEncoder: rememberQueryEmbeddings(deps.textEncoder, REMEMBERED_QUERIES) };
+  const exploreDeps = { db: deps.db, vectors: deps.vectors, clip: deps.clip, textEncoder: rememberQueryEmbeddings(deps.textEncoder, REMEMBERED_QUERIES) };
 
   mount(router, exploreRoutes.explore, async (ctx) => {
     const { params, query } = ctx.state.input;

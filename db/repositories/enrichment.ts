@@ -23,6 +23,8 @@ export async function markEnrichedFrom(db: Db, datasetId: string, sourceDatasetI
 
 export interface MediaToEnrich {
   id: string;
+  kind: 'IMAGE' | 'VIDEO_FRAME';
+  file_name: string;
   blob_sha256: string;
   predicted_classes: PredictedClass[] | null;
 }
@@ -42,7 +44,7 @@ export async function countMediaToEnrich(db: Db, versionId: string, type: string
 }
 
 export async function nextMediaToEnrich(db: Db, versionId: string, type: string, limit: number): Promise<MediaToEnrich[]> {
-  return pendingFor(db, versionId, type).orderBy('id').limit(limit).select('id', 'blob_sha256', 'predicted_classes');
+  return pendingFor(db, versionId, type).orderBy('id').limit(limit).select('id', 'kind', 'file_name', 'blob_sha256', 'predicted_classes');
 }
 
 /** Forgets that `types` ran on a version's media (their model was replaced), so the next run covers all of them. */

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { clipInstalled } from '../ml/clip';
 import { DEFAULT_OBJECT_MODEL } from '../ml/objectDetector';
+import { VISION_CAPTIONER_ID } from '../ml/visionCaptioner';
 
 /**
  * The enrichment models this install offers (GET /enrichment/{id}/list_models). A model is Active
@@ -43,7 +45,7 @@ export const MODEL_IDS = {
   imageCaptioner: 'tag-captioner@1',
   conceptEncoder: 'concept-encoder@1',
   clip: 'clip@1',
-  visionCaptioner: 'vision-endpoint-captioner@1',
+  visionCaptioner: VISION_CAPTIONER_ID,
 } as const;
 
 const active = (available: boolean): EnrichmentModel['status'] => (available ? 'Active' : 'Coming Soon');
@@ -134,7 +136,7 @@ export function modelAvailability(settings: { modelsDir: string; imageModel: str
   return {
     imageClassifier: manifest(settings.imageModel)?.classifier !== undefined,
     objectDetector: manifest(DEFAULT_OBJECT_MODEL) !== undefined,
-    clip: manifest('clip') !== undefined,
+    clip: clipInstalled(settings.modelsDir),
     visionCaptioner: Boolean(settings.visionCaptionUrl),
   };
 }

@@ -47,6 +47,11 @@ export function objectCollection(vectorSpaceId: string): string {
   return `objects_${hex(vectorSpaceId)}`;
 }
 
+/** Image vectors of a site's own CLIP model (`modelId` from its manifest: two CLIP models never share a collection), keyed by media id. */
+export function clipCollection(vectorSpaceId: string, modelId: string): string {
+  return `clip_${hex(vectorSpaceId)}_${modelId.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`;
+}
+
 /** Concept vectors of images (text encoder space, MULTIMODEL_IMAGE_ENCODING), keyed by their content (media.concept_key). */
 export function conceptCollection(vectorSpaceId: string): string {
   return `concepts_${hex(vectorSpaceId)}`;
