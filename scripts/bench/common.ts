@@ -5,7 +5,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { startApiServer } from '../../api/server';
 import { loadConfig } from '../../lib/config';
-import { ensureDatabase } from '../../lib/embedded/postgres';
+import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { startTemporalDevServer } from '../../lib/embedded/temporal';
 import { createLogger } from '../../lib/logger';
 import { projectRoot } from '../../lib/projectRoot';
@@ -75,16 +75,104 @@ export async function filesForm(files: string[], field = 'files'): Promise<FormD
   return form;
 }
 
-/** Polls /tasks (as a client would) until the dataset's newest task completes; throws if it fails. */
-export async function waitForNewestTask(apiUrl: string, datasetId: string): Promise<{ task_type: string; status_message: string }> {
+/**
+ * Polls /tasks (as a client would) until the dataset's newest task completes; throws if it fails.
+ * `onPoll` sees the newest task at every poll (e.g. to time its status messages).
+ */
+export async function waitForNewestTask(
+  apiUrl: string,
+  datasetId: string,
+  onPoll?: (task: { status: string; status_message: string }) => void,
+): Promise<{ task_type: string; status_message: string }> {
   for (;;) {
     const { tasks } = await (await fetch(`${apiUrl}/tasks?dataset_id=${datasetId}`)).json() as {
       tasks: Array<{ task_type: string; status: string; status_message: string; error_message: string }>;
     };
+    if (tasks[0]) onPoll?.(tasks[0]);
     if (tasks[0]?.status === 'COMPLETED') return tasks[0];
     if (tasks[0]?.status === 'FAILED') throw new Error(`${tasks[0].task_type} failed: ${tasks[0].error_message}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+export interface ListedEnrichmentModel {
+  id: string;
+  name: string;
+  type: string;
+  status: string;
+  dependencies: string[] | null;
+}
+
+/**
+ * What list_models offers for `datasetId`, and the request that applies all of it: for each type
+ * the first Active model, leaving out types with none and models whose dependencies have none.
+ */
+export async function activeEnrichment(apiUrl: string, datasetId: string): Promise<{ listed: ListedEnrichmentModel[]; chosen: Record<string, string> }> {
+  const response = await fetch(`${apiUrl}/enrichment/${datasetId}/list_models`);
+  if (response.status !== 200) throw new Error(`list_models failed: ${response.status} ${await response.text()}`);
+  const listed = (await response.json()) as ListedEnrichmentModel[];
+  const chosen: Record<string, string> = {};
+  for (const model of listed) if (model.status === 'Active' && !chosen[model.type]) chosen[model.type] = model.id;
+  // Drop a model whose dependency type has nothing Active, until nothing more drops (a chain).
+  for (let dropped = true; dropped; ) {
+    dropped = false;
+    for (const [type, id] of Object.entries(chosen)) {
+      const model = listed.find((candidate) => candidate.id === id)!;
+      if ((model.dependencies ?? []).some((dependency) => !chosen[dependency])) {
+        delete chosen[type];
+        dropped = true;
+      }
+    }
+  }
+  return { listed, chosen };
+}
+
+/** The models of `chosen` of the given types, with the models they depend on (from `chosen` too). */
+export function withDependencies(listed: ListedEnrichmentModel[], chosen: Record<string, string>, types: string[]): Record<string, string> {
+  const request: Record<string, string> = {};
+  const add = (type: string) => {
+    if (request[type] || !chosen[type]) return;
+    request[type] = chosen[type];
+    for (const dependency of listed.find((model) => model.id === chosen[type])?.dependencies ?? []) add(dependency);
+  };
+  types.forEach(add);
+  return request;
+}
+
+/**
+ * POSTs enrich_dataset with `models` and waits for the new dataset's ENRICHMENT task. Returns the
+ * new dataset, the seconds from the request to COMPLETED, and when (seconds from the request) each
+ * step's status message was first seen by the 250 ms polls, so the copy and each model's pass can be
+ * told apart (a step's message is written after its first batch, so it shows up that much late).
+ * Throws when the task fails, or when its status message (counts included) stays the same for
+ * `stallSeconds` (an activity retrying; an ENRICHMENT cannot be aborted, so the source stays READ ONLY).
+ */
+export async function enrichOverHttp(
+  apiUrl: string,
+  datasetId: string,
+  models: Record<string, string>,
+  stallSeconds = 180,
+): Promise<{ datasetId: string; seconds: number; timeline: Array<{ status_message: string; at_seconds: number }> }> {
+  const started = Date.now();
+  const response = await fetch(`${apiUrl}/dataset/${datasetId}/enrich_dataset`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ enrichment_models: models }),
+  });
+  if (response.status !== 200) throw new Error(`enrich_dataset ${JSON.stringify(models)} refused: ${response.status} ${await response.text()}`);
+  const { dataset_id: enrichedId } = (await response.json()) as { dataset_id: string };
+  const timeline: Array<{ status_message: string; at_seconds: number }> = [];
+  let last = { message: '', since: Date.now() };
+  await waitForNewestTask(apiUrl, enrichedId, (task) => {
+    // "Enriching: IMAGE_TAGGING 1/2 (160/2000)" is one step: its counts are left out.
+    const step = task.status_message.replace(/ \(\d+\/\d+\)$/, '');
+    if (timeline.at(-1)?.status_message !== step) timeline.push({ status_message: step, at_seconds: (Date.now() - started) / 1000 });
+    if (task.status_message !== last.message) last = { message: task.status_message, since: Date.now() };
+    else if (Date.now() - last.since > stallSeconds * 1000) {
+      throw new Error(`enrichment ${enrichedId} of ${JSON.stringify(models)} stalled: "${task.status_message}" (${task.status}) unchanged for ${stallSeconds} s`);
+    }
+  });
+  return { datasetId: enrichedId, seconds: (Date.now() - started) / 1000, timeline };
 }
 
 /** The machine a figure came from, recorded with every result. */
@@ -92,13 +180,36 @@ export function benchMachine() {
   return { cpu: os.cpus()[0].model, cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version };
 }
 
-/** Writes `report` to bench/results/<stem>-<date>.json and says where. */
-export function writeReport(stem: string, report: { date: string }): void {
+/** Writes `report` to bench/results/<stem>-<date>.json (and `markdown`, if given, to the same name in .md) and says where. */
+export function writeReport(stem: string, report: { date: string }, markdown?: string): void {
   const dir = path.join(benchDir, 'results');
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${stem}-${report.date.slice(0, 10)}.json`);
   fs.writeFileSync(file, JSON.stringify(report, null, 2));
   say(`results: ${file}`);
+  if (markdown === undefined) return;
+  fs.writeFileSync(file.replace(/\.json$/, '.md'), markdown);
+  say(`results: ${file.replace(/\.json$/, '.md')}`);
+}
+
+/**
+ * Runs `body` against a bench stack of its own (an embedded Postgres and startBenchStack in a new
+ * scratch directory named after `name`), and takes it all down afterwards, however `body` ends.
+ */
+export async function withScratchStack<T>(name: string, body: (apiUrl: string) => Promise<T>): Promise<T> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
+  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
+  try {
+    const stack = await startBenchStack(scratch, postgres.url, `bench_${name.replace(/\W/g, '_')}`);
+    try {
+      return await body(stack.apiUrl);
+    } finally {
+      await stack.stop();
+    }
+  } finally {
+    await postgres.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 /**
