@@ -2,37 +2,29 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { assertBrowserPrerequisites, launchChromium, screenshotsDir, serveOverHttp } from '../support/browser';
+import { screenshotsDir, serveOverHttp } from '../support/browser';
 import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
 import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
-import { startTestApi, startTestStack } from '../support/testStack';
+import { startTestApi } from '../support/testStack';
+import { expectText, startWebApp, waitForLoadedImages, type WebApp } from '../support/webApp';
 
 /** The built web app in headless Chromium against the real API and worker: create, explore, search, tasks. */
 describe('web app', () => {
-  let stack: Awaited<ReturnType<typeof startTestStack>>;
-  let http: Awaited<ReturnType<typeof serveOverHttp>>;
+  let web: WebApp;
+  let stack: WebApp['stack'];
   let browser: Browser;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[];
 
   beforeAll(async () => {
-    assertBrowserPrerequisites();
     // Uploads over 1 MiB are refused with 413, so a page can meet a refusal from the API itself.
-    stack = await startTestStack({ MAX_UPLOAD_FILE_MB: '1' });
-    http = await serveOverHttp(stack);
-    browser = await launchChromium();
-    page = await browser.newPage({ baseURL: http.url, viewport: { width: 1400, height: 1000 } });
-    page.setDefaultTimeout(15_000);
-    page.on('pageerror', (error) => pageErrors.push(error.message));
+    web = await startWebApp({ MAX_UPLOAD_FILE_MB: '1' });
+    ({ stack, browser, page, pageErrors } = web);
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await http?.close();
-    await stack?.close();
-  });
+  afterAll(() => web?.close());
 
-  const screenshot = (name: string) => page.screenshot({ path: path.join(screenshotsDir(), `web-${name}.png`), fullPage: true });
+  const screenshot = (name: string) => web.screenshot(name);
 
   it('creates a dataset by uploading photos, sees it READY, explores it, searches by an image and finds its task COMPLETED', async () => {
     await page.goto('/');
@@ -127,6 +119,7 @@ describe('web app', () => {
 
     // An image of the user's: staged, encoded on the inference queue, then the same search from it.
     await page.getByLabel('Search with an image').setInputFiles(photo('rocket'));
+    await page.getByRole('button', { name: 'Search with the whole image' }).click();
     await page.getByTestId('visual-search').filter({ hasText: 'your image rocket.jpg' }).waitFor({ timeout: 60_000 });
     await page.waitForURL(/anchor_type=UPLOAD/);
     await waitForLoadedImages(page);
@@ -334,18 +327,3 @@ describe('web app', () => {
     expect(pageErrors).toEqual([]);
   }, 300_000);
 });
-
-async function expectText(locator: ReturnType<Page['locator']>, pattern: RegExp): Promise<void> {
-  await locator.first().waitFor();
-  expect(await locator.first().textContent()).toMatch(pattern);
-}
-
-/** Every thumbnail in view decoded (lazy ones below the fold are scrolled to first). */
-async function waitForLoadedImages(page: Page): Promise<void> {
-  // Not while the grid still shows the previous answer (it is marked as fetching).
-  await page.locator('ul[aria-label="Clusters"]:not(.fetching) img').last().scrollIntoViewIfNeeded();
-  await page.waitForFunction(`(() => {
-    const images = Array.from(document.querySelectorAll('ul[aria-label="Clusters"] img'));
-    return images.length > 0 && images.every((image) => image.complete && image.naturalWidth > 0);
-  })()`);
-}

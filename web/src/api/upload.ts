@@ -68,11 +68,20 @@ export function addMedia(datasetId: string, source: MediaSource, autoReindex: bo
 }
 
 type SimilarityAnswer = paths['/api/v1/dataset/{dataset_id}/search-image-similarity']['post']['responses'][200]['content']['application/json'];
+type SimilarityQuery = paths['/api/v1/dataset/{dataset_id}/search-image-similarity']['post']['parameters']['query'];
+export type EntityType = SimilarityQuery['entity_type'];
+/** A box in an image as fractions of its width and height (the API's bounding_box). */
+export type Box = NonNullable<Schemas['Preview']['bounding_box']>;
 
-/** Stages an image of the user's as a visual-search anchor (anchor_type UPLOAD). */
-export function searchByImage(datasetId: string, image: File): Promise<SimilarityAnswer> {
+/**
+ * Stages an image of the user's as a visual-search anchor (anchor_type UPLOAD) for `entityType`;
+ * with `box`, only that part of the image is encoded (an object to find).
+ */
+export function searchByImage(datasetId: string, image: Blob, fileName: string, entityType: EntityType, box?: Box | null): Promise<SimilarityAnswer> {
   const form = new FormData();
-  form.append('file', image, image.name);
+  form.append('file', image, fileName);
   const url: keyof paths = '/api/v1/dataset/{dataset_id}/search-image-similarity';
-  return postForm(`${url.replace('{dataset_id}', encodeURIComponent(datasetId))}?entity_type=IMAGES`, form);
+  const query = new URLSearchParams({ entity_type: entityType });
+  if (box) query.set('bounding_box', JSON.stringify(box));
+  return postForm(`${url.replace('{dataset_id}', encodeURIComponent(datasetId))}?${query}`, form);
 }

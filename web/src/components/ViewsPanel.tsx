@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
+import type { EntityType } from '../api/upload';
 import { ErrorMessage } from './ErrorMessage';
 
 /** Saved views of a dataset: save the current Explore filters, toggle alerting, see each view's trend over batches. */
-export function ViewsPanel({ datasetId, caption, vql }: { datasetId: string; caption?: string; vql?: string }) {
+export function ViewsPanel({ datasetId, entityType, caption, vql }: { datasetId: string; entityType: EntityType; caption?: string; vql?: string }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const views = useQuery({
@@ -16,7 +17,7 @@ export function ViewsPanel({ datasetId, caption, vql }: { datasetId: string; cap
     mutationFn: async () =>
       unwrap(
         await api.POST('/api/v1/dataset/{dataset_id}/views', {
-          params: { path: { dataset_id: datasetId }, query: { entity_type: 'IMAGES', caption, vql } },
+          params: { path: { dataset_id: datasetId }, query: { entity_type: entityType, caption, vql } },
           body: { name: name.trim() },
           bodySerializer: (body) => {
             const form = new FormData();

@@ -2,10 +2,12 @@ import { useState, type KeyboardEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
-import { searchByImage } from '../api/upload';
+import { searchByImage, type EntityType } from '../api/upload';
 import { fromVql, toVql } from '../api/vql';
 import { VqlFilters } from '../components/VqlFilters';
 import { ViewsPanel } from '../components/ViewsPanel';
+import { BoxedImage } from '../components/BoxedImage';
+import { ImageSearch } from '../components/ImageSearch';
 import type { paths } from '../api/schema';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { useUrlState } from '../urlState';
@@ -33,17 +35,17 @@ export function ExplorePage() {
   const vqlControls = fromVql(params.get('vql'));
   const vql = toVql(vqlControls);
   const anchorType = params.get('anchor_type') === 'UPLOAD' ? 'UPLOAD' : 'MEDIA';
+  const entityType: EntityType = params.get('entity_type') === 'OBJECTS' ? 'OBJECTS' : 'IMAGES';
   const [captionInput, setCaptionInput] = useState(caption);
   const [selected, setSelected] = useState<Preview | undefined>();
-  const [imageSearch, setImageSearch] = useState<{ pending: boolean; error?: unknown }>({ pending: false });
-
+  const [objectSearch, setObjectSearch] = useState<{ pending: boolean; error?: unknown }>({ pending: false });
 
   const dataset = useQuery({
     queryKey: ['dataset', datasetId],
     queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: datasetId } } })),
   });
   const query: ExploreQuery = {
-    entity_type: 'IMAGES',
+    entity_type: entityType,
     threshold,
     page_number: page,
     caption: caption || undefined,
@@ -67,6 +69,23 @@ export function ExplorePage() {
       <h1>Explore {dataset.data?.display_name ?? ''}</h1>
       <ErrorMessage error={dataset.error} />
       <div className="toolbar">
+        <fieldset className="segmented" aria-label="Entity type">
+          {(['IMAGES', 'OBJECTS'] as const).map((type) => (
+            <label key={type}>
+              <input
+                type="radio"
+                name="entity_type"
+                value={type}
+                checked={entityType === type}
+                onChange={() => {
+                  setSelected(undefined);
+                  change({ entity_type: type === 'OBJECTS' ? type : undefined });
+                }}
+              />{' '}
+              {type === 'OBJECTS' ? 'Objects' : 'Images'}
+            </label>
+          ))}
+        </fieldset>
         <label>
           Similarity threshold <strong data-testid="threshold-value">{threshold}</strong>{' '}
           <input type="range" min={0} max={4} step={1} value={threshold} aria-label="Similarity threshold" onChange={(event) => change({ threshold: event.target.value })} />
@@ -81,29 +100,12 @@ export function ExplorePage() {
           <input type="search" value={captionInput} placeholder="Search captions, e.g. a cat on a sofa" aria-label="Caption search" onChange={(event) => setCaptionInput(event.target.value)} />
           <button type="submit">Search</button>
         </form>
-        <label className="file-button">
-          Search with an image{' '}
-          <input
-            type="file"
-            accept="image/*"
-            aria-label="Search with an image"
-            disabled={imageSearch.pending}
-            onChange={async (event) => {
-              const image = event.target.files?.[0];
-              event.target.value = '';
-              if (!image) return;
-              setImageSearch({ pending: true });
-              try {
-                const { anchor_media_id: anchorId } = await searchByImage(datasetId, image);
-                setImageSearch({ pending: false });
-                change({ similar_to: anchorId, anchor_type: 'UPLOAD', similar_name: image.name, caption: undefined });
-              } catch (error) {
-                setImageSearch({ pending: false, error });
-              }
-            }}
-          />
-        </label>
-        {imageSearch.pending && <span aria-live="polite">Encoding the image…</span>}
+        <ImageSearch
+          datasetId={datasetId}
+          entityType={entityType}
+          onAnchor={(anchorId, name) => change({ similar_to: anchorId, anchor_type: 'UPLOAD', similar_name: name, caption: undefined })}
+        />
+        {objectSearch.pending && <span aria-live="polite">Encoding the object…</span>}
         {(caption || anchor) && (
           <button
             type="button"
@@ -126,19 +128,41 @@ export function ExplorePage() {
       />
       {anchor && (
         <p role="status" data-testid="visual-search">
-          Visually similar to {anchorType === 'UPLOAD' ? 'your image ' : ''}
-          <strong>{anchorName || anchor}</strong>, nearest first.
+          {entityType === 'OBJECTS' ? 'Objects' : 'Images'} visually similar to <strong>{anchorName || (anchorType === 'UPLOAD' ? 'your image' : anchor)}</strong>, nearest first.
         </p>
       )}
       {caption && <p role="status">Captions matching “{caption}”, nearest first.</p>}
-      <ErrorMessage error={imageSearch.error} prefix="The image search failed" />
+      <ErrorMessage error={objectSearch.error} prefix="The object search failed" />
       <ErrorMessage error={explore.error} prefix="Explore failed" />
       {explore.isPending && <p>Loading clusters…</p>}
       {explore.data && clusters.length === 0 && <p>No cluster on this page.</p>}
       <div className="explore-body">
       <ul className={`grid${explore.isFetching ? ' fetching' : ''}`} aria-label="Clusters" onKeyDown={moveFocus}>
         {clusters.map((cluster) => (
-          <ClusterCard key={cluster.cluster_id} cluster={cluster} onSelect={setSelected} onPick={(preview) => change({ similar_to: preview.media_id, anchor_type: undefined, similar_name: preview.file_name, caption: undefined })} />
+          <ClusterCard
+            key={cluster.cluster_id}
+            cluster={cluster}
+            onSelect={setSelected}
+            onPick={async (preview) => {
+              if (!preview.bounding_box) {
+                change({ similar_to: preview.media_id, anchor_type: undefined, similar_name: preview.file_name, caption: undefined });
+                return;
+              }
+              // An object has no id of its own here: its image, cropped to its box, is the query.
+              setObjectSearch({ pending: true });
+              try {
+                const image = await fetch(preview.media_uri, { credentials: 'same-origin' }).then((answer) => {
+                  if (!answer.ok) throw new Error(`The image could not be read (${answer.status})`);
+                  return answer.blob();
+                });
+                const { anchor_media_id: anchorId } = await searchByImage(datasetId, image, preview.file_name, 'OBJECTS', preview.bounding_box);
+                setObjectSearch({ pending: false });
+                change({ similar_to: anchorId, anchor_type: 'UPLOAD', similar_name: `the object “${preview.caption ?? preview.file_name}” in ${preview.file_name}`, caption: undefined });
+              } catch (error) {
+                setObjectSearch({ pending: false, error });
+              }
+            }}
+          />
         ))}
       </ul>
       {/* Always there, so the grid keeps its width when an image is pointed at. */}
@@ -159,7 +183,7 @@ export function ExplorePage() {
           Next
         </button>
       </nav>
-      <ViewsPanel datasetId={datasetId} caption={caption || undefined} vql={vql.length > 0 ? JSON.stringify(vql) : undefined} />
+      <ViewsPanel datasetId={datasetId} entityType={entityType} caption={caption || undefined} vql={vql.length > 0 ? JSON.stringify(vql) : undefined} />
     </>
   );
 }
@@ -193,7 +217,7 @@ function MediaDetails({ preview, onClose }: { preview: Preview; onClose(): void 
       <button type="button" className="close" onClick={onClose} aria-label="Close details">
         ×
       </button>
-      <img src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} width={200} />
+      <BoxedImage src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} size={228} imageWidth={preview.width} imageHeight={preview.height} box={preview.bounding_box} label={preview.caption} />
       <dl className="facts">
         <dt>File</dt>
         <dd data-testid="details-file">{preview.file_name}</dd>
@@ -205,6 +229,14 @@ function MediaDetails({ preview, onClose }: { preview: Preview; onClose(): void 
         <dd>{preview.caption ?? '—'}</dd>
         <dt>Size</dt>
         <dd>{preview.width && preview.height ? `${preview.width} × ${preview.height}` : '—'}</dd>
+        {preview.bounding_box && (
+          <>
+            <dt>Box</dt>
+            <dd data-testid="details-box">
+              x {preview.bounding_box.x.toFixed(3)}, y {preview.bounding_box.y.toFixed(3)}, {preview.bounding_box.width.toFixed(3)} × {preview.bounding_box.height.toFixed(3)} of the image
+            </dd>
+          </>
+        )}
         {preview.relevance_score !== undefined && (
           <>
             <dt>Distance</dt>
@@ -220,26 +252,39 @@ function MediaDetails({ preview, onClose }: { preview: Preview; onClose(): void 
 }
 
 function ClusterCard({ cluster, onPick, onSelect }: { cluster: Cluster; onPick(preview: Preview): void; onSelect(preview: Preview): void }) {
-  const media = cluster.n_images + cluster.n_videos;
+  const objects = cluster.type === 'OBJECTS';
+  const members = objects ? cluster.n_objects : cluster.n_images + cluster.n_videos;
   return (
-    <li className="cluster" data-cluster-id={cluster.cluster_id}>
+    <li className="cluster" data-cluster-id={cluster.cluster_id} data-n-objects={objects ? cluster.n_objects : undefined}>
       <div className="cluster-head">
         <strong>
-          {cluster.n_images} image{cluster.n_images === 1 ? '' : 's'}
-          {cluster.n_videos > 0 ? `, ${cluster.n_videos} video${cluster.n_videos === 1 ? '' : 's'}` : ''}
+          {objects ? `${plural(cluster.n_objects, 'object')} in ${plural(cluster.n_images, 'image')}` : plural(cluster.n_images, 'image')}
+          {cluster.n_videos > 0 ? `, ${plural(cluster.n_videos, 'video')}` : ''}
         </strong>
         {cluster.relevance_score !== undefined && <span className="muted"> distance {cluster.relevance_score.toFixed(3)}</span>}
       </div>
       <div className="previews">
-        {cluster.previews.map((preview) => (
-          <button key={preview.media_id} type="button" className="thumb" title={`${preview.file_name}${preview.caption ? ` — ${preview.caption}` : ''}\nFind similar images`} onClick={() => onPick(preview)} onFocus={() => onSelect(preview)} onMouseEnter={() => onSelect(preview)}>
-            <img src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} loading="lazy" decoding="async" width={96} height={96} />
-          </button>
-        ))}
+        {cluster.previews.map((preview, index) =>
+          preview.bounding_box ? (
+            // An image can hold several objects of one cluster: the index keeps their keys apart.
+            <button key={`${preview.media_id}-${index}`} type="button" className="thumb object" title={`${preview.file_name} — ${preview.caption ?? 'object'}\nFind similar objects`} onClick={() => onPick(preview)} onFocus={() => onSelect(preview)} onMouseEnter={() => onSelect(preview)}>
+              <BoxedImage src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} size={120} imageWidth={preview.width} imageHeight={preview.height} box={preview.bounding_box} label={preview.caption} lazy />
+              <span className="object-caption">{preview.caption ?? '—'}</span>
+            </button>
+          ) : (
+            <button key={preview.media_id} type="button" className="thumb" title={`${preview.file_name}${preview.caption ? ` — ${preview.caption}` : ''}\nFind similar images`} onClick={() => onPick(preview)} onFocus={() => onSelect(preview)} onMouseEnter={() => onSelect(preview)}>
+              <img src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} loading="lazy" decoding="async" width={96} height={96} />
+            </button>
+          ),
+        )}
       </div>
-      {media > cluster.previews.length && <div className="muted">+{media - cluster.previews.length} more</div>}
+      {members > cluster.previews.length && <div className="muted">+{members - cluster.previews.length} more</div>}
       {cluster.labels && <div className="muted">labels: {cluster.labels.join(', ')}</div>}
       {cluster.user_tags && <div className="muted">tags: {cluster.user_tags.map((tag) => tag.name).join(', ')}</div>}
     </li>
   );
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
