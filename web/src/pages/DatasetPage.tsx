@@ -3,6 +3,7 @@ import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { TRANSIENT_DATASET_STATUSES } from '../api/status';
 import { AddMedia } from '../components/AddMedia';
+import { EnrichPanel } from '../components/EnrichPanel';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { ExportsPanel } from '../components/ExportsPanel';
 import { ProgressBar } from '../components/ProgressBar';
@@ -46,6 +47,7 @@ export function DatasetPage() {
         </section>
       )}
       {data && <AddMedia dataset={data} />}
+      {data && <EnrichPanel dataset={data} />}
       {data && <SnapshotsPanel datasetId={datasetId} />}
       {data && <ExportsPanel dataset={data} />}
     </>

@@ -1,0 +1,165 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { api, unwrap, type Dataset, type Schemas } from '../api/client';
+import { ErrorMessage } from './ErrorMessage';
+
+type Model = Schemas['EnrichmentModel'];
+type ModelType = Model['type'];
+/** The request: at most one model per type. */
+type Choice = Partial<Record<ModelType, string>>;
+
+/** `choice` with `model` chosen for its type, and for each of its dependencies not applied nor chosen, that type's first Active model. */
+function chooseModel(models: readonly Model[], applied: Choice, choice: Choice, model: Model): Choice {
+  const next: Choice = { ...choice, [model.type]: model.id };
+  for (const dependency of model.dependencies ?? []) {
+    if (applied[dependency] || next[dependency]) continue;
+    const provider = models.find((candidate) => candidate.type === dependency && candidate.status === 'Active');
+    if (provider) Object.assign(next, chooseModel(models, applied, next, provider));
+  }
+  return next;
+}
+
+/** `choice` without `type`, and without every chosen model that needed it (and was not served by an applied one). */
+function unchooseType(models: readonly Model[], applied: Choice, choice: Choice, type: ModelType): Choice {
+  let next: Choice = { ...choice };
+  delete next[type];
+  for (const [dependent, id] of Object.entries(next) as [ModelType, string][]) {
+    const model = models.find((candidate) => candidate.id === id);
+    if (model?.dependencies?.includes(type) && !applied[type]) next = unchooseType(models, applied, next, dependent);
+  }
+  return next;
+}
+
+/** Why a model cannot be chosen, if it cannot. */
+function refusal(model: Model, applied: Choice, available: ReadonlySet<ModelType>): string | undefined {
+  if (model.status !== 'Active') return `${model.status}: not available on this installation yet`;
+  if (applied[model.type]) return `${model.type} is already applied (${applied[model.type]})`;
+  const missing = (model.dependencies ?? []).filter((dependency) => !applied[dependency] && !available.has(dependency));
+  if (missing.length > 0) return `Needs ${missing.join(', ')}, which no Active model provides`;
+  return undefined;
+}
+
+/**
+ * The models of this installation by type (Active ones selectable, the rest disabled with their
+ * status; choosing one chooses what it depends on), the enrichment already applied, and Enrich: a new
+ * dataset `<name> (enriched)` made by an ENRICHMENT task, linked once started.
+ */
+export function EnrichPanel({ dataset }: { dataset: Dataset }) {
+  const queryClient = useQueryClient();
+  const path = { dataset_id: dataset.id };
+  const [choice, setChoice] = useState<Choice>({});
+  const models = useQuery({
+    queryKey: ['enrichment-models', dataset.id],
+    queryFn: async () => unwrap(await api.GET('/api/v1/enrichment/{dataset_id}/list_models', { params: { path } })),
+  });
+  const context = useQuery({
+    // Asked again when the status changes: an enriched copy's models are applied by the time it is READY.
+    queryKey: ['enrichment-context', dataset.id, dataset.status_new],
+    queryFn: async () => unwrap(await api.GET('/api/v1/enrichment/{dataset_id}/context', { params: { path } })),
+  });
+  const enrich = useMutation({
+    mutationFn: async (request: Choice) =>
+      unwrap(await api.POST('/api/v1/dataset/{dataset_id}/enrich_dataset', { params: { path }, body: { enrichment_models: request as Record<string, string> } })),
+    onSuccess: () => setChoice({}),
+    onSettled: () => Promise.all(['dataset', 'datasets', 'tasks'].map((key) => queryClient.invalidateQueries({ queryKey: [key] }))),
+  });
+
+  const applied: Choice = (context.data?.dataset_enrichment_models.enrichment_models ?? {}) as Choice;
+  const list = models.data ?? [];
+  const available = new Set(list.filter((model) => model.status === 'Active').map((model) => model.type));
+  const types = [...new Set(list.map((model) => model.type))];
+  const chosen = Object.entries(choice) as [ModelType, string][];
+  const ready = dataset.status_new === 'READY';
+  const neededBy = (type: ModelType) =>
+    chosen.filter(([, id]) => list.find((model) => model.id === id)?.dependencies?.includes(type)).map(([dependent]) => dependent);
+
+  return (
+    <section className="card" aria-labelledby="enrich-title">
+      <h2 id="enrich-title">Enrichment</h2>
+      <ErrorMessage error={context.error} prefix="The enrichment context could not be read" />
+      {context.data && (
+        <p data-testid="enrichment-context">
+          {Object.keys(applied).length === 0 ? (
+            <>No model applied yet (context {context.data.status}).</>
+          ) : (
+            <>
+              Applied ({context.data.status}):{' '}
+              {Object.entries(applied).map(([type, id], index) => (
+                <span key={type}>
+                  {index > 0 && ', '}
+                  <code>{type}</code> {id}
+                </span>
+              ))}
+            </>
+          )}
+        </p>
+      )}
+      <ErrorMessage error={models.error} prefix="The enrichment models could not be listed" />
+      {types.length > 0 && (
+        <form
+          aria-label="Enrich"
+          onSubmit={(event) => {
+            event.preventDefault();
+            enrich.mutate(choice);
+          }}
+        >
+          <div className="enrich-types">
+            {types.map((type) => {
+              const dependents = neededBy(type);
+              return (
+                <fieldset key={type} className="enrich-type" data-type={type}>
+                  <legend>
+                    <code>{type}</code>
+                  </legend>
+                  {applied[type] ? (
+                    <div className="muted">applied: {applied[type]}</div>
+                  ) : (
+                    <label title={dependents.length > 0 ? `Needed by ${dependents.join(', ')}` : undefined}>
+                      <input type="radio" name={`model-${type}`} checked={!choice[type]} disabled={dependents.length > 0} onChange={() => setChoice(unchooseType(list, applied, choice, type))} /> none
+                      {dependents.length > 0 && <span className="muted"> (needed by {dependents.join(', ')})</span>}
+                    </label>
+                  )}
+                  {list
+                    .filter((model) => model.type === type)
+                    .map((model) => {
+                      const reason = refusal(model, applied, available);
+                      return (
+                        <label key={model.id} className={reason ? 'model disabled' : 'model'} title={reason ?? model.description} data-model-id={model.id}>
+                          <input
+                            type="radio"
+                            name={`model-${type}`}
+                            aria-label={`${model.name} (${model.id})`}
+                            value={model.id}
+                            checked={choice[type] === model.id}
+                            disabled={reason !== undefined}
+                            onChange={() => setChoice(chooseModel(list, applied, choice, model))}
+                          />{' '}
+                          {model.name} <span className="muted">{model.vendor}</span>{' '}
+                          {model.status !== 'Active' && <span className="badge">{model.status}</span>}
+                          {model.dependencies && model.dependencies.length > 0 && <span className="muted"> needs {model.dependencies.join(', ')}</span>}
+                          <div className="muted">{model.description}</div>
+                        </label>
+                      );
+                    })}
+                </fieldset>
+              );
+            })}
+          </div>
+          <p>
+            <button type="submit" disabled={!ready || chosen.length === 0 || enrich.isPending} title={ready ? undefined : `Only a READY dataset can be enriched (this one is ${dataset.status_new})`}>
+              Enrich into a new dataset
+            </button>{' '}
+            <span className="muted">{chosen.length === 0 ? 'Choose at least one model.' : `${chosen.map(([type, id]) => `${type}: ${id}`).join(', ')}`}</span>
+          </p>
+        </form>
+      )}
+      {enrich.data && (
+        <p role="status">
+          Enriching into a new dataset: <Link to={`/datasets/${enrich.data.dataset_id}`}>{dataset.display_name} (enriched)</Link>. This dataset is READ ONLY until the ENRICHMENT task ends.
+        </p>
+      )}
+      <ErrorMessage error={enrich.error} prefix="Enrichment refused" />
+    </section>
+  );
+}
