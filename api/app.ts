@@ -36,6 +36,7 @@ import { createNotificationsRouter } from './routes/notifications';
 import { createViewsRouter } from './routes/views';
 import { createSnapshotsRouter } from './routes/snapshots';
 import { createSharingRouter } from './routes/sharing';
+import { createUsersRouter } from './routes/users';
 import { createEnrichmentRouter } from './routes/enrichment';
 import { modelAvailability } from '../lib/enrichment/catalog';
 import type { NotificationHub } from '../lib/notifications/notificationHub';
@@ -98,6 +99,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createMediaAdditionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createExportsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue, publicUrl: deps.config.publicUrl }),
     createSharingRouter(deps),
+    createUsersRouter(deps),
     createEnrichmentRouter({
       ...deps,
       taskQueue: deps.config.temporal.taskQueue,

@@ -1,6 +1,7 @@
 import { isGrpcServiceError } from '@temporalio/client';
 import { KnexTimeoutError } from '../db/errors';
 import { DomainError, type DomainErrorKind } from '../lib/errors';
+import { IdentityProviderError } from '../lib/identity/keycloakAdmin';
 
 /** An error of the HTTP edge itself (request parsing, routing) whose message is safe to show as `{"detail": message}`. */
 export class HttpError extends Error {
@@ -34,6 +35,7 @@ export const RETRY_AFTER_SECONDS = 5;
 const DATABASE_DOWN = 'The database is unavailable; try again shortly';
 const TEMPORAL_DOWN = 'The workflow service (Temporal) is unavailable; try again shortly';
 const DEPENDENCY_DOWN = 'A service the API depends on is unreachable; try again shortly';
+const IDENTITY_PROVIDER_DOWN = 'The identity provider is unavailable; try again shortly';
 
 // SQLSTATEs of a Postgres that is shutting down, recovering or full; class 08 (connection exceptions) too.
 const PG_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
@@ -57,6 +59,7 @@ function* errorChain(error: unknown, depth = 0): Generator<unknown> {
 function unavailableDependency(error: unknown): string | undefined {
   for (const link of errorChain(error)) {
     if (link instanceof KnexTimeoutError) return DATABASE_DOWN;
+    if (link instanceof IdentityProviderError && link.kind === 'unavailable') return IDENTITY_PROVIDER_DOWN;
     if (isGrpcServiceError(link)) {
       if (GRPC_UNAVAILABLE_CODES.has(link.code)) return TEMPORAL_DOWN;
       continue;

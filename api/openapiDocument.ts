@@ -76,7 +76,9 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = API_ROUTES) 
   const operation = (route: RouteSpec) => {
     const errors = new Map<number, string>();
     if (route.auth !== 'none') errors.set(401, ERROR_DESCRIPTIONS[401]);
-    if (route.request.params || route.request.query || route.request.body) errors.set(422, ERROR_DESCRIPTIONS[422]);
+    if (route.request.params || route.request.query || route.request.body) {
+      errors.set(route.invalidInputStatus ?? 422, route.invalidInputStatus === 400 ? 'Invalid input' : ERROR_DESCRIPTIONS[422]);
+    }
     for (const entry of route.errors ?? []) {
       const [status, description] = Array.isArray(entry) ? entry : [entry, ERROR_DESCRIPTIONS[entry]];
       errors.set(status, description);

@@ -33,6 +33,8 @@ export interface RouteSpec<S extends RequestSchemas = RequestSchemas> {
   request: S;
   /** What the handler reads and checks itself (a multipart or urlencoded form; a query whose errors are 400s): documented only. */
   handlerReads?: { query?: z.ZodObject; form?: z.ZodObject };
+  /** The status of input that fails `request`'s schemas: 422, or 400 where the spec says so (user management). */
+  invalidInputStatus?: 400 | 422;
   /** Checks that answer before validation (a missing entity_type is a 400, not a 422). */
   before?: Middleware[];
   responses: Partial<Record<200 | 201 | 202 | 302, SuccessResponse>>;
@@ -50,7 +52,7 @@ export function mount<State extends RequestState, S extends RequestSchemas>(
   spec: RouteSpec<S>,
   ...handlers: Array<RouterMiddleware<State & { input: InputOf<S> }>>
 ): void {
-  const chain: Array<RouterMiddleware<State & { input: InputOf<S> }>> = [...(spec.before ?? []), validate(spec.request), ...handlers];
+  const chain: Array<RouterMiddleware<State & { input: InputOf<S> }>> = [...(spec.before ?? []), validate(spec.request, spec.invalidInputStatus), ...handlers];
   switch (spec.method) {
     case 'get':
       router.get<{ input: InputOf<S> }>(spec.path, ...chain);

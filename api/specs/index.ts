@@ -14,6 +14,7 @@ import { taskRoutes } from './tasks';
 import { viewRoutes } from './views';
 import { snapshotRoutes } from './snapshots';
 import { sharingRoutes } from './sharing';
+import { userRoutes } from './users';
 import { enrichmentRoutes } from './enrichment';
 
 /** Every route of the API, in the order the OpenAPI document lists them; the routers mount these same specs. */
@@ -33,5 +34,6 @@ export const API_ROUTES: readonly RouteSpec[] = [
   mediaAdditionRoutes,
   exportRoutes,
   sharingRoutes,
+  userRoutes,
   enrichmentRoutes,
 ].flatMap((group): RouteSpec[] => Object.values(group));

@@ -24,6 +24,7 @@ export async function createUser(
     workspaceRole: WorkspaceRole;
     realmRoles?: string[];
     idpSubject?: string;
+    enabled?: boolean;
   },
 ): Promise<User> {
   const passwordHash = input.password ? await hashPassword(input.password) : null;
@@ -37,6 +38,7 @@ export async function createUser(
       password_hash: passwordHash,
       realm_roles: input.realmRoles ?? [],
       idp_subject: input.idpSubject ?? null,
+      enabled: input.enabled ?? true,
     });
     await WorkspaceMember.query(trx).insert({
       workspace_id: input.workspaceId,
@@ -127,4 +129,73 @@ export async function primaryWorkspaceId(db: Db): Promise<string | undefined> {
 /** Whether a username is taken. */
 export async function usernameTaken(db: Db, username: string): Promise<boolean> {
   return (await User.query(db).findOne({ username })) !== undefined;
+}
+
+/** The service user an admin names: by its own id, or by the identity provider's. */
+export async function findUserByIdOrSubject(db: Db, id: string): Promise<User | undefined> {
+  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+  return (isUuid ? await User.query(db).findById(id) : undefined) ?? (await findUserBySubject(db, id));
+}
+
+/** Service users linked to these provider subjects, with their latest session activity. */
+export async function usersOfSubjects(db: Db, subjects: string[]): Promise<Array<{ idp_subject: string; id: string; last_access: Date | null }>> {
+  if (subjects.length === 0) return [];
+  return db('users as u')
+    .leftJoin('sessions as s', 's.user_id', 'u.id')
+    .whereIn('u.idp_subject', subjects)
+    .groupBy('u.id')
+    .select('u.idp_subject', 'u.id', db.raw('max(s.last_access_at) as last_access'));
+}
+
+/** Whether the user is the only admin of one of their workspaces. */
+export async function isLastAdmin(db: Db, userId: string): Promise<boolean> {
+  const row = await db('workspace_members as wm')
+    .where({ 'wm.user_id': userId, 'wm.role': 'admin' })
+    .whereNotExists(
+      db('workspace_members as other').whereRaw('other.workspace_id = wm.workspace_id').where('other.role', 'admin').whereNot('other.user_id', userId),
+    )
+    .first('wm.workspace_id');
+  return row !== undefined;
+}
+
+/**
+ * Deletes a service user after giving what they own and made to `heirId`: their datasets (the owner
+ * role with them), and the tasks, uploads and saved views they started. Memberships, sessions, keys
+ * and notifications go with the user.
+ */
+export async function deleteUserTransferring(db: Db, userId: string, heirId: string): Promise<void> {
+  const owned = await db('datasets').where({ owner_id: userId }).pluck('id');
+  await db('datasets').where({ owner_id: userId }).update({ owner_id: heirId, updated_at: db.fn.now() });
+  for (const datasetId of owned) {
+    await db('dataset_members')
+      .insert({ dataset_id: datasetId, user_id: heirId, role: 'owner' })
+      .onConflict(['dataset_id', 'user_id'])
+      .merge({ role: 'owner' });
+  }
+  await db('tasks').where({ created_by: userId }).update({ created_by: heirId });
+  await db('upload_transactions').where({ created_by: userId }).update({ created_by: heirId });
+  await db('saved_views').where({ created_by: userId }).update({ created_by: heirId });
+  await User.query(db).deleteById(userId);
+}
+
+/** Whether the deployment has one workspace (the spec's single-workspace mode: one admin). */
+export async function isSingleWorkspace(db: Db): Promise<boolean> {
+  const { n } = (await db('workspaces').count({ n: '*' }).first()) as { n: string };
+  return Number(n) === 1;
+}
+
+/** Makes every other admin of the workspace an editor and takes their admin realm roles; returns who was demoted. */
+export async function demoteOtherAdmins(db: Db, workspaceId: string, keptUserId: string): Promise<Array<{ id: string; idp_subject: string | null }>> {
+  const demoted: Array<{ id: string; idp_subject: string | null }> = await db('workspace_members as wm')
+    .join('users as u', 'u.id', 'wm.user_id')
+    .where({ 'wm.workspace_id': workspaceId, 'wm.role': 'admin' })
+    .whereNot('wm.user_id', keptUserId)
+    .select('u.id', 'u.idp_subject');
+  if (demoted.length === 0) return [];
+  const ids = demoted.map((user) => user.id);
+  await db('workspace_members').where({ workspace_id: workspaceId }).whereIn('user_id', ids).update({ role: 'editor' });
+  await db('users')
+    .whereIn('id', ids)
+    .update({ realm_roles: db.raw('array(select unnest(realm_roles) except select unnest(?::text[]))', [ADMIN_REALM_ROLES]), updated_at: db.fn.now() });
+  return demoted;
 }

@@ -1,3 +1,5 @@
+import { TEST_SERVICE_URL } from './keycloak';
+
 /**
  * A browser without a browser: fetch with a cookie jar per host and redirects left to the caller,
  * enough to drive an OIDC login through the identity provider's HTML form.
@@ -59,4 +61,37 @@ export function loginFormAction(html: string): string {
   const match = /<form[^>]*id="kc-form-login"[^>]*action="([^"]+)"/.exec(html) ?? /<form[^>]*action="([^"]+)"[^>]*id="kc-form-login"/.exec(html);
   if (!match) throw new Error(`no login form on the page: ${html.slice(0, 500)}`);
   return match[1].replaceAll('&amp;', '&');
+}
+
+/**
+ * Logins through the identity provider against the API served at `base`, whose public URL is
+ * TEST_SERVICE_URL (the realm's redirect URI): the provider's redirects to it are sent to `base`.
+ */
+export function oidcBrowser(base: string) {
+  const toService = (url: string) => url.replace(TEST_SERVICE_URL, base);
+
+  /** Starts a login; the provider's login page (or its redirect straight back, with an SSO session). */
+  async function startLogin(jar: CookieJar, returnTo = '/') {
+    const start = await jar.request(`${base}/api/v1/auth/oidc/login?return_to=${encodeURIComponent(returnTo)}`);
+    expect(start.status).toBe(302);
+    return { authorize: new URL(start.location!), page: await jar.request(start.location!) };
+  }
+
+  /** The provider's form filled in: the redirect back to the service's callback. */
+  async function submitCredentials(jar: CookieJar, page: string, username: string, password: string): Promise<string> {
+    const submitted = await jar.request(loginFormAction(page), { form: { username, password, credentialId: '' } });
+    if (submitted.status !== 302) throw new Error(`login of ${username} answered ${submitted.status}: ${submitted.body.replace(/\s+/g, ' ').slice(0, 3000)}`);
+    if (!submitted.location!.startsWith(`${TEST_SERVICE_URL}/api/v1/auth/oidc/callback?`)) throw new Error(`login of ${username} went to ${submitted.location}: ${(await jar.request(submitted.location!)).body.replace(/\s+/g, ' ').slice(0, 4000)}`);
+    return toService(submitted.location!);
+  }
+
+  /** A whole login: the jar then holds the SESSION cookie. */
+  async function login(jar: CookieJar, username: string, password: string, returnTo = '/') {
+    const { page } = await startLogin(jar, returnTo);
+    const callback = await jar.request(await submitCredentials(jar, page.body, username, password));
+    expect(callback.status).toBe(302);
+    return callback;
+  }
+
+  return { toService, startLogin, submitCredentials, login, session: (jar: CookieJar) => `SESSION=${jar.get(base, 'SESSION')}` };
 }

@@ -4,9 +4,10 @@ import { createApp } from '../../../api/app';
 import { createDataset } from '../../../db/repositories/datasets';
 import { Workspace } from '../../../db/models';
 import { createCookieJar, loginFormAction, type CookieJar } from '../../support/cookieJar';
-import { createKeycloakUser, TEST_SERVICE_URL, waitForTestKeycloak, type TestKeycloak } from '../../support/keycloak';
+import { startIdentityStack, type IdentityStack } from '../../support/identityStack';
+import { createKeycloakUser, TEST_SERVICE_URL, type TestKeycloak } from '../../support/keycloak';
 import { openStream } from '../../support/sse';
-import { startTestApi, type TestApi } from '../../support/testStack';
+import type { TestApi } from '../../support/testStack';
 
 /**
  * OIDC login against the run's real Keycloak (test/support/keycloak.ts), driven by an HTTP client
@@ -16,61 +17,20 @@ import { startTestApi, type TestApi } from '../../support/testStack';
 describe('OIDC login through Keycloak', () => {
   let keycloak: TestKeycloak;
   let api: TestApi;
-  let server: http.Server;
+  let stack: IdentityStack;
   let port: number;
   let base: string;
+  let browser: IdentityStack['browser'];
 
   beforeAll(async () => {
-    keycloak = await waitForTestKeycloak();
-    api = await startTestApi({
-      DISABLE_AUTH: 'false',
-      OIDC_ISSUER: keycloak.issuer,
-      OIDC_CLIENT_ID: keycloak.clientId,
-      OIDC_CLIENT_SECRET: keycloak.clientSecret,
-      PUBLIC_URL: TEST_SERVICE_URL,
-      ADMIN_EMAIL: keycloak.admin.email,
-    });
-    server = http.createServer(createApp(api.deps).callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
-    base = `http://127.0.0.1:${port}`;
+    stack = await startIdentityStack();
+    ({ keycloak, api, port, base, browser } = stack);
   }, 330_000);
-  afterAll(async () => {
-    await new Promise((resolve) => server?.close(resolve));
-    await api?.close();
-  });
-
-  /** The service's public URL (what Keycloak redirects to) is this test's server. */
-  const toService = (url: string) => url.replace(TEST_SERVICE_URL, base);
-
-  /** Starts a login; the provider's login page (or its redirect straight back, with an SSO session). */
-  async function startLogin(jar: CookieJar, returnTo = '/') {
-    const start = await jar.request(`${base}/api/v1/auth/oidc/login?return_to=${encodeURIComponent(returnTo)}`);
-    expect(start.status).toBe(302);
-    return { authorize: new URL(start.location!), page: await jar.request(start.location!) };
-  }
-
-  /** The provider's form filled in: the redirect back to the service's callback. */
-  async function submitCredentials(jar: CookieJar, page: string, username: string, password: string): Promise<string> {
-    const submitted = await jar.request(loginFormAction(page), { form: { username, password, credentialId: '' } });
-    expect(submitted.status).toBe(302);
-    expect(submitted.location!.startsWith(`${TEST_SERVICE_URL}/api/v1/auth/oidc/callback?`)).toBe(true);
-    return toService(submitted.location!);
-  }
-
-  /** A whole login: the jar then holds the SESSION cookie. */
-  async function login(jar: CookieJar, username: string, password: string, returnTo = '/') {
-    const { page } = await startLogin(jar, returnTo);
-    const callback = await jar.request(await submitCredentials(jar, page.body, username, password));
-    expect(callback.status).toBe(302);
-    return callback;
-  }
-
-  const session = (jar: CookieJar) => `SESSION=${jar.get(base, 'SESSION')}`;
+  afterAll(() => stack?.close());
 
   it('logs the realm admin in with PKCE, state and nonce, links the existing admin by verified email, and the session cookie works', async () => {
     const jar = createCookieJar();
-    const { authorize, page } = await startLogin(jar, '/datasets?x=1');
+    const { authorize, page } = await browser.startLogin(jar, '/datasets?x=1');
     expect(authorize.origin + authorize.pathname).toBe(`${keycloak.issuer}/protocol/openid-connect/auth`);
     const params = Object.fromEntries(authorize.searchParams);
     expect(params).toMatchObject({
@@ -90,7 +50,7 @@ describe('OIDC login through Keycloak', () => {
     expect(wrong.status).toBe(200);
     expect(wrong.body).toContain('Invalid username or password');
 
-    const callback = await jar.request(await submitCredentials(jar, wrong.body, keycloak.admin.email, keycloak.admin.password));
+    const callback = await jar.request(await browser.submitCredentials(jar, wrong.body, keycloak.admin.email, keycloak.admin.password));
     expect(callback.status).toBe(302);
     expect(callback.location).toBe(`${base}/datasets?x=1`);
     const cookie = callback.setCookies.find((line) => line.startsWith('SESSION='))!;
@@ -98,7 +58,7 @@ describe('OIDC login through Keycloak', () => {
     expect(cookie).toMatch(/samesite=lax/i);
     expect(jar.get(base, 'OIDC_LOGIN')).toBeUndefined();
 
-    const datasets = await fetch(`${base}/api/v1/datasets`, { headers: { cookie: session(jar) } });
+    const datasets = await fetch(`${base}/api/v1/datasets`, { headers: { cookie: browser.session(jar) } });
     expect(datasets.status).toBe(200);
     const admin = await api.deps.db('users').where({ email: keycloak.admin.email }).first();
     expect(admin.id).toBe(api.deps.defaultUser.id);
@@ -110,9 +70,9 @@ describe('OIDC login through Keycloak', () => {
   it('creates a user on first login (viewer of the workspace), who sees a dataset once the owner shares it', async () => {
     const subject = await createKeycloakUser(keycloak, { username: 'vera', email: 'Vera@Example.com', password: 'vera-password-1' });
     const owner = createCookieJar();
-    await login(owner, keycloak.admin.email, keycloak.admin.password);
+    await browser.login(owner, keycloak.admin.email, keycloak.admin.password);
     const vera = createCookieJar();
-    await login(vera, 'vera', 'vera-password-1');
+    await browser.login(vera, 'vera', 'vera-password-1');
 
     const user = await api.deps.db('users').where({ idp_subject: subject }).first();
     expect(user).toMatchObject({ email: 'vera@example.com', username: 'vera', first_name: 'Test', last_name: 'User' });
@@ -120,33 +80,33 @@ describe('OIDC login through Keycloak', () => {
     expect(await api.deps.db('workspace_members').where({ user_id: user.id }).first()).toMatchObject({ workspace_id: workspace!.id, role: 'viewer' });
 
     const dataset = await createDataset(api.deps.db, { name: 'shared', ownerId: api.deps.defaultUser.id, workspaceId: workspace!.id, status: 'READY' });
-    expect((await fetch(`${base}/api/v1/dataset/${dataset.id}`, { headers: { cookie: session(vera) } })).status).toBe(403);
+    expect((await fetch(`${base}/api/v1/dataset/${dataset.id}`, { headers: { cookie: browser.session(vera) } })).status).toBe(403);
     const invite = await fetch(`${base}/api/v1/manage/${dataset.id}/invite`, {
       method: 'PUT',
-      headers: { cookie: session(owner), 'content-type': 'application/json', origin: TEST_SERVICE_URL, 'sec-fetch-site': 'same-origin' },
+      headers: { cookie: browser.session(owner), 'content-type': 'application/json', origin: TEST_SERVICE_URL, 'sec-fetch-site': 'same-origin' },
       body: JSON.stringify({ grant_to_user_email: 'vera@example.com' }),
     });
     expect(invite.status).toBe(200);
-    expect((await fetch(`${base}/api/v1/dataset/${dataset.id}`, { headers: { cookie: session(vera) } })).status).toBe(200);
+    expect((await fetch(`${base}/api/v1/dataset/${dataset.id}`, { headers: { cookie: browser.session(vera) } })).status).toBe(200);
     const write = await fetch(`${base}/api/v1/dataset/${dataset.id}/tags`, {
       method: 'POST',
-      headers: { cookie: session(vera), 'content-type': 'application/json' },
+      headers: { cookie: browser.session(vera), 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'mine' }),
     });
     expect(write.status).toBe(403);
 
     // A second login is the same user.
-    await login(createCookieJar(), 'vera', 'vera-password-1');
+    await browser.login(createCookieJar(), 'vera', 'vera-password-1');
     expect(await api.deps.db('users').where({ idp_subject: subject }).count({ n: '*' }).first()).toEqual({ n: '1' });
   });
 
   it('serves the notification stream to the session cookie, and closes it when the user logs out, also at the provider', async () => {
     const jar = createCookieJar();
-    await login(jar, keycloak.admin.email, keycloak.admin.password);
-    const stream = await openStream(port, '', { cookie: session(jar) });
+    await browser.login(jar, keycloak.admin.email, keycloak.admin.password);
+    const stream = await openStream(port, '', { cookie: browser.session(jar) });
     try {
       // Logout is a write: it comes from the service's own page.
-      const response = await fetch(`${base}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: session(jar), 'sec-fetch-site': 'same-origin' } });
+      const response = await fetch(`${base}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: browser.session(jar), 'sec-fetch-site': 'same-origin' } });
       expect(response.status).toBe(200);
       const body = (await response.json()) as { message: string; logout_url: string };
       expect(body.message).toBe('Logged out');
@@ -156,15 +116,15 @@ describe('OIDC login through Keycloak', () => {
       expect(logoutUrl.searchParams.get('id_token_hint')).toBeTruthy();
       await stream.ended;
       expect(stream.events.at(-1)).toEqual({ event: 'error', data: { detail: 'Session ended: the stream is closed; reconnect with valid credentials', closed: true } });
-      expect((await fetch(`${base}/api/v1/datasets`, { headers: { cookie: session(jar) } })).status).toBe(401);
+      expect((await fetch(`${base}/api/v1/datasets`, { headers: { cookie: browser.session(jar) } })).status).toBe(401);
 
       // Before the provider's logout a new login passes straight through its SSO session; after it, its form is back.
-      const before = await startLogin(createJarLike(jar));
+      const before = await browser.startLogin(createJarLike(jar));
       expect(before.page.status).toBe(302);
       const ended = await jar.request(body.logout_url);
       expect(ended.status).toBe(302);
       expect(ended.location).toBe(`${TEST_SERVICE_URL}/`);
-      const after = await startLogin(jar);
+      const after = await browser.startLogin(jar);
       expect(after.page.status).toBe(200);
       expect(loginFormAction(after.page.body)).toContain('/login-actions/authenticate');
     } finally {
@@ -184,8 +144,8 @@ describe('OIDC login through Keycloak', () => {
 
   it('refuses a callback whose state does not match, one with no login in progress, and a replayed code (401), setting no session', async () => {
     const jar = createCookieJar();
-    const { page } = await startLogin(jar);
-    const callback = new URL(await submitCredentials(jar, page.body, keycloak.admin.email, keycloak.admin.password));
+    const { page } = await browser.startLogin(jar);
+    const callback = new URL(await browser.submitCredentials(jar, page.body, keycloak.admin.email, keycloak.admin.password));
 
     const forged = new URL(callback);
     forged.searchParams.set('state', 'forged-state');
@@ -206,11 +166,11 @@ describe('OIDC login through Keycloak', () => {
 
   it('refuses an ID token whose nonce is not the login\'s (401)', async () => {
     const jar = createCookieJar();
-    const { page } = await startLogin(jar);
+    const { page } = await browser.startLogin(jar);
     // The browser's pending login, re-sealed with another nonce (only the server's key can do that).
     const pending = JSON.parse(api.deps.secretBox.open(decodeURIComponent(jar.get(base, 'OIDC_LOGIN')!)));
     jar.set(base, 'OIDC_LOGIN', api.deps.secretBox.seal(JSON.stringify({ ...pending, nonce: 'another-nonce' })));
-    const callback = await jar.request(await submitCredentials(jar, page.body, keycloak.admin.email, keycloak.admin.password));
+    const callback = await jar.request(await browser.submitCredentials(jar, page.body, keycloak.admin.email, keycloak.admin.password));
     expect(callback.status).toBe(401);
     expect(JSON.parse(callback.body)).toEqual({ detail: 'The ID token nonce does not match: start the login again' });
     expect(jar.get(base, 'SESSION')).toBeUndefined();
@@ -218,13 +178,13 @@ describe('OIDC login through Keycloak', () => {
 
   it('refuses writes with the session cookie from another site (403) and lets the same site, reads and bearer-less tools through', async () => {
     const jar = createCookieJar();
-    await login(jar, keycloak.admin.email, keycloak.admin.password);
+    await browser.login(jar, keycloak.admin.email, keycloak.admin.password);
     const workspace = await Workspace.query(api.deps.db).orderBy('created_at').first();
     const dataset = await createDataset(api.deps.db, { name: 'csrf', ownerId: api.deps.defaultUser.id, workspaceId: workspace!.id, status: 'READY' });
     const createTag = (headers: Record<string, string>) =>
       fetch(`${base}/api/v1/dataset/${dataset.id}/tags`, {
         method: 'POST',
-        headers: { cookie: session(jar), 'content-type': 'application/json', ...headers },
+        headers: { cookie: browser.session(jar), 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ name: `tag-${Math.random()}` }),
       });
     const refusal = { detail: "Cross-site request refused: a write with the session cookie must come from this service's own pages" };
@@ -239,9 +199,9 @@ describe('OIDC login through Keycloak', () => {
     expect((await createTag({ origin: TEST_SERVICE_URL })).status).toBe(201);
     expect((await createTag({})).status).toBe(201);
     // Reads are not writes.
-    expect((await fetch(`${base}/api/v1/datasets`, { headers: { cookie: session(jar), 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
+    expect((await fetch(`${base}/api/v1/datasets`, { headers: { cookie: browser.session(jar), 'sec-fetch-site': 'cross-site' } })).status).toBe(200);
     // A cross-site logout is refused too (it would end the session).
-    expect((await fetch(`${base}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: session(jar), origin: 'http://evil.example' } })).status).toBe(403);
+    expect((await fetch(`${base}/api/v1/auth/logout`, { method: 'POST', headers: { cookie: browser.session(jar), origin: 'http://evil.example' } })).status).toBe(403);
   });
 
   it('refuses password logins, bad parameters (422) and, after repeated failed callbacks, the address (429)', async () => {

@@ -1,0 +1,159 @@
+import type { Db } from '../db/connection';
+import type { User, WorkspaceRole } from '../db/models';
+import {
+  ADMIN_REALM_ROLES,
+  createUser,
+  deleteUserTransferring,
+  demoteOtherAdmins,
+  isSingleWorkspace,
+  findUserByIdOrSubject,
+  isLastAdmin,
+  primaryWorkspaceId,
+  usersOfSubjects,
+} from '../db/repositories/users';
+import { deleteUserSessions } from '../db/repositories/sessions';
+import { IdentityProviderError, type IdpUser, type KeycloakAdmin } from '../lib/identity/keycloakAdmin';
+import { conflict, forbidden, invalid, notFound } from '../lib/errors';
+import { NO_EMAIL_DOMAIN } from './identity';
+
+/** A user as the user-management endpoints show it: the provider's record, its realm roles, the latest activity. */
+export interface ManagedUser extends IdpUser {
+  roles: string[];
+  /** Epoch-ms of the user's latest session activity in the service, or null. */
+  lastAccess: number | null;
+}
+
+export interface NewManagedUser {
+  username: string;
+  password: string;
+  firstName: string;
+  lastName: string;
+  enabled: boolean;
+  workspaceRole: WorkspaceRole;
+}
+
+/** Where user management lives: the service's database and the provider's admin API. */
+export interface UserManagementDeps {
+  db: Db;
+  idp: KeycloakAdmin;
+}
+
+/** The realm roles that gate user management: reads need `view-users`, writes `manage-users`. */
+export function requireRealmRole(user: User, role: 'view-users' | 'manage-users'): void {
+  if (!user.realm_roles.includes(role)) throw forbidden(`User management needs the realm role ${role}`);
+}
+
+/** The provider's refusals as domain errors (an unreachable provider stays an IdentityProviderError: 503). */
+async function atProvider<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (!(error instanceof IdentityProviderError)) throw error;
+    if (error.kind === 'not_found') throw notFound('User not found');
+    if (error.kind === 'conflict') throw conflict(error.message);
+    if (error.kind === 'invalid') throw invalid(error.message);
+    throw error;
+  }
+}
+
+async function withRolesAndAccess(deps: UserManagementDeps, users: IdpUser[]): Promise<ManagedUser[]> {
+  const linked = new Map((await usersOfSubjects(deps.db, users.map((user) => user.id))).map((row) => [row.idp_subject, row]));
+  return Promise.all(
+    users.map(async (user) => ({
+      ...user,
+      roles: await atProvider(deps.idp.realmRoles(user.id)),
+      lastAccess: linked.get(user.id)?.last_access ? new Date(linked.get(user.id)!.last_access!).getTime() : null,
+    })),
+  );
+}
+
+/** The provider id of a user named by either id; not found when neither knows it. */
+async function providerId(deps: UserManagementDeps, userId: string): Promise<{ idpId: string; serviceUser?: User }> {
+  const serviceUser = await findUserByIdOrSubject(deps.db, userId);
+  if (serviceUser && !serviceUser.idp_subject) throw notFound('User not found at the identity provider (a local account)');
+  return { idpId: serviceUser?.idp_subject ?? userId, serviceUser };
+}
+
+export async function listManagedUsers(
+  deps: UserManagementDeps,
+  query: { search?: string; first: number; max: number },
+): Promise<{ users: ManagedUser[]; total: number }> {
+  const page = await atProvider(deps.idp.listUsers(query));
+  return { users: await withRolesAndAccess(deps, page.users), total: page.total };
+}
+
+export async function getManagedUser(deps: UserManagementDeps, userId: string): Promise<ManagedUser> {
+  const { idpId } = await providerId(deps, userId);
+  const user = await atProvider(deps.idp.getUser(idpId));
+  if (!user) throw notFound('User not found');
+  return (await withRolesAndAccess(deps, [user]))[0];
+}
+
+/**
+ * Creates the user at the provider, then in the service (a member of the primary workspace); if the
+ * second step fails the provider's user is deleted again, so either both exist or neither. A new
+ * admin in single-workspace mode is the only one: the others become editors, lose the admin realm
+ * roles and are logged out (in the service and at the provider), in the same transaction.
+ */
+export async function createManagedUser(deps: UserManagementDeps, input: NewManagedUser): Promise<ManagedUser> {
+  const workspaceId = await primaryWorkspaceId(deps.db);
+  if (!workspaceId) throw new Error('no workspace: the default tenant was not created');
+  const email = input.username.includes('@') ? input.username.toLowerCase() : undefined;
+  const realmRoles = input.workspaceRole === 'admin' ? ADMIN_REALM_ROLES : [];
+  const idpId = await atProvider(deps.idp.createUser({ ...input, email }));
+  try {
+    await atProvider(deps.idp.addRealmRoles(idpId, realmRoles));
+    await deps.db.transaction(async (trx) => {
+      const user = await createUser(trx, {
+        email: email ?? `${input.username.toLowerCase()}@${NO_EMAIL_DOMAIN}`,
+        username: input.username,
+        firstName: input.firstName,
+        lastName: input.lastName,
+        enabled: input.enabled,
+        workspaceId,
+        workspaceRole: input.workspaceRole,
+        realmRoles,
+        idpSubject: idpId,
+      });
+      if (input.workspaceRole === 'admin' && (await isSingleWorkspace(trx))) await demoteAdmins(deps, trx, workspaceId, user.id);
+    });
+  } catch (error) {
+    await deps.idp.deleteUser(idpId).catch((rollback: unknown) => {
+      throw new Error(`creating user ${input.username} failed and its provider user ${idpId} could not be removed: ${String(rollback)}`, { cause: error });
+    });
+    throw error;
+  }
+  return getManagedUser(deps, idpId);
+}
+
+/** Single-workspace mode keeps one admin: the others become editors without the admin realm roles, logged out everywhere. */
+async function demoteAdmins(deps: UserManagementDeps, db: Db, workspaceId: string, keptUserId: string): Promise<void> {
+  for (const demoted of await demoteOtherAdmins(db, workspaceId, keptUserId)) {
+    await deleteUserSessions(db, demoted.id);
+    if (!demoted.idp_subject) continue;
+    await atProvider(deps.idp.removeRealmRoles(demoted.idp_subject, ADMIN_REALM_ROLES));
+    await atProvider(deps.idp.logoutUser(demoted.idp_subject));
+  }
+}
+
+/**
+ * Deletes a user: their datasets (and what they started) go to the deleting admin, then the
+ * provider's user is deleted, then the service's, in one transaction with the first step. Deleting
+ * oneself, or the last admin of a workspace, is refused.
+ */
+export async function deleteManagedUser(deps: UserManagementDeps, caller: User, userId: string): Promise<void> {
+  const { idpId, serviceUser } = await providerId(deps, userId);
+  if (serviceUser?.id === caller.id || idpId === caller.idp_subject) throw invalid('You cannot delete your own account');
+  if (serviceUser && (await isLastAdmin(deps.db, serviceUser.id))) throw invalid('Cannot delete the last admin of the workspace');
+  if (!serviceUser) {
+    await atProvider(deps.idp.deleteUser(idpId));
+    return;
+  }
+  await deps.db.transaction(async (trx) => {
+    await deleteUserTransferring(trx, serviceUser.id, caller.id);
+    // Already gone at the provider (removed in its console): the service's user goes all the same.
+    await deps.idp.deleteUser(idpId).catch((error: unknown) => {
+      if (!(error instanceof IdentityProviderError && error.kind === 'not_found')) throw error;
+    });
+  });
+}
