@@ -326,4 +326,23 @@ describe('web app', () => {
     expect(await task.textContent()).toContain('READY');
     expect(pageErrors).toEqual([]);
   }, 300_000);
+
+  it('pages a long list of datasets, 25 a page, newest first', async () => {
+    for (let i = 0; i < 26; i++) await stack.request.get('/api/v1/ingestion/new_dataset').query({ dataset_name: `many ${String(i).padStart(2, '0')}` }).expect(200);
+    const total = (await stack.request.get('/api/v1/datasets').expect(200)).body.length as number;
+    await page.goto('/');
+    const rows = page.locator('table[aria-label="Datasets"] tbody tr');
+    const pager = page.getByRole('navigation', { name: 'Dataset pages' });
+    await expectText(pager, new RegExp(`Page 1 of ${Math.ceil(total / 25)} \\(${total} datasets\\)`));
+    expect(await rows.count()).toBe(25);
+    expect(await rows.first().locator('td').first().textContent()).toBe('many 25');
+    await pager.getByRole('button', { name: 'Next' }).click();
+    await page.waitForURL(/page=1/);
+    await expectText(pager, /^Previous\s*Page 2 of/);
+    expect(await rows.count()).toBe(Math.min(25, total - 25));
+    // The 26th newest.
+    expect(await rows.first().locator('td').first().textContent()).toBe('many 00');
+    await screenshot('datasets-paged');
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
 });

@@ -5,14 +5,23 @@ import { TRANSIENT_DATASET_STATUSES } from '../api/status';
 import { CreateDataset } from '../components/CreateDataset';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { ProgressBar } from '../components/ProgressBar';
+import { useUrlState } from '../urlState';
+
+/** Datasets per page: the API lists them all (newest first), the page shows this many at a time. */
+const DATASETS_PER_PAGE = 25;
 
 export function DatasetsPage() {
+  const [params, change] = useUrlState();
   const datasets = useQuery({
     queryKey: ['datasets'],
     queryFn: async () => unwrap(await api.GET('/api/v1/datasets')),
     // Poll while a dataset is on its way to READY or ERROR.
     refetchInterval: (query) => (query.state.data?.some((dataset) => TRANSIENT_DATASET_STATUSES.has(dataset.status_new)) ? 2000 : false),
   });
+  const all = datasets.data ?? [];
+  const pages = Math.max(1, Math.ceil(all.length / DATASETS_PER_PAGE));
+  const page = Math.min(Math.max(0, Number(params.get('page')) || 0), pages - 1);
+  const shown = all.slice(page * DATASETS_PER_PAGE, (page + 1) * DATASETS_PER_PAGE);
 
   return (
     <>
@@ -38,7 +47,7 @@ export function DatasetsPage() {
               </tr>
             </thead>
             <tbody>
-              {datasets.data.map((dataset) => (
+              {shown.map((dataset) => (
                 <tr key={dataset.id} data-dataset-id={dataset.id}>
                   <td>
                     <Link to={`/datasets/${dataset.id}`}>{dataset.display_name}</Link>
@@ -60,6 +69,19 @@ export function DatasetsPage() {
               ))}
             </tbody>
           </table>
+        )}
+        {pages > 1 && (
+          <nav className="pager" aria-label="Dataset pages">
+            <button type="button" disabled={page === 0} onClick={() => change({ page: String(page - 1) })}>
+              Previous
+            </button>
+            <span>
+              Page {page + 1} of {pages} ({all.length} datasets)
+            </span>
+            <button type="button" disabled={page + 1 >= pages} onClick={() => change({ page: String(page + 1) })}>
+              Next
+            </button>
+          </nav>
         )}
       </section>
     </>
