@@ -9,10 +9,12 @@ import {
   findUserByIdOrSubject,
   isLastAdmin,
   primaryWorkspaceId,
+  setRealmRoles,
+  updateUserAccount,
   usersOfSubjects,
 } from '../db/repositories/users';
 import { deleteUserSessions } from '../db/repositories/sessions';
-import { IdentityProviderError, type IdpUser, type KeycloakAdmin } from '../lib/identity/keycloakAdmin';
+import { IdentityProviderError, type IdpSession, type IdpUser, type KeycloakAdmin } from '../lib/identity/keycloakAdmin';
 import { conflict, forbidden, invalid, notFound } from '../lib/errors';
 import { NO_EMAIL_DOMAIN } from './identity';
 
@@ -156,4 +158,64 @@ export async function deleteManagedUser(deps: UserManagementDeps, caller: User, 
       if (!(error instanceof IdentityProviderError && error.kind === 'not_found')) throw error;
     });
   });
+}
+
+/** Ends every session of the user, at the provider and in the service. */
+async function endEverySession(deps: UserManagementDeps, idpId: string, serviceUser: User | undefined): Promise<void> {
+  await atProvider(deps.idp.logoutUser(idpId));
+  if (serviceUser) await deleteUserSessions(deps.db, serviceUser.id);
+}
+
+/**
+ * Changes the username or whether the user may log in, at the provider and in the service (the
+ * provider's change is undone when the service's fails). A disabled user is logged out everywhere.
+ */
+export async function updateManagedUser(
+  deps: UserManagementDeps,
+  caller: User,
+  userId: string,
+  changes: { username?: string; enabled?: boolean },
+): Promise<ManagedUser> {
+  const { idpId, serviceUser } = await providerId(deps, userId);
+  if (changes.enabled === false && (serviceUser?.id === caller.id || idpId === caller.idp_subject)) throw invalid('You cannot disable your own account');
+  const before = await atProvider(deps.idp.getUser(idpId));
+  if (!before) throw notFound('User not found');
+  await atProvider(deps.idp.updateUser(idpId, changes));
+  try {
+    if (serviceUser) await updateUserAccount(deps.db, serviceUser.id, changes);
+  } catch (error) {
+    await deps.idp.updateUser(idpId, { username: before.username, enabled: before.enabled }).catch((rollback: unknown) => {
+      throw new Error(`updating user ${idpId} failed and the provider's change could not be undone: ${String(rollback)}`, { cause: error });
+    });
+    throw error;
+  }
+  if (changes.enabled === false) await endEverySession(deps, idpId, serviceUser);
+  return getManagedUser(deps, idpId);
+}
+
+/** Sets a temporary password (to be changed at the next login) and logs the user out everywhere. */
+export async function resetManagedPassword(deps: UserManagementDeps, userId: string, password: string): Promise<void> {
+  const { idpId, serviceUser } = await providerId(deps, userId);
+  await atProvider(deps.idp.setTemporaryPassword(idpId, password));
+  await endEverySession(deps, idpId, serviceUser);
+}
+
+/** Ends every session of the user, at the provider and in the service. */
+export async function logoutManagedUser(deps: UserManagementDeps, userId: string): Promise<void> {
+  const { idpId, serviceUser } = await providerId(deps, userId);
+  await endEverySession(deps, idpId, serviceUser);
+}
+
+/** The user's sessions at the provider. */
+export async function managedUserSessions(deps: UserManagementDeps, userId: string): Promise<IdpSession[]> {
+  const { idpId } = await providerId(deps, userId);
+  return atProvider(deps.idp.sessions(idpId));
+}
+
+/** Replaces the user's realm roles with those named that exist (others are ignored), in the service too. */
+export async function setManagedRealmRoles(deps: UserManagementDeps, userId: string, roles: string[]): Promise<ManagedUser> {
+  const { idpId, serviceUser } = await providerId(deps, userId);
+  const granted = await atProvider(deps.idp.replaceRealmRoles(idpId, roles));
+  if (serviceUser) await setRealmRoles(deps.db, serviceUser.id, granted);
+  return getManagedUser(deps, idpId);
 }

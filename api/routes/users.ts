@@ -7,7 +7,12 @@ import {
   deleteManagedUser,
   getManagedUser,
   listManagedUsers,
+  logoutManagedUser,
+  managedUserSessions,
   requireRealmRole,
+  resetManagedPassword,
+  setManagedRealmRoles,
+  updateManagedUser,
   type ManagedUser,
   type UserManagementDeps,
 } from '../../services/userManagement';
@@ -42,8 +47,9 @@ export function createUsersRouter(deps: { db: Db; config: Config }): Router<ApiS
     if (!management) throw new HttpError(403, 'User management needs the identity provider (OIDC_ISSUER)');
     return management;
   };
-  // Before validation: who may not call these learns nothing from their input checks. Runs for this router's routes only.
-  router.use(async (ctx, next) => {
+  // Before validation: who may not call these learns nothing from their input checks. A router's
+  // use() without a path runs for every request that passes through it, other routers' included.
+  router.use('/idp/admin', async (ctx, next) => {
     available();
     requireRealmRole(ctx.state.user, ctx.method === 'GET' ? 'view-users' : 'manage-users');
     await next();
@@ -71,6 +77,35 @@ export function createUsersRouter(deps: { db: Db; config: Config }): Router<ApiS
     });
     ctx.status = 201;
     ctx.body = presentUser(user);
+  });
+
+  mount(router, userRoutes.update, async (ctx) => {
+    const { params, body } = ctx.state.input;
+    ctx.body = presentUser(await updateManagedUser(available(), ctx.state.user, params.user_id, body));
+  });
+
+  mount(router, userRoutes.resetPassword, async (ctx) => {
+    const { params, body } = ctx.state.input;
+    await resetManagedPassword(available(), params.user_id, body.password);
+    ctx.body = { message: 'Password reset successfully' };
+  });
+
+  mount(router, userRoutes.logout, async (ctx) => {
+    await logoutManagedUser(available(), ctx.state.input.params.user_id);
+    ctx.body = { message: 'User logged out successfully' };
+  });
+
+  mount(router, userRoutes.sessions, async (ctx) => {
+    const sessions = await managedUserSessions(available(), ctx.state.input.params.user_id);
+    ctx.body = {
+      sessions: sessions.map(({ id, username, ipAddress, start, lastAccess, clients }) => ({ id, username, ipAddress, start, lastAccess, clients })),
+      total: sessions.length,
+    };
+  });
+
+  mount(router, userRoutes.roles, async (ctx) => {
+    const { params, body } = ctx.state.input;
+    ctx.body = presentUser(await setManagedRealmRoles(available(), params.user_id, body.roles));
   });
 
   mount(router, userRoutes.delete, async (ctx) => {

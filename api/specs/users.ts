@@ -22,6 +22,32 @@ const createBody = z.object(
   { message: 'body must be a JSON object' },
 );
 
+const patchBody = z
+  .object(
+    {
+      username: username.optional(),
+      enabled: z.boolean({ message: 'enabled must be a boolean' }).optional(),
+    },
+    { message: 'body must be a JSON object' },
+  )
+  .refine((body) => body.username !== undefined || body.enabled !== undefined, { message: 'give username or enabled (at least one)' });
+const passwordBody = z.object({ password }, { message: 'body must be {"password": "..."}' });
+const rolesBody = z.object(
+  { roles: z.array(z.string().max(255, 'a role name is at most 255 characters'), { message: 'roles must be an array of realm role names' }).max(100, 'at most 100 roles') },
+  { message: 'body must be {"roles": [...]}' },
+);
+
+export const idpSessionSchema = z
+  .object({
+    id: z.string(),
+    username: z.string(),
+    ipAddress: z.string(),
+    start: z.number().int().meta({ description: 'Epoch-ms' }),
+    lastAccess: z.number().int().meta({ description: 'Epoch-ms' }),
+    clients: z.record(z.string(), z.string()).meta({ description: 'Client id by client UUID' }),
+  })
+  .meta({ id: 'IdpSession' });
+
 const listQuery = z.object({
   search: z.string().max(255, 'search is at most 255 characters').optional().meta({ description: 'Filters username, names and email' }),
   max_results: z.coerce
@@ -84,6 +110,46 @@ export const userRoutes = {
     request: { body: createBody },
     responses: { 201: { description: 'Created', schema: managedUserSchema } },
     errors: [...gate, [409, 'The username (or its email) exists already']],
+  }),
+  update: userRoute({
+    method: 'patch',
+    path: '/idp/admin/users/:user_id',
+    summary: 'Change the username or whether the user may log in (a disabled user is logged out)',
+    request: { params: userParams, body: patchBody },
+    responses: { 200: { description: 'User', schema: managedUserSchema } },
+    errors: [[400, 'Bad input, or disabling your own account'], ...gate, userNotFound, [409, 'The username is taken']],
+  }),
+  resetPassword: userRoute({
+    method: 'post',
+    path: '/idp/admin/users/:user_id/reset-password',
+    summary: 'Set a temporary password (changed at the next login) and log the user out everywhere',
+    request: { params: userParams, body: passwordBody },
+    responses: { 200: { description: 'Reset', schema: messageSchema } },
+    errors: [...gate, userNotFound],
+  }),
+  logout: userRoute({
+    method: 'post',
+    path: '/idp/admin/users/:user_id/logout',
+    summary: 'End every session of the user, at the provider and in the service',
+    request: { params: userParams },
+    responses: { 200: { description: 'Logged out', schema: messageSchema } },
+    errors: [...gate, userNotFound],
+  }),
+  sessions: userRoute({
+    method: 'get',
+    path: '/idp/admin/users/:user_id/sessions',
+    summary: "The user's sessions at the identity provider",
+    request: { params: userParams },
+    responses: { 200: { description: 'Sessions', schema: z.object({ sessions: z.array(idpSessionSchema), total: z.number().int() }) } },
+    errors: [...gate, userNotFound],
+  }),
+  roles: userRoute({
+    method: 'put',
+    path: '/idp/admin/users/:user_id/roles',
+    summary: 'Replace the realm roles (names that are no realm role are ignored)',
+    request: { params: userParams, body: rolesBody },
+    responses: { 200: { description: 'User with the new roles', schema: managedUserSchema } },
+    errors: [...gate, userNotFound],
   }),
   delete: userRoute({
     method: 'delete',

@@ -199,3 +199,14 @@ export async function demoteOtherAdmins(db: Db, workspaceId: string, keptUserId:
     .update({ realm_roles: db.raw('array(select unnest(realm_roles) except select unnest(?::text[]))', [ADMIN_REALM_ROLES]), updated_at: db.fn.now() });
   return demoted;
 }
+
+/** Changes a user's username or whether they may log in. */
+export async function updateUserAccount(db: Db, userId: string, changes: { username?: string; enabled?: boolean }): Promise<void> {
+  await User.query(db)
+    .patch({ ...changes, updated_at: new Date() })
+    .where({ id: userId });
+}
+
+export async function setRealmRoles(db: Db, userId: string, roles: string[]): Promise<void> {
+  await User.query(db).patch({ realm_roles: roles, updated_at: new Date() }).where({ id: userId });
+}

@@ -25,6 +25,17 @@ export interface IdpUser {
   createdTimestamp?: number;
 }
 
+/** One session of a user at the provider. */
+export interface IdpSession {
+  id: string;
+  username: string;
+  ipAddress: string;
+  start: number;
+  lastAccess: number;
+  /** Client id by client UUID. */
+  clients: Record<string, string>;
+}
+
 export interface IdpUserInput {
   username: string;
   email?: string;
@@ -102,6 +113,12 @@ export function createKeycloakAdmin(settings: { issuer: string; clientId: string
   const roleRepresentations = async (names: string[]) =>
     (await call<Array<{ id: string; name: string }>>('GET', '/roles')).data.filter((role) => names.includes(role.name));
 
+  /** The user's realm roles (the realm's defaults left out). */
+  async function realmRoles(id: string): Promise<string[]> {
+    const { data } = await call<Array<{ name: string }>>('GET', `${userPath(id)}/role-mappings/realm`);
+    return data.map((role) => role.name).filter((name) => !isDefaultRole(name));
+  }
+
   return {
     async listUsers(query: { search?: string; first: number; max: number }): Promise<{ users: IdpUser[]; total: number }> {
       const search = query.search ? `&search=${encodeURIComponent(query.search)}` : '';
@@ -139,15 +156,25 @@ export function createKeycloakAdmin(settings: { issuer: string; clientId: string
       return id;
     },
 
+    /** Changes the username and whether the user may log in. */
+    async updateUser(id: string, changes: { username?: string; enabled?: boolean }): Promise<void> {
+      await call('PUT', userPath(id), changes);
+    },
+
+    /** Sets a password the user must change at the next login. */
+    async setTemporaryPassword(id: string, password: string): Promise<void> {
+      await call('PUT', `${userPath(id)}/reset-password`, { type: 'password', value: password, temporary: true });
+    },
+
+    async sessions(id: string): Promise<IdpSession[]> {
+      return (await call<IdpSession[]>('GET', `${userPath(id)}/sessions`)).data;
+    },
+
     async deleteUser(id: string): Promise<void> {
       await call('DELETE', userPath(id));
     },
 
-    /** The user's realm roles (the realm's defaults left out). */
-    async realmRoles(id: string): Promise<string[]> {
-      const { data } = await call<Array<{ name: string }>>('GET', `${userPath(id)}/role-mappings/realm`);
-      return data.map((role) => role.name).filter((name) => !isDefaultRole(name));
-    },
+    realmRoles,
 
     /** Takes these realm roles away (those it does not hold are ignored). */
     async removeRealmRoles(id: string, names: string[]): Promise<void> {
@@ -164,6 +191,17 @@ export function createKeycloakAdmin(settings: { issuer: string; clientId: string
     async addRealmRoles(id: string, names: string[]): Promise<void> {
       const roles = await roleRepresentations(names);
       if (roles.length > 0) await call('POST', `${userPath(id)}/role-mappings/realm`, roles);
+    },
+
+    /** Makes the user's realm roles exactly those of these names that exist (the realm's defaults stay); returns them. */
+    async replaceRealmRoles(id: string, names: string[]): Promise<string[]> {
+      const current = await realmRoles(id);
+      const wanted = (await roleRepresentations(names)).filter((role) => !isDefaultRole(role.name));
+      const added = wanted.filter((role) => !current.includes(role.name));
+      const removed = current.filter((name) => !wanted.some((role) => role.name === name));
+      if (added.length > 0) await call('POST', `${userPath(id)}/role-mappings/realm`, added);
+      if (removed.length > 0) await call('DELETE', `${userPath(id)}/role-mappings/realm`, await roleRepresentations(removed));
+      return wanted.map((role) => role.name).sort();
     },
   };
 }

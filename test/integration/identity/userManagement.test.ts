@@ -3,7 +3,7 @@ import { addDatasetMember, createDataset } from '../../../db/repositories/datase
 import { ADMIN_REALM_ROLES, createUser } from '../../../db/repositories/users';
 import { Workspace } from '../../../db/models';
 import { createKeycloakAdmin } from '../../../lib/identity/keycloakAdmin';
-import { createCookieJar } from '../../support/cookieJar';
+import { createCookieJar, loginFormAction } from '../../support/cookieJar';
 import { startIdentityStack, type IdentityStack } from '../../support/identityStack';
 import { createKeycloakUser, waitForTestKeycloak, type TestKeycloak } from '../../support/keycloak';
 import { sdkToken } from '../../support/sdkToken';
@@ -192,6 +192,80 @@ describe('user management through Keycloak', () => {
       detail: 'Cannot delete the last admin of the workspace',
     });
     expect(await idp().getUser((await api.deps.db('users').where({ id: api.deps.defaultUser.id }).first()).idp_subject)).toBeDefined();
+  });
+
+  it('renames, disables, resets passwords, logs out, lists sessions and replaces realm roles; 400, 403 and 404 for each', async () => {
+    const user = (await create(admin, newUser('hank')).expect(201)).body;
+    const path = `${USERS}/${user.id}`;
+    const hank = await sessionOf(user.username, 'hank-password-1');
+    const needsManage = { detail: 'User management needs the realm role manage-users' };
+    for (const call of [
+      () => api.request.patch(path).set('Cookie', hank).send({}),
+      () => api.request.post(`${path}/reset-password`).set('Cookie', hank).send({}),
+      () => api.request.post(`${path}/logout`).set('Cookie', hank),
+      () => api.request.put(`${path}/roles`).set('Cookie', hank).send({}),
+    ]) {
+      expect((await call().expect(403)).body).toEqual(needsManage);
+    }
+    expect((await api.request.get(`${path}/sessions`).set('Cookie', hank).expect(403)).body).toEqual({ detail: 'User management needs the realm role view-users' });
+
+    const bad: Array<[() => ReturnType<typeof api.request.get>, string]> = [
+      [() => api.request.patch(path).set('Cookie', admin).send({}), 'body: give username or enabled (at least one)'],
+      [() => api.request.patch(path).set('Cookie', admin).send({ username: 'a b' }), 'body.username: username must not contain whitespace'],
+      [() => api.request.patch(path).set('Cookie', admin).send({ enabled: 'no' }), 'body.enabled: enabled must be a boolean'],
+      [() => api.request.post(`${path}/reset-password`).set('Cookie', admin).send({ password: 'short' }), 'body.password: password must be at least 8 characters'],
+      [() => api.request.put(`${path}/roles`).set('Cookie', admin).send({}), 'body.roles: roles must be an array of realm role names'],
+      [() => api.request.put(`${path}/roles`).set('Cookie', admin).send({ roles: 'view-users' }), 'body.roles: roles must be an array of realm role names'],
+    ];
+    for (const [call, detail] of bad) expect((await call().expect(400)).body).toEqual({ detail });
+
+    const missing = `${USERS}/0b6b1b9e-5d0c-4c3e-9d6f-2f4f0f1a2b3c`;
+    await api.request.patch(missing).set('Cookie', admin).send({ enabled: true }).expect(404);
+    await api.request.post(`${missing}/reset-password`).set('Cookie', admin).send({ password: 'long-enough-1' }).expect(404);
+    await api.request.post(`${missing}/logout`).set('Cookie', admin).expect(404);
+    await api.request.get(`${missing}/sessions`).set('Cookie', admin).expect(404);
+    await api.request.put(`${missing}/roles`).set('Cookie', admin).send({ roles: [] }).expect(404);
+
+    const sessions = (await api.request.get(`${path}/sessions`).set('Cookie', admin).expect(200)).body;
+    expect(sessions).toMatchObject({ total: 1, sessions: [{ username: user.username, ipAddress: expect.any(String), start: expect.any(Number) }] });
+    expect(Object.values(sessions.sessions[0].clients)).toEqual(['media-dataset-service']);
+
+    // Roles: replaced, unknown names ignored, and the service's gate follows at once.
+    const granted = (await api.request.put(`${path}/roles`).set('Cookie', admin).send({ roles: ['view-users', 'no-such-role'] }).expect(200)).body;
+    expect(granted.roles).toEqual(['view-users']);
+    await api.request.get(USERS).set('Cookie', hank).expect(200);
+    expect((await api.request.put(`${path}/roles`).set('Cookie', admin).send({ roles: [] }).expect(200)).body.roles).toEqual([]);
+    await api.request.get(USERS).set('Cookie', hank).expect(403);
+
+    // Rename at the provider and in the service; a taken name changes nothing.
+    expect((await api.request.patch(path).set('Cookie', admin).send({ username: `henry-${tag}` }).expect(200)).body.username).toBe(`henry-${tag}`);
+    expect(await api.deps.db('users').where({ idp_subject: user.id }).first()).toMatchObject({ username: `henry-${tag}` });
+    await api.request.patch(path).set('Cookie', admin).send({ username: `root-${tag}` }).expect(409);
+    expect((await idp().getUser(user.id))!.username).toBe(`henry-${tag}`);
+
+    // Logout ends the sessions in the service and at the provider.
+    expect((await api.request.post(`${path}/logout`).set('Cookie', admin).expect(200)).body).toEqual({ message: 'User logged out successfully' });
+    await api.request.get('/api/v1/datasets').set('Cookie', hank).expect(401);
+    expect((await api.request.get(`${path}/sessions`).set('Cookie', admin).expect(200)).body).toEqual({ sessions: [], total: 0 });
+
+    // A reset password is temporary: the user is logged out and must choose a new one at the next login.
+    const again = await sessionOf(`henry-${tag}`, 'hank-password-1');
+    expect((await api.request.post(`${path}/reset-password`).set('Cookie', admin).send({ password: 'temporary-password-1' }).expect(200)).body).toEqual({
+      message: 'Password reset successfully',
+    });
+    await api.request.get('/api/v1/datasets').set('Cookie', again).expect(401);
+    const jar = createCookieJar();
+    const { page } = await browser.startLogin(jar);
+    let answer = await jar.request(loginFormAction(page.body), { form: { username: `henry-${tag}`, password: 'temporary-password-1', credentialId: '' } });
+    if (answer.status === 302) answer = await jar.request(answer.location!);
+    expect(answer.body).toContain('password-new');
+
+    // Disabled: at the provider and in the service; nobody disables their own account.
+    expect((await api.request.patch(path).set('Cookie', admin).send({ enabled: false }).expect(200)).body.enabled).toBe(false);
+    expect(await api.deps.db('users').where({ idp_subject: user.id }).first()).toMatchObject({ enabled: false });
+    expect((await api.request.patch(`${USERS}/${api.deps.defaultUser.id}`).set('Cookie', admin).send({ enabled: false }).expect(400)).body).toEqual({
+      detail: 'You cannot disable your own account',
+    });
   });
 
   // Last: it makes this file's admin an editor.
