@@ -36,11 +36,26 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
 /**
  * Cosine distances one or more vector searches found, each of media by a key column: the media id
  * (visual search), the caption's content key (every media item with that caption ranks at its
- * distance) or the concept vector's content key. Only media some search found are shown, each at its
- * nearest distance, nearest first.
+ * distance) or the concept vector's content key. Only media some search found are shown, nearest
+ * first, each at the weighted mean of the distances the searches found it at (weight 1 by default),
+ * and only below `maxDistance` when it is given.
  */
 export interface Relevance {
-  by: Array<{ key: 'id' | 'caption_key' | 'concept_key' | 'object_id'; ids: string[]; distances: number[] }>;
+  by: Array<{ key: 'id' | 'caption_key' | 'concept_key' | 'object_id'; ids: string[]; distances: number[]; weight?: number }>;
+  maxDistance?: number;
+}
+
+/** Joins each search's hits to `matching` by its key column and selects the combined `distance`. */
+function joinRelevance(matching: Knex.QueryBuilder, db: Db, relevance: Relevance, columnOf: (key: Relevance['by'][number]['key']) => string): void {
+  const found = relevance.by.map((search, i) => {
+    matching.joinRaw(`LEFT JOIN unnest(?::uuid[], ?::real[]) AS r${i}(id, distance) ON r${i}.id = ${columnOf(search.key)}`, [search.ids, search.distances]);
+    return { distance: `r${i}.distance`, weight: search.weight ?? 1 };
+  });
+  const weighted = found.map(({ distance, weight }) => `coalesce(${weight} * ${distance}, 0)`).join(' + ');
+  const weights = found.map(({ distance, weight }) => `(CASE WHEN ${distance} IS NULL THEN 0 ELSE ${weight} END)`).join(' + ');
+  const combined = `((${weighted}) / nullif(${weights}, 0))`;
+  matching.whereRaw(`(${found.map(({ distance }) => `${distance} IS NOT NULL`).join(' OR ')})`).select(db.raw(`${combined} AS distance`));
+  if (relevance.maxDistance !== undefined) matching.whereRaw(`${combined} < ?`, [relevance.maxDistance]);
 }
 
 export interface ExploreCluster {
@@ -96,12 +111,7 @@ export async function exploreClusters(
     const matching = db('cluster_members as cm').join('media as m', (join) => join.on('m.version_id', 'cm.version_id').andOn('m.id', 'cm.media_id')).where(where)
       .select('cm.cluster_id', 'm.id', 'm.kind', 'm.parent_id');
     if (options.relevance) {
-      const found = options.relevance.by.map((search, i) => {
-        matching.joinRaw(`LEFT JOIN unnest(?::uuid[], ?::real[]) AS r${i}(id, distance) ON r${i}.id = m.${search.key}`, [search.ids, search.distances]);
-        return `r${i}.distance`;
-      });
-      // LEAST skips NULLs: a media item ranks at the nearest distance any search found it at.
-      matching.whereRaw(`(${found.map((distance) => `${distance} IS NOT NULL`).join(' OR ')})`).select(db.raw(`LEAST(${found.join(', ')}) AS distance`));
+      joinRelevance(matching, db, options.relevance, (key) => `m.${key === 'object_id' ? 'id' : key}`);
     } else {
       matching.select(db.raw('NULL::real AS distance'));
     }
@@ -196,11 +206,7 @@ export async function exploreObjectClusters(
     .whereNotNull('o.cluster_ids')
     .select(db.raw('o.cluster_ids[?] AS cluster_id', [options.threshold + 1]), 'o.id as object_id', 'o.media_id', 'o.confidence');
   if (options.relevance) {
-    const found = options.relevance.by.map((search, i) => {
-      matching.joinRaw(`LEFT JOIN unnest(?::uuid[], ?::real[]) AS r${i}(id, distance) ON r${i}.id = ${OBJECT_RELEVANCE_COLUMNS[search.key]}`, [search.ids, search.distances]);
-      return `r${i}.distance`;
-    });
-    matching.whereRaw(`(${found.map((distance) => `${distance} IS NOT NULL`).join(' OR ')})`).select(db.raw(`LEAST(${found.join(', ')}) AS distance`));
+    joinRelevance(matching, db, options.relevance, (key) => OBJECT_RELEVANCE_COLUMNS[key]);
   } else {
     matching.select(db.raw('NULL::real AS distance'));
   }
