@@ -28,7 +28,7 @@ import { clusterByThresholds } from '../lib/clustering/clusterByThresholds';
 import { APPLY_ORDER, MODEL_IDS, type EnrichmentType } from '../lib/enrichment/catalog';
 import { conceptKey, conceptTerms, conceptVector } from '../lib/enrichment/concepts';
 import { imageCaption, objectCaption, tagsFromClasses } from '../lib/enrichment/describe';
-import { cropToBox } from '../lib/media/crop';
+import { cropToBoxes } from '../lib/media/crop';
 import { contentTypeOf } from '../lib/media/mediaTypes';
 import type { ClipModel } from '../lib/ml/clip';
 import type { ObjectDetector } from '../lib/ml/objectDetector';
@@ -121,9 +121,9 @@ export function createEnrichmentInferenceActivities(deps: {
     const images = await Promise.all(batch.map((media) => store.get(blobKey(media.blob_sha256))));
     const found = await detector.detect(images);
     const objects = batch.flatMap((media, i) =>
-      found[i].map((detection, j) => ({ media, image: images[i], detection, id: contentUuid(`${media.id}/${detector.modelId}/${j}`) })),
+      found[i].map((detection, j) => ({ media, detection, id: contentUuid(`${media.id}/${detector.modelId}/${j}`) })),
     );
-    const crops = await Promise.all(objects.map((object) => cropToBox(object.image, object.detection.box)));
+    const crops = (await Promise.all(batch.map((_, i) => cropToBoxes(images[i], found[i].map((detection) => detection.box))))).flat();
     const encoded: EncodedImage[] = [];
     for (let i = 0; i < crops.length; i += ENRICH_BATCH) encoded.push(...(await encoder.encodeAndClassify(crops.slice(i, i + ENRICH_BATCH))));
     return objects.map(({ media, detection, id }, k) => ({
