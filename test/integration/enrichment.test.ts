@@ -233,6 +233,18 @@ describe('enrichment through the real API, worker and models', () => {
     expect(added.caption).toBe('a photo of a person with a military uniform');
     expect(names((await explore(enrichedId, { labels: '["military uniform"]' })).body.clusters)).toEqual(['grace_hopper.jpg']);
     expect(names((await explore(enrichedId, { labels: '["person"]' })).body.clusters)).toContain('grace_hopper.jpg');
+
+    // A reindex re-clusters the images and keeps every model output.
+    const outputs = async () => ({
+      captions: (await allMedia(enrichedId)).map((media) => [media.file_name, media.caption]).sort(),
+      objects: (await explore(enrichedId, { entity_type: 'OBJECTS', threshold: '0' })).body.clusters.reduce((sum: number, cluster: { n_objects: number }) => sum + cluster.n_objects, 0),
+      kites: names((await explore(enrichedId, { labels: '["kite"]' })).body.clusters),
+    });
+    const before = await outputs();
+    expect((await stack.request.get(`/api/v1/dataset/${enrichedId}`).expect(200)).body.status_new).toBe('PARTIAL INDEX');
+    await stack.request.post(`/api/v1/dataset/${enrichedId}/reindex`).expect(202);
+    expect(await waitForTask(stack, enrichedId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'REINDEX', status: 'COMPLETED' });
+    expect(await outputs()).toEqual(before);
   });
 });
 
