@@ -1,6 +1,5 @@
 import type { Db } from '../connection';
-import { Session, type User } from '../models';
-import { findEnabledUser } from './users';
+import { Session, User } from '../models';
 import { randomToken } from '../../lib/auth/randomTokens';
 import { sha256Hex } from '../../lib/sha256';
 
@@ -17,17 +16,24 @@ export async function createSession(db: Db, userId: string, ttlHours: number, ip
   return token;
 }
 
-/** The live session of a token and its enabled user (touching its last access). */
+/** How stale a session's last access may get: touching it on every request would make each read a write. */
+const LAST_ACCESS_PRECISION_MS = 60_000;
+
+/** The live session of a token and its enabled user, in one query; its last access is touched at most once a minute. */
 export async function findSession(db: Db, token: string): Promise<{ sessionId: string; expiresAt: Date; user: User } | undefined> {
-  const session = await Session.query(db)
-    .patch({ last_access_at: new Date() })
-    .where({ token_hash: sha256Hex(token) })
-    .where('expires_at', '>', new Date())
-    .returning(['id', 'user_id', 'expires_at'])
-    .first();
-  if (!session) return undefined;
-  const user = await findEnabledUser(db, session.user_id);
-  return user ? { sessionId: session.id, expiresAt: session.expires_at, user } : undefined;
+  const now = new Date();
+  const row = await db('sessions as s')
+    .join('users as u', 'u.id', 's.user_id')
+    .where('s.token_hash', sha256Hex(token))
+    .where('s.expires_at', '>', now)
+    .where('u.enabled', true)
+    .first('u.*', 's.id as session_id', 's.expires_at as session_expires_at', 's.last_access_at as session_last_access_at');
+  if (!row) return undefined;
+  const { session_id: sessionId, session_expires_at: expiresAt, session_last_access_at: lastAccess, ...user } = row;
+  if (now.getTime() - new Date(lastAccess).getTime() >= LAST_ACCESS_PRECISION_MS) {
+    await Session.query(db).patch({ last_access_at: now }).where({ id: sessionId });
+  }
+  return { sessionId, expiresAt, user: User.fromDatabaseJson(user) };
 }
 
 /** Whether the session still exists, has not expired and belongs to an enabled user (an open stream checking it may go on). */
