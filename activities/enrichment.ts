@@ -275,6 +275,7 @@ export function createEnrichmentInferenceActivities(deps: {
         let done = 0;
         for (;;) {
           context.heartbeat({ type, done });
+          if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
           const batch = await nextMediaToEnrich(db, version.id, type, ENRICH_BATCH);
           if (batch.length === 0) break;
           const prepared = await withClasses(version, batch);

@@ -137,12 +137,13 @@ interface TaskRule {
   retryable: boolean;
 }
 
-/** The spec lets users abort and retry dataset creation; exports may be aborted too; other tasks end by themselves. */
+/** The spec lets users abort and retry dataset creation; exports and enrichments may be aborted too; other tasks end by themselves. */
 export const TASK_RULES: Record<TaskType, TaskRule> = {
   DATASET_CREATION: { abortable: true, retryable: true },
   MEDIA_ADDITION: { abortable: false, retryable: false },
   REINDEX: { abortable: false, retryable: false },
-  ENRICHMENT: { abortable: false, retryable: false },
+  // An enrichment writes only its new dataset (left ERROR, 'Aborted by user') and gives the source back its status.
+  ENRICHMENT: { abortable: true, retryable: false },
   CUSTOM_METADATA: { abortable: false, retryable: false },
   SNAPSHOT_RESTORE: { abortable: false, retryable: false },
   SNAPSHOT_CLONE: { abortable: false, retryable: false },
@@ -151,7 +152,8 @@ export const TASK_RULES: Record<TaskType, TaskRule> = {
 };
 
 function typesWhere(rule: keyof TaskRule): string {
-  return TASK_TYPES.filter((type) => TASK_RULES[type][rule]).join(' and ');
+  const types = TASK_TYPES.filter((type) => TASK_RULES[type][rule]);
+  return types.length > 1 ? `${types.slice(0, -1).join(', ')} and ${types.at(-1)}` : types.join('');
 }
 
 /** Why a task cannot be aborted now, or undefined when it can. */

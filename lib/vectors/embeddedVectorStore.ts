@@ -202,7 +202,9 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: 
     },
 
     async upsert(collection, written: VectorPoint[]) {
-      await points.upsert(collection, written.map((point) => ({ id: point.id, vector: vectorToBytes(point.vector) })));
+      // One row per id, the last one given (two equal concept keys in one batch are one point).
+      const latest = new Map(written.map((point) => [point.id, point.vector]));
+      await points.upsert(collection, [...latest].map(([id, vector]) => ({ id, vector: vectorToBytes(vector) })));
     },
 
     async delete(collection, ids) {

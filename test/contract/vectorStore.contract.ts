@@ -87,6 +87,19 @@ export function vectorStoreContract(make: () => Promise<{ store: VectorStore; cl
     await store.dropCollection(name);
   });
 
+  it('takes the same id twice in one upsert, keeping the last vector', async () => {
+    const name = collection();
+    await store.ensureCollection(name, dim);
+    const [a, b] = unitVectors(2, dim, 11);
+    const id = randomUUID();
+    await store.upsert(name, [{ id, vector: a }, { id, vector: b }]);
+    expect(await store.count(name)).toBe(1);
+    const [[nearestToB]] = await store.searchMany(name, [b], 1);
+    expect(nearestToB.id).toBe(id);
+    expect(nearestToB.distance).toBeLessThan(0.01);
+    await store.dropCollection(name);
+  });
+
   it('drops a collection with its points', async () => {
     const name = collection();
     await store.ensureCollection(name, dim);

@@ -63,7 +63,7 @@ describe('task rules', () => {
     expect(abortRefusal({ task_type: 'DATASET_CREATION', status: 'RUNNING', phase: 'commit' })).toMatch(/commit phase/);
     expect(abortRefusal({ task_type: 'DATASET_CREATION', status: 'COMPLETED' })).toBe('Task is COMPLETED and cannot be aborted');
     for (const type of TASK_TYPES.filter((t) => !TASK_RULES[t].abortable)) {
-      expect(abortRefusal({ task_type: type, status: 'RUNNING' })).toBe(`Only DATASET_CREATION and EXPORT tasks can be aborted (this is ${type})`);
+      expect(abortRefusal({ task_type: type, status: 'RUNNING' })).toBe(`Only DATASET_CREATION, ENRICHMENT and EXPORT tasks can be aborted (this is ${type})`);
     }
   });
 

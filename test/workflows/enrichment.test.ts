@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { inferenceQueueOf, type EnrichmentInput } from '../../workflows/contracts';
-import { failsWith, mockActivities, newTaskId, outcomeOf, workflowTestbed, type ActivityName } from '../support/workflowTesting';
+import { CancelledFailure } from '@temporalio/common';
+import { cancellationSeen, failsWith, heldUntilReleased, mockActivities, newTaskId, outcomeOf, runsUntilCancelled, workflowTestbed, type ActivityName } from '../support/workflowTesting';
 
 const steps: ActivityName[] = ['beginEnrichment', 'copyDatasetVersion', 'adoptEnrichedCopy', 'enrichDatasetMedia', 'embedCaptions', 'commitEnrichment'];
 const all: ActivityName[] = [...steps, 'failEnrichment'];
@@ -43,6 +44,37 @@ describe('enrichmentWorkflow', () => {
         { name: 'commitEnrichment', input, taskQueue },
       ]);
     });
+  });
+
+  it.each(steps.slice(0, -1))('an abort while %s runs ends the task as aborted and gives the source its status back', async (running) => {
+    const input = newInput();
+    const blocked = runsUntilCancelled();
+    const mocks = mockActivities(all, { [running]: blocked.behaviour });
+    await testbed.withWorkers(mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      await blocked.started;
+      await handle.cancel();
+      const outcome = await outcomeOf(handle);
+      expect(outcome.status).toBe('CANCELLED');
+      expect(outcome.failure).toBeInstanceOf(CancelledFailure);
+    });
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'failEnrichment']);
+    expect(mocks.inputsOf('failEnrichment')).toEqual([{ ...input, aborted: true, message: 'Aborted by user' }]);
+  });
+
+  it('an abort once commitEnrichment has started does not stop it', async () => {
+    const input = newInput();
+    const held = heldUntilReleased();
+    const mocks = mockActivities(all, { commitEnrichment: held.behaviour });
+    await testbed.withWorkers(mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      await held.started;
+      await handle.cancel();
+      await cancellationSeen(handle);
+      held.release();
+      expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
+    });
+    expect(mocks.inputsOf('failEnrichment')).toEqual([]);
   });
 
   it.each(steps)('a failure of %s fails the task, gives the source its status back and fails the workflow with EnrichmentFailed', async (failing) => {
