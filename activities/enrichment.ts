@@ -3,6 +3,7 @@ import type { Db } from '../db/connection';
 import { transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
 import {
   countMediaToEnrich,
+  hasUnclusteredObjects,
   markEnriched,
   nextMediaToEnrich,
   objectsOf,
@@ -12,13 +13,12 @@ import {
   savePredictedClasses,
   setCaptions,
   setConceptKeys,
+  setEnrichmentModels,
   setObjectCaptions,
   setObjectClusters,
-  hasUnclusteredObjects,
   versionObjectIds,
-  type ObjectRow,
-  setEnrichmentModels,
   type MediaToEnrich,
+  type ObjectRow,
 } from '../db/repositories/enrichment';
 import { mediaCounts } from '../db/repositories/media';
 import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
