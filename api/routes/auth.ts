@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { createLoginThrottle, type LoginThrottle } from '../../lib/auth/loginThrottle';
 import { createOidcClient, LOGIN_TTL_MS, OidcLoginError, OidcProviderError, type OidcClient, type PendingLogin } from '../../lib/auth/oidc';
 import { SecretBoxError } from '../../lib/auth/secretBox';
-import { endAllSessionsAndKeys, endSession, startSession, userFromOidcIdentity, verifyPasswordLogin } from '../../services/identity';
+import { endAllSessionsAndKeys, endSession, sessionUser, startSession, userFromOidcIdentity, verifyPasswordLogin } from '../../services/identity';
 import { HttpError, RETRY_AFTER_SECONDS } from '../errors';
 import { requireSession, SESSION_COOKIE, type AuthDeps } from '../middleware/authenticate';
 import { mount } from '../routeSpec';
@@ -72,6 +72,19 @@ export function createAuthRouter(deps: AuthDeps): Router<RequestState> {
     const token = await startSession(deps.db, user, deps.config.auth.sessionTtlHours, ctx.ip);
     ctx.cookies.set(SESSION_COOKIE, token, { ...cookieOptions(ctx.secure), maxAge: deps.config.auth.sessionTtlHours * 3600_000 });
     ctx.body = { user_id: user.id, email: user.email };
+  });
+
+  // What the web app asks first: whom the cookie stands for, and which sign-in to offer.
+  mount(router, authRoutes.session, async (ctx) => {
+    const token = ctx.cookies.get(SESSION_COOKIE);
+    const user = deps.config.disableAuth ? deps.defaultUser : token ? (await sessionUser(deps.db, token))?.user : undefined;
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = {
+      user: user ? { user_id: user.id, email: user.email } : null,
+      auth_enabled: !deps.config.disableAuth,
+      password_login: !deps.config.disableAuth && !oidc,
+      oidc_login_url: oidc ? '/api/v1/auth/oidc/login' : null,
+    };
   });
 
   mount(router, authRoutes.oidcLogin, async (ctx) => {

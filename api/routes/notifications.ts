@@ -101,19 +101,26 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
       send(sse('ping', {}));
       void stillAdmitted().then((admitted) => (admitted ? poll() : undefined));
     }, STREAM_CYCLE_MS);
+    let closed = false;
     let unsubscribe = () => {};
-    try {
-      unsubscribe = await deps.hub.subscribe(user.id, () => void poll());
-    } catch (error) {
-      deps.logger.warn({ err: error }, 'notification stream without LISTEN; polling only');
-    }
     function close() {
+      closed = true;
       clearInterval(timer);
       unsubscribe();
       stream.end();
     }
+    // Listening before the subscription is awaited, and a client already gone (it left while we
+    // authenticated it) closes at once: either would leave the timer running for good.
     ctx.req.once('close', close);
     stream.once('error', close);
+    if (ctx.req.socket.destroyed) close();
+    try {
+      const subscription = await deps.hub.subscribe(user.id, () => void poll());
+      if (closed) subscription();
+      else unsubscribe = subscription;
+    } catch (error) {
+      deps.logger.warn({ err: error }, 'notification stream without LISTEN; polling only');
+    }
 
     ctx.set({ 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     ctx.type = 'text/event-stream';

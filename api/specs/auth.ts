@@ -82,6 +82,27 @@ export const authRoutes = {
       [429, 'Too many failed logins (Retry-After tells when to try again)'],
     ],
   }),
+  session: defineRoute({
+    method: 'get',
+    path: '/auth/session',
+    tag: 'auth',
+    summary: 'Who this browser is signed in as, and how to sign in',
+    description:
+      'Never 401: user is null without a live session (or the default admin when authentication is disabled). With an identity provider, oidc_login_url starts its login (add ?return_to=/path) and password_login is false.',
+    auth: 'none',
+    request: {},
+    responses: {
+      200: {
+        description: 'Session and sign-in methods',
+        schema: z.object({
+          user: z.object({ user_id: z.uuid(), email: z.string() }).nullable(),
+          auth_enabled: z.boolean(),
+          password_login: z.boolean(),
+          oidc_login_url: z.string().nullable(),
+        }),
+      },
+    },
+  }),
   oidcLogin: defineRoute({
     method: 'get',
     path: '/auth/oidc/login',

@@ -24,8 +24,9 @@ export function screenshotsDir(): string {
   return SCREENSHOTS_DIR;
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true });
+/** `args`: more Chromium switches (e.g. --host-resolver-rules, to serve a public host name from a local port). */
+export function launchChromium(args: string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args });
 }
 
 /** The test API on a real port, so the browser loads the built app and its signed media links from it. */

@@ -170,6 +170,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who this browser is signed in as, and how to sign in
+         * @description Never 401: user is null without a live session (or the default admin when authentication is disabled). With an identity provider, oidc_login_url starts its login (add ?return_to=/path) and password_login is false.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Session and sign-in methods */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: {
+                                /** Format: uuid */
+                                user_id: string;
+                                email: string;
+                            } | null;
+                            auth_enabled: boolean;
+                            password_login: boolean;
+                            oidc_login_url: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/oidc/login": {
         parameters: {
             query?: never;

@@ -1,4 +1,6 @@
+import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
+import { useAuthSession } from '../api/authSession';
 import { NavLink, Outlet } from 'react-router';
 import { api } from '../api/client';
 import { sessionStore, useSession } from '../api/session';
@@ -9,6 +11,12 @@ import { NotificationBell } from './NotificationBell';
 export function Layout() {
   const session = useSession();
   const queryClient = useQueryClient();
+  const authSession = useAuthSession();
+  // A session the identity provider's login made (the page reloaded after it): say who is signed in.
+  const signedInAs = authSession.data?.auth_enabled ? authSession.data.user?.email : undefined;
+  useEffect(() => {
+    if (signedInAs) sessionStore.signedIn(signedInAs);
+  }, [signedInAs]);
   return (
     <div className="layout">
       <header className="topbar">
@@ -27,9 +35,11 @@ export function Layout() {
             type="button"
             className="signout"
             onClick={async () => {
-              await api.POST('/api/v1/auth/logout', { params: { query: {} } });
+              const { data } = await api.POST('/api/v1/auth/logout', { params: { query: {} } });
               queryClient.clear();
               sessionStore.signedOut();
+              // The identity provider ends its session too, then sends the browser back here.
+              if (data?.logout_url) window.location.assign(data.logout_url);
             }}
           >
             Sign out {session.email}

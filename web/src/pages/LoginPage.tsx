@@ -1,11 +1,32 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
+import { providerLoginHref, useAuthSession } from '../api/authSession';
 import { sessionStore } from '../api/session';
 import { ErrorMessage } from '../components/ErrorMessage';
 
-/** Session login (auth on): the API sets the SESSION cookie, which every later call and the SSE stream carry. */
+/**
+ * Session login (auth on): the API sets the SESSION cookie, which every later call and the SSE stream
+ * carry. With an identity provider the sign-in happens there, and comes back to this page.
+ */
 export function LoginPage() {
+  const authSession = useAuthSession();
+  const loginUrl = authSession.data?.oidc_login_url;
+  if (loginUrl) {
+    return (
+      <section className="card login">
+        <h1>Sign in</h1>
+        <p>This server signs you in through your organization's identity provider.</p>
+        <a className="signin" href={providerLoginHref(loginUrl)}>
+          Sign in with the identity provider
+        </a>
+      </section>
+    );
+  }
+  return <PasswordLogin />;
+}
+
+function PasswordLogin() {
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
