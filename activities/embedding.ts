@@ -2,13 +2,32 @@ import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import { countPendingEmbedding, markCaptionsEmbedded, markEmbedded, nextCaptionsToEmbed, nextPendingEmbedding } from '../db/repositories/media';
 import { headVersion, type DatasetVersion } from '../db/repositories/versions';
-import type { ImageEncoder } from '../lib/ml/imageEncoder';
-import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import { imagePixels, type EncodedImage, type ImageEncoder } from '../lib/ml/imageEncoder';
+import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import { captionCollection, imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { createProgressReporter, type TaskRef } from './progress';
 
 const EMBED_BATCH = 16;
+
+/**
+ * Embeds and classifies image blobs (images and video frames) from the model inputs the ingest
+ * prepared in its one decode; a blob without one (ingested before the ingest prepared them, or
+ * for another model's input spec) is decoded from the original instead.
+ */
+export async function encodeImageBlobs(store: ObjectStore, encoder: ImageEncoder, sha256s: string[]): Promise<EncodedImage[]> {
+  const inputBytes = encoder.input.size * encoder.input.size * 3;
+  const prepared = async (sha256: string): Promise<Buffer | undefined> => {
+    const key = modelInputKey(sha256, encoder.input);
+    if (!(await store.exists(key))) return undefined;
+    const pixels = await store.get(key);
+    return pixels.length === inputBytes ? pixels : undefined;
+  };
+  const pixels = await Promise.all(
+    sha256s.map(async (sha256) => (await prepared(sha256)) ?? imagePixels(await store.get(blobKey(sha256)), encoder.input)),
+  );
+  return encoder.encodePixels(pixels);
+}
 
 /**
  * Embeds every decodable image and video frame of a dataset that has no vector yet and writes the
@@ -59,8 +78,7 @@ export function createEmbeddingActivities(deps: {
         if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
         const batch = await nextPendingEmbedding(db, version.id, EMBED_BATCH);
         if (batch.length === 0) break;
-        const images = await Promise.all(batch.map((media) => store.get(blobKey(media.blob_sha256))));
-        const encoded = await encoder.encodeAndClassify(images);
+        const encoded = await encodeImageBlobs(store, encoder, batch.map((media) => media.blob_sha256));
         await vectors.upsert(collection, batch.map((media, i) => ({ id: media.id, vector: encoded[i].vector })));
         const predictedClasses = (i: number) => (encoder.hasClassifier ? encoded[i].classes : null);
         await markEmbedded(db, version.id, batch.map((media, i) => ({ id: media.id, predictedClasses: predictedClasses(i) })));

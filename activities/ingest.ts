@@ -3,10 +3,10 @@ import type { Db } from '../db/connection';
 import { pendingUploads, transactionFiles, type UploadedFile } from '../db/repositories/ingestion';
 import { ingestedUploadIds, insertMediaWithIssues, type NewMedia } from '../db/repositories/media';
 import { headVersion } from '../db/repositories/versions';
-import { analyzeImage, UndecodableMediaError, type ImageFacts } from '../lib/media/imageAnalysis';
+import { analyzeImage, UndecodableMediaError, type ImageFacts, type ModelInputSpec } from '../lib/media/imageAnalysis';
 import { extractFrames, probeVideo, type VideoTools } from '../lib/media/video';
 import { pixelIssues, type Issue } from '../lib/quality/imageIssues';
-import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectStore';
 import { sha256Hex } from '../lib/sha256';
 import type { DatasetCreationInput } from '../workflows/contracts';
 import { createProgressReporter, type TaskRef } from './progress';
@@ -17,12 +17,21 @@ export interface IngestDeps {
   video: VideoTools;
   /** Video sampling: one frame every `everyMs`, at most `maxFrames` per video. */
   frames: { everyMs: number; maxFrames: number };
+  /** The image model's input spec: the ingest's one decode also makes the model input and stores it for the embedding stage. */
+  modelInput?: ModelInputSpec;
 }
 
 async function storeBytes(store: ObjectStore, bytes: Buffer): Promise<string> {
   const sha256 = sha256Hex(bytes);
   if (!(await store.exists(blobKey(sha256)))) await store.put(blobKey(sha256), bytes);
   return sha256;
+}
+
+/** Stores the model input the decode made for the image blob `sha256` (once per content and spec). */
+async function storeModelInput(store: ObjectStore, sha256: string, facts: ImageFacts, spec: ModelInputSpec | undefined): Promise<void> {
+  if (!spec || !facts.modelInput) return;
+  const key = modelInputKey(sha256, spec);
+  if (!(await store.exists(key))) await store.put(key, facts.modelInput);
 }
 
 function imageColumns(facts: ImageFacts, thumbSha256: string) {
@@ -47,8 +56,9 @@ export function createIngestActivities(deps: IngestDeps) {
 
   async function ingestImage(versionId: string, file: UploadedFile, base: NewMedia): Promise<void> {
     try {
-      const facts = await store.withLocalFile(blobKey(file.blob_sha256), (local) => analyzeImage(local));
+      const facts = await store.withLocalFile(blobKey(file.blob_sha256), (local) => analyzeImage(local, deps.modelInput));
       const thumb = await storeBytes(store, facts.thumbnail);
+      await storeModelInput(store, file.blob_sha256, facts, deps.modelInput);
       await insertMediaWithIssues(db, versionId, [{ ...base, ...imageColumns(facts, thumb) }], [pixelIssues(facts)]);
     } catch (error) {
       if (!(error instanceof UndecodableMediaError)) throw error;
@@ -66,14 +76,16 @@ export function createIngestActivities(deps: IngestDeps) {
       const frameIssues: Issue[][] = [];
       let videoThumb: string | null = null;
       for (const frame of frames) {
-        const facts = await analyzeImage(frame.jpeg);
+        const facts = await analyzeImage(frame.jpeg, deps.modelInput);
         const thumb = await storeBytes(store, facts.thumbnail);
         videoThumb ??= thumb;
+        const frameSha256 = await storeBytes(store, frame.jpeg);
+        await storeModelInput(store, frameSha256, facts, deps.modelInput);
         frameRows.push({
           ...base,
           kind: 'VIDEO_FRAME',
           file_name: `${file.file_name}#frame=${frame.index}`,
-          blob_sha256: await storeBytes(store, frame.jpeg),
+          blob_sha256: frameSha256,
           size_bytes: frame.jpeg.length,
           frame_index: frame.index,
           frame_time_ms: frame.timeMs,

@@ -66,7 +66,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     workflowsPath: require.resolve('../workflows'),
     activities: {
       ...createDatasetLifecycleActivities({ db, encoder }),
-      ...createIngestActivities({ db, store, video: defaultVideoTools(), frames: config.video }),
+      ...createIngestActivities({ db, store, video: defaultVideoTools(), frames: config.video, modelInput: encoder.input }),
       ...createAnalysisActivities({ db, vectors }),
       ...createCustomMetadataActivities({ db, store }),
       ...createExportActivities({ db, store, stagingDir: uploadStagingDir(config) }),

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
-import sharp from 'sharp';
+import { decodeModelInput } from '../media/imageAnalysis';
 import { z } from 'zod';
 
 /**
@@ -55,10 +55,14 @@ export interface EncodedImage {
 export interface ImageEncoder extends ImageEncoderInfo {
   /** Whether `classify` yields classes (the manifest names a classifier head). */
   hasClassifier: boolean;
+  /** How an image becomes this model's input pixels (`imagePixels`): the ingest prepares them once, under this spec. */
+  input: ImageInputSpec;
   /** L2-normalised embeddings, one per image (file path or encoded bytes). */
   encode(images: Array<string | Buffer>): Promise<Float32Array[]>;
   /** Embeddings and the top classes of the same forward pass. */
   encodeAndClassify(images: Array<string | Buffer>): Promise<EncodedImage[]>;
+  /** The same from pixels already brought to the model's input (`input.size` squared x 3 RGB bytes each, as `imagePixels` makes them). */
+  encodePixels(pixels: Buffer[]): Promise<EncodedImage[]>;
   close(): Promise<void>;
 }
 
@@ -82,14 +86,8 @@ export type ImageInputSpec = Pick<ImageModelManifest, 'size' | 'resize'>;
 export type ImageTensorSpec = Pick<ImageModelManifest, 'inputFormat' | 'size' | 'mean' | 'std'>;
 
 /** The image decoded (EXIF rotation applied, alpha dropped, sRGB) and resized: `size` x `size` x 3 RGB bytes. */
-export async function imagePixels(image: string | Buffer, manifest: ImageInputSpec): Promise<Buffer> {
-  const { size } = manifest;
-  const resized = sharp(image)
-    .rotate()
-    .removeAlpha()
-    .toColourspace('srgb')
-    .resize(size, size, manifest.resize === 'fill' ? { fit: 'fill' } : { fit: 'cover', position: 'centre' });
-  return resized.raw().toBuffer();
+export function imagePixels(image: string | Buffer, manifest: ImageInputSpec): Promise<Buffer> {
+  return decodeModelInput(image, manifest);
 }
 
 function topClasses(logits: Float32Array, labels: readonly string[], count: number): PredictedClass[] {
@@ -143,24 +141,34 @@ export async function loadImageEncoder(modelsDir: string, name: string, threads 
   const { classifier } = manifest;
   const classLabels = classifier ? readClassLabels(modelsDir, classifier.labels) : [];
 
-  async function encodeAndClassify(images: Array<string | Buffer>): Promise<EncodedImage[]> {
-    if (images.length === 0) return [];
-    const batch = await Promise.all(images.map((image) => imagePixels(image, manifest)));
+  const pixelBytes = manifest.size * manifest.size * 3;
+
+  async function encodePixels(batch: Buffer[]): Promise<EncodedImage[]> {
+    if (batch.length === 0) return [];
+    for (const pixels of batch) {
+      if (pixels.length !== pixelBytes) throw new Error(`model input of ${pixels.length} bytes, ${manifest.id} takes ${pixelBytes}`);
+    }
     const result = await session.run({ [manifest.input]: imageTensor(batch, manifest) });
     const output = result[manifest.output].data as Float32Array;
     const logits = classifier ? (result[classifier.output].data as Float32Array) : undefined;
     const n = classLabels.length;
-    return images.map((_, i) => ({
+    return batch.map((_, i) => ({
       vector: l2Normalise(output.slice(i * manifest.dim, (i + 1) * manifest.dim)),
       classes: logits ? topClasses(logits.slice(i * n, (i + 1) * n), classLabels, TOP_CLASSES) : [],
     }));
+  }
+
+  async function encodeAndClassify(images: Array<string | Buffer>): Promise<EncodedImage[]> {
+    return encodePixels(await Promise.all(images.map((image) => imagePixels(image, manifest))));
   }
 
   return {
     modelId: manifest.id,
     dim: manifest.dim,
     hasClassifier: classifier !== undefined,
+    input: { size: manifest.size, resize: manifest.resize },
     encodeAndClassify,
+    encodePixels,
     encode: async (images) => (await encodeAndClassify(images)).map((encoded) => encoded.vector),
     close: () => session.release(),
   };

@@ -23,6 +23,16 @@ export function blobKey(sha256: string): string {
   return `blobs/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
 }
 
+/**
+ * Where the ingest keeps an image's model input (raw RGB, `size` x `size` x 3 bytes) for the model
+ * input spec it was made for, keyed by the image blob's content: the embedding stage reads it instead
+ * of decoding the image again. Media ingested before it existed have none and are decoded.
+ */
+export function modelInputKey(sha256: string, spec: { size: number; resize: string }): string {
+  if (!/^[a-z-]+$/.test(spec.resize) || !Number.isInteger(spec.size)) throw new Error(`not a model input spec: ${spec.size} ${spec.resize}`);
+  return `model-inputs/${spec.size}-${spec.resize}/${blobKey(sha256).slice('blobs/'.length)}`;
+}
+
 /** Where an export task's archive is kept. */
 export function exportArchiveKey(taskId: string, fileName: string): string {
   if (!/^[0-9a-f-]{36}$/.test(taskId) || fileName.includes('/') || fileName.includes('\\')) {

@@ -4,7 +4,8 @@
  * the real API, worker, Temporal and Postgres, and peak memory. Runs fastdup on the same images
  * when it is installed (bench/.venv: `python3 -m venv bench/.venv && bench/.venv/bin/pip install
  * fastdup==2.54`, or FASTDUP_PYTHON) and prints the ratio. Results go to
- * bench/results/ingest-<N>-<date>.{json,md}.
+ * bench/results/ingest-<N>-<date>.{json,md}. `-- N --stages-only`: the in-process stages and the
+ * embedding agreement only (no end-to-end run, no fastdup).
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -14,17 +15,19 @@ import sharp from 'sharp';
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { analyzeImage } from '../../lib/media/imageAnalysis';
-import { loadImageEncoder } from '../../lib/ml/imageEncoder';
+import { loadImageEncoder, readImageModelManifest, type EncodedImage } from '../../lib/ml/imageEncoder';
 import { clusterByThresholds, type SimilarityEdge } from '../../lib/clustering/clusterByThresholds';
-import { scoreNeighbours, type NeighbourItem } from '../../lib/quality/neighbourScores';
+import { NEIGHBOUR_SCORING, scoreNeighbours, type NeighbourItem } from '../../lib/quality/neighbourScores';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { createDb, migrateLatest } from '../../db/connection';
 import { installSdkLogger } from '../../workers/main';
+import { treeCpuSeconds } from './processCpu';
 import { benchDir, benchMachine, createDatasetOverHttp, freePort, prepareImages, say, startBenchStack, writeReport } from './common';
 
 const count = Number(process.argv[2] ?? 2000);
+const stagesOnly = process.argv.includes('--stages-only');
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
@@ -33,15 +36,62 @@ interface StageResult {
   stage: string;
   seconds: number;
   images_per_second: number;
+  /** CPU of this process (every thread: libvips, onnxruntime) per image; end to end, of the whole process tree (Temporal, Postgres too). */
+  cpu_ms_per_image?: number;
 }
 
 async function timed<T>(stage: string, items: number, results: StageResult[], fn: () => Promise<T>): Promise<T> {
   const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   const value = await fn();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  results.push({ stage, seconds, images_per_second: items / seconds });
-  say(`  ${stage.padEnd(28)} ${seconds.toFixed(2).padStart(8)} s  ${(items / seconds).toFixed(1).padStart(8)} images/s`);
+  const used = process.cpuUsage(cpu);
+  const cpuMs = (used.user + used.system) / 1000 / items;
+  results.push({ stage, seconds, images_per_second: items / seconds, cpu_ms_per_image: cpuMs });
+  say(`  ${stage.padEnd(44)} ${seconds.toFixed(2).padStart(8)} s  ${(items / seconds).toFixed(1).padStart(8)} images/s  ${cpuMs.toFixed(1).padStart(6)} CPU ms/image`);
   return value;
+}
+
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) => sum + value * b[i], 0);
+
+/** How far embeddings from the prepared model input are from those of today's separate decode. */
+function embeddingAgreement(prepared: EncodedImage[], decoded: EncodedImage[]) {
+  const cosines = prepared.map((p, i) => cosine(p.vector, decoded[i].vector)).sort((a, b) => a - b);
+  const at = (q: number) => Number(cosines[Math.min(cosines.length - 1, Math.floor(q * cosines.length))].toFixed(5));
+  return {
+    images: cosines.length,
+    cosine_min: at(0),
+    cosine_p1: at(0.01),
+    cosine_p5: at(0.05),
+    cosine_median: at(0.5),
+    at_least_0_999: cosines.filter((c) => c >= 0.999).length,
+    same_top1_class: prepared.filter((p, i) => p.classes[0]?.index === decoded[i].classes[0]?.index).length,
+    ...pairAgreement(prepared.map((p) => p.vector), decoded.map((d) => d.vector)),
+  };
+}
+
+/**
+ * What the calibrated thresholds see: every pair's similarity with both sets of vectors, the largest
+ * shift among pairs that matter (similarity >= 0.5 in either), and the duplicate pairs (>= the
+ * duplicate threshold) each finds.
+ */
+function pairAgreement(a: Float32Array[], b: Float32Array[]) {
+  const threshold = NEIGHBOUR_SCORING.duplicateSimilarity;
+  let maxShift = 0;
+  let both = 0;
+  let onlyA = 0;
+  let onlyB = 0;
+  for (let i = 0; i < a.length; i++) {
+    for (let j = i + 1; j < a.length; j++) {
+      const sa = cosine(a[i], a[j]);
+      const sb = cosine(b[i], b[j]);
+      if (sa >= 0.5 || sb >= 0.5) maxShift = Math.max(maxShift, Math.abs(sa - sb));
+      if (sa >= threshold && sb >= threshold) both++;
+      else if (sa >= threshold) onlyA++;
+      else if (sb >= threshold) onlyB++;
+    }
+  }
+  return { pair_similarity_max_shift: Number(maxShift.toFixed(4)), duplicate_pairs_both: both, duplicate_pairs_only_prepared: onlyA, duplicate_pairs_only_decoded: onlyB };
 }
 
 /** 50 large JPEGs (about 24 MP each), for the memory bound of one big upload request. */
@@ -106,19 +156,46 @@ async function main(): Promise<void> {
   installSdkLogger(createLogger('bench-sdk', 'error'));
   const results: StageResult[] = [];
   let bigUpload: Awaited<ReturnType<typeof measureOneBigUpload>> | undefined;
+  let agreement: ReturnType<typeof embeddingAgreement> | undefined;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ingest-'));
   const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
   try {
     say('stages (one process, same code the activities run):');
-    await timed('decode+thumbnail+quality', files.length, results, async () => {
-      for (const file of files) await analyzeImage(file);
+    // The ingest's one decode: thumbnail, quality figures and (since issue 15) the model input, kept
+    // as the object store keeps it (a raw file per image) for the embedding stage.
+    const manifest = readImageModelManifest(config.models.dir, config.models.imageModel);
+    const preparedDir = path.join(scratch, 'model-inputs');
+    fs.mkdirSync(preparedDir);
+    const preparedFile = (i: number) => path.join(preparedDir, `${i}.raw`);
+    let prepared = 0;
+    await timed('ingest decode (thumbnail+quality+model input)', files.length, results, async () => {
+      for (const [i, file] of files.entries()) {
+        const facts = await analyzeImage(file, { size: manifest.size, resize: manifest.resize });
+        if (facts.modelInput) {
+          fs.writeFileSync(preparedFile(i), facts.modelInput);
+          prepared++;
+        }
+      }
     });
     const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
-    const vectors: Float32Array[] = await timed('embed (batch 16)', files.length, results, async () => {
-      const out: Float32Array[] = [];
-      for (let i = 0; i < files.length; i += 16) out.push(...(await encoder.encode(files.slice(i, i + 16))));
+    let fromPrepared: EncodedImage[] | undefined;
+    if (prepared === files.length && 'encodePixels' in encoder) {
+      fromPrepared = await timed('embed (batch 16) from the prepared input', files.length, results, async () => {
+        const out: EncodedImage[] = [];
+        for (let i = 0; i < files.length; i += 16) {
+          out.push(...(await encoder.encodePixels(files.slice(i, i + 16).map((_, j) => fs.readFileSync(preparedFile(i + j))))));
+        }
+        return out;
+      });
+    }
+    const decoded: EncodedImage[] = await timed('embed (batch 16) decoding the original', files.length, results, async () => {
+      const out: EncodedImage[] = [];
+      for (let i = 0; i < files.length; i += 16) out.push(...(await encoder.encodeAndClassify(files.slice(i, i + 16))));
       return out;
     });
+    agreement = fromPrepared && embeddingAgreement(fromPrepared, decoded);
+    if (agreement) say(`  embeddings, prepared input vs decoding the original: ${JSON.stringify(agreement)}`);
+    const vectors = decoded.map((encoded) => encoded.vector);
     await encoder.close();
 
     const db = createDb(await ensureDatabase(postgres.url, 'bench'), 5);
@@ -150,22 +227,32 @@ async function main(): Promise<void> {
     await store.close();
     await db.destroy();
 
-    say('end to end (upload over HTTP, DATASET_CREATION workflow on the real worker):');
-    const stack = await startBenchStack(scratch, postgres.url, 'bench_e2e');
-    try {
-      bigUpload = await measureOneBigUpload(stack.apiUrl, await prepareLargePhotos(files));
-      say(`  one request with ${bigUpload.files} files, ${bigUpload.total_mb} MiB: ${bigUpload.seconds.toFixed(1)} s, server process memory grew ${bigUpload.rss_growth_mb} MiB`);
-      const { seconds } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}`, files);
-      results.push({ stage: 'end to end (process_files → READY)', seconds, images_per_second: files.length / seconds });
-      say(`  ${'process_files → READY'.padEnd(28)} ${seconds.toFixed(2).padStart(8)} s  ${(files.length / seconds).toFixed(1).padStart(8)} images/s`);
-    } finally {
-      await stack.stop();
+    if (!stagesOnly) {
+      say('end to end (upload over HTTP, DATASET_CREATION workflow on the real worker):');
+      const stack = await startBenchStack(scratch, postgres.url, 'bench_e2e');
+      try {
+        bigUpload = await measureOneBigUpload(stack.apiUrl, await prepareLargePhotos(files));
+        say(`  one request with ${bigUpload.files} files, ${bigUpload.total_mb} MiB: ${bigUpload.seconds.toFixed(1)} s, server process memory grew ${bigUpload.rss_growth_mb} MiB`);
+        // CPU of this process tree (API, worker, Temporal, Postgres); the upload before process_files is in it too.
+        const cpuBefore = treeCpuSeconds(process.pid);
+        const { seconds } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}`, files);
+        const cpuMs = ((treeCpuSeconds(process.pid) - cpuBefore) * 1000) / files.length;
+        results.push({ stage: 'end to end (process_files → READY)', seconds, images_per_second: files.length / seconds, cpu_ms_per_image: cpuMs });
+        say(`  ${'process_files → READY'.padEnd(44)} ${seconds.toFixed(2).padStart(8)} s  ${(files.length / seconds).toFixed(1).padStart(8)} images/s  ${cpuMs.toFixed(1).padStart(6)} CPU ms/image (upload included)`);
+      } finally {
+        await stack.stop();
+      }
     }
   } finally {
     await postgres.stop();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 
+  if (stagesOnly) {
+    const stages = { date: new Date().toISOString(), machine: benchMachine(), images: files.length, model: config.models.imageModel, stages: results, embedding_agreement: agreement ?? null };
+    writeReport(`ingest-${count}-stages`, stages);
+    return;
+  }
   const fastdup = runFastdup(files);
   const endToEnd = results[results.length - 1];
   const report = {
@@ -174,6 +261,7 @@ async function main(): Promise<void> {
     images: files.length,
     model: config.models.imageModel,
     stages: results,
+    embedding_agreement: agreement ?? null,
     peak_rss_mb: Math.round(peakRss / 2 ** 20),
     one_big_upload: bigUpload,
     fastdup: fastdup ?? 'not installed (pip install fastdup to compare)',

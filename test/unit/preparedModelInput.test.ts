@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { encodeImageBlobs } from '../../activities/embedding';
+import { loadConfig } from '../../lib/config';
+import { analyzeImage } from '../../lib/media/imageAnalysis';
+import { imagePixels, loadImageEncoder, type ImageEncoder } from '../../lib/ml/imageEncoder';
+import { sha256Hex } from '../../lib/sha256';
+import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
+import { blobKey, modelInputKey } from '../../lib/storage/objectStore';
+
+const photosDir = path.join(__dirname, '..', 'fixtures', 'photos');
+const photos = fs.readdirSync(photosDir).filter((name) => name.endsWith('.jpg'));
+const cosine = (a: Float32Array, b: Float32Array) => a.reduce((sum, value, i) => sum + value * b[i], 0);
+
+/**
+ * The ingest's one decode makes the model input too (issue 15); the embeddings from it must stay
+ * those of the separate decode the embedding stage did before, so the calibrated thresholds hold.
+ */
+describe("the model input prepared by the ingest's one decode", () => {
+  let encoder: ImageEncoder;
+  /** Larger variants, so shrink-on-load, EXIF rotation, alpha and colourspaces are all exercised. */
+  let variants: Array<[string, Buffer]>;
+
+  beforeAll(async () => {
+    const config = loadConfig({});
+    encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, 2);
+    const chelsea = fs.readFileSync(path.join(photosDir, 'chelsea.jpg'));
+    const big = await sharp(chelsea).resize(3000, 2000, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
+    const cutout = Buffer.alloc(3000 * 2000);
+    for (let y = 500; y < 1500; y++) cutout.fill(255, y * 3000 + 700, y * 3000 + 2200);
+    variants = [
+      ['3000x2000 JPEG', big],
+      ['EXIF orientation 6', await sharp(big).withMetadata({ orientation: 6 }).jpeg().toBuffer()],
+      ['greyscale', await sharp(big).greyscale().jpeg().toBuffer()],
+      ['CMYK JPEG', await sharp(big).toColourspace('cmyk').jpeg().toBuffer()],
+      ['16-bit PNG', await sharp(big).toColourspace('rgb16').png().toBuffer()],
+      ['panorama 6000x800', await sharp(big).resize(6000, 800, { fit: 'fill' }).jpeg().toBuffer()],
+      ['half-transparent PNG', await sharp(big).ensureAlpha(0.5).png().toBuffer()],
+      ['cut-out PNG', await sharp(big).joinChannel(cutout, { raw: { width: 3000, height: 2000, channels: 1 } }).png().toBuffer()],
+      ['tiny PNG', await sharp(chelsea).resize(100, 60).png().toBuffer()],
+    ];
+  });
+  afterAll(() => encoder.close());
+
+  it('embeds every fixture photo and variant as the separate decode did (cosine >= 0.999, same top class)', async () => {
+    const inputs: Array<[string, string | Buffer]> = [...photos.map((name): [string, string] => [name, path.join(photosDir, name)]), ...variants];
+    const decoded = await encoder.encodeAndClassify(inputs.map(([, input]) => input));
+    const facts = await Promise.all(inputs.map(([, input]) => analyzeImage(input, encoder.input)));
+    const prepared = await encoder.encodePixels(facts.map((fact) => fact.modelInput!));
+    const report = inputs.map(([name], i) => ({
+      name,
+      cosine: Number(cosine(prepared[i].vector, decoded[i].vector).toFixed(4)),
+      sameClass: prepared[i].classes[0].index === decoded[i].classes[0].index,
+    }));
+    expect(report.filter((row) => row.cosine < 0.999 || !row.sameClass)).toEqual([]);
+    expect(prepared[0].classes).toHaveLength(decoded[0].classes.length);
+  });
+
+  it('keeps the model input of an image with alpha exactly as the separate decode made it', async () => {
+    for (const [, image] of variants.filter(([name]) => name.endsWith('transparent PNG') || name.startsWith('cut-out'))) {
+      expect((await analyzeImage(image, encoder.input)).modelInput!.equals(await imagePixels(image, encoder.input))).toBe(true);
+    }
+  });
+
+  it('leaves the thumbnail and the quality figures of an opaque image as they were without a model spec', async () => {
+    const [, image] = variants[1];
+    const withInput = await analyzeImage(image, encoder.input);
+    const without = await analyzeImage(image);
+    expect(without.modelInput).toBeUndefined();
+    expect(withInput.modelInput).toHaveLength(encoder.input.size * encoder.input.size * 3);
+    expect({ ...withInput, modelInput: undefined }).toEqual({ ...without, modelInput: undefined });
+    expect([withInput.width, withInput.height]).toEqual([2000, 3000]);
+  });
+
+  it('embeds from the stored input, and decodes the original of media indexed before there was one', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'model-inputs-'));
+    try {
+      const store = createLocalObjectStore(root);
+      const images = await Promise.all(['coffee.jpg', 'rocket.jpg'].map((name) => fs.promises.readFile(path.join(photosDir, name))));
+      const shas = images.map((bytes) => sha256Hex(bytes));
+      await Promise.all(images.map((bytes, i) => store.put(blobKey(shas[i]), bytes)));
+      // Only the first has a prepared input (the second was ingested before the ingest made them).
+      await store.put(modelInputKey(shas[0], encoder.input), (await analyzeImage(images[0], encoder.input)).modelInput!);
+      const encoded = await encodeImageBlobs(store, encoder, shas);
+      const reference = await encoder.encodeAndClassify(images);
+      encoded.forEach((result, i) => {
+        expect(cosine(result.vector, reference[i].vector)).toBeGreaterThan(0.999);
+        expect(result.classes.map((c) => c.index)).toEqual(reference[i].classes.map((c) => c.index));
+      });
+      // A prepared input of the wrong size (another spec written under this key by mistake) is not trusted.
+      await store.put(modelInputKey(shas[1], encoder.input), Buffer.alloc(10));
+      expect(await encodeImageBlobs(store, encoder, [shas[1]])).toHaveLength(1);
+      await expect(encoder.encodePixels([Buffer.alloc(10)])).rejects.toThrow(/model input of 10 bytes/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
