@@ -82,6 +82,8 @@ export function createEmbeddingActivities(deps: {
         await vectors.upsert(collection, batch.map((media, i) => ({ id: media.id, vector: encoded[i].vector })));
         const predictedClasses = (i: number) => (encoder.hasClassifier ? encoded[i].classes : null);
         await markEmbedded(db, version.id, batch.map((media, i) => ({ id: media.id, predictedClasses: predictedClasses(i) })));
+        // Model inputs are only kept from the ingest to here; a later re-embedding decodes the original.
+        await Promise.all(batch.map((media) => store.delete(modelInputKey(media.blob_sha256, encoder.input))));
         embedded += batch.length;
         await report(embedded, total);
       }

@@ -62,6 +62,7 @@ export function createLocalObjectStore(root: string): ObjectStore {
       return fs.createReadStream(pathOf(key));
     },
     exists,
+    delete: (key) => fsp.rm(pathOf(key), { force: true }),
     withLocalFile: (key, fn) => fn(pathOf(key)),
   };
 }

@@ -13,6 +13,8 @@ export interface ObjectStore {
   get(key: string): Promise<Buffer>;
   getStream(key: string): Promise<Readable>;
   exists(key: string): Promise<boolean>;
+  /** Removes the object; removing one that is not there is no error. */
+  delete(key: string): Promise<void>;
   /** Runs `fn` with a local path holding the object (tools like ffmpeg need a file). */
   withLocalFile<T>(key: string, fn: (localPath: string) => Promise<T>): Promise<T>;
 }
@@ -26,7 +28,9 @@ export function blobKey(sha256: string): string {
 /**
  * Where the ingest keeps an image's model input (raw RGB, `size` x `size` x 3 bytes) for the model
  * input spec it was made for, keyed by the image blob's content: the embedding stage reads it instead
- * of decoding the image again. Media ingested before it existed have none and are decoded.
+ * of decoding the image again, then removes it (150 KB an image is not worth keeping). Media without
+ * one (ingested before it existed, or whose input a concurrent embedding of the same bytes removed)
+ * are decoded.
  */
 export function modelInputKey(sha256: string, spec: { size: number; resize: string }): string {
   if (!/^[a-z-]+$/.test(spec.resize) || !Number.isInteger(spec.size)) throw new Error(`not a model input spec: ${spec.size} ${spec.resize}`);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { addDatasetMember, createDataset } from '../../db/repositories/datasets';
 import { createUser } from '../../db/repositories/users';
 import { Organization, Workspace } from '../../db/models';
+import { blobKey, modelInputKey } from '../../lib/storage/objectStore';
 import { createReadyDataset, newDatasetWithTransaction, waitForDatasetStatus, waitForTask } from '../support/datasets';
 import { evalPhotos } from '../support/evalPhotos';
 import { photo } from '../support/media';
@@ -53,6 +54,17 @@ describe('enrichment through the real API, worker and models', () => {
     expect(byId.get(OBJECT_CAPTIONER)).toMatchObject({ type: 'CAPTION_OBJECTS', status: 'Active', dependencies: ['OBJECT_DETECTION'] });
     await stack.request.get(`/api/v1/enrichment/${randomUUID()}/list_models`).expect(404);
     await stack.request.get('/api/v1/enrichment/not-a-uuid/list_models').expect(422);
+  });
+
+  it('keeps no model input once the images are embedded (the ingest prepares them for the embedding only)', async () => {
+    const { db, store } = stack.deps;
+    const versionId = (await db('datasets').where({ id: sourceId }).first('head_version_id')).head_version_id;
+    const blobs = (await db('media').where({ version_id: versionId, embedded: true }).select('blob_sha256')).map((row: { blob_sha256: string }) => row.blob_sha256);
+    expect(blobs).toHaveLength(8);
+    for (const sha256 of blobs) {
+      expect(await store.exists(blobKey(sha256))).toBe(true);
+      expect(await store.exists(modelInputKey(sha256, { size: 224, resize: 'fill' }))).toBe(false);
+    }
   });
 
   it('shows a NEW context before any enrichment', async () => {
