@@ -38,6 +38,7 @@ import { createSnapshotsRouter } from './routes/snapshots';
 import { createSharingRouter } from './routes/sharing';
 import { createUsersRouter } from './routes/users';
 import { createEnrichmentRouter } from './routes/enrichment';
+import { createWorkspacesRouter } from './routes/workspaces';
 import { modelAvailability } from '../lib/enrichment/catalog';
 import type { NotificationHub } from '../lib/notifications/notificationHub';
 import { createTasksRouter } from './routes/tasks';
@@ -100,6 +101,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createExportsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue, publicUrl: deps.config.publicUrl }),
     createSharingRouter(deps),
     createUsersRouter(deps),
+    createWorkspacesRouter(deps),
     createEnrichmentRouter({
       ...deps,
       taskQueue: deps.config.temporal.taskQueue,

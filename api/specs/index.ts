@@ -16,6 +16,7 @@ import { snapshotRoutes } from './snapshots';
 import { sharingRoutes } from './sharing';
 import { userRoutes } from './users';
 import { enrichmentRoutes } from './enrichment';
+import { workspaceRoutes } from './workspaces';
 
 /** Every route of the API, in the order the OpenAPI document lists them; the routers mount these same specs. */
 export const API_ROUTES: readonly RouteSpec[] = [
@@ -36,4 +37,5 @@ export const API_ROUTES: readonly RouteSpec[] = [
   sharingRoutes,
   userRoutes,
   enrichmentRoutes,
+  workspaceRoutes,
 ].flatMap((group): RouteSpec[] => Object.values(group));

@@ -1,0 +1,80 @@
+import { Router } from '@koa/router';
+import type { Db } from '../../db/connection';
+import type { MemberRow, OrganizationRow, WorkspaceRow } from '../../db/repositories/workspaces';
+import type { Config } from '../../lib/config';
+import { getOrganization, getWorkspace, listMembers, listOrganizations, listWorkspaces, requireSelfHostedAuth, workspaceAccess } from '../../services/workspaces';
+import { isoTime } from '../presenters/time';
+import { mount } from '../routeSpec';
+import { workspaceRoutes } from '../specs/workspaces';
+import type { ApiState } from '../state';
+
+const presentWorkspace = (workspace: WorkspaceRow) => ({
+  id: workspace.id,
+  organization_id: workspace.organization_id,
+  name: workspace.name,
+  created_at: isoTime(workspace.created_at),
+  updated_at: isoTime(workspace.updated_at),
+  permissions: {
+    can_view: true,
+    can_manage_members: workspace.role === 'admin',
+    can_edit_roles: workspace.role === 'admin',
+    can_create_dataset: workspace.role !== 'viewer',
+  },
+});
+
+const presentMember = (member: MemberRow) => ({
+  user_id: member.user_id,
+  username: member.username,
+  email: member.email,
+  firstName: member.first_name,
+  lastName: member.last_name,
+  role: member.role,
+  created_at: isoTime(member.created_at),
+});
+
+const presentOrganization = (organization: OrganizationRow) => ({
+  id: organization.id,
+  name: organization.name,
+  created_at: isoTime(organization.created_at),
+  updated_at: isoTime(organization.updated_at),
+});
+
+/** Workspaces, members, access settings and organizations (self-hosted; 403 unless ONPREM with auth). */
+export function createWorkspacesRouter(deps: { db: Db; config: Config }): Router<ApiState> {
+  const router = new Router<ApiState>();
+  const { db } = deps;
+  const gate = () => requireSelfHostedAuth(deps.config);
+
+  mount(router, workspaceRoutes.list, async (ctx) => {
+    gate();
+    ctx.body = { workspaces: (await listWorkspaces(db, ctx.state.user, ctx.state.input.query.organization_id)).map(presentWorkspace) };
+  });
+
+  mount(router, workspaceRoutes.get, async (ctx) => {
+    gate();
+    ctx.body = presentWorkspace(await getWorkspace(db, ctx.state.user, ctx.state.input.params.workspace_id));
+  });
+
+  mount(router, workspaceRoutes.members, async (ctx) => {
+    gate();
+    const members = await listMembers(db, ctx.state.user, ctx.state.input.query.workspace_id);
+    ctx.body = { members: members.map(presentMember), total: members.length };
+  });
+
+  mount(router, workspaceRoutes.access, async (ctx) => {
+    gate();
+    ctx.body = await workspaceAccess(db, ctx.state.user, ctx.state.input.query.workspace_id);
+  });
+
+  mount(router, workspaceRoutes.organizations, async (ctx) => {
+    gate();
+    ctx.body = { organizations: (await listOrganizations(db, ctx.state.user)).map(presentOrganization) };
+  });
+
+  mount(router, workspaceRoutes.organization, async (ctx) => {
+    gate();
+    ctx.body = presentOrganization(await getOrganization(db, ctx.state.user, ctx.state.input.params.organization_id));
+  });
+
+  return router;
+}

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { timestamp } from '../presenters/time';
+import { defineRoute } from '../routeSpec';
+
+const role = z.enum(['admin', 'editor', 'viewer']);
+const workspaceId = z.uuid('workspace_id must be a UUID');
+const gate: [403, string] = [403, 'Not ONPREM with authentication enabled'];
+
+export const workspaceSchema = z
+  .object({
+    id: z.uuid(),
+    organization_id: z.uuid(),
+    name: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp.nullable(),
+    permissions: z
+      .object({ can_view: z.boolean(), can_manage_members: z.boolean(), can_edit_roles: z.boolean(), can_create_dataset: z.boolean() })
+      .nullable()
+      .meta({ description: "The caller's permissions in the workspace" }),
+  })
+  .meta({ id: 'Workspace' });
+
+export const memberSchema = z
+  .object({
+    user_id: z.uuid(),
+    username: z.string(),
+    email: z.string().nullable(),
+    firstName: z.string().nullable(),
+    lastName: z.string().nullable(),
+    role,
+    created_at: timestamp.meta({ description: 'When the user joined the workspace' }),
+  })
+  .meta({ id: 'Member' });
+
+export const organizationSchema = z
+  .object({ id: z.uuid(), name: z.string(), created_at: timestamp, updated_at: timestamp.nullable() })
+  .meta({ id: 'Organization' });
+
+export const workspaceRoutes = {
+  list: defineRoute({
+    method: 'get',
+    path: '/workspaces',
+    tag: 'workspaces',
+    summary: "The caller's workspaces (self-hosted)",
+    auth: 'user',
+    request: { query: z.object({ organization_id: z.uuid('organization_id must be a UUID').optional() }) },
+    responses: { 200: { description: 'Workspaces', schema: z.object({ workspaces: z.array(workspaceSchema) }) } },
+    errors: [gate],
+  }),
+  get: defineRoute({
+    method: 'get',
+    path: '/workspaces/:workspace_id',
+    tag: 'workspaces',
+    summary: 'One of the caller\'s workspaces (self-hosted)',
+    auth: 'user',
+    request: { params: z.object({ workspace_id: workspaceId }) },
+    responses: { 200: { description: 'The workspace', schema: workspaceSchema } },
+    errors: [gate, [404, 'Workspace not found']],
+  }),
+  members: defineRoute({
+    method: 'get',
+    path: '/workspace/members',
+    tag: 'workspaces',
+    summary: "A workspace's members (default: the caller's primary workspace)",
+    auth: 'user',
+    request: { query: z.object({ workspace_id: workspaceId.optional() }) },
+    responses: { 200: { description: 'Members, admins first', schema: z.object({ members: z.array(memberSchema), total: z.number().int() }) } },
+    errors: [gate, [404, 'Workspace not found']],
+  }),
+  access: defineRoute({
+    method: 'get',
+    path: '/workspace/settings/access',
+    tag: 'workspaces',
+    summary: 'What the caller may do in a workspace (default: their primary one)',
+    auth: 'user',
+    request: { query: z.object({ workspace_id: workspaceId.optional() }) },
+    responses: { 200: { description: 'Access', schema: z.object({ can_access: z.boolean(), can_manage: z.boolean(), role: role.nullable() }) } },
+    errors: [gate],
+  }),
+  organizations: defineRoute({
+    method: 'get',
+    path: '/organizations',
+    tag: 'workspaces',
+    summary: "The organizations of the caller's workspaces",
+    auth: 'user',
+    request: {},
+    responses: { 200: { description: 'Organizations', schema: z.object({ organizations: z.array(organizationSchema) }) } },
+    errors: [gate],
+  }),
+  organization: defineRoute({
+    method: 'get',
+    path: '/organizations/:organization_id',
+    tag: 'workspaces',
+    summary: "One organization of the caller's workspaces",
+    auth: 'user',
+    request: { params: z.object({ organization_id: z.uuid('organization_id must be a UUID') }) },
+    responses: { 200: { description: 'The organization', schema: organizationSchema } },
+    errors: [gate, [404, 'Organization not found']],
+  }),
+};
