@@ -32,7 +32,9 @@ export async function startApiProcess(env: Env, timeoutMs = 60_000): Promise<Api
 
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the API did not start within ${timeoutMs} ms: ${stderr.join('')}`)), timeoutMs);
-    void exited.then(() => reject(new Error(`the API exited during start-up: ${stderr.join('')}`)));
+    // runMain logs a fatal start-up error as JSON on stdout: show the last lines with stderr.
+    const lastLogs = () => logs.slice(-5).map((entry) => JSON.stringify(entry)).join('\n');
+    void exited.then(() => reject(new Error(`the API exited during start-up (code ${child.exitCode}, signal ${child.signalCode}): ${stderr.join('')}\n${lastLogs()}`)));
     readline.createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: Record<string, unknown>;
       try {
