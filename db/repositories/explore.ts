@@ -84,6 +84,37 @@ export interface PreviewRow {
   bounding_box?: { x: number; y: number; width: number; height: number };
 }
 
+/** A preview's user tags, as JSON (`m` is the media row). */
+const PREVIEW_TAGS_SQL = `(SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
+  FROM media_tags mt JOIN tags t ON t.version_id = mt.version_id AND t.id = mt.tag_id
+  WHERE mt.version_id = m.version_id AND mt.media_id = m.id)`;
+
+/** A row of a page query: one preview with its cluster's figures (an entity type has the counts it has). */
+interface PageRow {
+  cluster_id: string;
+  relevance: number | null;
+  n_images: number;
+  n_frames?: number;
+  n_videos?: number;
+  n_objects?: number;
+  preview: PreviewRow;
+}
+
+/** Page rows (one per preview, in page order) grouped into clusters of `type`. */
+function clustersOfRows(rows: PageRow[], type: ExploreCluster['type']): ExploreCluster[] {
+  const clusters = new Map<string, ExploreCluster>();
+  for (const row of rows) {
+    let cluster = clusters.get(row.cluster_id);
+    if (!cluster) {
+      const { cluster_id, relevance, n_images, n_frames = 0, n_videos = 0, n_objects = 0 } = row;
+      cluster = { cluster_id, type, relevance, n_images, n_frames, n_videos, n_objects, previews: [] };
+      clusters.set(row.cluster_id, cluster);
+    }
+    cluster.previews.push(row.preview);
+  }
+  return [...clusters.values()];
+}
+
 /**
  * One page of a dataset's clusters at `threshold`, counting and previewing only the media that
  * pass every filter; biggest clusters first, or nearest first when ranked by relevance. One SQL
@@ -156,9 +187,7 @@ export async function exploreClusters(
         'id', m.id, 'kind', m.kind, 'file_name', m.file_name, 'caption', m.caption, 'width', m.width,
         'height', m.height, 'thumb_sha256', m.thumb_sha256, 'relevance', ranked.distance,
         'labels', (SELECT array_agg(l.label ORDER BY l.label) FROM media_labels l WHERE l.version_id = m.version_id AND l.media_id = m.id),
-        'tags', (SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-                 FROM media_tags mt JOIN tags t ON t.version_id = mt.version_id AND t.id = mt.tag_id
-                 WHERE mt.version_id = m.version_id AND mt.media_id = m.id)) AS preview`),
+        'tags', ${PREVIEW_TAGS_SQL}) AS preview`),
     )
     .orderBy([
       { column: 'page.relevance', order: 'asc' },
@@ -167,25 +196,7 @@ export async function exploreClusters(
       { column: 'ranked.rank' },
     ]);
 
-  const clusters = new Map<string, ExploreCluster>();
-  for (const row of rows) {
-    let cluster = clusters.get(row.cluster_id);
-    if (!cluster) {
-      cluster = {
-        cluster_id: row.cluster_id,
-        type: 'IMAGES',
-        relevance: row.relevance,
-        n_images: row.n_images,
-        n_frames: row.n_frames,
-        n_videos: row.n_videos,
-        n_objects: 0,
-        previews: [],
-      };
-      clusters.set(row.cluster_id, cluster);
-    }
-    cluster.previews.push(row.preview);
-  }
-  return [...clusters.values()];
+  return clustersOfRows(rows, 'IMAGES');
 }
 
 /** The SQL of each relevance key in an objects query: the object itself, or the image it is in. */
@@ -238,9 +249,7 @@ export async function exploreObjectClusters(
         'id', m.id, 'kind', m.kind, 'file_name', m.file_name, 'caption', coalesce(o.caption, o.label), 'width', m.width,
         'height', m.height, 'thumb_sha256', m.thumb_sha256, 'relevance', ranked.distance, 'labels', ARRAY[o.label],
         'bounding_box', json_build_object('x', o.box_x, 'y', o.box_y, 'width', o.box_width, 'height', o.box_height),
-        'tags', (SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
-                 FROM media_tags mt JOIN tags t ON t.version_id = mt.version_id AND t.id = mt.tag_id
-                 WHERE mt.version_id = m.version_id AND mt.media_id = m.id)) AS preview`),
+        'tags', ${PREVIEW_TAGS_SQL}) AS preview`),
     )
     .orderBy([
       { column: 'page.relevance', order: 'asc' },
@@ -248,14 +257,5 @@ export async function exploreObjectClusters(
       { column: 'page.cluster_id' },
       { column: 'ranked.rank' },
     ]);
-  const clusters = new Map<string, ExploreCluster>();
-  for (const row of rows) {
-    let cluster = clusters.get(row.cluster_id);
-    if (!cluster) {
-      cluster = { cluster_id: row.cluster_id, type: 'OBJECTS', relevance: row.relevance, n_images: row.n_images, n_frames: 0, n_videos: 0, n_objects: row.n_objects, previews: [] };
-      clusters.set(row.cluster_id, cluster);
-    }
-    cluster.previews.push(row.preview);
-  }
-  return [...clusters.values()];
+  return clustersOfRows(rows, 'OBJECTS');
 }
