@@ -7,6 +7,7 @@ import { createReadyDataset, newDatasetWithTransaction, waitForDatasetStatus, wa
 import { evalPhotos } from '../support/evalPhotos';
 import { photo } from '../support/media';
 import { startTestStack } from '../support/testStack';
+import { loginCookie } from '../support/sessions';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 type Preview = { media_id: string; file_name: string; caption: string | null };
@@ -278,8 +279,7 @@ describe('enrichment access', () => {
     datasetId = (await createDataset(db, { name: 'ready', ownerId: alice.id, workspaceId, status: 'READY' })).id;
     await addDatasetMember(db, datasetId, bob.id, 'viewer');
     for (const name of ['alice', 'bob', 'carol']) {
-      const response = await stack.request.post('/api/v1/auth/login').send({ email: `${name}@example.com`, password }).expect(200);
-      cookies[name] = (response.headers['set-cookie'] as unknown as string[]).find((cookie) => cookie.startsWith('SESSION='))!.split(';')[0];
+      cookies[name] = await loginCookie(stack, `${name}@example.com`, password);
     }
   });
   afterAll(() => stack.close());

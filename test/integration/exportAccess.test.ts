@@ -4,6 +4,7 @@ import { Organization, Workspace } from '../../db/models';
 import { eventually } from '../support/media';
 import { startTestStack } from '../support/testStack';
 import { readZip } from '../support/zip';
+import { loginCookie } from '../support/sessions';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 
@@ -28,8 +29,7 @@ describe('export access', () => {
     datasetId = (await createDataset(db, { name: 'empty but ready', ownerId: alice.id, workspaceId, status: 'READY' })).id;
     await addDatasetMember(db, datasetId, bob.id, 'viewer');
     for (const name of ['alice', 'bob', 'carol', 'dave']) {
-      const response = await stack.request.post('/api/v1/auth/login').send({ email: `${name}@example.com`, password }).expect(200);
-      cookies[name] = (response.headers['set-cookie'] as unknown as string[]).find((cookie) => cookie.startsWith('SESSION='))!.split(';')[0];
+      cookies[name] = await loginCookie(stack, `${name}@example.com`, password);
     }
   });
   afterAll(() => stack.close());

@@ -2,6 +2,7 @@ import { createDataset } from '../../db/repositories/datasets';
 import { createUser } from '../../db/repositories/users';
 import { Organization, Workspace } from '../../db/models';
 import { startTestApi, type TestApi } from '../support/testStack';
+import { loginCookie } from '../support/sessions';
 
 const password = 'correct horse battery';
 
@@ -26,8 +27,7 @@ describe('sharing a dataset', () => {
     await createUser(db, { email: 'stranger@example.com', password, workspaceId: elsewhere.id, workspaceRole: 'admin' });
     datasetId = (await createDataset(db, { name: 'pets', ownerId: owner.id, workspaceId, status: 'READY' })).id;
     for (const name of ['owner', 'vera', 'eddie', 'colleague', 'stranger']) {
-      const response = await api.request.post('/api/v1/auth/login').send({ email: `${name}@example.com`, password }).expect(200);
-      cookies[name] = (response.headers['set-cookie'] as unknown as string[]).find((cookie) => cookie.startsWith('SESSION='))!.split(';')[0];
+      cookies[name] = await loginCookie(api, `${name}@example.com`, password);
     }
   });
   afterAll(() => api.close());

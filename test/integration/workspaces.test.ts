@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Organization, Workspace } from '../../db/models';
 import { createUser } from '../../db/repositories/users';
 import { startTestApi, type TestApi } from '../support/testStack';
+import { loginCookie } from '../support/sessions';
 
 const password = 'correct horse battery';
 const paths = ['/api/v1/workspaces', '/api/v1/workspace/members', '/api/v1/workspace/settings/access', '/api/v1/organizations'];
@@ -26,11 +27,9 @@ describe('workspaces and organizations', () => {
     elsewhere = { workspace: other.id, organization: organization.id };
     await createUser(db, { email: 'carol@example.com', password, workspaceId: other.id, workspaceRole: 'admin' });
     for (const name of ['alice', 'bob', 'carol']) {
-      const response = await api.request.post('/api/v1/auth/login').send({ email: `${name}@example.com`, password }).expect(200);
-      cookies[name] = (response.headers['set-cookie'] as unknown as string[]).find((cookie) => cookie.startsWith('SESSION='))!.split(';')[0];
+      cookies[name] = await loginCookie(api, `${name}@example.com`, password);
     }
-    const admin = await api.request.post('/api/v1/auth/login').send({ email: api.deps.defaultUser.email, password }).expect(200);
-    cookies.admin = (admin.headers['set-cookie'] as unknown as string[]).find((cookie) => cookie.startsWith('SESSION='))!.split(';')[0];
+    cookies.admin = await loginCookie(api, api.deps.defaultUser.email, password);
   });
   afterAll(() => api.close());
 
