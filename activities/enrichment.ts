@@ -40,6 +40,7 @@ import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { clipCollection, conceptCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { EnrichmentInput } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
+import { encodeImageBlobs } from './embedding';
 import { createProgressReporter, type TaskRef } from './progress';
 import { vectorNeighbours } from './vectorNeighbours';
 
@@ -155,13 +156,13 @@ export function createEnrichmentInferenceActivities(deps: {
   /** The classes stored at indexing, or (for media indexed before they were kept) one forward pass now. */
   async function withClasses(version: DatasetVersion, batch: MediaToEnrich[]): Promise<Array<MediaToEnrich & { classes: PredictedClass[] }>> {
     const missing = batch.filter((media) => !media.predicted_classes);
+    const computed = new Map<string, PredictedClass[]>();
     if (missing.length > 0 && encoder.hasClassifier) {
-      const encoded = await encoder.encodeAndClassify(await Promise.all(missing.map((media) => store.get(blobKey(media.blob_sha256)))));
-      const rows = missing.map((media, i) => ({ id: media.id, classes: encoded[i].classes }));
-      await savePredictedClasses(db, version.id, rows);
-      rows.forEach((row, i) => (missing[i].predicted_classes = row.classes));
+      const encoded = await encodeImageBlobs(store, encoder, missing.map((media) => media.blob_sha256));
+      missing.forEach((media, i) => computed.set(media.id, encoded[i].classes));
+      await savePredictedClasses(db, version.id, [...computed].map(([id, classes]) => ({ id, classes })));
     }
-    return batch.map((media) => ({ ...media, classes: media.predicted_classes ?? [] }));
+    return batch.map((media) => ({ ...media, classes: media.predicted_classes ?? computed.get(media.id) ?? [] }));
   }
 
   /** Work a model does once per run, before its batches. */

@@ -27,14 +27,14 @@ export async function semanticRelevance(
   maxDistance?: number,
 ): Promise<Relevance> {
   const encoder = await deps.textEncoder();
-  const [query] = await encoder.encode([text]);
-  const version = await headVersion(deps.db, dataset.id);
+  const multimodal = (await headVersion(deps.db, dataset.id)).enrichment_models.MULTIMODEL_IMAGE_ENCODING;
+  const concepts = multimodal === MODEL_IDS.conceptEncoder;
+  // One encoder call: the query, and for concept search the query phrased as the terms are and the bare template.
+  const [query, phrased, template] = await encoder.encode(concepts ? [text, conceptQuery(text), CONCEPT_TEMPLATE] : [text]);
   const searches: Array<{ key: 'id' | 'caption_key' | 'concept_key'; collection: string; query: Float32Array; weight: number; rescale?: number }> = [
     { key: 'caption_key', collection: captionCollection(dataset.vector_space_id), query, weight: CAPTION_WEIGHT },
   ];
-  const multimodal = version.enrichment_models.MULTIMODEL_IMAGE_ENCODING;
-  if (multimodal === MODEL_IDS.conceptEncoder) {
-    const [phrased, template] = await encoder.encode([conceptQuery(text), CONCEPT_TEMPLATE]);
+  if (concepts) {
     const shared = phrased.reduce((sum, value, i) => sum + value * template[i], 0);
     searches.push({ key: 'concept_key', collection: conceptCollection(dataset.vector_space_id), query: phrased, weight: CONCEPT_WEIGHT, rescale: shared });
   }
