@@ -4,7 +4,6 @@ import {
   ADMIN_REALM_ROLES,
   createUser,
   deleteUserTransferring,
-  demoteOtherAdmins,
   isSingleWorkspace,
   findUserByIdOrSubject,
   isLastAdmin,
@@ -16,6 +15,7 @@ import {
 import { deleteUserSessions } from '../db/repositories/sessions';
 import { IdentityProviderError, type IdpSession, type IdpUser, type KeycloakAdmin } from '../lib/identity/keycloakAdmin';
 import { conflict, forbidden, invalid, notFound } from '../lib/errors';
+import { applyAdminRoleChanges, demoteOtherAdminsOf } from './adminRealmRoles';
 import { NO_EMAIL_DOMAIN } from './identity';
 
 /** A user as the user-management endpoints show it: the provider's record, its realm roles, the latest activity. */
@@ -117,7 +117,9 @@ export async function createManagedUser(deps: UserManagementDeps, input: NewMana
         realmRoles,
         idpSubject: idpId,
       });
-      if (input.workspaceRole === 'admin' && (await isSingleWorkspace(trx))) await demoteAdmins(deps, trx, workspaceId, user.id);
+      if (input.workspaceRole === 'admin' && (await isSingleWorkspace(trx))) {
+        await applyAdminRoleChanges(trx, deps.idp, await demoteOtherAdminsOf(trx, workspaceId, user.id));
+      }
     });
   } catch (error) {
     await deps.idp.deleteUser(idpId).catch((rollback: unknown) => {
@@ -126,16 +128,6 @@ export async function createManagedUser(deps: UserManagementDeps, input: NewMana
     throw error;
   }
   return getManagedUser(deps, idpId);
-}
-
-/** Single-workspace mode keeps one admin: the others become editors without the admin realm roles, logged out everywhere. */
-async function demoteAdmins(deps: UserManagementDeps, db: Db, workspaceId: string, keptUserId: string): Promise<void> {
-  for (const demoted of await demoteOtherAdmins(db, workspaceId, keptUserId)) {
-    await deleteUserSessions(db, demoted.id);
-    if (!demoted.idp_subject) continue;
-    await atProvider(deps.idp.removeRealmRoles(demoted.idp_subject, ADMIN_REALM_ROLES));
-    await atProvider(deps.idp.logoutUser(demoted.idp_subject));
-  }
 }
 
 /**

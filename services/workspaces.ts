@@ -15,9 +15,14 @@ export function requireSelfHostedAuth(settings: { runMode: 'CLOUD' | 'ONPREM'; d
 
 export const workspaceNotFound = () => notFound('Workspace not found');
 
+/** The workspace a request names, or else the caller's primary one (undefined when they have none). */
+export async function namedOrPrimaryWorkspaceId(db: Db, user: User, workspaceId?: string): Promise<string | undefined> {
+  return workspaceId ?? (await primaryWorkspaceRole(db, user.id))?.workspaceId;
+}
+
 /** The workspace `workspaceId` of the caller, or their primary one. */
-async function requireWorkspace(db: Db, user: User, workspaceId?: string): Promise<WorkspaceRow> {
-  const id = workspaceId ?? (await primaryWorkspaceRole(db, user.id))?.workspaceId;
+export async function requireWorkspace(db: Db, user: User, workspaceId?: string): Promise<WorkspaceRow> {
+  const id = await namedOrPrimaryWorkspaceId(db, user, workspaceId);
   const [workspace] = id ? await memberWorkspaces(db, user.id, { workspaceId: id }) : [];
   if (!workspace) throw workspaceNotFound();
   return workspace;
@@ -37,7 +42,7 @@ export async function listMembers(db: Db, user: User, workspaceId?: string): Pro
 
 /** What the caller may do in a workspace; a workspace they are not in is no error here, just no access. */
 export async function workspaceAccess(db: Db, user: User, workspaceId?: string): Promise<{ can_access: boolean; can_manage: boolean; role: WorkspaceRow['role'] | null }> {
-  const id = workspaceId ?? (await primaryWorkspaceRole(db, user.id))?.workspaceId;
+  const id = await namedOrPrimaryWorkspaceId(db, user, workspaceId);
   const [workspace] = id ? await memberWorkspaces(db, user.id, { workspaceId: id }) : [];
   return { can_access: Boolean(workspace), can_manage: workspace?.role === 'admin', role: workspace?.role ?? null };
 }

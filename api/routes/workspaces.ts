@@ -2,6 +2,8 @@ import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import type { MemberRow, OrganizationRow, WorkspaceRow } from '../../db/repositories/workspaces';
 import type { Config } from '../../lib/config';
+import { createKeycloakAdmin } from '../../lib/identity/keycloakAdmin';
+import { changeMemberRole } from '../../services/memberRoles';
 import { getOrganization, getWorkspace, listMembers, listOrganizations, listWorkspaces, requireSelfHostedAuth, workspaceAccess } from '../../services/workspaces';
 import { isoTime } from '../presenters/time';
 import { mount } from '../routeSpec';
@@ -39,11 +41,12 @@ const presentOrganization = (organization: OrganizationRow) => ({
   updated_at: isoTime(organization.updated_at),
 });
 
-/** Workspaces, members, access settings and organizations (self-hosted; 403 unless ONPREM with auth). */
+/** Workspaces, members and their roles, access settings and organizations (self-hosted; 403 unless ONPREM with auth). */
 export function createWorkspacesRouter(deps: { db: Db; config: Config }): Router<ApiState> {
   const router = new Router<ApiState>();
   const { db } = deps;
   const gate = () => requireSelfHostedAuth(deps.config);
+  const roles = { db, idp: deps.config.oidc ? createKeycloakAdmin(deps.config.oidc) : undefined };
 
   mount(router, workspaceRoutes.list, async (ctx) => {
     gate();
@@ -59,6 +62,12 @@ export function createWorkspacesRouter(deps: { db: Db; config: Config }): Router
     gate();
     const members = await listMembers(db, ctx.state.user, ctx.state.input.query.workspace_id);
     ctx.body = { members: members.map(presentMember), total: members.length };
+  });
+
+  mount(router, workspaceRoutes.changeRole, async (ctx) => {
+    gate();
+    const { params, body } = ctx.state.input;
+    ctx.body = presentMember(await changeMemberRole(roles, ctx.state.user, params.member_user_id, body.role, body.workspace_id));
   });
 
   mount(router, workspaceRoutes.access, async (ctx) => {

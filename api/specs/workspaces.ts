@@ -67,6 +67,29 @@ export const workspaceRoutes = {
     responses: { 200: { description: 'Members, admins first', schema: z.object({ members: z.array(memberSchema), total: z.number().int() }) } },
     errors: [gate, [404, 'Workspace not found']],
   }),
+  changeRole: defineRoute({
+    method: 'put',
+    path: '/workspace/members/:member_user_id/role',
+    tag: 'workspaces',
+    summary: "Changes a member's role in a workspace (default: the caller's primary one); admins only",
+    description:
+      'Promoting to admin in single-workspace mode makes every other admin (the caller too) an editor without the admin realm roles; ' +
+      'whoever gains or loses the admin role gets or loses the admin realm roles at the identity provider and is logged out there and in the service. ' +
+      "Demoting to viewer gives the member's datasets in the workspace to the caller and lowers their owner and editor roles on its datasets to viewer. " +
+      'The role a member already has changes nothing.',
+    auth: 'user',
+    request: {
+      params: z.object({ member_user_id: z.uuid('member_user_id must be a UUID') }),
+      body: z.object({ role: z.enum(['admin', 'editor', 'viewer'], 'role must be admin, editor or viewer'), workspace_id: workspaceId.optional() }),
+    },
+    responses: { 200: { description: 'The member with the new role', schema: memberSchema } },
+    errors: [
+      [400, 'Changing your own role'],
+      [403, 'Not ONPREM with authentication enabled, or the caller is not an admin of the workspace'],
+      [404, 'Workspace or member not found'],
+      [503, 'The identity provider is unreachable (nothing changed)'],
+    ],
+  }),
   access: defineRoute({
     method: 'get',
     path: '/workspace/settings/access',

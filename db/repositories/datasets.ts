@@ -67,6 +67,31 @@ export async function addDatasetMember(db: Db, datasetId: string, userId: string
   await DatasetMember.query(db).insert({ dataset_id: datasetId, user_id: userId, role }).onConflict(['dataset_id', 'user_id']).merge();
 }
 
+/**
+ * Gives the datasets `fromUserId` owns (all, or those of one workspace) to `toUserId`, with the owner
+ * role on them. The former owner's membership row stays as it was: the caller decides what it becomes.
+ */
+export async function transferOwnedDatasets(db: Db, fromUserId: string, toUserId: string, workspaceId?: string): Promise<void> {
+  const owned = db('datasets').where({ owner_id: fromUserId });
+  if (workspaceId) owned.where({ workspace_id: workspaceId });
+  const ids: string[] = await owned.clone().pluck('id');
+  if (ids.length === 0) return;
+  await db('datasets').whereIn('id', ids).update({ owner_id: toUserId, updated_at: db.fn.now() });
+  await db('dataset_members')
+    .insert(ids.map((datasetId) => ({ dataset_id: datasetId, user_id: toUserId, role: 'owner' })))
+    .onConflict(['dataset_id', 'user_id'])
+    .merge({ role: 'owner' });
+}
+
+/** Lowers the user's owner and editor roles on the datasets of a workspace to viewer. */
+export async function lowerDatasetRolesToViewer(db: Db, userId: string, workspaceId: string): Promise<void> {
+  await db('dataset_members')
+    .where({ user_id: userId })
+    .whereIn('role', ['owner', 'editor'])
+    .whereIn('dataset_id', db('datasets').where({ workspace_id: workspaceId }).select('id'))
+    .update({ role: 'viewer' });
+}
+
 /** The dataset's members with their roles: the owner first, then by email. */
 export async function listDatasetMembers(db: Db, datasetId: string): Promise<Array<{ user_id: string; email: string; role: DatasetRole }>> {
   return db('dataset_members as dm')

@@ -1,6 +1,7 @@
 import type { Db } from '../connection';
 import { Organization, User, Workspace, WorkspaceMember, type WorkspaceRole } from '../models';
 import { hashPassword, verifyPassword } from '../../lib/auth/passwords';
+import { transferOwnedDatasets } from './datasets';
 
 export const ADMIN_REALM_ROLES = ['manage-users', 'view-users', 'query-users', 'query-groups'];
 
@@ -164,14 +165,7 @@ export async function isLastAdmin(db: Db, userId: string): Promise<boolean> {
  * and notifications go with the user.
  */
 export async function deleteUserTransferring(db: Db, userId: string, heirId: string): Promise<void> {
-  const owned = await db('datasets').where({ owner_id: userId }).pluck('id');
-  await db('datasets').where({ owner_id: userId }).update({ owner_id: heirId, updated_at: db.fn.now() });
-  for (const datasetId of owned) {
-    await db('dataset_members')
-      .insert({ dataset_id: datasetId, user_id: heirId, role: 'owner' })
-      .onConflict(['dataset_id', 'user_id'])
-      .merge({ role: 'owner' });
-  }
+  await transferOwnedDatasets(db, userId, heirId);
   await db('tasks').where({ created_by: userId }).update({ created_by: heirId });
   await db('upload_transactions').where({ created_by: userId }).update({ created_by: heirId });
   await db('saved_views').where({ created_by: userId }).update({ created_by: heirId });

@@ -33,13 +33,29 @@ export interface MemberRow {
   created_at: Date;
 }
 
-/** A workspace's members, admins first, then by username. */
-export async function workspaceMembers(db: Db, workspaceId: string): Promise<MemberRow[]> {
-  return db('workspace_members as wm')
+/** A workspace's members (or the one member `userId`), admins first, then by username. */
+export async function workspaceMembers(db: Db, workspaceId: string, userId?: string): Promise<MemberRow[]> {
+  const query = db('workspace_members as wm')
     .join('users as u', 'u.id', 'wm.user_id')
     .where('wm.workspace_id', workspaceId)
     .orderByRaw(`array_position(ARRAY['admin','editor','viewer'], wm.role::text), u.username`)
     .select('wm.user_id', 'u.username', 'u.email', 'u.first_name', 'u.last_name', 'wm.role', 'wm.created_at');
+  if (userId) query.where('wm.user_id', userId);
+  return query;
+}
+
+/** Holds the workspace's row until the transaction ends, so its role changes happen one at a time. */
+export async function lockWorkspace(trx: Db, workspaceId: string): Promise<void> {
+  await trx('workspaces').where({ id: workspaceId }).forUpdate().select('id');
+}
+
+export async function setMemberRole(db: Db, workspaceId: string, userId: string, role: WorkspaceRole): Promise<void> {
+  await db('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).update({ role });
+}
+
+/** Whether the user is an admin of any workspace. */
+export async function isAdminAnywhere(db: Db, userId: string): Promise<boolean> {
+  return (await db('workspace_members').where({ user_id: userId, role: 'admin' }).first('workspace_id')) !== undefined;
 }
 
 export interface OrganizationRow {
