@@ -13,6 +13,7 @@ import {
   usersOfSubjects,
 } from '../db/repositories/users';
 import { deleteUserSessions } from '../db/repositories/sessions';
+import { lockWorkspace } from '../db/repositories/workspaces';
 import { IdentityProviderError, type IdpSession, type IdpUser, type KeycloakAdmin } from '../lib/identity/keycloakAdmin';
 import { conflict, forbidden, invalid, notFound } from '../lib/errors';
 import { applyAdminRoleChanges, demoteOtherAdminsOf } from './adminRealmRoles';
@@ -106,6 +107,8 @@ export async function createManagedUser(deps: UserManagementDeps, input: NewMana
   try {
     await atProvider(deps.idp.addRealmRoles(idpId, realmRoles));
     await deps.db.transaction(async (trx) => {
+      // A new admin and a role change (services/memberRoles.ts) must not interleave their demotions.
+      if (input.workspaceRole === 'admin') await lockWorkspace(trx, workspaceId);
       const user = await createUser(trx, {
         email: email ?? `${input.username.toLowerCase()}@${NO_EMAIL_DOMAIN}`,
         username: input.username,

@@ -6,7 +6,7 @@ import { createKeycloakAdmin } from '../../../lib/identity/keycloakAdmin';
 import { createCookieJar, loginFormAction } from '../../support/cookieJar';
 import { startIdentityStack, type IdentityStack } from '../../support/identityStack';
 import { createKeycloakUser, waitForTestKeycloak, type TestKeycloak } from '../../support/keycloak';
-import { sdkToken } from '../../support/sdkToken';
+import { bearerOf } from '../../support/sessions';
 import { startTestApi, type TestApi } from '../../support/testStack';
 
 /** User management (spec "User management (self-hosted)") over the run's real Keycloak, through its Admin REST API. */
@@ -58,10 +58,7 @@ describe('user management through Keycloak', () => {
     }
     const cloud = await startTestApi({ RUN_MODE: 'CLOUD', SECRET_KEY: 'test-secret-key-that-is-long-enough-123', ADMIN_PASSWORD: 'admin-password-1' });
     try {
-      const login = await cloud.request.post('/api/v1/auth/login').send({ email: 'admin@localhost.localdomain', password: 'admin-password-1' }).expect(200);
-      const cookie = (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
-      const { api_key, api_secret } = (await cloud.request.get('/api/v1/api_credentials').set('Cookie', cookie).expect(200)).body;
-      const bearer = `Bearer ${await sdkToken(api_key, api_secret)}`;
+      const bearer = await bearerOf(cloud, 'admin@localhost.localdomain', 'admin-password-1');
       expect((await cloud.request.get(USERS).set('Authorization', bearer).expect(403)).body).toEqual({
         detail: 'User management exists only with RUN_MODE=ONPREM and authentication enabled',
       });

@@ -5,6 +5,7 @@ import { Organization, User, Workspace } from '../../../db/models';
 import { createKeycloakAdmin, type KeycloakAdmin } from '../../../lib/identity/keycloakAdmin';
 import { changeMemberRole } from '../../../services/memberRoles';
 import { createCookieJar } from '../../support/cookieJar';
+import { bearerOf } from '../../support/sessions';
 import { startIdentityStack, type IdentityStack } from '../../support/identityStack';
 import { createKeycloakUser, waitForTestKeycloak, type TestKeycloak } from '../../support/keycloak';
 import { startTestApi, type TestApi } from '../../support/testStack';
@@ -62,16 +63,25 @@ describe('workspace member role changes', () => {
   const providerRoles = async (subject: string) => (await idp().realmRoles(subject)).sort();
   const signedIn = (cookie: string) => api.request.get('/api/v1/workspace/settings/access').set('Cookie', cookie);
 
-  it('answers 403 outside ONPREM with authentication', async () => {
-    const open = await startTestApi();
-    try {
-      const someone = (await createUser(open.deps.db, { email: 'someone@example.com', workspaceId: (await Workspace.query(open.deps.db).first())!.id, workspaceRole: 'editor' })).id;
-      expect((await open.request.put(roleOf(someone)).send({ role: 'viewer' }).expect(403)).body).toEqual({
-        detail: 'Workspaces exist only with RUN_MODE=ONPREM and authentication enabled',
-      });
-      expect(await open.deps.db('workspace_members').where({ user_id: someone }).first()).toMatchObject({ role: 'editor' });
-    } finally {
-      await open.close();
+  it('answers 403 outside ONPREM with authentication (auth off, CLOUD), changing nothing', async () => {
+    const outside: Array<[Record<string, string>, (other: TestApi) => Promise<Record<string, string>>]> = [
+      [{}, async () => ({})],
+      [
+        { RUN_MODE: 'CLOUD', SECRET_KEY: 'test-secret-key-that-is-long-enough-123', ADMIN_PASSWORD: 'admin-password-1' },
+        async (other) => ({ Authorization: await bearerOf(other, 'admin@localhost.localdomain', 'admin-password-1') }),
+      ],
+    ];
+    for (const [env, headers] of outside) {
+      const other = await startTestApi(env);
+      try {
+        const someone = (await createUser(other.deps.db, { email: 'someone@example.com', workspaceId: (await Workspace.query(other.deps.db).first())!.id, workspaceRole: 'editor' })).id;
+        expect((await other.request.put(roleOf(someone)).set(await headers(other)).send({ role: 'viewer' }).expect(403)).body).toEqual({
+          detail: 'Workspaces exist only with RUN_MODE=ONPREM and authentication enabled',
+        });
+        expect(await other.deps.db('workspace_members').where({ user_id: someone }).first()).toMatchObject({ role: 'editor' });
+      } finally {
+        await other.close();
+      }
     }
   });
 
