@@ -1,12 +1,13 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { countPendingEmbedding, markCaptionsEmbedded, markEmbedded, nextCaptionsToEmbed, nextPendingEmbedding } from '../db/repositories/media';
+import { countPendingEmbedding, markCaptionsEmbedded, markEmbedded, nextCaptionsToEmbed, nextPendingEmbedding, type UploadRange } from '../db/repositories/media';
 import { headVersion, type DatasetVersion } from '../db/repositories/versions';
 import { imagePixels, type EncodedImage, type ImageEncoder } from '../lib/ml/imageEncoder';
 import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import { captionCollection, imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
-import { createProgressReporter, type TaskRef } from './progress';
+import type { ChunkStep } from '../workflows/contracts';
+import { createChunkProgressReporter, createProgressReporter, type ProgressReporter, type TaskRef } from './progress';
 
 const EMBED_BATCH = 16;
 
@@ -59,38 +60,51 @@ export function createEmbeddingActivities(deps: {
     }
   }
 
+  /** Embeds the version's images and frames without a vector (of the files in `range` only, when given). */
+  async function embedPendingMedia(version: DatasetVersion, report: ProgressReporter, range?: UploadRange): Promise<number> {
+    const context = Context.current();
+    const collection = imageCollection(version.vector_space_id);
+    await vectors.ensureCollection(collection, encoder.dim);
+    const total = await countPendingEmbedding(db, version.id, range);
+    let embedded = 0;
+    for (;;) {
+      context.heartbeat({ embedded });
+      if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
+      const batch = await nextPendingEmbedding(db, version.id, EMBED_BATCH, range);
+      if (batch.length === 0) break;
+      const encoded = await encodeImageBlobs(store, encoder, batch.map((media) => media.blob_sha256));
+      await vectors.upsert(collection, batch.map((media, i) => ({ id: media.id, vector: encoded[i].vector })));
+      const predictedClasses = (i: number) => (encoder.hasClassifier ? encoded[i].classes : null);
+      await markEmbedded(db, version.id, batch.map((media, i) => ({ id: media.id, predictedClasses: predictedClasses(i) })));
+      // Model inputs are only kept from the ingest to here; a later re-embedding decodes the original.
+      await Promise.all(batch.map((media) => store.delete(modelInputKey(media.blob_sha256, encoder.input))));
+      embedded += batch.length;
+      await report(embedded, total);
+    }
+    await report(embedded, total, true);
+    return embedded;
+  }
+
   return {
     /** Embeds captions that changed since they were last embedded, for semantic search. */
     async embedCaptions(ref: { datasetId: string }): Promise<{ embedded: number }> {
       return { embedded: await embedPendingCaptions(await headVersion(db, ref.datasetId)) };
     },
 
+    /** Embeds the images and frames of one chunk's files (the second half of the chunk's work). */
+    async embedChunk(step: ChunkStep): Promise<{ embedded: number }> {
+      const version = await headVersion(db, step.datasetId);
+      const report = createChunkProgressReporter(db, step, 'second', 'Embedding');
+      return { embedded: await embedPendingMedia(version, report, step.chunk) };
+    },
+
+    /** Embeds whatever media of the dataset still has no vector (a sweep after the chunks), then pending captions. */
     async embedDatasetMedia(ref: TaskRef): Promise<{ embedded: number }> {
-      const context = Context.current();
       const version = await headVersion(db, ref.datasetId);
-      const collection = imageCollection(version.vector_space_id);
-      await vectors.ensureCollection(collection, encoder.dim);
-      const total = await countPendingEmbedding(db, version.id);
-      const report = createProgressReporter(db, ref, 'embed', 'Embedding');
-      let embedded = 0;
-      for (;;) {
-        context.heartbeat({ embedded });
-        if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-        const batch = await nextPendingEmbedding(db, version.id, EMBED_BATCH);
-        if (batch.length === 0) break;
-        const encoded = await encodeImageBlobs(store, encoder, batch.map((media) => media.blob_sha256));
-        await vectors.upsert(collection, batch.map((media, i) => ({ id: media.id, vector: encoded[i].vector })));
-        const predictedClasses = (i: number) => (encoder.hasClassifier ? encoded[i].classes : null);
-        await markEmbedded(db, version.id, batch.map((media, i) => ({ id: media.id, predictedClasses: predictedClasses(i) })));
-        // Model inputs are only kept from the ingest to here; a later re-embedding decodes the original.
-        await Promise.all(batch.map((media) => store.delete(modelInputKey(media.blob_sha256, encoder.input))));
-        embedded += batch.length;
-        await report(embedded, total);
-      }
+      const embedded = await embedPendingMedia(version, createProgressReporter(db, ref, 'index', 'Embedding'));
       // Captions waiting for a vector (set by an import whose embedding failed, or by an upgrade) come along.
       // This also makes the caption collection, so searches never have to create it.
       await embedPendingCaptions(version);
-      await report(embedded, total, true);
       return { embedded };
     },
   };

@@ -1,15 +1,16 @@
 import { Context } from '@temporalio/activity';
+import pLimit from 'p-limit';
 import type { Db } from '../db/connection';
-import { pendingUploads, transactionFiles, type UploadedFile } from '../db/repositories/ingestion';
-import { ingestedUploadIds, insertMediaWithIssues, type NewMedia } from '../db/repositories/media';
+import { chunkFiles, planFileChunks, type UploadedFile } from '../db/repositories/ingestion';
+import { ingestedUploadIds, insertMediaGroups, type MediaGroup, type NewMedia } from '../db/repositories/media';
 import { headVersion } from '../db/repositories/versions';
 import { analyzeImage, UndecodableMediaError, type ImageFacts, type ModelInputSpec } from '../lib/media/imageAnalysis';
 import { extractFrames, probeVideo, type VideoTools } from '../lib/media/video';
 import { pixelIssues, type Issue } from '../lib/quality/imageIssues';
 import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectStore';
 import { sha256Hex } from '../lib/sha256';
-import type { DatasetCreationInput } from '../workflows/contracts';
-import { createProgressReporter, type TaskRef } from './progress';
+import type { ChunkPlan, ChunkStep, FileSelection } from '../workflows/contracts';
+import { createChunkProgressReporter } from './progress';
 
 export interface IngestDeps {
   db: Db;
@@ -19,6 +20,10 @@ export interface IngestDeps {
   frames: { everyMs: number; maxFrames: number };
   /** The image model's input spec: the ingest's one decode also makes the model input and stores it for the embedding stage. */
   modelInput?: ModelInputSpec;
+  /** Files per chunk, and chunks of one run in flight at once (INDEX_CHUNK_SIZE, INDEX_CHUNK_CONCURRENCY). */
+  chunks: { size: number; concurrency: number };
+  /** Files one chunk activity decodes at once. */
+  decodeConcurrency: number;
 }
 
 async function storeBytes(store: ObjectStore, bytes: Buffer): Promise<string> {
@@ -45,28 +50,35 @@ function imageColumns(facts: ImageFacts, thumbSha256: string) {
   };
 }
 
+/** Decoded groups are written in one transaction per this many files. */
+const WRITE_BATCH = 32;
+/** Chunks one planning call returns: one window of a MEDIA_CHUNKS run. */
+export const CHUNKS_PER_WINDOW = 64;
+
+const brokenIssue = (error: Error): Issue[] => [{ type: 'broken', confidence: 1, details: { reason: error.message } }];
+
 /**
- * Turns the uploaded files of a transaction into media: decoded and validated (sharp / ffprobe),
+ * Turns uploaded files into media, a chunk at a time: decoded and validated (sharp / ffprobe),
  * thumbnails, pixel-quality issues, and sampled frames for videos. A file that cannot be decoded
  * becomes a media item with the issue `broken`. Files that already have media (an earlier attempt
- * got that far) are skipped, so a retried or resumed run never duplicates media.
+ * got that far) are skipped, so a retried or resumed chunk never duplicates media.
  */
 export function createIngestActivities(deps: IngestDeps) {
   const { db, store } = deps;
 
-  async function ingestImage(versionId: string, file: UploadedFile, base: NewMedia): Promise<void> {
+  async function ingestImage(file: UploadedFile, base: NewMedia): Promise<MediaGroup> {
     try {
       const facts = await store.withLocalFile(blobKey(file.blob_sha256), (local) => analyzeImage(local, deps.modelInput));
       const thumb = await storeBytes(store, facts.thumbnail);
       await storeModelInput(store, file.blob_sha256, facts, deps.modelInput);
-      await insertMediaWithIssues(db, versionId, [{ ...base, ...imageColumns(facts, thumb) }], [pixelIssues(facts)]);
+      return { rows: [{ ...base, ...imageColumns(facts, thumb) }], issues: [pixelIssues(facts)] };
     } catch (error) {
       if (!(error instanceof UndecodableMediaError)) throw error;
-      await insertMediaWithIssues(db, versionId, [base], [[{ type: 'broken', confidence: 1, details: { reason: error.message } }]]);
+      return { rows: [base], issues: [brokenIssue(error)] };
     }
   }
 
-  async function ingestVideo(versionId: string, file: UploadedFile, base: NewMedia): Promise<void> {
+  async function ingestVideo(file: UploadedFile, base: NewMedia): Promise<MediaGroup> {
     try {
       const { info, frames } = await store.withLocalFile(blobKey(file.blob_sha256), async (local) => {
         const info = await probeVideo(deps.video, local);
@@ -101,50 +113,62 @@ export function createIngestActivities(deps: IngestDeps) {
         height: info.height,
         duration_ms: info.durationMs,
       };
-      await insertMediaWithIssues(db, versionId, [video, ...frameRows], [[], ...frameIssues]);
+      return { rows: [video, ...frameRows], issues: [[], ...frameIssues] };
     } catch (error) {
       if (!(error instanceof UndecodableMediaError)) throw error;
-      await insertMediaWithIssues(db, versionId, [base], [[{ type: 'broken', confidence: 1, details: { reason: error.message } }]]);
+      return { rows: [base], issues: [brokenIssue(error)] };
     }
   }
 
-  /** Turns `files` into media of batch `batchId`, skipping files that already have media. */
-  async function ingestFiles(ref: TaskRef & { batchId: string }, files: UploadedFile[]): Promise<{ files: number; ingested: number }> {
-    const context = Context.current();
-    const version = await headVersion(db, ref.datasetId);
-    const done = await ingestedUploadIds(db, version.id);
-    const report = createProgressReporter(db, ref, 'ingest', 'Decoding media');
-    let ingested = 0;
-    for (const [index, file] of files.entries()) {
-      context.heartbeat({ index });
-      if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-      if (done.has(file.id)) continue;
-      const base: NewMedia = {
-        kind: file.media_kind,
-        uploaded_file_id: file.id,
-        batch_id: ref.batchId,
-        file_name: file.file_name,
-        blob_sha256: file.blob_sha256,
-        size_bytes: Number(file.size_bytes),
-      };
-      if (file.media_kind === 'IMAGE') await ingestImage(version.id, file, base);
-      else await ingestVideo(version.id, file, base);
-      ingested++;
-      await report(index + 1, files.length);
-    }
-    await report(files.length, files.length, true);
-    return { files: files.length, ingested };
+  function ingestFile(batchId: string, file: UploadedFile): Promise<MediaGroup> {
+    const base: NewMedia = {
+      kind: file.media_kind,
+      uploaded_file_id: file.id,
+      batch_id: batchId,
+      file_name: file.file_name,
+      blob_sha256: file.blob_sha256,
+      size_bytes: Number(file.size_bytes),
+    };
+    return file.media_kind === 'IMAGE' ? ingestImage(file, base) : ingestVideo(file, base);
   }
 
   return {
-    /** The files of one upload transaction (a creation or an add_media batch). */
-    async ingestUploadedFiles(input: DatasetCreationInput): Promise<{ files: number; ingested: number }> {
-      return ingestFiles(input, await transactionFiles(db, input.transactionId));
+    /** The next window of chunks of the selected files after `after`, and how many per run are in flight. */
+    async planMediaChunks(input: { files: FileSelection; after: string | null; chunksDone: number }): Promise<ChunkPlan> {
+      const { ends, remaining } = await planFileChunks(db, input.files, input.after, deps.chunks.size, CHUNKS_PER_WINDOW);
+      const chunks = ends.map((last, i) => ({ after: i === 0 ? input.after : ends[i - 1], last, ordinal: input.chunksDone + i }));
+      return { chunks, remaining, concurrency: deps.chunks.concurrency };
     },
 
-    /** Every received file of the dataset that has no media yet (left by a failed batch), as batch `batchId`. */
-    async ingestPendingUploads(ref: TaskRef & { batchId: string }): Promise<{ files: number; ingested: number }> {
-      return ingestFiles(ref, await pendingUploads(db, ref.datasetId));
+    /**
+     * Turns one chunk's files into media of the step's batch. Several files are decoded at once (sharp works in
+     * libuv's threads, so one activity keeps the cores busy), and their rows are written a batch at a time.
+     */
+    async ingestChunk(step: ChunkStep): Promise<{ files: number; ingested: number }> {
+      const context = Context.current();
+      const version = await headVersion(db, step.datasetId);
+      const files = await chunkFiles(db, step.files, step.chunk);
+      const done = await ingestedUploadIds(db, version.id, files.map((file) => file.id));
+      const todo = files.filter((file) => !done.has(file.id));
+      const report = createChunkProgressReporter(db, step, 'first', 'Decoding media');
+      let ingested = 0;
+      const decode = pLimit(deps.decodeConcurrency);
+      for (let start = 0; start < todo.length; start += WRITE_BATCH) {
+        const groups = await Promise.all(
+          todo.slice(start, start + WRITE_BATCH).map((file) =>
+            decode(() => {
+              context.heartbeat({ ingested });
+              if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
+              return ingestFile(step.batchId, file);
+            }),
+          ),
+        );
+        await insertMediaGroups(db, version.id, groups);
+        ingested += groups.length;
+        await report(done.size + ingested, files.length);
+      }
+      await report(files.length, files.length, true);
+      return { files: files.length, ingested };
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection';
 import { reportTaskProgress } from '../db/repositories/tasks';
+import type { ChunkStep } from '../workflows/contracts';
 
 export interface TaskRef {
   taskId: string;
@@ -9,25 +10,43 @@ export interface TaskRef {
 /** Share of the overall progress (0-100) each stage of an indexing workflow covers. */
 export const STAGE_RANGES = {
   collect: [0, 10],
-  ingest: [10, 40],
-  embed: [40, 80],
+  /** Decoding and embedding, chunk by chunk (each chunk's decode is the first half of its share, its embedding the second). */
+  index: [10, 80],
   analyze: [80, 95],
   /** An enrichment: the copy comes before, caption embedding after. */
   enrich: [20, 90],
 } as const;
 
+/** Reports `done` of `total`; throttled to once a second unless `force`. */
+export type ProgressReporter = (done: number, total: number, force?: boolean) => Promise<void>;
+
 /**
  * Reports a stage's progress to the task and the dataset, at most once a second, so clients polling
- * /api/v1/tasks or the dataset see it grow.
+ * /api/v1/tasks or the dataset see it grow. `share` is the part of the stage this reporter covers
+ * (a chunk's half of the indexing stage); by default the whole stage.
  */
-export function createProgressReporter(db: Db, ref: TaskRef, stage: keyof typeof STAGE_RANGES, message: string) {
+export function createProgressReporter(
+  db: Db,
+  ref: TaskRef,
+  stage: keyof typeof STAGE_RANGES,
+  message: string,
+  share: { from: number; to: number } = { from: 0, to: 1 },
+): ProgressReporter {
   const [low, high] = STAGE_RANGES[stage];
   let lastWrite = 0;
   return async (done: number, total: number, force = false): Promise<void> => {
     const now = Date.now();
     if (!force && now - lastWrite < 1000) return;
     lastWrite = now;
-    const percent = Math.floor(low + ((high - low) * (total === 0 ? 1 : done / total)));
+    const fraction = share.from + (share.to - share.from) * (total === 0 ? 1 : done / total);
+    const percent = Math.floor(low + (high - low) * fraction);
     await reportTaskProgress(db, ref, { percent, message: `${message} (${done}/${total})`, phase: stage });
   };
+}
+
+/** A reporter for one half of a chunk: its decode (`first`) or its embedding (`second`). */
+export function createChunkProgressReporter(db: Db, step: ChunkStep, half: 'first' | 'second', message: string) {
+  const from = (step.chunk.ordinal + (half === 'first' ? 0 : 0.5)) / step.chunks;
+  const chunkMessage = `${message}, chunk ${step.chunk.ordinal + 1} of ${step.chunks}`;
+  return createProgressReporter(db, step, 'index', chunkMessage, { from, to: from + 0.5 / step.chunks });
 }

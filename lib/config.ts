@@ -71,6 +71,9 @@ const envSchema = z.object({
   VISION_CAPTION_URL: url.refine((value) => /^https?:\/\//i.test(value), 'expected an http or https URL').optional(),
   VISION_CAPTION_MODEL: z.string().min(1).default('llava'),
   VISION_CAPTION_API_KEY: z.string().min(1).optional(),
+  INDEX_CHUNK_SIZE: z.coerce.number({ message: 'expected a whole number of files, at least 1' }).int().min(1).max(100_000).default(256),
+  INDEX_CHUNK_CONCURRENCY: z.coerce.number({ message: 'expected a whole number of chunks, at least 1' }).int().min(1).max(1000).default(4),
+  DECODE_CONCURRENCY: z.coerce.number({ message: 'expected a whole number of files, at least 1' }).int().min(1).max(64).optional(),
   VIDEO_FRAME_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
   VIDEO_MAX_FRAMES: z.coerce.number().int().min(1).default(300),
   PUBLIC_URL: url.optional(),
@@ -159,6 +162,8 @@ export interface Config {
   /** Models reached over the network: the OpenAI-compatible vision endpoint for captions (when VISION_CAPTION_URL is set). */
   enrichment: { visionCaption?: { url: string; model: string; apiKey?: string } };
   video: { everyMs: number; maxFrames: number };
+  /** How indexing splits a run's files: files per chunk, chunks of one run in flight, files one chunk activity decodes at once. */
+  indexing: { chunkSize: number; chunkConcurrency: number; decodeConcurrency: number };
   archives: ArchiveLimits;
   s3: S3Settings;
   /** Where the API serves the on-premises pipeline trigger (GET /api/v1/process/add_media); port 0 picks a free one. */
@@ -247,6 +252,11 @@ export function loadConfig(env: Env = process.env): Config {
       visionCaption: e.VISION_CAPTION_URL
         ? { url: e.VISION_CAPTION_URL.replace(/\/+$/, ''), model: e.VISION_CAPTION_MODEL, apiKey: e.VISION_CAPTION_API_KEY }
         : undefined,
+    },
+    indexing: {
+      chunkSize: e.INDEX_CHUNK_SIZE,
+      chunkConcurrency: e.INDEX_CHUNK_CONCURRENCY,
+      decodeConcurrency: e.DECODE_CONCURRENCY ?? Math.max(1, os.availableParallelism()),
     },
     video: { everyMs: e.VIDEO_FRAME_INTERVAL_MS, maxFrames: e.VIDEO_MAX_FRAMES },
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,

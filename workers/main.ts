@@ -66,7 +66,15 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     workflowsPath: require.resolve('../workflows'),
     activities: {
       ...createDatasetLifecycleActivities({ db, encoder }),
-      ...createIngestActivities({ db, store, video: defaultVideoTools(), frames: config.video, modelInput: encoder.input }),
+      ...createIngestActivities({
+        db,
+        store,
+        video: defaultVideoTools(),
+        frames: config.video,
+        modelInput: encoder.input,
+        chunks: { size: config.indexing.chunkSize, concurrency: config.indexing.chunkConcurrency },
+        decodeConcurrency: config.indexing.decodeConcurrency,
+      }),
       ...createAnalysisActivities({ db, vectors }),
       ...createCustomMetadataActivities({ db, store }),
       ...createExportActivities({ db, store, stagingDir: uploadStagingDir(config) }),

@@ -41,12 +41,15 @@ export const ingest = proxyActivities<ReturnType<typeof createIngestActivities>>
   retry: OUTAGE_RETRY,
 });
 
-/** Inference runs on the inference queue beside the queue the calling workflow runs on. */
+/**
+ * Inference runs on the inference queue beside the queue the calling workflow runs on. Embedding heartbeats every
+ * batch (well under a second), so a chunk held by a dead worker is given to another after 30 s.
+ */
 export function embedding() {
   return proxyActivities<ReturnType<typeof createEmbeddingActivities>>({
     taskQueue: inferenceQueueOf(workflowInfo().taskQueue),
     startToCloseTimeout: '12 hours',
-    heartbeatTimeout: '2 minutes',
+    heartbeatTimeout: '30 seconds',
     retry: OUTAGE_RETRY,
   });
 }

@@ -25,7 +25,54 @@ export interface DatasetCreationInput {
   batchId: string;
 }
 
-export type CreationPhase = 'starting' | 'ingesting' | 'embedding' | 'analyzing' | 'snapshot' | 'commit' | 'done';
+/** Which uploaded files a run indexes: one upload transaction's, or every received file of the dataset that its head has no media for (left by failed batches). */
+export type FileSelection = { transactionId: number } | { pendingOf: string };
+
+/** A run's files with ids in (after, last], in id order: the unit of work one activity decodes, then one embeds. */
+export interface FileChunk {
+  after: string | null;
+  last: string;
+  /** The chunk's position among the run's chunks (from 0), for progress. */
+  ordinal: number;
+}
+
+/** The chunks of one run, planned a window at a time. */
+export interface ChunkPlan {
+  chunks: FileChunk[];
+  /** Chunks left from the first of `chunks` on, this window's included. */
+  remaining: number;
+  /** How many chunks of one run are in flight at once (INDEX_CHUNK_CONCURRENCY). */
+  concurrency: number;
+}
+
+/** One chunk's step: decode it (main queue), or embed it (inference queue). */
+export interface ChunkStep {
+  taskId: string;
+  datasetId: string;
+  batchId: string;
+  files: FileSelection;
+  chunk: FileChunk;
+  /** The run's chunk count, for progress. */
+  chunks: number;
+}
+
+/**
+ * MEDIA_CHUNKS (a child of creation, add_media and reindex): the selected files decoded and embedded chunk by chunk, with
+ * bounded concurrency, across every worker on the queues. Each run plans one window of chunks and continues as new
+ * with the cursor, so its history stays bounded whatever the number of files.
+ */
+export interface MediaChunksInput {
+  taskId: string;
+  datasetId: string;
+  batchId: string;
+  files: FileSelection;
+  /** Where this run starts: after the last file of the previous run's window. */
+  after?: string | null;
+  /** Chunks finished by the previous runs. */
+  chunksDone?: number;
+}
+
+export type CreationPhase = 'starting' | 'indexing' | 'analyzing' | 'snapshot' | 'commit' | 'done';
 
 /** Where a creation is; the API refuses to abort once this says `commit`. */
 export const creationPhaseQuery = defineQuery<CreationPhase>('creationPhase');

@@ -1,18 +1,18 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, uuid4 } from '@temporalio/workflow';
-import { analysis, embedding, ingest, lifecycle, snapshots } from './activityProxies';
+import { analysis, embedding, lifecycle, snapshots } from './activityProxies';
 import { creationPhaseQuery, type CreationPhase, type DatasetCreationInput } from './contracts';
 import { failureMessage } from './failures';
+import { indexMediaChunks } from './mediaChunks';
 
-/** DATASET_CREATION: ingest the uploaded files, embed them, cluster and score, snapshot the result (reason `creation`), then commit. */
+/** DATASET_CREATION: ingest and embed the uploaded files chunk by chunk (MEDIA_CHUNKS), cluster and score, snapshot the result (reason `creation`), then commit. */
 export async function datasetCreationWorkflow(input: DatasetCreationInput): Promise<void> {
   let phase: CreationPhase = 'starting';
   setHandler(creationPhaseQuery, () => phase);
   const { taskId, datasetId } = input;
   try {
     await lifecycle.beginDatasetCreation({ taskId, datasetId });
-    phase = 'ingesting';
-    await ingest.ingestUploadedFiles(input);
-    phase = 'embedding';
+    phase = 'indexing';
+    await indexMediaChunks({ taskId, datasetId, batchId: input.batchId, files: { transactionId: input.transactionId } });
     await embedding().embedDatasetMedia({ taskId, datasetId });
     phase = 'analyzing';
     await analysis.analyzeDataset({ taskId, datasetId });

@@ -1,7 +1,8 @@
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import { analysis, embedding, enrichmentModels, ingest, lifecycle, monitoring, sources } from './activityProxies';
+import { analysis, embedding, enrichmentModels, lifecycle, monitoring, sources } from './activityProxies';
 import type { MediaAdditionInput } from './contracts';
 import { failureMessage } from './failures';
+import { indexMediaChunks } from './mediaChunks';
 
 /**
  * MEDIA_ADDITION: the dataset is READ ONLY (claimed by the request). The batch is collected,
@@ -15,7 +16,7 @@ export async function mediaAdditionWorkflow(input: MediaAdditionInput): Promise<
   try {
     await lifecycle.beginTask({ ...ref, message: 'Processing added media' });
     const collected = input.source.kind === 'upload' ? undefined : await sources.collectBatchMedia(input);
-    await ingest.ingestUploadedFiles(input);
+    await indexMediaChunks({ ...ref, batchId, files: { transactionId: input.transactionId } });
     await embedding().embedDatasetMedia(ref);
     // An enriched dataset's models run over the new media too (nothing to do for the others).
     await enrichmentModels().enrichDatasetMedia(ref);

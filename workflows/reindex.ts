@@ -1,7 +1,8 @@
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import { analysis, embedding, ingest, lifecycle } from './activityProxies';
+import { analysis, embedding, lifecycle } from './activityProxies';
 import type { ReindexInput } from './contracts';
 import { failureMessage } from './failures';
+import { indexMediaChunks } from './mediaChunks';
 
 /**
  * REINDEX: the dataset is READ ONLY (claimed by the request), then INDEXING while everything it
@@ -12,7 +13,7 @@ export async function reindexWorkflow(input: ReindexInput): Promise<void> {
   const ref = { taskId: input.taskId, datasetId: input.datasetId };
   try {
     await lifecycle.beginReindex(ref);
-    await ingest.ingestPendingUploads({ ...ref, batchId: input.taskId });
+    await indexMediaChunks({ ...ref, batchId: input.taskId, files: { pendingOf: input.datasetId } });
     await embedding().embedDatasetMedia(ref);
     await analysis.analyzeDataset(ref);
     await CancellationScope.nonCancellable(() => lifecycle.commitReindex(ref));

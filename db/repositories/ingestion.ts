@@ -1,5 +1,6 @@
 import type { Db } from '../connection';
 import type { MediaKind } from '../../lib/media/mediaTypes';
+import type { UploadRange } from './media';
 
 export interface UploadTransaction {
   id: number;
@@ -70,10 +71,6 @@ export async function recordedFileNames(db: Db, transactionId: number): Promise<
   return new Set(await db('uploaded_files').where({ transaction_id: transactionId }).pluck('file_name'));
 }
 
-export async function transactionFiles(db: Db, transactionId: number): Promise<UploadedFile[]> {
-  return db('uploaded_files').where({ transaction_id: transactionId }).orderBy('id');
-}
-
 /** Received files (their transaction is processing) that never became media of the head version: left by a failed batch. */
 function pendingUploadsQuery(db: Db, datasetId: string) {
   return db('uploaded_files as f')
@@ -95,8 +92,43 @@ export async function discardUploadsMissingFromHead(db: Db, datasetId: string): 
     .update({ discarded_at: db.fn.now() });
 }
 
-export async function pendingUploads(db: Db, datasetId: string): Promise<UploadedFile[]> {
-  return pendingUploadsQuery(db, datasetId).orderBy('f.id').select('f.*');
+/** One upload transaction's files, or the dataset's pending ones (FileSelection of workflows/contracts.ts). */
+export type FileSelection = { transactionId: number } | { pendingOf: string };
+
+function selectedFiles(db: Db, files: FileSelection) {
+  return 'transactionId' in files ? db('uploaded_files as f').where('f.transaction_id', files.transactionId) : pendingUploadsQuery(db, files.pendingOf);
+}
+
+/**
+ * Up to `count` chunks of `size` selected files after `after`, in id order (each ends at its last file's id),
+ * and how many chunks all the selected files after `after` make.
+ */
+export async function planFileChunks(
+  db: Db,
+  files: FileSelection,
+  after: string | null,
+  size: number,
+  count: number,
+): Promise<{ ends: string[]; remaining: number }> {
+  const numbered = selectedFiles(db, files)
+    .modify((query) => (after ? query.where('f.id', '>', after) : query))
+    .select('f.id', db.raw('row_number() over (order by f.id) as n'), db.raw('count(*) over () as total'));
+  const rows: Array<{ id: string; total: string }> = await db
+    .from(numbered.as('s'))
+    .whereRaw('n % ? = 0 or n = total', [size])
+    .orderBy('id')
+    .limit(count)
+    .select('id', 'total');
+  return { ends: rows.map((row) => row.id), remaining: rows.length === 0 ? 0 : Math.ceil(Number(rows[0].total) / size) };
+}
+
+/** The selected files of one chunk, in id order (for pending files: those still pending). */
+export async function chunkFiles(db: Db, files: FileSelection, chunk: UploadRange): Promise<UploadedFile[]> {
+  return selectedFiles(db, files)
+    .modify((query) => (chunk.after ? query.where('f.id', '>', chunk.after) : query))
+    .where('f.id', '<=', chunk.last)
+    .orderBy('f.id')
+    .select('f.*');
 }
 
 export async function hasPendingUploads(db: Db, datasetId: string): Promise<boolean> {

@@ -48,24 +48,41 @@ function issueRows(versionId: string, mediaId: string, issues: Issue[]) {
   }));
 }
 
-/** Inserts media rows (the first is the parent of the rest) and their issues in one transaction. */
-export async function insertMediaWithIssues(db: Db, versionId: string, rows: NewMedia[], issues: Issue[][]): Promise<void> {
+/** A top-level media item (image or video) with its frames, and the issues of each row, in the same order. */
+export interface MediaGroup {
+  rows: NewMedia[];
+  issues: Issue[][];
+}
+
+/** Inserts groups of media rows (the first of each is the parent of the rest) and their issues, in one transaction. */
+export async function insertMediaGroups(db: Db, versionId: string, groups: MediaGroup[]): Promise<void> {
+  if (groups.length === 0) return;
+  // Rows are matched to what RETURNING gives back by their file and frame, never by position.
+  const keyOf = (row: { uploaded_file_id: string; frame_index?: number | null }) => `${row.uploaded_file_id}:${row.frame_index ?? ''}`;
   await db.transaction(async (trx) => {
-    const [parent] = await trx('media').insert({ ...rows[0], version_id: versionId }).returning('id');
-    const children = rows.slice(1).map((row) => ({ ...row, version_id: versionId, parent_id: parent.id }));
-    const childIds: Array<{ id: string }> = children.length > 0 ? await trx('media').insert(children).returning('id') : [];
-    const ids = [parent.id as string, ...childIds.map((row) => row.id)];
-    const rowsOfIssues = ids.flatMap((mediaId, i) => issueRows(versionId, mediaId, issues[i] ?? []));
+    const parents: Array<{ id: string; uploaded_file_id: string }> = await trx('media')
+      .insert(groups.map((group) => ({ ...group.rows[0], version_id: versionId })))
+      .returning(['id', 'uploaded_file_id']);
+    const parentOf = new Map(parents.map((row) => [row.uploaded_file_id, row.id]));
+    const children = groups.flatMap((group) =>
+      group.rows.slice(1).map((row) => ({ ...row, version_id: versionId, parent_id: parentOf.get(row.uploaded_file_id) })),
+    );
+    const childIds: Array<{ id: string; uploaded_file_id: string; frame_index: number }> =
+      children.length > 0 ? await trx('media').insert(children).returning(['id', 'uploaded_file_id', 'frame_index']) : [];
+    const idOf = new Map([...parents, ...childIds].map((row) => [keyOf(row), row.id]));
+    const rowsOfIssues = groups.flatMap((group) =>
+      group.rows.flatMap((row, i) => issueRows(versionId, idOf.get(keyOf(row))!, group.issues[i] ?? [])),
+    );
     if (rowsOfIssues.length > 0) await trx('media_issues').insert(rowsOfIssues);
   });
 }
 
-/** Uploaded files that already became media in this version (a resumed ingestion skips them). */
-export async function ingestedUploadIds(db: Db, versionId: string): Promise<Set<string>> {
+/** Which of `uploadIds` already became media in this version (a resumed ingestion skips them). */
+export async function ingestedUploadIds(db: Db, versionId: string, uploadIds: string[]): Promise<Set<string>> {
   const ids: string[] = await db('media')
     .where({ version_id: versionId })
     .whereNull('parent_id')
-    .whereNotNull('uploaded_file_id')
+    .whereIn('uploaded_file_id', uploadIds)
     .pluck('uploaded_file_id');
   return new Set(ids);
 }
@@ -83,18 +100,32 @@ export async function countBatchMedia(db: Db, versionId: string, batchId: string
   return Number(count);
 }
 
-function pendingEmbedding(db: Db, versionId: string) {
-  return db('media').where({ version_id: versionId, embedded: false }).whereIn('kind', INDEXED_KINDS).whereNotNull('thumb_sha256');
+/** Uploaded files with ids in (after, last]: one chunk of a run. */
+export interface UploadRange {
+  after: string | null;
+  last: string;
 }
 
-export async function countPendingEmbedding(db: Db, versionId: string): Promise<number> {
-  const [{ count }] = await pendingEmbedding(db, versionId).count({ count: '*' });
+function pendingEmbedding(db: Db, versionId: string, range?: UploadRange) {
+  const query = db('media').where({ version_id: versionId, embedded: false }).whereIn('kind', INDEXED_KINDS).whereNotNull('thumb_sha256');
+  if (!range) return query;
+  if (range.after) query.where('uploaded_file_id', '>', range.after);
+  return query.where('uploaded_file_id', '<=', range.last);
+}
+
+export async function countPendingEmbedding(db: Db, versionId: string, range?: UploadRange): Promise<number> {
+  const [{ count }] = await pendingEmbedding(db, versionId, range).count({ count: '*' });
   return Number(count);
 }
 
-/** The next decodable images and frames without a vector. */
-export async function nextPendingEmbedding(db: Db, versionId: string, limit: number): Promise<Array<{ id: string; blob_sha256: string }>> {
-  return pendingEmbedding(db, versionId).orderBy('id').limit(limit).select('id', 'blob_sha256');
+/** The next decodable images and frames without a vector (of the files in `range` only, when given). */
+export async function nextPendingEmbedding(
+  db: Db,
+  versionId: string,
+  limit: number,
+  range?: UploadRange,
+): Promise<Array<{ id: string; blob_sha256: string }>> {
+  return pendingEmbedding(db, versionId, range).orderBy('id').limit(limit).select('id', 'blob_sha256');
 }
 
 /** Marks media embedded, with the classes the encoder's classifier head predicted in the same pass (null without one). */

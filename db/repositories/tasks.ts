@@ -187,10 +187,12 @@ export async function reportTaskProgress(
   progress: { percent: number; message: string; phase: string },
 ): Promise<void> {
   await db.transaction(async (trx) => {
-    await trx('tasks')
+    // Chunks run in parallel and report out of order: progress only ever grows.
+    const updated = await trx('tasks')
       .where({ task_id: ref.taskId })
+      .where((query) => query.whereNull('progress_percentage').orWhere('progress_percentage', '<=', progress.percent))
       .update({ progress_percentage: progress.percent, status_message: progress.message, phase: progress.phase, updated_at: trx.fn.now() });
-    await trx('datasets').where({ id: ref.datasetId }).update({ progress: progress.percent, updated_at: trx.fn.now() });
+    if (updated === 1) await trx('datasets').where({ id: ref.datasetId }).update({ progress: progress.percent, updated_at: trx.fn.now() });
   });
 }
 

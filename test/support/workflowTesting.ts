@@ -54,8 +54,37 @@ export interface MockActivities {
   inputsOf(name: ActivityName): unknown[];
 }
 
-/** Plain functions that record each call, then do what `behaviours` says (by default return undefined). */
+/** The activities of a dataset creation that completes, in order (one chunk). */
+export const creationSteps: ActivityName[] = [
+  'beginDatasetCreation',
+  'planMediaChunks',
+  'ingestChunk',
+  'embedChunk',
+  'embedDatasetMedia',
+  'analyzeDataset',
+  'takeCreationSnapshot',
+  'commitDatasetCreation',
+];
+
+/** The file of chunk `ordinal` in the plans `chunkPlans` makes (one file per chunk). */
+export const chunkFile = (ordinal: number): string => `file-${String(ordinal).padStart(4, '0')}`;
+
+/** planMediaChunks over `total` one-file chunks, `window` per plan, `concurrency` in flight: what the ingest activity answers. */
+export function chunkPlans(total: number, window = total, concurrency = 2): Behaviour {
+  return (input) => {
+    const { chunksDone } = input as { chunksDone: number };
+    const ordinals = Array.from({ length: Math.max(0, Math.min(window, total - chunksDone)) }, (_, i) => chunksDone + i);
+    const chunks = ordinals.map((ordinal) => ({ after: ordinal === 0 ? null : chunkFile(ordinal - 1), last: chunkFile(ordinal), ordinal }));
+    return { chunks, remaining: total - chunksDone, concurrency };
+  };
+}
+
+/**
+ * Plain functions that record each call, then do what `behaviours` says (by default return undefined;
+ * planMediaChunks plans one chunk).
+ */
 export function mockActivities(names: ActivityName[], behaviours: Partial<Record<ActivityName, Behaviour>> = {}): MockActivities {
+  behaviours = { planMediaChunks: chunkPlans(1), ...behaviours };
   const calls: ActivityCall[] = [];
   const implementations = Object.fromEntries(
     names.map((name) => [

@@ -58,7 +58,7 @@ describe('dataset state machine', () => {
 
 describe('task rules', () => {
   it('aborts only running dataset creations outside their commit phase', () => {
-    expect(abortRefusal({ task_type: 'DATASET_CREATION', status: 'RUNNING', phase: 'embedding' })).toBeUndefined();
+    expect(abortRefusal({ task_type: 'DATASET_CREATION', status: 'RUNNING', phase: 'indexing' })).toBeUndefined();
     expect(abortRefusal({ task_type: 'DATASET_CREATION', status: 'INITIALIZING' })).toBeUndefined();
     expect(abortRefusal({ task_type: 'DATASET_CREATION', status: 'RUNNING', phase: 'commit' })).toMatch(/commit phase/);
     expect(abortRefusal({ task_type: 'DATASET_CREATION', status: 'COMPLETED' })).toBe('Task is COMPLETED and cannot be aborted');

@@ -2,6 +2,8 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { creationPhaseQuery, inferenceQueueOf, type CreationPhase, type DatasetCreationInput } from '../../workflows/contracts';
 import {
   cancellationSeen,
+  chunkFile,
+  creationSteps,
   failsWith,
   heldUntilReleased,
   mockActivities,
@@ -13,7 +15,7 @@ import {
   type Behaviour,
 } from '../support/workflowTesting';
 
-const steps: ActivityName[] = ['beginDatasetCreation', 'ingestUploadedFiles', 'embedDatasetMedia', 'analyzeDataset', 'takeCreationSnapshot', 'commitDatasetCreation'];
+const steps = creationSteps;
 const all: ActivityName[] = [...steps, 'failDatasetTask'];
 
 const testbed = workflowTestbed();
@@ -27,7 +29,7 @@ function start(taskQueue: string, input: DatasetCreationInput) {
 }
 
 describe('datasetCreationWorkflow', () => {
-  it('begins, ingests, embeds on the inference queue, analyzes, snapshots and commits, in that order', async () => {
+  it('begins, ingests and embeds (on the inference queue) chunk by chunk in a child, sweeps, analyzes, snapshots and commits, in that order', async () => {
     const input = newInput();
     const mocks = mockActivities(all);
     await testbed.withWorkers(mocks, async (taskQueue) => {
@@ -35,9 +37,13 @@ describe('datasetCreationWorkflow', () => {
       expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
       expect(await handle.query(creationPhaseQuery)).toBe('done');
       const ref = { taskId: input.taskId, datasetId: input.datasetId };
+      const chunk = { after: null, last: chunkFile(0), ordinal: 0 };
+      const step = { ...ref, batchId: input.batchId, files: { transactionId: input.transactionId }, chunk, chunks: 1 };
       expect(mocks.calls).toEqual([
         { name: 'beginDatasetCreation', input: ref, taskQueue },
-        { name: 'ingestUploadedFiles', input, taskQueue },
+        { name: 'planMediaChunks', input: { files: { transactionId: input.transactionId }, after: null, chunksDone: 0 }, taskQueue },
+        { name: 'ingestChunk', input: step, taskQueue },
+        { name: 'embedChunk', input: step, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'analyzeDataset', input: ref, taskQueue },
         { name: 'takeCreationSnapshot', input: { datasetId: input.datasetId, snapshotId: expect.stringMatching(/^[0-9a-f-]{36}$/) }, taskQueue },
@@ -48,8 +54,10 @@ describe('datasetCreationWorkflow', () => {
 
   it.each<[ActivityName, CreationPhase]>([
     ['beginDatasetCreation', 'starting'],
-    ['ingestUploadedFiles', 'ingesting'],
-    ['embedDatasetMedia', 'embedding'],
+    ['planMediaChunks', 'indexing'],
+    ['ingestChunk', 'indexing'],
+    ['embedChunk', 'indexing'],
+    ['embedDatasetMedia', 'indexing'],
     ['analyzeDataset', 'analyzing'],
     ['takeCreationSnapshot', 'snapshot'],
   ])('an abort while %s runs (phase %s) records the task as aborted and commits nothing', async (running, phase) => {
@@ -110,7 +118,7 @@ describe('datasetCreationWorkflow', () => {
       ingestCalls++;
       if (ingestCalls === 1) return failsWith('the upload store was unreachable')(call);
     };
-    const mocks = mockActivities(all, { ingestUploadedFiles: failOnce });
+    const mocks = mockActivities(all, { ingestChunk: failOnce });
     await testbed.withWorkers(mocks, async (taskQueue) => {
       const first = await start(taskQueue, input);
       expect((await outcomeOf(first)).status).toBe('FAILED');
@@ -119,7 +127,8 @@ describe('datasetCreationWorkflow', () => {
       expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
       expect(await outcomeOf(retry)).toEqual({ status: 'COMPLETED', failure: undefined });
     });
-    expect(mocks.names()).toEqual(['beginDatasetCreation', 'ingestUploadedFiles', 'failDatasetTask', ...steps]);
-    expect(mocks.inputsOf('ingestUploadedFiles')).toEqual([input, input]);
+    expect(mocks.names()).toEqual(['beginDatasetCreation', 'planMediaChunks', 'ingestChunk', 'failDatasetTask', ...steps]);
+    const [failed, retried] = mocks.inputsOf('ingestChunk');
+    expect(retried).toEqual(failed);
   });
 });

@@ -2,6 +2,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { inferenceQueueOf, type BatchSource, type MediaAdditionInput } from '../../workflows/contracts';
 import {
   cancellationSeen,
+  chunkFile,
   failsWith,
   heldUntilReleased,
   mockActivities,
@@ -17,7 +18,9 @@ import {
 const reindexingSteps: ActivityName[] = [
   'beginTask',
   'collectBatchMedia',
-  'ingestUploadedFiles',
+  'planMediaChunks',
+  'ingestChunk',
+  'embedChunk',
   'embedDatasetMedia',
   'enrichDatasetMedia',
   'embedCaptions',
@@ -58,9 +61,13 @@ describe('mediaAdditionWorkflow', () => {
     await testbed.withWorkers(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
       const ref = { taskId: input.taskId, datasetId: input.datasetId };
+      const chunk = { after: null, last: chunkFile(0), ordinal: 0 };
+      const step = { ...ref, batchId: input.batchId, files: { transactionId: input.transactionId }, chunk, chunks: 1 };
       expect(mocks.calls).toEqual([
         { name: 'beginTask', input: { ...ref, message: expect.any(String) }, taskQueue },
-        { name: 'ingestUploadedFiles', input, taskQueue },
+        { name: 'planMediaChunks', input: { files: { transactionId: input.transactionId }, after: null, chunksDone: 0 }, taskQueue },
+        { name: 'ingestChunk', input: step, taskQueue },
+        { name: 'embedChunk', input: step, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'enrichDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedCaptions', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
@@ -77,7 +84,7 @@ describe('mediaAdditionWorkflow', () => {
     await testbed.withWorkers(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
     });
-    expect(mocks.names()).toEqual([...reindexingSteps.slice(0, 8), 'completeMediaAddition']);
+    expect(mocks.names()).toEqual([...reindexingSteps.slice(0, reindexingSteps.indexOf('evaluateViews') + 1), 'completeMediaAddition']);
     expect(mocks.inputsOf('collectBatchMedia')).toEqual([input]);
     expect(mocks.inputsOf('completeMediaAddition')).toEqual([
       { taskId: input.taskId, datasetId: input.datasetId, batchId: input.batchId, missing: ['gone.jpg'] },
@@ -173,9 +180,8 @@ describe('mediaAdditionWorkflow', () => {
       expect((await outcomeOf(retry)).status).toBe('COMPLETED');
     });
     expect(mocks.names()).toEqual([
-      'beginTask', 'ingestUploadedFiles', 'embedDatasetMedia', 'failBatchTask',
-      'beginTask', 'ingestUploadedFiles', 'embedDatasetMedia', 'enrichDatasetMedia', 'embedCaptions', 'indexBatch', 'evaluateViews', 'completeMediaAddition',
+      'beginTask', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'failBatchTask',
+      'beginTask', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'enrichDatasetMedia', 'embedCaptions', 'indexBatch', 'evaluateViews', 'completeMediaAddition',
     ]);
-    expect(mocks.inputsOf('ingestUploadedFiles')).toEqual([input, input]);
   });
 });

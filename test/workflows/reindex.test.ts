@@ -2,6 +2,7 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { inferenceQueueOf, type ReindexInput } from '../../workflows/contracts';
 import {
   cancellationSeen,
+  chunkFile,
   failsWith,
   heldUntilReleased,
   mockActivities,
@@ -13,7 +14,7 @@ import {
   type Behaviour,
 } from '../support/workflowTesting';
 
-const steps: ActivityName[] = ['beginReindex', 'ingestPendingUploads', 'embedDatasetMedia', 'analyzeDataset', 'commitReindex'];
+const steps: ActivityName[] = ['beginReindex', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'analyzeDataset', 'commitReindex'];
 const all: ActivityName[] = [...steps, 'failBatchTask'];
 
 const testbed = workflowTestbed();
@@ -32,14 +33,18 @@ function failure(input: ReindexInput, aborted: boolean, message: string) {
 }
 
 describe('reindexWorkflow', () => {
-  it('begins, indexes pending uploads, embeds on the inference queue, re-clusters and commits, in that order', async () => {
+  it('begins, ingests and embeds (on the inference queue) the pending uploads chunk by chunk, re-clusters and commits, in that order', async () => {
     const input = newInput();
     const mocks = mockActivities(all);
     await testbed.withWorkers(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
+      const files = { pendingOf: input.datasetId };
+      const step = { ...input, batchId: input.taskId, files, chunk: { after: null, last: chunkFile(0), ordinal: 0 }, chunks: 1 };
       expect(mocks.calls).toEqual([
         { name: 'beginReindex', input, taskQueue },
-        { name: 'ingestPendingUploads', input: { ...input, batchId: input.taskId }, taskQueue },
+        { name: 'planMediaChunks', input: { files, after: null, chunksDone: 0 }, taskQueue },
+        { name: 'ingestChunk', input: step, taskQueue },
+        { name: 'embedChunk', input: step, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedDatasetMedia', input, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'analyzeDataset', input, taskQueue },
         { name: 'commitReindex', input, taskQueue },
@@ -107,6 +112,6 @@ describe('reindexWorkflow', () => {
       expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
       expect((await outcomeOf(retry)).status).toBe('COMPLETED');
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, 4), 'failBatchTask', ...steps]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf('analyzeDataset') + 1), 'failBatchTask', ...steps]);
   });
 });

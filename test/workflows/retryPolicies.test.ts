@@ -1,16 +1,8 @@
 import type { temporal } from '@temporalio/proto';
 import type { DatasetCreationInput } from '../../workflows/contracts';
-import { failsWith, mockActivities, newTaskId, outcomeOf, workflowTestbed, type ActivityName } from '../support/workflowTesting';
+import { creationSteps, failsWith, mockActivities, newTaskId, outcomeOf, workflowTestbed, type ActivityName } from '../support/workflowTesting';
 
-const all: ActivityName[] = [
-  'beginDatasetCreation',
-  'ingestUploadedFiles',
-  'embedDatasetMedia',
-  'analyzeDataset',
-  'takeCreationSnapshot',
-  'commitDatasetCreation',
-  'failDatasetTask',
-];
+const all: ActivityName[] = [...creationSteps, 'failDatasetTask'];
 
 const testbed = workflowTestbed();
 
@@ -32,9 +24,10 @@ function retryWindowSeconds(policy: temporal.api.common.v1.IRetryPolicy): number
   return total;
 }
 
-/** The retry policy of every activity the run scheduled, by activity type, from the run's history. */
+/** The retry policy of every activity the run and its MEDIA_CHUNKS child scheduled, by activity type, from their histories. */
 async function scheduledPolicies(handle: Awaited<ReturnType<typeof testbed.start>>) {
-  const events = (await handle.fetchHistory()).events ?? [];
+  const child = handle.client.getHandle(`${handle.workflowId}-media`);
+  const events = [...((await handle.fetchHistory()).events ?? []), ...((await child.fetchHistory()).events ?? [])];
   return events.flatMap((event) => {
     const scheduled = event.activityTaskScheduledEventAttributes;
     return scheduled ? [{ activity: scheduled.activityType?.name ?? '', policy: scheduled.retryPolicy ?? {} }] : [];
@@ -67,7 +60,7 @@ describe('activity retry policies of a dataset creation', () => {
   it('an activity failing as it does while Postgres is down is retried, and the creation completes once it is back', async () => {
     let calls = 0;
     const mocks = mockActivities(all, {
-      ingestUploadedFiles: () => {
+      ingestChunk: () => {
         calls++;
         if (calls <= 3) throw new Error('connect ECONNREFUSED 127.0.0.1:54320');
       },
@@ -79,7 +72,7 @@ describe('activity retry policies of a dataset creation', () => {
         failure: undefined,
       });
     });
-    expect(mocks.inputsOf('ingestUploadedFiles')).toHaveLength(4);
+    expect(mocks.inputsOf('ingestChunk')).toHaveLength(4);
     expect(mocks.names()).not.toContain('failDatasetTask');
   });
 });
