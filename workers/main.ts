@@ -20,7 +20,7 @@ import { createSnapshotActivities } from '../activities/snapshots';
 import { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../activities/enrichment';
 import { uploadStagingDir } from '../lib/storage/staging';
 import { defaultVideoTools } from '../lib/media/video';
-import { loadImageEncoder } from '../lib/ml/imageEncoder';
+import { loadImageEncoderInThread } from '../lib/ml/encoderThread';
 import { loadTextEncoder } from '../lib/ml/textEncoder';
 import { DEFAULT_OBJECT_MODEL, loadObjectDetector } from '../lib/ml/objectDetector';
 import { loadClip } from '../lib/ml/clip';
@@ -52,7 +52,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
   const db = createDb(config.database.url, config.database.poolMax, config.database);
   const store = createObjectStore(config);
   const vectors = createVectorStore(config, createVectorPointRows(db));
-  const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
+  const encoder = await loadImageEncoderInThread(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
   const textEncoder = await loadTextEncoder(config.models.dir, config.models.inferenceThreads);
   const detector = lazy(() => loadObjectDetector(config.models.dir, DEFAULT_OBJECT_MODEL, config.models.inferenceThreads));
   const clip = lazy(() => loadClip(config.models.dir, config.models.inferenceThreads));
@@ -86,7 +86,8 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     },
     maxConcurrentActivityTaskExecutions: Math.max(2, os.availableParallelism()),
   });
-  // One inference activity at a time: the model already uses every core through its own threads.
+  // Two inference activities at once: while one writes its vectors or reads the next inputs, the encoder's thread
+  // works on the other's batch (the models use the cores through their own threads).
   const inferenceWorker = await Worker.create({
     ...common,
     taskQueue: queues.inference,
@@ -95,7 +96,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       ...createVisualSearchActivities({ db, store, encoder }),
       ...createEnrichmentInferenceActivities({ db, store, vectors, encoder, textEncoder, detector: detector.get, clip: clip.get, visionCaptioner }),
     },
-    maxConcurrentActivityTaskExecutions: 1,
+    maxConcurrentActivityTaskExecutions: 2,
   });
   const workers = [workflowWorker, inferenceWorker];
   const running = workers.map((worker) => worker.run());

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import sharp from 'sharp';
 import { loadConfig } from '../../lib/config';
+import { loadImageEncoderInThread } from '../../lib/ml/encoderThread';
 import { loadImageEncoder, type ImageEncoder } from '../../lib/ml/imageEncoder';
 import { NEIGHBOUR_SCORING } from '../../lib/quality/neighbourScores';
 
@@ -32,5 +33,48 @@ describe('the real image encoder (EfficientNet-Lite0, installed by npm install)'
     const copySimilarity = cosine(original, copyVector);
     expect(copySimilarity).toBeGreaterThan(NEIGHBOUR_SCORING.duplicateSimilarity);
     for (const vector of unrelated) expect(cosine(original, vector)).toBeLessThan(0.6);
+  });
+});
+
+describe('the image encoder in a worker thread', () => {
+  let inThread: ImageEncoder;
+  let onLoop: ImageEncoder;
+
+  beforeAll(async () => {
+    const config = loadConfig({});
+    [inThread, onLoop] = await Promise.all([
+      loadImageEncoderInThread(config.models.dir, config.models.imageModel, 1),
+      loadImageEncoder(config.models.dir, config.models.imageModel, 1),
+    ]);
+  });
+  afterAll(() => Promise.all([inThread.close(), onLoop.close()]));
+
+  it('gives the same vectors and classes as the encoder on the calling thread, and describes the same model', async () => {
+    const images = [photo('chelsea'), photo('coffee'), photo('rocket')];
+    const [threaded, direct] = await Promise.all([inThread.encodeAndClassify(images), onLoop.encodeAndClassify(images)]);
+    const model = (encoder: ImageEncoder) => ({ id: encoder.modelId, dim: encoder.dim, classifier: encoder.hasClassifier, input: encoder.input });
+    expect(model(inThread)).toEqual(model(onLoop));
+    threaded.forEach((encoded, i) => {
+      expect(cosine(encoded.vector, direct[i].vector)).toBeCloseTo(1, 5);
+      expect(encoded.classes).toEqual(direct[i].classes);
+    });
+  });
+
+  it('leaves the event loop free while a batch runs', async () => {
+    const pixels = Array.from({ length: 16 }, (_, i) => Buffer.alloc(inThread.input.size * inThread.input.size * 3, i * 10));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const started = Date.now();
+    await inThread.encodePixels(pixels);
+    const elapsed = Date.now() - started;
+    clearInterval(timer);
+    // The same batch on the calling thread lets no timer run until it ends.
+    expect(ticks).toBeGreaterThanOrEqual(Math.floor(elapsed / 5 / 3));
+    expect(ticks).toBeGreaterThan(2);
+  });
+
+  it('rejects input of the wrong size with the model’s message, and keeps serving', async () => {
+    await expect(inThread.encodePixels([Buffer.alloc(10)])).rejects.toThrow(/model input of 10 bytes/);
+    expect(await inThread.encode([photo('chelsea')])).toHaveLength(1);
   });
 });
