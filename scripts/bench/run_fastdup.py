@@ -24,14 +24,9 @@ os.environ["SENTRY_OPT_OUT"] = "1"
 os.environ["FASTDUP_PRODUCTION"] = "1"
 
 
-def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: run_fastdup.py INPUT_DIR WORK_DIR")
-    input_dir, work_dir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    threshold = float(os.environ.get("DUP_THRESHOLD", "0.96"))
-    num_threads = int(os.environ.get("FASTDUP_NUM_THREADS", os.cpu_count() or 1))
-
-    # Send everything fastdup prints (incl. native progress bars on fd 1) to stderr.
+def run_quietly(input_dir, work_dir, num_threads, **kwargs):
+    """Runs fastdup on input_dir with everything it prints (native progress bars on fd 1 too) sent to
+    stderr, so stdout stays ours; returns the seconds it took."""
     sys.stdout.flush()
     saved_stdout = os.dup(1)
     os.dup2(2, 1)
@@ -41,7 +36,7 @@ def main():
         t0 = time.perf_counter()
         fd = fastdup.create(work_dir=work_dir, input_dir=input_dir)
         ret = fd.run(overwrite=True, run_stats=False, run_sentry=False,
-                     num_threads=num_threads, verbose=False)
+                     num_threads=num_threads, verbose=False, **kwargs)
         seconds = time.perf_counter() - t0
     finally:
         sys.stdout.flush()
@@ -49,6 +44,16 @@ def main():
         os.close(saved_stdout)
     if ret not in (None, 0):
         sys.exit(f"fastdup run failed: {ret}")
+    return seconds
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: run_fastdup.py INPUT_DIR WORK_DIR")
+    input_dir, work_dir = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    threshold = float(os.environ.get("DUP_THRESHOLD", "0.96"))
+    num_threads = int(os.environ.get("FASTDUP_NUM_THREADS", os.cpu_count() or 1))
+    seconds = run_quietly(input_dir, work_dir, num_threads)
 
     # Images actually embedded (one row per image in the features index).
     with open(os.path.join(work_dir, "atrain_features.dat.csv"), newline="") as f:
