@@ -37,7 +37,7 @@ export async function buildApiDeps(config: Config, logger: Logger): Promise<AppD
   const secretBox = createSecretBox(secretKey);
   const signer = createUrlSigner(secretKey, config.mediaUrlTtlSeconds);
   const store = createObjectStore(config);
-  const vectors = createVectorStore(config, createVectorPointRows(db));
+  const vectors = createVectorStore(config, createVectorPointRows(db), { objects: store, role: 'api', logger });
   let textEncoder: Promise<TextEncoder> | undefined;
   const loadText = () => (textEncoder ??= loadTextEncoder(config.models.dir, 1));
   const clip = lazy(() => loadClip(config.models.dir, 1));

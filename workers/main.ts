@@ -51,7 +51,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
   await ensureSearchAttributes(connection, config.temporal.namespace);
   const db = createDb(config.database.url, config.database.poolMax, config.database);
   const store = createObjectStore(config);
-  const vectors = createVectorStore(config, createVectorPointRows(db));
+  const vectors = createVectorStore(config, createVectorPointRows(db), { objects: store, role: 'worker', logger });
   const encoder = await loadImageEncoderInThread(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
   const textEncoder = await loadTextEncoder(config.models.dir, config.models.inferenceThreads);
   const detector = lazy(() => loadObjectDetector(config.models.dir, DEFAULT_OBJECT_MODEL, config.models.inferenceThreads));

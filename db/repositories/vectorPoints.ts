@@ -1,8 +1,22 @@
+import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import type { PointRows } from '../../lib/vectors/embeddedVectorStore';
 
+/**
+ * Runs a write to `collection` holding its advisory lock until commit, so its writes commit in seq
+ * order: a reader (or a published index) that has seen seq N can never later find a committed row
+ * below N, which two concurrent writers (two workers sharing a dataset) would otherwise make.
+ */
+export function writeInSeqOrder<T>(db: Db, collection: string, write: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    await trx.raw("SELECT pg_advisory_xact_lock(hashtext('vector_points'), hashtext(?))", [collection]);
+    return write(trx);
+  });
+}
+
 /** Durable storage of the embedded vector store: collections and points in Postgres, each write a new seq. */
 export function createVectorPointRows(db: Db): PointRows {
+  const inSeqOrder = <T>(collection: string, write: (trx: Knex.Transaction) => Promise<T>) => writeInSeqOrder(db, collection, write);
   return {
     async createCollection(name, dim) {
       await db('vector_collections').insert({ name, dim }).onConflict('name').ignore();
@@ -15,15 +29,19 @@ export function createVectorPointRows(db: Db): PointRows {
 
     async upsert(name, points) {
       if (points.length === 0) return;
-      await db('vector_points')
-        .insert(points.map((point) => ({ collection: name, id: point.id, vector: point.vector })))
-        .onConflict(['collection', 'id'])
-        .merge({ vector: db.raw('excluded.vector'), seq: db.raw("nextval('vector_points_seq')") });
+      await inSeqOrder(name, (trx) =>
+        trx('vector_points')
+          .insert(points.map((point) => ({ collection: name, id: point.id, vector: point.vector })))
+          .onConflict(['collection', 'id'])
+          .merge({ vector: trx.raw('excluded.vector'), seq: trx.raw("nextval('vector_points_seq')") }),
+      );
     },
 
     async markDeleted(name, ids) {
       if (ids.length === 0) return;
-      await db('vector_points').where({ collection: name }).whereIn('id', ids).update({ vector: null, seq: db.raw("nextval('vector_points_seq')") });
+      await inSeqOrder(name, (trx) =>
+        trx('vector_points').where({ collection: name }).whereIn('id', ids).update({ vector: null, seq: trx.raw("nextval('vector_points_seq')") }),
+      );
     },
 
     async vectors(name, ids) {

@@ -1,13 +1,10 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { Index, MetricKind, ScalarKind, type BatchMatches, type Matches } from 'usearch';
 import { bytesToVector, vectorToBytes } from './vectorBytes';
+import type { ObjectStore } from '../storage/objectStore';
+import { loadPersistedIndex, publishIndex, removePersistedIndex } from './persistedIndex';
 import type { VectorHit, VectorPoint, VectorStore } from './vectorStore';
 
 const REPLAY_BATCH = 5000;
-/** Save the index cache after this many replayed rows, so a restart does not rebuild from scratch. */
-const CACHE_AFTER_ROWS = 2000;
-
 interface LoadedCollection {
   generation: string;
   dim: number;
@@ -16,17 +13,9 @@ interface LoadedCollection {
   idOf: Map<bigint, string>;
   nextKey: bigint;
   lastSeq: string;
-  rowsSinceCache: number;
+  /** Rows replayed since the index was loaded from or published to the object store. */
+  rowsSincePersisted: number;
 }
-
-interface CacheMeta {
-  generation: string;
-  dim: number;
-  lastSeq: string;
-  nextKey: string;
-  keys: Array<[string, string]>;
-}
-
 
 export interface CollectionChanges {
   generation: string;
@@ -63,22 +52,52 @@ function newIndex(dim: number): Index {
   });
 }
 
+/** Publishing waits for writes to pause this long, so a stage's batches make one publication at its end. */
+const PUBLISH_QUIET_MS = 2000;
+/** During a long run of writes the index is caught up at least this often... */
+const PUBLISH_MAX_DELAY_MS = 30_000;
+/** ...and published when it grew by this share since the last publication (a publication writes it whole). */
+const PUBLISH_GROWTH = 0.02;
+const PUBLISH_MIN_ROWS = 1000;
+
+/** Where processes share their indexes: the object store that also holds the media, so API and worker may run on different machines. */
+export interface IndexPersistence {
+  objects: ObjectStore;
+  /**
+   * Set in worker processes: after writes they catch their index up and publish it (into files in
+   * `scratchDir` first). API processes leave it out: they only load what workers published.
+   */
+  publish?: { scratchDir: string; quietMs?: number; maxDelayMs?: number };
+  /** A failed background publication (the points are safe in Postgres; readers replay them). */
+  onError?(error: unknown, collection: string): void;
+}
+
+/** The embedded store, plus what tests and benchmarks need to wait for. */
+export interface EmbeddedVectorStore extends VectorStore {
+  /** Publishes every collection with writes not yet published, now. */
+  publishPending(): Promise<void>;
+}
+
 /**
  * The default VectorStore: points live in Postgres (durable, transactional, shared by the API and
  * worker processes); each process searches an in-memory usearch HNSW index that it keeps up to
- * date by replaying rows newer than the last one it saw, and caches on disk under `cacheDir`.
+ * date by replaying rows newer than the last one it saw. Workers publish their index to the object
+ * store as they write; other processes start from the published index and replay only newer rows,
+ * so no request builds an index from scratch.
  */
-export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: string }): VectorStore {
-  const { rows: points, cacheDir } = options;
+export function createEmbeddedVectorStore(options: { rows: PointRows; persistence?: IndexPersistence }): EmbeddedVectorStore {
+  const { rows: points, persistence } = options;
+  const publishing = persistence?.publish;
+  const quietMs = publishing?.quietMs ?? PUBLISH_QUIET_MS;
+  const maxDelayMs = publishing?.maxDelayMs ?? PUBLISH_MAX_DELAY_MS;
   const loaded = new Map<string, LoadedCollection>();
   const locks = new Map<string, Promise<unknown>>();
   /** Refreshes queued behind a running one and not yet started: every caller arriving meanwhile shares it. */
   const queuedRefreshes = new Map<string, Promise<LoadedCollection>>();
-
-  const cacheFiles = (collection: string) => ({
-    index: path.join(cacheDir, `${collection}.usearch`),
-    meta: path.join(cacheDir, `${collection}.json`),
-  });
+  /** Collections written since their last publication, with the timer that will publish them. */
+  const unpublished = new Map<string, { timer: NodeJS.Timeout; since: number }>();
+  /** Publications the timers started, so publishPending (and close) can wait for them. */
+  const publications = new Set<Promise<void>>();
 
   /** Runs `fn` after any pending work on the same collection (refreshes must not interleave). */
   function serialised<T>(collection: string, fn: () => Promise<T>): Promise<T> {
@@ -88,37 +107,58 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: 
     return run;
   }
 
-  function loadCache(collection: string, generation: string, dim: number): LoadedCollection | undefined {
-    const files = cacheFiles(collection);
-    try {
-      const meta = JSON.parse(fs.readFileSync(files.meta, 'utf8')) as CacheMeta;
-      if (meta.generation !== generation || meta.dim !== dim) return undefined;
-      const index = newIndex(dim);
-      index.load(files.index);
-      const keyOf = new Map(meta.keys.map(([id, key]) => [id, BigInt(key)]));
-      const idOf = new Map(meta.keys.map(([id, key]) => [BigInt(key), id]));
-      return { generation, dim, index, keyOf, idOf, nextKey: BigInt(meta.nextKey), lastSeq: meta.lastSeq, rowsSinceCache: 0 };
-    } catch {
-      return undefined;
-    }
+  function emptyState(generation: string, dim: number): LoadedCollection {
+    return { generation, dim, index: newIndex(dim), keyOf: new Map(), idOf: new Map(), nextKey: 0n, lastSeq: '0', rowsSincePersisted: 0 };
   }
 
-  function saveCache(collection: string, state: LoadedCollection): void {
-    fs.mkdirSync(cacheDir, { recursive: true });
-    const files = cacheFiles(collection);
-    // Write both files under temp names and rename: a crash never leaves a torn cache.
-    state.index.save(`${files.index}.tmp`);
-    const meta: CacheMeta = {
-      generation: state.generation,
-      dim: state.dim,
-      lastSeq: state.lastSeq,
-      nextKey: state.nextKey.toString(),
-      keys: [...state.keyOf].map(([id, key]) => [id, key.toString()]),
-    };
-    fs.writeFileSync(`${files.meta}.tmp`, JSON.stringify(meta));
-    fs.renameSync(`${files.index}.tmp`, files.index);
-    fs.renameSync(`${files.meta}.tmp`, files.meta);
-    state.rowsSinceCache = 0;
+  async function loadPersisted(collection: string, generation: string, dim: number): Promise<LoadedCollection | undefined> {
+    if (!persistence) return undefined;
+    const index = newIndex(dim);
+    const persisted = await loadPersistedIndex(persistence.objects, collection, { generation, dim }, index);
+    if (!persisted) return undefined;
+    const { head, keyOf } = persisted;
+    const idOf = new Map([...keyOf].map(([id, key]) => [key, id]));
+    return { generation, dim, index, keyOf, idOf, nextKey: BigInt(head.nextKey), lastSeq: head.lastSeq, rowsSincePersisted: 0 };
+  }
+
+  /** Catches the index up and publishes it unless little changed while writes go on. */
+  async function publish(collection: string, evenIfSmall: boolean): Promise<void> {
+    if (!persistence || !publishing) return;
+    const state = await refresh(collection);
+    await serialised(collection, async () => {
+      if (loaded.get(collection) !== state || state.rowsSincePersisted === 0) return;
+      if (!evenIfSmall && state.rowsSincePersisted < Math.max(PUBLISH_MIN_ROWS, state.index.size() * PUBLISH_GROWTH)) return;
+      await publishIndex(persistence.objects, publishing.scratchDir, collection, state);
+      state.rowsSincePersisted = 0;
+    });
+  }
+
+  /** After a write: publish once writes pause for quietMs, or catch up (and publish if it grew enough) after maxDelayMs. */
+  function schedulePublication(collection: string): void {
+    if (!publishing) return;
+    const pending = unpublished.get(collection);
+    if (pending) clearTimeout(pending.timer);
+    const since = pending?.since ?? Date.now();
+    const due = since + maxDelayMs - Date.now();
+    const quiet = quietMs <= due;
+    const timer = setTimeout(() => {
+      unpublished.delete(collection);
+      const run = publish(collection, quiet).catch((error: unknown) => persistence?.onError?.(error, collection));
+      publications.add(run);
+      void run.finally(() => publications.delete(run));
+      if (!quiet) schedulePublication(collection);
+    }, Math.max(0, Math.min(quietMs, due)));
+    timer.unref();
+    unpublished.set(collection, { timer, since });
+  }
+
+  async function publishPending(): Promise<void> {
+    await Promise.all(publications);
+    for (const collection of [...unpublished.keys()]) {
+      clearTimeout(unpublished.get(collection)?.timer);
+      unpublished.delete(collection);
+      await publish(collection, true);
+    }
   }
 
   /**
@@ -139,12 +179,16 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: 
   /** One query when nothing changed (the steady state of a search), one more per REPLAY_BATCH changes. */
   async function replayChanges(collection: string): Promise<LoadedCollection> {
     let state = loaded.get(collection);
-    // Before the first load only the generation is wanted: the disk cache may already hold the points.
+    // Before the first load only the generation is wanted: the published index may already hold the points.
     let batch = await points.changesAfter(collection, state?.lastSeq ?? '0', state ? REPLAY_BATCH : 0);
     if (batch && (!state || state.generation !== batch.generation)) {
+      const { generation, dim } = batch;
       state =
-        loadCache(collection, batch.generation, batch.dim) ??
-        { generation: batch.generation, dim: batch.dim, index: newIndex(batch.dim), keyOf: new Map(), idOf: new Map(), nextKey: 0n, lastSeq: '0', rowsSinceCache: 0 };
+        (await loadPersisted(collection, generation, dim).catch((error: unknown) => {
+          // A snapshot removed or damaged under us costs a rebuild from the rows, never a wrong answer.
+          persistence?.onError?.(error, collection);
+          return undefined;
+        })) ?? emptyState(generation, dim);
       loaded.set(collection, state);
       batch = await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
     }
@@ -171,10 +215,9 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: 
         state.index.add(keys, vectors, 0);
       }
       state.lastSeq = batch.changes[batch.changes.length - 1].seq;
-      state.rowsSinceCache += batch.changes.length;
+      state.rowsSincePersisted += batch.changes.length;
       batch = batch.changes.length < REPLAY_BATCH ? undefined : await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
     }
-    if (state.rowsSinceCache >= CACHE_AFTER_ROWS) saveCache(collection, state);
     return state;
   }
 
@@ -194,21 +237,23 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: 
     },
 
     async dropCollection(collection) {
+      clearTimeout(unpublished.get(collection)?.timer);
+      unpublished.delete(collection);
       await points.dropCollection(collection);
       loaded.delete(collection);
-      const files = cacheFiles(collection);
-      fs.rmSync(files.index, { force: true });
-      fs.rmSync(files.meta, { force: true });
+      if (persistence) await removePersistedIndex(persistence.objects, collection);
     },
 
     async upsert(collection, written: VectorPoint[]) {
       // One row per id, the last one given (two equal concept keys in one batch are one point).
       const latest = new Map(written.map((point) => [point.id, point.vector]));
       await points.upsert(collection, [...latest].map(([id, vector]) => ({ id, vector: vectorToBytes(vector) })));
+      schedulePublication(collection);
     },
 
     async delete(collection, ids) {
       await points.markDeleted(collection, ids);
+      schedulePublication(collection);
     },
 
     async get(collection, ids) {
@@ -236,10 +281,10 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; cacheDir: 
       });
     },
 
+    publishPending,
+
     async close() {
-      for (const [collection, state] of loaded) {
-        if (state.rowsSinceCache > 0) await serialised(collection, async () => saveCache(collection, state));
-      }
+      await publishPending();
       loaded.clear();
     },
   };

@@ -50,7 +50,7 @@ async function main(): Promise<void> {
     say(`  rows: ${count} media, 5 clustering levels, issues, labels, tags in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
     started = Date.now();
-    const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), cacheDir: path.join(scratch, 'bench-vectors') });
+    const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db) });
     const { ids, captions } = await writeSyntheticVectors(db, store, { datasetId, versionId, dim: DIM, modelsDir: config.models.dir });
     await store.close();
     say(`  vectors: ${ids.length} image (sampled) + ${captions} caption (real text encoder) in ${((Date.now() - started) / 1000).toFixed(1)} s`);

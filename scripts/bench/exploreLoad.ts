@@ -28,6 +28,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgr
 import { spawnManaged, type ManagedProcess } from '../../lib/embedded/process';
 import { startTemporalDevServer } from '../../lib/embedded/temporal';
 import { projectRoot } from '../../lib/projectRoot';
+import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { captionCollection, imageCollection } from '../../lib/vectors/vectorStore';
 import { benchMachine, filesForm, freePort, prepareImages, say, waitForNewestTask, writeReport } from './common';
@@ -187,10 +188,10 @@ async function main(): Promise<void> {
       setup.rows_seconds = (Date.now() - started) / 1000;
       say(`  rows: ${mediaCount} media in ${setup.rows_seconds.toFixed(1)} s`);
       started = Date.now();
-      const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), cacheDir: path.join(first.dataDir, 'vectors') });
+      const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), persistence: { objects: createLocalObjectStore(path.join(first.dataDir, 'objects')), publish: { scratchDir: path.join(scratch, 'tmp') } } });
       const { ids } = await writeSyntheticVectors(db, store, { datasetId: seeded.datasetId, versionId: seeded.versionId, dim: DIM, modelsDir: config.models.dir });
       setup.vectors_seconds = (Date.now() - started) / 1000;
-      // The HNSW indexes are built once here and cached in DATA_DIR, where the APIs and workers load them.
+      // The HNSW indexes are built once here and published in DATA_DIR's object store, where the APIs and workers load them.
       started = Date.now();
       const [anyVector] = (await store.get(imageCollection(seeded.datasetId), [ids[0]])).values();
       await store.searchMany(imageCollection(seeded.datasetId), [anyVector], 1);
@@ -205,7 +206,7 @@ async function main(): Promise<void> {
     const { datasetId, tagId, ids } = seeded;
     for (const other of others) {
       await copyDatabase(postgres.url, first.database, other.database);
-      fs.cpSync(path.join(first.dataDir, 'vectors'), path.join(other.dataDir, 'vectors'), { recursive: true });
+      fs.cpSync(path.join(first.dataDir, 'objects', 'vector-indexes'), path.join(other.dataDir, 'objects', 'vector-indexes'), { recursive: true });
     }
     // Statement statistics need their library loaded at start: a restart, with the data kept.
     await withClient(postgres.url, (client) => client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`));

@@ -200,7 +200,7 @@ async function main(): Promise<void> {
 
     const db = createDb(await ensureDatabase(postgres.url, 'bench'), 5);
     await migrateLatest(db);
-    const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), cacheDir: path.join(scratch, 'vectors') });
+    const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db) });
     const ids = files.map((_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     await store.ensureCollection('bench', encoder.dim);
     await timed('vector upsert', files.length, results, async () => {

@@ -83,15 +83,12 @@ function seeded(seed: number) {
   };
 }
 
-/**
- * Vectors for a synthetic dataset: image vectors sampled around 1,000 random unit centres in `dim`
- * dimensions plus noise (normalised), caption vectors from the real text encoder. Returns the media ids.
- */
-export async function writeSyntheticVectors(
+/** Image vectors of a synthetic dataset: sampled around 1,000 random unit centres in `dim` dimensions plus noise, normalised. Returns the media ids. */
+export async function writeSyntheticImageVectors(
   db: Db,
   store: VectorStore,
-  options: { datasetId: string; versionId: string; dim: number; modelsDir: string },
-): Promise<{ ids: string[]; captions: number }> {
+  options: { datasetId: string; versionId: string; dim: number },
+): Promise<string[]> {
   const { datasetId, versionId, dim } = options;
   const ids: string[] = await db('media').where({ version_id: versionId }).orderBy('id').pluck('id');
   const random = seeded(42);
@@ -105,6 +102,20 @@ export async function writeSyntheticVectors(
       return { id, vector: vector.map((value) => value / norm) };
     }));
   }
+  return ids;
+}
+
+/**
+ * Vectors for a synthetic dataset: image vectors as writeSyntheticImageVectors, caption vectors from
+ * the real text encoder. Returns the media ids.
+ */
+export async function writeSyntheticVectors(
+  db: Db,
+  store: VectorStore,
+  options: { datasetId: string; versionId: string; dim: number; modelsDir: string },
+): Promise<{ ids: string[]; captions: number }> {
+  const { datasetId, versionId } = options;
+  const ids = await writeSyntheticImageVectors(db, store, options);
   const captions: Array<{ id: string; caption: string }> = await db('media')
     .where({ version_id: versionId })
     .whereNotNull('caption')

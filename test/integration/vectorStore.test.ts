@@ -3,8 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createDb, migrateLatest } from '../../db/connection';
-import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
-import { createVectorPointRows } from '../../db/repositories/vectorPoints';
+import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
+import { createEmbeddedVectorStore, type PointRows } from '../../lib/vectors/embeddedVectorStore';
+import { createVectorPointRows, writeInSeqOrder } from '../../db/repositories/vectorPoints';
+import { vectorToBytes } from '../../lib/vectors/vectorBytes';
 import { createQdrantVectorStore } from '../../lib/vectors/qdrantVectorStore';
 import { unitVectors, vectorStoreContract } from '../contract/vectorStore.contract';
 import { knownError } from '../../api/errors';
@@ -16,129 +18,318 @@ async function embeddedStack() {
   const database = await createTestDatabase();
   const db = createDb(database.url, 5);
   await migrateLatest(db);
-  const cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vectors-'));
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vectors-'));
+  const objectsDir = path.join(dataDir, 'objects');
+  const objects = createLocalObjectStore(objectsDir);
+  const rows = createVectorPointRows(db);
   return {
     db,
-    cacheDir,
+    rows,
+    objects,
+    objectsDir,
+    /** A worker's store: publishes its index to the object store (the test says when, through publishPending). */
+    writer: (quietMs = 60_000) =>
+      createEmbeddedVectorStore({ rows, persistence: { objects, publish: { scratchDir: path.join(dataDir, 'tmp'), quietMs, maxDelayMs: 120_000 } } }),
+    /** An API process's store: loads what workers published, then replays newer rows from `readerRows`. */
+    reader: (readerRows: PointRows = rows, onError?: (error: unknown) => void) => createEmbeddedVectorStore({ rows: readerRows, persistence: { objects, onError } }),
     async cleanup() {
       await db.destroy();
       await database.drop();
-      fs.rmSync(cacheDir, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
+async function withEmbeddedStack(test: (stack: Awaited<ReturnType<typeof embeddedStack>>) => Promise<void>): Promise<void> {
+  const stack = await embeddedStack();
+  try {
+    await test(stack);
+  } finally {
+    await stack.cleanup();
+  }
+}
+
+/** Sample points: `count` unit vectors and fresh ids. */
+function sample(count: number, dim: number, seed: number) {
+  const vectors = unitVectors(count, dim, seed);
+  return { vectors, ids: vectors.map(() => randomUUID()) };
+}
+
+/** `rows` that record where each catch-up started, to tell a loaded index (replay from its seq) from a rebuild (replay from 0). */
+function recordingRows(rows: PointRows) {
+  const replays: Array<{ after: string; rows: number }> = [];
+  return {
+    replays,
+    rows: {
+      ...rows,
+      async changesAfter(...args: Parameters<PointRows['changesAfter']>) {
+        const changes = await rows.changesAfter(...args);
+        if (args[2] > 0) replays.push({ after: args[1], rows: changes?.changes.length ?? 0 });
+        return changes;
+      },
+    } satisfies PointRows,
+  };
+}
+
+const points = (ids: string[], vectors: Float32Array[], from: number, to: number) => ids.slice(from, to).map((id, i) => ({ id, vector: vectors[from + i] }));
+const snapshotFiles = (objectsDir: string, collection: string) =>
+  fs.readdirSync(path.join(objectsDir, 'vector-indexes', collection), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.usearch'));
+
 describe('embedded vector store (Postgres + usearch)', () => {
   vectorStoreContract(async () => {
     const stack = await embeddedStack();
-    const store = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: stack.cacheDir });
+    const store = stack.writer(10);
     return { store, cleanup: async () => (await store.close(), await stack.cleanup()) };
   });
 
-  it('lets another process see new points and reuses its on-disk cache after a restart', async () => {
+  it('lets another process see new points at once, without any published index', async () => {
+    await withEmbeddedStack(async (stack) => {
+    const writer = createEmbeddedVectorStore({ rows: stack.rows });
+    const reader = createEmbeddedVectorStore({ rows: stack.rows });
+    await writer.ensureCollection('c', 16);
+    const { vectors, ids } = sample(40, 16, 3);
+    await writer.upsert('c', points(ids, vectors, 0, 20));
+    expect((await reader.searchMany('c', [vectors[5]], 1))[0][0].id).toBe(ids[5]);
+    await writer.upsert('c', points(ids, vectors, 20, 40));
+    await writer.delete('c', [ids[5]]);
+    expect((await reader.searchMany('c', [vectors[30]], 1))[0][0].id).toBe(ids[30]);
+    expect((await reader.searchMany('c', [vectors[5]], 3))[0].map((hit) => hit.id)).not.toContain(ids[5]);
+    await reader.close();
+    await writer.close();
+    });
+  });
+
+  it('a worker publishes its index; a fresh API store loads it and replays only rows written after it (upserts and deletions)', async () => {
+    await withEmbeddedStack(async (stack) => {
+    const writer = stack.writer();
+    await writer.ensureCollection('c', 16);
+    const { vectors, ids } = sample(2600, 16, 3);
+    for (let i = 0; i < 2400; i += 800) await writer.upsert('c', points(ids, vectors, i, i + 800));
+    await writer.publishPending();
+    expect(snapshotFiles(stack.objectsDir, 'c')).toHaveLength(1);
+
+    // Committed after the publication: a reader must still see them.
+    await writer.upsert('c', points(ids, vectors, 2400, 2600));
+    await writer.delete('c', [ids[10]]);
+    await writer.upsert('c', [{ id: ids[11], vector: vectors[2599].map((value) => -value) }]);
+
+    const recorded = recordingRows(stack.rows);
+    const reader = stack.reader(recorded.rows);
+    expect((await reader.searchMany('c', [vectors[2450]], 1))[0][0].id).toBe(ids[2450]);
+    expect((await reader.searchMany('c', [vectors[10]], 3))[0].map((hit) => hit.id)).not.toContain(ids[10]);
+    expect((await reader.searchMany('c', [vectors[11]], 3))[0].map((hit) => hit.id)).not.toContain(ids[11]);
+    expect((await reader.searchMany('c', [vectors[1234]], 1))[0][0].id).toBe(ids[1234]);
+    // It never rebuilt: its first catch-up started after the published seq and read only the 202 newer writes.
+    expect(recorded.replays[0].after).not.toBe('0');
+    expect(recorded.replays[0].rows).toBe(202);
+    await reader.close();
+    await writer.close();
+    });
+  });
+
+  it('publishes by itself once writes pause, and keeps only the current and the previous snapshot', async () => {
+    await withEmbeddedStack(async (stack) => {
+    const writer = stack.writer(50);
+    await writer.ensureCollection('c', 8);
+    const { vectors, ids } = sample(40, 8, 9);
+    const head = path.join(stack.objectsDir, 'vector-indexes', 'c', 'head.json');
+    const publishedSeq = () => (fs.existsSync(head) ? (JSON.parse(fs.readFileSync(head, 'utf8')) as { lastSeq: string; points: number }) : undefined);
+    for (let round = 0; round < 4; round++) {
+      await writer.upsert('c', points(ids, vectors, round * 10, round * 10 + 10));
+      const deadline = Date.now() + 10_000;
+      while (publishedSeq()?.points !== round * 10 + 10 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(publishedSeq()?.points).toBe(round * 10 + 10);
+    }
+    expect(snapshotFiles(stack.objectsDir, 'c')).toHaveLength(2);
+    await writer.close();
+    });
+  });
+
+  it('never loads the index of a collection made again (a new generation), even if its files are left behind', async () => {
+    await withEmbeddedStack(async (stack) => {
+    const writer = stack.writer();
+    await writer.ensureCollection('c', 16);
+    const [old, fresh] = [unitVectors(30, 16, 21), unitVectors(30, 16, 22)];
+    const [oldIds, freshIds] = [old.map(() => randomUUID()), fresh.map(() => randomUUID())];
+    await writer.upsert('c', points(oldIds, old, 0, 30));
+    await writer.publishPending();
+    // Dropped and made again by a process without the object store: the old head stays.
+    await stack.rows.dropCollection('c');
+    await stack.rows.createCollection('c', 16);
+    await stack.rows.upsert('c', freshIds.map((id, i) => ({ id, vector: Buffer.from(fresh[i].buffer) })));
+    expect(fs.existsSync(path.join(stack.objectsDir, 'vector-indexes', 'c', 'head.json'))).toBe(true);
+
+    const recorded = recordingRows(stack.rows);
+    const reader = stack.reader(recorded.rows);
+    const [hits] = await reader.searchMany('c', [old[0]], 30);
+    expect(hits.map((hit) => hit.id).sort()).toEqual([...freshIds].sort());
+    expect(recorded.replays[0].after).toBe('0');
+    await reader.close();
+
+    // The worker's own index of the old generation is dropped too, and its next publication replaces the head.
+    await writer.upsert('c', [{ id: freshIds[0], vector: fresh[0] }]);
+    await writer.publishPending();
+    const [writerHits] = await writer.searchMany('c', [old[0]], 30);
+    expect(writerHits.map((hit) => hit.id).sort()).toEqual([...freshIds].sort());
+    const again = recordingRows(stack.rows);
+    const loaded = stack.reader(again.rows);
+    expect((await loaded.searchMany('c', [fresh[7]], 1))[0][0].id).toBe(freshIds[7]);
+    expect(again.replays[0].after).not.toBe('0');
+    await loaded.close();
+    await writer.close();
+
+    // dropCollection through a store removes the published index with the points.
+    await writer.dropCollection('c');
+    expect(fs.existsSync(path.join(stack.objectsDir, 'vector-indexes', 'c', 'head.json'))).toBe(false);
+    expect(snapshotFiles(stack.objectsDir, 'c')).toHaveLength(0);
+    });
+  });
+
+  it('two workers publishing the same collection leave a head that loads; readers replay whatever it lacks', async () => {
+    await withEmbeddedStack(async (stack) => {
+    const [first, second] = [stack.writer(), stack.writer()];
+    await first.ensureCollection('c', 16);
+    const { vectors, ids } = sample(400, 16, 31);
+    await Promise.all([
+      (async () => {
+        for (let i = 0; i < 200; i += 20) await first.upsert('c', points(ids, vectors, i, i + 20));
+      })(),
+      (async () => {
+        for (let i = 200; i < 400; i += 20) await second.upsert('c', points(ids, vectors, i, i + 20));
+      })(),
+    ]);
+    // The first publishes what it has seen, then the second (newer): last writer wins.
+    await Promise.all([first.publishPending(), second.publishPending()]);
+    await first.upsert('c', points(ids, vectors, 0, 1));
+    await first.publishPending();
+
+    const reader = stack.reader();
+    const answers = await reader.searchMany('c', vectors, 1);
+    expect(answers.map(([hit]) => hit.id)).toEqual(ids);
+    await Promise.all([reader.close(), first.close(), second.close()]);
+    });
+  });
+
+  it('rebuilds from the rows, and says so, when the published files are gone', async () => {
+    await withEmbeddedStack(async (stack) => {
+    const writer = stack.writer();
+    await writer.ensureCollection('c', 8);
+    const { vectors, ids } = sample(50, 8, 41);
+    await writer.upsert('c', points(ids, vectors, 0, 50));
+    await writer.publishPending();
+    for (const file of snapshotFiles(stack.objectsDir, 'c')) fs.rmSync(path.join(stack.objectsDir, 'vector-indexes', 'c', file));
+    const errors: unknown[] = [];
+    const reader = stack.reader(stack.rows, (error) => errors.push(error));
+    expect((await reader.searchMany('c', [vectors[49]], 1))[0][0].id).toBe(ids[49]);
+    expect(errors).toHaveLength(1);
+    await reader.close();
+    await writer.close();
+    });
+  });
+
+  it('commits writes to a collection in seq order, so a reader never steps over a row that commits late', async () => {
     const stack = await embeddedStack();
+    let release = () => {};
     try {
-      const writer = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: stack.cacheDir });
-      const reader = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: path.join(stack.cacheDir, 'reader') });
-      await writer.ensureCollection('c', 16);
-      const vectors = unitVectors(2500, 16, 3);
-      const ids = vectors.map(() => randomUUID());
-      await writer.upsert('c', ids.slice(0, 2400).map((id, i) => ({ id, vector: vectors[i] })));
-      expect((await reader.searchMany('c', [vectors[5]], 1))[0][0].id).toBe(ids[5]);
+      await stack.rows.createCollection('c', 4);
+      const [a, b] = unitVectors(2, 4, 51);
+      const [idA, idB] = [randomUUID(), randomUUID()];
+      // A slow writer (another worker) takes its seq first and commits last.
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let wrote!: () => void;
+      const written = new Promise<void>((resolve) => (wrote = resolve));
+      const slow = writeInSeqOrder(stack.db, 'c', async (trx) => {
+        await trx('vector_points').insert({ collection: 'c', id: idA, vector: vectorToBytes(a) });
+        wrote();
+        await held;
+      });
+      await written;
+      const fast = stack.rows.upsert('c', [{ id: idB, vector: vectorToBytes(b) }]);
+      const waiting = async () => (await stack.db.raw("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")).rows[0].n as number;
+      for (const deadline = Date.now() + 10_000; (await waiting()) === 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await waiting()).toBe(1);
 
-      await writer.upsert('c', ids.slice(2400).map((id, i) => ({ id, vector: vectors[2400 + i] })));
-      expect((await reader.searchMany('c', [vectors[2450]], 1))[0][0].id).toBe(ids[2450]);
+      // Neither is visible yet; had the second committed first, this catch-up would have moved past the first's seq for good.
+      const reader = createEmbeddedVectorStore({ rows: stack.rows });
+      expect(await reader.searchMany('c', [a, b], 1)).toEqual([[], []]);
+      release();
+      await Promise.all([slow, fast]);
+      const [[nearA], [nearB]] = await reader.searchMany('c', [a, b], 1);
+      expect([nearA.id, nearB.id]).toEqual([idA, idB]);
       await reader.close();
-      expect(fs.existsSync(path.join(stack.cacheDir, 'reader', 'c.usearch'))).toBe(true);
-
-      // A fresh instance (a restarted process) starts from the cache and still answers correctly.
-      const restarted = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: path.join(stack.cacheDir, 'reader') });
-      await writer.delete('c', [ids[10]]);
-      const [hits] = await restarted.searchMany('c', [vectors[10]], 3);
-      expect(hits.map((hit) => hit.id)).not.toContain(ids[10]);
-      expect((await restarted.searchMany('c', [vectors[2499]], 1))[0][0].id).toBe(ids[2499]);
-      await restarted.close();
-      await writer.close();
     } finally {
+      release();
       await stack.cleanup();
     }
   });
 
   it('replays more writes than one catch-up batch holds (5,000)', async () => {
-    const stack = await embeddedStack();
-    try {
-      const writer = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: stack.cacheDir });
-      const reader = createEmbeddedVectorStore({ rows: createVectorPointRows(stack.db), cacheDir: path.join(stack.cacheDir, 'reader') });
-      await writer.ensureCollection('c', 8);
-      const vectors = unitVectors(5200, 8, 7);
-      const ids = vectors.map(() => randomUUID());
-      for (let i = 0; i < ids.length; i += 2600) await writer.upsert('c', ids.slice(i, i + 2600).map((id, j) => ({ id, vector: vectors[i + j] })));
-      expect((await reader.searchMany('c', [vectors[5199]], 1))[0][0].id).toBe(ids[5199]);
-      await reader.close();
-      await writer.close();
-    } finally {
-      await stack.cleanup();
-    }
+    await withEmbeddedStack(async (stack) => {
+    const writer = stack.writer();
+    const reader = stack.reader();
+    await writer.ensureCollection('c', 8);
+    const { vectors, ids } = sample(5200, 8, 7);
+    for (let i = 0; i < ids.length; i += 2600) await writer.upsert('c', ids.slice(i, i + 2600).map((id, j) => ({ id, vector: vectors[i + j] })));
+    expect((await reader.searchMany('c', [vectors[5199]], 1))[0][0].id).toBe(ids[5199]);
+    await reader.close();
+    await writer.close();
+    });
   });
 
   it('catches up with Postgres in one query, shared by concurrent searches, each seeing every point written before it asked', async () => {
-    const stack = await embeddedStack();
-    try {
-      const rows = createVectorPointRows(stack.db);
-      let lookups = 0;
-      // While `hold` is set, a catch-up's query has answered but the catch-up waits: it stays under way for as long as the test wants.
-      let hold: { answered(): void; release: Promise<void> } | undefined;
-      const counted = {
-        ...rows,
-        async changesAfter(...args: Parameters<typeof rows.changesAfter>) {
-          lookups++;
-          const changes = await rows.changesAfter(...args);
-          const held = hold;
-          if (held) {
-            held.answered();
-            await held.release;
-          }
-          return changes;
-        },
-      };
-      const writer = createEmbeddedVectorStore({ rows, cacheDir: stack.cacheDir });
-      const reader = createEmbeddedVectorStore({ rows: counted, cacheDir: path.join(stack.cacheDir, 'reader') });
-      await writer.ensureCollection('c', 16);
-      const vectors = unitVectors(60, 16, 5);
-      const ids = vectors.map(() => randomUUID());
-      const write = (from: number, to: number) => writer.upsert('c', ids.slice(from, to).map((id, i) => ({ id, vector: vectors[from + i] })));
-      const search = (from: number, to: number) => Promise.all(vectors.slice(from, to).map((vector) => reader.searchMany('c', [vector], 1)));
-      const nearest = (answers: Awaited<ReturnType<typeof search>>) => answers.map(([hits]) => hits[0].id);
-      await write(0, 20);
-      await reader.searchMany('c', [vectors[0]], 1);
+    await withEmbeddedStack(async (stack) => {
+    const rows = createVectorPointRows(stack.db);
+    let lookups = 0;
+    // While `hold` is set, a catch-up's query has answered but the catch-up waits: it stays under way for as long as the test wants.
+    let hold: { answered(): void; release: Promise<void> } | undefined;
+    const counted = {
+      ...rows,
+      async changesAfter(...args: Parameters<typeof rows.changesAfter>) {
+        lookups++;
+        const changes = await rows.changesAfter(...args);
+        const held = hold;
+        if (held) {
+          held.answered();
+          await held.release;
+        }
+        return changes;
+      },
+    };
+    const writer = stack.writer();
+    const reader = stack.reader(counted);
+    await writer.ensureCollection('c', 16);
+    const { vectors, ids } = sample(60, 16, 5);
+    const write = (from: number, to: number) => writer.upsert('c', ids.slice(from, to).map((id, i) => ({ id, vector: vectors[from + i] })));
+    const search = (from: number, to: number) => Promise.all(vectors.slice(from, to).map((vector) => reader.searchMany('c', [vector], 1)));
+    const nearest = (answers: Awaited<ReturnType<typeof search>>) => answers.map(([hits]) => hits[0].id);
+    await write(0, 20);
+    await reader.searchMany('c', [vectors[0]], 1);
 
-      // Searches arriving together, none under way: one query serves them all.
-      lookups = 0;
-      await write(20, 40);
-      expect(nearest(await search(20, 40))).toEqual(ids.slice(20, 40));
-      expect(lookups).toBe(1);
+    // Searches arriving together, none under way: one query serves them all.
+    lookups = 0;
+    await write(20, 40);
+    expect(nearest(await search(20, 40))).toEqual(ids.slice(20, 40));
+    expect(lookups).toBe(1);
 
-      // A catch-up under way (its query answered before the next write) cannot serve searches that
-      // arrive after that write: they queue exactly one more, which they all share.
-      lookups = 0;
-      let answered!: () => void;
-      let release!: () => void;
-      const queried = new Promise<void>((resolve) => (answered = resolve));
-      hold = { answered, release: new Promise<void>((resolve) => (release = resolve)) };
-      const first = reader.searchMany('c', [vectors[0]], 1);
-      await queried;
-      hold = undefined;
-      await write(40, 60);
-      const later = search(40, 60);
-      release();
-      expect((await first)[0][0].id).toBe(ids[0]);
-      expect(nearest(await later)).toEqual(ids.slice(40, 60));
-      expect(lookups).toBe(2);
-      await reader.close();
-      await writer.close();
-    } finally {
-      await stack.cleanup();
-    }
+    // A catch-up under way (its query answered before the next write) cannot serve searches that
+    // arrive after that write: they queue exactly one more, which they all share.
+    lookups = 0;
+    let answered!: () => void;
+    let release!: () => void;
+    const queried = new Promise<void>((resolve) => (answered = resolve));
+    hold = { answered, release: new Promise<void>((resolve) => (release = resolve)) };
+    const first = reader.searchMany('c', [vectors[0]], 1);
+    await queried;
+    hold = undefined;
+    await write(40, 60);
+    const later = search(40, 60);
+    release();
+    expect((await first)[0][0].id).toBe(ids[0]);
+    expect(nearest(await later)).toEqual(ids.slice(40, 60));
+    expect(lookups).toBe(2);
+    await reader.close();
+    await writer.close();
+    });
   });
 });
 
