@@ -26,14 +26,7 @@ log() { echo "[centernet] $*" >&2; }
 
 converter_sha=$(sha256sum "$converter" | cut -d' ' -f1)
 if [ "${FORCE:-0}" != 1 ] && [ -s "$onnx_out" ] && [ -s "$manifest" ]; then
-  if python3 - "$manifest" "$onnx_out" "$converter_sha" <<'PY'
-import hashlib, json, sys
-manifest_path, onnx_path, converter_sha = sys.argv[1:]
-info = json.load(open(manifest_path))
-digest = hashlib.sha256(open(onnx_path, 'rb').read()).hexdigest()
-sys.exit(0 if info.get('sha256') == digest and info.get('converterSha256') == converter_sha else 1)
-PY
-  then exit 0; fi
+  if python3 "$here/manifest_current.py" "$manifest" "$onnx_out" converterSha256 "$converter_sha"; then exit 0; fi
 fi
 
 mkdir -p "$out_dir"
