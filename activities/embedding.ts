@@ -94,7 +94,7 @@ export function createEmbeddingActivities(deps: {
     /** Embeds the images and frames of one chunk's files (the second half of the chunk's work). */
     async embedChunk(step: ChunkStep): Promise<{ embedded: number }> {
       const version = await headVersion(db, step.datasetId);
-      const report = createChunkProgressReporter(db, step, 'second', 'Embedding');
+      const report = createChunkProgressReporter(db, step, 'index', { from: 0.5, to: 1 }, 'Embedding');
       return { embedded: await embedPendingMedia(version, report, step.chunk) };
     },
 

@@ -17,6 +17,7 @@ import {
   setObjectCaptions,
   setObjectClusters,
   versionObjectIds,
+  type MediaRange,
   type MediaToEnrich,
   type ObjectRow,
 } from '../db/repositories/enrichment';
@@ -41,7 +42,8 @@ import { clipCollection, conceptCollection, objectCollection, type VectorStore }
 import type { EnrichmentInput } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
 import { encodeImageBlobs } from './embedding';
-import { createProgressReporter, type TaskRef } from './progress';
+import type { ChunkStep } from '../workflows/contracts';
+import { createChunkProgressReporter, createProgressReporter, type ProgressReporter, type TaskRef } from './progress';
 import { vectorNeighbours } from './vectorNeighbours';
 
 const ENRICH_BATCH = 16;
@@ -260,38 +262,62 @@ export function createEnrichmentInferenceActivities(deps: {
     });
   }
 
-  return {
-    async enrichDatasetMedia(ref: TaskRef): Promise<{ enriched: Partial<Record<EnrichmentType, number>> }> {
-      const context = Context.current();
-      const version = await headVersion(db, ref.datasetId);
-      const types = APPLY_ORDER.filter((type) => version.enrichment_models[type] !== undefined);
-      const enriched: Partial<Record<EnrichmentType, number>> = {};
-      for (const [position, type] of types.entries()) {
-        const model = version.enrichment_models[type];
-        const step = steps[model];
-        if (!step) throw ApplicationFailure.create({ type: 'ModelUnavailable', message: `This worker cannot run ${model} (${type})`, nonRetryable: true });
-        await prepare[model]?.(version);
-        const total = await countMediaToEnrich(db, version.id, type);
-        const report = createProgressReporter(db, ref, 'enrich', `Enriching: ${type} ${position + 1}/${types.length}`);
-        let done = 0;
-        for (;;) {
-          context.heartbeat({ type, done });
-          if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-          const batch = await nextMediaToEnrich(db, version.id, type, ENRICH_BATCH);
-          if (batch.length === 0) break;
-          const prepared = await withClasses(version, batch);
-          await db.transaction(async (trx) => {
-            await step(trx, version, prepared);
-            await markEnriched(trx, version.id, type, batch.map((media) => media.id));
-          });
-          done += batch.length;
-          await report(done, total);
-        }
-        enriched[type] = done;
-        // New objects (all of them after a copy, a batch's after add_media) re-cluster the version's objects;
-        // asking the rows (not `done`) also finishes the clustering of a run interrupted before it.
-        if (type === 'OBJECT_DETECTION' && (await hasUnclusteredObjects(db, version.id))) await clusterObjects(version);
+  /** Runs the version's models, in order, over its media they have not run on yet (of `range` only, when given). */
+  async function enrichPending(
+    version: DatasetVersion,
+    reporter: (type: EnrichmentType, position: number, count: number) => ProgressReporter,
+    range?: MediaRange,
+  ): Promise<Partial<Record<EnrichmentType, number>>> {
+    const context = Context.current();
+    const types = APPLY_ORDER.filter((type) => version.enrichment_models[type] !== undefined);
+    const enriched: Partial<Record<EnrichmentType, number>> = {};
+    for (const [position, type] of types.entries()) {
+      const model = version.enrichment_models[type];
+      const step = steps[model];
+      if (!step) throw ApplicationFailure.create({ type: 'ModelUnavailable', message: `This worker cannot run ${model} (${type})`, nonRetryable: true });
+      await prepare[model]?.(version);
+      const total = await countMediaToEnrich(db, version.id, type, range);
+      const report = reporter(type, position, types.length);
+      let done = 0;
+      for (;;) {
+        context.heartbeat({ type, done });
+        if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
+        const batch = await nextMediaToEnrich(db, version.id, type, ENRICH_BATCH, range);
+        if (batch.length === 0) break;
+        const prepared = await withClasses(version, batch);
+        await db.transaction(async (trx) => {
+          await step(trx, version, prepared);
+          await markEnriched(trx, version.id, type, batch.map((media) => media.id));
+        });
+        done += batch.length;
+        await report(done, total);
       }
+      enriched[type] = done;
+    }
+    return enriched;
+  }
+
+  return {
+    /** Runs the version's models over one chunk of its media (a MEDIA_CHUNKS step of an enrichment). */
+    async enrichChunk(step: ChunkStep): Promise<{ enriched: Partial<Record<EnrichmentType, number>> }> {
+      const version = await headVersion(db, step.datasetId);
+      const reporter = (type: EnrichmentType, position: number, count: number) =>
+        createChunkProgressReporter(db, step, 'enrich', { from: position / count, to: (position + 1) / count }, `Enriching: ${type}`);
+      return { enriched: await enrichPending(version, reporter, step.chunk) };
+    },
+
+    /**
+     * Runs the version's models over whatever media they have not run on (the new media of add_media; after an
+     * enrichment's chunks, nothing), then clusters the version's objects if new ones came.
+     */
+    async enrichDatasetMedia(ref: TaskRef): Promise<{ enriched: Partial<Record<EnrichmentType, number>> }> {
+      const version = await headVersion(db, ref.datasetId);
+      const reporter = (type: EnrichmentType, position: number, count: number) =>
+        createProgressReporter(db, ref, 'enrich', `Enriching: ${type} ${position + 1}/${count}`);
+      const enriched = await enrichPending(version, reporter);
+      // New objects (all of them after a copy, a batch's after add_media) re-cluster the version's objects;
+      // asking the rows also finishes the clustering of a run interrupted before it.
+      if (version.enrichment_models.OBJECT_DETECTION !== undefined && (await hasUnclusteredObjects(db, version.id))) await clusterObjects(version);
       return { enriched };
     },
   };

@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import pLimit from 'p-limit';
 import type { Db } from '../db/connection';
 import { chunkFiles, planFileChunks, type UploadedFile } from '../db/repositories/ingestion';
@@ -9,7 +9,8 @@ import { extractFrames, probeVideo, type VideoTools } from '../lib/media/video';
 import { pixelIssues, type Issue } from '../lib/quality/imageIssues';
 import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectStore';
 import { sha256Hex } from '../lib/sha256';
-import type { ChunkPlan, ChunkStep, FileSelection } from '../workflows/contracts';
+import type { ChunkPlan, ChunkSelection, ChunkStep, FileSelection } from '../workflows/contracts';
+import { planMediaChunks } from '../db/repositories/enrichment';
 import { createChunkProgressReporter } from './progress';
 
 export interface IngestDeps {
@@ -54,6 +55,11 @@ function imageColumns(facts: ImageFacts, thumbSha256: string) {
 const WRITE_BATCH = 32;
 /** Chunks one planning call returns: one window of a MEDIA_CHUNKS run. */
 export const CHUNKS_PER_WINDOW = 64;
+
+function filesOf(selection: ChunkSelection): FileSelection {
+  if ('mediaOf' in selection) throw ApplicationFailure.create({ message: 'a chunk of media has no files to decode', nonRetryable: true });
+  return selection;
+}
 
 const brokenIssue = (error: Error): Issue[] => [{ type: 'broken', confidence: 1, details: { reason: error.message } }];
 
@@ -134,8 +140,12 @@ export function createIngestActivities(deps: IngestDeps) {
 
   return {
     /** The next window of chunks of the selected files after `after`, and how many per run are in flight. */
-    async planMediaChunks(input: { files: FileSelection; after: string | null; chunksDone: number }): Promise<ChunkPlan> {
-      const { ends, remaining } = await planFileChunks(db, input.files, input.after, deps.chunks.size, CHUNKS_PER_WINDOW);
+    async planMediaChunks(input: { selection: ChunkSelection; after: string | null; chunksDone: number }): Promise<ChunkPlan> {
+      const { selection, after } = input;
+      const { ends, remaining } =
+        'mediaOf' in selection
+          ? await planMediaChunks(db, (await headVersion(db, selection.mediaOf)).id, after, deps.chunks.size, CHUNKS_PER_WINDOW)
+          : await planFileChunks(db, selection, after, deps.chunks.size, CHUNKS_PER_WINDOW);
       const chunks = ends.map((last, i) => ({ after: i === 0 ? input.after : ends[i - 1], last, ordinal: input.chunksDone + i }));
       return { chunks, remaining, concurrency: deps.chunks.concurrency };
     },
@@ -147,10 +157,10 @@ export function createIngestActivities(deps: IngestDeps) {
     async ingestChunk(step: ChunkStep): Promise<{ files: number; ingested: number }> {
       const context = Context.current();
       const version = await headVersion(db, step.datasetId);
-      const files = await chunkFiles(db, step.files, step.chunk);
+      const files = await chunkFiles(db, filesOf(step.selection), step.chunk);
       const done = await ingestedUploadIds(db, version.id, files.map((file) => file.id));
       const todo = files.filter((file) => !done.has(file.id));
-      const report = createChunkProgressReporter(db, step, 'first', 'Decoding media');
+      const report = createChunkProgressReporter(db, step, 'index', { from: 0, to: 0.5 }, 'Decoding media');
       let ingested = 0;
       const decode = pLimit(deps.decodeConcurrency);
       for (let start = 0; start < todo.length; start += WRITE_BATCH) {

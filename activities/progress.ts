@@ -44,9 +44,18 @@ export function createProgressReporter(
   };
 }
 
-/** A reporter for one half of a chunk: its decode (`first`) or its embedding (`second`). */
-export function createChunkProgressReporter(db: Db, step: ChunkStep, half: 'first' | 'second', message: string) {
-  const from = (step.chunk.ordinal + (half === 'first' ? 0 : 0.5)) / step.chunks;
+/**
+ * A reporter for part of a chunk's share of `stage` (`part`: fractions of that share), e.g. its decode as the first
+ * half of the indexing stage's share and its embedding as the second.
+ */
+export function createChunkProgressReporter(
+  db: Db,
+  step: ChunkStep,
+  stage: keyof typeof STAGE_RANGES,
+  part: { from: number; to: number },
+  message: string,
+): ProgressReporter {
+  const share = (fraction: number) => (step.chunk.ordinal + fraction) / step.chunks;
   const chunkMessage = `${message}, chunk ${step.chunk.ordinal + 1} of ${step.chunks}`;
-  return createProgressReporter(db, step, 'index', chunkMessage, { from, to: from + 0.5 / step.chunks });
+  return createProgressReporter(db, step, stage, chunkMessage, { from: share(part.from), to: share(part.to) });
 }

@@ -23,6 +23,9 @@ const secondsUpTo600 = z.coerce
   .positive('expected a number of seconds, more than 0 and at most 600')
   .max(600, 'expected a number of seconds, more than 0 and at most 600');
 
+/** A whole number from lo to hi, every refusal with the same `message`. */
+const wholeNumber = (message: string, lo: number, hi: number) => z.coerce.number({ message }).int(message).min(lo, message).max(hi, message);
+
 const envSchema = z.object({
   RUN_MODE: z.enum(['CLOUD', 'ONPREM'], { message: 'expected CLOUD or ONPREM' }).default('ONPREM'),
   DISABLE_AUTH: booleanString.optional(),
@@ -71,9 +74,10 @@ const envSchema = z.object({
   VISION_CAPTION_URL: url.refine((value) => /^https?:\/\//i.test(value), 'expected an http or https URL').optional(),
   VISION_CAPTION_MODEL: z.string().min(1).default('llava'),
   VISION_CAPTION_API_KEY: z.string().min(1).optional(),
-  INDEX_CHUNK_SIZE: z.coerce.number({ message: 'expected a whole number of files, at least 1' }).int().min(1).max(100_000).default(256),
-  INDEX_CHUNK_CONCURRENCY: z.coerce.number({ message: 'expected a whole number of chunks, at least 1' }).int().min(1).max(1000).default(4),
-  DECODE_CONCURRENCY: z.coerce.number({ message: 'expected a whole number of files, at least 1' }).int().min(1).max(64).optional(),
+  WORKER_QUEUES: z.enum(['all', 'workflows', 'inference'], { message: 'expected all, workflows or inference' }).default('all'),
+  INDEX_CHUNK_SIZE: wholeNumber('expected a whole number of files, 1-100000', 1, 100_000).default(256),
+  INDEX_CHUNK_CONCURRENCY: wholeNumber('expected a whole number of chunks, 1-1000', 1, 1000).default(4),
+  DECODE_CONCURRENCY: wholeNumber('expected a whole number of files, 1-64', 1, 64).optional(),
   VIDEO_FRAME_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
   VIDEO_MAX_FRAMES: z.coerce.number().int().min(1).default(300),
   PUBLIC_URL: url.optional(),
@@ -162,6 +166,8 @@ export interface Config {
   /** Models reached over the network: the OpenAI-compatible vision endpoint for captions (when VISION_CAPTION_URL is set). */
   enrichment: { visionCaption?: { url: string; model: string; apiKey?: string } };
   video: { everyMs: number; maxFrames: number };
+  /** Which queues `npm run worker` serves: both, or only the workflows and I/O activities, or only inference (its own machines). */
+  workerQueues: 'all' | 'workflows' | 'inference';
   /** How indexing splits a run's files: files per chunk, chunks of one run in flight, files one chunk activity decodes at once. */
   indexing: { chunkSize: number; chunkConcurrency: number; decodeConcurrency: number };
   archives: ArchiveLimits;
@@ -253,6 +259,7 @@ export function loadConfig(env: Env = process.env): Config {
         ? { url: e.VISION_CAPTION_URL.replace(/\/+$/, ''), model: e.VISION_CAPTION_MODEL, apiKey: e.VISION_CAPTION_API_KEY }
         : undefined,
     },
+    workerQueues: e.WORKER_QUEUES,
     indexing: {
       chunkSize: e.INDEX_CHUNK_SIZE,
       chunkConcurrency: e.INDEX_CHUNK_CONCURRENCY,

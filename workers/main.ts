@@ -43,7 +43,7 @@ async function connectWithRetry(address: string, logger: Logger, timeoutMs = 60_
   }
 }
 
-/** Starts the Temporal workers: workflows and I/O activities on one queue, inference on its own. */
+/** Starts the Temporal workers: workflows and I/O activities on one queue, inference on its own (WORKER_QUEUES: both, or one of them). */
 export async function startWorkers(config: Config, logger: Logger): Promise<{ stop(): Promise<void> }> {
   if (!config.database.url) throw new Error('DATABASE_URL is required to start the worker');
   if (!config.temporal.address) throw new Error('TEMPORAL_ADDRESS is required to start the worker');
@@ -60,7 +60,9 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
   const queues = taskQueues(config.temporal.taskQueue);
   const common = { connection, namespace: config.temporal.namespace, shutdownGraceTime: '10s' } as const;
 
-  const workflowWorker = await Worker.create({
+  const serves = (queue: 'workflows' | 'inference') => config.workerQueues === 'all' || config.workerQueues === queue;
+
+  const workflowWorker = serves('workflows') && await Worker.create({
     ...common,
     taskQueue: queues.workflows,
     workflowsPath: require.resolve('../workflows'),
@@ -88,7 +90,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
   });
   // Two inference activities at once: while one writes its vectors or reads the next inputs, the encoder's thread
   // works on the other's batch (the models use the cores through their own threads).
-  const inferenceWorker = await Worker.create({
+  const inferenceWorker = serves('inference') && await Worker.create({
     ...common,
     taskQueue: queues.inference,
     activities: {
@@ -98,9 +100,9 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     },
     maxConcurrentActivityTaskExecutions: 2,
   });
-  const workers = [workflowWorker, inferenceWorker];
+  const workers = [workflowWorker, inferenceWorker].filter((worker) => worker !== false);
   const running = workers.map((worker) => worker.run());
-  logger.info({ queues: Object.values(queues), model: encoder.modelId }, 'worker running');
+  logger.info({ queues: workers.map((worker) => worker.options.taskQueue), model: encoder.modelId }, 'worker running');
 
   const stop = async () => {
     for (const worker of workers) worker.shutdown();

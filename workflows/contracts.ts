@@ -28,7 +28,10 @@ export interface DatasetCreationInput {
 /** Which uploaded files a run indexes: one upload transaction's, or every received file of the dataset that its head has no media for (left by failed batches). */
 export type FileSelection = { transactionId: number } | { pendingOf: string };
 
-/** A run's files with ids in (after, last], in id order: the unit of work one activity decodes, then one embeds. */
+/** What a MEDIA_CHUNKS run works through: uploaded files (decoded, then embedded), or the media of a dataset's head (enriched). */
+export type ChunkSelection = FileSelection | { mediaOf: string };
+
+/** The selected rows (files or media) with ids in (after, last], in id order: the unit of work of one activity per step. */
 export interface FileChunk {
   after: string | null;
   last: string;
@@ -45,28 +48,29 @@ export interface ChunkPlan {
   concurrency: number;
 }
 
-/** One chunk's step: decode it (main queue), or embed it (inference queue). */
+/** One chunk's step: decode it (main queue), embed it or enrich it (inference queue). */
 export interface ChunkStep {
   taskId: string;
   datasetId: string;
+  /** Media the step creates carry it. */
   batchId: string;
-  files: FileSelection;
+  selection: ChunkSelection;
   chunk: FileChunk;
   /** The run's chunk count, for progress. */
   chunks: number;
 }
 
 /**
- * MEDIA_CHUNKS (a child of creation, add_media and reindex): the selected files decoded and embedded chunk by chunk, with
- * bounded concurrency, across every worker on the queues. Each run plans one window of chunks and continues as new
- * with the cursor, so its history stays bounded whatever the number of files.
+ * MEDIA_CHUNKS (a child of creation, add_media, reindex and enrichment): the selected files decoded and embedded, or the
+ * selected media enriched, chunk by chunk with bounded concurrency, across every worker on the queues. Each run plans one
+ * window of chunks and continues as new with the cursor, so its history stays bounded whatever the number of files.
  */
 export interface MediaChunksInput {
   taskId: string;
   datasetId: string;
   batchId: string;
-  files: FileSelection;
-  /** Where this run starts: after the last file of the previous run's window. */
+  selection: ChunkSelection;
+  /** Where this run starts: after the last row of the previous run's window. */
   after?: string | null;
   /** Chunks finished by the previous runs. */
   chunksDone?: number;

@@ -12,7 +12,7 @@ export async function datasetCreationWorkflow(input: DatasetCreationInput): Prom
   try {
     await lifecycle.beginDatasetCreation({ taskId, datasetId });
     phase = 'indexing';
-    await indexMediaChunks({ taskId, datasetId, batchId: input.batchId, files: { transactionId: input.transactionId } });
+    await indexMediaChunks({ taskId, datasetId, batchId: input.batchId, selection: { transactionId: input.transactionId } });
     await embedding().embedDatasetMedia({ taskId, datasetId });
     phase = 'analyzing';
     await analysis.analyzeDataset({ taskId, datasetId });

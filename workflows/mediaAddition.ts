@@ -16,7 +16,7 @@ export async function mediaAdditionWorkflow(input: MediaAdditionInput): Promise<
   try {
     await lifecycle.beginTask({ ...ref, message: 'Processing added media' });
     const collected = input.source.kind === 'upload' ? undefined : await sources.collectBatchMedia(input);
-    await indexMediaChunks({ ...ref, batchId, files: { transactionId: input.transactionId } });
+    await indexMediaChunks({ ...ref, batchId, selection: { transactionId: input.transactionId } });
     await embedding().embedDatasetMedia(ref);
     // An enriched dataset's models run over the new media too (nothing to do for the others).
     await enrichmentModels().enrichDatasetMedia(ref);

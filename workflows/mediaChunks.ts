@@ -1,26 +1,30 @@
 import { continueAsNew, executeChild, workflowInfo } from '@temporalio/workflow';
 import pLimit from 'p-limit';
-import { embedding, ingest } from './activityProxies';
+import { embedding, enrichmentModels, ingest } from './activityProxies';
 import type { MediaChunksInput } from './contracts';
 
 /**
- * MEDIA_CHUNKS: decodes, then embeds, the selected files chunk by chunk. Chunks run `concurrency` at a time and
+ * MEDIA_CHUNKS: decodes, then embeds, the selected files chunk by chunk (or enriches the selected media). Chunks run `concurrency` at a time and
  * every worker on the queues takes them, so one dataset uses them all; a chunk's embedding (inference queue)
  * overlaps the next chunks' decoding. Each run does one window of chunks and continues as new after it, so the
  * history stays bounded however many files there are.
  */
 export async function mediaChunksWorkflow(input: MediaChunksInput): Promise<void> {
-  const { taskId, datasetId, batchId, files } = input;
+  const { taskId, datasetId, batchId, selection } = input;
   const chunksDone = input.chunksDone ?? 0;
-  const plan = await ingest.planMediaChunks({ files, after: input.after ?? null, chunksDone });
+  const plan = await ingest.planMediaChunks({ selection, after: input.after ?? null, chunksDone });
   const chunks = chunksDone + plan.remaining;
   const limit = pLimit(plan.concurrency);
   await Promise.all(
     plan.chunks.map((chunk) =>
       limit(async () => {
-        const step = { taskId, datasetId, batchId, files, chunk, chunks };
-        await ingest.ingestChunk(step);
-        await embedding().embedChunk(step);
+        const step = { taskId, datasetId, batchId, selection, chunk, chunks };
+        if ('mediaOf' in selection) {
+          await enrichmentModels().enrichChunk(step);
+        } else {
+          await ingest.ingestChunk(step);
+          await embedding().embedChunk(step);
+        }
       }),
     ),
   );

@@ -13,7 +13,7 @@ export async function reindexWorkflow(input: ReindexInput): Promise<void> {
   const ref = { taskId: input.taskId, datasetId: input.datasetId };
   try {
     await lifecycle.beginReindex(ref);
-    await indexMediaChunks({ ...ref, batchId: input.taskId, files: { pendingOf: input.datasetId } });
+    await indexMediaChunks({ ...ref, batchId: input.taskId, selection: { pendingOf: input.datasetId } });
     await embedding().embedDatasetMedia(ref);
     await analysis.analyzeDataset(ref);
     await CancellationScope.nonCancellable(() => lifecycle.commitReindex(ref));

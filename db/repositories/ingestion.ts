@@ -1,5 +1,6 @@
 import type { Db } from '../connection';
 import type { MediaKind } from '../../lib/media/mediaTypes';
+import { planIdChunks } from './chunks';
 import type { UploadRange } from './media';
 
 export interface UploadTransaction {
@@ -99,27 +100,9 @@ function selectedFiles(db: Db, files: FileSelection) {
   return 'transactionId' in files ? db('uploaded_files as f').where('f.transaction_id', files.transactionId) : pendingUploadsQuery(db, files.pendingOf);
 }
 
-/**
- * Up to `count` chunks of `size` selected files after `after`, in id order (each ends at its last file's id),
- * and how many chunks all the selected files after `after` make.
- */
-export async function planFileChunks(
-  db: Db,
-  files: FileSelection,
-  after: string | null,
-  size: number,
-  count: number,
-): Promise<{ ends: string[]; remaining: number }> {
-  const numbered = selectedFiles(db, files)
-    .modify((query) => (after ? query.where('f.id', '>', after) : query))
-    .select('f.id', db.raw('row_number() over (order by f.id) as n'), db.raw('count(*) over () as total'));
-  const rows: Array<{ id: string; total: string }> = await db
-    .from(numbered.as('s'))
-    .whereRaw('n % ? = 0 or n = total', [size])
-    .orderBy('id')
-    .limit(count)
-    .select('id', 'total');
-  return { ends: rows.map((row) => row.id), remaining: rows.length === 0 ? 0 : Math.ceil(Number(rows[0].total) / size) };
+/** Up to `count` chunks of `size` selected files after `after`, and how many chunks they all make (planIdChunks). */
+export function planFileChunks(db: Db, files: FileSelection, after: string | null, size: number, count: number) {
+  return planIdChunks(db, selectedFiles(db, files), 'f.id', after, size, count);
 }
 
 /** The selected files of one chunk, in id order (for pending files: those still pending). */

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,7 +55,7 @@ export async function prepareImages(count: number): Promise<string[]> {
 }
 
 /** Creates a dataset from `files` over HTTP (50 files a request) and times process_files → COMPLETED. */
-export async function createDatasetOverHttp(apiUrl: string, name: string, files: string[]): Promise<{ datasetId: string; seconds: number }> {
+export async function createDatasetOverHttp(apiUrl: string, name: string, files: string[]): Promise<{ datasetId: string; taskId: string; seconds: number }> {
   const created = await (await fetch(`${apiUrl}/ingestion/new_dataset?dataset_name=${encodeURIComponent(name)}`)).json() as { dataset_id: string };
   const { trans_id: transId } = await (await fetch(`${apiUrl}/ingestion/${created.dataset_id}/data_files`)).json() as { trans_id: number };
   for (let i = 0; i < files.length; i += 50) {
@@ -63,9 +63,9 @@ export async function createDatasetOverHttp(apiUrl: string, name: string, files:
     if (response.status !== 202) throw new Error(`upload failed: ${response.status} ${await response.text()}`);
   }
   const started = Date.now();
-  await fetch(`${apiUrl}/ingestion/${created.dataset_id}/process_files/${transId}`, { method: 'POST' });
+  const { task_id: taskId } = await (await fetch(`${apiUrl}/ingestion/${created.dataset_id}/process_files/${transId}`, { method: 'POST' })).json() as { task_id: string };
   await waitForNewestTask(apiUrl, created.dataset_id);
-  return { datasetId: created.dataset_id, seconds: (Date.now() - started) / 1000 };
+  return { datasetId: created.dataset_id, taskId, seconds: (Date.now() - started) / 1000 };
 }
 
 /** A multipart form with `files` parts (or one part under `field`). */
@@ -212,14 +212,25 @@ export async function withScratchStack<T>(name: string, body: (apiUrl: string) =
   }
 }
 
+/** Worker processes a bench starts instead of the in-process worker: each runs `workers/main.ts` of `sourceDir` with `env` added. */
+export interface BenchWorkerProcess {
+  sourceDir: string;
+  env: Record<string, string>;
+}
+
 /**
  * The real API and worker on database `database` of an embedded Postgres and a new Temporal dev
- * server under `scratch`, as an end-to-end run needs them.
+ * server under `scratch`, as an end-to-end run needs them. With `workerProcesses`, those processes
+ * (children of this one, so their CPU counts in its tree) serve the queues instead of a worker in this process.
  */
-export async function startBenchStack(scratch: string, postgresUrl: string, database: string): Promise<{ apiUrl: string; stop(): Promise<void> }> {
+export async function startBenchStack(
+  scratch: string,
+  postgresUrl: string,
+  database: string,
+  workerProcesses?: BenchWorkerProcess[],
+): Promise<{ apiUrl: string; temporalAddress: string; stop(): Promise<void> }> {
   const temporal = await startTemporalDevServer({ dataDir: scratch, port: freePort(), namespace: 'default' });
-  const config = loadConfig({
-    ...process.env,
+  const env = {
     LOG_LEVEL: 'silent',
     DATA_DIR: path.join(scratch, 'data'),
     DATABASE_URL: await ensureDatabase(postgresUrl, database),
@@ -227,15 +238,37 @@ export async function startBenchStack(scratch: string, postgresUrl: string, data
     API_PORT: '0',
     PIPELINE_PORT: '0',
     API_HOST: '127.0.0.1',
-  });
+  };
+  const config = loadConfig({ ...process.env, ...env });
   const api = await startApiServer(config, createLogger('bench-api', 'silent'));
-  const { stop: stopWorkers } = await startWorkers(config, createLogger('bench-worker', 'silent'));
+  const stopWorkers = workerProcesses
+    ? stopOnExit(workerProcesses.map((worker) => spawnWorker(worker, { ...env, MODELS_DIR: config.models.dir })))
+    : (await startWorkers(config, createLogger('bench-worker', 'silent'))).stop;
   return {
     apiUrl: `http://127.0.0.1:${api.port}/api/v1`,
+    temporalAddress: temporal.address,
     async stop() {
       await stopWorkers();
       await api.close();
       await temporal.stop();
     },
+  };
+}
+
+function spawnWorker(worker: BenchWorkerProcess, env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], { cwd: worker.sourceDir, env: { ...process.env, ...env, ...worker.env }, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+/** Stops the worker processes (SIGTERM: they finish their activities' shutdown) and waits for them. */
+function stopOnExit(children: ChildProcess[]): () => Promise<void> {
+  return async () => {
+    await Promise.all(
+      children.map((child) => {
+        if (child.exitCode !== null) return undefined;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        return exited;
+      }),
+    );
   };
 }

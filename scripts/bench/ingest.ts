@@ -5,13 +5,18 @@
  * when it is installed (bench/.venv: `python3 -m venv bench/.venv && bench/.venv/bin/pip install
  * fastdup==2.54`, or FASTDUP_PYTHON) and prints the ratio. Results go to
  * bench/results/ingest-<N>-<date>.{json,md}. `-- N --stages-only`: the in-process stages and the
- * embedding agreement only (no end-to-end run, no fastdup).
+ * embedding agreement only (no end-to-end run, no fastdup). The end-to-end run is made with one worker
+ * process and with two sharing the cores (and the chunks: the report says which took how many);
+ * `--baseline-rev REV` first runs it with the worker of commit REV, for a before/after in one run.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import sharp from 'sharp';
+import { Client, Connection } from '@temporalio/client';
+import { projectRoot } from '../../lib/projectRoot';
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { analyzeImage } from '../../lib/media/imageAnalysis';
@@ -24,10 +29,15 @@ import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgr
 import { createDb, migrateLatest } from '../../db/connection';
 import { installSdkLogger } from '../../workers/main';
 import { treeCpuSeconds } from './processCpu';
-import { benchDir, benchMachine, createDatasetOverHttp, freePort, prepareImages, say, startBenchStack, writeReport } from './common';
+import { benchDir, benchMachine, createDatasetOverHttp, freePort, prepareImages, say, startBenchStack, writeReport, type BenchWorkerProcess } from './common';
 
-const count = Number(process.argv[2] ?? 2000);
-const stagesOnly = process.argv.includes('--stages-only');
+const { values: options, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { 'stages-only': { type: 'boolean', default: false }, 'baseline-rev': { type: 'string' } },
+});
+const count = Number(positionals[0] ?? 2000);
+const stagesOnly = options['stages-only'];
+const baselineRev = options['baseline-rev'];
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
@@ -149,12 +159,68 @@ function runFastdup(files: string[]): { seconds: number; images_per_second: numb
   }
 }
 
+interface EndToEndResult {
+  variant: string;
+  seconds: number;
+  images_per_second: number;
+  /** Of the whole process tree (API, workers, Temporal, Postgres). */
+  cpu_ms_per_image: number;
+  /** Chunk activities each worker (pid@host) ran, from the MEDIA_CHUNKS child's history. */
+  chunks_by_worker?: Record<string, { ingestChunk: number; embedChunk: number }>;
+}
+
+const ONE_WORKER = '1 worker process';
+
+/**
+ * The end-to-end runs, each on a Temporal server and database of its own: the --baseline-rev commit's worker (a git
+ * worktree of it), today's worker, and two of today's workers sharing the cores (one inference thread and one decode each).
+ */
+function endToEndVariants(scratch: string): Array<{ name: string; workers: BenchWorkerProcess[]; baseline?: boolean }> {
+  const here = { sourceDir: projectRoot(), env: {} };
+  const shared = { sourceDir: projectRoot(), env: { INFERENCE_THREADS: '1', DECODE_CONCURRENCY: '1' } };
+  const variants: Array<{ name: string; workers: BenchWorkerProcess[]; baseline?: boolean }> = [];
+  if (baselineRev) {
+    const sourceDir = path.join(scratch, 'baseline');
+    execFileSync('git', ['worktree', 'add', '--detach', sourceDir, baselineRev], { cwd: projectRoot(), stdio: 'ignore' });
+    fs.symlinkSync(path.join(projectRoot(), 'node_modules'), path.join(sourceDir, 'node_modules'));
+    process.on('exit', () => spawnSync('git', ['worktree', 'remove', '--force', sourceDir], { cwd: projectRoot() }));
+    variants.push({ name: `baseline ${baselineRev}: 1 worker process`, workers: [{ sourceDir, env: {} }], baseline: true });
+  }
+  variants.push({ name: ONE_WORKER, workers: [here] }, { name: '2 worker processes (1 inference thread, 1 decode each)', workers: [shared, shared] });
+  return variants;
+}
+
+/** How many chunk activities each worker ran for the task, over every run of its MEDIA_CHUNKS child. */
+async function chunkSplit(temporalAddress: string, taskId: string): Promise<Record<string, { ingestChunk: number; embedChunk: number }>> {
+  const connection = await Connection.connect({ address: temporalAddress });
+  try {
+    const client = new Client({ connection });
+    const split: Record<string, { ingestChunk: number; embedChunk: number }> = {};
+    for await (const run of client.workflow.list({ query: `WorkflowId = '${taskId}-media'` })) {
+      const events = (await client.workflow.getHandle(run.workflowId, run.runId).fetchHistory()).events ?? [];
+      const typeOf = new Map(events.flatMap((event) => (event.activityTaskScheduledEventAttributes ? [[String(event.eventId), event.activityTaskScheduledEventAttributes.activityType?.name ?? '']] : [])));
+      for (const event of events) {
+        const started = event.activityTaskStartedEventAttributes;
+        const type = started && typeOf.get(String(started.scheduledEventId));
+        if (type !== 'ingestChunk' && type !== 'embedChunk') continue;
+        const identity = started?.identity ?? '?';
+        split[identity] ??= { ingestChunk: 0, embedChunk: 0 };
+        split[identity][type]++;
+      }
+    }
+    return split;
+  } finally {
+    await connection.close();
+  }
+}
+
 async function main(): Promise<void> {
   say(`bench:ingest: ${count} images on ${os.cpus()[0].model}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`);
   const files = await prepareImages(count);
   const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
   installSdkLogger(createLogger('bench-sdk', 'error'));
   const results: StageResult[] = [];
+  const endToEnd: EndToEndResult[] = [];
   let bigUpload: Awaited<ReturnType<typeof measureOneBigUpload>> | undefined;
   let agreement: ReturnType<typeof embeddingAgreement> | undefined;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ingest-'));
@@ -228,19 +294,25 @@ async function main(): Promise<void> {
     await db.destroy();
 
     if (!stagesOnly) {
-      say('end to end (upload over HTTP, DATASET_CREATION workflow on the real worker):');
-      const stack = await startBenchStack(scratch, postgres.url, 'bench_e2e');
-      try {
-        bigUpload = await measureOneBigUpload(stack.apiUrl, await prepareLargePhotos(files));
-        say(`  one request with ${bigUpload.files} files, ${bigUpload.total_mb} MiB: ${bigUpload.seconds.toFixed(1)} s, server process memory grew ${bigUpload.rss_growth_mb} MiB`);
-        // CPU of this process tree (API, worker, Temporal, Postgres); the upload before process_files is in it too.
-        const cpuBefore = treeCpuSeconds(process.pid);
-        const { seconds } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}`, files);
-        const cpuMs = ((treeCpuSeconds(process.pid) - cpuBefore) * 1000) / files.length;
-        results.push({ stage: 'end to end (process_files → READY)', seconds, images_per_second: files.length / seconds, cpu_ms_per_image: cpuMs });
-        say(`  ${'process_files → READY'.padEnd(44)} ${seconds.toFixed(2).padStart(8)} s  ${(files.length / seconds).toFixed(1).padStart(8)} images/s  ${cpuMs.toFixed(1).padStart(6)} CPU ms/image (upload included)`);
-      } finally {
-        await stack.stop();
+      say('end to end (upload over HTTP, DATASET_CREATION workflow on real worker processes):');
+      for (const [i, variant] of endToEndVariants(scratch).entries()) {
+        const stack = await startBenchStack(scratch, postgres.url, `bench_e2e_${i}`, variant.workers);
+        try {
+          if (i === 0) {
+            bigUpload = await measureOneBigUpload(stack.apiUrl, await prepareLargePhotos(files));
+            say(`  one request with ${bigUpload.files} files, ${bigUpload.total_mb} MiB: ${bigUpload.seconds.toFixed(1)} s, server process memory grew ${bigUpload.rss_growth_mb} MiB`);
+          }
+          // CPU of this process tree (API, workers, Temporal, Postgres) from process_files on.
+          const cpuBefore = treeCpuSeconds(process.pid);
+          const { seconds, taskId } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}-${i}`, files);
+          const cpuMs = ((treeCpuSeconds(process.pid) - cpuBefore) * 1000) / files.length;
+          const split = variant.baseline ? undefined : await chunkSplit(stack.temporalAddress, taskId);
+          endToEnd.push({ variant: variant.name, seconds, images_per_second: files.length / seconds, cpu_ms_per_image: cpuMs, chunks_by_worker: split });
+          say(`  ${variant.name.padEnd(60)} ${seconds.toFixed(2).padStart(8)} s  ${(files.length / seconds).toFixed(1).padStart(8)} images/s  ${cpuMs.toFixed(1).padStart(6)} CPU ms/image`);
+          if (split) say(`    chunks by worker: ${JSON.stringify(split)}`);
+        } finally {
+          await stack.stop();
+        }
       }
     }
   } finally {
@@ -254,18 +326,20 @@ async function main(): Promise<void> {
     return;
   }
   const fastdup = runFastdup(files);
-  const endToEnd = results[results.length - 1];
+  const current = endToEnd.find((run) => run.variant === ONE_WORKER)!;
   const report = {
     date: new Date().toISOString(),
     machine: benchMachine(),
     images: files.length,
     model: config.models.imageModel,
     stages: results,
+    end_to_end: endToEnd,
     embedding_agreement: agreement ?? null,
     peak_rss_mb: Math.round(peakRss / 2 ** 20),
     one_big_upload: bigUpload,
     fastdup: fastdup ?? 'not installed (pip install fastdup to compare)',
-    ratio_vs_fastdup: fastdup ? endToEnd.images_per_second / fastdup.images_per_second : null,
+    ratio_vs_fastdup: fastdup ? current.images_per_second / fastdup.images_per_second : null,
+    ratios_vs_fastdup: fastdup ? Object.fromEntries(endToEnd.map((run) => [run.variant, Number((run.images_per_second / fastdup.images_per_second).toFixed(3))])) : null,
   };
   say(`peak RSS of this process (API + worker + stages): ${report.peak_rss_mb} MiB`);
   if (fastdup) say(`fastdup: ${fastdup.images_per_second.toFixed(1)} images/s; ours end to end / fastdup = ${report.ratio_vs_fastdup!.toFixed(2)}`);

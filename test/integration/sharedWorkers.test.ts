@@ -51,17 +51,20 @@ describe('two worker processes share one dataset creation', () => {
       }
     }
   });
+  // Each test has the queues to its own workers.
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((worker) => worker.exitCode === null && worker.signalCode === null && new Promise((resolve) => worker.once('exit', resolve).kill('SIGKILL'))));
+  });
   afterAll(async () => {
-    for (const worker of workers) worker.kill('SIGKILL');
     await api.close();
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  function startWorkerProcess(): { process: ChildProcess; identity: string; exited: Promise<unknown> } {
+  function startWorkerProcess(env: Record<string, string> = {}): { process: ChildProcess; identity: string; exited: Promise<unknown> } {
     // node itself runs the worker, so a SIGKILL reaches the worker (a tsx wrapper would die alone).
     const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
       cwd: root,
-      env: { ...process.env, ...api.env, LOG_LEVEL: 'warn' },
+      env: { ...process.env, ...api.env, LOG_LEVEL: 'warn', ...env },
       stdio: 'ignore',
     });
     workers.push(child);
@@ -110,4 +113,23 @@ describe('two worker processes share one dataset creation', () => {
     expect(finished('embedChunk').length).toBeGreaterThanOrEqual(chunks);
     expect(starts.filter((start) => start.attempt > 1).every((start) => start.identity === survivor.identity)).toBe(true);
   }, 420_000);
+
+  it('runs with the queues split over processes: one serves only workflows and I/O, another only inference (WORKER_QUEUES)', async () => {
+    const io = startWorkerProcess({ WORKER_QUEUES: 'workflows' });
+    const inference = startWorkerProcess({ WORKER_QUEUES: 'inference' });
+    const [main, inferenceQueue] = [api.env.TASK_QUEUE!, inferenceQueueOf(api.env.TASK_QUEUE!)];
+    await eventually(() => activityPollers(api, main), (identities) => identities.includes(io.identity), 120_000, 'the I/O worker polling');
+    await eventually(() => activityPollers(api, inferenceQueue), (identities) => identities.includes(inference.identity), 120_000, 'the inference worker polling');
+    expect(await activityPollers(api, main)).not.toContain(inference.identity);
+    expect(await activityPollers(api, inferenceQueue)).not.toContain(io.identity);
+
+    const { datasetId, transId } = await newDatasetWithTransaction(api, 'split queues');
+    await uploadFiles(api, datasetId, transId, files.slice(0, 8)).expect(202);
+    const { task_id: taskId } = (await api.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202)).body;
+    expect((await waitForTask(api, datasetId, ['COMPLETED', 'FAILED'], 180_000)).status).toBe('COMPLETED');
+    const starts = await chunkStarts(api, taskId);
+    expect(new Set(starts.filter((start) => start.activity === 'ingestChunk').map((start) => start.identity))).toEqual(new Set([io.identity]));
+    expect(new Set(starts.filter((start) => start.activity === 'embedChunk').map((start) => start.identity))).toEqual(new Set([inference.identity]));
+    expect((await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'READY', n_images: 8 });
+  }, 300_000);
 });

@@ -12,6 +12,8 @@ describe('loadConfig', () => {
     expect(config.database.url).toBeUndefined();
     expect(config.temporal.address).toBeUndefined();
     expect(config.temporal.embeddedUiPort).toBe(8233);
+    expect(config.workerQueues).toBe('all');
+    expect(config.indexing).toMatchObject({ chunkSize: 256, chunkConcurrency: 4 });
   });
 
   it('enables auth by default in CLOUD mode and requires a secret key there', () => {
@@ -53,6 +55,10 @@ describe('loadConfig', () => {
     ['MAX_FORM_FIELDS', 'many', 'Invalid configuration: MAX_FORM_FIELDS="many": expected a whole number of at least 1'],
     ['UPLOAD_IDLE_TIMEOUT_SECONDS', '-1', 'Invalid configuration: UPLOAD_IDLE_TIMEOUT_SECONDS="-1": expected a positive number of seconds'],
     ['LOGIN_MAX_FAILURES', '0', 'Invalid configuration: LOGIN_MAX_FAILURES="0": expected a whole number of at least 1'],
+    ['INDEX_CHUNK_SIZE', '0', 'Invalid configuration: INDEX_CHUNK_SIZE="0": expected a whole number of files, 1-100000'],
+    ['INDEX_CHUNK_CONCURRENCY', 'some', 'Invalid configuration: INDEX_CHUNK_CONCURRENCY="some": expected a whole number of chunks, 1-1000'],
+    ['DECODE_CONCURRENCY', '2.5', 'Invalid configuration: DECODE_CONCURRENCY="2.5": expected a whole number of files, 1-64'],
+    ['WORKER_QUEUES', 'gpu', 'Invalid configuration: WORKER_QUEUES="gpu": expected all, workflows or inference'],
   ])('names the bad variable %s=%s in one line', (name, value, message) => {
     let error: unknown;
     try {

@@ -38,10 +38,10 @@ describe('datasetCreationWorkflow', () => {
       expect(await handle.query(creationPhaseQuery)).toBe('done');
       const ref = { taskId: input.taskId, datasetId: input.datasetId };
       const chunk = { after: null, last: chunkFile(0), ordinal: 0 };
-      const step = { ...ref, batchId: input.batchId, files: { transactionId: input.transactionId }, chunk, chunks: 1 };
+      const step = { ...ref, batchId: input.batchId, selection: { transactionId: input.transactionId }, chunk, chunks: 1 };
       expect(mocks.calls).toEqual([
         { name: 'beginDatasetCreation', input: ref, taskQueue },
-        { name: 'planMediaChunks', input: { files: { transactionId: input.transactionId }, after: null, chunksDone: 0 }, taskQueue },
+        { name: 'planMediaChunks', input: { selection: { transactionId: input.transactionId }, after: null, chunksDone: 0 }, taskQueue },
         { name: 'ingestChunk', input: step, taskQueue },
         { name: 'embedChunk', input: step, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },

@@ -1,9 +1,18 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { inferenceQueueOf, type EnrichmentInput } from '../../workflows/contracts';
 import { CancelledFailure } from '@temporalio/common';
-import { cancellationSeen, failsWith, heldUntilReleased, mockActivities, newTaskId, outcomeOf, runsUntilCancelled, workflowTestbed, type ActivityName } from '../support/workflowTesting';
+import { cancellationSeen, chunkFile, failsWith, heldUntilReleased, mockActivities, newTaskId, outcomeOf, runsUntilCancelled, workflowTestbed, type ActivityName } from '../support/workflowTesting';
 
-const steps: ActivityName[] = ['beginEnrichment', 'copyDatasetVersion', 'adoptEnrichedCopy', 'enrichDatasetMedia', 'embedCaptions', 'commitEnrichment'];
+const steps: ActivityName[] = [
+  'beginEnrichment',
+  'copyDatasetVersion',
+  'adoptEnrichedCopy',
+  'planMediaChunks',
+  'enrichChunk',
+  'enrichDatasetMedia',
+  'embedCaptions',
+  'commitEnrichment',
+];
 const all: ActivityName[] = [...steps, 'failEnrichment'];
 
 const testbed = workflowTestbed();
@@ -25,12 +34,13 @@ function start(taskQueue: string, input: EnrichmentInput) {
 }
 
 describe('enrichmentWorkflow', () => {
-  it('copies the source into the new dataset, runs the models on the inference queue, embeds the captions, then commits', async () => {
+  it('copies the source into the new dataset, runs the models chunk by chunk on the inference queue, clusters objects, embeds the captions, then commits', async () => {
     const input = newInput();
     const mocks = mockActivities(all);
     await testbed.withWorkers(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
       const ref = { taskId: input.taskId, datasetId: input.datasetId };
+      const selection = { mediaOf: input.datasetId };
       expect(mocks.calls).toEqual([
         { name: 'beginEnrichment', input, taskQueue },
         {
@@ -39,6 +49,8 @@ describe('enrichmentWorkflow', () => {
           taskQueue,
         },
         { name: 'adoptEnrichedCopy', input, taskQueue },
+        { name: 'planMediaChunks', input: { selection, after: null, chunksDone: 0 }, taskQueue },
+        { name: 'enrichChunk', input: { ...ref, batchId: input.taskId, selection, chunk: { after: null, last: chunkFile(0), ordinal: 0 }, chunks: 1 }, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'enrichDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedCaptions', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'commitEnrichment', input, taskQueue },

@@ -6,7 +6,7 @@ const all: ActivityName[] = ['planMediaChunks', 'ingestChunk', 'embedChunk'];
 const testbed = workflowTestbed();
 
 function newInput(): MediaChunksInput {
-  return { taskId: newTaskId(), datasetId: newTaskId(), batchId: newTaskId(), files: { transactionId: 5 } };
+  return { taskId: newTaskId(), datasetId: newTaskId(), batchId: newTaskId(), selection: { transactionId: 5 } };
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -34,9 +34,9 @@ describe('mediaChunksWorkflow', () => {
       expect(mocks.calls.filter((call) => call.name === 'embedChunk').every((call) => call.taskQueue === inferenceQueueOf(taskQueue))).toBe(true);
     });
     expect(mocks.inputsOf('planMediaChunks')).toEqual([
-      { files: input.files, after: null, chunksDone: 0 },
-      { files: input.files, after: chunkFile(1), chunksDone: 2 },
-      { files: input.files, after: chunkFile(3), chunksDone: 4 },
+      { selection: input.selection, after: null, chunksDone: 0 },
+      { selection: input.selection, after: chunkFile(1), chunksDone: 2 },
+      { selection: input.selection, after: chunkFile(3), chunksDone: 4 },
     ]);
     const ordinals = (name: ActivityName) => (mocks.inputsOf(name) as ChunkStep[]).map((step) => step.chunk.ordinal).sort();
     expect(ordinals('ingestChunk')).toEqual([0, 1, 2, 3, 4]);

@@ -38,11 +38,11 @@ describe('reindexWorkflow', () => {
     const mocks = mockActivities(all);
     await testbed.withWorkers(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
-      const files = { pendingOf: input.datasetId };
-      const step = { ...input, batchId: input.taskId, files, chunk: { after: null, last: chunkFile(0), ordinal: 0 }, chunks: 1 };
+      const selection = { pendingOf: input.datasetId };
+      const step = { ...input, batchId: input.taskId, selection, chunk: { after: null, last: chunkFile(0), ordinal: 0 }, chunks: 1 };
       expect(mocks.calls).toEqual([
         { name: 'beginReindex', input, taskQueue },
-        { name: 'planMediaChunks', input: { files, after: null, chunksDone: 0 }, taskQueue },
+        { name: 'planMediaChunks', input: { selection, after: null, chunksDone: 0 }, taskQueue },
         { name: 'ingestChunk', input: step, taskQueue },
         { name: 'embedChunk', input: step, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedDatasetMedia', input, taskQueue: inferenceQueueOf(taskQueue) },
