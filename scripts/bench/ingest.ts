@@ -5,7 +5,7 @@
  * when it is installed (bench/.venv: `python3 -m venv bench/.venv && bench/.venv/bin/pip install
  * fastdup==2.54`, or FASTDUP_PYTHON) and prints the ratio. Results go to
  * bench/results/ingest-<N>-<date>.{json,md}. `-- N --stages-only`: the in-process stages and the
- * embedding agreement only (no end-to-end run, no fastdup). The end-to-end run is made with one worker
+ * embedding agreement only (no end-to-end run, no fastdup); `--e2e-only`: the end-to-end runs and fastdup only. The end-to-end run is made with one worker
  * process and with two sharing the cores (and the chunks: the report says which took how many);
  * `--baseline-rev REV` first runs it with the worker of commit REV, for a before/after in one run.
  */
@@ -33,10 +33,11 @@ import { benchDir, benchMachine, createDatasetOverHttp, freePort, prepareImages,
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
-  options: { 'stages-only': { type: 'boolean', default: false }, 'baseline-rev': { type: 'string' } },
+  options: { 'stages-only': { type: 'boolean', default: false }, 'e2e-only': { type: 'boolean', default: false }, 'baseline-rev': { type: 'string' } },
 });
 const count = Number(positionals[0] ?? 2000);
 const stagesOnly = options['stages-only'];
+const endToEndOnly = options['e2e-only'];
 const baselineRev = options['baseline-rev'];
 
 let peakRss = 0;
@@ -214,6 +215,84 @@ async function chunkSplit(temporalAddress: string, taskId: string): Promise<Reco
   }
 }
 
+/** The in-process stages, same code the activities run: decode, embed (prepared input and decoding the original), upsert, kNN graph, clustering. */
+async function measureStages(
+  files: string[],
+  results: StageResult[],
+  postgresUrl: string,
+  scratch: string,
+  setAgreement: (agreement: ReturnType<typeof embeddingAgreement> | undefined) => void,
+): Promise<void> {
+  const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
+  say('stages (one process, same code the activities run):');
+  // The ingest's one decode: thumbnail, quality figures and (since issue 15) the model input, kept
+  // as the object store keeps it (a raw file per image) for the embedding stage.
+  const manifest = readImageModelManifest(config.models.dir, config.models.imageModel);
+  const preparedDir = path.join(scratch, 'model-inputs');
+  fs.mkdirSync(preparedDir);
+  const preparedFile = (i: number) => path.join(preparedDir, `${i}.raw`);
+  let prepared = 0;
+  await timed('ingest decode (thumbnail+quality+model input)', files.length, results, async () => {
+    for (const [i, file] of files.entries()) {
+      const facts = await analyzeImage(file, { size: manifest.size, resize: manifest.resize });
+      if (facts.modelInput) {
+        fs.writeFileSync(preparedFile(i), facts.modelInput);
+        prepared++;
+      }
+    }
+  });
+  const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
+  let fromPrepared: EncodedImage[] | undefined;
+  if (prepared === files.length && 'encodePixels' in encoder) {
+    fromPrepared = await timed('embed (batch 16) from the prepared input', files.length, results, async () => {
+      const out: EncodedImage[] = [];
+      for (let i = 0; i < files.length; i += 16) {
+        out.push(...(await encoder.encodePixels(files.slice(i, i + 16).map((_, j) => fs.readFileSync(preparedFile(i + j))))));
+      }
+      return out;
+    });
+  }
+  const decoded: EncodedImage[] = await timed('embed (batch 16) decoding the original', files.length, results, async () => {
+    const out: EncodedImage[] = [];
+    for (let i = 0; i < files.length; i += 16) out.push(...(await encoder.encodeAndClassify(files.slice(i, i + 16))));
+    return out;
+  });
+  const agreement = fromPrepared && embeddingAgreement(fromPrepared, decoded);
+  setAgreement(agreement);
+  if (agreement) say(`  embeddings, prepared input vs decoding the original: ${JSON.stringify(agreement)}`);
+  const vectors = decoded.map((encoded) => encoded.vector);
+  await encoder.close();
+
+  const db = createDb(await ensureDatabase(postgresUrl, 'bench'), 5);
+  await migrateLatest(db);
+  const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db) });
+  const ids = files.map((_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+  await store.ensureCollection('bench', encoder.dim);
+  await timed('vector upsert', files.length, results, async () => {
+    for (let i = 0; i < files.length; i += 256) {
+      await store.upsert('bench', ids.slice(i, i + 256).map((id, j) => ({ id, vector: vectors[i + j] })));
+    }
+  });
+  const neighbours = await timed('index build + kNN graph (k=10)', files.length, results, async () => {
+    const all: Awaited<ReturnType<typeof store.searchMany>> = [];
+    for (let i = 0; i < files.length; i += 256) all.push(...(await store.searchMany('bench', vectors.slice(i, i + 256), 11)));
+    return all;
+  });
+  const indexOf = new Map(ids.map((id, i) => [id, i]));
+  await timed('cluster (5 thresholds) + scores', files.length, results, async () => {
+    const edges: SimilarityEdge[] = [];
+    const items: NeighbourItem[] = neighbours.map((hits, a) => {
+      const list = hits.filter((hit) => hit.id !== ids[a]).map((hit) => ({ index: indexOf.get(hit.id)!, similarity: 1 - hit.distance }));
+      for (const n of list) edges.push({ a, b: n.index, similarity: n.similarity });
+      return { neighbours: list };
+    });
+    clusterByThresholds(files.length, edges);
+    scoreNeighbours(items, ids);
+  });
+  await store.close();
+  await db.destroy();
+}
+
 async function main(): Promise<void> {
   say(`bench:ingest: ${count} images on ${os.cpus()[0].model}, ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB`);
   const files = await prepareImages(count);
@@ -226,73 +305,7 @@ async function main(): Promise<void> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-ingest-'));
   const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
   try {
-    say('stages (one process, same code the activities run):');
-    // The ingest's one decode: thumbnail, quality figures and (since issue 15) the model input, kept
-    // as the object store keeps it (a raw file per image) for the embedding stage.
-    const manifest = readImageModelManifest(config.models.dir, config.models.imageModel);
-    const preparedDir = path.join(scratch, 'model-inputs');
-    fs.mkdirSync(preparedDir);
-    const preparedFile = (i: number) => path.join(preparedDir, `${i}.raw`);
-    let prepared = 0;
-    await timed('ingest decode (thumbnail+quality+model input)', files.length, results, async () => {
-      for (const [i, file] of files.entries()) {
-        const facts = await analyzeImage(file, { size: manifest.size, resize: manifest.resize });
-        if (facts.modelInput) {
-          fs.writeFileSync(preparedFile(i), facts.modelInput);
-          prepared++;
-        }
-      }
-    });
-    const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
-    let fromPrepared: EncodedImage[] | undefined;
-    if (prepared === files.length && 'encodePixels' in encoder) {
-      fromPrepared = await timed('embed (batch 16) from the prepared input', files.length, results, async () => {
-        const out: EncodedImage[] = [];
-        for (let i = 0; i < files.length; i += 16) {
-          out.push(...(await encoder.encodePixels(files.slice(i, i + 16).map((_, j) => fs.readFileSync(preparedFile(i + j))))));
-        }
-        return out;
-      });
-    }
-    const decoded: EncodedImage[] = await timed('embed (batch 16) decoding the original', files.length, results, async () => {
-      const out: EncodedImage[] = [];
-      for (let i = 0; i < files.length; i += 16) out.push(...(await encoder.encodeAndClassify(files.slice(i, i + 16))));
-      return out;
-    });
-    agreement = fromPrepared && embeddingAgreement(fromPrepared, decoded);
-    if (agreement) say(`  embeddings, prepared input vs decoding the original: ${JSON.stringify(agreement)}`);
-    const vectors = decoded.map((encoded) => encoded.vector);
-    await encoder.close();
-
-    const db = createDb(await ensureDatabase(postgres.url, 'bench'), 5);
-    await migrateLatest(db);
-    const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db) });
-    const ids = files.map((_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
-    await store.ensureCollection('bench', encoder.dim);
-    await timed('vector upsert', files.length, results, async () => {
-      for (let i = 0; i < files.length; i += 256) {
-        await store.upsert('bench', ids.slice(i, i + 256).map((id, j) => ({ id, vector: vectors[i + j] })));
-      }
-    });
-    const neighbours = await timed('index build + kNN graph (k=10)', files.length, results, async () => {
-      const all: Awaited<ReturnType<typeof store.searchMany>> = [];
-      for (let i = 0; i < files.length; i += 256) all.push(...(await store.searchMany('bench', vectors.slice(i, i + 256), 11)));
-      return all;
-    });
-    const indexOf = new Map(ids.map((id, i) => [id, i]));
-    await timed('cluster (5 thresholds) + scores', files.length, results, async () => {
-      const edges: SimilarityEdge[] = [];
-      const items: NeighbourItem[] = neighbours.map((hits, a) => {
-        const list = hits.filter((hit) => hit.id !== ids[a]).map((hit) => ({ index: indexOf.get(hit.id)!, similarity: 1 - hit.distance }));
-        for (const n of list) edges.push({ a, b: n.index, similarity: n.similarity });
-        return { neighbours: list };
-      });
-      clusterByThresholds(files.length, edges);
-      scoreNeighbours(items, ids);
-    });
-    await store.close();
-    await db.destroy();
-
+    if (!endToEndOnly) await measureStages(files, results, postgres.url, scratch, (value) => (agreement = value));
     if (!stagesOnly) {
       say('end to end (upload over HTTP, DATASET_CREATION workflow on real worker processes):');
       for (const [i, variant] of endToEndVariants(scratch).entries()) {
