@@ -15,6 +15,7 @@ export function indexPersistence(config: Config, objects: ObjectStore, role: 'ap
     objects,
     publish: role === 'worker' ? { scratchDir: path.join(config.dataDir, 'tmp', 'vector-indexes') } : undefined,
     onError: (error, collection) => logger?.warn({ err: error, collection }, 'vector index not published or not loaded; readers replay its rows'),
+    onLoaded: (collection, figures) => logger?.info({ collection, ...figures }, 'vector index ready'),
   };
 }
 

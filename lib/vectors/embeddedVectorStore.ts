@@ -1,17 +1,25 @@
 import { Index, MetricKind, ScalarKind, type BatchMatches, type Matches } from 'usearch';
 import { bytesToVector, vectorToBytes } from './vectorBytes';
 import type { ObjectStore } from '../storage/objectStore';
-import { loadPersistedIndex, publishIndex, removePersistedIndex } from './persistedIndex';
+import { loadPersistedIndex, publishIndex, readHead, removePersistedIndex } from './persistedIndex';
 import type { VectorHit, VectorPoint, VectorStore } from './vectorStore';
 
 const REPLAY_BATCH = 5000;
 interface LoadedCollection {
   generation: string;
   dim: number;
+  /** Every point, or (with `base`) only those replayed since the base was published. */
   index: Index;
-  keyOf: Map<string, bigint>;
-  idOf: Map<bigint, string>;
-  nextKey: bigint;
+  /**
+   * API processes: the published index, memory-mapped read-only (a view costs milliseconds where a
+   * load of 100,000 x 1280 costs ~0.4 s). Its keys are those below `keyLimit`; `removed` of them
+   * were replaced or deleted since (searches ask it for that many more and drop them).
+   */
+  base?: { index: Index; keyLimit: number; removed: number; seq: string; nextDriftCheck: number };
+  /** usearch keys are bigints; kept as numbers here, which maps of 100,000 build several times faster. */
+  keyOf: Map<string, number>;
+  idOf: Map<number, string>;
+  nextKey: number;
   lastSeq: string;
   /** Rows replayed since the index was loaded from or published to the object store. */
   rowsSincePersisted: number;
@@ -59,6 +67,8 @@ const PUBLISH_MAX_DELAY_MS = 30_000;
 /** ...and published when it grew by this share since the last publication (a publication writes it whole). */
 const PUBLISH_GROWTH = 0.02;
 const PUBLISH_MIN_ROWS = 1000;
+/** How far a reader's replayed points may outgrow its viewed base before it looks for a newer published one. */
+const driftAllowed = (baseSize: number) => Math.max(5000, Math.round(baseSize * 0.1));
 
 /** Where processes share their indexes: the object store that also holds the media, so API and worker may run on different machines. */
 export interface IndexPersistence {
@@ -70,6 +80,8 @@ export interface IndexPersistence {
   publish?: { scratchDir: string; quietMs?: number; maxDelayMs?: number };
   /** A failed background publication (the points are safe in Postgres; readers replay them). */
   onError?(error: unknown, collection: string): void;
+  /** A collection's first catch-up in this process: what it loaded (0 points when nothing was published) and replayed. */
+  onLoaded?(collection: string, figures: { points: number; loadMs: number; replayedRows: number; replayMs: number }): void;
 }
 
 /** The embedded store, plus what tests and benchmarks need to wait for. */
@@ -108,17 +120,21 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
   }
 
   function emptyState(generation: string, dim: number): LoadedCollection {
-    return { generation, dim, index: newIndex(dim), keyOf: new Map(), idOf: new Map(), nextKey: 0n, lastSeq: '0', rowsSincePersisted: 0 };
+    return { generation, dim, index: newIndex(dim), keyOf: new Map(), idOf: new Map(), nextKey: 0, lastSeq: '0', rowsSincePersisted: 0 };
   }
 
   async function loadPersisted(collection: string, generation: string, dim: number): Promise<LoadedCollection | undefined> {
     if (!persistence) return undefined;
     const index = newIndex(dim);
-    const persisted = await loadPersistedIndex(persistence.objects, collection, { generation, dim }, index);
+    // Publishers save their whole index again, so they need it mutable; readers view it and add replayed points beside it.
+    const persisted = await loadPersistedIndex(persistence.objects, collection, { generation, dim }, index, publishing ? 'load' : 'view');
     if (!persisted) return undefined;
-    const { head, keyOf } = persisted;
-    const idOf = new Map([...keyOf].map(([id, key]) => [key, id]));
-    return { generation, dim, index, keyOf, idOf, nextKey: BigInt(head.nextKey), lastSeq: head.lastSeq, rowsSincePersisted: 0 };
+    const { head, keys } = persisted;
+    const nextKey = Number(head.nextKey);
+    const state = { generation, dim, index, ...keys, nextKey, lastSeq: head.lastSeq, rowsSincePersisted: 0 };
+    if (publishing) return state;
+    const base = { index, keyLimit: nextKey, removed: 0, seq: head.lastSeq, nextDriftCheck: driftAllowed(index.size()) };
+    return { ...state, index: newIndex(dim), base };
   }
 
   /** Catches the index up and publishes it unless little changed while writes go on. */
@@ -152,6 +168,20 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
     unpublished.set(collection, { timer, since });
   }
 
+  /**
+   * A reader whose replayed points outgrow its viewed base starts again from a newer published index,
+   * if workers published one since; else it goes on and looks again after as many more rows.
+   */
+  async function reanchor(collection: string, state: LoadedCollection, base: NonNullable<LoadedCollection['base']>): Promise<LoadedCollection> {
+    const head = persistence && (await readHead(persistence.objects, collection));
+    if (head && head.generation === state.generation && BigInt(head.lastSeq) > BigInt(base.seq)) {
+      loaded.delete(collection);
+      return replayChanges(collection);
+    }
+    base.nextDriftCheck = base.removed + state.index.size() + driftAllowed(base.index.size());
+    return state;
+  }
+
   async function publishPending(): Promise<void> {
     await Promise.all(publications);
     for (const collection of [...unpublished.keys()]) {
@@ -181,8 +211,10 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
     let state = loaded.get(collection);
     // Before the first load only the generation is wanted: the published index may already hold the points.
     let batch = await points.changesAfter(collection, state?.lastSeq ?? '0', state ? REPLAY_BATCH : 0);
+    let loading: { startedAt: number; loadMs: number; points: number } | undefined;
     if (batch && (!state || state.generation !== batch.generation)) {
       const { generation, dim } = batch;
+      const startedAt = performance.now();
       state =
         (await loadPersisted(collection, generation, dim).catch((error: unknown) => {
           // A snapshot removed or damaged under us costs a rebuild from the rows, never a wrong answer.
@@ -190,6 +222,7 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
           return undefined;
         })) ?? emptyState(generation, dim);
       loaded.set(collection, state);
+      loading = { startedAt: performance.now(), loadMs: performance.now() - startedAt, points: state.keyOf.size };
       batch = await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
     }
     if (!batch || !state) throw new Error(`vector collection ${collection} does not exist`);
@@ -199,7 +232,8 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
       for (const point of batch.changes) {
         const old = state.keyOf.get(point.id);
         if (old !== undefined) {
-          state.index.remove(old);
+          if (state.base && old < state.base.keyLimit) state.base.removed++;
+          else state.index.remove(BigInt(old));
           state.idOf.delete(old);
           state.keyOf.delete(point.id);
         }
@@ -207,7 +241,7 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
           const key = state.nextKey++;
           state.keyOf.set(point.id, key);
           state.idOf.set(key, point.id);
-          keys.push(key);
+          keys.push(BigInt(key));
           vectors.push(bytesToVector(point.vector));
         }
       }
@@ -218,16 +252,34 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
       state.rowsSincePersisted += batch.changes.length;
       batch = batch.changes.length < REPLAY_BATCH ? undefined : await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
     }
+    if (state.base && state.base.removed + state.index.size() >= state.base.nextDriftCheck) return reanchor(collection, state, state.base);
+    if (loading) {
+      const { startedAt, loadMs, points: loadedPoints } = loading;
+      persistence?.onLoaded?.(collection, { points: loadedPoints, loadMs, replayedRows: state.rowsSincePersisted, replayMs: performance.now() - startedAt });
+    }
     return state;
   }
 
   function hitsOf(state: LoadedCollection, keys: BigUint64Array, distances: Float32Array, count: number): VectorHit[] {
     const hits: VectorHit[] = [];
     for (let i = 0; i < count; i++) {
-      const id = state.idOf.get(keys[i]);
+      const id = state.idOf.get(Number(keys[i]));
       if (id !== undefined) hits.push({ id, distance: Math.max(0, distances[i]) });
     }
     return hits;
+  }
+
+  /** The `limit` nearest keys in `index` to each query, as hits (keys no longer standing for a point dropped). */
+  function nearest(state: LoadedCollection, index: Index, queries: Float32Array[], limit: number): VectorHit[][] {
+    if (queries.length === 1) {
+      const matches = index.search(queries[0], limit, 0) as Matches;
+      return [hitsOf(state, matches.keys, matches.distances, matches.keys.length)];
+    }
+    const batch = index.search(queries, limit, 0) as BatchMatches;
+    return queries.map((_, q) => {
+      const offset = q * batch.k;
+      return hitsOf(state, batch.keys.subarray(offset), batch.distances.subarray(offset), Number(batch.counts[q]));
+    });
   }
 
   return {
@@ -268,17 +320,13 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
     async searchMany(collection, queries, k) {
       if (queries.length === 0) return [];
       const state = await refresh(collection);
-      if (state.index.size() === 0) return queries.map(() => []);
-      const limit = Math.min(k, state.index.size());
-      if (queries.length === 1) {
-        const matches = state.index.search(queries[0], limit, 0) as Matches;
-        return [hitsOf(state, matches.keys, matches.distances, matches.keys.length)];
-      }
-      const batch = state.index.search(queries, limit, 0) as BatchMatches;
-      return queries.map((_, q) => {
-        const offset = q * batch.k;
-        return hitsOf(state, batch.keys.subarray(offset), batch.distances.subarray(offset), Number(batch.counts[q]));
-      });
+      const parts = [
+        { index: state.index, extra: 0 },
+        ...(state.base ? [{ index: state.base.index, extra: state.base.removed }] : []),
+      ].filter((part) => part.index.size() > 0);
+      const found = parts.map((part) => nearest(state, part.index, queries, Math.min(k + part.extra, part.index.size())));
+      if (found.length < 2) return found[0] ?? queries.map(() => []);
+      return queries.map((_, q) => found.flatMap((hits) => hits[q]).sort((a, b) => a.distance - b.distance).slice(0, k));
     },
 
     publishPending,

@@ -140,8 +140,34 @@ describe('embedded vector store (Postgres + usearch)', () => {
       while (publishedSeq()?.points !== round * 10 + 10 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(publishedSeq()?.points).toBe(round * 10 + 10);
     }
+    // The head is written before the snapshot it retires is removed: wait for the publication to end.
+    await writer.publishPending();
     expect(snapshotFiles(stack.objectsDir, 'c')).toHaveLength(2);
     await writer.close();
+    });
+  });
+
+  it('an API store whose replayed points outgrow its published base starts again from a newer published index', async () => {
+    await withEmbeddedStack(async (stack) => {
+      const writer = stack.writer();
+      await writer.ensureCollection('c', 8);
+      const { vectors, ids } = sample(5200, 8, 61);
+      await writer.upsert('c', points(ids, vectors, 0, 100));
+      await writer.publishPending();
+      const recorded = recordingRows(stack.rows);
+      const reader = stack.reader(recorded.rows);
+      expect((await reader.searchMany('c', [vectors[50]], 1))[0][0].id).toBe(ids[50]);
+
+      for (let i = 100; i < 5200; i += 1700) await writer.upsert('c', points(ids, vectors, i, i + 1700));
+      await writer.publishPending();
+      const head = JSON.parse(fs.readFileSync(path.join(stack.objectsDir, 'vector-indexes', 'c', 'head.json'), 'utf8')) as { lastSeq: string };
+      recorded.replays.length = 0;
+      expect((await reader.searchMany('c', [vectors[5100]], 1))[0][0].id).toBe(ids[5100]);
+      // It replayed the 5,100 rows, found them past what a base may carry, and loaded the newer published index.
+      expect(recorded.replays.map((replay) => replay.after).at(-1)).toBe(head.lastSeq);
+      expect((await reader.searchMany('c', [vectors[7]], 1))[0][0].id).toBe(ids[7]);
+      await reader.close();
+      await writer.close();
     });
   });
 
