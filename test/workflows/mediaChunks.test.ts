@@ -1,4 +1,5 @@
 import { ActivityFailure, CancelledFailure } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 import { inferenceQueueOf, type ChunkStep, type MediaChunksInput } from '../../workflows/contracts';
 import { chunkFile, chunkPlans, failsWith, mockActivities, newTaskId, outcomeOf, runsUntilCancelled, workflowTestbed, type ActivityName } from '../support/workflowTesting';
 
@@ -85,5 +86,24 @@ describe('mediaChunksWorkflow', () => {
     });
     expect(mocks.names().filter((name) => name === 'ingestChunk').length).toBeLessThanOrEqual(2);
     expect(mocks.names()).not.toContain('embedChunk');
+  });
+
+  it('keeps every run’s history bounded: 130 chunks take three runs of at most 64 chunks, each under 1,000 events (about 500)', async () => {
+    const input = newInput();
+    const mocks = mockActivities(all, { planMediaChunks: chunkPlans(130, 64, 8) });
+    const runs: number[] = [];
+    await testbed.withWorkers(mocks, async (taskQueue) => {
+      const handle = await testbed.start('mediaChunksWorkflow', taskQueue, input.taskId, input);
+      expect((await outcomeOf(handle)).status).toBe('COMPLETED');
+      // Run after run, by the id each one continued as.
+      for (let runId: string | undefined = handle.firstExecutionRunId; runId; ) {
+        const events: temporal.api.history.v1.IHistoryEvent[] = (await handle.client.getHandle(input.taskId, runId).fetchHistory()).events ?? [];
+        runs.push(events.length);
+        runId = events[events.length - 1].workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+      }
+    });
+    expect(runs).toHaveLength(3);
+    for (const events of runs) expect(events).toBeLessThan(1000);
+    expect(mocks.inputsOf('embedChunk')).toHaveLength(130);
   });
 });
