@@ -2,7 +2,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { loadConfig } from '../../lib/config';
 import { loadImageEncoderInThread } from '../../lib/ml/encoderThread';
-import { loadImageEncoder, type ImageEncoder } from '../../lib/ml/imageEncoder';
+import { imageTensor, loadImageEncoder, type ImageEncoder } from '../../lib/ml/imageEncoder';
 import { NEIGHBOUR_SCORING } from '../../lib/quality/neighbourScores';
 
 const photo = (name: string) => path.join(__dirname, '..', 'fixtures', 'photos', `${name}.jpg`);
@@ -76,5 +76,20 @@ describe('the image encoder in a worker thread', () => {
   it('rejects input of the wrong size with the model’s message, and keeps serving', async () => {
     await expect(inThread.encodePixels([Buffer.alloc(10)])).rejects.toThrow(/model input of 10 bytes/);
     expect(await inThread.encode([photo('chelsea')])).toHaveLength(1);
+  });
+});
+
+describe('imageTensor', () => {
+  it('normalises every pixel of every image into planar float32 (channel by channel), as (value − mean) / std', () => {
+    const spec = { inputFormat: 'float32-nchw' as const, size: 3, mean: [127, 100, 50] as [number, number, number], std: [128, 64, 32] as [number, number, number] };
+    const images = [Buffer.from(Array.from({ length: 27 }, (_, i) => (i * 37) % 256)), Buffer.from(Array.from({ length: 27 }, (_, i) => 255 - i * 9))];
+    const tensor = imageTensor(images, spec);
+    expect(tensor.dims).toEqual([2, 3, 3, 3]);
+    const data = tensor.data as Float32Array;
+    images.forEach((rgb, b) => {
+      for (let p = 0; p < 9; p++) {
+        for (let c = 0; c < 3; c++) expect(data[b * 27 + c * 9 + p]).toBe(Math.fround((rgb[p * 3 + c] - spec.mean[c]) / spec.std[c]));
+      }
+    });
   });
 });
