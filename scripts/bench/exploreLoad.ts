@@ -25,7 +25,7 @@ import { ensureDefaultTenant } from '../../db/repositories/users';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { loadConfig } from '../../lib/config';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
-import { spawnManaged, type ManagedProcess } from '../../lib/embedded/process';
+import type { ManagedProcess } from '../../lib/embedded/process';
 import { startTemporalDevServer } from '../../lib/embedded/temporal';
 import { projectRoot } from '../../lib/projectRoot';
 import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
@@ -34,6 +34,7 @@ import { captionCollection, imageCollection } from '../../lib/vectors/vectorStor
 import { benchMachine, filesForm, freePort, prepareImages, say, waitForNewestTask, writeReport } from './common';
 import { summariseProfile, type ProfileSummary } from './cpuProfile';
 import { runLoad, type LoadRequest, type LoadResult } from './loadClients';
+import { memoryOf, mib, startNode, waitFor } from './nodeProcesses';
 import { machineCpuSeconds, postmasterOf, treeCpuSeconds } from './processCpu';
 import { resetStatementStats, statementStats, type StatementRow } from './statementStats';
 import { snapshotSources } from './sourceSnapshot';
@@ -108,36 +109,7 @@ interface Phase {
 }
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
-const mib = (kib: number) => Math.round(kib / 1024);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** VmRSS and VmHWM (peak) of a process, in KiB. */
-function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
-  return { rss: field('VmRSS'), peak: field('VmHWM') };
-}
-
-/** Node running `entry` of `sourceDir` with its output in `logFile`. */
-function startNode(sourceDir: string, entry: string, env: Record<string, string>, logFile: string, nodeFlags: string[] = []): ManagedProcess {
-  const log = fs.openSync(logFile, 'a');
-  const child = spawnManaged(process.execPath, [...nodeFlags, '--import', 'tsx', entry], {
-    cwd: sourceDir,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', log, log],
-  });
-  fs.closeSync(log);
-  return child;
-}
-
-async function waitFor(describe: string, process: ManagedProcess, ready: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await ready().catch(() => false))) {
-    if (process.child.exitCode !== null) throw new Error(`${describe} exited with code ${process.child.exitCode}`);
-    if (Date.now() > until) throw new Error(`${describe} was not ready within ${timeoutMs} ms`);
-    await sleep(250);
-  }
-}
 
 async function main(): Promise<void> {
   say(`bench:explore-load: ${clients} clients × ${seconds} s on ${mediaCount} media, add_media of ${batchSize}, on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
@@ -263,7 +235,7 @@ async function main(): Promise<void> {
     };
     // Runs comparing different things on the same day keep their own files.
     const label = args.label ?? (args['baseline-rev'] ? `vs-${args['baseline-rev'].slice(0, 7)}` : args['baseline-env'].length > 0 ? `${args['baseline-env'].join('-')}-vs-${args.env.join('-')}` : '');
-    writeReport(`explore-load-${mediaCount}${label ? `-${label.replace(/[^A-Za-z0-9=._-]/g, '_')}` : ''}`, report);
+    writeReport(`explore-load-${mediaCount}${label ? `-${label.replace(/[^A-Za-z0-9=._-]/g, '_')}` : ''}`, report, markdown(report));
   } finally {
     await monitor.end().catch(() => undefined);
     for (const worker of workers) await worker.stop('SIGTERM', 30_000);
@@ -444,6 +416,38 @@ async function runPhase(options: {
   } finally {
     await api.stop('SIGTERM', 60_000);
   }
+}
+
+/** The short summary kept next to the JSON: machine, load, and each phase's throughput and latencies. */
+function markdown(report: { date: string; machine: ReturnType<typeof benchMachine>; load_average_at_start: number[]; phases: Phase[] }): string {
+  const { machine } = report;
+  const lines = [
+    `# bench:explore-load: ${clients} clients × ${seconds} s at ${mediaCount.toLocaleString('en-US')} media (${report.date.slice(0, 10)})`,
+    '',
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; shared with other jobs ` +
+      `(load average at start ${report.load_average_at_start.map((n) => n.toFixed(1)).join(' / ')}). The API and the worker are separate processes; ` +
+      `an add_media batch of ${batchSize} real images runs during the load. Query mix (equal shares): ${QUERY_KINDS.join(', ')}.`,
+    '',
+    '| variant, round | requests/s | p50 ms | p95 ms | p99 ms | errors | API RSS MiB (before → after, peak) | add_media s |',
+    '|---|---:|---:|---:|---:|---|---|---:|',
+    ...report.phases.map((phase) => {
+      const o = phase.load.overall;
+      const rss = phase.api_rss_mib;
+      return `| ${phase.variant}, ${phase.round} | ${o.requests_per_second} | ${o.p50_ms} | ${o.p95_ms} | ${o.p99_ms} | ${JSON.stringify(o.errors)} | ${rss.before_load} → ${rss.after_load}, ${rss.peak} | ${phase.add_media.seconds.toFixed(1)} |`;
+    }),
+    '',
+    '| query kind (last phase) | requests | p50 ms | p95 ms |',
+    '|---|---:|---:|---:|',
+    ...Object.entries(report.phases.at(-1)!.load.by_kind).map(([kind, row]) => `| ${kind} | ${row.requests} | ${row.p50_ms} | ${row.p95_ms} |`),
+    '',
+  ];
+  const last = report.phases.at(-1)!;
+  const cpu = last.cpu_seconds;
+  lines.push(
+    `CPU seconds during the last load window: API ${cpu.api}, Postgres ${cpu.postgres}, worker ${cpu.worker}, clients ${cpu.clients}; machine busy ${cpu.machine_busy} of ${cpu.machine_capacity}.`,
+    `Postgres time by statement: ${last.postgres_statements.slice(0, 5).map((row) => `${row.kind} ${row.pct} % (${row.mean_ms} ms mean)`).join('; ')}.`,
+  );
+  return `${lines.join('\n')}\n`;
 }
 
 /** Current over baseline, per round (the two ran back to back) and over all rounds. */

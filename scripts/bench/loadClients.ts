@@ -35,7 +35,8 @@ export interface LoadResult {
 
 const REQUEST_TIMEOUT_MS = 120_000;
 
-function get(agent: http.Agent, url: string): Promise<{ status: string; bytes: number }> {
+/** GETs `url` and reads the answer; network errors and timeouts (0: none) resolve as a status, never throw. */
+export function httpGet(agent: http.Agent, url: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<{ status: string; bytes: number }> {
   return new Promise((resolve) => {
     const request = http.get(url, { agent }, (response) => {
       let bytes = 0;
@@ -45,7 +46,7 @@ function get(agent: http.Agent, url: string): Promise<{ status: string; bytes: n
       response.on('end', () => resolve({ status: String(response.statusCode), bytes }));
       response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'response error', bytes }));
     });
-    request.setTimeout(REQUEST_TIMEOUT_MS, () => request.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
+    request.setTimeout(timeoutMs, () => request.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
     request.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'request error', bytes: 0 }));
   });
 }
@@ -80,7 +81,7 @@ export async function runLoad(options: { clients: number; seconds: number; next:
     while (process.hrtime.bigint() < deadline) {
       const request = options.next(sent++);
       const at = process.hrtime.bigint();
-      const { status, bytes } = await get(agent, request.url);
+      const { status, bytes } = await httpGet(agent, request.url);
       outcomes.push({ kind: request.kind, ms: Number(process.hrtime.bigint() - at) / 1e6, status, bytes });
     }
   };
