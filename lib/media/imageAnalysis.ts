@@ -49,6 +49,28 @@ function laplacianVariance(pixels: Buffer, width: number, height: number): numbe
   return sumSquares / count - mean * mean;
 }
 
+/**
+ * Rec. 601 luma of each sRGB pixel, rounded, and the sum of the unrounded values (a single-channel sample is
+ * already grey). One loop per case and `| 0` for rounding: the same values as Math.round, 3-4× faster.
+ */
+function lumaOf(data: Buffer, pixels: number, channels: number): { grey: Buffer; total: number } {
+  const grey = Buffer.alloc(pixels);
+  let total = 0;
+  if (channels >= 3) {
+    for (let p = 0, i = 0; p < pixels; p++, i += channels) {
+      const luma = 0.299 * data[i] + 0.587 * data[i + 1] + 0.114 * data[i + 2];
+      grey[p] = (luma + 0.5) | 0;
+      total += luma;
+    }
+  } else {
+    for (let p = 0, i = 0; p < pixels; p++, i += channels) {
+      grey[p] = data[i];
+      total += data[i];
+    }
+  }
+  return { grey, total };
+}
+
 type RawImage = { data: Buffer; info: { width: number; height: number; channels: 1 | 2 | 3 | 4 } };
 
 const rawOf = (image: RawImage) => ({ raw: { width: image.info.width, height: image.info.height, channels: image.info.channels } });
@@ -119,14 +141,7 @@ export async function analyzeImage(input: string | Buffer, modelInput?: ModelInp
       // (transparent images are rare: the second decode costs little overall).
       modelInput ? (hasAlpha ? decodeModelInput(input, modelInput) : modelPixels(decoded, modelInput)) : undefined,
     ]);
-    const grey = Buffer.alloc(sampleWidth * sampleHeight);
-    let total = 0;
-    for (let p = 0, i = 0; p < grey.length; p++, i += channels) {
-      // Rec. 601 luma of the sRGB pixel (a single-channel sample is already grey).
-      const luma = channels >= 3 ? 0.299 * sample.data[i] + 0.587 * sample.data[i + 1] + 0.114 * sample.data[i + 2] : sample.data[i];
-      grey[p] = Math.round(luma);
-      total += luma;
-    }
+    const { grey, total } = lumaOf(sample.data, sampleWidth * sampleHeight, channels);
     return {
       width,
       height,

@@ -216,6 +216,8 @@ export async function withScratchStack<T>(name: string, body: (apiUrl: string) =
 export interface BenchWorkerProcess {
   sourceDir: string;
   env: Record<string, string>;
+  /** Flags for node itself, e.g. --cpu-prof. */
+  nodeFlags?: string[];
 }
 
 /**
@@ -256,7 +258,7 @@ export async function startBenchStack(
 }
 
 function spawnWorker(worker: BenchWorkerProcess, env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], { cwd: worker.sourceDir, env: { ...process.env, ...env, ...worker.env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, [...(worker.nodeFlags ?? []), '--import', 'tsx', 'workers/main.ts'], { cwd: worker.sourceDir, env: { ...process.env, ...env, ...worker.env }, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 /** Stops the worker processes (SIGTERM: they finish their activities' shutdown) and waits for them. */

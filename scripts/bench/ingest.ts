@@ -28,16 +28,23 @@ import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { createDb, migrateLatest } from '../../db/connection';
 import { installSdkLogger } from '../../workers/main';
+import { summariseProfile, type ProfileSummary } from './cpuProfile';
 import { treeCpuSeconds } from './processCpu';
 import { benchDir, benchMachine, createDatasetOverHttp, freePort, prepareImages, say, startBenchStack, writeReport, type BenchWorkerProcess } from './common';
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
-  options: { 'stages-only': { type: 'boolean', default: false }, 'e2e-only': { type: 'boolean', default: false }, 'baseline-rev': { type: 'string' } },
+  options: {
+    'stages-only': { type: 'boolean', default: false },
+    'e2e-only': { type: 'boolean', default: false },
+    'baseline-rev': { type: 'string' },
+    profile: { type: 'boolean', default: false },
+  },
 });
 const count = Number(positionals[0] ?? 2000);
 const stagesOnly = options['stages-only'];
 const endToEndOnly = options['e2e-only'];
+const profile = options.profile;
 const baselineRev = options['baseline-rev'];
 
 let peakRss = 0;
@@ -168,6 +175,8 @@ interface EndToEndResult {
   cpu_ms_per_image: number;
   /** Chunk activities each worker (pid@host) ran, from the MEDIA_CHUNKS child's history. */
   chunks_by_worker?: Record<string, { ingestChunk: number; embedChunk: number }>;
+  /** Where the worker's main thread spent the run (--profile). */
+  cpu_profile?: ProfileSummary;
 }
 
 const ONE_WORKER = '1 worker process';
@@ -187,7 +196,9 @@ function endToEndVariants(scratch: string): Array<{ name: string; workers: Bench
     process.on('exit', () => spawnSync('git', ['worktree', 'remove', '--force', sourceDir], { cwd: projectRoot() }));
     variants.push({ name: `baseline ${baselineRev}: 1 worker process`, workers: [{ sourceDir, env: {} }], baseline: true });
   }
-  variants.push({ name: ONE_WORKER, workers: [here] }, { name: '2 worker processes (1 inference thread, 1 decode each)', workers: [shared, shared] });
+  // --profile: the one worker records a CPU profile, summarised over the run.
+  const profiled = profile ? { ...here, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', path.join(scratch, 'profile')] } : here;
+  variants.push({ name: ONE_WORKER, workers: [profiled] }, { name: '2 worker processes (1 inference thread, 1 decode each)', workers: [shared, shared] });
   return variants;
 }
 
@@ -309,6 +320,7 @@ async function main(): Promise<void> {
     if (!stagesOnly) {
       say('end to end (upload over HTTP, DATASET_CREATION workflow on real worker processes):');
       for (const [i, variant] of endToEndVariants(scratch).entries()) {
+        let window: { fromUs: number; toUs: number } | undefined;
         const stack = await startBenchStack(scratch, postgres.url, `bench_e2e_${i}`, variant.workers);
         try {
           if (i === 0) {
@@ -317,7 +329,9 @@ async function main(): Promise<void> {
           }
           // CPU of this process tree (API, workers, Temporal, Postgres) from process_files on.
           const cpuBefore = treeCpuSeconds(process.pid);
+          const windowFromUs = Number(process.hrtime.bigint() / 1000n);
           const { seconds, taskId } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}-${i}`, files);
+          window = { fromUs: windowFromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
           const cpuMs = ((treeCpuSeconds(process.pid) - cpuBefore) * 1000) / files.length;
           const split = variant.baseline ? undefined : await chunkSplit(stack.temporalAddress, taskId);
           endToEnd.push({ variant: variant.name, seconds, images_per_second: files.length / seconds, cpu_ms_per_image: cpuMs, chunks_by_worker: split });
@@ -325,6 +339,14 @@ async function main(): Promise<void> {
           if (split) say(`    chunks by worker: ${JSON.stringify(split)}`);
         } finally {
           await stack.stop();
+        }
+        const profileDir = variant.workers[0].nodeFlags && path.join(scratch, 'profile');
+        if (profileDir && window) {
+          const [file] = fs.readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
+          const summary = summariseProfile(path.join(profileDir, file), window.fromUs, window.toUs, [projectRoot()]);
+          endToEnd[endToEnd.length - 1].cpu_profile = summary;
+          say(`    worker CPU profile: ${JSON.stringify(summary.by_area.slice(0, 8))}`);
+          say(`    idle ${summary.idle_pct} %; top functions: ${JSON.stringify(summary.top_self.slice(0, 15))}`);
         }
       }
     }
