@@ -80,7 +80,7 @@ export interface IndexPersistence {
   publish?: { scratchDir: string; quietMs?: number; maxDelayMs?: number };
   /** A failed background publication (the points are safe in Postgres; readers replay them). */
   onError?(error: unknown, collection: string): void;
-  /** A collection's first catch-up in this process: what it loaded (0 points when nothing was published) and replayed. */
+  /** A collection's first catch-up in this process: what it loaded (0 points when nothing was published) and then replayed, and how long each took. */
   onLoaded?(collection: string, figures: { points: number; loadMs: number; replayedRows: number; replayMs: number }): void;
 }
 
@@ -211,7 +211,7 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
     let state = loaded.get(collection);
     // Before the first load only the generation is wanted: the published index may already hold the points.
     let batch = await points.changesAfter(collection, state?.lastSeq ?? '0', state ? REPLAY_BATCH : 0);
-    let loading: { startedAt: number; loadMs: number; points: number } | undefined;
+    let loading: { replayFrom: number; loadMs: number; points: number } | undefined;
     if (batch && (!state || state.generation !== batch.generation)) {
       const { generation, dim } = batch;
       const startedAt = performance.now();
@@ -222,7 +222,7 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
           return undefined;
         })) ?? emptyState(generation, dim);
       loaded.set(collection, state);
-      loading = { startedAt: performance.now(), loadMs: performance.now() - startedAt, points: state.keyOf.size };
+      loading = { replayFrom: performance.now(), loadMs: performance.now() - startedAt, points: state.keyOf.size };
       batch = await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
     }
     if (!batch || !state) throw new Error(`vector collection ${collection} does not exist`);
@@ -254,8 +254,8 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
     }
     if (state.base && state.base.removed + state.index.size() >= state.base.nextDriftCheck) return reanchor(collection, state, state.base);
     if (loading) {
-      const { startedAt, loadMs, points: loadedPoints } = loading;
-      persistence?.onLoaded?.(collection, { points: loadedPoints, loadMs, replayedRows: state.rowsSincePersisted, replayMs: performance.now() - startedAt });
+      const { replayFrom, loadMs, points: loadedPoints } = loading;
+      persistence?.onLoaded?.(collection, { points: loadedPoints, loadMs, replayedRows: state.rowsSincePersisted, replayMs: performance.now() - replayFrom });
     }
     return state;
   }

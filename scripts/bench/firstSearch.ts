@@ -53,7 +53,7 @@ async function firstSearchAfterStart(env: Record<string, string>, dataDir: strin
       api_start_seconds: startSeconds,
       first_visual_search_ms: Math.round(firstMs),
       second_visual_search_ms: Math.round(secondMs),
-      index: ready && { loaded_points: ready.points, load_ms: round(ready.loadMs), replayed_rows: ready.replayedRows, load_and_replay_ms: round(ready.replayMs) },
+      index: ready && { loaded_points: ready.points, load_ms: round(ready.loadMs), replayed_rows: ready.replayedRows, replay_ms: round(ready.replayMs) },
     };
   } finally {
     await api.stop();
