@@ -7,7 +7,9 @@
  * bench/results/ingest-<N>-<date>.{json,md}. `-- N --stages-only`: the in-process stages and the
  * embedding agreement only (no end-to-end run, no fastdup); `--e2e-only`: the end-to-end runs and fastdup only. The end-to-end run is made with one worker
  * process and with two sharing the cores (and the chunks: the report says which took how many);
- * `--baseline-rev REV` first runs it with the worker of commit REV, for a before/after in one run.
+ * `--baseline-rev REV` first runs it with the worker of commit REV, for a before/after in one run;
+ * `--variant INDEX_CHUNK_SIZE=64` (repeatable) adds a run of one worker with those settings; `--profile` summarises
+ * the one worker's CPU profile.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -39,6 +41,7 @@ const { values: options, positionals } = parseArgs({
     'e2e-only': { type: 'boolean', default: false },
     'baseline-rev': { type: 'string' },
     profile: { type: 'boolean', default: false },
+    variant: { type: 'string', multiple: true, default: [] },
   },
 });
 const count = Number(positionals[0] ?? 2000);
@@ -198,6 +201,11 @@ function endToEndVariants(scratch: string): Array<{ name: string; workers: Bench
   }
   // --profile: the one worker records a CPU profile, summarised over the run.
   const profiled = profile ? { ...here, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', path.join(scratch, 'profile')] } : here;
+  // --variant K=V[,K=V]: one more run of one worker process with those settings, e.g. INDEX_CHUNK_SIZE=64.
+  for (const settings of options.variant) {
+    const env = Object.fromEntries(settings.split(',').map((pair) => pair.split('=') as [string, string]));
+    variants.push({ name: `1 worker process (${settings})`, workers: [{ ...here, env }] });
+  }
   variants.push({ name: ONE_WORKER, workers: [profiled] }, { name: '2 worker processes (1 inference thread, 1 decode each)', workers: [shared, shared] });
   return variants;
 }
