@@ -34,24 +34,27 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
       const report = createProgressReporter(db, ref, 'analyze', 'Clustering');
 
       const neighbourItems: NeighbourItem[] = items.map((item) => ({ neighbours: [], group: item.parent_id ?? undefined }));
-      const edges = new Map<string, SimilarityEdge>();
       const results = await neighboursOf(imageCollection(version.vector_space_id), embedded.map(({ item }) => item.id), (done) =>
         report(done, embedded.length + 1),
       );
-      results.forEach((hits, b) => {
+      // Each undirected edge once, without a map keyed by pairs (at 1,000,000 media that map alone
+      // outgrew the JS heap): a hit j < a is new only if a was not among j's hits, which are complete
+      // since results come in item order. Hits are dropped as they are read.
+      let edges: SimilarityEdge[] = [];
+      for (let b = 0; b < results.length; b++) {
         const a = embedded[b].i;
-        for (const hit of hits) {
+        for (const hit of results[b]) {
           const j = indexOf.get(hit.id);
           if (j === undefined || j === a) continue;
           const similarity = 1 - hit.distance;
           neighbourItems[a].neighbours.push({ index: j, similarity });
-          const key = a < j ? `${a}:${j}` : `${j}:${a}`;
-          const known = edges.get(key);
-          if (!known || known.similarity < similarity) edges.set(key, { a: Math.min(a, j), b: Math.max(a, j), similarity });
+          if (j > a || !neighbourItems[j].neighbours.some((n) => n.index === a)) edges.push({ a: Math.min(a, j), b: Math.max(a, j), similarity });
         }
-      });
-
-      const levels = clusterByThresholds(items.length, [...edges.values()]);
+        results[b] = [];
+      }
+      const edgeCount = edges.length;
+      const levels = clusterByThresholds(items.length, edges);
+      edges = [];
       const reference = neighbourStats(embedded.map(({ i }) => neighbourItems[i]));
       const scores = scoreNeighbours(neighbourItems, items.map((item) => item.id), { reference });
 
@@ -84,7 +87,7 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
         await setNeighbourStats(trx, version.id, reference);
       });
       await report(embedded.length + 1, embedded.length + 1, true);
-      return { items: items.length, edges: edges.size };
+      return { items: items.length, edges: edgeCount };
     },
 
     /**

@@ -19,25 +19,27 @@ export interface ClusterMembership {
   cluster_id: string;
 }
 
-async function insertInBatches(db: Db, table: string, rows: object[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_BATCH) await db(table).insert(rows.slice(i, i + INSERT_BATCH));
+/** Inserts `rows` a batch at a time, each row with `version_id` added as its batch is sent (not a copy of them all at once). */
+async function insertInBatches(db: Db, table: string, rows: object[], versionId?: string): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+    const batch = rows.slice(i, i + INSERT_BATCH);
+    await db(table).insert(versionId === undefined ? batch : batch.map((row) => ({ ...row, version_id: versionId })));
+  }
 }
-
-const withVersion = <T extends object>(versionId: string, rows: T[]) => rows.map((row) => ({ ...row, version_id: versionId }));
 
 /** Replaces the whole clustering of a version (a full index). */
 export async function replaceClustering(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
   // Memberships no longer go with their clusters by a foreign key (20261127300000): remove them first.
   await db('cluster_members').where({ version_id: versionId }).delete();
   await db('clusters').where({ version_id: versionId }).delete();
-  await insertInBatches(db, 'clusters', withVersion(versionId, clusters));
-  await insertInBatches(db, 'cluster_members', withVersion(versionId, members));
+  await insertInBatches(db, 'clusters', clusters, versionId);
+  await insertInBatches(db, 'cluster_members', members, versionId);
 }
 
 /** Adds placed media (and the new clusters some of them opened), then recounts every touched cluster. */
 export async function addPlacements(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
-  await insertInBatches(db, 'clusters', withVersion(versionId, clusters));
-  await insertInBatches(db, 'cluster_members', withVersion(versionId, members));
+  await insertInBatches(db, 'clusters', clusters, versionId);
+  await insertInBatches(db, 'cluster_members', members, versionId);
   await recountClusters(db, versionId, [...new Set(members.map((member) => member.cluster_id))]);
 }
 
