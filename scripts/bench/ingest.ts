@@ -332,6 +332,9 @@ async function main(): Promise<void> {
       say('end to end (upload over HTTP, DATASET_CREATION workflow on real worker processes):');
       for (const [i, variant] of endToEndVariants(scratch).entries()) {
         let window: { fromUs: number; toUs: number } | undefined;
+        // fastdup on the same files right before each run (before its stack starts: fastdup blocks this process):
+        // the machine may be shared, so each run has a peer of its own.
+        const peer = runFastdup(files);
         const stack = await startBenchStack(scratch, postgres.url, `bench_e2e_${i}`, variant.workers);
         try {
           if (i === 0) {
@@ -339,8 +342,6 @@ async function main(): Promise<void> {
             say(`  one request with ${bigUpload.files} files, ${bigUpload.total_mb} MiB: ${bigUpload.seconds.toFixed(1)} s, server process memory grew ${bigUpload.rss_growth_mb} MiB`);
           }
           // CPU of this process tree (API, workers, Temporal, Postgres) from process_files on.
-          // fastdup on the same files right before each run: the machine may be shared, so each run has its own peer.
-          const peer = runFastdup(files);
           const cpuBefore = treeCpuSeconds(process.pid);
           const windowFromUs = Number(process.hrtime.bigint() / 1000n);
           const { seconds, taskId } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}-${i}`, files);
