@@ -88,8 +88,8 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     },
     maxConcurrentActivityTaskExecutions: Math.max(2, os.availableParallelism()),
   });
-  // Two inference activities at once: while one writes its vectors or reads the next inputs, the encoder's thread
-  // works on the other's batch (the models use the cores through their own threads).
+  // One inference activity more than the encoder has threads: while one writes its vectors or reads its next inputs,
+  // every encoder thread still has another's batch to work on.
   const inferenceWorker = serves('inference') && await Worker.create({
     ...common,
     taskQueue: queues.inference,
@@ -98,7 +98,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       ...createVisualSearchActivities({ db, store, encoder }),
       ...createEnrichmentInferenceActivities({ db, store, vectors, encoder, textEncoder, detector: detector.get, clip: clip.get, visionCaptioner }),
     },
-    maxConcurrentActivityTaskExecutions: 2,
+    maxConcurrentActivityTaskExecutions: config.models.inferenceThreads + 1,
   });
   const workers = [workflowWorker, inferenceWorker].filter((worker) => worker !== false);
   const running = workers.map((worker) => worker.run());

@@ -33,42 +33,78 @@ loadImageEncoder(workerData.modelsDir, workerData.name, workerData.threads).then
   (error) => parentPort.postMessage({ failed: error.message }),
 );`;
 
-/**
- * The image encoder in a worker thread of its own. onnxruntime-node runs a session on the calling thread and
- * blocks its event loop for the whole batch; in a thread, the worker's event loop goes on decoding, writing
- * rows and heartbeating meanwhile, so decoding and inference use the cores at the same time.
- */
-export async function loadImageEncoderInThread(modelsDir: string, name: string, threads = 1): Promise<ImageEncoder> {
-  const worker = new Worker(THREAD_CODE, { eval: true, workerData: { module: require.resolve('./imageEncoder'), modelsDir, name, threads } });
-  const pending = new Map<number, { resolve(encoded: EncodedImage[]): void; reject(error: Error): void }>();
-  let ended: Error | undefined;
-  let nextId = 0;
+interface Call {
+  resolve(encoded: EncodedImage[]): void;
+  reject(error: Error): void;
+}
+
+/** One inference thread: its session (one intra-op thread), and the batches it has been given and not answered. */
+interface InferenceThread {
+  worker: Worker;
+  pending: Map<number, Call>;
+}
+
+/** Starts one thread and waits until its encoder is loaded; `fail` hears of its end afterwards. */
+async function startThread(workerData: object, fail: (error: Error) => void): Promise<{ thread: InferenceThread; info: EncoderInfo }> {
+  const worker = new Worker(THREAD_CODE, { eval: true, workerData });
+  const thread = { worker, pending: new Map<number, Call>() };
   const info = await new Promise<EncoderInfo>((resolve, reject) => {
     const end = (error: Error) => {
-      ended ??= error;
       reject(error);
-      for (const call of pending.values()) call.reject(error);
-      pending.clear();
+      fail(error);
     };
     worker.on('error', end);
-    worker.on('exit', (code) => end(new Error(`the inference thread exited (code ${code})`)));
+    worker.on('exit', (code) => end(new Error(`an inference thread exited (code ${code})`)));
     worker.on('message', (message: ThreadMessage) => {
       if ('ready' in message) return resolve(message.ready);
       if ('failed' in message) return end(new Error(message.failed));
-      const call = pending.get(message.id);
-      pending.delete(message.id);
+      const call = thread.pending.get(message.id);
+      thread.pending.delete(message.id);
       if ('error' in message) call?.reject(new Error(message.error));
       else call?.resolve(message.encoded);
     });
   });
+  return { thread, info };
+}
+
+/**
+ * The image encoder in `threads` worker threads, each with a session of one intra-op thread; a batch goes to the
+ * thread with the fewest batches waiting. onnxruntime-node runs a session on the calling thread and blocks its event
+ * loop for the whole batch: in threads, the worker's event loop goes on decoding, writing rows and heartbeating
+ * meanwhile. One session with several intra-op threads measured worse here than as many single-threaded sessions
+ * (its threads spin while they wait, taking the cores decoding needs).
+ */
+export async function loadImageEncoderInThread(modelsDir: string, name: string, threads = 1): Promise<ImageEncoder> {
+  let ended: Error | undefined;
+  const pool: InferenceThread[] = [];
+  const end = (error: Error) => {
+    ended ??= error;
+    for (const thread of pool) {
+      for (const call of thread.pending.values()) call.reject(ended);
+      thread.pending.clear();
+    }
+  };
+  const workerData = { module: require.resolve('./imageEncoder'), modelsDir, name, threads: 1 };
+  const starts = await Promise.allSettled(Array.from({ length: threads }, () => startThread(workerData, end)));
+  const started = starts.flatMap((start) => (start.status === 'fulfilled' ? [start.value] : []));
+  pool.push(...started.map((entry) => entry.thread));
+  const failed = starts.find((start) => start.status === 'rejected');
+  if (failed) {
+    // One thread that cannot load the model fails the whole encoder; the others must not keep the process alive.
+    await Promise.all(pool.map((thread) => thread.worker.terminate()));
+    throw failed.reason;
+  }
+  const { info } = started[0];
+  let nextId = 0;
 
   function encodePixels(pixels: Buffer[]): Promise<EncodedImage[]> {
     if (ended) return Promise.reject(ended);
     if (pixels.length === 0) return Promise.resolve([]);
+    const thread = pool.reduce((least, candidate) => (candidate.pending.size < least.pending.size ? candidate : least));
     return new Promise((resolve, reject) => {
       const id = nextId++;
-      pending.set(id, { resolve, reject });
-      worker.postMessage({ id, pixels });
+      thread.pending.set(id, { resolve, reject });
+      thread.worker.postMessage({ id, pixels });
     });
   }
 
@@ -83,7 +119,7 @@ export async function loadImageEncoderInThread(modelsDir: string, name: string, 
     encode: async (images) => (await encodeAndClassify(images)).map((encoded) => encoded.vector),
     close: async () => {
       ended ??= new Error('the image encoder is closed');
-      await worker.terminate();
+      await Promise.all(pool.map((thread) => thread.worker.terminate()));
     },
   };
 }

@@ -36,22 +36,24 @@ describe('the real image encoder (EfficientNet-Lite0, installed by npm install)'
   });
 });
 
-describe('the image encoder in a worker thread', () => {
+describe('the image encoder in worker threads (two, one intra-op thread each)', () => {
   let inThread: ImageEncoder;
   let onLoop: ImageEncoder;
 
   beforeAll(async () => {
     const config = loadConfig({});
     [inThread, onLoop] = await Promise.all([
-      loadImageEncoderInThread(config.models.dir, config.models.imageModel, 1),
+      loadImageEncoderInThread(config.models.dir, config.models.imageModel, 2),
       loadImageEncoder(config.models.dir, config.models.imageModel, 1),
     ]);
   });
   afterAll(() => Promise.all([inThread.close(), onLoop.close()]));
 
-  it('gives the same vectors and classes as the encoder on the calling thread, and describes the same model', async () => {
+  it('gives the same vectors and classes as the encoder on the calling thread, from each of its threads, and describes the same model', async () => {
     const images = [photo('chelsea'), photo('coffee'), photo('rocket')];
-    const [threaded, direct] = await Promise.all([inThread.encodeAndClassify(images), onLoop.encodeAndClassify(images)]);
+    // Two batches at once: each goes to a thread of its own.
+    const [threaded, again, direct] = await Promise.all([inThread.encodeAndClassify(images), inThread.encodeAndClassify(images), onLoop.encodeAndClassify(images)]);
+    expect(again).toEqual(threaded);
     const model = (encoder: ImageEncoder) => ({ id: encoder.modelId, dim: encoder.dim, classifier: encoder.hasClassifier, input: encoder.input });
     expect(model(inThread)).toEqual(model(onLoop));
     threaded.forEach((encoded, i) => {
@@ -71,6 +73,10 @@ describe('the image encoder in a worker thread', () => {
     // The same batch on the calling thread lets no timer run until it ends.
     expect(ticks).toBeGreaterThanOrEqual(Math.floor(elapsed / 5 / 3));
     expect(ticks).toBeGreaterThan(2);
+  });
+
+  it('fails to load with the model’s message when the model is not installed', async () => {
+    await expect(loadImageEncoderInThread('/nonexistent-models', 'efficientnet-lite0', 2)).rejects.toThrow(/not installed/);
   });
 
   it('rejects input of the wrong size with the model’s message, and keeps serving', async () => {
