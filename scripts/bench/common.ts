@@ -230,7 +230,7 @@ export async function startBenchStack(
   postgresUrl: string,
   database: string,
   workerProcesses?: BenchWorkerProcess[],
-): Promise<{ apiUrl: string; temporalAddress: string; stop(): Promise<void> }> {
+): Promise<{ apiUrl: string; temporalAddress: string; workerPids: number[]; stop(): Promise<void> }> {
   const temporal = await startTemporalDevServer({ dataDir: scratch, port: freePort(), namespace: 'default' });
   const env = {
     LOG_LEVEL: 'silent',
@@ -243,12 +243,12 @@ export async function startBenchStack(
   };
   const config = loadConfig({ ...process.env, ...env });
   const api = await startApiServer(config, createLogger('bench-api', 'silent'));
-  const stopWorkers = workerProcesses
-    ? stopOnExit(workerProcesses.map((worker) => spawnWorker(worker, { ...env, MODELS_DIR: config.models.dir })))
-    : (await startWorkers(config, createLogger('bench-worker', 'silent'))).stop;
+  const children = (workerProcesses ?? []).map((worker) => spawnWorker(worker, { ...env, MODELS_DIR: config.models.dir }));
+  const stopWorkers = workerProcesses ? stopOnExit(children) : (await startWorkers(config, createLogger('bench-worker', 'silent'))).stop;
   return {
     apiUrl: `http://127.0.0.1:${api.port}/api/v1`,
     temporalAddress: temporal.address,
+    workerPids: children.map((child) => child.pid!),
     async stop() {
       await stopWorkers();
       await api.close();

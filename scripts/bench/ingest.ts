@@ -31,7 +31,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgr
 import { createDb, migrateLatest } from '../../db/connection';
 import { installSdkLogger } from '../../workers/main';
 import { summariseProfile, type ProfileSummary } from './cpuProfile';
-import { treeCpuSeconds } from './processCpu';
+import { postmasterOf, treeCpuSeconds } from './processCpu';
 import { benchDir, benchMachine, createDatasetOverHttp, freePort, prepareImages, say, startBenchStack, writeReport, type BenchWorkerProcess } from './common';
 
 const { values: options, positionals } = parseArgs({
@@ -176,6 +176,8 @@ interface EndToEndResult {
   images_per_second: number;
   /** Of the whole process tree (API, workers, Temporal, Postgres). */
   cpu_ms_per_image: number;
+  /** The same split: the worker processes, Postgres, and the rest (the API and the bench in this process, Temporal). */
+  cpu_ms_per_image_by_process: { workers: number; postgres: number; api_temporal_and_bench: number };
   /** Chunk activities each worker (pid@host) ran, from the MEDIA_CHUNKS child's history. */
   chunks_by_worker?: Record<string, { ingestChunk: number; embedChunk: number }>;
   /** fastdup on the same files, run right before this run (the peer), and ours ÷ it. */
@@ -342,11 +344,21 @@ async function main(): Promise<void> {
             say(`  one request with ${bigUpload.files} files, ${bigUpload.total_mb} MiB: ${bigUpload.seconds.toFixed(1)} s, server process memory grew ${bigUpload.rss_growth_mb} MiB`);
           }
           // CPU of this process tree (API, workers, Temporal, Postgres) from process_files on.
-          const cpuBefore = treeCpuSeconds(process.pid);
+          const postmaster = postmasterOf(path.join(scratch, 'postgres'));
+          const cpuOf = () => ({
+            total: treeCpuSeconds(process.pid),
+            workers: stack.workerPids.reduce((sum, pid) => sum + treeCpuSeconds(pid), 0),
+            postgres: treeCpuSeconds(postmaster),
+          });
+          const cpuAtStart = cpuOf();
+          const cpuBefore = cpuAtStart.total;
           const windowFromUs = Number(process.hrtime.bigint() / 1000n);
           const { seconds, taskId } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}-${i}`, files);
           window = { fromUs: windowFromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
-          const cpuMs = ((treeCpuSeconds(process.pid) - cpuBefore) * 1000) / files.length;
+          const cpuAtEnd = cpuOf();
+          const cpuMs = ((cpuAtEnd.total - cpuBefore) * 1000) / files.length;
+          const msPerImage = (key: 'workers' | 'postgres') => Number((((cpuAtEnd[key] - cpuAtStart[key]) * 1000) / files.length).toFixed(1));
+          const cpuByProcess = { workers: msPerImage('workers'), postgres: msPerImage('postgres'), api_temporal_and_bench: Number((cpuMs - msPerImage('workers') - msPerImage('postgres')).toFixed(1)) };
           const split = variant.baseline ? undefined : await chunkSplit(stack.temporalAddress, taskId);
           const imagesPerSecond = files.length / seconds;
           endToEnd.push({
@@ -354,12 +366,14 @@ async function main(): Promise<void> {
             seconds,
             images_per_second: imagesPerSecond,
             cpu_ms_per_image: cpuMs,
+            cpu_ms_per_image_by_process: cpuByProcess,
             fastdup_just_before: peer,
             ratio_vs_fastdup: peer ? Number((imagesPerSecond / peer.images_per_second).toFixed(3)) : undefined,
             chunks_by_worker: split,
           });
           const ratio = peer ? `  (fastdup just before: ${peer.images_per_second.toFixed(1)} images/s, ratio ${(imagesPerSecond / peer.images_per_second).toFixed(2)})` : '';
           say(`  ${variant.name.padEnd(60)} ${seconds.toFixed(2).padStart(8)} s  ${imagesPerSecond.toFixed(1).padStart(8)} images/s  ${cpuMs.toFixed(1).padStart(6)} CPU ms/image${ratio}`);
+          say(`    CPU ms per image by process: ${JSON.stringify(cpuByProcess)}`);
           if (split) say(`    chunks by worker: ${JSON.stringify(split)}`);
         } finally {
           await stack.stop();
