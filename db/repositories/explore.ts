@@ -13,7 +13,7 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
     case 'duplicateSimilarity':
       query.whereExists(
         db('media_issues as i')
-          .whereRaw('i.media_id = m.id')
+          .whereRaw('i.version_id = m.version_id AND i.media_id = m.id')
           .where('i.issue_type', 'duplicates')
           .whereRaw(`(i.details->>'similarity')::float >= ?`, [filter.atLeast]),
       );

@@ -95,6 +95,21 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect((await explore({ entity_type: 'IMAGES', vql: both }).expect(200)).body.clusters).toEqual([]);
   });
 
+  it('filters duplicates by the head version’s issues only, not by another version’s issue of the same media', async () => {
+    const { db } = stack.deps;
+    const head = await headVersionId(db, datasetId);
+    // The creation snapshot is a version of its own holding the same media ids.
+    const camera = await db('media').where({ file_name: 'camera.jpg' }).whereNot({ version_id: head }).first('id', 'version_id');
+    expect(camera).toBeDefined();
+    await db('media_issues').insert({ version_id: camera.version_id, media_id: camera.id, issue_type: 'duplicates', confidence: 1, details: JSON.stringify({ similarity: 0.99 }) });
+    try {
+      const duplicates = vql([{ duplicates: { op: 'duplicates', value: 0.9 } }]);
+      expect(names((await explore({ entity_type: 'IMAGES', vql: duplicates }).expect(200)).body.clusters)).toEqual(['chelsea.jpg', 'chelsea_copy.jpg']);
+    } finally {
+      await db('media_issues').where({ version_id: camera.version_id, media_id: camera.id, issue_type: 'duplicates' }).delete();
+    }
+  });
+
   it('filters by labels, tags, caption full text (VQL fts) and shows them on clusters', async () => {
     const { db } = stack.deps;
     const media = await db('media').where({ version_id: await headVersionId(db, datasetId) });
