@@ -94,10 +94,15 @@ describe('outages during a dataset creation on the launcher stack', () => {
     expect((await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'READY', n_images: files.length });
   }
 
-  /** The highest attempt number among the workflow's pending activities (0 when none is pending). */
+  /** The highest attempt number among the pending activities of the task's workflow and of its MEDIA_CHUNKS child (0 when none is pending). */
   async function pendingAttempt(taskId: string): Promise<number> {
-    const { raw } = await temporal.workflow.getHandle(taskId).describe();
-    return Math.max(0, ...(raw.pendingActivities ?? []).map((activity) => activity.attempt ?? 0));
+    const attempts = await Promise.all(
+      [taskId, `${taskId}-media`].map(async (workflowId) => {
+        const { raw } = await temporal.workflow.getHandle(workflowId).describe().catch(() => ({ raw: { pendingActivities: [] } }));
+        return (raw.pendingActivities ?? []).map((activity) => activity.attempt ?? 0);
+      }),
+    );
+    return Math.max(0, ...attempts.flat());
   }
 
   it('Postgres SIGKILLed and kept down past the old retry budget: the launcher restarts it, the creation completes with nothing lost or duplicated', async () => {
