@@ -48,9 +48,6 @@ export interface PointRows {
   changesAfter(name: string, seq: string, limit: number): Promise<CollectionChanges | undefined>;
 }
 
-/** Replays of at least this many points are added to the index on every core. */
-const PARALLEL_ADD_FROM = 1000;
-
 function newIndex(dim: number): Index {
   return new Index({
     dimensions: dim,
@@ -249,9 +246,7 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
         }
       }
       if (keys.length > 0) {
-        // Small batches go in on one thread: the graph is then the same on every run (inserts racing on
-        // several threads can leave a tiny graph with a node no search reaches); big replays use every core.
-        state.index.add(keys, vectors, keys.length < PARALLEL_ADD_FROM ? 1 : 0);
+        state.index.add(keys, vectors, 0);
       }
       state.lastSeq = batch.changes[batch.changes.length - 1].seq;
       state.rowsSincePersisted += batch.changes.length;
