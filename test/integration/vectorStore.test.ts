@@ -328,13 +328,18 @@ describe('embedded vector store (Postgres + usearch)', () => {
     const write = (from: number, to: number) => writer.upsert('c', ids.slice(from, to).map((id, i) => ({ id, vector: vectors[from + i] })));
     const search = (from: number, to: number) => Promise.all(vectors.slice(from, to).map((vector) => reader.searchMany('c', [vector], 1)));
     const nearest = (answers: Awaited<ReturnType<typeof search>>) => answers.map(([hits]) => hits[0].id);
+    // HNSW is approximate: inserts racing on several threads can, rarely, leave a node of a graph this small that no
+    // search reaches. A search that missed the catch-up finds none of the new points; one that made it finds them all
+    // but such a node: at least 18 of the 20 points written before it asked must find themselves.
+    const expectSeen = (answers: Awaited<ReturnType<typeof search>>, written: string[]) =>
+      expect(nearest(answers).filter((id, i) => id === written[i]).length).toBeGreaterThanOrEqual(written.length - 2);
     await write(0, 20);
     await reader.searchMany('c', [vectors[0]], 1);
 
     // Searches arriving together, none under way: one query serves them all.
     lookups = 0;
     await write(20, 40);
-    expect(nearest(await search(20, 40))).toEqual(ids.slice(20, 40));
+    expectSeen(await search(20, 40), ids.slice(20, 40));
     expect(lookups).toBe(1);
 
     // A catch-up under way (its query answered before the next write) cannot serve searches that
@@ -351,7 +356,7 @@ describe('embedded vector store (Postgres + usearch)', () => {
     const later = search(40, 60);
     release();
     expect((await first)[0][0].id).toBe(ids[0]);
-    expect(nearest(await later)).toEqual(ids.slice(40, 60));
+    expectSeen(await later, ids.slice(40, 60));
     expect(lookups).toBe(2);
     await reader.close();
     await writer.close();
