@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { countPendingEmbedding, markCaptionsEmbedded, markEmbedded, nextCaptionsToEmbed, nextPendingEmbedding, type UploadRange } from '../db/repositories/media';
+import { countPendingEmbedding, markCaptionsEmbedded, markEmbedded, nextCaptionsToEmbed, nextPendingEmbedding } from '../db/repositories/media';
+import type { IdRange } from '../db/repositories/chunks';
 import { headVersion, type DatasetVersion } from '../db/repositories/versions';
 import { imagePixels, type EncodedImage, type ImageEncoder } from '../lib/ml/imageEncoder';
 import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectStore';
@@ -61,7 +62,7 @@ export function createEmbeddingActivities(deps: {
   }
 
   /** Embeds the version's images and frames without a vector (of the files in `range` only, when given). */
-  async function embedPendingMedia(version: DatasetVersion, report: ProgressReporter, range?: UploadRange): Promise<number> {
+  async function embedPendingMedia(version: DatasetVersion, report: ProgressReporter, range?: IdRange): Promise<number> {
     const context = Context.current();
     const collection = imageCollection(version.vector_space_id);
     await vectors.ensureCollection(collection, encoder.dim);

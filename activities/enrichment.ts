@@ -17,7 +17,6 @@ import {
   setObjectCaptions,
   setObjectClusters,
   versionObjectIds,
-  type MediaRange,
   type MediaToEnrich,
   type ObjectRow,
 } from '../db/repositories/enrichment';
@@ -41,6 +40,7 @@ import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { clipCollection, conceptCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { EnrichmentInput } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
+import type { IdRange } from '../db/repositories/chunks';
 import { encodeImageBlobs } from './embedding';
 import type { ChunkStep } from '../workflows/contracts';
 import { createChunkProgressReporter, createProgressReporter, type ProgressReporter, type TaskRef } from './progress';
@@ -266,7 +266,7 @@ export function createEnrichmentInferenceActivities(deps: {
   async function enrichPending(
     version: DatasetVersion,
     reporter: (type: EnrichmentType, position: number, count: number) => ProgressReporter,
-    range?: MediaRange,
+    range?: IdRange,
   ): Promise<Partial<Record<EnrichmentType, number>>> {
     const context = Context.current();
     const types = APPLY_ORDER.filter((type) => version.enrichment_models[type] !== undefined);

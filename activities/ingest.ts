@@ -10,7 +10,7 @@ import { pixelIssues, type Issue } from '../lib/quality/imageIssues';
 import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectStore';
 import { sha256Hex } from '../lib/sha256';
 import type { ChunkPlan, ChunkSelection, ChunkStep, FileSelection } from '../workflows/contracts';
-import { planMediaChunks } from '../db/repositories/enrichment';
+import { planEnrichableChunks } from '../db/repositories/enrichment';
 import { createChunkProgressReporter } from './progress';
 
 export interface IngestDeps {
@@ -144,7 +144,7 @@ export function createIngestActivities(deps: IngestDeps) {
       const { selection, after } = input;
       const { ends, remaining } =
         'mediaOf' in selection
-          ? await planMediaChunks(db, (await headVersion(db, selection.mediaOf)).id, after, deps.chunks.size, CHUNKS_PER_WINDOW)
+          ? await planEnrichableChunks(db, (await headVersion(db, selection.mediaOf)).id, after, deps.chunks.size, CHUNKS_PER_WINDOW)
           : await planFileChunks(db, selection, after, deps.chunks.size, CHUNKS_PER_WINDOW);
       const chunks = ends.map((last, i) => ({ after: i === 0 ? input.after : ends[i - 1], last, ordinal: input.chunksDone + i }));
       return { chunks, remaining, concurrency: deps.chunks.concurrency };

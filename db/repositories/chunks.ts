@@ -1,6 +1,18 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
 
+/** Rows with ids in (after, last]: one chunk of a run (uploaded files' ids, or media ids). */
+export interface IdRange {
+  after: string | null;
+  last: string;
+}
+
+/** Restricts `query` to the rows whose `column` falls in `range`. */
+export function inRange(query: Knex.QueryBuilder, column: string, range: IdRange): Knex.QueryBuilder {
+  if (range.after) query.where(column, '>', range.after);
+  return query.where(column, '<=', range.last);
+}
+
 /**
  * Up to `count` chunks of `size` rows of `rows` after id `after`, in id order (each ends at its last row's id), and how
  * many chunks all the rows after `after` make: one query numbering the rows by `idColumn`.

@@ -1,7 +1,7 @@
 import type { Db } from '../connection';
 import type { PredictedClass } from '../../lib/ml/imageEncoder';
 import { INDEXED_KINDS } from './media';
-import { planIdChunks } from './chunks';
+import { inRange, planIdChunks, type IdRange } from './chunks';
 import { updateVersionRows } from './rowUpdates';
 
 /** The enrichment applied to a version: type → model id. */
@@ -30,36 +30,28 @@ export interface MediaToEnrich {
   predicted_classes: PredictedClass[] | null;
 }
 
-/** Media ids in (after, last]: one chunk of an enrichment. */
-export interface MediaRange {
-  after: string | null;
-  last: string;
-}
-
 /** Indexed media (images and video frames) of the version: what enrichment runs on. */
 function enrichable(db: Db, versionId: string) {
   return db('media').where({ version_id: versionId }).whereIn('kind', INDEXED_KINDS).whereNotNull('thumb_sha256');
 }
 
 /** Indexed media of the version (of `range` only, when given) that enrichment `type` has not run on yet. */
-function pendingFor(db: Db, versionId: string, type: string, range?: MediaRange) {
+function pendingFor(db: Db, versionId: string, type: string, range?: IdRange) {
   const query = enrichable(db, versionId).whereRaw('NOT (? = ANY(enriched))', [type]);
-  if (!range) return query;
-  if (range.after) query.where('id', '>', range.after);
-  return query.where('id', '<=', range.last);
+  return range ? inRange(query, 'id', range) : query;
 }
 
 /** Up to `count` chunks of `size` enrichable media of the version after `after`, and how many chunks they all make. */
-export function planMediaChunks(db: Db, versionId: string, after: string | null, size: number, count: number) {
+export function planEnrichableChunks(db: Db, versionId: string, after: string | null, size: number, count: number) {
   return planIdChunks(db, enrichable(db, versionId), 'id', after, size, count);
 }
 
-export async function countMediaToEnrich(db: Db, versionId: string, type: string, range?: MediaRange): Promise<number> {
+export async function countMediaToEnrich(db: Db, versionId: string, type: string, range?: IdRange): Promise<number> {
   const [{ count }] = await pendingFor(db, versionId, type, range).count({ count: '*' });
   return Number(count);
 }
 
-export async function nextMediaToEnrich(db: Db, versionId: string, type: string, limit: number, range?: MediaRange): Promise<MediaToEnrich[]> {
+export async function nextMediaToEnrich(db: Db, versionId: string, type: string, limit: number, range?: IdRange): Promise<MediaToEnrich[]> {
   return pendingFor(db, versionId, type, range).orderBy('id').limit(limit).select('id', 'kind', 'file_name', 'blob_sha256', 'predicted_classes');
 }
 

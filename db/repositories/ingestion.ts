@@ -1,7 +1,6 @@
 import type { Db } from '../connection';
 import type { MediaKind } from '../../lib/media/mediaTypes';
-import { planIdChunks } from './chunks';
-import type { UploadRange } from './media';
+import { inRange, planIdChunks, type IdRange } from './chunks';
 
 export interface UploadTransaction {
   id: number;
@@ -106,12 +105,8 @@ export function planFileChunks(db: Db, files: FileSelection, after: string | nul
 }
 
 /** The selected files of one chunk, in id order (for pending files: those still pending). */
-export async function chunkFiles(db: Db, files: FileSelection, chunk: UploadRange): Promise<UploadedFile[]> {
-  return selectedFiles(db, files)
-    .modify((query) => (chunk.after ? query.where('f.id', '>', chunk.after) : query))
-    .where('f.id', '<=', chunk.last)
-    .orderBy('f.id')
-    .select('f.*');
+export async function chunkFiles(db: Db, files: FileSelection, chunk: IdRange): Promise<UploadedFile[]> {
+  return inRange(selectedFiles(db, files), 'f.id', chunk).orderBy('f.id').select('f.*');
 }
 
 export async function hasPendingUploads(db: Db, datasetId: string): Promise<boolean> {

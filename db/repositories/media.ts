@@ -2,6 +2,7 @@ import type { Db } from '../connection';
 import type { PredictedClass } from '../../lib/ml/imageEncoder';
 import type { MetadataRecord } from '../../lib/metadata/parseMetadataFile';
 import type { Issue } from '../../lib/quality/imageIssues';
+import { inRange, type IdRange } from './chunks';
 import { updateVersionRows } from './rowUpdates';
 
 /** A media row as ingestion writes it (the version and parent are added here). */
@@ -100,20 +101,12 @@ export async function countBatchMedia(db: Db, versionId: string, batchId: string
   return Number(count);
 }
 
-/** Uploaded files with ids in (after, last]: one chunk of a run. */
-export interface UploadRange {
-  after: string | null;
-  last: string;
-}
-
-function pendingEmbedding(db: Db, versionId: string, range?: UploadRange) {
+function pendingEmbedding(db: Db, versionId: string, range?: IdRange) {
   const query = db('media').where({ version_id: versionId, embedded: false }).whereIn('kind', INDEXED_KINDS).whereNotNull('thumb_sha256');
-  if (!range) return query;
-  if (range.after) query.where('uploaded_file_id', '>', range.after);
-  return query.where('uploaded_file_id', '<=', range.last);
+  return range ? inRange(query, 'uploaded_file_id', range) : query;
 }
 
-export async function countPendingEmbedding(db: Db, versionId: string, range?: UploadRange): Promise<number> {
+export async function countPendingEmbedding(db: Db, versionId: string, range?: IdRange): Promise<number> {
   const [{ count }] = await pendingEmbedding(db, versionId, range).count({ count: '*' });
   return Number(count);
 }
@@ -123,7 +116,7 @@ export async function nextPendingEmbedding(
   db: Db,
   versionId: string,
   limit: number,
-  range?: UploadRange,
+  range?: IdRange,
 ): Promise<Array<{ id: string; blob_sha256: string }>> {
   return pendingEmbedding(db, versionId, range).orderBy('id').limit(limit).select('id', 'blob_sha256');
 }
