@@ -69,7 +69,7 @@ const envSchema = z.object({
   LOGIN_LOCKOUT_SECONDS: z.coerce.number({ message: 'expected a whole number of seconds, at least 1' }).int().min(1).default(60),
   TRUST_PROXY: booleanString.default(false),
   MODELS_DIR: z.string().min(1).optional(),
-  IMAGE_MODEL: z.string().min(1).default('efficientnet-lite0'),
+  IMAGE_MODEL: z.string().min(1).default('efficientnet-lite0-int8'),
   INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   VISION_CAPTION_URL: url.refine((value) => /^https?:\/\//i.test(value), 'expected an http or https URL').optional(),
   VISION_CAPTION_MODEL: z.string().min(1).default('llava'),

@@ -32,11 +32,9 @@ cat > "$models_dir/efficientnet-lite0.json.tmp" <<'JSON'
 }
 JSON
 mv "$models_dir/efficientnet-lite0.json.tmp" "$models_dir/efficientnet-lite0.json"
-# Its int8 option (docs/models.md, "Cheaper variants"), built from the committed calibration cache when
-# the site selects it: IMAGE_MODEL=efficientnet-lite0-int8 npm install (or npm run setup:models).
-if [ "${IMAGE_MODEL:-}" = "efficientnet-lite0-int8" ]; then
-  bash "$root/scripts/models/build_efficientnet_lite0_int8.sh" "$models_dir"
-fi
+# Its static int8 quantization, the default encoder (docs/models.md, "Cheaper variants"), built from the
+# committed calibration cache; IMAGE_MODEL=efficientnet-lite0 selects the fp32 model above instead.
+bash "$root/scripts/models/build_efficientnet_lite0_int8.sh" "$models_dir"
 # The text encoder for semantic search over captions.
 bash "$root/scripts/models/fetch_minilm.sh" "$models_dir"
 # The COCO object detector (lib/ml/objectDetector.ts); writes its own manifest.

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Db } from '../db/connection';
 import { findMediaContent } from '../db/repositories/media';
 import type { MediaVariant, UrlSigner } from '../lib/auth/signedUrls';
@@ -13,7 +13,7 @@ export interface SignedMediaLink {
   signature: string;
 }
 
-/** The bytes behind a signed, expiring media link (the file, or its WebP thumbnail). */
+/** The bytes behind a signed, expiring media link (the file, or its thumbnail). */
 export async function openSignedMedia(
   deps: { db: Db; store: ObjectStore; signer: UrlSigner },
   link: SignedMediaLink,
@@ -24,8 +24,12 @@ export async function openSignedMedia(
   const media = await findMediaContent(deps.db, link.mediaId);
   const sha256 = link.variant === 'thumbnail' ? media?.thumb_sha256 : media?.blob_sha256;
   if (!media || !sha256) throw notFound('Media not found');
-  return {
-    contentType: link.variant === 'thumbnail' ? 'image/webp' : contentTypeOf(media.file_name, media.kind),
-    stream: await deps.store.getStream(blobKey(sha256)),
-  };
+  if (link.variant === 'file') return { contentType: contentTypeOf(media.file_name, media.kind), stream: await deps.store.getStream(blobKey(sha256)) };
+  const thumbnail = await deps.store.get(blobKey(sha256));
+  return { contentType: thumbnailContentType(thumbnail), stream: Readable.from([thumbnail]) };
+}
+
+/** Thumbnails are JPEG; those made before that are WebP ("RIFF", size, "WEBP"), and stay valid. */
+function thumbnailContentType(bytes: Buffer): string {
+  return bytes.subarray(8, 12).toString('latin1') === 'WEBP' ? 'image/webp' : 'image/jpeg';
 }

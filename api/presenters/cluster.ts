@@ -18,7 +18,7 @@ export const previewSchema = z
     type: z.literal('IMAGE'),
     media_id: z.uuid(),
     media_uri: z.string().meta({ description: 'Signed, expiring link to the file' }),
-    media_thumb_uri: z.string().meta({ description: 'Signed, expiring link to the WebP thumbnail' }),
+    media_thumb_uri: z.string().meta({ description: 'Signed, expiring link to the thumbnail (JPEG, longest side 256 px)' }),
     caption: z.string().nullable(),
     file_name: z.string(),
     bounding_box: z

@@ -19,7 +19,7 @@ export const mediaRoutes = {
     auth: 'none',
     request: { params: mediaParams, query: signedQuery },
     responses: {
-      200: { description: 'The file or its WebP thumbnail', contentType: 'application/octet-stream', schema: z.string().meta({ format: 'binary' }) },
+      200: { description: 'The file or its thumbnail (JPEG; WebP for media indexed by earlier versions)', contentType: 'application/octet-stream', schema: z.string().meta({ format: 'binary' }) },
     },
     errors: [[403, 'The link is invalid or has expired'], 404],
   }),

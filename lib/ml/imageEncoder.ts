@@ -109,7 +109,8 @@ function readClassLabels(modelsDir: string, file: string): string[] {
 export function imageTensor(batch: Buffer[], spec: ImageTensorSpec): ort.Tensor {
   const { size } = spec;
   if (spec.inputFormat === 'uint8-nhwc') {
-    return new ort.Tensor('uint8', new Uint8Array(Buffer.concat(batch)), [batch.length, size, size, 3]);
+    const joined = Buffer.concat(batch);
+    return new ort.Tensor('uint8', new Uint8Array(joined.buffer, joined.byteOffset, joined.length), [batch.length, size, size, 3]);
   }
   const plane = size * size;
   const data = new Float32Array(batch.length * 3 * plane);

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The int8 option of the image encoder: EfficientNet-Lite0 (OUT_DIR/efficientnet_lite0.onnx, made first by
+# The default image encoder: EfficientNet-Lite0 (OUT_DIR/efficientnet_lite0.onnx, made first by
 # fetch_efficientnet_lite0.sh) quantized to static int8 with mixed precision by onnxruntime's tools
 # (scripts/models/quantize_efficientnet_lite0.py) from the committed calibration cache
 # (efficientnet_lite0_int8_calibration.json, made by `npm run bench:model-variants` from real photos), so
-# no photos are needed and the output is the same bytes every time. Writes OUT_DIR/efficientnet_lite0_int8.onnx
-# and the loader's manifest OUT_DIR/efficientnet-lite0-int8.json (IMAGE_MODEL=efficientnet-lite0-int8).
+# no photos are needed and the output is the same bytes every time; then given a uint8 NHWC input
+# (scripts/models/uint8_input.py: onnxruntime normalises the pixels, not JavaScript). Writes
+# OUT_DIR/efficientnet_lite0_int8.onnx and the loader's manifest OUT_DIR/efficientnet-lite0-int8.json
+# (IMAGE_MODEL=efficientnet-lite0-int8, the default).
 #   build_efficientnet_lite0_int8.sh OUT_DIR
 # Idempotent: exits early when the manifest records the ONNX file's sha256 and the inputs' hashes.
 # FORCE=1 rebuilds. See docs/models.md ("Cheaper variants").
@@ -12,6 +14,7 @@ set -euo pipefail
 out_dir=${1:?usage: build_efficientnet_lite0_int8.sh OUT_DIR}
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 quantizer="$here/quantize_efficientnet_lite0.py"
+uint8_input="$here/uint8_input.py"
 calibration="$here/efficientnet_lite0_int8_calibration.json"
 source_onnx="$out_dir/efficientnet_lite0.onnx"
 onnx_out="$out_dir/efficientnet_lite0_int8.onnx"
@@ -19,7 +22,7 @@ manifest="$out_dir/efficientnet-lite0-int8.json"
 log() { echo "[effnet-int8] $*" >&2; }
 
 [ -s "$source_onnx" ] || { log "missing $source_onnx: run fetch_efficientnet_lite0.sh first"; exit 1; }
-inputs_sha=$(cat "$quantizer" "$calibration" "$source_onnx" | sha256sum | cut -d' ' -f1)
+inputs_sha=$(cat "$quantizer" "$uint8_input" "$calibration" "$source_onnx" | sha256sum | cut -d' ' -f1)
 if [ "${FORCE:-0}" != 1 ] && [ -s "$onnx_out" ] && [ -s "$manifest" ]; then
   if python3 "$here/manifest_current.py" "$manifest" "$onnx_out" inputsSha256 "$inputs_sha"; then exit 0; fi
 fi
@@ -34,12 +37,14 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp "$calibration" "$work/calibration.json"
 "$python" "$quantizer" "$source_onnx" "$work/calibration.json" "$onnx_out"
+"$python" "$uint8_input" "$onnx_out" pixel_values 127 128
 sha=$(sha256sum "$onnx_out" | cut -d' ' -f1)
 python3 - "$out_dir/efficientnet-lite0.json" "$manifest" "$sha" "$inputs_sha" <<'PY'
 import json, os, sys
 base_path, manifest_path, sha, inputs_sha = sys.argv[1:]
 manifest = dict(json.load(open(base_path)), id="efficientnet-lite0-imagenet-int8@1", file="efficientnet_lite0_int8.onnx",
-                sha256=sha, inputsSha256=inputs_sha)
+                inputFormat="uint8-nhwc", sha256=sha, inputsSha256=inputs_sha)
+del manifest["mean"], manifest["std"]
 with open(manifest_path + ".tmp", "w") as f:
     json.dump(manifest, f, indent=2)
     f.write("\n")

@@ -6,6 +6,8 @@ import sharp from 'sharp';
 import { newDatasetWithTransaction, uploadFiles, waitForTask } from '../support/datasets';
 import { eventually, photo, PHOTO_NAMES } from '../support/media';
 import { startTestStack } from '../support/testStack';
+import { sha256Hex } from '../../lib/sha256';
+import { blobKey } from '../../lib/storage/objectStore';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 interface Preview { media_id: string; file_name: string; media_uri: string; media_thumb_uri: string; caption: string | null }
@@ -71,8 +73,17 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect(original.headers['content-type']).toBe('image/jpeg');
     expect((await sharp(original.body).metadata()).format).toBe('jpeg');
     const thumbnail = await stack.request.get(thumb.pathname + thumb.search).expect(200);
-    expect(thumbnail.headers['content-type']).toBe('image/webp');
+    expect(thumbnail.headers['content-type']).toBe('image/jpeg');
+    expect((await sharp(thumbnail.body).metadata()).format).toBe('jpeg');
     expect((await sharp(thumbnail.body).metadata()).width).toBeLessThanOrEqual(256);
+    // A thumbnail made by an earlier version (WebP) is still served as what it is.
+    const webp = await sharp(thumbnail.body).webp().toBuffer();
+    const webpSha256 = sha256Hex(webp);
+    await stack.deps.store.put(blobKey(webpSha256), webp);
+    await stack.deps.db('media').where({ id: cluster.previews[0].media_id }).update({ thumb_sha256: webpSha256 });
+    const legacy = await stack.request.get(thumb.pathname + thumb.search).expect(200);
+    expect(legacy.headers['content-type']).toBe('image/webp');
+    expect(Buffer.compare(legacy.body, webp)).toBe(0);
     const tampered = file.search.replace(/signature=./, 'signature=X');
     expect((await stack.request.get(file.pathname + tampered).expect(403)).body).toEqual({ detail: 'This media link is invalid or has expired' });
     const expired = file.search.replace(/expires=\d+/, 'expires=1000');

@@ -688,7 +688,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The file or its WebP thumbnail */
+                /** @description The file or its thumbnail (JPEG; WebP for media indexed by earlier versions) */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -5879,7 +5879,7 @@ export interface components {
             media_id: string;
             /** @description Signed, expiring link to the file */
             media_uri: string;
-            /** @description Signed, expiring link to the WebP thumbnail */
+            /** @description Signed, expiring link to the thumbnail (JPEG, longest side 256 px) */
             media_thumb_uri: string;
             caption: string | null;
             file_name: string;
