@@ -54,14 +54,23 @@ export async function prepareImages(count: number): Promise<string[]> {
   return files;
 }
 
-/** Creates a dataset from `files` over HTTP (50 files a request) and times process_files → COMPLETED. */
-export async function createDatasetOverHttp(apiUrl: string, name: string, files: string[]): Promise<{ datasetId: string; taskId: string; seconds: number }> {
+/**
+ * Creates a dataset from `files` over HTTP (50 files a request) and times process_files → COMPLETED;
+ * `beforeProcessing` runs once the files are uploaded, right before process_files (to start a CPU window there).
+ */
+export async function createDatasetOverHttp(
+  apiUrl: string,
+  name: string,
+  files: string[],
+  beforeProcessing?: () => void,
+): Promise<{ datasetId: string; taskId: string; seconds: number }> {
   const created = await (await fetch(`${apiUrl}/ingestion/new_dataset?dataset_name=${encodeURIComponent(name)}`)).json() as { dataset_id: string };
   const { trans_id: transId } = await (await fetch(`${apiUrl}/ingestion/${created.dataset_id}/data_files`)).json() as { trans_id: number };
   for (let i = 0; i < files.length; i += 50) {
     const response = await fetch(`${apiUrl}/ingestion/${created.dataset_id}/data_files/${transId}`, { method: 'POST', body: await filesForm(files.slice(i, i + 50)) });
     if (response.status !== 202) throw new Error(`upload failed: ${response.status} ${await response.text()}`);
   }
+  beforeProcessing?.();
   const started = Date.now();
   const { task_id: taskId } = await (await fetch(`${apiUrl}/ingestion/${created.dataset_id}/process_files/${transId}`, { method: 'POST' })).json() as { task_id: string };
   await waitForNewestTask(apiUrl, created.dataset_id);
