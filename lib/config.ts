@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { projectRoot } from './projectRoot';
 import type { LoginThrottleSettings } from './auth/loginThrottle';
 import type { ArchiveLimits } from './sources/archive';
-import type { S3Settings } from './sources/s3';
+import { parseS3Uri, type S3Location, type S3Settings } from './sources/s3';
 
 const booleanString = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'], { message: 'expected true or false' })
@@ -93,6 +93,10 @@ const envSchema = z.object({
   ARCHIVE_MAX_EXTRACTED_MB: z.coerce.number({ message: 'expected a number of MiB' }).positive().default(10_240),
   ARCHIVE_MAX_RATIO: z.coerce.number({ message: 'expected a ratio of at least 1' }).min(1).default(100),
   ARCHIVE_RATIO_FLOOR_MB: z.coerce.number({ message: 'expected a number of MiB, 0 or more' }).min(0).default(16),
+  OBJECT_STORE_URL: z
+    .string()
+    .refine((value) => parseS3Uri(value) !== undefined, 'expected s3://bucket or s3://bucket/prefix')
+    .optional(),
   S3_ENDPOINT: url.optional(),
   S3_REGION: z.string().min(1).default('us-east-1'),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
@@ -172,6 +176,8 @@ export interface Config {
   indexing: { chunkSize: number; chunkConcurrency: number; decodeConcurrency: number };
   archives: ArchiveLimits;
   s3: S3Settings;
+  /** Where media, thumbnails and published indexes live when not under DATA_DIR/objects: a bucket and key prefix (S3_* settings). */
+  objectStore?: S3Location;
   /** Where the API serves the on-premises pipeline trigger (GET /api/v1/process/add_media); port 0 picks a free one. */
   pipeline: { host: string; port: number; token?: string };
   /** The OpenID Connect provider users log in through (ONPREM with auth enabled and OIDC_ISSUER set). */
@@ -291,6 +297,7 @@ export function loadConfig(env: Env = process.env): Config {
       forcePathStyle: e.S3_FORCE_PATH_STYLE ?? e.S3_ENDPOINT !== undefined,
       stsEndpoint: e.STS_ENDPOINT,
     },
+    ...(e.OBJECT_STORE_URL ? { objectStore: parseS3Uri(e.OBJECT_STORE_URL) } : {}),
     pipeline: { host: e.PIPELINE_HOST, port: e.PIPELINE_PORT, token: e.PIPELINE_TOKEN },
     oidc:
       e.OIDC_ISSUER && !disableAuth

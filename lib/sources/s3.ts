@@ -26,15 +26,17 @@ export function parseS3Uri(uri: string): S3Location | undefined {
   return match ? { bucket: match[1], key: match[2] ?? '' } : undefined;
 }
 
+const configuredCredentials = (settings: S3Settings) =>
+  settings.accessKeyId && settings.secretAccessKey ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } : undefined;
+
+/** A client for the configured storage with its own keys (or the AWS default chain). */
+export function s3ClientOf(settings: S3Settings, credentials = configuredCredentials(settings)): S3Client {
+  return new S3Client({ region: settings.region, credentials, endpoint: settings.endpoint, forcePathStyle: settings.forcePathStyle });
+}
+
 /** A client for the configured storage, acting as `assumeRole` (through STS) when one is given. */
 export async function createS3Client(settings: S3Settings, assumeRole?: { roleArn: string; sessionName: string }): Promise<S3Client> {
-  const base = {
-    region: settings.region,
-    credentials:
-      settings.accessKeyId && settings.secretAccessKey
-        ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey }
-        : undefined,
-  };
+  const base = { region: settings.region, credentials: configuredCredentials(settings) };
   let credentials = base.credentials;
   if (assumeRole) {
     const sts = new STSClient({ ...base, endpoint: settings.stsEndpoint ?? settings.endpoint });
@@ -54,7 +56,7 @@ export async function createS3Client(settings: S3Settings, assumeRole?: { roleAr
       sts.destroy();
     }
   }
-  return new S3Client({ ...base, credentials, endpoint: settings.endpoint, forcePathStyle: settings.forcePathStyle });
+  return s3ClientOf(settings, credentials);
 }
 
 async function getObjectStream(client: S3Client, location: S3Location): Promise<Readable> {

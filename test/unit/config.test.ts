@@ -109,6 +109,15 @@ describe('loadConfig', () => {
     }
   });
 
+  it('keeps objects under DATA_DIR by default, or in the bucket and prefix OBJECT_STORE_URL names', () => {
+    expect(loadConfig({}).objectStore).toBeUndefined();
+    expect(loadConfig({ OBJECT_STORE_URL: 's3://media-objects' }).objectStore).toEqual({ bucket: 'media-objects', key: '' });
+    expect(loadConfig({ OBJECT_STORE_URL: 's3://media-objects/prod/' }).objectStore).toEqual({ bucket: 'media-objects', key: 'prod/' });
+    for (const value of ['media-objects', 'https://s3.example.com/media', 's3://', 's3://A_B']) {
+      expect(() => loadConfig({ OBJECT_STORE_URL: value })).toThrow(`Invalid configuration: OBJECT_STORE_URL=${JSON.stringify(value)}: expected s3://bucket or s3://bucket/prefix`);
+    }
+  });
+
   it('bounds waits for Postgres and Temporal by default (3 s to connect, 5 s for a pooled connection, 5 s per Temporal call)', () => {
     const config = loadConfig({});
     expect(config.database).toMatchObject({ connectTimeoutMs: 3000, acquireTimeoutMs: 5000 });
