@@ -90,14 +90,23 @@ export function imagePixels(image: string | Buffer, manifest: ImageInputSpec): P
   return decodeModelInput(image, manifest);
 }
 
+/** The `count` most probable classes by softmax, in one pass over the logits (no sort of all 1,000). */
 function topClasses(logits: Float32Array, labels: readonly string[], count: number): PredictedClass[] {
-  const max = logits.reduce((a, b) => Math.max(a, b), -Infinity);
-  const exps = logits.map((value) => Math.exp(value - max));
-  const sum = exps.reduce((a, b) => a + b, 0);
-  return [...exps.keys()]
-    .sort((a, b) => exps[b] - exps[a])
-    .slice(0, count)
-    .map((index) => ({ index, label: labels[index], confidence: exps[index] / sum }));
+  let max = -Infinity;
+  for (const value of logits) if (value > max) max = value;
+  let sum = 0;
+  const best: number[] = [];
+  for (let i = 0; i < logits.length; i++) {
+    sum += Math.exp(logits[i] - max);
+    if (best.length < count || logits[i] > logits[best[best.length - 1]]) {
+      // Insert after the classes at least as probable (equal logits keep their class order).
+      let at = Math.min(best.length, count - 1);
+      while (at > 0 && logits[best[at - 1]] < logits[i]) at--;
+      best.splice(at, 0, i);
+      if (best.length > count) best.pop();
+    }
+  }
+  return best.map((index) => ({ index, label: labels[index], confidence: Math.exp(logits[index] - max) / sum }));
 }
 
 function readClassLabels(modelsDir: string, file: string): string[] {
