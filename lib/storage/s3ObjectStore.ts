@@ -38,9 +38,11 @@ export function createS3ObjectStore(client: S3Client, bucket: string, prefix: st
     }
   }
 
-  async function putLocalFile(key: string, localPath: string): Promise<void> {
+  /** Uploads a local file; returns its size. */
+  async function putLocalFile(key: string, localPath: string): Promise<number> {
     const { size } = await fsp.stat(localPath);
     await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(key), Body: fs.createReadStream(localPath), ContentLength: size }));
+    return size;
   }
 
   /** A temporary folder of this machine for a file the caller needs on disk. */
@@ -66,8 +68,7 @@ export function createS3ObjectStore(client: S3Client, bucket: string, prefix: st
       withTempDir(async (dir) => {
         const spool = path.join(dir, 'object');
         await pipeline(source, fs.createWriteStream(spool));
-        await putLocalFile(key, spool);
-        return (await fsp.stat(spool)).size;
+        return putLocalFile(key, spool);
       }),
     async get(key) {
       const chunks: Buffer[] = [];
