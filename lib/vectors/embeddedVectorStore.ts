@@ -1,10 +1,16 @@
-import { Index, MetricKind, ScalarKind, type BatchMatches, type Matches } from 'usearch';
+import { exactSearch, Index, MetricKind, ScalarKind, type BatchMatches, type Matches } from 'usearch';
 import { bytesToVector, vectorToBytes } from './vectorBytes';
 import type { ObjectStore } from '../storage/objectStore';
 import { loadPersistedIndex, publishIndex, readHead, removePersistedIndex } from './persistedIndex';
 import type { VectorHit, VectorPoint, VectorStore } from './vectorStore';
 
 const REPLAY_BATCH = 5000;
+/**
+ * Up to this many points a collection is searched exactly, from vectors kept beside its index: in a graph this
+ * small, HNSW now and then leaves a point no search reaches (a visual search or a duplicate pair of a small dataset
+ * would miss it), and comparing with every point costs under a millisecond a query.
+ */
+export const EXACT_SEARCH_MAX_POINTS = 1000;
 interface LoadedCollection {
   generation: string;
   dim: number;
@@ -23,6 +29,10 @@ interface LoadedCollection {
   lastSeq: string;
   /** Rows replayed since the index was loaded from or published to the object store. */
   rowsSincePersisted: number;
+  /** Every point's vector by key while the collection has at most EXACT_SEARCH_MAX_POINTS (then searched exactly); dropped once it grows past. */
+  exact?: Map<number, Float32Array>;
+  /** The same vectors in one matrix, as exact search takes them; made again after a change. */
+  exactMatrix?: { keys: number[]; data: Float32Array };
 }
 
 export interface CollectionChanges {
@@ -97,8 +107,13 @@ export interface EmbeddedVectorStore extends VectorStore {
  * store as they write; other processes start from the published index and replay only newer rows,
  * so no request builds an index from scratch.
  */
-export function createEmbeddedVectorStore(options: { rows: PointRows; persistence?: IndexPersistence }): EmbeddedVectorStore {
-  const { rows: points, persistence } = options;
+export function createEmbeddedVectorStore(options: {
+  rows: PointRows;
+  persistence?: IndexPersistence;
+  /** Collections up to this many points are searched exactly (EXACT_SEARCH_MAX_POINTS; 0: always the index). */
+  exactSearchMaxPoints?: number;
+}): EmbeddedVectorStore {
+  const { rows: points, persistence, exactSearchMaxPoints = EXACT_SEARCH_MAX_POINTS } = options;
   const publishing = persistence?.publish;
   const quietMs = publishing?.quietMs ?? PUBLISH_QUIET_MS;
   const maxDelayMs = publishing?.maxDelayMs ?? PUBLISH_MAX_DELAY_MS;
@@ -120,7 +135,7 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
   }
 
   function emptyState(generation: string, dim: number): LoadedCollection {
-    return { generation, dim, index: newIndex(dim), keyOf: new Map(), idOf: new Map(), nextKey: 0, lastSeq: '0', rowsSincePersisted: 0 };
+    return { generation, dim, index: newIndex(dim), keyOf: new Map(), idOf: new Map(), nextKey: 0, lastSeq: '0', rowsSincePersisted: 0, exact: exactSearchMaxPoints > 0 ? new Map() : undefined };
   }
 
   async function loadPersisted(collection: string, generation: string, dim: number): Promise<LoadedCollection | undefined> {
@@ -128,7 +143,8 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
     const index = newIndex(dim);
     // Publishers save their whole index again, so they need it mutable; readers view it and add replayed points beside it.
     const persisted = await loadPersistedIndex(persistence.objects, collection, { generation, dim }, index, publishing ? 'load' : 'view');
-    if (!persisted) return undefined;
+    // A small collection is replayed from its rows instead: that keeps its vectors for exact search, and costs little.
+    if (!persisted || index.size() <= exactSearchMaxPoints) return undefined;
     const { head, keys } = persisted;
     const nextKey = Number(head.nextKey);
     const state = { generation, dim, index, ...keys, nextKey, lastSeq: head.lastSeq, rowsSincePersisted: 0 };
@@ -234,6 +250,7 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
         if (old !== undefined) {
           if (state.base && old < state.base.keyLimit) state.base.removed++;
           else state.index.remove(BigInt(old));
+          state.exact?.delete(old);
           state.idOf.delete(old);
           state.keyOf.delete(point.id);
         }
@@ -242,9 +259,13 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
           state.keyOf.set(point.id, key);
           state.idOf.set(key, point.id);
           keys.push(BigInt(key));
-          vectors.push(bytesToVector(point.vector));
+          const vector = bytesToVector(point.vector);
+          vectors.push(vector);
+          state.exact?.set(key, vector);
         }
       }
+      state.exactMatrix = undefined;
+      if (state.exact && state.exact.size > exactSearchMaxPoints) state.exact = undefined;
       if (keys.length > 0) {
         state.index.add(keys, vectors, 0);
       }
@@ -267,6 +288,29 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
       if (id !== undefined) hits.push({ id, distance: Math.max(0, distances[i]) });
     }
     return hits;
+  }
+
+  /** The `k` nearest points to each query, comparing with every point of a small collection (`state.exact`). */
+  function exactNearest(state: LoadedCollection, vectors: Map<number, Float32Array>, queries: Float32Array[], k: number): VectorHit[][] {
+    if (vectors.size === 0) return queries.map(() => []);
+    if (!state.exactMatrix) {
+      const data = new Float32Array(vectors.size * state.dim);
+      [...vectors.values()].forEach((vector, row) => data.set(vector, row * state.dim));
+      state.exactMatrix = { keys: [...vectors.keys()], data };
+    }
+    const { keys, data: dataset } = state.exactMatrix;
+    const limit = Math.min(k, keys.length);
+    const hitsAt = (rows: BigUint64Array, distances: Float32Array, count: number): VectorHit[] => {
+      const hits: VectorHit[] = [];
+      for (let i = 0; i < count; i++) hits.push({ id: state.idOf.get(keys[Number(rows[i])])!, distance: Math.max(0, distances[i]) });
+      return hits;
+    };
+    if (queries.length === 1) {
+      const matches = exactSearch(dataset, queries[0], state.dim, limit, MetricKind.Cos) as Matches;
+      return [hitsAt(matches.keys, matches.distances, matches.keys.length)];
+    }
+    const batch = exactSearch(dataset, queries, state.dim, limit, MetricKind.Cos) as BatchMatches;
+    return queries.map((_, q) => hitsAt(batch.keys.subarray(q * batch.k), batch.distances.subarray(q * batch.k), Number(batch.counts[q])));
   }
 
   /** The `limit` nearest keys in `index` to each query, as hits (keys no longer standing for a point dropped). */
@@ -320,6 +364,7 @@ export function createEmbeddedVectorStore(options: { rows: PointRows; persistenc
     async searchMany(collection, queries, k) {
       if (queries.length === 0) return [];
       const state = await refresh(collection);
+      if (state.exact && !state.base) return exactNearest(state, state.exact, queries, k);
       const parts = [
         { index: state.index, extra: 0 },
         ...(state.base ? [{ index: state.base.index, extra: state.base.removed }] : []),

@@ -28,6 +28,8 @@ describe('the vector index, published by the worker and loaded by the API', () =
     const ready: Array<{ points: number; replayedRows: number }> = [];
     const api = createEmbeddedVectorStore({
       rows: createVectorPointRows(stack.deps.db),
+      // A collection this small is otherwise replayed from its rows and searched exactly.
+      exactSearchMaxPoints: 0,
       persistence: { ...indexPersistence(config, objects, 'api'), onLoaded: (_, figures) => ready.push(figures) },
     });
     const anchorId: string = (await stack.deps.db('media').where({ file_name: `${PHOTO_NAMES[2]}.jpg` }).first('id')).id;
