@@ -20,10 +20,11 @@ const EMBED_BATCH = 16;
 export async function encodeImageBlobs(store: ObjectStore, encoder: ImageEncoder, sha256s: string[]): Promise<EncodedImage[]> {
   const inputBytes = encoder.input.size * encoder.input.size * 3;
   const prepared = async (sha256: string): Promise<Buffer | undefined> => {
-    const key = modelInputKey(sha256, encoder.input);
-    if (!(await store.exists(key))) return undefined;
-    const pixels = await store.get(key);
-    return pixels.length === inputBytes ? pixels : undefined;
+    const pixels = await store.get(modelInputKey(sha256, encoder.input)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    return pixels?.length === inputBytes ? pixels : undefined;
   };
   const pixels = await Promise.all(
     sha256s.map(async (sha256) => (await prepared(sha256)) ?? imagePixels(await store.get(blobKey(sha256)), encoder.input)),

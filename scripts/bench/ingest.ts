@@ -180,6 +180,8 @@ interface EndToEndResult {
   cpu_ms_per_image_by_process: { workers: number; postgres: number; api_temporal_and_bench: number };
   /** Chunk activities each worker (pid@host) ran, from the MEDIA_CHUNKS child's history. */
   chunks_by_worker?: Record<string, { ingestChunk: number; embedChunk: number }>;
+  /** The steps of the creation workflow and their seconds. */
+  timeline?: Timeline;
   /** fastdup on the same files, run right before this run (the peer), and ours ÷ it. */
   fastdup_just_before?: ReturnType<typeof runFastdup>;
   ratio_vs_fastdup?: number;
@@ -215,8 +217,14 @@ function endToEndVariants(scratch: string): Array<{ name: string; workers: Bench
   return variants;
 }
 
-/** How many chunk activities each worker ran for the task, over every run of its MEDIA_CHUNKS child. */
-async function chunkSplit(temporalAddress: string, taskId: string): Promise<Record<string, { ingestChunk: number; embedChunk: number }>> {
+/** The steps of the task's workflow (activities and child workflows) with their seconds, from scheduled to closed. */
+type Timeline = Array<{ step: string; seconds: number }>;
+
+/**
+ * How many chunk activities each worker ran for the task, over every run of its MEDIA_CHUNKS child, and the
+ * timeline of the task's workflow (where the time between the chunks and the end goes).
+ */
+async function taskHistory(temporalAddress: string, taskId: string): Promise<{ split: Record<string, { ingestChunk: number; embedChunk: number }>; timeline: Timeline }> {
   const connection = await Connection.connect({ address: temporalAddress });
   try {
     const client = new Client({ connection });
@@ -233,7 +241,24 @@ async function chunkSplit(temporalAddress: string, taskId: string): Promise<Reco
         split[identity][type]++;
       }
     }
-    return split;
+    const events = (await client.workflow.getHandle(taskId).fetchHistory()).events ?? [];
+    const secondsOf = (time: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(time?.seconds ?? 0) + (time?.nanos ?? 0) / 1e9;
+    const opened = new Map<string, { step: string; at: number }>();
+    const timeline: Timeline = [];
+    for (const event of events) {
+      const at = secondsOf(event.eventTime);
+      const activity = event.activityTaskScheduledEventAttributes?.activityType?.name;
+      const child = event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowType?.name;
+      if (activity || child) opened.set(String(event.eventId), { step: (activity ?? child)!, at });
+      const closedId =
+        event.activityTaskCompletedEventAttributes?.scheduledEventId ??
+        event.activityTaskFailedEventAttributes?.scheduledEventId ??
+        event.childWorkflowExecutionCompletedEventAttributes?.initiatedEventId ??
+        event.childWorkflowExecutionFailedEventAttributes?.initiatedEventId;
+      const open = closedId !== undefined && closedId !== null ? opened.get(String(closedId)) : undefined;
+      if (open) timeline.push({ step: open.step, seconds: Number((at - open.at).toFixed(2)) });
+    }
+    return { split, timeline };
   } finally {
     await connection.close();
   }
@@ -362,7 +387,7 @@ async function main(): Promise<void> {
           const cpuMs = ((cpuAtEnd.total - cpuAtStart.total) * 1000) / files.length;
           const msPerImage = (key: 'workers' | 'postgres') => Number((((cpuAtEnd[key] - cpuAtStart[key]) * 1000) / files.length).toFixed(1));
           const cpuByProcess = { workers: msPerImage('workers'), postgres: msPerImage('postgres'), api_temporal_and_bench: Number((cpuMs - msPerImage('workers') - msPerImage('postgres')).toFixed(1)) };
-          const split = variant.baseline ? undefined : await chunkSplit(stack.temporalAddress, taskId);
+          const { split, timeline } = variant.baseline ? { split: undefined, timeline: undefined } : await taskHistory(stack.temporalAddress, taskId);
           const imagesPerSecond = files.length / seconds;
           endToEnd.push({
             variant: variant.name,
@@ -373,11 +398,13 @@ async function main(): Promise<void> {
             fastdup_just_before: peer,
             ratio_vs_fastdup: peer ? Number((imagesPerSecond / peer.images_per_second).toFixed(3)) : undefined,
             chunks_by_worker: split,
+            timeline,
           });
           const ratio = peer ? `  (fastdup just before: ${peer.images_per_second.toFixed(1)} images/s, ratio ${(imagesPerSecond / peer.images_per_second).toFixed(2)})` : '';
           say(`  ${variant.name.padEnd(60)} ${seconds.toFixed(2).padStart(8)} s  ${imagesPerSecond.toFixed(1).padStart(8)} images/s  ${cpuMs.toFixed(1).padStart(6)} CPU ms/image${ratio}`);
           say(`    CPU ms per image by process: ${JSON.stringify(cpuByProcess)}`);
           if (split) say(`    chunks by worker: ${JSON.stringify(split)}`);
+          if (timeline) say(`    steps: ${timeline.map(({ step, seconds }) => `${step} ${seconds} s`).join(', ')}`);
         } finally {
           await stack.stop();
         }

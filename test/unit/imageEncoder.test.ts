@@ -51,7 +51,7 @@ describe('the image encoder in worker threads (two, one intra-op thread each)', 
 
   it('gives the same vectors and classes as the encoder on the calling thread, from each of its threads, and describes the same model', async () => {
     const images = [photo('chelsea'), photo('coffee'), photo('rocket')];
-    // Two batches at once: each goes to a thread of its own.
+    // Two batches at once, each split into runs over the threads: the answers come back in the images' order.
     const [threaded, again, direct] = await Promise.all([inThread.encodeAndClassify(images), inThread.encodeAndClassify(images), onLoop.encodeAndClassify(images)]);
     expect(again).toEqual(threaded);
     const model = (encoder: ImageEncoder) => ({ id: encoder.modelId, dim: encoder.dim, classifier: encoder.hasClassifier, input: encoder.input });
