@@ -75,6 +75,7 @@ const envSchema = z.object({
   VISION_CAPTION_MODEL: z.string().min(1).default('llava'),
   VISION_CAPTION_API_KEY: z.string().min(1).optional(),
   WORKER_QUEUES: z.enum(['all', 'workflows', 'inference'], { message: 'expected all, workflows or inference' }).default('all'),
+  WORKER_PROCESSES: wholeNumber('expected a whole number of worker processes, 1-64', 1, 64).default(1),
   INDEX_CHUNK_SIZE: wholeNumber('expected a whole number of files, 1-100000', 1, 100_000).default(256),
   INDEX_CHUNK_CONCURRENCY: wholeNumber('expected a whole number of chunks, 1-1000', 1, 1000).default(4),
   DECODE_CONCURRENCY: wholeNumber('expected a whole number of files, 1-64', 1, 64).optional(),
@@ -172,6 +173,8 @@ export interface Config {
   video: { everyMs: number; maxFrames: number };
   /** Which queues `npm run worker` serves: both, or only the workflows and I/O activities, or only inference (its own machines). */
   workerQueues: 'all' | 'workflows' | 'inference';
+  /** Worker processes `npm start` runs (they share the cores: see workerProcessEnv in scripts/start.ts). */
+  workerProcesses: number;
   /** How indexing splits a run's files: files per chunk, chunks of one run in flight, files one chunk activity decodes at once. */
   indexing: { chunkSize: number; chunkConcurrency: number; decodeConcurrency: number };
   archives: ArchiveLimits;
@@ -266,6 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
         : undefined,
     },
     workerQueues: e.WORKER_QUEUES,
+    workerProcesses: e.WORKER_PROCESSES,
     indexing: {
       chunkSize: e.INDEX_CHUNK_SIZE,
       chunkConcurrency: e.INDEX_CHUNK_CONCURRENCY,

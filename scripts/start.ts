@@ -14,6 +14,7 @@ import { ensureDatabase, startEmbeddedPostgres } from '../lib/embedded/postgres'
 import { spawnManaged, type ManagedProcess } from '../lib/embedded/process';
 import { supervise, type Running, type Supervisor } from '../lib/embedded/supervisor';
 import { startTemporalDevServer } from '../lib/embedded/temporal';
+import { workerProcessEnv } from '../lib/embedded/workerProcesses';
 
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
 
@@ -87,7 +88,7 @@ async function main(config: Config): Promise<void> {
     shuttingDown = true;
     say(`stopping (${signal})`);
     await Promise.all(children.map((child) => child.stop().catch(() => undefined)));
-    if (children.length > 0) say('stopped API and worker');
+    if (children.length > 0) say('stopped API and workers');
     if (keycloakStarting) {
       await keycloakStarting.then((keycloak) => keycloak.stop()).catch(() => undefined);
       say('stopped Keycloak');
@@ -145,9 +146,13 @@ async function main(config: Config): Promise<void> {
       running('Keycloak', server);
     }
 
-    const worker = await supervise({ name: 'worker', start: async () => startChild('worker', env), log: say });
-    children.push(worker);
-    running('worker', worker);
+    const workerEnv = workerProcessEnv(env, config.workerProcesses);
+    for (let i = 1; i <= config.workerProcesses; i++) {
+      const name = config.workerProcesses === 1 ? 'worker' : `worker ${i}`;
+      const worker = await supervise({ name, start: async () => startChild('worker', workerEnv), log: say });
+      children.push(worker);
+      running(name, worker);
+    }
     const api = await supervise({ name: 'API', start: () => startApi(config.api.port, env), log: say });
     children.push(api);
     running('API', api);

@@ -1,8 +1,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { createDataset } from '../../db/repositories/datasets';
-import { launcherDb, launcherEnv, processesUsing, startLauncher } from '../support/launcher';
+import { loadConfig } from '../../lib/config';
+import { inferenceQueueOf } from '../../workflows/contracts';
+import { createReadyDataset } from '../support/datasets';
+import { isAlive, launcherApi, launcherDb, launcherEnv, processesUsing, reportedPid, startLauncher } from '../support/launcher';
+import { eventually, photo, PHOTO_NAMES } from '../support/media';
 
 describe('npm start on embedded defaults', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-start-'));
@@ -44,6 +50,45 @@ describe('npm start on embedded defaults', () => {
       expect(await second.interrupt()).toBe(0);
     }
   }, 180_000);
+
+  it('runs WORKER_PROCESSES workers that share the cores and the queues, and stops them all', async () => {
+    const twoDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-start-two-'));
+    const twoEnv = await launcherEnv(twoDir, { WORKER_PROCESSES: '2', INDEX_CHUNK_SIZE: '1' });
+    const launcher = startLauncher(twoEnv);
+    let connection: Connection | undefined;
+    try {
+      await launcher.waitForLine(/\[start\] auth disabled/, 90_000);
+      connection = await Connection.connect({ address: `127.0.0.1:${twoEnv.TEMPORAL_PORT}` });
+      const temporalService = connection.workflowService;
+      const pids = [reportedPid(launcher, 'worker 1'), reportedPid(launcher, 'worker 2')];
+      expect(new Set(pids).size).toBe(2);
+      // Each takes its share of the cores, unless INFERENCE_THREADS / DECODE_CONCURRENCY are set.
+      const share = String(Math.max(1, Math.floor(os.availableParallelism() / 2)));
+      for (const pid of pids) {
+        const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+        expect(environ).toEqual(expect.arrayContaining([`INFERENCE_THREADS=${share}`, `DECODE_CONCURRENCY=${share}`]));
+      }
+      // Both poll both queues.
+      const config = loadConfig(twoEnv);
+      for (const queue of [config.temporal.taskQueue, inferenceQueueOf(config.temporal.taskQueue)]) {
+        const pollers = async () =>
+          ((await temporalService.describeTaskQueue({
+            namespace: config.temporal.namespace,
+            taskQueue: { name: queue },
+            taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+          })).pollers ?? []).map((poller) => poller.identity ?? '');
+        await eventually(pollers, (identities) => pids.every((pid) => identities.includes(`${pid}@${os.hostname()}`)), 60_000, `both workers polling ${queue}`);
+      }
+      await createReadyDataset(launcherApi(twoEnv), 'two workers', PHOTO_NAMES.map(photo));
+    } finally {
+      await connection?.close();
+      expect(await launcher.interrupt()).toBe(0);
+    }
+    expect(launcher.output()).toContain('[start] stopped API and workers');
+    expect(processesUsing(twoDir)).toEqual([]);
+    expect([reportedPid(launcher, 'worker 1'), reportedPid(launcher, 'worker 2')].some(isAlive)).toBe(false);
+    fs.rmSync(twoDir, { recursive: true, force: true });
+  }, 240_000);
 
   it('refuses a wrong setting with one line naming the variable', async () => {
     const bad = startLauncher({ ...env, API_PORT: 'eighty' });

@@ -43,7 +43,7 @@ describe('npm start supervises its children', () => {
 
     expect(await launcher.interrupt()).toBe(0);
     const output = launcher.output();
-    const order = ['[start] stopping (SIGINT)', '[start] stopped API and worker', '[start] stopped Temporal', '[start] stopped Postgres', '[start] stopped\n'];
+    const order = ['[start] stopping (SIGINT)', '[start] stopped API and workers', '[start] stopped Temporal', '[start] stopped Postgres', '[start] stopped\n'];
     const positions = order.map((line) => output.indexOf(line));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);

@@ -59,6 +59,7 @@ describe('loadConfig', () => {
     ['INDEX_CHUNK_CONCURRENCY', 'some', 'Invalid configuration: INDEX_CHUNK_CONCURRENCY="some": expected a whole number of chunks, 1-1000'],
     ['DECODE_CONCURRENCY', '2.5', 'Invalid configuration: DECODE_CONCURRENCY="2.5": expected a whole number of files, 1-64'],
     ['WORKER_QUEUES', 'gpu', 'Invalid configuration: WORKER_QUEUES="gpu": expected all, workflows or inference'],
+    ['WORKER_PROCESSES', '0', 'Invalid configuration: WORKER_PROCESSES="0": expected a whole number of worker processes, 1-64'],
   ])('names the bad variable %s=%s in one line', (name, value, message) => {
     let error: unknown;
     try {
