@@ -22,7 +22,8 @@ import { projectRoot } from '../../lib/projectRoot';
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { analyzeImage } from '../../lib/media/imageAnalysis';
-import { loadImageEncoder, readImageModelManifest, type EncodedImage } from '../../lib/ml/imageEncoder';
+import { readImageModelManifest, type EncodedImage } from '../../lib/ml/imageEncoder';
+import { loadImageEncoderInThread } from '../../lib/ml/encoderThread';
 import { clusterByThresholds, type SimilarityEdge } from '../../lib/clustering/clusterByThresholds';
 import { NEIGHBOUR_SCORING, scoreNeighbours, type NeighbourItem } from '../../lib/quality/neighbourScores';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
@@ -290,10 +291,11 @@ async function measureStages(
       }
     }
   });
-  const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
+  // The worker's encoder: INFERENCE_THREADS threads, each batch split into runs over them (lib/ml/encoderThread).
+  const encoder = await loadImageEncoderInThread(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
   let fromPrepared: EncodedImage[] | undefined;
-  if (prepared === files.length && 'encodePixels' in encoder) {
-    fromPrepared = await timed('embed (batch 16) from the prepared input', files.length, results, async () => {
+  if (prepared === files.length) {
+    fromPrepared = await timed('embed (batch 16, inference threads) from the prepared input', files.length, results, async () => {
       const out: EncodedImage[] = [];
       for (let i = 0; i < files.length; i += 16) {
         out.push(...(await encoder.encodePixels(files.slice(i, i + 16).map((_, j) => fs.readFileSync(preparedFile(i + j))))));
@@ -301,7 +303,7 @@ async function measureStages(
       return out;
     });
   }
-  const decoded: EncodedImage[] = await timed('embed (batch 16) decoding the original', files.length, results, async () => {
+  const decoded: EncodedImage[] = await timed('embed (batch 16, inference threads) decoding the original', files.length, results, async () => {
     const out: EncodedImage[] = [];
     for (let i = 0; i < files.length; i += 16) out.push(...(await encoder.encodeAndClassify(files.slice(i, i + 16))));
     return out;

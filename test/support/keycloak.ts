@@ -21,6 +21,12 @@ export interface TestKeycloak {
   admin: { email: string; password: string };
 }
 
+/** The last lines of a log file, or a note that there is none. */
+function logTail(file: string, lines = 40): string {
+  if (!fs.existsSync(file)) return '(no Keycloak log)';
+  return `Keycloak's log ends:\n${fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n')}`;
+}
+
 function identityTestsSelected(globalConfig: Config.GlobalConfig): boolean {
   if (!fs.existsSync(IDENTITY_TESTS)) return false;
   const patterns = globalConfig.testPathPatterns.toExecutor({ rootDir: globalConfig.rootDir });
@@ -51,14 +57,21 @@ export async function startKeycloakForIdentityTests(
   fs.mkdirSync(stateDir, { recursive: true });
   const log = fs.createWriteStream(path.join(stateDir, 'keycloak.log'));
   const startedAt = Date.now();
-  const starting = startKeycloak({
-    dataDir,
-    port,
-    url,
-    serviceUrl: TEST_SERVICE_URL,
-    clientSecret: settings.clientSecret,
-    admin: settings.admin,
-    onLog: (text) => log.write(text),
+  const start = (attemptDir: string) =>
+    startKeycloak({
+      dataDir: attemptDir,
+      port,
+      url,
+      serviceUrl: TEST_SERVICE_URL,
+      clientSecret: settings.clientSecret,
+      admin: settings.admin,
+      onLog: (text) => log.write(text),
+    });
+  // A start on a machine busy with the rest of the suite's set-up has, rarely, seen Keycloak's process exit early:
+  // one more start, in a fresh folder on the same port (the workers already know the URL), before the tests hear of it.
+  const starting = start(dataDir).catch((error: unknown) => {
+    log.write(`\n[tests] Keycloak's first start failed (${String(error)}); starting it again\n`);
+    return start(path.join(dataDir, 'keycloak-second-start'));
   });
   starting.then(
     () => {
@@ -66,7 +79,8 @@ export async function startKeycloakForIdentityTests(
       fs.writeFileSync(path.join(stateDir, 'ready'), seconds);
       process.stdout.write(`\n[tests] Keycloak ready in ${seconds} s (${url})\n`);
     },
-    (error: unknown) => fs.writeFileSync(path.join(stateDir, 'failed'), String(error)),
+    // The tests report this: with the end of Keycloak's own log, which the run's folder takes with it.
+    (error: unknown) => fs.writeFileSync(path.join(stateDir, 'failed'), `${String(error)}\n${logTail(path.join(stateDir, 'keycloak.log'))}`),
   );
   // Test workers inherit the environment of the process that runs this setup.
   process.env.TEST_KEYCLOAK = JSON.stringify({ ...settings, stateDir });
