@@ -163,21 +163,45 @@ export function createIngestActivities(deps: IngestDeps) {
       const todo = files.filter((file) => !done.has(file.id));
       const report = createChunkProgressReporter(db, step, 'index', { from: 0, to: 0.5 }, 'Decoding media');
       let ingested = 0;
+      // Files are decoded DECODE_CONCURRENCY at a time without pause: rows are written WRITE_BATCH files at a time,
+      // one write after another, while decoding goes on (a pause for each write left the cores idle).
       const decode = pLimit(deps.decodeConcurrency);
-      for (let start = 0; start < todo.length; start += WRITE_BATCH) {
-        const groups = await Promise.all(
-          todo.slice(start, start + WRITE_BATCH).map((file) =>
-            decode(() => {
-              context.heartbeat({ ingested });
-              if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-              return ingestFile(step.batchId, file);
-            }),
-          ),
-        );
-        await insertMediaGroups(db, version.id, groups);
-        ingested += groups.length;
-        await report(done.size + ingested, files.length);
-      }
+      const decoded: MediaGroup[] = [];
+      let failure: { error: unknown } | undefined;
+      let written: Promise<void> = Promise.resolve();
+      const write = () => {
+        const groups = decoded.splice(0);
+        written = written.then(async () => {
+          if (groups.length === 0) return;
+          await insertMediaGroups(db, version.id, groups);
+          ingested += groups.length;
+          await report(done.size + ingested, files.length);
+        });
+        written.catch((error: unknown) => (failure ??= { error }));
+      };
+      await Promise.all(
+        todo.map((file) =>
+          decode(async () => {
+            if (failure) return;
+            context.heartbeat({ ingested });
+            if (context.cancellationSignal.aborted) {
+              failure ??= { error: context.cancellationSignal.reason };
+              return;
+            }
+            try {
+              decoded.push(await ingestFile(step.batchId, file));
+            } catch (error) {
+              failure ??= { error };
+              return;
+            }
+            if (decoded.length >= WRITE_BATCH) write();
+          }),
+        ),
+      );
+      // Every decode has ended: what was decoded is written (a retry skips it), then a failure is the activity's.
+      write();
+      await written;
+      if (failure) throw failure.error;
       await report(files.length, files.length, true);
       return { files: files.length, ingested };
     },

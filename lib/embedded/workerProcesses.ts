@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { DECODES_PER_CORE } from '../config';
 
 /**
  * The environment of each of `processes` worker processes: they share the machine's cores, so each takes its share of
@@ -6,6 +7,10 @@ import os from 'node:os';
  */
 export function workerProcessEnv(env: NodeJS.ProcessEnv, processes: number, cores = os.availableParallelism()): NodeJS.ProcessEnv {
   if (processes === 1) return env;
-  const share = String(Math.max(1, Math.floor(cores / processes)));
-  return { ...env, INFERENCE_THREADS: env.INFERENCE_THREADS ?? share, DECODE_CONCURRENCY: env.DECODE_CONCURRENCY ?? share };
+  const share = Math.max(1, Math.floor(cores / processes));
+  return {
+    ...env,
+    INFERENCE_THREADS: env.INFERENCE_THREADS ?? String(share),
+    DECODE_CONCURRENCY: env.DECODE_CONCURRENCY ?? String(DECODES_PER_CORE * share),
+  };
 }

@@ -31,6 +31,7 @@ import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { createDb, migrateLatest } from '../../db/connection';
 import { installSdkLogger } from '../../workers/main';
+import { workerProcessEnv } from '../../lib/embedded/workerProcesses';
 import { summariseProfile, type ProfileSummary } from './cpuProfile';
 import { postmasterOf, treeCpuSeconds } from './processCpu';
 import { benchDir, benchMachine, createDatasetOverHttp, freePort, prepareImages, say, startBenchStack, writeReport, type BenchWorkerProcess } from './common';
@@ -198,7 +199,8 @@ const ONE_WORKER = '1 worker process';
  */
 function endToEndVariants(scratch: string): Array<{ name: string; workers: BenchWorkerProcess[]; baseline?: boolean }> {
   const here = { sourceDir: projectRoot(), env: {} };
-  const shared = { sourceDir: projectRoot(), env: { INFERENCE_THREADS: '1', DECODE_CONCURRENCY: '1' } };
+  // What `WORKER_PROCESSES=2 npm start` gives each of its workers.
+  const shared = { sourceDir: projectRoot(), env: workerProcessEnv({}, 2) as Record<string, string> };
   const variants: Array<{ name: string; workers: BenchWorkerProcess[]; baseline?: boolean }> = [];
   if (baselineRev) {
     const sourceDir = path.join(scratch, 'baseline');
@@ -214,7 +216,7 @@ function endToEndVariants(scratch: string): Array<{ name: string; workers: Bench
     const env = Object.fromEntries(settings.split(',').map((pair) => pair.split('=') as [string, string]));
     variants.push({ name: `1 worker process (${settings})`, workers: [{ ...here, env }] });
   }
-  variants.push({ name: ONE_WORKER, workers: [profiled] }, { name: '2 worker processes (1 inference thread, 1 decode each)', workers: [shared, shared] });
+  variants.push({ name: ONE_WORKER, workers: [profiled] }, { name: `2 worker processes (WORKER_PROCESSES=2: ${shared.env.INFERENCE_THREADS} inference threads, ${shared.env.DECODE_CONCURRENCY} decodes each)`, workers: [shared, shared] });
   return variants;
 }
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createDataset } from '../../db/repositories/datasets';
-import { loadConfig } from '../../lib/config';
+import { DECODES_PER_CORE, loadConfig } from '../../lib/config';
 import { inferenceQueueOf } from '../../workflows/contracts';
 import { createReadyDataset } from '../support/datasets';
 import { isAlive, launcherApi, launcherDb, launcherEnv, processesUsing, reportedPid, startLauncher } from '../support/launcher';
@@ -63,10 +63,10 @@ describe('npm start on embedded defaults', () => {
       const pids = [reportedPid(launcher, 'worker 1'), reportedPid(launcher, 'worker 2')];
       expect(new Set(pids).size).toBe(2);
       // Each takes its share of the cores, unless INFERENCE_THREADS / DECODE_CONCURRENCY are set.
-      const share = String(Math.max(1, Math.floor(os.availableParallelism() / 2)));
+      const share = Math.max(1, Math.floor(os.availableParallelism() / 2));
       for (const pid of pids) {
         const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-        expect(environ).toEqual(expect.arrayContaining([`INFERENCE_THREADS=${share}`, `DECODE_CONCURRENCY=${share}`]));
+        expect(environ).toEqual(expect.arrayContaining([`INFERENCE_THREADS=${share}`, `DECODE_CONCURRENCY=${DECODES_PER_CORE * share}`]));
       }
       // Both poll both queues.
       const config = loadConfig(twoEnv);
