@@ -216,7 +216,7 @@ function endToEndVariants(scratch: string): Array<{ name: string; workers: Bench
     const env = Object.fromEntries(settings.split(',').map((pair) => pair.split('=') as [string, string]));
     variants.push({ name: `1 worker process (${settings})`, workers: [{ ...here, env }] });
   }
-  variants.push({ name: ONE_WORKER, workers: [profiled] }, { name: `2 worker processes (WORKER_PROCESSES=2: ${shared.env.INFERENCE_THREADS} inference threads, ${shared.env.DECODE_CONCURRENCY} decodes each)`, workers: [shared, shared] });
+  variants.push({ name: ONE_WORKER, workers: [profiled] }, { name: `2 worker processes (WORKER_PROCESSES=2: INFERENCE_THREADS=${shared.env.INFERENCE_THREADS}, DECODE_CONCURRENCY=${shared.env.DECODE_CONCURRENCY} each)`, workers: [shared, shared] });
   return variants;
 }
 
