@@ -67,6 +67,15 @@ export function loginFormAction(html: string): string {
  * Logins through the identity provider against the API served at `base`, whose public URL is
  * TEST_SERVICE_URL (the realm's redirect URI): the provider's redirects to it are sent to `base`.
  */
+/** What a provider's page says to the user (its error and info texts), else the start of the page, for a failure's message. */
+function providerMessages(page: string): string {
+  const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
+  const messages = [...page.matchAll(/<(?:span|div|p)[^>]*(?:id="input-error[^"]*"|class="[^"]*(?:alert|feedback|helper-text|error)[^"]*")[^>]*>([\s\S]*?)<\/(?:span|div|p)>/g)]
+    .map((match) => text(match[1]))
+    .filter(Boolean);
+  return messages.length > 0 ? `the page says: ${[...new Set(messages)].join(' | ')}` : page.replace(/\s+/g, ' ').slice(0, 3000);
+}
+
 export function oidcBrowser(base: string) {
   const toService = (url: string) => url.replace(TEST_SERVICE_URL, base);
 
@@ -80,7 +89,7 @@ export function oidcBrowser(base: string) {
   /** The provider's form filled in: the redirect back to the service's callback. */
   async function submitCredentials(jar: CookieJar, page: string, username: string, password: string): Promise<string> {
     const submitted = await jar.request(loginFormAction(page), { form: { username, password, credentialId: '' } });
-    if (submitted.status !== 302) throw new Error(`login of ${username} answered ${submitted.status}: ${submitted.body.replace(/\s+/g, ' ').slice(0, 3000)}`);
+    if (submitted.status !== 302) throw new Error(`login of ${username} answered ${submitted.status}: ${providerMessages(submitted.body)}`);
     if (!submitted.location!.startsWith(`${TEST_SERVICE_URL}/api/v1/auth/oidc/callback?`)) throw new Error(`login of ${username} went to ${submitted.location}: ${(await jar.request(submitted.location!)).body.replace(/\s+/g, ' ').slice(0, 4000)}`);
     return toService(submitted.location!);
   }
