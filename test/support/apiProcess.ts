@@ -17,12 +17,13 @@ const KEPT_LOG_LINES = 2000;
 
 /**
  * The API as `npm run api` runs it, in a process of its own, so a request that crashes it shows
- * as a dead process instead of taking the test runner down. Listens on a free port of 127.0.0.1.
+ * as a dead process instead of taking the test runner down. Listens on a free port of 127.0.0.1, and so does its
+ * pipeline trigger (two suites starting an API on the default PIPELINE_PORT at once made one fail to start).
  */
 export async function startApiProcess(env: Env, timeoutMs = 60_000): Promise<ApiProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot(), 'api', 'server.ts')], {
     cwd: projectRoot(),
-    env: { ...process.env, ...env, API_HOST: '127.0.0.1', API_PORT: '0', LOG_LEVEL: 'info' },
+    env: { ...process.env, PIPELINE_PORT: '0', ...env, API_HOST: '127.0.0.1', API_PORT: '0', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Array<Record<string, unknown>> = [];
