@@ -179,7 +179,7 @@ export interface Config {
   video: { everyMs: number; maxFrames: number };
   /** Which queues `npm run worker` serves: both, or only the workflows and I/O activities, or only inference (its own machines). */
   workerQueues: 'all' | 'workflows' | 'inference';
-  /** Worker processes `npm start` runs (they share the cores: see workerProcessEnv in scripts/start.ts). */
+  /** Worker processes `npm start` runs (they share the cores: see lib/embedded/workerProcesses.ts). */
   workerProcesses: number;
   /** How indexing splits a run's files: files per chunk, chunks of one run in flight, files one chunk activity decodes at once. */
   indexing: { chunkSize: number; chunkConcurrency: number; decodeConcurrency: number };

@@ -77,9 +77,9 @@ async function startThread(workerData: object, fail: (error: Error) => void): Pr
 /**
  * The image encoder in `threads` worker threads, each with a session of one intra-op thread; a batch is split into
  * runs of THREAD_BATCH images, each going to the thread with the fewest runs waiting. onnxruntime-node runs a session
- * on the calling thread and blocks its event loop for the whole batch: in threads, the worker's event loop goes on decoding, writing rows and heartbeating
- * meanwhile. One session with several intra-op threads measured worse here than as many single-threaded sessions
- * (its threads spin while they wait, taking the cores decoding needs).
+ * on the calling thread and blocks its event loop for the whole run: in threads, the worker's event loop goes on
+ * decoding, writing rows and heartbeating meanwhile. One session with several intra-op threads measured worse here
+ * than as many single-threaded sessions (its threads spin while they wait, taking the cores decoding needs).
  */
 export async function loadImageEncoderInThread(modelsDir: string, name: string, threads = 1): Promise<ImageEncoder> {
   let ended: Error | undefined;
@@ -111,9 +111,9 @@ export async function loadImageEncoderInThread(modelsDir: string, name: string, 
     return (await Promise.all(runs.map(encodeInThread))).flat();
   }
 
+  /** One run (never empty: encodePixels makes them) on the thread with the fewest runs waiting. */
   function encodeInThread(pixels: Buffer[]): Promise<EncodedImage[]> {
     if (ended) return Promise.reject(ended);
-    if (pixels.length === 0) return Promise.resolve([]);
     const thread = pool.reduce((least, candidate) => (candidate.pending.size < least.pending.size ? candidate : least));
     return new Promise((resolve, reject) => {
       const id = nextId++;

@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { createDataset } from '../../db/repositories/datasets';
 import { DECODES_PER_CORE, loadConfig } from '../../lib/config';
 import { inferenceQueueOf } from '../../workflows/contracts';
 import { createReadyDataset } from '../support/datasets';
 import { isAlive, launcherApi, launcherDb, launcherEnv, processesUsing, reportedPid, startLauncher } from '../support/launcher';
 import { eventually, photo, PHOTO_NAMES } from '../support/media';
+import { activityPollers } from '../support/taskQueues';
 
 describe('npm start on embedded defaults', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-start-'));
@@ -59,7 +59,6 @@ describe('npm start on embedded defaults', () => {
     try {
       await launcher.waitForLine(/\[start\] auth disabled/, 90_000);
       connection = await Connection.connect({ address: `127.0.0.1:${twoEnv.TEMPORAL_PORT}` });
-      const temporalService = connection.workflowService;
       const pids = [reportedPid(launcher, 'worker 1'), reportedPid(launcher, 'worker 2')];
       expect(new Set(pids).size).toBe(2);
       // Each takes its share of the cores, unless INFERENCE_THREADS / DECODE_CONCURRENCY are set.
@@ -71,13 +70,8 @@ describe('npm start on embedded defaults', () => {
       // Both poll both queues.
       const config = loadConfig(twoEnv);
       for (const queue of [config.temporal.taskQueue, inferenceQueueOf(config.temporal.taskQueue)]) {
-        const pollers = async () =>
-          ((await temporalService.describeTaskQueue({
-            namespace: config.temporal.namespace,
-            taskQueue: { name: queue },
-            taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-          })).pollers ?? []).map((poller) => poller.identity ?? '');
-        await eventually(pollers, (identities) => pids.every((pid) => identities.includes(`${pid}@${os.hostname()}`)), 60_000, `both workers polling ${queue}`);
+        const temporalConnection = connection;
+        await eventually(() => activityPollers(temporalConnection, config.temporal.namespace, queue), (identities) => pids.every((pid) => identities.includes(`${pid}@${os.hostname()}`)), 60_000, `both workers polling ${queue}`);
       }
       await createReadyDataset(launcherApi(twoEnv), 'two workers', PHOTO_NAMES.map(photo));
     } finally {

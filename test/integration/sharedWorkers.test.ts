@@ -7,6 +7,7 @@ import { temporal } from '@temporalio/proto';
 import { inferenceQueueOf } from '../../workflows/contracts';
 import { newDatasetWithTransaction, uploadFiles, waitForTask } from '../support/datasets';
 import { eventually, photo, PHOTO_NAMES } from '../support/media';
+import { activityPollers } from '../support/taskQueues';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { headVersionId } from '../support/versions';
 
@@ -21,16 +22,6 @@ async function chunkStarts(api: TestApi, taskId: string): Promise<Array<{ activi
     if (!started) return [];
     return [{ activity: typeOf.get(String(started.scheduledEventId)) ?? '', identity: started.identity ?? '', attempt: started.attempt ?? 1 }];
   });
-}
-
-/** The identities of the workers polling `queue` for activities. */
-async function activityPollers(api: TestApi, queue: string): Promise<string[]> {
-  const { pollers } = await api.deps.temporal.workflowService.describeTaskQueue({
-    namespace: api.deps.config.temporal.namespace,
-    taskQueue: { name: queue },
-    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
-  });
-  return (pollers ?? []).map((poller) => poller.identity ?? '');
 }
 
 describe('two worker processes share one dataset creation', () => {
@@ -60,6 +51,8 @@ describe('two worker processes share one dataset creation', () => {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
+  const pollersOf = (queue: string) => activityPollers(api.deps.temporal, api.deps.config.temporal.namespace, queue);
+
   function startWorkerProcess(env: Record<string, string> = {}): { process: ChildProcess; identity: string; exited: Promise<unknown> } {
     // node itself runs the worker, so a SIGKILL reaches the worker (a tsx wrapper would die alone).
     const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
@@ -76,7 +69,7 @@ describe('two worker processes share one dataset creation', () => {
     const survivor = startWorkerProcess();
     const queues = [api.env.TASK_QUEUE!, inferenceQueueOf(api.env.TASK_QUEUE!)];
     for (const queue of queues) {
-      await eventually(() => activityPollers(api, queue), (identities) => [doomed, survivor].every((w) => identities.includes(w.identity)), 120_000, `both workers polling ${queue}`);
+      await eventually(() => pollersOf(queue), (identities) => [doomed, survivor].every((w) => identities.includes(w.identity)), 120_000, `both workers polling ${queue}`);
     }
     const { datasetId, transId } = await newDatasetWithTransaction(api, 'shared');
     await uploadFiles(api, datasetId, transId, files).expect(202);
@@ -118,10 +111,10 @@ describe('two worker processes share one dataset creation', () => {
     const io = startWorkerProcess({ WORKER_QUEUES: 'workflows' });
     const inference = startWorkerProcess({ WORKER_QUEUES: 'inference' });
     const [main, inferenceQueue] = [api.env.TASK_QUEUE!, inferenceQueueOf(api.env.TASK_QUEUE!)];
-    await eventually(() => activityPollers(api, main), (identities) => identities.includes(io.identity), 120_000, 'the I/O worker polling');
-    await eventually(() => activityPollers(api, inferenceQueue), (identities) => identities.includes(inference.identity), 120_000, 'the inference worker polling');
-    expect(await activityPollers(api, main)).not.toContain(inference.identity);
-    expect(await activityPollers(api, inferenceQueue)).not.toContain(io.identity);
+    await eventually(() => pollersOf(main), (identities) => identities.includes(io.identity), 120_000, 'the I/O worker polling');
+    await eventually(() => pollersOf(inferenceQueue), (identities) => identities.includes(inference.identity), 120_000, 'the inference worker polling');
+    expect(await pollersOf(main)).not.toContain(inference.identity);
+    expect(await pollersOf(inferenceQueue)).not.toContain(io.identity);
 
     const { datasetId, transId } = await newDatasetWithTransaction(api, 'split queues');
     await uploadFiles(api, datasetId, transId, files.slice(0, 8)).expect(202);
