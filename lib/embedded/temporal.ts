@@ -73,7 +73,12 @@ export async function startTemporalDevServer(options: {
   ];
   args.push(...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']));
   const server = spawnManaged(findTemporalBinary(options.binary), args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownProcessGroup });
-  const forward = (chunk: Buffer) => options.onLog?.(chunk.toString('utf8'));
+  let recentOutput = '';
+  const forward = (chunk: Buffer) => {
+    const text = chunk.toString('utf8');
+    recentOutput = (recentOutput + text).slice(-2000);
+    options.onLog?.(text);
+  };
   server.child.stdout?.on('data', forward);
   server.child.stderr?.on('data', forward);
   const address = `127.0.0.1:${options.port}`;
@@ -81,7 +86,9 @@ export async function startTemporalDevServer(options: {
     await waitUntilServing(address, 60_000, server.exited);
   } catch (error) {
     await server.stop('SIGKILL');
-    throw error;
+    // Its own words say why, e.g. "bind: address already in use".
+    const said = recentOutput.trim();
+    throw said ? new Error(`${(error as Error).message}; it said: ${said}`) : error;
   }
   return {
     address,

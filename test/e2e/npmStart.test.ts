@@ -8,6 +8,7 @@ import { inferenceQueueOf } from '../../workflows/contracts';
 import { createReadyDataset } from '../support/datasets';
 import { isAlive, launcherApi, launcherDb, launcherEnv, processesUsing, reportedPid, startLauncher } from '../support/launcher';
 import { eventually, photo, PHOTO_NAMES } from '../support/media';
+import { holdPort } from '../support/ports';
 import { activityPollers } from '../support/taskQueues';
 
 describe('npm start on embedded defaults', () => {
@@ -89,4 +90,18 @@ describe('npm start on embedded defaults', () => {
     expect(await bad.exited).toBe(2);
     expect(bad.output().trim()).toBe('Invalid configuration: API_PORT="eighty": expected a port number');
   });
+
+  it('says why when Temporal cannot take its port, and stops what it had started', async () => {
+    const taken = await holdPort(Number(env.TEMPORAL_PORT));
+    try {
+      const launcher = startLauncher(env);
+      expect(await launcher.exited).toBe(1);
+      const output = launcher.output();
+      expect(output).toMatch(/\[start\] start-up failed: Temporal dev server at 127\.0\.0\.1:\d+ is not serving: process exited; it said: .*address already in use/);
+      expect(output.indexOf('[start] stopped Postgres')).toBeGreaterThan(output.indexOf('start-up failed'));
+      expect(processesUsing(dataDir)).toEqual([]);
+    } finally {
+      await taken.release();
+    }
+  }, 120_000);
 });
