@@ -10,6 +10,8 @@ export interface QueryImage {
   datasetId: string;
   blobSha256: string;
   boundingBox: BoundingBox | null;
+  /** The clustering threshold given with the upload (absent in workflows started before it was kept). */
+  threshold?: number | null;
   createdBy: string;
 }
 
@@ -34,6 +36,7 @@ export function createVisualSearchActivities(deps: { db: Db; store: ObjectStore;
         datasetId: query.datasetId,
         blobSha256: query.blobSha256,
         boundingBox: query.boundingBox,
+        threshold: query.threshold ?? null,
         vector,
         createdBy: query.createdBy,
       });

@@ -39,7 +39,7 @@ async function ranking(deps: ExploreDeps, dataset: DatasetRow, request: ExploreR
   const { semantic } = splitVql(request.vql);
   const rankings = semantic.length + (request.anchor ? 1 : 0) + (request.caption ? 1 : 0);
   if (rankings > 1) throw unprocessable('Use at most one ranking: a visual anchor, caption, or one semantic text filter');
-  if (request.anchor) return visualRelevance(deps, dataset, request.anchor.id, request.anchor.type, request.entityType);
+  if (request.anchor) return visualRelevance(deps, dataset, { anchor: request.anchor, entityType: request.entityType, threshold: request.threshold });
   const text = request.caption ?? semantic[0]?.value;
   if (text === undefined) return undefined;
   return semanticRelevance(deps, dataset, text, semantic[0]?.threshold ?? request.textualSimilarityThreshold);

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, WorkflowFailedError, type Client } from '@temporalio/client';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { findAnchorVector } from '../db/repositories/anchors';
+import { findAnchor } from '../db/repositories/anchors';
 import type { DatasetRow } from '../db/repositories/datasets';
 import type { Relevance } from '../db/repositories/explore';
-import { conflict, invalid, notFound } from '../lib/errors';
+import { conflict, invalid, notFound, unprocessable } from '../lib/errors';
 import type { BoundingBox } from '../lib/media/crop';
 import { requireStatusFor } from './datasetStates';
 import type { StagedFile } from '../lib/storage/staging';
@@ -21,13 +21,17 @@ export function requireVisualIndex(dataset: DatasetRow): void {
   if (!dataset.embedding_config) throw conflict(`Dataset ${dataset.id} has no visual embedding`);
 }
 
-/** Stores the query image and has the worker embed it (cropped to `box`); returns the anchor id. */
+/**
+ * Stores the query image and has the worker embed it (cropped to `box`), keeping the clustering
+ * `threshold` given with it, which Explore's must match; returns the anchor id.
+ */
 export async function createUploadAnchor(
   deps: { db: Db; store: ObjectStore; temporal: Client; taskQueue: string },
   dataset: DatasetRow,
   user: User,
   file: StagedFile,
   box: BoundingBox | null,
+  threshold: number | null,
 ): Promise<string> {
   requireVisualIndex(dataset);
   await deps.store.putFile(blobKey(file.sha256), file.path);
@@ -36,7 +40,7 @@ export async function createUploadAnchor(
     await deps.temporal.workflow.execute('encodeQueryImageWorkflow', {
       taskQueue: deps.taskQueue,
       workflowId: `anchor-${anchorId}`,
-      args: [{ anchorId, datasetId: dataset.id, blobSha256: file.sha256, boundingBox: box, createdBy: user.id }],
+      args: [{ anchorId, datasetId: dataset.id, blobSha256: file.sha256, boundingBox: box, threshold, createdBy: user.id }],
       workflowExecutionTimeout: '2 minutes',
     });
   } catch (error) {
@@ -47,17 +51,24 @@ export async function createUploadAnchor(
   return anchorId;
 }
 
-/** The query vector of an anchor: an uploaded image (UPLOAD) or a media item or detected object of the dataset (MEDIA). */
+/**
+ * The query vector of an anchor: an uploaded image (UPLOAD; searched at the threshold given with
+ * it, if one was) or a media item or detected object of the dataset (MEDIA).
+ */
 async function anchorVector(
   deps: { db: Db; vectors: VectorStore },
   dataset: DatasetRow,
-  anchorId: string,
-  anchorType: 'UPLOAD' | 'MEDIA',
+  anchor: { id: string; type: 'UPLOAD' | 'MEDIA' },
+  threshold: number,
 ): Promise<Float32Array> {
-  if (anchorType === 'UPLOAD') {
-    const vector = await findAnchorVector(deps.db, dataset.id, anchorId);
-    if (!vector) throw notFound(`Anchor ${anchorId} not found for this dataset`);
-    return vector;
+  const anchorId = anchor.id;
+  if (anchor.type === 'UPLOAD') {
+    const upload = await findAnchor(deps.db, dataset.id, anchorId);
+    if (!upload) throw notFound(`Anchor ${anchorId} not found for this dataset`);
+    if (upload.threshold !== null && upload.threshold !== threshold) {
+      throw unprocessable(`threshold must match the one given at the anchor's upload (${upload.threshold}; this search has ${threshold})`);
+    }
+    return upload.vector;
   }
   const vector =
     (await deps.vectors.get(imageCollection(dataset.vector_space_id), [anchorId])).get(anchorId) ??
@@ -73,13 +84,11 @@ async function anchorVector(
 export async function visualRelevance(
   deps: { db: Db; vectors: VectorStore },
   dataset: DatasetRow,
-  anchorId: string,
-  anchorType: 'UPLOAD' | 'MEDIA',
-  entityType: 'IMAGES' | 'OBJECTS' = 'IMAGES',
+  search: { anchor: { id: string; type: 'UPLOAD' | 'MEDIA' }; entityType: 'IMAGES' | 'OBJECTS'; threshold: number },
 ): Promise<Relevance> {
   requireVisualIndex(dataset);
-  const vector = await anchorVector(deps, dataset, anchorId, anchorType);
-  const objects = entityType === 'OBJECTS';
+  const vector = await anchorVector(deps, dataset, search.anchor, search.threshold);
+  const objects = search.entityType === 'OBJECTS';
   const collection = objects ? objectCollection(dataset.vector_space_id) : imageCollection(dataset.vector_space_id);
   // A dataset never enriched with OBJECT_DETECTION has no object collection: no object is near anything.
   if (objects && !(await hasObjects(deps.db, dataset.head_version_id))) return { by: [{ key: 'object_id', ids: [], distances: [] }] };

@@ -30,7 +30,7 @@ export function createVisualSearchRouter(deps: { db: Db; store: ObjectStore; tem
       async ({ files }) => {
         if (files.length === 0) throw new HttpError(400, 'file is required: send the query image as the multipart field "file"');
         const anchorDeps = { ...deps, taskQueue: deps.config.temporal.taskQueue };
-        return createUploadAnchor(anchorDeps, dataset, ctx.state.user, files[0], query.bounding_box ?? null);
+        return createUploadAnchor(anchorDeps, dataset, ctx.state.user, files[0], query.bounding_box ?? null, query.threshold ?? null);
       },
     );
     ctx.body = { anchor_media_id: anchorId, anchor_type: 'UPLOAD' };

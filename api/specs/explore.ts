@@ -20,7 +20,7 @@ const jsonArray = <T extends z.ZodType>(item: T, name: string) =>
 
 const exploreQuery = z.object({
   entity_type: entityType,
-  threshold: clusteringThreshold.default(0),
+  threshold: clusteringThreshold.default(0).meta({ description: 'Clustering granularity, 0 finest; with an UPLOAD anchor, the one given at its upload (422 otherwise)' }),
   page_number: z.coerce.number().int('page_number must be an integer').min(0, 'page_number starts at 0').default(0),
   caption: z.string().trim().min(1).optional().meta({ description: 'Natural-language (semantic) search over captions, ranked by cosine distance' }),
   image_caption: z.string().trim().min(1).optional().meta({ description: 'Deprecated alias of caption' }),
@@ -44,7 +44,7 @@ const boundingBox = z
 
 const anchorQuery = z.object({
   entity_type: entityType,
-  threshold: clusteringThreshold.optional(),
+  threshold: clusteringThreshold.optional().meta({ description: 'The threshold Explore must then search this anchor at' }),
   bounding_box: z
     .string()
     .transform((raw, ctx) => {

@@ -176,6 +176,14 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     const [nearest] = (await explore({ entity_type: 'IMAGES', anchor_media_id: same.anchor_media_id, anchor_type: 'UPLOAD' }).expect(200)).body.clusters;
     expect(nearest.previews[0].file_name).toBe('coffee.jpg');
     expect(nearest.previews[0].relevance_score).toBeLessThan(0.01);
+    // The spec: Explore's threshold must match the one given at the anchor's upload.
+    const anchor = { entity_type: 'IMAGES', anchor_media_id: same.anchor_media_id, anchor_type: 'UPLOAD' };
+    expect((await explore({ ...anchor, threshold: '2' }).expect(422)).body).toEqual({ detail: "threshold must match the one given at the anchor's upload (0; this search has 2)" });
+    const atTwo = (await upload({ entity_type: 'IMAGES', threshold: '2' }, photo('coffee')).expect(200)).body.anchor_media_id;
+    const [nearestAtTwo] = (await explore({ ...anchor, anchor_media_id: atTwo, threshold: '2' }).expect(200)).body.clusters;
+    expect(nearestAtTwo).toMatchObject({ similarity_threshold: '2' });
+    expect(nearestAtTwo.previews.map((preview: { file_name: string }) => preview.file_name)).toContain('coffee.jpg');
+    await explore({ ...anchor, anchor_media_id: atTwo }).expect(422);
 
     // Rocket on the left, camera on the right: the box picks the camera.
     const left = await sharp(photo('rocket')).resize(384, 256, { fit: 'fill' }).toBuffer();
