@@ -137,18 +137,21 @@ interface TaskRule {
   retryable: boolean;
 }
 
-/** The spec lets users abort and retry dataset creation; exports and enrichments may be aborted too; other tasks end by themselves. */
+/**
+ * The spec lets users abort and retry dataset creation only; every other task ends by itself (a
+ * failing one within the retry budget). Their workflows still end cleanly when cancelled from the
+ * Temporal UI: an enrichment leaves its new dataset ERROR and the source its status back, an
+ * export stores no archive.
+ */
 export const TASK_RULES: Record<TaskType, TaskRule> = {
   DATASET_CREATION: { abortable: true, retryable: true },
   MEDIA_ADDITION: { abortable: false, retryable: false },
   REINDEX: { abortable: false, retryable: false },
-  // An enrichment writes only its new dataset (left ERROR, 'Aborted by user') and gives the source back its status.
-  ENRICHMENT: { abortable: true, retryable: false },
+  ENRICHMENT: { abortable: false, retryable: false },
   CUSTOM_METADATA: { abortable: false, retryable: false },
   SNAPSHOT_RESTORE: { abortable: false, retryable: false },
   SNAPSHOT_CLONE: { abortable: false, retryable: false },
-  // An export changes nothing but its own archive, so stopping one is always safe.
-  EXPORT: { abortable: true, retryable: false },
+  EXPORT: { abortable: false, retryable: false },
 };
 
 function typesWhere(rule: keyof TaskRule): string {

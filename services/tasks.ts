@@ -90,7 +90,9 @@ export async function repairTask(
   return repaired;
 }
 
+/** A page of the user's tasks, each repaired from Temporal first; a dataset_id filter must name a dataset they can read (404/403). */
 export async function listTasksRepaired(deps: TaskDeps, user: User, options: Parameters<typeof listTasks>[2]) {
+  if (options.filters.datasetId) await requireDataset(deps.db, options.filters.datasetId, user.id);
   let result = await listTasks(deps.db, user.id, options);
   const repairs = await Promise.all(result.rows.map((task) => repairTask(deps, task)));
   if (repairs.some(Boolean)) result = await listTasks(deps.db, user.id, options);

@@ -1,4 +1,5 @@
 import type { Db } from '../db/connection';
+import { UniqueViolationError } from '../db/errors';
 import type { User, WorkspaceRole } from '../db/models';
 import {
   ADMIN_REALM_ROLES,
@@ -15,7 +16,7 @@ import {
 import { deleteUserSessions } from '../db/repositories/sessions';
 import { lockWorkspace } from '../db/repositories/workspaces';
 import { IdentityProviderError, type IdpSession, type IdpUser, type KeycloakAdmin } from '../lib/identity/keycloakAdmin';
-import { conflict, forbidden, invalid, notFound } from '../lib/errors';
+import { forbidden, invalid, notFound } from '../lib/errors';
 import { applyAdminRoleChanges, demoteOtherAdminsOf } from './adminRealmRoles';
 import { NO_EMAIL_DOMAIN } from './identity';
 
@@ -46,17 +47,24 @@ export function requireRealmRole(user: User, role: 'view-users' | 'manage-users'
   if (!user.realm_roles.includes(role)) throw forbidden(`User management needs the realm role ${role}`);
 }
 
-/** The provider's refusals as domain errors (an unreachable provider stays an IdentityProviderError: 503). */
+/**
+ * The provider's refusals as domain errors (an unreachable provider stays an IdentityProviderError:
+ * 503). The spec's user-management codes have no 409: a taken name is a validation error, 400.
+ */
 async function atProvider<T>(call: Promise<T>): Promise<T> {
   try {
     return await call;
   } catch (error) {
     if (!(error instanceof IdentityProviderError)) throw error;
     if (error.kind === 'not_found') throw notFound('User not found');
-    if (error.kind === 'conflict') throw conflict(error.message);
-    if (error.kind === 'invalid') throw invalid(error.message);
+    if (error.kind === 'conflict' || error.kind === 'invalid') throw invalid(error.message);
     throw error;
   }
+}
+
+/** A name or email the service's own users already hold: a 400 too, like the provider's refusal. */
+function takenHere(error: unknown): unknown {
+  return error instanceof UniqueViolationError ? invalid(`Already exists: ${error.columns.join(', ')}`) : error;
 }
 
 async function withRolesAndAccess(deps: UserManagementDeps, users: IdpUser[]): Promise<ManagedUser[]> {
@@ -128,7 +136,7 @@ export async function createManagedUser(deps: UserManagementDeps, input: NewMana
     await deps.idp.deleteUser(idpId).catch((rollback: unknown) => {
       throw new Error(`creating user ${input.username} failed and its provider user ${idpId} could not be removed: ${String(rollback)}`, { cause: error });
     });
-    throw error;
+    throw takenHere(error);
   }
   return getManagedUser(deps, idpId);
 }
@@ -182,7 +190,7 @@ export async function updateManagedUser(
     await deps.idp.updateUser(idpId, { username: before.username, enabled: before.enabled }).catch((rollback: unknown) => {
       throw new Error(`updating user ${idpId} failed and the provider's change could not be undone: ${String(rollback)}`, { cause: error });
     });
-    throw error;
+    throw takenHere(error);
   }
   if (changes.enabled === false) await endEverySession(deps, idpId, serviceUser);
   return getManagedUser(deps, idpId);

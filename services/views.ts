@@ -2,7 +2,7 @@ import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import type { DatasetRow } from '../db/repositories/datasets';
 import { createView, deleteView, findView, listViews, setAlerting, trendPoints, type ViewFilters, type ViewRow } from '../db/repositories/views';
-import { conflict, invalid, notFound, unprocessable } from '../lib/errors';
+import { invalid, notFound, unprocessable } from '../lib/errors';
 import { parseVql, VqlError } from '../lib/vql/parseVql';
 
 export interface NewView {
@@ -37,7 +37,7 @@ export async function saveView(db: Db, dataset: DatasetRow, user: User, input: N
     userId: user.id,
     filters: { entity_type: input.entityType, threshold: String(input.threshold), caption: input.caption ?? null, vql },
   });
-  if (!view) throw conflict(`A view named "${input.name}" already exists in this dataset`);
+  if (!view) throw unprocessable(`A view named "${input.name}" already exists in this dataset`);
   return view;
 }
 

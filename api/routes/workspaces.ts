@@ -45,43 +45,40 @@ const presentOrganization = (organization: OrganizationRow) => ({
 export function createWorkspacesRouter(deps: { db: Db; config: Config }): Router<ApiState> {
   const router = new Router<ApiState>();
   const { db } = deps;
-  const gate = () => requireSelfHostedAuth(deps.config);
+  // Before validation, as for user management: where these routes do not exist, bad input is a 403 too.
+  router.use(['/workspaces', '/workspace', '/organizations'], async (_ctx, next) => {
+    requireSelfHostedAuth(deps.config);
+    await next();
+  });
   const roles = { db, idp: deps.config.oidc ? createKeycloakAdmin(deps.config.oidc) : undefined };
 
   mount(router, workspaceRoutes.list, async (ctx) => {
-    gate();
     ctx.body = { workspaces: (await listWorkspaces(db, ctx.state.user, ctx.state.input.query.organization_id)).map(presentWorkspace) };
   });
 
   mount(router, workspaceRoutes.get, async (ctx) => {
-    gate();
     ctx.body = presentWorkspace(await getWorkspace(db, ctx.state.user, ctx.state.input.params.workspace_id));
   });
 
   mount(router, workspaceRoutes.members, async (ctx) => {
-    gate();
     const members = await listMembers(db, ctx.state.user, ctx.state.input.query.workspace_id);
     ctx.body = { members: members.map(presentMember), total: members.length };
   });
 
   mount(router, workspaceRoutes.changeRole, async (ctx) => {
-    gate();
     const { params, body } = ctx.state.input;
     ctx.body = presentMember(await changeMemberRole(roles, ctx.state.user, params.member_user_id, body.role, body.workspace_id));
   });
 
   mount(router, workspaceRoutes.access, async (ctx) => {
-    gate();
     ctx.body = await workspaceAccess(db, ctx.state.user, ctx.state.input.query.workspace_id);
   });
 
   mount(router, workspaceRoutes.organizations, async (ctx) => {
-    gate();
     ctx.body = { organizations: (await listOrganizations(db, ctx.state.user)).map(presentOrganization) };
   });
 
   mount(router, workspaceRoutes.organization, async (ctx) => {
-    gate();
     ctx.body = presentOrganization(await getOrganization(db, ctx.state.user, ctx.state.input.params.organization_id));
   });
 

@@ -46,6 +46,7 @@ export const taskRoutes = {
         schema: z.object({ tasks: z.array(taskSchema), total: z.number().int(), page: z.number().int(), page_size: z.number().int() }),
       },
     },
+    errors: [[403, 'dataset_id names a dataset of the workspace the caller has no access to'], [404, 'dataset_id names no dataset the caller can see']],
   }),
   filters: defineRoute({
     method: 'get',

@@ -109,7 +109,7 @@ export const userRoutes = {
       'The user joins the primary workspace with workspace_role; an admin also gets the realm roles manage-users, view-users, query-users and query-groups. A username that is an email address is also the email.',
     request: { body: createBody },
     responses: { 201: { description: 'Created', schema: managedUserSchema } },
-    errors: [...gate, [409, 'The username (or its email) exists already']],
+    errors: [...gate, [400, 'Bad input, or the username (or its email) exists already']],
   }),
   update: userRoute({
     method: 'patch',
@@ -117,7 +117,7 @@ export const userRoutes = {
     summary: 'Change the username or whether the user may log in (a disabled user is logged out)',
     request: { params: userParams, body: patchBody },
     responses: { 200: { description: 'User', schema: managedUserSchema } },
-    errors: [[400, 'Bad input, or disabling your own account'], ...gate, userNotFound, [409, 'The username is taken']],
+    errors: [[400, 'Bad input, a username that is taken, or disabling your own account'], ...gate, userNotFound],
   }),
   resetPassword: userRoute({
     method: 'post',

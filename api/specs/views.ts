@@ -48,7 +48,7 @@ export const viewRoutes = {
     request: { params: datasetIdParams, query: createQuery },
     handlerReads: { form: viewForm },
     responses: { 200: { description: 'View', schema: viewSchema } },
-    errors: [403, datasetOrView, [409, 'Name taken in this dataset']],
+    errors: [403, datasetOrView, [422, 'A malformed query or form, or a name taken in this dataset']],
   }),
   delete: defineRoute({
     method: 'delete',

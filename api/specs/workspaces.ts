@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { timestamp } from '../presenters/time';
-import { defineRoute } from '../routeSpec';
+import { defineRoute, type RouteSpec } from '../routeSpec';
 
 const role = z.enum(['admin', 'editor', 'viewer']);
 const workspaceId = z.uuid('workspace_id must be a UUID');
@@ -36,48 +36,44 @@ export const organizationSchema = z
   .object({ id: z.uuid(), name: z.string(), created_at: timestamp, updated_at: timestamp.nullable() })
   .meta({ id: 'Organization' });
 
+/** Every workspace and organization route: 400 for bad input, as the spec's workspace codes say. */
+const workspaceRoute = <const S extends RouteSpec['request']>(spec: Omit<RouteSpec<S>, 'tag' | 'auth' | 'invalidInputStatus'>) =>
+  defineRoute<S>({ ...spec, tag: 'workspaces', auth: 'user', invalidInputStatus: 400 });
+
 export const workspaceRoutes = {
-  list: defineRoute({
+  list: workspaceRoute({
     method: 'get',
     path: '/workspaces',
-    tag: 'workspaces',
     summary: "The caller's workspaces (self-hosted)",
-    auth: 'user',
     request: { query: z.object({ organization_id: z.uuid('organization_id must be a UUID').optional() }) },
     responses: { 200: { description: 'Workspaces', schema: z.object({ workspaces: z.array(workspaceSchema) }) } },
     errors: [gate],
   }),
-  get: defineRoute({
+  get: workspaceRoute({
     method: 'get',
     path: '/workspaces/:workspace_id',
-    tag: 'workspaces',
     summary: 'One of the caller\'s workspaces (self-hosted)',
-    auth: 'user',
     request: { params: z.object({ workspace_id: workspaceId }) },
     responses: { 200: { description: 'The workspace', schema: workspaceSchema } },
     errors: [gate, [404, 'Workspace not found']],
   }),
-  members: defineRoute({
+  members: workspaceRoute({
     method: 'get',
     path: '/workspace/members',
-    tag: 'workspaces',
     summary: "A workspace's members (default: the caller's primary workspace)",
-    auth: 'user',
     request: { query: z.object({ workspace_id: workspaceId.optional() }) },
     responses: { 200: { description: 'Members, admins first', schema: z.object({ members: z.array(memberSchema), total: z.number().int() }) } },
     errors: [gate, [404, 'Workspace not found']],
   }),
-  changeRole: defineRoute({
+  changeRole: workspaceRoute({
     method: 'put',
     path: '/workspace/members/:member_user_id/role',
-    tag: 'workspaces',
     summary: "Changes a member's role in a workspace (default: the caller's primary one); admins only",
     description:
       'Promoting to admin in single-workspace mode makes every other admin (the caller too) an editor without the admin realm roles; ' +
       'whoever gains or loses the admin role gets or loses the admin realm roles at the identity provider and is logged out there and in the service. ' +
       "Demoting to viewer gives the member's datasets in the workspace to the caller and lowers their owner and editor roles on its datasets to viewer. " +
       'The role a member already has changes nothing.',
-    auth: 'user',
     request: {
       params: z.object({ member_user_id: z.uuid('member_user_id must be a UUID') }),
       body: z.object({ role: z.enum(['admin', 'editor', 'viewer'], 'role must be admin, editor or viewer'), workspace_id: workspaceId.optional() }),
@@ -90,32 +86,26 @@ export const workspaceRoutes = {
       [503, 'The identity provider is unreachable (nothing changed)'],
     ],
   }),
-  access: defineRoute({
+  access: workspaceRoute({
     method: 'get',
     path: '/workspace/settings/access',
-    tag: 'workspaces',
     summary: 'What the caller may do in a workspace (default: their primary one)',
-    auth: 'user',
     request: { query: z.object({ workspace_id: workspaceId.optional() }) },
     responses: { 200: { description: 'Access', schema: z.object({ can_access: z.boolean(), can_manage: z.boolean(), role: role.nullable() }) } },
     errors: [gate],
   }),
-  organizations: defineRoute({
+  organizations: workspaceRoute({
     method: 'get',
     path: '/organizations',
-    tag: 'workspaces',
     summary: "The organizations of the caller's workspaces",
-    auth: 'user',
     request: {},
     responses: { 200: { description: 'Organizations', schema: z.object({ organizations: z.array(organizationSchema) }) } },
     errors: [gate],
   }),
-  organization: defineRoute({
+  organization: workspaceRoute({
     method: 'get',
     path: '/organizations/:organization_id',
-    tag: 'workspaces',
     summary: "One organization of the caller's workspaces",
-    auth: 'user',
     request: { params: z.object({ organization_id: z.uuid('organization_id must be a UUID') }) },
     responses: { 200: { description: 'The organization', schema: organizationSchema } },
     errors: [gate, [404, 'Organization not found']],

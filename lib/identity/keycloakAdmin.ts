@@ -4,7 +4,7 @@
  * `<base>/realms/<realm>`; the admin API is `<base>/admin/realms/<realm>`.
  */
 
-/** Why the provider refused: kind says what the service answers (409, 400, 404), `unavailable` a 503. */
+/** Why the provider refused: kind says what the service answers (400 for both a conflict and bad input in user management, 404), `unavailable` a 503. */
 export class IdentityProviderError extends Error {
   constructor(
     readonly kind: 'conflict' | 'invalid' | 'not_found' | 'unavailable',

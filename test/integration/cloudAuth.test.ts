@@ -109,6 +109,11 @@ describe('CLOUD auth: password login, API credentials, bearer JWTs', () => {
     expect((await api.request.get(`/api/v1/dataset/${aliceDataset.id}`).set('Authorization', asBob).expect(403)).body)
       .toEqual({ detail: 'You do not have permission to access this dataset' });
     expect((await api.request.get('/api/v1/datasets').set('Authorization', asBob).expect(200)).body).toEqual([]);
+    // Their tasks neither: a dataset_id filter answers as the dataset itself does.
+    expect((await api.request.get(`/api/v1/tasks?dataset_id=${aliceDataset.id}`).set('Authorization', asBob).expect(403)).body)
+      .toEqual({ detail: 'You do not have permission to access this dataset' });
+    expect((await api.request.get(`/api/v1/tasks?dataset_id=${foreign.id}`).set('Authorization', asAlice).expect(404)).body)
+      .toEqual({ detail: 'Dataset not found' });
   });
 
   it('lets a dataset viewer read but not add media or reindex (403), and changes nothing', async () => {

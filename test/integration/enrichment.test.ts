@@ -102,6 +102,7 @@ describe('enrichment through the real API, worker and models', () => {
     expect(enrichedId).not.toBe(sourceId);
     const task = await waitForTask(stack, enrichedId, ['COMPLETED', 'FAILED']);
     expect(task).toMatchObject({ task_type: 'ENRICHMENT', status: 'COMPLETED', progress_percentage: 100, error_message: null });
+    expect((await stack.request.post(`/api/v1/tasks/${task.task_id}/abort`).expect(409)).body).toEqual({ detail: 'Only DATASET_CREATION tasks can be aborted (this is ENRICHMENT)' });
     const enriched = await waitForDatasetStatus(stack, enrichedId, ['READY', 'ERROR']);
     expect(enriched).toMatchObject({ status_new: 'READY', display_name: 'everyday (enriched)', n_images: 8 });
     expect((await stack.request.get(`/api/v1/dataset/${sourceId}`).expect(200)).body.status_new).toBe('READY');

@@ -348,6 +348,12 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
     expect(exportsAfter).toBe(exportsBefore + 1);
   });
 
+  it('refuses to abort an export (409, as for every task but a creation), which then completes', async () => {
+    const { id } = (await stack.request.get(`${exportsOf(datasetId)}/export_context_async`).query({ file_name: 'kept', export_format: 'json' }).expect(200)).body;
+    expect((await stack.request.post(`/api/v1/tasks/${id}/abort`).expect(409)).body).toEqual({ detail: 'Only DATASET_CREATION tasks can be aborted (this is EXPORT)' });
+    expect(await finished(id)).toMatchObject({ status: 'COMPLETED', error_message: null });
+  });
+
   it('stops packaging half way when aborted: no archive is stored and no scratch file is left', async () => {
     const { db, store } = stack.deps;
     const taskId = '5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f';

@@ -46,10 +46,12 @@ describe('task manager: list, filter, abort and retry DATASET_CREATION', () => {
     expect((await stack.request.post(`/api/v1/tasks/${taskId}/abort`).expect(409)).body.detail).toBe('Task is COMPLETED and cannot be aborted');
   }, 240_000);
 
-  it('answers 404 for an unknown task and 422 for a malformed id', async () => {
+  it('answers 404 for an unknown task or dataset and 422 for a malformed id', async () => {
     await stack.request.post('/api/v1/tasks/6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11/abort').expect(404);
     await stack.request.post('/api/v1/tasks/6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11/retry').expect(404);
     await stack.request.post('/api/v1/tasks/not-a-uuid/retry').expect(422);
+    expect((await stack.request.get('/api/v1/tasks').query({ dataset_id: '6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11' }).expect(404)).body).toEqual({ detail: 'Dataset not found' });
+    await stack.request.get('/api/v1/tasks').query({ dataset_id: 'not-a-uuid' }).expect(422);
   });
 
   it('lists tasks with every filter, sort order and paging, and the filter options', async () => {

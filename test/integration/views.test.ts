@@ -42,7 +42,7 @@ describe('saved views: create, list, delete, trend, alerting', () => {
 
   it('refuses a duplicate name, missing name, bad threshold, bad VQL and file parts', async () => {
     await api.request.post(views()).field('name', 'dup').expect(200);
-    expect((await api.request.post(views()).field('name', 'dup').expect(409)).body).toEqual({ detail: 'A view named "dup" already exists in this dataset' });
+    expect((await api.request.post(views()).field('name', 'dup').expect(422)).body).toEqual({ detail: 'A view named "dup" already exists in this dataset' });
     await api.request.post(views(otherDatasetId)).field('name', 'dup').expect(200);
     expect((await api.request.post(views()).field('other', 'x').expect(422)).body).toEqual({ detail: 'name is required (form field)' });
     await api.request.post(views()).query({ threshold: 1.5 }).field('name', 'x').expect(422);

@@ -57,8 +57,8 @@ describe('workspaces and organizations', () => {
     expect((await get(`/api/v1/workspaces?organization_id=${elsewhere.organization}`, 'alice').expect(200)).body).toEqual({ workspaces: [] });
     expect((await get(`/api/v1/workspaces/${workspaceId}`, 'bob').expect(200)).body.id).toBe(workspaceId);
     expect((await get(`/api/v1/workspaces/${elsewhere.workspace}`, 'alice').expect(404)).body).toEqual({ detail: 'Workspace not found' });
-    await get('/api/v1/workspaces/not-a-uuid', 'alice').expect(422);
-    await get('/api/v1/workspaces?organization_id=nope', 'alice').expect(422);
+    expect((await get('/api/v1/workspaces/not-a-uuid', 'alice').expect(400)).body).toEqual({ detail: 'params.workspace_id: workspace_id must be a UUID' });
+    expect((await get('/api/v1/workspaces?organization_id=nope', 'alice').expect(400)).body).toEqual({ detail: 'query.organization_id: organization_id must be a UUID' });
   });
 
   it('lists the members of a workspace, admins first, to its members only', async () => {
@@ -102,12 +102,13 @@ describe('workspaces and organizations', () => {
 });
 
 describe('workspaces outside ONPREM with authentication', () => {
-  it('answer 403 with authentication off', async () => {
+  it('answer 403 with authentication off, bad input too', async () => {
     const api = await startTestApi();
     try {
-      for (const path of paths) {
-        expect((await api.request.get(path).expect(403)).body).toEqual({ detail: 'Workspaces exist only with RUN_MODE=ONPREM and authentication enabled' });
-      }
+      const detail = { detail: 'Workspaces exist only with RUN_MODE=ONPREM and authentication enabled' };
+      for (const path of paths) expect((await api.request.get(path).expect(403)).body).toEqual(detail);
+      expect((await api.request.get('/api/v1/workspaces/not-a-uuid').expect(403)).body).toEqual(detail);
+      expect((await api.request.put('/api/v1/workspace/members/not-a-uuid/role').send({ role: 'owner' }).expect(403)).body).toEqual(detail);
     } finally {
       await api.close();
     }

@@ -129,16 +129,16 @@ describe('user management through Keycloak', () => {
     expect((await create(admin, newUser('dora', { enabled: false })).expect(201)).body.enabled).toBe(false);
   });
 
-  it('refuses a username the provider has (409, nothing in the service) and removes the provider user when the service step fails', async () => {
+  it('refuses a username the provider has (400, nothing in the service) and removes the provider user when the service step fails', async () => {
     await create(admin, newUser('erin')).expect(201);
-    const again = await create(admin, newUser('erin')).expect(409);
+    const again = await create(admin, newUser('erin')).expect(400);
     expect(again.body.detail).toMatch(/username/i);
     expect(await api.deps.db('users').where({ username: `erin-${tag}` }).count({ n: '*' }).first()).toEqual({ n: '1' });
 
     // A local account holds the email the new user would get: the service insert fails after the provider's succeeded.
     const workspaceId = (await Workspace.query(api.deps.db).first())!.id;
     await createUser(api.deps.db, { email: `frank-${tag}@example.com`, username: `local-frank-${tag}`, workspaceId, workspaceRole: 'viewer' });
-    const refused = await create(admin, newUser('frank', { username: `frank-${tag}@example.com` })).expect(409);
+    const refused = await create(admin, newUser('frank', { username: `frank-${tag}@example.com` })).expect(400);
     expect(refused.body).toEqual({ detail: 'Already exists: email' });
     expect(await idp().listUsers({ search: `frank-${tag}`, first: 0, max: 10 })).toEqual({ users: [], total: 0 });
   });
@@ -237,7 +237,7 @@ describe('user management through Keycloak', () => {
     // Rename at the provider and in the service; a taken name changes nothing.
     expect((await api.request.patch(path).set('Cookie', admin).send({ username: `henry-${tag}` }).expect(200)).body.username).toBe(`henry-${tag}`);
     expect(await api.deps.db('users').where({ idp_subject: user.id }).first()).toMatchObject({ username: `henry-${tag}` });
-    await api.request.patch(path).set('Cookie', admin).send({ username: `root-${tag}` }).expect(409);
+    await api.request.patch(path).set('Cookie', admin).send({ username: `root-${tag}` }).expect(400);
     expect((await idp().getUser(user.id))!.username).toBe(`henry-${tag}`);
 
     // Logout ends the sessions in the service and at the provider.

@@ -85,7 +85,7 @@ describe('workspace member role changes', () => {
     }
   });
 
-  it('refuses non-admins (403), bad input (422), unknown members (404) and one own role (400), changing nothing', async () => {
+  it('refuses non-admins (403), bad input (400), unknown members (404) and one own role (400), changing nothing', async () => {
     const editor = await member('ed', 'editor');
     const viewer = await member('vi', 'viewer');
     const before = await memberships();
@@ -100,7 +100,7 @@ describe('workspace member role changes', () => {
       [viewer.id, { role: 'editor', workspace_id: 'nope' }, 'body.workspace_id: workspace_id must be a UUID'],
       ['not-a-uuid', { role: 'editor' }, 'params.member_user_id: member_user_id must be a UUID'],
     ];
-    for (const [userId, body, detail] of bad) expect((await put(root, userId, body).expect(422)).body).toEqual({ detail });
+    for (const [userId, body, detail] of bad) expect((await put(root, userId, body).expect(400)).body).toEqual({ detail });
     expect((await put(root, randomUUID(), { role: 'editor' }).expect(404)).body).toEqual({ detail: 'Member not found' });
     expect((await put(root, viewer.id, { role: 'editor', workspace_id: randomUUID() }).expect(404)).body).toEqual({ detail: 'Workspace not found' });
     expect((await put(root, api.deps.defaultUser.id, { role: 'editor' }).expect(400)).body).toEqual({ detail: 'You cannot change your own role' });

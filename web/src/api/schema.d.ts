@@ -1248,6 +1248,24 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description dataset_id names a dataset of the workspace the caller has no access to */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description dataset_id names no dataset the caller can see */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Invalid parameters */
                 422: {
                     headers: {
@@ -1507,6 +1525,7 @@ export interface paths {
             parameters: {
                 query: {
                     entity_type: "IMAGES" | "OBJECTS";
+                    /** @description Clustering granularity, 0 finest; with an UPLOAD anchor, the one given at its upload (422 otherwise) */
                     threshold?: number;
                     page_number?: number;
                     /** @description Natural-language (semantic) search over captions, ranked by cosine distance */
@@ -1627,6 +1646,7 @@ export interface paths {
             parameters: {
                 query: {
                     entity_type: "IMAGES" | "OBJECTS";
+                    /** @description The threshold Explore must then search this anchor at */
                     threshold?: number;
                     /** @description JSON {x, y, width, height}, fractions of the image */
                     bounding_box?: string;
@@ -2649,16 +2669,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Name taken in this dataset */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid parameters */
+                /** @description A malformed query or form, or a name taken in this dataset */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4314,7 +4325,7 @@ export interface paths {
                         "application/json": components["schemas"]["ManagedUser"];
                     };
                 };
-                /** @description Invalid input */
+                /** @description Bad input, or the username (or its email) exists already */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4334,15 +4345,6 @@ export interface paths {
                 };
                 /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write) */
                 403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The username (or its email) exists already */
-                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4517,7 +4519,7 @@ export interface paths {
                         "application/json": components["schemas"]["ManagedUser"];
                     };
                 };
-                /** @description Bad input, or disabling your own account */
+                /** @description Bad input, a username that is taken, or disabling your own account */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -4546,15 +4548,6 @@ export interface paths {
                 };
                 /** @description User not found */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description The username is taken */
-                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5156,6 +5149,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not authenticated */
                 401: {
                     headers: {
@@ -5167,15 +5169,6 @@ export interface paths {
                 };
                 /** @description Not ONPREM with authentication enabled */
                 403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid parameters */
-                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5221,6 +5214,15 @@ export interface paths {
                         "application/json": components["schemas"]["Workspace"];
                     };
                 };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not authenticated */
                 401: {
                     headers: {
@@ -5241,15 +5243,6 @@ export interface paths {
                 };
                 /** @description Workspace not found */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid parameters */
-                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5298,6 +5291,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not authenticated */
                 401: {
                     headers: {
@@ -5318,15 +5320,6 @@ export interface paths {
                 };
                 /** @description Workspace not found */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid parameters */
-                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5421,15 +5414,6 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Invalid parameters */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
                 /** @description The identity provider is unreachable (nothing changed) */
                 503: {
                     headers: {
@@ -5480,6 +5464,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not authenticated */
                 401: {
                     headers: {
@@ -5491,15 +5484,6 @@ export interface paths {
                 };
                 /** @description Not ONPREM with authentication enabled */
                 403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid parameters */
-                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5601,6 +5585,15 @@ export interface paths {
                         "application/json": components["schemas"]["Organization"];
                     };
                 };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not authenticated */
                 401: {
                     headers: {
@@ -5621,15 +5614,6 @@ export interface paths {
                 };
                 /** @description Organization not found */
                 404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error"];
-                    };
-                };
-                /** @description Invalid parameters */
-                422: {
                     headers: {
                         [name: string]: unknown;
                     };

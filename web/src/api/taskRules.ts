@@ -1,7 +1,7 @@
 import type { Task, TaskType } from './client';
 
 /** docs/states.md "Tasks": which types may be aborted and retried at all. */
-const ABORTABLE: ReadonlySet<TaskType> = new Set(['DATASET_CREATION', 'ENRICHMENT', 'EXPORT']);
+const ABORTABLE: ReadonlySet<TaskType> = new Set(['DATASET_CREATION']);
 const RETRYABLE: ReadonlySet<TaskType> = new Set(['DATASET_CREATION']);
 
 /** Why Abort is not offered for this task, or undefined when the API may allow it (it still refuses during the commit phase). */
