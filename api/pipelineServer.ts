@@ -9,6 +9,7 @@ import type { AppDeps } from './app';
 import { errorHandler } from './middleware/errorHandler';
 import { requestContext } from './middleware/requestContext';
 import { defineRoute, mount } from './routeSpec';
+import { booleanParam } from './specs/common';
 import type { RequestState } from './state';
 
 const addMediaRoute = defineRoute({
@@ -21,7 +22,7 @@ const addMediaRoute = defineRoute({
     query: z.object({
       dataset_id: z.uuid('dataset_id must be a UUID'),
       path: z.string({ message: 'path is required' }).min(1, 'path is required'),
-      auto_reindex: z.enum(['true', 'false']).transform((value) => value === 'true').default(false),
+      auto_reindex: booleanParam('auto_reindex').default(false),
     }),
   },
   responses: { 202: { description: 'The MEDIA_ADDITION task started' } },

@@ -18,6 +18,8 @@ export const TASK_TYPES = [
   'EXPORT',
 ] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
+/** The task types the spec lists, which `/tasks` shows unless asked for EXPORT (the spec follows exports through export_status). */
+export const LISTED_TASK_TYPES: readonly TaskType[] = TASK_TYPES.filter((type) => type !== 'EXPORT');
 
 export const TASK_STATUSES = ['INITIALIZING', 'RUNNING', 'COMPLETED', 'FAILED', 'ABORTED'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];

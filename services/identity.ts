@@ -55,6 +55,11 @@ export function endSession(db: Db, token: string): Promise<{ idToken: string | n
 /** Where a user without an email at the identity provider gets one: the service keys records by email. */
 export const NO_EMAIL_DOMAIN = 'idp.invalid';
 
+/** The email a user really has: null for the stand-in of one the provider had none for. */
+export function realEmail(stored: string | null): string | null {
+  return stored?.endsWith(`@${NO_EMAIL_DOMAIN}`) ? null : stored;
+}
+
 /**
  * The service user of an identity the provider vouched for: the one linked to its subject; else the
  * unlinked account with its verified email, which gets linked; else a new user (viewer of the

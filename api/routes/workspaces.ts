@@ -3,6 +3,7 @@ import type { Db } from '../../db/connection';
 import type { MemberRow, OrganizationRow, WorkspaceRow } from '../../db/repositories/workspaces';
 import type { Config } from '../../lib/config';
 import { createKeycloakAdmin } from '../../lib/identity/keycloakAdmin';
+import { realEmail } from '../../services/identity';
 import { changeMemberRole } from '../../services/memberRoles';
 import { getOrganization, getWorkspace, listMembers, listOrganizations, listWorkspaces, requireSelfHostedAuth, workspaceAccess } from '../../services/workspaces';
 import { isoTime } from '../presenters/time';
@@ -27,7 +28,7 @@ const presentWorkspace = (workspace: WorkspaceRow) => ({
 const presentMember = (member: MemberRow) => ({
   user_id: member.user_id,
   username: member.username,
-  email: member.email,
+  email: realEmail(member.email),
   firstName: member.first_name,
   lastName: member.last_name,
   role: member.role,

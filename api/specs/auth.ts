@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
+import { booleanParam } from './common';
 import { apiKeySchema } from '../presenters/apiKey';
 import { timestamp } from '../presenters/time';
 
-const booleanParam = (name: string) =>
-  z.enum(['true', 'false', '1', '0'], { message: `${name} must be true or false` }).transform((value) => value === 'true' || value === '1');
 
 /** The longest lifetime a caller may ask for; the server's API_KEY_TTL_DAYS may allow less. */
 export const MAX_KEY_LIFETIME_DAYS = 3650;

@@ -2,6 +2,15 @@ import { z } from 'zod';
 
 export const datasetIdParams = z.object({ dataset_id: z.uuid('dataset_id must be a UUID') });
 
+/**
+ * A boolean query parameter or form field: true or false in any case (Python's requests sends
+ * `True`), or 1 or 0.
+ */
+export const booleanParam = (name: string) =>
+  z
+    .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(['true', 'false', '1', '0'], { message: `${name} must be true or false` }))
+    .transform((value) => value === 'true' || value === '1');
+
 /** A file part of a multipart form (documentation only: uploads are streamed by api/uploads.ts). */
 export const filePart = z.string().meta({ format: 'binary' });
 

@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { EXPORT_FORMATS } from '../../lib/export/exportRecord';
 import { defineRoute } from '../routeSpec';
-import { datasetIdParams } from './common';
+import { booleanParam, datasetIdParams } from './common';
 
-const booleanParam = (name: string) =>
-  z.enum(['true', 'false', '1', '0'], { message: `${name} must be true or false` }).transform((value) => value === 'true' || value === '1');
 
 const exportFormat = z
   .enum(EXPORT_FORMATS, { message: `export_format must be one of ${EXPORT_FORMATS.join(', ')}` })

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
-import { datasetIdParams, filePart } from './common';
+import { booleanParam, datasetIdParams, filePart } from './common';
 
-const formBoolean = (name: string) =>
-  z.enum(['true', 'false', '1', '0'], { message: `${name} must be true or false` }).transform((value) => value === 'true' || value === '1');
 const formCount = (name: string) =>
   z.coerce
     .number({ message: `${name} must be a non-negative integer` })
@@ -14,12 +12,12 @@ const formCount = (name: string) =>
 export const addMediaFields = z.strictObject(
   {
     s3_uri: z.string().trim().min(1, 's3_uri must not be empty').optional().meta({ description: 's3://bucket/folder/ or s3://bucket/manifest.csv|.parquet|.txt' }),
-    auto_reindex: formBoolean('auto_reindex').default(false),
+    auto_reindex: booleanParam('auto_reindex').default(false),
     assume_role: z.string().trim().min(1, 'assume_role must not be empty').optional().meta({ description: 'Role ARN assumed through STS to read s3_uri' }),
     batch_n_videos: formCount('batch_n_videos').optional(),
     batch_n_images: formCount('batch_n_images').optional(),
     batch_n_objects: formCount('batch_n_objects').optional(),
-    use_spot: formBoolean('use_spot').optional(),
+    use_spot: booleanParam('use_spot').optional(),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown form field: ${issue.keys.join(', ')}` : undefined) },
 );

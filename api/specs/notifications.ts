@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
+import { booleanParam } from './common';
 import { notificationSchema } from '../presenters/notification';
 
-const booleanParam = z.enum(['true', 'false', '1', '0'], { message: 'must be true or false' }).transform((v) => v === 'true' || v === '1');
 const datasetFilter = z.object({ dataset_id: z.uuid('dataset_id must be a UUID').optional() });
 const listQuery = datasetFilter.extend({
   limit: z.coerce.number().int('limit must be an integer').min(1, 'limit must be between 1 and 100').max(100, 'limit must be between 1 and 100').default(20),
   offset: z.coerce.number().int('offset must be an integer').min(0, 'offset must be 0 or more').default(0),
-  unread_only: booleanParam.default(false),
+  unread_only: booleanParam('unread_only').default(false),
 });
 const idParams = z.object({ notification_id: z.uuid('notification_id must be a UUID') });
 

@@ -38,6 +38,7 @@ export const taskRoutes = {
     path: '/tasks',
     tag: 'tasks',
     summary: "Tasks of the caller's datasets",
+    description: 'The task types the spec lists; export tasks (followed through export_status) only with task_type=EXPORT.',
     auth: 'user',
     request: { query: listQuery },
     responses: {
@@ -53,6 +54,7 @@ export const taskRoutes = {
     path: '/tasks/filters',
     tag: 'tasks',
     summary: 'Values to filter tasks by',
+    description: 'From the tasks GET /tasks lists without a task_type (so no EXPORT).',
     auth: 'user',
     request: { query: z.object(timeRange) },
     responses: { 200: { description: 'Filter options', schema: taskFilterOptionsSchema } },

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
-import { ACTIVE_TASK_STATUSES, FINAL_TASK_STATUSES } from '../../lib/datasetStates';
+import { ACTIVE_TASK_STATUSES, FINAL_TASK_STATUSES, LISTED_TASK_TYPES } from '../../lib/datasetStates';
 import { Task, type TaskStatus, type TaskType } from '../models';
 import { accessibleDatasetIds } from './datasets';
 
@@ -127,6 +127,7 @@ function applyFilters(query: Knex.QueryBuilder, filters: TaskFilters): Knex.Quer
   if (filters.datasetId) query.where('t.dataset_id', filters.datasetId);
   if (filters.datasetName) query.where('d.display_name', filters.datasetName);
   if (filters.taskType) query.where('t.task_type', filters.taskType);
+  else query.whereIn('t.task_type', LISTED_TASK_TYPES);
   if (filters.taskStatus) query.where('t.status', filters.taskStatus);
   if (filters.createdBy) query.where('u.email', filters.createdBy.toLowerCase());
   if (filters.startTimeFrom) query.where('t.start_time', '>=', filters.startTimeFrom);

@@ -354,6 +354,14 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
     expect(await finished(id)).toMatchObject({ status: 'COMPLETED', error_message: null });
   });
 
+  it('lists export tasks only when asked for by task_type=EXPORT: /tasks shows the task types the spec lists', async () => {
+    const listed = async (query: Record<string, string>) =>
+      (await stack.request.get('/api/v1/tasks').query({ dataset_id: datasetId, page_size: '50', ...query }).expect(200)).body.tasks.map((task: { task_type: string }) => task.task_type);
+    expect(await listed({ task_type: 'EXPORT' })).toContain('EXPORT');
+    expect(await listed({})).not.toContain('EXPORT');
+    expect((await stack.request.get('/api/v1/tasks/filters').expect(200)).body.task_types).not.toContain('EXPORT');
+  });
+
   it('stops packaging half way when aborted: no archive is stored and no scratch file is left', async () => {
     const { db, store } = stack.deps;
     const taskId = '5d6e7f80-1a2b-4c3d-8e9f-0a1b2c3d4e5f';

@@ -79,6 +79,9 @@ describe('notifications: list, count, read, read-all and the SSE stream', () => 
     await api.request.post(`/api/v1/notifications/${theirs}/read`).expect(404);
     await api.request.post('/api/v1/notifications/6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11/read').expect(404);
     expect((await api.request.get('/api/v1/notifications').query({ unread_only: true }).expect(200)).body.total).toBe(24);
+    // As Python's requests spells booleans.
+    expect((await api.request.get('/api/v1/notifications').query({ unread_only: 'True' }).expect(200)).body.total).toBe(24);
+    expect((await api.request.get('/api/v1/notifications').query({ unread_only: 'False' }).expect(200)).body.total).toBe(25);
 
     const unreadInDataset = (await api.request.get('/api/v1/notifications/unread-count').query({ dataset_id: datasetId }).expect(200)).body.count;
     expect((await api.request.post('/api/v1/notifications/read-all').query({ dataset_id: datasetId }).expect(200)).body).toEqual({ ok: true, count: unreadInDataset });

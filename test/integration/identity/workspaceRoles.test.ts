@@ -122,7 +122,8 @@ describe('workspace member role changes', () => {
     expect(answer).toEqual({
       user_id: dave.id,
       username: dave.username,
-      email: `${dave.username}@idp.invalid`,
+      // Keycloak has no email for dave: the spec's Member email is then null.
+      email: null,
       firstName: 'dave',
       lastName: 'Member',
       role: 'viewer',

@@ -1202,7 +1202,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Tasks of the caller's datasets */
+        /**
+         * Tasks of the caller's datasets
+         * @description The task types the spec lists; export tasks (followed through export_status) only with task_type=EXPORT.
+         */
         get: {
             parameters: {
                 query?: {
@@ -1292,7 +1295,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Values to filter tasks by */
+        /**
+         * Values to filter tasks by
+         * @description From the tasks GET /tasks lists without a task_type (so no EXPORT).
+         */
         get: {
             parameters: {
                 query?: {
