@@ -4,7 +4,6 @@ import { booleanParam } from './common';
 import { apiKeySchema } from '../presenters/apiKey';
 import { timestamp } from '../presenters/time';
 
-
 /** The longest lifetime a caller may ask for; the server's API_KEY_TTL_DAYS may allow less. */
 export const MAX_KEY_LIFETIME_DAYS = 3650;
 const lifetimeMessage = `expires_in_days must be a whole number of days from 1 to ${MAX_KEY_LIFETIME_DAYS}`;

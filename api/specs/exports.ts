@@ -3,7 +3,6 @@ import { EXPORT_FORMATS } from '../../lib/export/exportRecord';
 import { defineRoute } from '../routeSpec';
 import { booleanParam, datasetIdParams } from './common';
 
-
 const exportFormat = z
   .enum(EXPORT_FORMATS, { message: `export_format must be one of ${EXPORT_FORMATS.join(', ')}` })
   .meta({ description: 'json (metadata.json), parquet (metadata.parquet) or coco (annotations.json in the COCO detection format)' });
