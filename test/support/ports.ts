@@ -1,27 +1,35 @@
 import net from 'node:net';
 
+/**
+ * Test servers get ports from 20000-31999, below the kernel's ephemeral range (32768-60999 here):
+ * no process's bind(0) or outgoing connection can take one between our check and the server's bind,
+ * as happened with bind(0) (the kernel once handed one launcher the same port for Postgres and
+ * Temporal). Each jest worker has its own 600 ports, so two workers never pick the same one.
+ */
+const FIRST_PORT = 20_000;
+const PORTS_PER_WORKER = 600;
+const firstOfWorker = FIRST_PORT + (Number(process.env.JEST_WORKER_ID ?? 0) % 20) * PORTS_PER_WORKER;
+// Test files of a worker run one after another, each with this module anew: a random start spreads them.
+let cursor = Math.floor(Math.random() * PORTS_PER_WORKER);
 const handedOut = new Set<number>();
 
-/**
- * A port free on 127.0.0.1 now, never one this process handed out before: the kernel may give the
- * same port to two binds in a row once the first is closed, and a launcher once got one port for
- * both Postgres and Temporal.
- */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port free on 127.0.0.1 now, of this jest worker's range, never one this test file was given before. */
 export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const server = net.createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const { port } = server.address() as net.AddressInfo;
-        server.close(() => resolve(port));
-      });
-    });
-    if (!handedOut.has(port)) {
-      handedOut.add(port);
-      return port;
-    }
+  for (let tried = 0; tried < PORTS_PER_WORKER; tried++) {
+    const port = firstOfWorker + (cursor++ % PORTS_PER_WORKER);
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
   }
+  throw new Error(`no free port in ${firstOfWorker}-${firstOfWorker + PORTS_PER_WORKER - 1}`);
 }
 
 /**
