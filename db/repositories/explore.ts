@@ -5,15 +5,28 @@ import type { MediaFilter } from '../../lib/vql/compileVql';
 export const CLUSTERS_PER_PAGE = 100;
 export const PREVIEWS_PER_CLUSTER = 10;
 
-export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilter): void {
+/** The columns naming a media item's version and id in a query: the media row's, or a cluster member's. */
+interface MediaKey {
+  version: string;
+  id: string;
+}
+const MEDIA_ROW: MediaKey = { version: 'm.version_id', id: 'm.id' };
+const MEMBER_ROW: MediaKey = { version: 'cm.version_id', id: 'cm.media_id' };
+
+/** Filters answered from other tables by media id alone, without the media row. */
+const BY_MEDIA_ID: ReadonlySet<MediaFilter['kind']> = new Set(['issue', 'duplicateSimilarity', 'labels', 'tags']);
+
+/** Keeps the rows of `query` whose media item passes `filter` (`m` is the media row, unless `key` names other columns). */
+export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilter, key: MediaKey = MEDIA_ROW): void {
+  const sameMedia = (alias: string) => `${alias}.version_id = ${key.version} AND ${alias}.media_id = ${key.id}`;
   switch (filter.kind) {
     case 'issue':
-      query.whereExists(db('media_issues as i').whereRaw('i.version_id = m.version_id AND i.media_id = m.id').where('i.issue_type', filter.issue));
+      query.whereExists(db('media_issues as i').whereRaw(sameMedia('i')).where('i.issue_type', filter.issue));
       return;
     case 'duplicateSimilarity':
       query.whereExists(
         db('media_issues as i')
-          .whereRaw('i.version_id = m.version_id AND i.media_id = m.id')
+          .whereRaw(sameMedia('i'))
           .where('i.issue_type', 'duplicates')
           .whereRaw(`(i.details->>'similarity')::float >= ?`, [filter.atLeast]),
       );
@@ -22,10 +35,10 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
       query.where('m.uniqueness_score', '>=', filter.atLeast);
       return;
     case 'labels':
-      query.whereExists(db('media_labels as l').whereRaw('l.version_id = m.version_id AND l.media_id = m.id').whereIn('l.label', filter.anyOf));
+      query.whereExists(db('media_labels as l').whereRaw(sameMedia('l')).whereIn('l.label', filter.anyOf));
       return;
     case 'tags':
-      query.whereExists(db('media_tags as t').whereRaw('t.version_id = m.version_id AND t.media_id = m.id').whereIn('t.tag_id', filter.anyOf));
+      query.whereExists(db('media_tags as t').whereRaw(sameMedia('t')).whereIn('t.tag_id', filter.anyOf));
       return;
     case 'fullText':
       query.whereRaw(`m.caption_tsv @@ websearch_to_tsquery('english', ?)`, [filter.query]);
@@ -139,29 +152,38 @@ export async function exploreClusters(
       .select('cm.cluster_id', 'cm.media_id as id', db.raw('NULL::real AS distance'));
     query = db.with('page', page).with('members', members);
   } else {
-    const matching = db('cluster_members as cm').join('media as m', (join) => join.on('m.version_id', 'cm.version_id').andOn('m.id', 'cm.media_id')).where(where)
-      .select('cm.cluster_id', 'm.id', 'm.kind', 'm.parent_id');
+    // The matching members of every cluster, to order the clusters by them. When every filter is a
+    // lookup by media id, the media rows are read only for the page's clusters (counts, previews).
+    const byIdOnly = !options.relevance && options.filters.every((filter) => BY_MEDIA_ID.has(filter.kind));
+    const matching = db('cluster_members as cm').where(where).select('cm.cluster_id', 'cm.media_id as id');
+    if (!byIdOnly) matching.join('media as m', (join) => join.on('m.version_id', 'cm.version_id').andOn('m.id', 'cm.media_id'));
     if (options.relevance) {
       joinRelevance(matching, db, options.relevance, (key) => `m.${key === 'object_id' ? 'id' : key}`);
     } else {
       matching.select(db.raw('NULL::real AS distance'));
     }
-    for (const filter of options.filters) applyFilter(matching, db, filter);
-    const page = db('matching')
+    for (const filter of options.filters) applyFilter(matching, db, filter, byIdOnly ? MEMBER_ROW : MEDIA_ROW);
+    const ordered = db('matching')
       .groupBy('cluster_id')
-      .select(
-        'cluster_id',
-        db.raw(`count(*) filter (where kind = 'IMAGE')::int as n_images`),
-        db.raw(`count(*) filter (where kind = 'VIDEO_FRAME')::int as n_frames`),
-        db.raw('count(distinct parent_id)::int as n_videos'),
-        db.raw('count(*)::int as size'),
-        db.raw('min(distance) as relevance'),
-      )
+      .select('cluster_id', db.raw('count(*)::int as size'), db.raw('min(distance) as relevance'))
       .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
       .limit(CLUSTERS_PER_PAGE)
       .offset(options.page * CLUSTERS_PER_PAGE);
-    const members = db('matching').whereIn('cluster_id', db('page').select('cluster_id')).select('cluster_id', 'id', 'distance');
-    query = db.with('matching', matching).with('page', page).with('members', members);
+    const members = db('matching').whereIn('cluster_id', db('ordered').select('cluster_id')).select('cluster_id', 'id', 'distance');
+    const counts = db('members as mm')
+      .join('media as m', 'm.id', 'mm.id')
+      .where('m.version_id', options.versionId)
+      .groupBy('mm.cluster_id')
+      .select(
+        'mm.cluster_id',
+        db.raw(`count(*) filter (where m.kind = 'IMAGE')::int as n_images`),
+        db.raw(`count(*) filter (where m.kind = 'VIDEO_FRAME')::int as n_frames`),
+        db.raw('count(distinct m.parent_id)::int as n_videos'),
+      );
+    const page = db('ordered as o')
+      .join('counts as c', 'c.cluster_id', 'o.cluster_id')
+      .select('o.cluster_id', 'c.n_images', 'c.n_frames', 'c.n_videos', 'o.size', 'o.relevance');
+    query = db.with('matching', matching).with('ordered', ordered).with('members', members).with('counts', counts).with('page', page);
   }
 
   // Up to PREVIEWS_PER_CLUSTER previews per cluster of the page: nearest, then most unique, first.
