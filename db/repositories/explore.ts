@@ -138,6 +138,18 @@ export async function exploreClusters(
   options: { versionId: string; threshold: number; page: number; filters: MediaFilter[]; relevance?: Relevance },
 ): Promise<ExploreCluster[]> {
   const where = { 'cm.version_id': options.versionId, 'cm.threshold': options.threshold };
+  // Up to PREVIEWS_PER_CLUSTER previews per cluster of the page: nearest, then most unique, first.
+  const ranked = db('members as mm')
+    .join('media as m', 'm.id', 'mm.id')
+    .where('m.version_id', options.versionId)
+    .select(
+      'mm.cluster_id',
+      'mm.id',
+      'mm.distance',
+      'm.kind',
+      'm.parent_id',
+      db.raw('row_number() OVER (PARTITION BY mm.cluster_id ORDER BY mm.distance ASC NULLS LAST, m.uniqueness_score DESC NULLS LAST, m.id) AS rank'),
+    );
   let query: Knex.QueryBuilder;
   if (options.filters.length === 0 && !options.relevance) {
     const page = db('clusters')
@@ -150,10 +162,11 @@ export async function exploreClusters(
       .where(where)
       .whereIn('cm.cluster_id', db('page').select('cluster_id'))
       .select('cm.cluster_id', 'cm.media_id as id', db.raw('NULL::real AS distance'));
-    query = db.with('page', page).with('members', members);
+    query = db.with('page', page).with('members', members).with('ranked', ranked);
   } else {
-    // The matching members of every cluster, to order the clusters by them. When every filter is a
-    // lookup by media id, the media rows are read only for the page's clusters (counts, previews).
+    // The matching members of every cluster order the clusters. When every filter is a lookup by
+    // media id they come from the memberships alone, and media rows are read only for the page's
+    // clusters (their counts by kind and their previews).
     const byIdOnly = !options.relevance && options.filters.every((filter) => BY_MEDIA_ID.has(filter.kind));
     const matching = db('cluster_members as cm').where(where).select('cm.cluster_id', 'cm.media_id as id');
     if (!byIdOnly) matching.join('media as m', (join) => join.on('m.version_id', 'cm.version_id').andOn('m.id', 'cm.media_id'));
@@ -170,34 +183,25 @@ export async function exploreClusters(
       .limit(CLUSTERS_PER_PAGE)
       .offset(options.page * CLUSTERS_PER_PAGE);
     const members = db('matching').whereIn('cluster_id', db('ordered').select('cluster_id')).select('cluster_id', 'id', 'distance');
-    const counts = db('members as mm')
-      .join('media as m', 'm.id', 'mm.id')
-      .where('m.version_id', options.versionId)
-      .groupBy('mm.cluster_id')
-      .select(
-        'mm.cluster_id',
-        db.raw(`count(*) filter (where m.kind = 'IMAGE')::int as n_images`),
-        db.raw(`count(*) filter (where m.kind = 'VIDEO_FRAME')::int as n_frames`),
-        db.raw('count(distinct m.parent_id)::int as n_videos'),
-      );
     const page = db('ordered as o')
-      .join('counts as c', 'c.cluster_id', 'o.cluster_id')
+      .join(
+        db('ranked')
+          .groupBy('cluster_id')
+          .select(
+            'cluster_id',
+            db.raw(`count(*) filter (where kind = 'IMAGE')::int as n_images`),
+            db.raw(`count(*) filter (where kind = 'VIDEO_FRAME')::int as n_frames`),
+            db.raw('count(distinct parent_id)::int as n_videos'),
+          )
+          .as('c'),
+        'c.cluster_id',
+        'o.cluster_id',
+      )
       .select('o.cluster_id', 'c.n_images', 'c.n_frames', 'c.n_videos', 'o.size', 'o.relevance');
-    query = db.with('matching', matching).with('ordered', ordered).with('members', members).with('counts', counts).with('page', page);
+    query = db.with('matching', matching).with('ordered', ordered).with('members', members).with('ranked', ranked).with('page', page);
   }
 
-  // Up to PREVIEWS_PER_CLUSTER previews per cluster of the page: nearest, then most unique, first.
-  const ranked = db('members as mm')
-    .join('media as m', 'm.id', 'mm.id')
-    .where('m.version_id', options.versionId)
-    .select(
-      'mm.cluster_id',
-      'mm.id',
-      'mm.distance',
-      db.raw('row_number() OVER (PARTITION BY mm.cluster_id ORDER BY mm.distance ASC NULLS LAST, m.uniqueness_score DESC NULLS LAST, m.id) AS rank'),
-    );
   const rows = await query
-    .with('ranked', ranked)
     .from('page')
     .join('ranked', 'ranked.cluster_id', 'page.cluster_id')
     .join('media as m', 'm.id', 'ranked.id')
