@@ -59,7 +59,8 @@ describe('npm start on embedded defaults', () => {
     let connection: Connection | undefined;
     try {
       await launcher.waitForLine(/\[start\] auth disabled/, 90_000);
-      connection = await Connection.connect({ address: `127.0.0.1:${twoEnv.TEMPORAL_PORT}` });
+      const temporalConnection = await Connection.connect({ address: `127.0.0.1:${twoEnv.TEMPORAL_PORT}` });
+      connection = temporalConnection;
       const pids = [reportedPid(launcher, 'worker 1'), reportedPid(launcher, 'worker 2')];
       expect(new Set(pids).size).toBe(2);
       // Each takes its share of the cores, unless INFERENCE_THREADS / DECODE_CONCURRENCY are set.
@@ -71,7 +72,6 @@ describe('npm start on embedded defaults', () => {
       // Both poll both queues.
       const config = loadConfig(twoEnv);
       for (const queue of [config.temporal.taskQueue, inferenceQueueOf(config.temporal.taskQueue)]) {
-        const temporalConnection = connection;
         await eventually(() => activityPollers(temporalConnection, config.temporal.namespace, queue), (identities) => pids.every((pid) => identities.includes(`${pid}@${os.hostname()}`)), 60_000, `both workers polling ${queue}`);
       }
       await createReadyDataset(launcherApi(twoEnv), 'two workers', PHOTO_NAMES.map(photo));

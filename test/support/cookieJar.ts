@@ -63,10 +63,6 @@ export function loginFormAction(html: string): string {
   return match[1].replaceAll('&amp;', '&');
 }
 
-/**
- * Logins through the identity provider against the API served at `base`, whose public URL is
- * TEST_SERVICE_URL (the realm's redirect URI): the provider's redirects to it are sent to `base`.
- */
 /** What a provider's page says to the user (its error and info texts), else the start of the page, for a failure's message. */
 function providerMessages(page: string): string {
   const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim();
@@ -76,6 +72,10 @@ function providerMessages(page: string): string {
   return messages.length > 0 ? `the page says: ${[...new Set(messages)].join(' | ')}` : page.replace(/\s+/g, ' ').slice(0, 3000);
 }
 
+/**
+ * Logins through the identity provider against the API served at `base`, whose public URL is
+ * TEST_SERVICE_URL (the realm's redirect URI): the provider's redirects to it are sent to `base`.
+ */
 export function oidcBrowser(base: string) {
   const toService = (url: string) => url.replace(TEST_SERVICE_URL, base);
 

@@ -1,7 +1,7 @@
 import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 
-/** The identities (`pid@host`) of the workers polling `queue` for activities; `temporal` is a Connection or a Client. */
+/** The identities (`pid@host`) of the workers polling `queue` for activities; `temporalService` is a Connection or a Client. */
 export async function activityPollers(temporalService: { workflowService: Connection['workflowService'] }, namespace: string, queue: string): Promise<string[]> {
   const { pollers } = await temporalService.workflowService.describeTaskQueue({
     namespace,
