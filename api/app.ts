@@ -17,6 +17,8 @@ import { HttpError } from './errors';
 import { errorHandler } from './middleware/errorHandler';
 import { requestContext } from './middleware/requestContext';
 import { rejectNul } from './middleware/rejectNul';
+import { refuseCrossSiteRequests } from './middleware/sameOrigin';
+import { API_ROUTES } from './specs';
 import { multipartLimits } from './uploads';
 import { serveWebApp } from './webApp';
 import { projectRoot } from '../lib/projectRoot';
@@ -120,7 +122,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
 }
 
 export function createApp(deps: AppDeps): Koa {
-  // Only a proxy we put in front may name the client, host and scheme (signed media links use the host).
+  // Only a proxy we put in front may name the client and scheme (links and origins come from PUBLIC_URL, never a header).
   const app = new Koa({ proxy: deps.config.trustProxy });
   // Errors after the response started (a client leaving an event stream, say) reach here, not errorHandler.
   app.on('error', (error: NodeJS.ErrnoException) => {
@@ -129,6 +131,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
+  app.use(refuseCrossSiteRequests(deps.config.publicUrl, API_ROUTES));
   app.use(
     koaBody({
       jsonLimit: '1mb',

@@ -21,6 +21,9 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   503: 'Unavailable',
 };
 
+/** What every request that changes state may answer (api/middleware/sameOrigin.ts). */
+const CROSS_SITE_REFUSAL = "a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's)";
+
 /** Drops what only repeats the format (uuid and date-time patterns) or the number type's own bounds. */
 function tidy(ctx: { jsonSchema: JsonSchema }): void {
   const schema = ctx.jsonSchema;
@@ -83,6 +86,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = API_ROUTES) 
       const [status, description] = Array.isArray(entry) ? entry : [entry, ERROR_DESCRIPTIONS[entry]];
       errors.set(status, description);
     }
+    if (route.method !== 'get' || route.changesState) errors.set(403, [errors.get(403), CROSS_SITE_REFUSAL].filter(Boolean).join('; or '));
     const responses: Record<string, unknown> = {};
     for (const [status, response] of Object.entries(route.responses)) {
       responses[status] = {

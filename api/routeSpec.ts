@@ -30,6 +30,8 @@ export interface RouteSpec<S extends RequestSchemas = RequestSchemas> {
    * session only, or a session or bearer token in every run mode (a user's own API keys).
    */
   auth: 'none' | 'user' | 'session' | 'sessionOrToken';
+  /** A GET the contract makes create or start something: a browser must send it from this service's pages (api/middleware/sameOrigin.ts). */
+  changesState?: true;
   request: S;
   /** What the handler reads and checks itself (a multipart or urlencoded form; a query whose errors are 400s): documented only. */
   handlerReads?: { query?: z.ZodObject; form?: z.ZodObject };

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { projectRoot } from './projectRoot';
 import type { LoginThrottleSettings } from './auth/loginThrottle';
 import type { ArchiveLimits } from './sources/archive';
-import { parseS3Uri, type S3Location, type S3Settings } from './sources/s3';
+import { canonicalS3Location, parseS3Uri, s3UriOf, type S3Location, type S3Settings } from './sources/s3';
+import { EVERY_ORGANIZATION, type S3SourceGrant, type S3SourcePolicy } from './sources/sourcePolicy';
 
 /**
  * Files decoded at once per core by default (DECODE_CONCURRENCY): a decode waits on file reads, writes and the event
@@ -28,6 +29,25 @@ const secondsUpTo600 = z.coerce
   .number({ message: 'expected a number of seconds, more than 0 and at most 600' })
   .positive('expected a number of seconds, more than 0 and at most 600')
   .max(600, 'expected a number of seconds, more than 0 and at most 600');
+
+/**
+ * Values this project has shipped as examples for a secret (docker-compose.yml defaults): public, so never a secret.
+ * Every one starts with `change-me`, which is refused as a prefix too.
+ */
+const SHIPPED_EXAMPLE_SECRETS = ['change-me-to-a-long-random-secret-key', 'change-me-oidc-client-secret', 'change-me-admin-password', 'change-me-keycloak-admin', 'change-me'];
+
+/** Variables declared with `secret`: a refusal names them without their value. */
+const SECRET_VARIABLES = new Set(['SECRET_KEY', 'ADMIN_PASSWORD', 'QDRANT_API_KEY', 'VISION_CAPTION_API_KEY', 'PIPELINE_TOKEN', 'OIDC_CLIENT_SECRET']);
+
+/** A secret of at least `min` characters that is none of the examples we have published. */
+const secret = (min: number) =>
+  z
+    .string()
+    .min(min, `expected at least ${min} characters`)
+    .refine((value) => {
+      const plain = value.trim().toLowerCase();
+      return !plain.startsWith('change-me') && !SHIPPED_EXAMPLE_SECRETS.includes(plain);
+    }, 'it is a value this project has shipped as an example, so it is public: generate your own (e.g. openssl rand -hex 32)');
 
 /** A whole number from lo to hi, every refusal with the same `message`. */
 const wholeNumber = (message: string, lo: number, hi: number) => z.coerce.number({ message }).int(message).min(lo, message).max(hi, message);
@@ -57,10 +77,10 @@ const envSchema = z.object({
   TEMPORAL_RPC_TIMEOUT_SECONDS: secondsUpTo600.default(5),
   TASK_QUEUE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, . _ -').default('media'),
   QDRANT_URL: url.optional(),
-  QDRANT_API_KEY: z.string().min(1).optional(),
-  SECRET_KEY: z.string().min(32, 'expected at least 32 characters').optional(),
+  QDRANT_API_KEY: secret(16).optional(),
+  SECRET_KEY: secret(32).optional(),
   ADMIN_EMAIL: z.string().email('expected an email address').default('admin@localhost.localdomain'),
-  ADMIN_PASSWORD: z.string().min(8, 'expected at least 8 characters').optional(),
+  ADMIN_PASSWORD: secret(8).optional(),
   SESSION_TTL_HOURS: z.coerce.number().positive().default(168),
   TOKEN_MAX_LIFETIME_SECONDS: z.coerce.number().int().positive().default(86400),
   API_KEY_TTL_DAYS: z.coerce
@@ -79,7 +99,7 @@ const envSchema = z.object({
   INFERENCE_THREADS: z.coerce.number().int().min(1).max(64).optional(),
   VISION_CAPTION_URL: url.refine((value) => /^https?:\/\//i.test(value), 'expected an http or https URL').optional(),
   VISION_CAPTION_MODEL: z.string().min(1).default('llava'),
-  VISION_CAPTION_API_KEY: z.string().min(1).optional(),
+  VISION_CAPTION_API_KEY: secret(1).optional(),
   WORKER_QUEUES: z.enum(['all', 'workflows', 'inference'], { message: 'expected all, workflows or inference' }).default('all'),
   WORKER_PROCESSES: wholeNumber('expected a whole number of worker processes, 1-64', 1, 64).default(1),
   INDEX_CHUNK_SIZE: wholeNumber('expected a whole number of files, 1-100000', 1, 100_000).default(256),
@@ -110,12 +130,13 @@ const envSchema = z.object({
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   S3_FORCE_PATH_STYLE: booleanString.optional(),
   STS_ENDPOINT: url.optional(),
+  S3_SOURCE_POLICY: z.string().optional(),
   PIPELINE_HOST: z.string().min(1).default('127.0.0.1'),
   PIPELINE_PORT: port.default(8091),
-  PIPELINE_TOKEN: z.string().min(16, 'expected at least 16 characters').optional(),
+  PIPELINE_TOKEN: secret(16).optional(),
   OIDC_ISSUER: url.optional(),
   OIDC_CLIENT_ID: z.string().min(1).default('media-dataset-service'),
-  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: secret(16).optional(),
   KEYCLOAK_PORT: port.default(8180),
   KEYCLOAK_URL: url.optional(),
 });
@@ -171,8 +192,12 @@ export interface Config {
     staleAfterMs: number;
   };
   mediaUrlTtlSeconds: number;
-  /** Base of the links we hand out (media URLs); default: the scheme and host of the request. */
-  publicUrl?: string;
+  /**
+   * Where users reach this service (PUBLIC_URL, else derived from the listen address): the base of
+   * the links we hand out, the OIDC redirect URIs, and the origin a browser's writes must come from.
+   * Never taken from a request's headers.
+   */
+  publicUrl: string;
   models: { dir: string; imageModel: string; inferenceThreads: number };
   /** Models reached over the network: the OpenAI-compatible vision endpoint for captions (when VISION_CAPTION_URL is set). */
   enrichment: { visionCaption?: { url: string; model: string; apiKey?: string } };
@@ -185,6 +210,8 @@ export interface Config {
   indexing: { chunkSize: number; chunkConcurrency: number; decodeConcurrency: number };
   archives: ArchiveLimits;
   s3: S3Settings;
+  /** Which object-storage locations and roles each organization's add_media may read (S3_SOURCE_POLICY); none by default. */
+  s3SourcePolicy: S3SourcePolicy;
   /** Where media, thumbnails and published indexes live when not under DATA_DIR/objects: a bucket and key prefix (S3_* settings). */
   objectStore?: S3Location;
   /** Where the API serves the on-premises pipeline trigger (GET /api/v1/process/add_media); port 0 picks a free one. */
@@ -203,6 +230,71 @@ export interface OidcSettings {
 
 export class ConfigError extends Error {}
 
+const s3Prefix = z
+  .string({ message: 'expected s3://bucket or s3://bucket/prefix/' })
+  .transform((value, ctx) => {
+    const parsed = parseS3Uri(value);
+    const location = parsed && canonicalS3Location(parsed);
+    if (!location) ctx.addIssue({ code: 'custom', message: `expected s3://bucket or s3://bucket/prefix/ (got ${JSON.stringify(value)})` });
+    return location ?? { bucket: '', key: '' };
+  });
+
+const s3SourceRole = z.strictObject({
+  arn: z.string({ message: 'expected a role ARN' }).regex(/^arn:\S+$/, 'expected a role ARN (arn:…)'),
+  // AWS's own bounds for an ExternalId; a role without one could be assumed for any tenant that learns its ARN.
+  external_id: z
+    .string({ message: 'expected an external_id' })
+    .regex(/^[\w+=,.@:/-]{2,1224}$/, 'expected an external_id of 2-1224 letters, digits or +=,.@:/-'),
+  prefixes: z.array(s3Prefix).min(1, 'expected at least one prefix (or no prefixes field)').optional(),
+});
+
+const organizationKey = /^(\*|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+
+/** S3_SOURCE_POLICY: `{"<organization id>|*": {"prefixes": ["s3://bucket/prefix/"], "roles": [{"arn", "external_id"}]}}`. */
+const s3SourcePolicySchema = z.record(
+  z.string().regex(organizationKey),
+  z.strictObject({ prefixes: z.array(s3Prefix).default([]), roles: z.array(s3SourceRole).default([]) }),
+  { error: (issue) => (issue.code === 'invalid_key' ? 'expected an organization id (UUID) or "*" as key' : undefined) },
+);
+
+/** The validated policy; the service's own bucket (OBJECT_STORE_URL) is refused as a prefix, since it holds every tenant's blobs. */
+export function loadS3SourcePolicy(text: string | undefined, objectStore?: S3Location): S3SourcePolicy {
+  const refuse = (message: string) => new ConfigError(`Invalid configuration: S3_SOURCE_POLICY: ${message}`);
+  const policy: S3SourcePolicy = { grants: {}, reservedBucket: objectStore?.bucket };
+  if (text === undefined) return policy;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw refuse(`expected a JSON object (${(error as Error).message})`);
+  }
+  const parsed = s3SourcePolicySchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw refuse(`${issue.path.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`);
+  }
+  for (const [organization, entry] of Object.entries(parsed.data)) {
+    const grant: S3SourceGrant = {
+      prefixes: entry.prefixes,
+      roles: entry.roles.map((role) => ({ arn: role.arn, externalId: role.external_id, ...(role.prefixes ? { prefixes: role.prefixes } : {}) })),
+    };
+    const reserved = [...grant.prefixes, ...grant.roles.flatMap((role) => role.prefixes ?? [])].find((prefix) => prefix.bucket === objectStore?.bucket);
+    if (reserved) {
+      throw refuse(`${s3UriOf(reserved)} is in OBJECT_STORE_URL's bucket, the service's own store of every organization's media: it cannot be a source`);
+    }
+    const key = organization === EVERY_ORGANIZATION ? organization : organization.toLowerCase();
+    const earlier = policy.grants[key];
+    policy.grants[key] = earlier ? { prefixes: [...earlier.prefixes, ...grant.prefixes], roles: [...earlier.roles, ...grant.roles] } : grant;
+  }
+  return policy;
+}
+
+/** PUBLIC_URL when unset: the listen address as a local browser reaches it (any-address hosts as localhost). */
+export function defaultPublicUrl(host: string, port: number): string {
+  const reachable = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${reachable}:${port}`;
+}
+
 /** Reads and validates the environment; throws a ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
@@ -210,9 +302,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = String(issue.path[0]);
-    throw new ConfigError(`Invalid configuration: ${name}=${JSON.stringify(present[name] ?? '')}: ${issue.message}`);
+    const shown = SECRET_VARIABLES.has(name) ? ' (value not shown)' : `=${JSON.stringify(present[name] ?? '')}`;
+    throw new ConfigError(`Invalid configuration: ${name}${shown}: ${issue.message}`);
   }
   const e = parsed.data;
+  const objectStore = e.OBJECT_STORE_URL ? parseS3Uri(e.OBJECT_STORE_URL) : undefined;
   const disableAuth = e.DISABLE_AUTH ?? e.RUN_MODE === 'ONPREM';
   if (disableAuth && e.RUN_MODE === 'CLOUD') {
     throw new ConfigError('Invalid configuration: DISABLE_AUTH=true is only allowed with RUN_MODE=ONPREM');
@@ -283,7 +377,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     video: { everyMs: e.VIDEO_FRAME_INTERVAL_MS, maxFrames: e.VIDEO_MAX_FRAMES },
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
-    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    publicUrl: (e.PUBLIC_URL ?? defaultPublicUrl(e.API_HOST, e.API_PORT)).replace(/\/+$/, ''),
     uploads: {
       maxFileBytes: Math.floor(e.MAX_UPLOAD_FILE_MB * 1024 * 1024),
       maxFiles: e.MAX_FILES_PER_REQUEST,
@@ -307,7 +401,8 @@ export function loadConfig(env: Env = process.env): Config {
       forcePathStyle: e.S3_FORCE_PATH_STYLE ?? e.S3_ENDPOINT !== undefined,
       stsEndpoint: e.STS_ENDPOINT,
     },
-    ...(e.OBJECT_STORE_URL ? { objectStore: parseS3Uri(e.OBJECT_STORE_URL) } : {}),
+    s3SourcePolicy: loadS3SourcePolicy(e.S3_SOURCE_POLICY, objectStore),
+    ...(objectStore ? { objectStore } : {}),
     pipeline: { host: e.PIPELINE_HOST, port: e.PIPELINE_PORT, token: e.PIPELINE_TOKEN },
     oidc:
       e.OIDC_ISSUER && !disableAuth

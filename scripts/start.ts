@@ -63,7 +63,7 @@ function startEmbeddedKeycloak(config: Config): Promise<Supervisor<EmbeddedKeycl
     dataDir: config.dataDir,
     port: config.keycloak.port,
     url: config.keycloak.url,
-    serviceUrl: config.publicUrl ?? `http://localhost:${config.api.port}`,
+    serviceUrl: config.publicUrl,
     clientSecret: config.keycloak.clientSecret ?? loadOrCreateSecretFile(path.join(dir, 'client.secret')),
     admin: { email: config.admin.email, password: config.admin.password ?? loadOrCreateSecretFile(passwordFile, 12) },
     bootstrapAdminPassword: loadOrCreateSecretFile(path.join(dir, 'master-admin.password'), 18),
@@ -156,10 +156,11 @@ async function main(config: Config): Promise<void> {
     const api = await supervise({ name: 'API', start: () => startApi(config.api.port, env), log: say });
     children.push(api);
     running('API', api);
-    say(`API          http://localhost:${config.api.port}/api/v1`);
+    say(`API          ${config.publicUrl}/api/v1`);
+    if (!process.env.PUBLIC_URL) say(`PUBLIC_URL is not set: links and logins name ${config.publicUrl}; set it when users reach this machine by another name`);
     say(`Temporal     ${env.TEMPORAL_ADDRESS} (namespace ${config.temporal.namespace})`);
     if (temporalUi) say(`Temporal UI  ${temporalUi}`);
-    if (keycloak) say(`Keycloak     ${keycloak.url} (realm ${keycloak.issuer.split('/').pop()}; log in at http://localhost:${config.api.port}/api/v1/auth/oidc/login)`);
+    if (keycloak) say(`Keycloak     ${keycloak.url} (realm ${keycloak.issuer.split('/').pop()}; log in at ${config.publicUrl}/api/v1/auth/oidc/login)`);
     else if (config.oidc) say(`OIDC issuer  ${config.oidc.issuer}`);
     if (pipelineTriggerAccess(config).serve) say(`Pipeline     http://${config.pipeline.host}:${config.pipeline.port}/api/v1/process/add_media (worker)`);
     say(`auth ${config.disableAuth ? 'disabled: requests act as ' + config.admin.email : 'enabled'} (RUN_MODE=${config.runMode})`);

@@ -1,5 +1,6 @@
+import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { claimDatasetStatus, datasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { claimDatasetStatus, datasetOrganizationId, datasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { deleteTransaction, openUploadTransaction } from '../db/repositories/ingestion';
 import { runningTaskOf } from '../db/repositories/tasks';
 import {
@@ -16,7 +17,8 @@ import type { Logger } from '../lib/logger';
 import { readArchiveKind } from '../lib/sources/archive';
 import { localEntries } from '../lib/sources/localPath';
 import { createS3Client, parseS3Uri, s3Entries } from '../lib/sources/s3';
-import { containsMedia, MediaSourceError, MissingEntryError } from '../lib/sources/sourceEntry';
+import { s3ReadScope } from '../lib/sources/sourcePolicy';
+import { containsMedia, MediaSourceError, MissingEntryError, SourceNotAllowedError } from '../lib/sources/sourceEntry';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
 import { describeSource, type BatchHints, type BatchSource, type MediaAdditionInput } from '../workflows/contracts';
@@ -79,19 +81,30 @@ export async function storeArchive(store: ObjectStore, file: StagedFile & { file
 }
 
 /**
- * An object-storage source, checked before the request is accepted: a well-formed URI whose folder
- * or manifest holds at least one supported media file (as `assumeRole` when given).
+ * An object-storage source, checked before the request is accepted: a well-formed URI within what
+ * S3_SOURCE_POLICY lets the dataset's organization read (as `assumeRole`, one of its roles, when
+ * given), whose folder or manifest holds at least one supported media file. A manifest is read
+ * whole, and one entry outside the allowance refuses it (403).
  */
-export async function checkS3Source(deps: { config: Config; logger: Logger }, uri: string, assumeRole?: string): Promise<BatchSource> {
+export async function checkS3Source(
+  deps: { db: Db; config: Config; logger: Logger },
+  dataset: Pick<DatasetRow, 'id'>,
+  uri: string,
+  assumeRole?: string,
+): Promise<BatchSource> {
   const invalidUri = invalid(`Invalid S3 URI or no media files found at ${uri}`);
-  const location = parseS3Uri(uri);
-  if (!location) throw invalidUri;
+  const parsed = parseS3Uri(uri);
+  if (!parsed) throw invalidUri;
   let client;
   try {
-    client = await createS3Client(deps.config.s3, assumeRole ? { roleArn: assumeRole, sessionName: 'media-dataset-check' } : undefined);
-    if (!(await containsMedia(s3Entries(client, location), SOURCE_CHECK_ENTRIES))) throw invalidUri;
+    const scope = s3ReadScope(deps.config.s3SourcePolicy, await datasetOrganizationId(deps.db, dataset.id), assumeRole);
+    const location = scope.requireAllowed(parsed, uri);
+    const role = scope.role && { roleArn: scope.role.arn, externalId: scope.role.externalId, sessionName: 'media-dataset-check' };
+    client = await createS3Client(deps.config.s3, role);
+    if (!(await containsMedia(s3Entries(client, location, scope.isAllowed), SOURCE_CHECK_ENTRIES))) throw invalidUri;
   } catch (error) {
     if (error instanceof DomainError) throw error;
+    if (error instanceof SourceNotAllowedError) throw forbidden(error.message);
     if (error instanceof MissingEntryError) throw invalidUri;
     if (error instanceof MediaSourceError) throw invalid(error.message);
     const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;

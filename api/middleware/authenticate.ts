@@ -14,7 +14,6 @@ import {
   type Authentication,
 } from '../../services/identity';
 import { HttpError } from '../errors';
-import { refuseCrossSiteWrite } from './sameOrigin';
 
 export const SESSION_COOKIE = 'SESSION';
 
@@ -65,12 +64,10 @@ async function userFromBearer(deps: AuthDeps, ctx: Context, token: string): Prom
   return { user, authentication: { kind: 'token', ...verified } };
 }
 
-/** The user of the SESSION cookie; a write it authenticates must come from this site (api/middleware/sameOrigin.ts). */
+/** The user of the SESSION cookie (cross-site requests never get this far: api/middleware/sameOrigin.ts). */
 async function userFromSession(deps: AuthDeps, ctx: Context): Promise<Admitted | undefined> {
   const token = ctx.cookies.get(SESSION_COOKIE);
-  const admitted = token ? await sessionUser(deps.db, token) : undefined;
-  if (admitted) refuseCrossSiteWrite(ctx, deps.config.publicUrl);
-  return admitted;
+  return token ? await sessionUser(deps.db, token) : undefined;
 }
 
 function admit(ctx: Context, admitted: Admitted): void {

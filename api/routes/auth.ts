@@ -1,10 +1,11 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { createLoginThrottle, type LoginThrottle } from '../../lib/auth/loginThrottle';
+import { createLoginThrottle } from '../../lib/auth/loginThrottle';
 import { createOidcClient, LOGIN_TTL_MS, OidcLoginError, OidcProviderError, type OidcClient, type PendingLogin } from '../../lib/auth/oidc';
 import { SecretBoxError } from '../../lib/auth/secretBox';
 import { endAllSessionsAndKeys, endSession, sessionUser, startSession, userFromOidcIdentity, verifyPasswordLogin } from '../../services/identity';
+import { beginAttempt } from '../attempts';
 import { HttpError, RETRY_AFTER_SECONDS } from '../errors';
 import { requireSession, SESSION_COOKIE, type AuthDeps } from '../middleware/authenticate';
 import { mount } from '../routeSpec';
@@ -26,16 +27,6 @@ const pendingLoginSchema = z.object({
 // Secure whenever the request came over HTTPS (directly or through a proxy's X-Forwarded-Proto).
 const cookieOptions = (secure: boolean) => ({ httpOnly: true, sameSite: 'lax' as const, secure, path: '/' });
 
-/** Throws 429 with Retry-After while the throttle locks these keys out; else the attempt to settle. */
-function beginAttempt(ctx: Context, throttle: LoginThrottle, account: string, detail: string): { succeeded(): void } {
-  const attempt = throttle.begin({ account, ip: ctx.ip });
-  if ('retryAfterSeconds' in attempt) {
-    ctx.set('Retry-After', String(attempt.retryAfterSeconds));
-    throw new HttpError(429, `${detail}: try again in ${attempt.retryAfterSeconds} s`);
-  }
-  return attempt;
-}
-
 /** The provider's failures as the caller sees them: a refused login 401, an unreachable provider 503. */
 async function fromProvider<T>(ctx: Context, call: () => Promise<T>): Promise<T> {
   try {
@@ -55,8 +46,7 @@ export function createAuthRouter(deps: AuthDeps): Router<RequestState> {
   const router = new Router<RequestState>();
   const throttle = createLoginThrottle(deps.config.auth.login);
   const oidc: OidcClient | undefined = deps.config.oidc ? createOidcClient(deps.config.oidc) : undefined;
-  /** This service's public base: PUBLIC_URL, else the scheme and host the request came to. */
-  const baseUrl = (ctx: Context) => deps.config.publicUrl ?? ctx.origin;
+  const callbackUrl = deps.config.publicUrl + CALLBACK_PATH;
   const requireOidc = (): OidcClient => {
     if (!oidc) throw new HttpError(404, 'OIDC login is not configured on this server (RUN_MODE=ONPREM, DISABLE_AUTH=false, OIDC_ISSUER)');
     return oidc;
@@ -89,7 +79,7 @@ export function createAuthRouter(deps: AuthDeps): Router<RequestState> {
 
   mount(router, authRoutes.oidcLogin, async (ctx) => {
     const client = requireOidc();
-    const { url, pending } = await fromProvider(ctx, () => client.beginLogin(baseUrl(ctx) + CALLBACK_PATH, ctx.state.input.query.return_to));
+    const { url, pending } = await fromProvider(ctx, () => client.beginLogin(callbackUrl, ctx.state.input.query.return_to));
     ctx.cookies.set(OIDC_LOGIN_COOKIE, deps.secretBox.seal(JSON.stringify(pending)), { ...cookieOptions(ctx.secure), maxAge: LOGIN_TTL_MS });
     ctx.set('Cache-Control', 'no-store');
     ctx.redirect(url);
@@ -105,7 +95,7 @@ export function createAuthRouter(deps: AuthDeps): Router<RequestState> {
     if (!pending) throw new HttpError(401, 'No login in progress in this browser: start it at /api/v1/auth/oidc/login');
     if (query.error) throw new HttpError(401, `The identity provider refused the login (${query.error})`);
     if (!query.code) throw new HttpError(401, 'The identity provider returned no code');
-    const identity = await fromProvider(ctx, () => client.finishLogin(pending, { code: query.code!, state: query.state }, baseUrl(ctx) + CALLBACK_PATH));
+    const identity = await fromProvider(ctx, () => client.finishLogin(pending, { code: query.code!, state: query.state }, callbackUrl));
     const user = await userFromOidcIdentity(deps.db, identity);
     attempt.succeeded();
     const token = await startSession(deps.db, user, deps.config.auth.sessionTtlHours, ctx.ip, identity.idToken);
@@ -133,7 +123,7 @@ export function createAuthRouter(deps: AuthDeps): Router<RequestState> {
     ctx.cookies.set(SESSION_COOKIE, null, cookieOptions(ctx.secure));
     // The provider's session ends when the browser visits its end-session endpoint with the ID token as hint.
     const providerLogout = async (idToken: string | null | undefined) =>
-      oidc && idToken ? await fromProvider(ctx, () => oidc.logoutUrl({ idToken, postLogoutRedirectUri: `${baseUrl(ctx)}/` })) : undefined;
+      oidc && idToken ? await fromProvider(ctx, () => oidc.logoutUrl({ idToken, postLogoutRedirectUri: `${deps.config.publicUrl}/` })) : undefined;
     const ended = token ? await endSession(deps.db, token) : undefined;
     const logoutUrl = await providerLogout(ended?.idToken);
     if (!ctx.state.input.query.everywhere) {

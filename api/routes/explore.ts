@@ -23,7 +23,7 @@ export function createExploreRouter(deps: {
   textEncoder: () => Promise<TextEncoder>;
   clip: () => Promise<ClipModel>;
   signer: UrlSigner;
-  publicUrl?: string;
+  publicUrl: string;
 }): Router<ApiState> {
   const router = new Router<ApiState>();
   const exploreDeps = { db: deps.db, vectors: deps.vectors, clip: deps.clip, textEncoder: rememberQueryEmbeddings(deps.textEncoder, REMEMBERED_QUERIES) };
@@ -53,7 +53,7 @@ export function createExploreRouter(deps: {
       anchor: query.anchor_media_id && query.anchor_type ? { id: query.anchor_media_id, type: query.anchor_type } : undefined,
     });
     ctx.body = {
-      clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl ?? `${ctx.protocol}://${ctx.host}`, deps.signer)),
+      clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl, deps.signer)),
       metadata: { used_duckdb: false },
     };
   });

@@ -9,7 +9,7 @@ import type { ApiState, RequestState } from '../state';
 import { exportRoutes } from '../specs/exports';
 
 /** The spec's export calls: whole or selective exports in EXPORT tasks, and their status with a download link. */
-export function createExportsRouter(deps: TaskDeps & { signer: UrlSigner; publicUrl?: string }): Router<ApiState> {
+export function createExportsRouter(deps: TaskDeps & { signer: UrlSigner; publicUrl: string }): Router<ApiState> {
   const router = new Router<ApiState>();
 
   mount(router, exportRoutes.exportContext, async (ctx) => {
@@ -43,7 +43,7 @@ export function createExportsRouter(deps: TaskDeps & { signer: UrlSigner; public
     const answer = await exportStatus(deps, dataset, ctx.state.user, query.export_task_id);
     ctx.body = {
       status: answer.status,
-      download_uri: answer.downloadPath && (deps.publicUrl ?? `${ctx.protocol}://${ctx.host}`) + answer.downloadPath,
+      download_uri: answer.downloadPath && deps.publicUrl + answer.downloadPath,
       progress_percentage: answer.progressPercentage,
       error_message: answer.errorMessage,
     };

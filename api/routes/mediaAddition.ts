@@ -53,7 +53,7 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
 
       let source: BatchSource = { kind: 'upload' };
       if (archives.length === 1) source = await storeArchive(deps.store, archives[0]);
-      if (form.s3_uri) source = await checkS3Source(deps, form.s3_uri, form.assume_role);
+      if (form.s3_uri) source = await checkS3Source(deps, dataset, form.s3_uri, form.assume_role);
       await startMediaAddition(deps, dataset, ctx.state.user, {
         source,
         uploads,

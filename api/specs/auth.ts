@@ -164,6 +164,7 @@ export const authRoutes = {
     description:
       'Needs the SESSION cookie, not a bearer token. Sign HS256 JWTs with the secret (kid and sub = api_key, iss = sdk). The key expires after expires_in_days or the server default; a user holds at most API_KEY_MAX_PER_USER live keys (20 unless changed).',
     auth: 'session',
+    changesState: true,
     request: { query: credentialsQuery },
     responses: { 200: { description: 'Credentials', schema: apiCredentialsSchema } },
     errors: [[409, 'The user already holds the most live API keys allowed: revoke one first']],

@@ -101,6 +101,7 @@ export const exportRoutes = {
       'The archive holds the metadata file (one record per image, video and video frame) and, with include_images, images/. ' +
       'Poll export_status with the returned id.',
     auth: 'user',
+    changesState: true,
     request: { params: datasetIdParams, query: exportContextQuery },
     responses: { 200: { description: 'Started', schema: startedExport } },
     errors: [[403, 'Needs editor access'], 404, notReady],

@@ -11,9 +11,11 @@ const formCount = (name: string) =>
 /** The text fields of an add_media form (its files come as parts named `files` or `archive`). */
 export const addMediaFields = z.strictObject(
   {
-    s3_uri: z.string().trim().min(1, 's3_uri must not be empty').optional().meta({ description: 's3://bucket/folder/ or s3://bucket/manifest.csv|.parquet|.txt' }),
+    s3_uri: z.string().trim().min(1, 's3_uri must not be empty').optional().meta({
+      description: "s3://bucket/folder/ or s3://bucket/manifest.csv|.parquet|.txt, within what S3_SOURCE_POLICY allows the dataset's organization (else 403, as for a manifest entry outside it)",
+    }),
     auto_reindex: booleanParam('auto_reindex').default(false),
-    assume_role: z.string().trim().min(1, 'assume_role must not be empty').optional().meta({ description: 'Role ARN assumed through STS to read s3_uri' }),
+    assume_role: z.string().trim().min(1, 'assume_role must not be empty').optional().meta({ description: "Role ARN assumed through STS (with its configured ExternalId) to read s3_uri; one of the organization's roles in S3_SOURCE_POLICY, else 403" }),
     batch_n_videos: formCount('batch_n_videos').optional(),
     batch_n_images: formCount('batch_n_images').optional(),
     batch_n_objects: formCount('batch_n_objects').optional(),
@@ -43,7 +45,7 @@ export const mediaAdditionRoutes = {
     responses: { 202: { description: 'Accepted (empty body)' } },
     errors: [
       [400, 'Invalid parameters, source or embedding configuration'],
-      [403, 'Feature disabled or no write access'],
+      [403, "Feature disabled, no write access, or an s3_uri, manifest entry or assume_role the dataset's organization may not use"],
       [404, 'Dataset not found'],
       [409, `Status not READY or PARTIAL INDEX, or ${running}`],
       413,

@@ -29,7 +29,12 @@ export const sharingRoutes = {
     auth: 'user',
     request: { params: datasetIdParams, body: inviteBody },
     responses: { 200: { description: 'Shared', schema: z.null() } },
-    errors: [[400, "The invitee is the dataset's owner"], ownerOnly, [404, 'Dataset not found, or no registered account with this email']],
+    errors: [
+      [400, "The invitee is the dataset's owner"],
+      ownerOnly,
+      [404, 'Dataset not found, or no registered account with this email'],
+      [429, 'Too many failed invitations from this user or address (counted like failed logins): Retry-After says when to try again'],
+    ],
   }),
   members: defineRoute({
     method: 'get',

@@ -23,8 +23,9 @@ function live(query: KeyQuery, now = new Date()): KeyQuery {
 }
 
 /**
- * A new key pair for the user, unless they already hold `maxLive` live keys (then undefined).
- * The user's row is locked while counting, so parallel requests cannot all slip under the limit.
+ * A new key pair for the user, unless they already hold `maxLive` live keys (then undefined). Keys
+ * whose secret no longer opens (sealed under an earlier SECRET_KEY) admit nothing, so they do not
+ * count. The user's row is locked while counting, so parallel requests cannot all slip under the limit.
  */
 export async function createApiCredential(
   db: Db,
@@ -34,7 +35,8 @@ export async function createApiCredential(
 ): Promise<{ api_key: string; api_secret: string; expires_at: Date | null } | undefined> {
   return db.transaction(async (trx) => {
     await User.query(trx).findById(userId).forUpdate();
-    if ((await live(ApiCredential.query(trx).where({ user_id: userId })).resultSize()) >= options.maxLive) return undefined;
+    const sealed = await live(ApiCredential.query(trx).where({ user_id: userId })).select('secret_ciphertext');
+    if (sealed.filter((key) => box.opens(key.secret_ciphertext)).length >= options.maxLive) return undefined;
     const apiKey = `ak_${randomToken(16)}`;
     const apiSecret = randomToken(32);
     await ApiCredential.query(trx).insert({

@@ -162,6 +162,13 @@ export async function datasetStatus(db: Db, datasetId: string): Promise<DatasetS
   return (await db('datasets').where({ id: datasetId }).first('status_new'))?.status_new;
 }
 
+/** The organization the dataset belongs to (through its workspace). */
+export async function datasetOrganizationId(db: Db, datasetId: string): Promise<string> {
+  const row = await db('datasets as d').join('workspaces as w', 'w.id', 'd.workspace_id').where('d.id', datasetId).first('w.organization_id');
+  if (!row) throw new Error(`dataset ${datasetId} does not exist`);
+  return row.organization_id;
+}
+
 /**
  * Claims the dataset for an operation: reads its status under a row lock, then makes the guarded
  * transition. Returns whether it was claimed and the status it was in (what a release gives back).

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, NoSuchKey, S3Client } from '@aws-sdk/client-s3';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import { manifestFormatOf, parseManifest } from './manifest';
-import { MissingEntryError, MediaSourceError, type SourceEntry } from './sourceEntry';
+import { MissingEntryError, MediaSourceError, SourceNotAllowedError, type SourceEntry } from './sourceEntry';
 
 /** The object storage add_media reads from (AWS S3 or any S3-compatible server). */
 export interface S3Settings {
@@ -26,6 +26,22 @@ export function parseS3Uri(uri: string): S3Location | undefined {
   return match ? { bucket: match[1], key: match[2] ?? '' } : undefined;
 }
 
+export const s3UriOf = (location: S3Location) => `s3://${location.bucket}/${location.key}`;
+
+/**
+ * The location with `.` and `..` key segments resolved, so what is checked is what is read;
+ * undefined when `..` climbs out of the bucket.
+ */
+export function canonicalS3Location(location: S3Location): S3Location | undefined {
+  const segments: string[] = [];
+  for (const segment of location.key.split('/')) {
+    if (segment === '.') continue;
+    if (segment !== '..') segments.push(segment);
+    else if (segments.pop() === undefined) return undefined;
+  }
+  return { bucket: location.bucket, key: segments.join('/') };
+}
+
 const configuredCredentials = (settings: S3Settings) =>
   settings.accessKeyId && settings.secretAccessKey ? { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey } : undefined;
 
@@ -34,15 +50,27 @@ export function s3ClientOf(settings: S3Settings, credentials = configuredCredent
   return new S3Client({ region: settings.region, credentials, endpoint: settings.endpoint, forcePathStyle: settings.forcePathStyle });
 }
 
+/** A role to read as: assumed through STS, always with the ExternalId its owner's trust policy asks for. */
+export interface AssumedRole {
+  roleArn: string;
+  externalId: string;
+  sessionName: string;
+}
+
 /** A client for the configured storage, acting as `assumeRole` (through STS) when one is given. */
-export async function createS3Client(settings: S3Settings, assumeRole?: { roleArn: string; sessionName: string }): Promise<S3Client> {
+export async function createS3Client(settings: S3Settings, assumeRole?: AssumedRole): Promise<S3Client> {
   const base = { region: settings.region, credentials: configuredCredentials(settings) };
   let credentials = base.credentials;
   if (assumeRole) {
     const sts = new STSClient({ ...base, endpoint: settings.stsEndpoint ?? settings.endpoint });
     try {
       const { Credentials } = await sts.send(
-        new AssumeRoleCommand({ RoleArn: assumeRole.roleArn, RoleSessionName: assumeRole.sessionName, DurationSeconds: 3600 }),
+        new AssumeRoleCommand({
+          RoleArn: assumeRole.roleArn,
+          RoleSessionName: assumeRole.sessionName,
+          ExternalId: assumeRole.externalId,
+          DurationSeconds: 3600,
+        }),
       );
       if (!Credentials?.AccessKeyId || !Credentials.SecretAccessKey) throw new Error('STS returned no credentials');
       credentials = {
@@ -80,7 +108,7 @@ async function* listKeys(client: S3Client, bucket: string, prefix: string): Asyn
   }
 }
 
-/** The object keys a manifest lists: `s3://bucket/key` as is, other entries relative to the manifest's folder. */
+/** The object keys a manifest lists: `s3://bucket/key` (dot segments resolved), other entries relative to the manifest's folder. */
 async function manifestLocations(client: S3Client, manifest: S3Location): Promise<Array<{ name: string; location: S3Location }>> {
   const format = manifestFormatOf(manifest.key)!;
   const stream = await getObjectStream(client, manifest);
@@ -89,7 +117,8 @@ async function manifestLocations(client: S3Client, manifest: S3Location): Promis
   const references = await parseManifest(Buffer.concat(chunks), format);
   return references.map((reference) => {
     const absolute = parseS3Uri(reference);
-    if (absolute) return { name: absolute.key, location: absolute };
+    // One climbing out of its bucket stays as listed, for the caller's allowance to refuse.
+    if (absolute) return { name: absolute.key, location: canonicalS3Location(absolute) ?? absolute };
     const key = path.posix.join(path.posix.dirname(manifest.key), reference).replace(/^\/+/, '');
     return { name: reference, location: { bucket: manifest.bucket, key } };
   });
@@ -98,16 +127,24 @@ async function manifestLocations(client: S3Client, manifest: S3Location): Promis
 const isManifest = (location: S3Location) => manifestFormatOf(location.key) !== undefined;
 const folderPrefix = (key: string) => (key === '' || key.endsWith('/') ? key : `${key}/`);
 
-/** The files of an object-storage folder (every key under it), or of a manifest listing objects. */
-export async function* s3Entries(client: S3Client, location: S3Location): AsyncGenerator<SourceEntry> {
+/**
+ * The files of an object-storage folder (every key under it), or of a manifest listing objects. Every
+ * object must be `allowed` (SourceNotAllowedError otherwise): a manifest's entries all, before the first is read.
+ */
+export async function* s3Entries(client: S3Client, location: S3Location, allowed: (location: S3Location) => boolean): AsyncGenerator<SourceEntry> {
   if (isManifest(location)) {
-    for (const { name, location: object } of await manifestLocations(client, location)) {
+    const listed = await manifestLocations(client, location);
+    const outside = listed.find((entry) => !allowed(entry.location));
+    if (outside) throw SourceNotAllowedError.outside(`${s3UriOf(outside.location)}, listed in ${s3UriOf(location)},`);
+    for (const { name, location: object } of listed) {
       yield { name, open: () => getObjectStream(client, object) };
     }
     return;
   }
   const prefix = folderPrefix(location.key);
   for await (const key of listKeys(client, location.bucket, prefix)) {
-    yield { name: key.slice(prefix.length), open: () => getObjectStream(client, { bucket: location.bucket, key }) };
+    const object = { bucket: location.bucket, key };
+    if (!allowed(object)) throw SourceNotAllowedError.outside(s3UriOf(object));
+    yield { name: key.slice(prefix.length), open: () => getObjectStream(client, object) };
   }
 }

@@ -15,6 +15,15 @@ export class MediaSourceError extends Error {}
 /** A file a manifest lists that does not exist; the batch goes on without it and reports it. */
 export class MissingEntryError extends MediaSourceError {}
 
+/** The source, or an entry a manifest lists, lies outside what the operator lets the dataset's organization read. */
+export class SourceNotAllowedError extends MediaSourceError {
+  static outside(what: string): SourceNotAllowedError {
+    return new SourceNotAllowedError(
+      `${what} is outside the S3 locations this dataset's organization may read: the operator allows S3 sources per organization (S3_SOURCE_POLICY)`,
+    );
+  }
+}
+
 /** Whether one of the first `scanLimit` entries is a supported media file: the quick check before a source is accepted. */
 export async function containsMedia(entries: AsyncIterable<SourceEntry>, scanLimit: number): Promise<boolean> {
   let seen = 0;

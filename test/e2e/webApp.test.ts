@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { screenshotsDir, serveOverHttp } from '../support/browser';
+import { localPublicUrl, screenshotsDir, serveOverHttp } from '../support/browser';
 import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
 import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { startTestApi } from '../support/testStack';
@@ -270,7 +270,7 @@ describe('web app', () => {
 
   it('asks for a login when auth is on, shows a refused one as its detail, and works on the session cookie until signing out', async () => {
     const password = 'a long enough password';
-    const secured = await startTestApi({ DISABLE_AUTH: 'false', ADMIN_PASSWORD: password });
+    const secured = await startTestApi({ DISABLE_AUTH: 'false', ADMIN_PASSWORD: password, PUBLIC_URL: await localPublicUrl() });
     const securedHttp = await serveOverHttp(secured);
     const context = await browser.newContext({ baseURL: securedHttp.url });
     try {

@@ -160,7 +160,7 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
 
   it('exports the whole dataset as JSON: one record per image, video and frame, with every field the version holds', async () => {
     const { taskId, entries, status } = await exportWhole({ file_name: 'everything', export_format: 'json' });
-    expect(status.download_uri).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/api/v1/exports/${taskId}/everything\\.zip\\?expires=\\d+&signature=`));
+    expect(status.download_uri).toMatch(new RegExp(`^http://localhost:8080/api/v1/exports/${taskId}/everything\\.zip\\?expires=\\d+&signature=`));
     expect([...entries.keys()]).toEqual(['metadata.json']);
     const records = jsonRecords(entries);
     const expected = await expectedRecords();

@@ -13,6 +13,8 @@ import { startTestStack } from '../support/testStack';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 
+const MEDIA_READER = 'arn:aws:iam::123456789012:role/media-reader';
+
 describe('add_media from object storage (a real S3-compatible server with STS)', () => {
   let s3: S3Server;
   let client: S3Client;
@@ -32,7 +34,9 @@ describe('add_media from object storage (a real S3-compatible server with STS)',
     await put('pool/grace_hopper.jpg', fs.readFileSync(photo('grace_hopper')));
     await put('pool/motorcycle_left.jpg', fs.readFileSync(photo('motorcycle_left')));
     await put('empty/notes.md', '# nothing here');
-    stack = await startTestStack({ S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY_ID: 'test', S3_SECRET_ACCESS_KEY: 'test' });
+    // A single-tenant policy (`*`: every organization); no-such-bucket is allowed so that its absence, not the policy, answers.
+    const policy = { '*': { prefixes: ['s3://media', 's3://no-such-bucket'], roles: [{ arn: MEDIA_READER, external_id: 'media-service' }] } };
+    stack = await startTestStack({ S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY_ID: 'test', S3_SECRET_ACCESS_KEY: 'test', S3_SOURCE_POLICY: JSON.stringify(policy) });
   });
   afterAll(async () => {
     await stack?.close();
@@ -87,7 +91,7 @@ describe('add_media from object storage (a real S3-compatible server with STS)',
 
   it('reads as an assumed role through STS, and says so when the role cannot be assumed', async () => {
     const datasetId = await createReadyDataset(stack, 's3 role', [photo('chelsea')]);
-    await addFromS3(datasetId, 's3://media/pool/').field('assume_role', 'arn:aws:iam::123456789012:role/media-reader').expect(202);
+    await addFromS3(datasetId, 's3://media/pool/').field('assume_role', MEDIA_READER).expect(202);
     expect((await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).status).toBe('COMPLETED');
     expect(await names(datasetId)).toEqual(['chelsea.jpg', 'grace_hopper.jpg', 'motorcycle_left.jpg']);
     expect((await stack.request.post(`/api/v1/dataset/${datasetId}/add_media`).field('assume_role', 'arn:aws:iam::1:role/x').attach('files', photo('rocket')).expect(400)).body)
@@ -95,6 +99,6 @@ describe('add_media from object storage (a real S3-compatible server with STS)',
 
     const unreachable = `http://127.0.0.1:${await freePort()}`;
     const settings = { endpoint: s3.endpoint, region: 'us-east-1', accessKeyId: 'test', secretAccessKey: 'test', forcePathStyle: true, stsEndpoint: unreachable };
-    await expect(createS3Client(settings, { roleArn: 'arn:aws:iam::123456789012:role/media-reader', sessionName: 's' })).rejects.toThrow(MediaSourceError);
+    await expect(createS3Client(settings, { roleArn: MEDIA_READER, externalId: 'media-service', sessionName: 's' })).rejects.toThrow(MediaSourceError);
   });
 });

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { createApp } from '../../api/app';
+import { freePort } from './ports';
 import type { TestApi } from './testStack';
 
 /** Debian's chromium (apt-get install chromium); nothing downloads a browser. */
@@ -30,12 +30,18 @@ export function launchChromium(args: string[] = []): Promise<Browser> {
 }
 
 /** The test API on a real port, so the browser loads the built app and its signed media links from it. */
+/** A PUBLIC_URL for an API a test serves over HTTP itself (serveOverHttp): a free port of this machine. */
+export async function localPublicUrl(): Promise<string> {
+  return `http://127.0.0.1:${await freePort()}`;
+}
+
 export async function serveOverHttp(api: Pick<TestApi, 'deps'>): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer(createApp(api.deps).callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  // At its PUBLIC_URL (a free local port: localPublicUrl), which its links and origin checks name.
+  const url = api.deps.config.publicUrl;
+  await new Promise<void>((resolve) => server.listen(Number(new URL(url).port), '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

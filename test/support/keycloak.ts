@@ -19,6 +19,8 @@ export interface TestKeycloak {
   clientId: string;
   clientSecret: string;
   admin: { email: string; password: string };
+  /** Keycloak's own administrator (master realm), for what the realm's service account may not change (its client). */
+  masterAdmin: { username: string; password: string };
 }
 
 /** The last lines of a log file, or a note that there is none. */
@@ -52,6 +54,7 @@ export async function startKeycloakForIdentityTests(
     clientId: 'media-dataset-service',
     clientSecret: randomToken(),
     admin: { email: TEST_ADMIN_EMAIL, password: randomToken(12) },
+    masterAdmin: { username: 'admin', password: randomToken(16) },
   };
   const stateDir = path.join(dataDir, 'keycloak-state');
   fs.mkdirSync(stateDir, { recursive: true });
@@ -65,6 +68,7 @@ export async function startKeycloakForIdentityTests(
       serviceUrl: TEST_SERVICE_URL,
       clientSecret: settings.clientSecret,
       admin: settings.admin,
+      bootstrapAdminPassword: settings.masterAdmin.password,
       onLog: (text) => log.write(text),
     });
   // A start on a machine busy with the rest of the suite's set-up has, rarely, seen Keycloak's process exit early:
@@ -142,4 +146,29 @@ export async function createKeycloakUser(
   });
   if (response.status !== 201) throw new Error(`creating ${user.username} answered ${response.status}: ${await response.text()}`);
   return response.headers.get('location')!.split('/').pop()!;
+}
+
+/**
+ * Lets the realm's client redirect to `serviceUrl` too, as the realm `npm start` imports for that
+ * public URL would (scripts/keycloak/realm.json): its callback, and its pages after a logout.
+ */
+export async function allowServiceUrl(keycloak: TestKeycloak, serviceUrl: string): Promise<void> {
+  const tokenResponse = await fetch(`${keycloak.url}/realms/master/protocol/openid-connect/token`, {
+    method: 'POST',
+    body: new URLSearchParams({ grant_type: 'password', client_id: 'admin-cli', ...keycloak.masterAdmin }),
+  });
+  if (!tokenResponse.ok) throw new Error(`master admin login refused: ${tokenResponse.status} ${await tokenResponse.text()}`);
+  const headers = { authorization: `Bearer ${((await tokenResponse.json()) as { access_token: string }).access_token}`, 'content-type': 'application/json' };
+  const clientsUrl = `${keycloak.url}/admin/realms/media/clients`;
+  const [client] = (await (await fetch(`${clientsUrl}?clientId=${keycloak.clientId}`, { headers })).json()) as Array<{
+    id: string;
+    redirectUris: string[];
+    attributes: Record<string, string>;
+  }>;
+  const callback = `${serviceUrl}/api/v1/auth/oidc/callback`;
+  if (client.redirectUris.includes(callback)) return;
+  client.redirectUris.push(callback);
+  client.attributes['post.logout.redirect.uris'] = [client.attributes['post.logout.redirect.uris'], `${serviceUrl}/*`].filter(Boolean).join('##');
+  const updated = await fetch(`${clientsUrl}/${client.id}`, { method: 'PUT', headers, body: JSON.stringify(client) });
+  if (updated.status !== 204) throw new Error(`updating the realm's client answered ${updated.status}: ${await updated.text()}`);
 }

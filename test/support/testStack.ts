@@ -77,7 +77,7 @@ export async function startTestApi(env: Env = {}): Promise<TestApi> {
 }
 
 /** The SDK logs every worker state change; tests only want its errors. */
-function quietTemporalLogs(): void {
+export function quietTemporalLogs(): void {
   try {
     Runtime.install({ logger: new DefaultLogger('ERROR') });
   } catch {

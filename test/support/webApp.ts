@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { assertBrowserPrerequisites, launchChromium, screenshotsDir, serveOverHttp } from './browser';
+import { assertBrowserPrerequisites, launchChromium, localPublicUrl, screenshotsDir, serveOverHttp } from './browser';
 import { startTestStack } from './testStack';
 
 export type WebApp = Awaited<ReturnType<typeof startWebApp>>;
@@ -11,7 +11,7 @@ export type WebApp = Awaited<ReturnType<typeof startWebApp>>;
  */
 export async function startWebApp(env: Record<string, string> = {}) {
   assertBrowserPrerequisites();
-  const stack = await startTestStack(env);
+  const stack = await startTestStack({ PUBLIC_URL: await localPublicUrl(), ...env });
   const http = await serveOverHttp(stack);
   const browser: Browser = await launchChromium();
   const page = await browser.newPage({ baseURL: http.url, viewport: { width: 1400, height: 1000 } });

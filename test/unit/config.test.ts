@@ -23,11 +23,11 @@ describe('loadConfig', () => {
   });
 
   it('uses an OIDC provider on ONPREM with auth only, wants its client secret, and defaults the embedded Keycloak', () => {
-    const oidc = { OIDC_ISSUER: 'http://idp.example/realms/media/', OIDC_CLIENT_SECRET: 'secret' };
+    const oidc = { OIDC_ISSUER: 'http://idp.example/realms/media/', OIDC_CLIENT_SECRET: 'oidc-client-secret-0123' };
     expect(loadConfig({ DISABLE_AUTH: 'false', ...oidc }).oidc).toEqual({
       issuer: 'http://idp.example/realms/media',
       clientId: 'media-dataset-service',
-      clientSecret: 'secret',
+      clientSecret: 'oidc-client-secret-0123',
     });
     expect(loadConfig(oidc).oidc).toBeUndefined();
     expect(() => loadConfig({ DISABLE_AUTH: 'false', OIDC_ISSUER: oidc.OIDC_ISSUER })).toThrow('OIDC_CLIENT_SECRET is required with OIDC_ISSUER');
@@ -48,9 +48,9 @@ describe('loadConfig', () => {
     ['DISABLE_AUTH', 'maybe', 'Invalid configuration: DISABLE_AUTH="maybe": expected true or false'],
     ['ADD_MEDIA_ENABLED', 'on', 'Invalid configuration: ADD_MEDIA_ENABLED="on": expected true or false'],
     ['DATABASE_URL', 'not a url', 'Invalid configuration: DATABASE_URL="not a url": expected a URL'],
-    ['SECRET_KEY', 'short', 'Invalid configuration: SECRET_KEY="short": expected at least 32 characters'],
+    ['SECRET_KEY', 'short', 'Invalid configuration: SECRET_KEY (value not shown): expected at least 32 characters'],
     ['TRUST_PROXY', 'sometimes', 'Invalid configuration: TRUST_PROXY="sometimes": expected true or false'],
-    ['PIPELINE_TOKEN', 'short', 'Invalid configuration: PIPELINE_TOKEN="short": expected at least 16 characters'],
+    ['PIPELINE_TOKEN', 'short', 'Invalid configuration: PIPELINE_TOKEN (value not shown): expected at least 16 characters'],
     ['ARCHIVE_MAX_RATIO', '0.5', 'Invalid configuration: ARCHIVE_MAX_RATIO="0.5": expected a ratio of at least 1'],
     ['MAX_FORM_FIELDS', 'many', 'Invalid configuration: MAX_FORM_FIELDS="many": expected a whole number of at least 1'],
     ['UPLOAD_IDLE_TIMEOUT_SECONDS', '-1', 'Invalid configuration: UPLOAD_IDLE_TIMEOUT_SECONDS="-1": expected a positive number of seconds'],

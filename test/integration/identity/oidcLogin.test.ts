@@ -187,7 +187,7 @@ describe('OIDC login through Keycloak', () => {
         headers: { cookie: browser.session(jar), 'content-type': 'application/json', ...headers },
         body: JSON.stringify({ name: `tag-${Math.random()}` }),
       });
-    const refusal = { detail: "Cross-site request refused: a write with the session cookie must come from this service's own pages" };
+    const refusal = { detail: "Cross-site request refused: a request that changes data must come from this service's own pages" };
     const crossSite: Array<Record<string, string>> = [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'http://evil.example' }, { origin: 'null' }];
     for (const headers of crossSite) {
       const response = await createTag(headers);

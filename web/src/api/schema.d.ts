@@ -135,7 +135,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Password login is off: this server logs in through its identity provider (GET /api/v1/auth/oidc/login) */
+                /** @description Password login is off: this server logs in through its identity provider (GET /api/v1/auth/oidc/login); or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -444,6 +444,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Invalid parameters */
                 422: {
                     headers: {
@@ -495,6 +504,15 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -632,6 +650,15 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -902,7 +929,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Creating datasets needs the editor or admin role */
+                /** @description Creating datasets needs the editor or admin role; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -969,7 +996,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1064,7 +1091,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1160,7 +1187,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1392,7 +1419,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1484,7 +1511,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1704,7 +1731,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1862,7 +1889,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1947,7 +1974,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2027,7 +2054,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2093,7 +2120,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2185,7 +2212,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2402,6 +2429,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Invalid parameters */
                 422: {
                     headers: {
@@ -2454,6 +2490,15 @@ export interface paths {
                 };
                 /** @description Not authenticated */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2657,7 +2702,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2733,7 +2778,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -2921,7 +2966,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3063,7 +3108,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3146,7 +3191,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3224,7 +3269,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3296,7 +3341,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3459,7 +3504,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3525,11 +3570,11 @@ export interface paths {
                          * @description .zip, .tar or .tar.gz
                          */
                         archive?: string;
-                        /** @description s3://bucket/folder/ or s3://bucket/manifest.csv|.parquet|.txt */
+                        /** @description s3://bucket/folder/ or s3://bucket/manifest.csv|.parquet|.txt, within what S3_SOURCE_POLICY allows the dataset's organization (else 403, as for a manifest entry outside it) */
                         s3_uri?: string;
                         /** @enum {string} */
                         auto_reindex?: "0" | "1" | "true" | "false";
-                        /** @description Role ARN assumed through STS to read s3_uri */
+                        /** @description Role ARN assumed through STS (with its configured ExternalId) to read s3_uri; one of the organization's roles in S3_SOURCE_POLICY, else 403 */
                         assume_role?: string;
                         batch_n_videos?: number;
                         batch_n_images?: number;
@@ -3565,7 +3610,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Feature disabled or no write access */
+                /** @description Feature disabled, no write access, or an s3_uri, manifest entry or assume_role the dataset's organization may not use; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3664,7 +3709,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description No write access */
+                /** @description No write access; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3763,7 +3808,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Needs editor access */
+                /** @description Needs editor access; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -3867,7 +3912,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Needs editor access */
+                /** @description Needs editor access; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4119,7 +4164,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not the dataset's owner (sharing needs owner access) */
+                /** @description Not the dataset's owner (sharing needs owner access); or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4139,6 +4184,15 @@ export interface paths {
                 };
                 /** @description Invalid parameters */
                 422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too many failed invitations from this user or address (counted like failed logins): Retry-After says when to try again */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4349,7 +4403,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write) */
+                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write); or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4475,7 +4529,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write) */
+                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write); or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4543,7 +4597,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write) */
+                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write); or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4621,7 +4675,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write) */
+                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write); or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4697,7 +4751,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write) */
+                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write); or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -4853,7 +4907,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write) */
+                /** @description Not ONPREM with authentication and an identity provider, or the caller lacks the realm role (view-users to read, manage-users to write); or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5081,7 +5135,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Forbidden */
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -5402,7 +5456,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not ONPREM with authentication enabled, or the caller is not an admin of the workspace */
+                /** @description Not ONPREM with authentication enabled, or the caller is not an admin of the workspace; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
                 403: {
                     headers: {
                         [name: string]: unknown;
