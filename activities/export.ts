@@ -41,7 +41,12 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
 
   async function packInto(zip: ZipWriter, input: ExportInput, scratch: { metadata: string; annotations: string }): Promise<number> {
     const context = Context.current();
-    const scope: ExportScope = { versionId: input.versionId, createdBefore: await taskStartTime(db, input.taskId), selection: input.selection };
+    const scope: ExportScope = {
+      versionId: input.versionId,
+      createdBefore: await taskStartTime(db, input.taskId),
+      selection: input.selection,
+      excludeDiscarded: input.includeDiscardedDuplicates === false,
+    };
     return readConsistently(db, async (snapshot) => {
       const total = await countExportMedia(snapshot, scope);
       const sources = await batchSources(snapshot, input.versionId);

@@ -24,6 +24,7 @@ import { serveWebApp } from './webApp';
 import { projectRoot } from '../lib/projectRoot';
 import { requireUser } from './middleware/authenticate';
 import { createApiCredentialsRouter } from './routes/apiCredentials';
+import { createAppConfigRouter } from './routes/appConfig';
 import { createAuthRouter } from './routes/auth';
 import { createDatasetsRouter } from './routes/datasets';
 import { createHealthRouter } from './routes/health';
@@ -33,6 +34,7 @@ import { createMediaRouter } from './routes/media';
 import { createOpenApiRouter } from './routes/openapi';
 import { createVisualSearchRouter } from './routes/visualSearch';
 import { createTagsRouter } from './routes/tags';
+import { createDuplicatesRouter } from './routes/duplicates';
 import { createCustomMetadataRouter } from './routes/customMetadata';
 import { createNotificationsRouter } from './routes/notifications';
 import { createViewsRouter } from './routes/views';
@@ -89,12 +91,14 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
   const userRoutes = new Router({ prefix: '/api/v1' });
   userRoutes.use(requireUser(deps));
   for (const router of [
+    createAppConfigRouter(deps),
     createDatasetsRouter(deps),
     createIngestionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue, uploadLimits: deps.config.uploads }),
     createTasksRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createExploreRouter({ ...deps, publicUrl: deps.config.publicUrl }),
     createVisualSearchRouter(deps),
     createTagsRouter(deps),
+    createDuplicatesRouter({ ...deps, publicUrl: deps.config.publicUrl }),
     createCustomMetadataRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createNotificationsRouter(deps),
     createViewsRouter(deps),

@@ -9,12 +9,13 @@ export type DatasetRole = (typeof DATASET_ROLES)[number];
 export const GRANTABLE_ROLES = ['viewer', 'editor'] as const satisfies readonly DatasetRole[];
 
 export type DatasetAction =
-  | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links
+  | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links, duplicate groups
   | 'upload' // dataset creation uploads and process_files
   | 'add_media'
   | 'reindex'
   | 'import_metadata'
   | 'tag' // create, delete, apply and remove tags
+  | 'review_duplicates' // decide duplicate groups, accept suggestions, undo decisions
   | 'manage_views' // create and delete saved views, toggle alerting
   | 'manage_tasks' // abort and retry
   | 'enrich'
@@ -31,6 +32,7 @@ export const LEAST_ROLE: Record<DatasetAction, DatasetRole> = {
   reindex: 'editor',
   import_metadata: 'editor',
   tag: 'editor',
+  review_duplicates: 'editor',
   manage_views: 'editor',
   manage_tasks: 'editor',
   enrich: 'editor',

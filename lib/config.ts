@@ -73,6 +73,7 @@ const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_PORT: port.default(7233),
   TEMPORAL_UI_PORT: port.default(8233),
+  TEMPORAL_UI_URL: url.optional(),
   TEMPORAL_BIN: z.string().min(1).optional(),
   TEMPORAL_RPC_TIMEOUT_SECONDS: secondsUpTo600.default(5),
   TASK_QUEUE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, . _ -').default('media'),
@@ -167,6 +168,8 @@ export interface Config {
     taskQueue: string;
     /** Deadline of each call the API makes to Temporal (long polls for a result excepted). */
     rpcTimeoutMs: number;
+    /** Where browsers open the Temporal Web UI (the web app links each task's workflow there); none when unknown. */
+    uiUrl: string | null;
   };
   qdrant: { url?: string; apiKey?: string };
   secretKey?: string;
@@ -289,6 +292,11 @@ export function loadS3SourcePolicy(text: string | undefined, objectStore?: S3Loc
   return policy;
 }
 
+/** The Temporal dev server `npm start` runs serves its UI on this machine: the host users reach the API at, the UI's port. */
+function embeddedTemporalUiUrl(publicUrl: string, uiPort: number): string {
+  return `http://${new URL(publicUrl).hostname}:${uiPort}`;
+}
+
 /** PUBLIC_URL when unset: the listen address as a local browser reaches it (any-address hosts as localhost). */
 export function defaultPublicUrl(host: string, port: number): string {
   const reachable = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
@@ -306,6 +314,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`Invalid configuration: ${name}${shown}: ${issue.message}`);
   }
   const e = parsed.data;
+  const publicUrl = (e.PUBLIC_URL ?? defaultPublicUrl(e.API_HOST, e.API_PORT)).replace(/\/+$/, '');
   const objectStore = e.OBJECT_STORE_URL ? parseS3Uri(e.OBJECT_STORE_URL) : undefined;
   const disableAuth = e.DISABLE_AUTH ?? e.RUN_MODE === 'ONPREM';
   if (disableAuth && e.RUN_MODE === 'CLOUD') {
@@ -342,6 +351,7 @@ export function loadConfig(env: Env = process.env): Config {
       binary: e.TEMPORAL_BIN,
       taskQueue: e.TASK_QUEUE,
       rpcTimeoutMs: Math.round(e.TEMPORAL_RPC_TIMEOUT_SECONDS * 1000),
+      uiUrl: (e.TEMPORAL_UI_URL ?? (e.TEMPORAL_ADDRESS ? undefined : embeddedTemporalUiUrl(publicUrl, e.TEMPORAL_UI_PORT)))?.replace(/\/+$/, '') ?? null,
     },
     qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY },
     secretKey: e.SECRET_KEY,
@@ -377,7 +387,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     video: { everyMs: e.VIDEO_FRAME_INTERVAL_MS, maxFrames: e.VIDEO_MAX_FRAMES },
     mediaUrlTtlSeconds: e.MEDIA_URL_TTL_SECONDS,
-    publicUrl: (e.PUBLIC_URL ?? defaultPublicUrl(e.API_HOST, e.API_PORT)).replace(/\/+$/, ''),
+    publicUrl,
     uploads: {
       maxFileBytes: Math.floor(e.MAX_UPLOAD_FILE_MB * 1024 * 1024),
       maxFiles: e.MAX_FILES_PER_REQUEST,

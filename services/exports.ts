@@ -24,6 +24,8 @@ export interface ExportRequest {
   fileName: string;
   format: ExportFormat;
   includeImages: boolean;
+  /** Copies a duplicate review discarded are left out unless asked for. */
+  includeDiscardedDuplicates: boolean;
   /** The spec's media_selection; absent for a whole-dataset export. */
   selection?: SelectionItem[];
   /** A snapshot to export instead of the head. */
@@ -100,6 +102,7 @@ export async function startExport(deps: TaskDeps, dataset: DatasetRow, user: Use
         versionId,
         format: request.format,
         includeImages: request.includeImages,
+        includeDiscardedDuplicates: request.includeDiscardedDuplicates,
         fileName,
         ...(selection ? { selection } : {}),
       }),

@@ -192,6 +192,8 @@ export interface ExportInput {
   versionId: string;
   format: 'json' | 'parquet' | 'coco';
   includeImages: boolean;
+  /** False: the copies a duplicate review discarded are left out (absent in exports asked for before reviews existed). */
+  includeDiscardedDuplicates?: boolean;
   /** The ZIP's name, ending in .zip. */
   fileName: string;
   /** Absent: every media item of the version. */

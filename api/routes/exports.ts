@@ -19,6 +19,7 @@ export function createExportsRouter(deps: TaskDeps & { signer: UrlSigner; public
       fileName: query.file_name,
       format: query.export_format,
       includeImages: query.include_images,
+      includeDiscardedDuplicates: query.include_discarded_duplicates,
       snapshotId: query.snapshot_id,
     });
     ctx.body = { id };
@@ -31,6 +32,7 @@ export function createExportsRouter(deps: TaskDeps & { signer: UrlSigner; public
       fileName: query.file_name ?? defaultExportFileName(dataset),
       format: query.export_format,
       includeImages: query.include_images,
+      includeDiscardedDuplicates: query.include_discarded_duplicates,
       snapshotId: query.snapshot_id,
       selection: body.media_selection,
     });

@@ -19,16 +19,27 @@ const includeImages = booleanParam('include_images')
   .default(false)
   .meta({ description: 'Add images/ with the original bytes of every exported item under its image_filename' });
 
+const includeDiscarded = booleanParam('include_discarded_duplicates')
+  .default(false)
+  .meta({ description: 'Also export the copies a duplicate review discarded (left out by default)' });
+
 const snapshotId = z
   .uuid('snapshot_id must be a UUID')
   .optional()
   .meta({ description: "Export this snapshot's frozen data instead of the dataset as it is now (then the dataset's status does not matter)" });
 
-export const exportContextQuery = z.object({ file_name: fileName, export_format: exportFormat, include_images: includeImages, snapshot_id: snapshotId });
+export const exportContextQuery = z.object({
+  file_name: fileName,
+  export_format: exportFormat,
+  include_images: includeImages,
+  include_discarded_duplicates: includeDiscarded,
+  snapshot_id: snapshotId,
+});
 
 export const exportEntitiesQuery = z.object({
   export_format: exportFormat,
   include_images: includeImages,
+  include_discarded_duplicates: includeDiscarded,
   snapshot_id: snapshotId,
   file_name: fileName.optional().meta({ description: 'Name of the ZIP; defaults to <dataset name>_export.zip' }),
 });

@@ -10,6 +10,7 @@ import { mediaAdditionRoutes } from './mediaAddition';
 import { notificationRoutes } from './notifications';
 import { systemRoutes } from './system';
 import { tagRoutes } from './tags';
+import { duplicateRoutes } from './duplicates';
 import { taskRoutes } from './tasks';
 import { viewRoutes } from './views';
 import { snapshotRoutes } from './snapshots';
@@ -28,6 +29,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   taskRoutes,
   exploreRoutes,
   tagRoutes,
+  duplicateRoutes,
   customMetadataRoutes,
   notificationRoutes,
   viewRoutes,

@@ -22,4 +22,19 @@ export const systemRoutes = {
     request: {},
     responses: { 200: { description: 'OpenAPI 3.1', schema: z.object({}).loose() } },
   }),
+  appConfig: defineRoute({
+    method: 'get',
+    path: '/app_config',
+    tag: 'system',
+    summary: 'What the web app needs to know of this deployment',
+    description: 'temporal_ui_url is TEMPORAL_UI_URL, or the embedded Temporal UI on the public host; null when neither is known.',
+    auth: 'user',
+    request: {},
+    responses: {
+      200: {
+        description: 'Deployment settings',
+        schema: z.object({ temporal_ui_url: z.string().nullable(), temporal_namespace: z.string() }),
+      },
+    },
+  }),
 };

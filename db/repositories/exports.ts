@@ -19,6 +19,8 @@ export interface ExportScope {
   createdBefore: Date;
   /** Every media item of the version when absent. */
   selection?: ExportSelection;
+  /** Leave out the copies a duplicate review discarded. */
+  excludeDiscarded: boolean;
 }
 
 /** The selected media ids of `scope` (its own CTE, so each page joins it instead of testing every row). */
@@ -44,6 +46,9 @@ function selectedIds(db: Db, scope: ExportScope & { selection: ExportSelection }
 function scoped(db: Db, scope: ExportScope): Knex.QueryBuilder {
   const query = db('media as m').where('m.version_id', scope.versionId).where('m.created_at', '<=', scope.createdBefore);
   if (scope.selection) query.whereIn('m.id', selectedIds(db, { ...scope, selection: scope.selection }));
+  if (scope.excludeDiscarded) {
+    query.whereNotExists(db('duplicate_decisions as dd').whereRaw("dd.version_id = m.version_id AND dd.media_id = m.id AND dd.role = 'discard'"));
+  }
   return query;
 }
 

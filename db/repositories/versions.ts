@@ -18,7 +18,17 @@ export interface DatasetVersion {
  * Tables whose rows belong to a version, parents before children (the order a copy inserts in).
  * Every one is keyed by (version_id, …), so a copied row keeps its ids.
  */
-export const VERSION_TABLES = ['media', 'tags', 'media_issues', 'media_labels', 'media_objects', 'media_tags', 'clusters', 'cluster_members'] as const;
+export const VERSION_TABLES = [
+  'media',
+  'tags',
+  'media_issues',
+  'media_labels',
+  'media_objects',
+  'media_tags',
+  'clusters',
+  'cluster_members',
+  'duplicate_decisions',
+] as const;
 export type VersionTable = (typeof VERSION_TABLES)[number];
 
 /** The first version of a new dataset: it owns the dataset's own vector collections. */

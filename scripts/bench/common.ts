@@ -4,6 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { startApiServer } from '../../api/server';
+import { createDb, migrateLatest, type Db } from '../../db/connection';
+import type { User } from '../../db/models';
+import { ensureDefaultTenant } from '../../db/repositories/users';
 import { loadConfig } from '../../lib/config';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { startTemporalDevServer } from '../../lib/embedded/temporal';
@@ -20,6 +23,29 @@ export const say = (line: string) => process.stdout.write(`${line}\n`);
 
 /** The value below which a fraction `p` of the ascending `sorted` values lie. */
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
+
+/** How long `fn` takes, in seconds, and what it returns. */
+export async function timed<T>(fn: () => Promise<T>): Promise<{ seconds: number; value: T }> {
+  const started = process.hrtime.bigint();
+  const value = await fn();
+  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, value };
+}
+
+/** A migrated database with the default tenant on an embedded Postgres of its own, removed afterwards. */
+export async function withBenchDatabase<T>(name: string, body: (db: Db, admin: User) => Promise<T>): Promise<T> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
+  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
+  const db = createDb(await ensureDatabase(postgres.url, `bench_${name.replaceAll('-', '_')}`), 4);
+  try {
+    await migrateLatest(db);
+    const { admin } = await ensureDefaultTenant(db, { email: 'bench@localhost.localdomain' });
+    return await body(db, admin);
+  } finally {
+    await db.destroy();
+    await postgres.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
 
 export function freePort(): number {
   return 20000 + Math.floor(Math.random() * 20000);

@@ -7,29 +7,19 @@
  * neither copy writes one. Results go to bench/results/version-copy-<N>-<date>.json.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createVersionActivities } from '../../activities/versions';
-import { createDb, migrateLatest, type Db } from '../../db/connection';
+import type { Db } from '../../db/connection';
 import { createDataset } from '../../db/repositories/datasets';
-import { ensureDefaultTenant } from '../../db/repositories/users';
 import { createCopyVersion, findVersion, VERSION_TABLES, versionTablesBytes } from '../../db/repositories/versions';
-import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
-import { benchMachine, freePort, say, writeReport } from './common';
+import { benchMachine, say, timed, withBenchDatabase, writeReport } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 
 const sizes = (process.argv[2] ?? '100000').split(',').map(Number);
 /** The row-by-row peer is measured up to this size; beyond it, it would take the run's whole budget. */
 const PEER_LIMIT = Number(process.env.PEER_LIMIT ?? 1_000_000);
 const PAGE = 10_000;
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ seconds: number; value: T }> {
-  const started = process.hrtime.bigint();
-  const value = await fn();
-  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, value };
-}
 
 async function newTargetDataset(db: Db, name: string): Promise<string> {
   const admin = await db('users').first();
@@ -100,12 +90,7 @@ async function benchOne(db: Db, count: number) {
 
 async function main(): Promise<void> {
   say(`bench:version-copy: ${sizes.join(', ')} media on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-version-copy-'));
-  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
-  const db = createDb(await ensureDatabase(postgres.url, 'bench_version_copy'), 4);
-  try {
-    await migrateLatest(db);
-    await ensureDefaultTenant(db, { email: 'bench@localhost.localdomain' });
+  await withBenchDatabase('version-copy', async (db) => {
     const results = [];
     for (const count of sizes) results.push(await benchOne(db, count));
     writeReport(`version-copy-${sizes.join('-')}`, {
@@ -117,11 +102,7 @@ async function main(): Promise<void> {
         'pg_total_relation_size of the version tables before and after.',
       results,
     } as { date: string });
-  } finally {
-    await db.destroy();
-    await postgres.stop();
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
 main().catch((error) => {

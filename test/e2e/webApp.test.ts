@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import type { Browser, Page } from 'playwright-core';
 import { localPublicUrl, screenshotsDir, serveOverHttp } from '../support/browser';
 import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
@@ -18,7 +19,7 @@ describe('web app', () => {
 
   beforeAll(async () => {
     // Uploads over 1 MiB are refused with 413, so a page can meet a refusal from the API itself.
-    web = await startWebApp({ MAX_UPLOAD_FILE_MB: '1' });
+    web = await startWebApp({ MAX_UPLOAD_FILE_MB: '1', TEMPORAL_UI_URL: 'http://temporal-ui.example:8233' });
     ({ stack, browser, page, pageErrors } = web);
   }, 120_000);
 
@@ -133,7 +134,7 @@ describe('web app', () => {
     expect(await task.getByRole('button', { name: 'Abort' }).getAttribute('title')).toBe('Only a running task can be aborted (this one is COMPLETED)');
     expect(await task.getByRole('button', { name: 'Retry' }).isDisabled()).toBe(true);
     const taskId = await task.getAttribute('data-task-id');
-    expect(await task.getByRole('link', { name: 'Workflow' }).getAttribute('href')).toBe(`http://localhost:8233/namespaces/default/workflows/${taskId}`);
+    expect(await task.getByRole('link', { name: 'Workflow' }).getAttribute('href')).toBe(`http://temporal-ui.example:8233/namespaces/default/workflows/${taskId}`);
     await screenshot('tasks');
 
     expect(pageErrors).toEqual([]);
@@ -244,27 +245,45 @@ describe('web app', () => {
     expect(pageErrors).toEqual([]);
   }, 180_000);
 
-  it('reviews duplicates side by side: keeps the chosen one and tags the other duplicate', async () => {
+  it('reviews duplicates: keeps the suggested copy, remembers the decision across a reload, undoes it, and accepts all suggestions', async () => {
     const copies = fs.mkdtempSync(path.join(os.tmpdir(), 'web-dupes-'));
-    const copy = path.join(copies, 'chelsea_copy.jpg');
-    fs.copyFileSync(photo('chelsea'), copy);
+    const copy = path.join(copies, 'chelsea_small.jpg');
+    await sharp(photo('chelsea')).resize(240).jpeg({ quality: 70 }).toFile(copy);
     const datasetId = await createReadyDataset(stack, 'dupes', [photo('chelsea'), copy, photo('coffee')]);
     fs.rmSync(copies, { recursive: true, force: true });
     await page.goto(`/datasets/${datasetId}`);
     await page.getByRole('link', { name: 'Duplicates' }).click();
-    const group = page.locator('ul[aria-label="Duplicate groups"] > li');
-    await group.first().waitFor();
-    expect(await group.count()).toBe(1);
-    expect((await group.locator('.dup-item').allTextContents()).map((text) => text.trim()).sort()).toEqual(['keep chelsea.jpg', 'keep chelsea_copy.jpg']);
-    await group.getByRole('radio', { name: /chelsea_copy\.jpg/ }).check();
-    await group.getByRole('button', { name: /Keep one, tag the rest/ }).click();
-    await expectText(group.getByRole('status'), /^Tagged 1 as duplicate\.$/);
+    const groups = page.locator('ul[aria-label="Duplicate groups"] > li');
+    await groups.first().waitFor();
+    expect(await groups.count()).toBe(1);
+    const group = groups.first();
+    // The suggested keeper is the full-size original, and the page says why.
+    await expectText(group.locator('.badge.suggested'), /^suggested: .*highest resolution \(\d+×\d+\)/);
+    expect(await group.getByRole('checkbox', { name: 'keep chelsea.jpg', exact: true }).isChecked()).toBe(true);
+    expect(await group.getByRole('checkbox', { name: 'keep chelsea_small.jpg', exact: true }).isChecked()).toBe(false);
     await screenshot('duplicates');
-    const { body } = await stack.request.get(`/api/v1/dataset/${datasetId}/tags`).expect(200);
-    expect(body.tags).toEqual([expect.objectContaining({ name: 'duplicate', n_media: 1 })]);
-    // The kept copy is the untagged one: Explore filtered by the tag shows only the original.
-    const tagged = await stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', tags: JSON.stringify([body.tags[0].id]) }).expect(200);
-    expect(tagged.body.clusters.flatMap((cluster: { previews: { file_name: string }[] }) => cluster.previews.map((preview) => preview.file_name))).toEqual(['chelsea.jpg']);
+    await group.getByRole('button', { name: 'Keep this copy, discard the rest' }).click();
+    await page.getByText('No group here at this similarity.').waitFor();
+
+    // Decided, and still so after a reload: the decision is stored with the dataset.
+    await page.reload();
+    await page.getByRole('radio', { name: /^Decided/ }).check();
+    const decided = page.locator('ul[aria-label="Duplicate groups"] > li').first();
+    await expectText(decided.locator('.dup-summary'), /^Decided/);
+    expect((await decided.locator('.dup-item .badge').allTextContents()).sort()).toEqual(['discarded', 'kept']);
+    expect((await stack.request.get(`/api/v1/dataset/${datasetId}/tags`).expect(200)).body.tags).toEqual([]);
+    await decided.getByRole('button', { name: 'Undo decision' }).click();
+    await page.getByText('No group here at this similarity.').waitFor();
+
+    await page.getByRole('radio', { name: /^To review/ }).check();
+    await page.getByRole('button', { name: 'Accept all suggestions' }).click();
+    await page.getByRole('button', { name: 'Yes, decide 1' }).click();
+    await expectText(page.getByRole('status'), /^Decided 1 group; 1 copy discarded\.$/);
+    const review = (await stack.request.get(`/api/v1/dataset/${datasetId}/duplicates`).query({ state: 'decided' }).expect(200)).body;
+    expect(review.groups[0].members.map((member: { file_name: string; role: string }) => [member.file_name, member.role]).sort()).toEqual([
+      ['chelsea.jpg', 'keep'],
+      ['chelsea_small.jpg', 'discard'],
+    ]);
     expect(pageErrors).toEqual([]);
   }, 120_000);
 

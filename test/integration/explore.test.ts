@@ -51,7 +51,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect(clusters[0].previews[0]).toEqual({
       type: 'IMAGE',
       media_id: expect.any(String),
-      media_uri: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/media\/[0-9a-f-]{36}\/file\?expires=\d+&signature=/),
+      media_uri: expect.stringMatching(/^http:\/\/localhost:8080\/api\/v1\/media\/[0-9a-f-]{36}\/file\?expires=\d+&signature=/),
       media_thumb_uri: expect.stringMatching(/\/thumbnail\?expires=\d+&signature=/),
       caption: null,
       file_name: expect.any(String),

@@ -143,4 +143,11 @@ describe('loadConfig', () => {
     const cloud = { RUN_MODE: 'CLOUD', SECRET_KEY: 'k'.repeat(32), PIPELINE_TOKEN: token };
     expect(pipelineTriggerAccess(loadConfig(cloud))).toMatchObject({ serve: false, reason: expect.stringContaining('CLOUD') });
   });
+
+  it('links the Temporal UI from TEMPORAL_UI_URL, else the embedded one on the public host, else nowhere', () => {
+    expect(loadConfig({}).temporal.uiUrl).toBe('http://localhost:8233');
+    expect(loadConfig({ PUBLIC_URL: 'https://media.example.org', TEMPORAL_UI_PORT: '9233' }).temporal.uiUrl).toBe('http://media.example.org:9233');
+    expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }).temporal.uiUrl).toBeNull();
+    expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_UI_URL: 'https://temporal.example.org/' }).temporal.uiUrl).toBe('https://temporal.example.org');
+  });
 });

@@ -131,6 +131,8 @@ function inputOf(route: RouteSpec): RequestInput {
     'post /dataset/:dataset_id/tags': { body: { name: 'made by A' } },
     'post /dataset/:dataset_id/tags/:tag_id/media': { body: { media_ids: [ofB.mediaId] } },
     'delete /dataset/:dataset_id/tags/:tag_id/media': { body: { media_ids: [ofB.mediaId] } },
+    'post /dataset/:dataset_id/duplicates/decisions': { body: { groups: [{ media_ids: [ofB.mediaId, randomUUID()], verdict: 'not_duplicates' }] } },
+    'post /dataset/:dataset_id/duplicates/accept_suggestions': { body: {} },
     'post /dataset/:dataset_id/custom_metadata': { files: { file: metadataFile } },
     'post /dataset/:dataset_id/views': { query: { entity_type: 'IMAGES' }, fields: { name: 'made by A' } },
     'post /dataset/:dataset_id/views/:view_id/alerting': { body: { request: { enabled: false } } },
@@ -227,6 +229,9 @@ beforeAll(async () => {
     ofB.mediaId = (await db('media').where({ version_id: head.head_version_id }).first()).id;
     ofB.clusterId = (await db('clusters').where({ version_id: head.head_version_id }).first()).id;
     await asB.post(`/api/v1/dataset/${datasetId}/tags/${tag.id}/media`).send({ media_ids: [ofB.mediaId] }).expect(200);
+    // A duplicate-review decision of B's (B's one photo has no copy to decide through the API).
+    const decisionOfB = randomUUID();
+    await db('duplicate_decisions').insert({ version_id: head.head_version_id, media_id: ofB.mediaId, decision_id: decisionOfB, role: 'distinct', decided_by: userOfB });
     const anchor = await asB.post(`/api/v1/dataset/${datasetId}/search-image-similarity`).query({ entity_type: 'IMAGES' }).attach('file', photo('rocket')).expect(200);
     ofB.anchorId = anchor.body.anchor_media_id;
     const exported = await finishedExport(asB, datasetId, { file_name: 'b-export', export_format: 'json' });
@@ -242,6 +247,7 @@ beforeAll(async () => {
       media_id: ofB.mediaId,
       variant: 'file', // not an id: the route serves either variant
       tag_id: tag.id,
+      decision_id: decisionOfB,
       notification_id: (await db('notifications').where({ user_id: userOfB }).first()).id,
       view_id: view.id,
       snapshot_id: snapshot.snapshot_id,

@@ -87,6 +87,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/app_config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the web app needs to know of this deployment
+         * @description temporal_ui_url is TEMPORAL_UI_URL, or the embedded Temporal UI on the public host; null when neither is known.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deployment settings */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            temporal_ui_url: string | null;
+                            temporal_namespace: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -2154,6 +2205,358 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dataset/{dataset_id}/duplicates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Near-duplicate image groups with their members, suggested keeper and decision
+         * @description Groups join images whose pair similarity is at least `similarity`, and the members of one decision. The suggested keeper has the fewest quality issues, then the most pixels, then the largest file; in a changed group, the copy kept before.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    similarity?: number;
+                    /** @description open: groups waiting for a decision (changed ones first); decided; or all */
+                    state?: "open" | "decided" | "all";
+                    page_number?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of groups */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            groups: components["schemas"]["DuplicateGroup"][];
+                            /** @description Groups in the state asked for, on every page */
+                            total: number;
+                            counts: {
+                                open: number;
+                                changed: number;
+                                decided: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/duplicates/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide groups: keep some copies and discard the rest, or say they are not duplicates
+         * @description A member decided before is decided anew. Discarded copies are left out of exports unless include_discarded_duplicates is true.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        groups: {
+                            media_ids: string[];
+                            /** @enum {string} */
+                            verdict: "duplicates" | "not_duplicates";
+                            /**
+                             * @description With duplicates: the copies to keep (the others are discarded)
+                             * @default []
+                             */
+                            keep_media_ids?: string[];
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Decided */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            decisions: {
+                                /** Format: uuid */
+                                decision_id: string;
+                                media_ids: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Needs editor access; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/duplicates/accept_suggestions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide every waiting group with its suggested keeper
+         * @description Groups with members said to be no duplicates are left for a person; a changed group keeps every copy kept before.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @default 0.9 */
+                        similarity?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Decided */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            decided_groups: number;
+                            discarded_media: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Needs editor access; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/duplicates/decisions/{decision_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Undo a decision: its members wait for a decision again */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                    decision_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Undone */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": null;
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Needs editor access; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Dataset or decision not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dataset/{dataset_id}/custom_metadata": {
         parameters: {
             query?: never;
@@ -3773,6 +4176,8 @@ export interface paths {
                     export_format: "json" | "parquet" | "coco";
                     /** @description Add images/ with the original bytes of every exported item under its image_filename */
                     include_images?: "0" | "1" | "true" | "false";
+                    /** @description Also export the copies a duplicate review discarded (left out by default) */
+                    include_discarded_duplicates?: "0" | "1" | "true" | "false";
                     /** @description Export this snapshot's frozen data instead of the dataset as it is now (then the dataset's status does not matter) */
                     snapshot_id?: string;
                 };
@@ -3871,6 +4276,8 @@ export interface paths {
                     export_format: "json" | "parquet" | "coco";
                     /** @description Add images/ with the original bytes of every exported item under its image_filename */
                     include_images?: "0" | "1" | "true" | "false";
+                    /** @description Also export the copies a duplicate review discarded (left out by default) */
+                    include_discarded_duplicates?: "0" | "1" | "true" | "false";
                     /** @description Export this snapshot's frozen data instead of the dataset as it is now (then the dataset's status does not matter) */
                     snapshot_id?: string;
                     /** @description Name of the ZIP; defaults to <dataset name>_export.zip */
@@ -5763,6 +6170,46 @@ export interface components {
             email: string;
             /** @enum {string} */
             role: "viewer" | "editor" | "owner";
+        };
+        DuplicateGroup: {
+            /** @description The decision's id for a decided group, else its smallest media id */
+            group_id: string;
+            /**
+             * @description changed: decided before, and a copy joined since
+             * @enum {string}
+             */
+            state: "open" | "changed" | "decided";
+            /** @description Highest pair similarity in the group */
+            similarity: number;
+            members: {
+                /** Format: uuid */
+                media_id: string;
+                file_name: string;
+                width: number | null;
+                height: number | null;
+                /** @description Bytes */
+                file_size: number | null;
+                /** @description Quality issues other than being a duplicate */
+                issues: string[];
+                /** @description What the group's earlier decision said of it; null when undecided (a member that joined a decided group since is new) */
+                role: ("keep" | "discard" | "distinct") | null;
+                media_uri: string;
+                media_thumb_uri: string;
+            }[];
+            suggested_keeper: {
+                /** Format: uuid */
+                media_id: string;
+                reasons: string[];
+            };
+            decision: {
+                /** Format: uuid */
+                decision_id: string;
+                /** @enum {string} */
+                verdict: "duplicates" | "not_duplicates";
+                /** Format: date-time */
+                decided_at: string;
+                decided_by: string | null;
+            } | null;
         };
         EnrichmentContext: {
             /** Format: uuid */

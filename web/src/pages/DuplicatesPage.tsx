@@ -2,35 +2,58 @@ import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
-import { toVql } from '../api/vql';
+import type { components } from '../api/schema';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { useUrlState } from '../urlState';
 
-/** Groups per page: Explore's page of clusters, so 100,000 media never load at once. */
-const GROUPS_PER_PAGE = 100;
-const DUPLICATE_TAG = 'duplicate';
+type Group = components['schemas']['DuplicateGroup'];
+type Member = Group['members'][number];
+type ReviewState = 'open' | 'decided' | 'all';
 
-async function fetchGroups(datasetId: string, similarity: number, page: number) {
-  const vql = JSON.stringify(toVql({ duplicates: similarity }));
-  const answer = unwrap(
-    await api.GET('/api/v1/explore/{dataset_id}', { params: { path: { dataset_id: datasetId }, query: { entity_type: 'IMAGES', threshold: 0, page_number: page, vql } } }),
-  );
-  // A group is a tightest-threshold cluster with at least two media above the similarity.
-  return { groups: answer.clusters.filter((cluster) => cluster.previews.length > 1), clusters: answer.clusters.length };
-}
-type Group = Awaited<ReturnType<typeof fetchGroups>>['groups'][number];
+const PAGE_SIZE = 50;
+const STATES: Array<[ReviewState, string]> = [
+  ['open', 'To review'],
+  ['decided', 'Decided'],
+  ['all', 'All'],
+];
 
-/** Near-duplicate groups above a similarity, side by side: keep one, tag the others `duplicate`. */
+const fileSize = (bytes: number | null) => (bytes === null ? 'size unknown' : bytes < 1_000_000 ? `${Math.round(bytes / 1000)} kB` : `${(bytes / 1_000_000).toFixed(2)} MB`);
+const resolution = (member: Member) => (member.width && member.height ? `${member.width}×${member.height}` : 'resolution unknown');
+const ROLE_TEXT: Record<NonNullable<Member['role']>, string> = { keep: 'kept', discard: 'discarded', distinct: 'not a duplicate' };
+
+/**
+ * Near-duplicate groups: each member's resolution, size and issues, a suggested keeper with its
+ * reasons, and decisions that are stored with the dataset (they survive new batches, reindexing and
+ * snapshots) and can be undone. Accept all suggestions decides every waiting group at once.
+ */
 export function DuplicatesPage() {
   const { datasetId = '' } = useParams();
   const [params, change] = useUrlState();
-  const similarity = Math.min(1, Math.max(0.5, Number(params.get('similarity')) || 0.9));
+  const similarity = Math.min(1, Math.max(0.9, Number(params.get('similarity')) || 0.9));
+  const state = (STATES.find(([value]) => value === params.get('state'))?.[0] ?? 'open') as ReviewState;
   const page = Math.max(0, Number(params.get('page')) || 0);
-  const groups = useQuery({
-    queryKey: ['explore', datasetId, 'duplicates', similarity, page],
-    queryFn: () => fetchGroups(datasetId, similarity, page),
+  const queryClient = useQueryClient();
+  const review = useQuery({
+    queryKey: ['duplicates', datasetId, similarity, state, page],
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/v1/dataset/{dataset_id}/duplicates', {
+          params: { path: { dataset_id: datasetId }, query: { similarity, state, page_number: page, page_size: PAGE_SIZE } },
+        }),
+      ),
     placeholderData: keepPreviousData,
   });
+  const [confirming, setConfirming] = useState(false);
+  const acceptAll = useMutation({
+    mutationFn: async () =>
+      unwrap(await api.POST('/api/v1/dataset/{dataset_id}/duplicates/accept_suggestions', { params: { path: { dataset_id: datasetId } }, body: { similarity } })),
+    onSettled: () => {
+      setConfirming(false);
+      return queryClient.invalidateQueries({ queryKey: ['duplicates', datasetId] });
+    },
+  });
+  const counts = review.data?.counts;
+  const waiting = counts ? counts.open + counts.changed : 0;
 
   return (
     <>
@@ -38,24 +61,64 @@ export function DuplicatesPage() {
         <Link to="/">Datasets</Link> › <Link to={`/datasets/${datasetId}`}>Dataset</Link> › Duplicates
       </p>
       <h1>Duplicates</h1>
-      <label>
-        Similarity ≥ <strong data-testid="similarity-value">{similarity.toFixed(2)}</strong>{' '}
-        <input type="range" aria-label="Similarity" min={0.5} max={1} step={0.01} value={similarity} onChange={(event) => change({ similarity: event.target.value })} />
-      </label>
-      <ErrorMessage error={groups.error} prefix="The duplicates could not be loaded" />
-      {groups.isPending && <p>Loading…</p>}
-      {groups.data?.groups.length === 0 && <p>No duplicate group on this page at this similarity.</p>}
+      <p className="muted">
+        Images whose similarity is at least the value below are grouped. Decisions are kept with the dataset: they survive new media, reindexing and
+        snapshots. Discarded copies are left out of exports.
+      </p>
+      <div className="toolbar">
+        <label>
+          Similarity ≥ <strong data-testid="similarity-value">{similarity.toFixed(2)}</strong>{' '}
+          <input type="range" aria-label="Similarity" min={0.9} max={1} step={0.01} value={similarity} onChange={(event) => change({ similarity: event.target.value })} />
+        </label>
+        <fieldset className="segmented">
+          <legend className="visually-hidden">Groups to show</legend>
+          {STATES.map(([value, label]) => (
+            <label key={value}>
+              <input type="radio" name="review-state" checked={state === value} onChange={() => change({ state: value })} /> {label}
+              {counts && value === 'open' && ` (${waiting})`}
+              {counts && value === 'decided' && ` (${counts.decided})`}
+            </label>
+          ))}
+        </fieldset>
+        {!confirming && (
+          <button type="button" disabled={waiting === 0 || acceptAll.isPending} onClick={() => setConfirming(true)}>
+            Accept all suggestions
+          </button>
+        )}
+        {waiting === 0 && counts && <span className="muted">No group waits for a decision.</span>}
+        {confirming && (
+          <span role="group" aria-label="Confirm accept all">
+            Keep the suggested copy of {waiting} group{waiting === 1 ? '' : 's'} and discard the others?{' '}
+            <button type="button" onClick={() => acceptAll.mutate()} disabled={acceptAll.isPending}>
+              Yes, decide {waiting}
+            </button>{' '}
+            <button type="button" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </span>
+        )}
+      </div>
+      {acceptAll.data && (
+        <p role="status">
+          Decided {acceptAll.data.decided_groups} group{acceptAll.data.decided_groups === 1 ? '' : 's'}; {acceptAll.data.discarded_media} cop
+          {acceptAll.data.discarded_media === 1 ? 'y' : 'ies'} discarded.
+        </p>
+      )}
+      <ErrorMessage error={acceptAll.error} prefix="Accepting the suggestions failed" />
+      <ErrorMessage error={review.error} prefix="The duplicates could not be loaded" />
+      {review.isPending && <p>Loading…</p>}
+      {review.data?.groups.length === 0 && <p>No group here at this similarity.</p>}
       <ul className="dup-groups" aria-label="Duplicate groups">
-        {groups.data?.groups.map((group) => (
-          <DuplicateGroup key={group.cluster_id} datasetId={datasetId} group={group} />
-        ))}
+        {review.data?.groups.map((group) => <DuplicateGroup key={`${group.group_id}-${group.state}`} datasetId={datasetId} group={group} />)}
       </ul>
       <nav className="pager" aria-label="Duplicate pages">
         <button type="button" disabled={page === 0} onClick={() => change({ page: String(page - 1) })}>
           Previous
         </button>
-        <span>Page {page + 1}</span>
-        <button type="button" disabled={(groups.data?.clusters ?? 0) < GROUPS_PER_PAGE} onClick={() => change({ page: String(page + 1) })}>
+        <span>
+          Page {page + 1} of {Math.max(1, Math.ceil((review.data?.total ?? 0) / PAGE_SIZE))}
+        </span>
+        <button type="button" disabled={(page + 1) * PAGE_SIZE >= (review.data?.total ?? 0)} onClick={() => change({ page: String(page + 1) })}>
           Next
         </button>
       </nav>
@@ -65,42 +128,84 @@ export function DuplicatesPage() {
 
 function DuplicateGroup({ datasetId, group }: { datasetId: string; group: Group }) {
   const queryClient = useQueryClient();
-  const [keep, setKeep] = useState(group.previews[0].media_id);
-  const tagRest = useMutation({
-    mutationFn: async () => {
-      const path = { dataset_id: datasetId };
-      const { tags } = unwrap(await api.GET('/api/v1/dataset/{dataset_id}/tags', { params: { path } }));
-      const tag = tags.find((candidate) => candidate.name === DUPLICATE_TAG) ?? unwrap(await api.POST('/api/v1/dataset/{dataset_id}/tags', { params: { path }, body: { name: DUPLICATE_TAG } }));
-      const rest = group.previews.filter((preview) => preview.media_id !== keep).map((preview) => preview.media_id);
-      return unwrap(
-        await api.POST('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', {
-          params: { path: { ...path, tag_id: tag.id } },
-          body: { media_ids: rest },
+  const decidedKeepers = group.members.filter((member) => member.role === 'keep').map((member) => member.media_id);
+  const [keep, setKeep] = useState<Set<string>>(new Set(group.state === 'decided' && decidedKeepers.length > 0 ? decidedKeepers : [group.suggested_keeper.media_id]));
+  const path = { dataset_id: datasetId };
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['duplicates', datasetId] });
+  const decide = useMutation({
+    mutationFn: async (verdict: 'duplicates' | 'not_duplicates') =>
+      unwrap(
+        await api.POST('/api/v1/dataset/{dataset_id}/duplicates/decisions', {
+          params: { path },
+          body: {
+            groups: [
+              {
+                media_ids: group.members.map((member) => member.media_id),
+                verdict,
+                ...(verdict === 'duplicates' ? { keep_media_ids: [...keep] } : {}),
+              },
+            ],
+          },
         }),
-      );
-    },
-    onSettled: () => Promise.all(['explore', 'tags'].map((key) => queryClient.invalidateQueries({ queryKey: [key] }))),
+      ),
+    onSettled: refresh,
   });
-  const tagged = group.user_tags?.some((tag) => tag.name === DUPLICATE_TAG);
+  const undo = useMutation({
+    mutationFn: async (decisionId: string) => unwrap(await api.DELETE('/api/v1/dataset/{dataset_id}/duplicates/decisions/{decision_id}', { params: { path: { ...path, decision_id: decisionId } } })),
+    onSettled: refresh,
+  });
+  const toggle = (id: string) => setKeep((current) => {
+    const next = new Set(current);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    return next;
+  });
+  const keepsAll = keep.size === group.members.length;
+  const whyDisabled = keep.size === 0 ? 'Choose at least one copy to keep.' : keepsAll ? 'Keeping every copy: use “Not duplicates”.' : null;
+  const busy = decide.isPending || undo.isPending;
+
   return (
-    <li className="card dup-group" data-cluster-id={group.cluster_id}>
+    <li className="card dup-group" data-group-id={group.group_id} aria-label={`Group of ${group.members.length}: ${group.members.map((member) => member.file_name).join(', ')}`}>
+      <p className="dup-summary">
+        <strong>{group.state === 'decided' ? (group.decision?.verdict === 'not_duplicates' ? 'Not duplicates' : 'Decided') : group.state === 'changed' ? 'New copies since the decision' : 'To review'}</strong>{' '}
+        · {group.members.length} images · similarity {group.similarity.toFixed(3)}
+      </p>
       <div className="dup-row">
-        {group.previews.map((preview) => (
-          <label key={preview.media_id} className={`dup-item${preview.media_id === keep ? ' keep' : ''}`}>
-            <img src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} loading="lazy" width={160} height={160} />
-            <span>
-              <input type="radio" name={`keep-${group.cluster_id}`} checked={preview.media_id === keep} onChange={() => setKeep(preview.media_id)} /> keep{' '}
-              {preview.file_name}
-            </span>
-          </label>
-        ))}
+        {group.members.map((member) => {
+          const suggested = member.media_id === group.suggested_keeper.media_id;
+          return (
+            <label key={member.media_id} className={`dup-item${keep.has(member.media_id) ? ' keep' : ''}`}>
+              <img src={member.media_thumb_uri} alt={member.file_name} loading="lazy" width={160} height={160} />
+              <span>
+                <input type="checkbox" aria-label={`keep ${member.file_name}`} checked={keep.has(member.media_id)} onChange={() => toggle(member.media_id)} disabled={group.state === 'decided'} /> keep {member.file_name}
+              </span>
+              <span className="muted">
+                {resolution(member)} · {fileSize(member.file_size)}
+              </span>
+              {member.issues.length > 0 && <span className="muted">issues: {member.issues.join(', ')}</span>}
+              {member.role && <span className="badge">{ROLE_TEXT[member.role]}</span>}
+              {!member.role && group.state === 'changed' && <span className="badge new">new</span>}
+              {suggested && group.state !== 'decided' && <span className="badge suggested">suggested: {group.suggested_keeper.reasons.join('; ')}</span>}
+            </label>
+          );
+        })}
       </div>
-      <button type="button" disabled={tagRest.isPending} onClick={() => tagRest.mutate()}>
-        Keep one, tag the rest “{DUPLICATE_TAG}”
-      </button>{' '}
-      {tagRest.data && <span role="status">Tagged {tagRest.data.tagged} as {DUPLICATE_TAG}.</span>}
-      {!tagRest.data && tagged && <span className="muted">Some of these are tagged {DUPLICATE_TAG} already.</span>}
-      <ErrorMessage error={tagRest.error} prefix="Tagging failed" />
+      {group.state === 'decided' && group.decision ? (
+        <button type="button" disabled={busy} onClick={() => undo.mutate(group.decision!.decision_id)}>
+          Undo decision
+        </button>
+      ) : (
+        <>
+          <button type="button" disabled={busy || whyDisabled !== null} onClick={() => decide.mutate('duplicates')}>
+            Keep {keep.size === 1 ? 'this copy' : 'these copies'}, discard the rest
+          </button>{' '}
+          <button type="button" disabled={busy} onClick={() => decide.mutate('not_duplicates')}>
+            Not duplicates
+          </button>{' '}
+          {whyDisabled && <span className="muted">{whyDisabled}</span>}
+        </>
+      )}
+      <ErrorMessage error={decide.error ?? undo.error} prefix="The decision was not saved" />
     </li>
   );
 }

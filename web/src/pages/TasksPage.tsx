@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import { api, unwrap, type Task, type TaskStatus } from '../api/client';
 import type { paths } from '../api/schema';
 import { abortRefusal, retryRefusal } from '../api/taskRules';
-import { workflowUrl } from '../config';
+import { useWorkflowUrl } from '../config';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { ProgressBar } from '../components/ProgressBar';
 import { useUrlState, type UrlChanges } from '../urlState';
@@ -50,6 +50,7 @@ function useTaskQuery(): [TasksQuery, (changes: UrlChanges) => void, URLSearchPa
 
 export function TasksPage() {
   const [query, change, params] = useTaskQuery();
+  const workflowUrl = useWorkflowUrl();
   const queryClient = useQueryClient();
   const filters = useQuery({
     queryKey: ['tasks', 'filters', query.start_time_from, query.start_time_to],
@@ -211,9 +212,13 @@ export function TasksPage() {
                     <button type="button" disabled={Boolean(retryReason) || pending} title={retryReason ?? 'Run this task again with its stored input'} onClick={() => action.mutate({ task, kind: 'retry' })}>
                       Retry
                     </button>
-                    <a href={workflowUrl(task.task_id)} target="_blank" rel="noreferrer">
-                      Workflow
-                    </a>
+                    {workflowUrl(task.task_id) ? (
+                      <a href={workflowUrl(task.task_id)!} target="_blank" rel="noreferrer">
+                        Workflow
+                      </a>
+                    ) : (
+                      <span className="muted">No Temporal UI configured (TEMPORAL_UI_URL)</span>
+                    )}
                   </td>
                 </tr>
               );

@@ -1,0 +1,46 @@
+import { Router } from '@koa/router';
+import type { Db } from '../../db/connection';
+import type { UrlSigner } from '../../lib/auth/signedUrls';
+import { requireDataset } from '../../services/datasetAccess';
+import { acceptSuggestions, decideDuplicates, reviewDuplicates, undoDecision } from '../../services/duplicates';
+import { presentDuplicateReview } from '../presenters/duplicates';
+import { mount } from '../routeSpec';
+import type { ApiState } from '../state';
+import { duplicateRoutes } from '../specs/duplicates';
+
+/** Duplicate review: groups, decisions that stick to the version, accepting every suggestion, undo. */
+export function createDuplicatesRouter(deps: { db: Db; signer: UrlSigner; publicUrl: string }): Router<ApiState> {
+  const router = new Router<ApiState>();
+
+  mount(router, duplicateRoutes.review, async (ctx) => {
+    const { params, query } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
+    const review = await reviewDuplicates(deps.db, dataset, { similarity: query.similarity, state: query.state, page: query.page_number, pageSize: query.page_size });
+    ctx.body = presentDuplicateReview(review, deps.publicUrl, deps.signer);
+  });
+
+  mount(router, duplicateRoutes.decide, async (ctx) => {
+    const { params, body } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'review_duplicates');
+    const requests = body.groups.map((group) => ({ mediaIds: group.media_ids, verdict: group.verdict, keep: group.keep_media_ids }));
+    const decisions = await decideDuplicates(deps.db, dataset, ctx.state.user, requests);
+    ctx.body = { decisions: decisions.map((decision) => ({ decision_id: decision.decisionId, media_ids: decision.mediaIds })) };
+  });
+
+  mount(router, duplicateRoutes.acceptSuggestions, async (ctx) => {
+    const { params, body } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'review_duplicates');
+    const accepted = await acceptSuggestions(deps.db, dataset, ctx.state.user, body.similarity);
+    ctx.body = { decided_groups: accepted.decidedGroups, discarded_media: accepted.discardedMedia };
+  });
+
+  mount(router, duplicateRoutes.undo, async (ctx) => {
+    const { params } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'review_duplicates');
+    await undoDecision(deps.db, dataset, params.decision_id);
+    ctx.body = null;
+    ctx.status = 200;
+  });
+
+  return router;
+}
