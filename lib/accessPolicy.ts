@@ -16,7 +16,7 @@ export type DatasetAction =
   | 'import_metadata'
   | 'tag' // create, delete, apply and remove tags
   | 'review_duplicates' // decide duplicate groups, accept suggestions, undo decisions
-  | 'manage_views' // create and delete saved views, toggle alerting
+  | 'manage_views' // create, rename and delete saved views, toggle alerting
   | 'manage_tasks' // abort and retry
   | 'enrich'
   | 'export'

@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import type { DatasetRow } from '../db/repositories/datasets';
-import { createView, deleteView, findView, listViews, setAlerting, trendPoints, type ViewFilters, type ViewRow } from '../db/repositories/views';
+import { createView, deleteView, findView, listViews, renameView, setAlerting, trendPoints, type ViewFilters, type ViewRow } from '../db/repositories/views';
 import { invalid, notFound, unprocessable } from '../lib/errors';
 import { parseVql, VqlError } from '../lib/vql/parseVql';
 
@@ -43,6 +43,14 @@ export async function saveView(db: Db, dataset: DatasetRow, user: User, input: N
 
 export function listSavedViews(db: Db, dataset: DatasetRow): Promise<ViewRow[]> {
   return listViews(db, dataset.id);
+}
+
+/** Renames a view; the name stays unique per dataset (422 when taken, as at creation). */
+export async function renameSavedView(db: Db, dataset: DatasetRow, viewId: string, name: string): Promise<ViewRow> {
+  const outcome = await renameView(db, dataset.id, viewId, name);
+  if (outcome === 'missing') throw notFound('View not found');
+  if (outcome === 'taken') throw unprocessable(`A view named "${name}" already exists in this dataset`);
+  return (await findView(db, dataset.id, viewId))!;
 }
 
 export async function deleteSavedView(db: Db, dataset: DatasetRow, viewId: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import { requireDataset } from '../../services/datasetAccess';
-import { deleteSavedView, listSavedViews, saveView, savedViewTrend, setSavedViewAlerting } from '../../services/views';
+import { deleteSavedView, listSavedViews, renameSavedView, saveView, savedViewTrend, setSavedViewAlerting } from '../../services/views';
 import { HttpError } from '../errors';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
@@ -31,6 +31,12 @@ export function createViewsRouter(deps: { db: Db }): Router<ApiState> {
   mount(router, viewRoutes.list, async (ctx) => {
     const dataset = await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id);
     ctx.body = { views: (await listSavedViews(deps.db, dataset)).map(presentView) };
+  });
+
+  mount(router, viewRoutes.rename, async (ctx) => {
+    const { params, body } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'manage_views');
+    ctx.body = presentView(await renameSavedView(deps.db, dataset, params.view_id, body.name));
   });
 
   mount(router, viewRoutes.delete, async (ctx) => {

@@ -25,6 +25,7 @@ export const viewForm = z.object({
 const alertingBody = z.object({
   request: z.object({ enabled: z.boolean({ message: 'request.enabled must be a boolean' }) }, { message: 'body must be {"request": {"enabled": true|false}}' }),
 });
+const renameBody = z.object({ name: viewForm.shape.name });
 const notMonitored: [400, string] = [400, 'Monitoring not enabled'];
 const datasetOrView: [404, string] = [404, 'Dataset or view not found'];
 
@@ -49,6 +50,16 @@ export const viewRoutes = {
     handlerReads: { form: viewForm },
     responses: { 200: { description: 'View', schema: viewSchema } },
     errors: [403, datasetOrView, [422, 'A malformed query or form, or a name taken in this dataset']],
+  }),
+  rename: defineRoute({
+    method: 'patch',
+    path: '/dataset/:dataset_id/views/:view_id',
+    tag: 'views',
+    summary: 'Rename a view',
+    auth: 'user',
+    request: { params: viewParams, body: renameBody },
+    responses: { 200: { description: 'View', schema: viewSchema } },
+    errors: [403, datasetOrView, [422, 'A malformed body, or a name taken in this dataset']],
   }),
   delete: defineRoute({
     method: 'delete',

@@ -54,6 +54,19 @@ export async function listViews(db: Db, datasetId: string): Promise<ViewRow[]> {
   return views(db).where('v.dataset_id', datasetId).orderBy('v.created_at');
 }
 
+/** Renames a view: 'renamed', 'missing', or 'taken' when another view of the dataset has that name. */
+export async function renameView(db: Db, datasetId: string, viewId: string, name: string): Promise<'renamed' | 'missing' | 'taken'> {
+  const taken = await db('saved_views').where({ dataset_id: datasetId, name }).whereNot({ id: viewId }).first('id');
+  if (taken) return 'taken';
+  try {
+    return (await db('saved_views').where({ id: viewId, dataset_id: datasetId }).update({ name })) === 1 ? 'renamed' : 'missing';
+  } catch (error) {
+    // A concurrent rename to the same name lost the race on the unique (dataset_id, name).
+    if ((error as { code?: string }).code === '23505') return 'taken';
+    throw error;
+  }
+}
+
 export async function deleteView(db: Db, datasetId: string, viewId: string): Promise<boolean> {
   return (await db('saved_views').where({ id: viewId, dataset_id: datasetId }).delete()) === 1;
 }

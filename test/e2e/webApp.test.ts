@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import type { Browser, Page } from 'playwright-core';
 import { localPublicUrl, screenshotsDir, serveOverHttp } from '../support/browser';
 import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
-import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
+import { eventually, makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { startTestApi } from '../support/testStack';
 import { expectText, startWebApp, waitForLoadedImages, type WebApp } from '../support/webApp';
 
@@ -245,6 +245,40 @@ describe('web app', () => {
     expect(pageErrors).toEqual([]);
   }, 180_000);
 
+  it('opens a saved view (from its list and from its notification) with its filters, renames it and deletes it after a confirmation', async () => {
+    const datasetId = await createReadyDataset(stack, 'viewed', [photo('chelsea'), photo('coffee')]);
+    const vql = JSON.stringify([{ issues: { op: 'issue', value: 'dark', mode: 'in' } }]);
+    const view = (await stack.request.post(`/api/v1/dataset/${datasetId}/views`).query({ vql, caption: 'a cat' }).field('name', 'dark cats').expect(200)).body;
+    await stack.deps.db('notifications').insert({
+      user_id: stack.deps.defaultUser.id, entity_type: 'saved_view', entity_id: view.id, title: '', message: '1 new result for view "dark cats" in viewed', metadata: {}, dataset_id: datasetId,
+    });
+    const opened = async () => {
+      await page.waitForURL(/\/explore\?/);
+      const url = new URL(page.url());
+      expect([url.searchParams.get('caption'), JSON.parse(url.searchParams.get('vql')!)]).toEqual(['a cat', JSON.parse(vql)]);
+      await page.getByText('Captions matching “a cat”, nearest first.').waitFor();
+    };
+    await page.goto(`/datasets/${datasetId}/explore`);
+    await page.getByRole('button', { name: /^Notifications/ }).click();
+    await page.getByTestId('notification').first().getByRole('link', { name: /dark cats/ }).click();
+    await opened();
+
+    await page.goto(`/datasets/${datasetId}/explore`);
+    const row = page.locator(`ul.views li[data-view-id="${view.id}"]`);
+    await row.getByRole('link', { name: 'Open' }).click();
+    await opened();
+
+    await row.getByRole('button', { name: 'Rename' }).click();
+    await row.getByLabel('New name of dark cats').fill('dim cats');
+    await row.getByRole('button', { name: 'Save name' }).click();
+    await row.getByText('dim cats', { exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.getByRole('button', { name: 'Yes, delete' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect(await stack.deps.db('saved_views').where({ dataset_id: datasetId })).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+
   it('reviews duplicates: keeps the suggested copy, remembers the decision across a reload, undoes it, and accepts all suggestions', async () => {
     const copies = fs.mkdtempSync(path.join(os.tmpdir(), 'web-dupes-'));
     const copy = path.join(copies, 'chelsea_small.jpg');
@@ -284,6 +318,42 @@ describe('web app', () => {
       ['chelsea.jpg', 'keep'],
       ['chelsea_small.jpg', 'discard'],
     ]);
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+
+  it('selects images in Explore (click, Shift-click range, a whole cluster), tags and untags them, exports the selection, and Escape clears it', async () => {
+    const datasetId = await createReadyDataset(stack, 'curate', ['chelsea', 'coffee', 'astronaut', 'rocket'].map(photo));
+    await page.goto(`/datasets/${datasetId}/explore`);
+    await waitForLoadedImages(page);
+    await page.getByRole('button', { name: 'Select', exact: true }).click();
+    const thumbs = page.locator('ul[aria-label="Clusters"] button.thumb');
+    await thumbs.nth(0).click();
+    await thumbs.nth(2).click({ modifiers: ['Shift'] });
+    await expectText(page.getByTestId('selection-size'), /^3 images selected$/);
+    expect(await thumbs.evaluateAll((buttons) => buttons.map((button) => button.getAttribute('aria-pressed')))).toEqual(['true', 'true', 'true', 'false']);
+    const bar = page.getByRole('region', { name: 'Selection' });
+    await bar.getByLabel('Tag name').fill('keepers');
+    await bar.getByRole('button', { name: 'Tag', exact: true }).click();
+    await expectText(bar.getByRole('status'), /^Tagged 3 images “keepers”\.$/);
+    const tags = async () => (await stack.request.get(`/api/v1/dataset/${datasetId}/tags`).expect(200)).body.tags.map((tag: { name: string; n_media: number }) => [tag.name, tag.n_media]);
+    expect(await tags()).toEqual([['keepers', 3]]);
+    await screenshot('explore-selection');
+
+    await page.keyboard.press('Escape');
+    await expectText(page.getByTestId('selection-size'), /^0 images selected$/);
+    await page.locator('ul[aria-label="Clusters"] > li').first().getByRole('button', { name: /^Select cluster/ }).click();
+    await expectText(page.getByTestId('selection-size'), /^1 image selected$/);
+    await bar.getByRole('button', { name: 'Untag', exact: true }).click();
+    await expectText(bar.getByRole('status'), /^Untagged 1 image “keepers”\.$/);
+    expect(await tags()).toEqual([['keepers', 2]]);
+
+    await bar.getByRole('button', { name: 'Export selection (JSON)' }).click();
+    await bar.getByRole('status').filter({ hasText: /^Export started/ }).waitFor();
+    const exportTask = await eventually(
+      async () => (await stack.request.get('/api/v1/tasks').query({ dataset_id: datasetId, task_type: 'EXPORT' }).expect(200)).body.tasks[0],
+      (task) => task?.status === 'COMPLETED' || task?.status === 'FAILED',
+    );
+    expect(exportTask.status).toBe('COMPLETED');
     expect(pageErrors).toEqual([]);
   }, 120_000);
 

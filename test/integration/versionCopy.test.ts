@@ -47,7 +47,7 @@ describe('dataset versions: a copy of a version is the same data, sharing bytes 
       environment.run(activities.copyDatasetVersion, { sourceVersionId: source.id, targetDatasetId: copy.id, versionId }) as Promise<Copied>;
     const result = await copyIn(env);
     expect(result.rows).toMatchObject({ media: 5, tags: 1, media_tags: 1, clusters: expect.any(Number), cluster_members: 25 });
-    expect(heartbeats).toEqual(['media', 'tags', 'media_issues', 'media_labels', 'media_objects', 'media_tags', 'clusters', 'cluster_members']);
+    expect(heartbeats).toEqual(['media', 'tags', 'media_issues', 'media_labels', 'media_objects', 'media_tags', 'clusters', 'cluster_members', 'duplicate_decisions']);
     // Repeated (a retried activity): nothing is copied twice.
     expect((await copyIn(new MockActivityEnvironment())).rows).toEqual({});
     expect((await db('media').where({ version_id: versionId }).count({ n: '*' }).first())!.n).toBe('5');

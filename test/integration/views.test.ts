@@ -1,4 +1,8 @@
-import { createDataset } from '../../db/repositories/datasets';
+import supertest from 'supertest';
+import { createApp } from '../../api/app';
+import { addDatasetMember, createDataset } from '../../db/repositories/datasets';
+import { createUser } from '../../db/repositories/users';
+import { loginCookie } from '../support/sessions';
 import { Workspace } from '../../db/models';
 import { startTestApi, type TestApi } from '../support/testStack';
 
@@ -71,5 +75,27 @@ describe('saved views: create, list, delete, trend, alerting', () => {
     await api.deps.db('saved_views').where({ name: 'everything' }).update({ monitoring_enabled: false });
     const unmonitored = (await api.deps.db('saved_views').where({ name: 'everything' }).first()).id;
     expect((await api.request.get(`${views()}/${unmonitored}/trend`).expect(400)).body).toEqual({ detail: 'Monitoring is not enabled for this view' });
+  });
+
+  it('renames a view, refusing a taken or empty name (422), another dataset\'s view (404) and a viewer (403), changing nothing', async () => {
+    const view = (await api.request.post(views()).field('name', 'to rename').expect(200)).body;
+    await api.request.post(views()).field('name', 'taken').expect(200);
+    const renamed = (await api.request.patch(`${views()}/${view.id}`).send({ name: '  renamed  ' }).expect(200)).body;
+    expect(renamed).toMatchObject({ id: view.id, name: 'renamed', filters: view.filters, monitoring_enabled: true });
+    expect((await api.request.patch(`${views()}/${view.id}`).send({ name: 'taken' }).expect(422)).body).toEqual({ detail: 'A view named "taken" already exists in this dataset' });
+    expect((await api.request.patch(`${views()}/${view.id}`).send({ name: ' ' }).expect(422)).body).toEqual({ detail: 'body.name: name is required (form field)' });
+    await api.request.patch(`${views()}/${view.id}`).send({}).expect(422);
+    await api.request.patch(`${views(otherDatasetId)}/${view.id}`).send({ name: 'elsewhere' }).expect(404);
+    await api.request.patch(`${views()}/00000000-0000-4000-8000-000000000000`).send({ name: 'ghost' }).expect(404);
+
+    const viewer = await createUser(api.deps.db, { email: 'view-reader@example.com', password: 'view-reader-1', workspaceId: (await Workspace.query(api.deps.db).first())!.id, workspaceRole: 'viewer' });
+    await addDatasetMember(api.deps.db, datasetId, viewer.id, 'viewer');
+    // The same API with logins on, where a viewer's cookie stands for the viewer.
+    const secured = { request: supertest(createApp({ ...api.deps, config: { ...api.deps.config, disableAuth: false } }).callback()) };
+    const cookie = await loginCookie(secured, 'view-reader@example.com', 'view-reader-1');
+    expect((await secured.request.patch(`${views()}/${view.id}`).set('Cookie', cookie).send({ name: 'by a viewer' }).expect(403)).body).toEqual({
+      detail: 'This operation needs editor access to the dataset; you have viewer',
+    });
+    expect((await api.deps.db('saved_views').where({ id: view.id }).first()).name).toBe('renamed');
   });
 });

@@ -135,6 +135,7 @@ function inputOf(route: RouteSpec): RequestInput {
     'post /dataset/:dataset_id/duplicates/accept_suggestions': { body: {} },
     'post /dataset/:dataset_id/custom_metadata': { files: { file: metadataFile } },
     'post /dataset/:dataset_id/views': { query: { entity_type: 'IMAGES' }, fields: { name: 'made by A' } },
+    'patch /dataset/:dataset_id/views/:view_id': { body: { name: 'renamed by A' } },
     'post /dataset/:dataset_id/views/:view_id/alerting': { body: { request: { enabled: false } } },
     'post /dataset/:dataset_id/snapshot': { body: { name: 'made by A' } },
     'patch /dataset/:dataset_id/snapshot/:snapshot_id': { body: { name: 'renamed by A' } },

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { ErrorMessage } from './ErrorMessage';
@@ -47,7 +48,15 @@ export function NotificationBell() {
           <ul>
             {list.data?.notifications.map((notification) => (
               <li key={notification.id} className={notification.read_at ? 'read' : 'unread'} data-testid="notification">
-                <div>{notification.title || notification.message}</div>
+                <div>
+                  {notification.entity_type === 'saved_view' && notification.dataset_id && notification.entity_id ? (
+                    <Link to={`/datasets/${notification.dataset_id}/explore?view=${notification.entity_id}`} onClick={() => setOpen(false)}>
+                      {notification.title || notification.message}
+                    </Link>
+                  ) : (
+                    notification.title || notification.message
+                  )}
+                </div>
                 {notification.title && notification.message && <div className="muted">{notification.message}</div>}
                 <div className="muted">
                   {new Date(notification.created_at).toLocaleString()}{' '}

@@ -97,7 +97,7 @@ export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
                     title={snapshot.is_restoring ? 'Already restoring' : 'Make the dataset this snapshot again'}
                     onClick={() => {
                       setNotice('');
-                      if (window.confirm(`Restore “${snapshot.snapshot_name}”? The dataset's current state is replaced.`)) restore.mutate(snapshot);
+                      if (window.confirm(`Restore “${snapshot.snapshot_name}”? The dataset's media, captions, labels, tags, duplicate decisions, clusters and saved views become the snapshot's: whatever was added or changed since, views saved since included, is removed. This cannot be undone (take a snapshot first to keep it).`)) restore.mutate(snapshot);
                     }}
                   >
                     Restore

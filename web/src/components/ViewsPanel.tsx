@@ -1,10 +1,12 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
 import type { EntityType } from '../api/upload';
 import { ErrorMessage } from './ErrorMessage';
+import { viewExploreUrl } from '../viewLinks';
 
-/** Saved views of a dataset: save the current Explore filters, toggle alerting, see each view's trend over batches. */
+/** Saved views of a dataset: save the current Explore filters, open, rename or delete a view, toggle alerting, see each view's trend over batches. */
 export function ViewsPanel({ datasetId, entityType, caption, vql }: { datasetId: string; entityType: EntityType; caption?: string; vql?: string }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
@@ -39,6 +41,19 @@ export function ViewsPanel({ datasetId, entityType, caption, vql }: { datasetId:
       ),
     onSettled: refresh,
   });
+  const [editing, setEditing] = useState<{ viewId: string; name: string } | undefined>();
+  const [deleting, setDeleting] = useState<string | undefined>();
+  const rename = useMutation({
+    mutationFn: async ({ viewId, name: newName }: { viewId: string; name: string }) =>
+      unwrap(await api.PATCH('/api/v1/dataset/{dataset_id}/views/{view_id}', { params: { path: { dataset_id: datasetId, view_id: viewId } }, body: { name: newName.trim() } })),
+    onSuccess: () => setEditing(undefined),
+    onSettled: refresh,
+  });
+  const remove = useMutation({
+    mutationFn: async (viewId: string) => unwrap(await api.DELETE('/api/v1/dataset/{dataset_id}/views/{view_id}', { params: { path: { dataset_id: datasetId, view_id: viewId } } })),
+    onSuccess: () => setDeleting(undefined),
+    onSettled: refresh,
+  });
 
   return (
     <section className="card" aria-labelledby="views-title">
@@ -55,11 +70,51 @@ export function ViewsPanel({ datasetId, entityType, caption, vql }: { datasetId:
           Save view
         </button>
       </form>
-      <ErrorMessage error={save.error ?? alerting.error ?? views.error} />
+      <ErrorMessage error={save.error ?? alerting.error ?? rename.error ?? remove.error ?? views.error} />
       <ul className="views">
         {views.data?.map((view) => (
           <li key={view.id} data-view-id={view.id}>
-            <strong>{view.name}</strong> <span className="muted">{view.total_results} results in batches since it was saved</span>{' '}
+            {editing?.viewId === view.id ? (
+              <form
+                className="inline-form"
+                onSubmit={(event) => {
+                  event.preventDefault();
+                  rename.mutate(editing);
+                }}
+              >
+                <input aria-label={`New name of ${view.name}`} value={editing.name} maxLength={255} required onChange={(event) => setEditing({ viewId: view.id, name: event.target.value })} />
+                <button type="submit" disabled={rename.isPending || editing.name.trim() === ''}>
+                  Save name
+                </button>
+                <button type="button" onClick={() => setEditing(undefined)}>
+                  Cancel
+                </button>
+              </form>
+            ) : (
+              <strong>{view.name}</strong>
+            )}{' '}
+            <span className="muted">{view.total_results} results in batches since it was saved</span>{' '}
+            <Link to={viewExploreUrl(datasetId, view.filters)}>Open</Link>{' '}
+            {editing?.viewId !== view.id && (
+              <button type="button" className="link-button" onClick={() => setEditing({ viewId: view.id, name: view.name })}>
+                Rename
+              </button>
+            )}
+            {deleting === view.id ? (
+              <span role="group" aria-label={`Confirm deleting ${view.name}`}>
+                Delete “{view.name}” and its trend?{' '}
+                <button type="button" disabled={remove.isPending} onClick={() => remove.mutate(view.id)}>
+                  Yes, delete
+                </button>{' '}
+                <button type="button" onClick={() => setDeleting(undefined)}>
+                  Cancel
+                </button>
+              </span>
+            ) : (
+              <button type="button" className="link-button" onClick={() => setDeleting(view.id)}>
+                Delete
+              </button>
+            )}{' '}
             <label>
               <input
                 type="checkbox"

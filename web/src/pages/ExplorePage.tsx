@@ -1,6 +1,6 @@
-import { useState, type KeyboardEvent } from 'react';
+import { useEffect, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { searchByImage, type EntityType } from '../api/upload';
 import { fromVql, toVql } from '../api/vql';
@@ -10,7 +10,9 @@ import { BoxedImage } from '../components/BoxedImage';
 import { ImageSearch } from '../components/ImageSearch';
 import type { paths } from '../api/schema';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { EMPTY_SELECTION, SelectionBar, type Selection } from '../components/SelectionBar';
 import { useUrlState } from '../urlState';
+import { viewExploreUrl } from '../viewLinks';
 
 type ExploreQuery = NonNullable<paths['/api/v1/explore/{dataset_id}']['get']['parameters']['query']>;
 
@@ -39,6 +41,21 @@ export function ExplorePage() {
   const [captionInput, setCaptionInput] = useState(caption);
   const [selected, setSelected] = useState<Preview | undefined>();
   const [objectSearch, setObjectSearch] = useState<{ pending: boolean; error?: unknown }>({ pending: false });
+  const [selecting, setSelecting] = useState(false);
+  const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
+  const [lastPicked, setLastPicked] = useState<string | undefined>();
+  const navigate = useNavigate();
+  // A link to a saved view (a notification's): Explore opens with the view's filters.
+  const viewId = params.get('view');
+  const views = useQuery({
+    queryKey: ['views', datasetId],
+    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/views', { params: { path: { dataset_id: datasetId } } })).views,
+    enabled: viewId !== null,
+  });
+  const openedView = views.data?.find((view) => view.id === viewId);
+  useEffect(() => {
+    if (openedView) void navigate(viewExploreUrl(datasetId, openedView.filters), { replace: true });
+  }, [openedView, datasetId, navigate]);
 
   const dataset = useQuery({
     queryKey: ['dataset', datasetId],
@@ -60,6 +77,38 @@ export function ExplorePage() {
     staleTime: 5 * 60_000,
   });
   const clusters = explore.data?.clusters ?? [];
+  const canSelect = entityType === 'IMAGES';
+
+  useEffect(() => {
+    if (selection === EMPTY_SELECTION) return undefined;
+    const clearOnEscape = (event: globalThis.KeyboardEvent) => {
+      if (event.key === 'Escape') setSelection(EMPTY_SELECTION);
+    };
+    document.addEventListener('keydown', clearOnEscape);
+    return () => document.removeEventListener('keydown', clearOnEscape);
+  }, [selection]);
+
+  /** A click toggles one image; with Shift, every image from the last one clicked to this one (in the grid's order) is selected. */
+  const toggleMedia = (mediaId: string, range: boolean) => {
+    const order = clusters.flatMap((cluster) => cluster.previews.map((preview) => preview.media_id));
+    setSelection((current) => {
+      const picked = new Set(current.mediaIds);
+      const [from, to] = [order.indexOf(lastPicked ?? ''), order.indexOf(mediaId)];
+      if (range && from >= 0 && to >= 0) {
+        for (const id of order.slice(Math.min(from, to), Math.max(from, to) + 1)) picked.add(id);
+      } else if (picked.has(mediaId)) picked.delete(mediaId);
+      else picked.add(mediaId);
+      return { ...current, mediaIds: [...picked] };
+    });
+    setLastPicked(mediaId);
+  };
+  const toggleCluster = (cluster: Cluster) =>
+    setSelection((current) => ({
+      ...current,
+      clusters: current.clusters.some((picked) => picked.id === cluster.cluster_id)
+        ? current.clusters.filter((picked) => picked.id !== cluster.cluster_id)
+        : [...current.clusters, { id: cluster.cluster_id, size: cluster.n_images }],
+    }));
 
   return (
     <>
@@ -67,7 +116,8 @@ export function ExplorePage() {
         <Link to="/">Datasets</Link> › <Link to={`/datasets/${datasetId}`}>{dataset.data?.display_name ?? datasetId}</Link> › Explore
       </p>
       <h1>Explore {dataset.data?.display_name ?? ''}</h1>
-      <ErrorMessage error={dataset.error} />
+      <ErrorMessage error={dataset.error ?? views.error} />
+      {viewId && views.data && !openedView && <p role="alert">This saved view no longer exists.</p>}
       <div className="toolbar">
         <fieldset className="segmented" aria-label="Entity type">
           {(['IMAGES', 'OBJECTS'] as const).map((type) => (
@@ -86,6 +136,11 @@ export function ExplorePage() {
             </label>
           ))}
         </fieldset>
+        {canSelect && (
+          <button type="button" aria-pressed={selecting} onClick={() => setSelecting(!selecting)}>
+            {selecting ? 'Done selecting' : 'Select'}
+          </button>
+        )}
         <label>
           Similarity threshold <strong data-testid="threshold-value">{threshold}</strong>{' '}
           <input type="range" min={0} max={4} step={1} value={threshold} aria-label="Similarity threshold" onChange={(event) => change({ threshold: event.target.value })} />
@@ -134,6 +189,12 @@ export function ExplorePage() {
       {caption && <p role="status">Captions matching “{caption}”, nearest first.</p>}
       <ErrorMessage error={objectSearch.error} prefix="The object search failed" />
       <ErrorMessage error={explore.error} prefix="Explore failed" />
+      {canSelect && (selecting || selection !== EMPTY_SELECTION) && (
+        <>
+          {selecting && <p className="muted">Click images to select them (Shift-click selects a range), or select whole clusters; Escape clears the selection.</p>}
+          <SelectionBar datasetId={datasetId} selection={selection} onClear={() => setSelection(EMPTY_SELECTION)} />
+        </>
+      )}
       {explore.isPending && <p>Loading clusters…</p>}
       {explore.data && clusters.length === 0 && <p>No cluster on this page.</p>}
       <div className="explore-body">
@@ -143,6 +204,10 @@ export function ExplorePage() {
             key={cluster.cluster_id}
             cluster={cluster}
             onSelect={setSelected}
+            selecting={selecting && canSelect}
+            selection={selection}
+            onToggleMedia={toggleMedia}
+            onToggleCluster={toggleCluster}
             onPick={async (preview) => {
               if (!preview.bounding_box) {
                 change({ similar_to: preview.media_id, anchor_type: undefined, similar_name: preview.file_name, caption: undefined });
@@ -251,8 +316,21 @@ function MediaDetails({ preview, onClose }: { preview: Preview; onClose(): void 
   );
 }
 
-function ClusterCard({ cluster, onPick, onSelect }: { cluster: Cluster; onPick(preview: Preview): void; onSelect(preview: Preview): void }) {
+interface ClusterCardProps {
+  cluster: Cluster;
+  onPick(preview: Preview): void;
+  onSelect(preview: Preview): void;
+  selecting: boolean;
+  selection: Selection;
+  onToggleMedia(mediaId: string, range: boolean): void;
+  onToggleCluster(cluster: Cluster): void;
+}
+
+function ClusterCard({ cluster, onPick, onSelect, selecting, selection, onToggleMedia, onToggleCluster }: ClusterCardProps) {
   const objects = cluster.type === 'OBJECTS';
+  const wholeCluster = selection.clusters.some((picked) => picked.id === cluster.cluster_id);
+  const isPicked = (mediaId: string) => wholeCluster || selection.mediaIds.includes(mediaId);
+  const click = (preview: Preview) => (event: MouseEvent) => (selecting ? onToggleMedia(preview.media_id, event.shiftKey) : onPick(preview));
   const members = objects ? cluster.n_objects : cluster.n_images + cluster.n_videos;
   return (
     <li className="cluster" data-cluster-id={cluster.cluster_id} data-n-objects={objects ? cluster.n_objects : undefined}>
@@ -262,6 +340,11 @@ function ClusterCard({ cluster, onPick, onSelect }: { cluster: Cluster; onPick(p
           {cluster.n_videos > 0 ? `, ${plural(cluster.n_videos, 'video')}` : ''}
         </strong>
         {cluster.relevance_score !== undefined && <span className="muted"> distance {cluster.relevance_score.toFixed(3)}</span>}
+        {selecting && (
+          <button type="button" className="link-button" aria-pressed={wholeCluster} onClick={() => onToggleCluster(cluster)}>
+            {wholeCluster ? 'Deselect cluster' : `Select cluster (${cluster.n_images})`}
+          </button>
+        )}
       </div>
       <div className="previews">
         {cluster.previews.map((preview, index) =>
@@ -272,7 +355,16 @@ function ClusterCard({ cluster, onPick, onSelect }: { cluster: Cluster; onPick(p
               <span className="object-caption">{preview.caption ?? '—'}</span>
             </button>
           ) : (
-            <button key={preview.media_id} type="button" className="thumb" title={`${preview.file_name}${preview.caption ? ` — ${preview.caption}` : ''}\nFind similar images`} onClick={() => onPick(preview)} onFocus={() => onSelect(preview)} onMouseEnter={() => onSelect(preview)}>
+            <button
+              key={preview.media_id}
+              type="button"
+              className={`thumb${isPicked(preview.media_id) ? ' selected' : ''}`}
+              aria-pressed={selecting ? isPicked(preview.media_id) : undefined}
+              title={`${preview.file_name}${preview.caption ? ` — ${preview.caption}` : ''}\n${selecting ? 'Select (Shift: a range)' : 'Find similar images'}`}
+              onClick={click(preview)}
+              onFocus={() => onSelect(preview)}
+              onMouseEnter={() => onSelect(preview)}
+            >
               <img src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} loading="lazy" decoding="async" width={96} height={96} />
             </button>
           ),

@@ -1,0 +1,120 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { ErrorMessage } from './ErrorMessage';
+
+/** What a curator picked in Explore: images one by one, and whole clusters (every member, not only the previews shown). */
+export interface Selection {
+  mediaIds: string[];
+  clusters: Array<{ id: string; size: number }>;
+}
+
+export const EMPTY_SELECTION: Selection = { mediaIds: [], clusters: [] };
+
+export const selectionSize = (selection: Selection) => selection.mediaIds.length + selection.clusters.reduce((sum, cluster) => sum + cluster.size, 0);
+
+/** Requests a tag change takes: the picked images at once, then each cluster (the API takes one cluster a request). */
+function selectionBodies(selection: Selection): Array<{ media_ids: string[] } | { cluster_id: string }> {
+  return [...(selection.mediaIds.length > 0 ? [{ media_ids: selection.mediaIds }] : []), ...selection.clusters.map((cluster) => ({ cluster_id: cluster.id }))];
+}
+
+/**
+ * Bulk actions on the selection: tag or untag it (with a tag of the dataset or a new one), export it,
+ * clear it. Each action says what it did; nothing is done to an empty selection.
+ */
+export function SelectionBar({ datasetId, selection, onClear }: { datasetId: string; selection: Selection; onClear(): void }) {
+  const queryClient = useQueryClient();
+  const path = { dataset_id: datasetId };
+  const [tagName, setTagName] = useState('');
+  const tags = useQuery({ queryKey: ['tags', datasetId], queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/tags', { params: { path } })) });
+  const refresh = () => Promise.all(['tags', 'explore'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
+
+  const changeTag = useMutation({
+    mutationFn: async (action: 'tag' | 'untag') => {
+      const name = tagName.trim();
+      let tag = tags.data?.tags.find((candidate) => candidate.name === name);
+      if (!tag && action === 'untag') throw new Error(`No tag named “${name}” in this dataset`);
+      tag ??= unwrap(await api.POST('/api/v1/dataset/{dataset_id}/tags', { params: { path }, body: { name } }));
+      let changed = 0;
+      for (const body of selectionBodies(selection)) {
+        const params = { path: { ...path, tag_id: tag.id } };
+        changed +=
+          action === 'tag'
+            ? unwrap(await api.POST('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).tagged
+            : unwrap(await api.DELETE('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).untagged;
+      }
+      return { action, name, changed };
+    },
+    onSettled: refresh,
+  });
+  const exportSelection = useMutation({
+    mutationFn: async () =>
+      unwrap(
+        await api.POST('/api/v1/dataset/{dataset_id}/export_entities_async', {
+          params: { path, query: { export_format: 'json' } },
+          body: {
+            media_selection: [
+              ...(selection.mediaIds.length > 0 ? [{ type: 'media' as const, payload: { media_ids: selection.mediaIds } }] : []),
+              ...selection.clusters.map((cluster) => ({
+                type: 'cluster' as const,
+                payload: { cluster_id: cluster.id, cluster_filters: { entity_type: 'IMAGES' as const }, exclude_media_ids: [] },
+              })),
+            ],
+          },
+        }),
+      ),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['tasks'] }),
+  });
+
+  const size = selectionSize(selection);
+  const noTag = tagName.trim() === '';
+  const busy = changeTag.isPending || exportSelection.isPending;
+  return (
+    <section className="card selection-bar" aria-label="Selection">
+      <strong data-testid="selection-size">
+        {size} image{size === 1 ? '' : 's'} selected
+      </strong>
+      {selection.clusters.length > 0 && (
+        <span className="muted">
+          {' '}
+          ({selection.clusters.length} whole cluster{selection.clusters.length === 1 ? '' : 's'})
+        </span>
+      )}
+      <form
+        className="inline-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          changeTag.mutate('tag');
+        }}
+      >
+        <input aria-label="Tag name" list="selection-tags" placeholder="tag name, new or existing" value={tagName} maxLength={100} onChange={(event) => setTagName(event.target.value)} />
+        <datalist id="selection-tags">{tags.data?.tags.map((tag) => <option key={tag.id} value={tag.name} />)}</datalist>
+        <button type="submit" disabled={busy || noTag || size === 0}>
+          Tag
+        </button>
+        <button type="button" disabled={busy || noTag || size === 0} onClick={() => changeTag.mutate('untag')}>
+          Untag
+        </button>
+        {noTag && <span className="muted">Name a tag to tag or untag.</span>}
+      </form>
+      <button type="button" disabled={busy || size === 0} onClick={() => exportSelection.mutate()}>
+        Export selection (JSON)
+      </button>{' '}
+      <button type="button" onClick={onClear}>
+        Clear selection
+      </button>
+      {changeTag.data && (
+        <p role="status">
+          {changeTag.data.action === 'tag' ? 'Tagged' : 'Untagged'} {changeTag.data.changed} image{changeTag.data.changed === 1 ? '' : 's'} “{changeTag.data.name}”.
+        </p>
+      )}
+      {exportSelection.data && (
+        <p role="status">
+          Export started: follow it under Exports on the dataset's page (task <code>{exportSelection.data.id}</code>).
+        </p>
+      )}
+      <ErrorMessage error={changeTag.error} prefix="The tag change failed" />
+      <ErrorMessage error={exportSelection.error} prefix="The export could not start" />
+    </section>
+  );
+}
