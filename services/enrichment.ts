@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { claimDatasetStatus, createDataset, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { claimDatasetStatus, createDataset, datasetNamesStartingWith, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { enrichmentContextOf, markEnrichedFrom } from '../db/repositories/enrichment';
 import { headVersion } from '../db/repositories/versions';
 import { claimTransition, releaseTransition, statusRefusal, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
@@ -52,6 +53,16 @@ function planEnrichment(catalog: EnrichmentModel[], applied: Record<string, stri
   return { ...applied, ...requested };
 }
 
+/** `<name> (enriched)`, or `<name> (enriched 2)`, `3`, … when the workspace has that name already (the source enriched again). */
+async function enrichedCopyName(db: Db, workspaceId: string, sourceName: string): Promise<string> {
+  const base = `${sourceName} (enriched`;
+  const taken = new Set(await datasetNamesStartingWith(db, workspaceId, base));
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? `${base})` : `${base} ${n})`;
+    if (!taken.has(name)) return name;
+  }
+}
+
 /**
  * Starts an ENRICHMENT: a new dataset `<name> (enriched)` owned by the caller, INDEXING until the
  * models have run over a copy of the source; the source is claimed READ ONLY meanwhile. Returns the
@@ -98,7 +109,7 @@ export async function startEnrichment(
       enrichmentModelsOfCopy = planEnrichment(catalog, source.enrichment_models, requested);
       await createDataset(trx, {
         id: enrichedId,
-        name: `${dataset.display_name} (enriched)`,
+        name: await enrichedCopyName(trx, workspaceId, dataset.display_name),
         ownerId: user.id,
         workspaceId,
         status: 'INDEXING',

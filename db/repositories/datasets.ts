@@ -162,6 +162,11 @@ export async function datasetStatus(db: Db, datasetId: string): Promise<DatasetS
   return (await db('datasets').where({ id: datasetId }).first('status_new'))?.status_new;
 }
 
+/** The workspace's datasets whose name starts with `prefix`, for choosing a name no dataset has yet. */
+export async function datasetNamesStartingWith(db: Db, workspaceId: string, prefix: string): Promise<string[]> {
+  return db('datasets').where({ workspace_id: workspaceId }).whereRaw('starts_with(display_name, ?)', [prefix]).pluck('display_name');
+}
+
 /** The organization the dataset belongs to (through its workspace). */
 export async function datasetOrganizationId(db: Db, datasetId: string): Promise<string> {
   const row = await db('datasets as d').join('workspaces as w', 'w.id', 'd.workspace_id').where('d.id', datasetId).first('w.organization_id');

@@ -217,7 +217,8 @@ describe('enrichment through the real API, worker and models', () => {
   it('ranks images without captions by their concept vectors (MULTIMODEL_IMAGE_ENCODING) for text queries', async () => {
     const { dataset_id: conceptsId } = (await enrich(sourceId, { enrichment_models: { MULTIMODEL_IMAGE_ENCODING: 'concept-encoder@1' } }).expect(200)).body;
     expect(await waitForTask(stack, conceptsId, ['COMPLETED', 'FAILED'])).toMatchObject({ status: 'COMPLETED' });
-    await waitForDatasetStatus(stack, conceptsId, ['READY']);
+    // The source enriched a second time: its copy gets a name of its own.
+    expect(await waitForDatasetStatus(stack, conceptsId, ['READY'])).toMatchObject({ display_name: 'everyday (enriched 2)' });
     expect((await allMedia(conceptsId)).every((media) => media.caption === null)).toBe(true);
     for (const [query, file] of [['a cat', 'chelsea.jpg'], ['a motorbike', 'motorcycle_left.jpg'], ['a cup of coffee', 'coffee.jpg'], ['a tripod', 'camera.jpg']]) {
       const ranked = (await explore(conceptsId, { caption: query })).body.clusters as Cluster[];

@@ -61,21 +61,23 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
       <ErrorMessage error={start.error} prefix="The export could not start" />
       <ErrorMessage error={exports.error} prefix="The exports could not be listed" />
       {exports.data && exports.data.tasks.length > 0 && (
-        <table className="table" aria-label="Exports">
-          <thead>
-            <tr>
-              <th>Started</th>
-              <th>By</th>
-              <th>Status</th>
-              <th>Download</th>
-            </tr>
-          </thead>
-          <tbody>
-            {exports.data.tasks.map((task) => (
-              <ExportRow key={task.task_id} datasetId={dataset.id} task={task} />
-            ))}
-          </tbody>
-        </table>
+        <div className="table-scroll">
+          <table className="table" aria-label="Exports">
+            <thead>
+              <tr>
+                <th>Started</th>
+                <th>By</th>
+                <th>Status</th>
+                <th>Download</th>
+              </tr>
+            </thead>
+            <tbody>
+              {exports.data.tasks.map((task) => (
+                <ExportRow key={task.task_id} datasetId={dataset.id} task={task} />
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

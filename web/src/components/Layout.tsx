@@ -19,6 +19,9 @@ export function Layout() {
   }, [signedInAs]);
   return (
     <div className="layout">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
       <header className="topbar">
         <strong className="brand">Media datasets</strong>
         <nav aria-label="Main">
@@ -47,7 +50,7 @@ export function Layout() {
         )}
         <HealthBadge />
       </header>
-      <main className="content">{session.loginRequired ? <LoginPage /> : <Outlet />}</main>
+      <main className="content" id="main" tabIndex={-1}>{session.loginRequired ? <LoginPage /> : <Outlet />}</main>
     </div>
   );
 }

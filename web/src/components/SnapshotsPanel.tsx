@@ -66,50 +66,52 @@ export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
       <ErrorMessage error={snapshots.error} prefix="The snapshots could not be listed" />
       {snapshots.data?.length === 0 && <p>No snapshot yet.</p>}
       {snapshots.data && snapshots.data.length > 0 && (
-        <table className="table" aria-label="Snapshots">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Reason</th>
-              <th>Media</th>
-              <th>Created</th>
-              <th>By</th>
-              <th>Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {snapshots.data.map((snapshot) => (
-              <tr key={snapshot.snapshot_id} data-snapshot-id={snapshot.snapshot_id}>
-                <td>
-                  {snapshot.snapshot_name} {snapshot.is_current && <span className="badge ok">current</span>} {snapshot.is_restoring && <span className="badge">restoring…</span>}
-                  {snapshot.description && <div className="muted">{snapshot.description}</div>}
-                </td>
-                <td>{snapshot.reason}</td>
-                <td>
-                  {snapshot.n_images} images, {snapshot.n_videos} videos
-                </td>
-                <td>{new Date(snapshot.created_at).toLocaleString()}</td>
-                <td>{snapshot.created_by ?? '—'}</td>
-                <td className="actions">
-                  <button
-                    type="button"
-                    disabled={busy || snapshot.is_restoring}
-                    title={snapshot.is_restoring ? 'Already restoring' : 'Make the dataset this snapshot again'}
-                    onClick={() => {
-                      setNotice('');
-                      if (window.confirm(`Restore “${snapshot.snapshot_name}”? The dataset's media, captions, labels, tags, duplicate decisions, clusters and saved views become the snapshot's: whatever was added or changed since, views saved since included, is removed. This cannot be undone (take a snapshot first to keep it).`)) restore.mutate(snapshot);
-                    }}
-                  >
-                    Restore
-                  </button>
-                  <button type="button" disabled={busy} title="A new dataset from this snapshot" onClick={() => { setNotice(''); clone.mutate(snapshot); }}>
-                    Clone
-                  </button>
-                </td>
+        <div className="table-scroll">
+          <table className="table" aria-label="Snapshots">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Reason</th>
+                <th>Media</th>
+                <th>Created</th>
+                <th>By</th>
+                <th>Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {snapshots.data.map((snapshot) => (
+                <tr key={snapshot.snapshot_id} data-snapshot-id={snapshot.snapshot_id}>
+                  <td>
+                    {snapshot.snapshot_name} {snapshot.is_current && <span className="badge ok">current</span>} {snapshot.is_restoring && <span className="badge">restoring…</span>}
+                    {snapshot.description && <div className="muted">{snapshot.description}</div>}
+                  </td>
+                  <td>{snapshot.reason}</td>
+                  <td>
+                    {snapshot.n_images} images, {snapshot.n_videos} videos
+                  </td>
+                  <td>{new Date(snapshot.created_at).toLocaleString()}</td>
+                  <td>{snapshot.created_by ?? '—'}</td>
+                  <td className="actions">
+                    <button
+                      type="button"
+                      disabled={busy || snapshot.is_restoring}
+                      title={snapshot.is_restoring ? 'Already restoring' : 'Make the dataset this snapshot again'}
+                      onClick={() => {
+                        setNotice('');
+                        if (window.confirm(`Restore “${snapshot.snapshot_name}”? The dataset's media, captions, labels, tags, duplicate decisions, clusters and saved views become the snapshot's: whatever was added or changed since, views saved since included, is removed. This cannot be undone (take a snapshot first to keep it).`)) restore.mutate(snapshot);
+                      }}
+                    >
+                      Restore
+                    </button>
+                    <button type="button" disabled={busy} title="A new dataset from this snapshot" onClick={() => { setNotice(''); clone.mutate(snapshot); }}>
+                      Clone
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );

@@ -33,42 +33,44 @@ export function DatasetsPage() {
         <ErrorMessage error={datasets.error} prefix="The datasets could not be listed" />
         {datasets.data?.length === 0 && <p>No dataset yet: create one above.</p>}
         {datasets.data && datasets.data.length > 0 && (
-          <table className="table" aria-label="Datasets">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Status</th>
-                <th>Images</th>
-                <th>Videos</th>
-                <th>Progress</th>
-                <th>Owner</th>
-                <th>Created</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((dataset) => (
-                <tr key={dataset.id} data-dataset-id={dataset.id}>
-                  <td>
-                    <Link to={`/datasets/${dataset.id}`}>{dataset.display_name}</Link>
-                  </td>
-                  <td>
-                    <span className={`status status-${dataset.status_new.replace(' ', '-')}`} data-testid="dataset-status">
-                      {dataset.status_new}
-                    </span>
-                  </td>
-                  <td>{dataset.n_images}</td>
-                  <td>{dataset.n_videos}</td>
-                  <td>{TRANSIENT_DATASET_STATUSES.has(dataset.status_new) ? <ProgressBar value={dataset.progress} label={`Progress of ${dataset.display_name}`} /> : `${dataset.progress} %`}</td>
-                  <td>{dataset.owned_by}</td>
-                  <td>{new Date(dataset.created_at).toLocaleString()}</td>
-                  <td className="actions">
-                    <Link to={`/datasets/${dataset.id}/explore`}>Explore</Link> <Link to={`/tasks?dataset_id=${dataset.id}`}>Tasks</Link>
-                  </td>
+          <div className="table-scroll">
+            <table className="table" aria-label="Datasets">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Status</th>
+                  <th>Images</th>
+                  <th>Videos</th>
+                  <th>Progress</th>
+                  <th>Owner</th>
+                  <th>Created</th>
+                  <th />
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {shown.map((dataset) => (
+                  <tr key={dataset.id} data-dataset-id={dataset.id}>
+                    <td>
+                      <Link to={`/datasets/${dataset.id}`}>{dataset.display_name}</Link>
+                    </td>
+                    <td>
+                      <span className={`status status-${dataset.status_new.replace(' ', '-')}`} data-testid="dataset-status">
+                        {dataset.status_new}
+                      </span>
+                    </td>
+                    <td>{dataset.n_images}</td>
+                    <td>{dataset.n_videos}</td>
+                    <td>{TRANSIENT_DATASET_STATUSES.has(dataset.status_new) ? <ProgressBar value={dataset.progress} label={`Progress of ${dataset.display_name}`} /> : `${dataset.progress} %`}</td>
+                    <td>{dataset.owned_by}</td>
+                    <td>{new Date(dataset.created_at).toLocaleString()}</td>
+                    <td className="actions">
+                      <Link to={`/datasets/${dataset.id}/explore`}>Explore</Link> <Link to={`/tasks?dataset_id=${dataset.id}`}>Tasks</Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
         {pages > 1 && (
           <nav className="pager" aria-label="Dataset pages">

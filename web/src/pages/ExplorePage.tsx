@@ -44,6 +44,8 @@ export function ExplorePage() {
   const [selecting, setSelecting] = useState(false);
   const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
   const [lastPicked, setLastPicked] = useState<string | undefined>();
+  // Roving focus: one thumbnail of the grid is a Tab stop, the arrow keys move between them.
+  const [focusKey, setFocusKey] = useState<string | undefined>();
   const navigate = useNavigate();
   // A link to a saved view (a notification's): Explore opens with the view's filters.
   const viewId = params.get('view');
@@ -78,6 +80,8 @@ export function ExplorePage() {
   });
   const clusters = explore.data?.clusters ?? [];
   const canSelect = entityType === 'IMAGES';
+  const thumbKeys = clusters.flatMap((cluster) => cluster.previews.map((preview, index) => thumbKey(preview, index)));
+  const tabStop = focusKey !== undefined && thumbKeys.includes(focusKey) ? focusKey : thumbKeys[0];
 
   useEffect(() => {
     if (selection === EMPTY_SELECTION) return undefined;
@@ -204,6 +208,8 @@ export function ExplorePage() {
             key={cluster.cluster_id}
             cluster={cluster}
             onSelect={setSelected}
+            tabStop={tabStop}
+            onFocusThumb={setFocusKey}
             selecting={selecting && canSelect}
             selection={selection}
             onToggleMedia={toggleMedia}
@@ -316,8 +322,14 @@ function MediaDetails({ preview, onClose }: { preview: Preview; onClose(): void 
   );
 }
 
+/** A thumbnail's key in the grid: an image can show several objects of one cluster, told apart by their index. */
+const thumbKey = (preview: Preview, index: number) => (preview.bounding_box ? `${preview.media_id}-${index}` : preview.media_id);
+
 interface ClusterCardProps {
   cluster: Cluster;
+  /** The one thumbnail of the grid that Tab reaches. */
+  tabStop: string | undefined;
+  onFocusThumb(key: string): void;
   onPick(preview: Preview): void;
   onSelect(preview: Preview): void;
   selecting: boolean;
@@ -326,7 +338,7 @@ interface ClusterCardProps {
   onToggleCluster(cluster: Cluster): void;
 }
 
-function ClusterCard({ cluster, onPick, onSelect, selecting, selection, onToggleMedia, onToggleCluster }: ClusterCardProps) {
+function ClusterCard({ cluster, onPick, onSelect, tabStop, onFocusThumb, selecting, selection, onToggleMedia, onToggleCluster }: ClusterCardProps) {
   const objects = cluster.type === 'OBJECTS';
   const wholeCluster = selection.clusters.some((picked) => picked.id === cluster.cluster_id);
   const isPicked = (mediaId: string) => wholeCluster || selection.mediaIds.includes(mediaId);
@@ -350,7 +362,19 @@ function ClusterCard({ cluster, onPick, onSelect, selecting, selection, onToggle
         {cluster.previews.map((preview, index) =>
           preview.bounding_box ? (
             // An image can hold several objects of one cluster: the index keeps their keys apart.
-            <button key={`${preview.media_id}-${index}`} type="button" className="thumb object" title={`${preview.file_name} — ${preview.caption ?? 'object'}\nFind similar objects`} onClick={() => onPick(preview)} onFocus={() => onSelect(preview)} onMouseEnter={() => onSelect(preview)}>
+            <button
+              key={thumbKey(preview, index)}
+              type="button"
+              className="thumb object"
+              tabIndex={tabStop === thumbKey(preview, index) ? 0 : -1}
+              title={`${preview.file_name} — ${preview.caption ?? 'object'}\nFind similar objects`}
+              onClick={() => onPick(preview)}
+              onFocus={() => {
+                onFocusThumb(thumbKey(preview, index));
+                onSelect(preview);
+              }}
+              onMouseEnter={() => onSelect(preview)}
+            >
               <BoxedImage src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} size={120} imageWidth={preview.width} imageHeight={preview.height} box={preview.bounding_box} label={preview.caption} lazy />
               <span className="object-caption">{preview.caption ?? '—'}</span>
             </button>
@@ -360,9 +384,13 @@ function ClusterCard({ cluster, onPick, onSelect, selecting, selection, onToggle
               type="button"
               className={`thumb${isPicked(preview.media_id) ? ' selected' : ''}`}
               aria-pressed={selecting ? isPicked(preview.media_id) : undefined}
+              tabIndex={tabStop === preview.media_id ? 0 : -1}
               title={`${preview.file_name}${preview.caption ? ` — ${preview.caption}` : ''}\n${selecting ? 'Select (Shift: a range)' : 'Find similar images'}`}
               onClick={click(preview)}
-              onFocus={() => onSelect(preview)}
+              onFocus={() => {
+                onFocusThumb(preview.media_id);
+                onSelect(preview);
+              }}
               onMouseEnter={() => onSelect(preview)}
             >
               <img src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} loading="lazy" decoding="async" width={96} height={96} />

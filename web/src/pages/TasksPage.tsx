@@ -164,67 +164,71 @@ export function TasksPage() {
       {tasks.isPending && <p>Loading…</p>}
       {tasks.data && tasks.data.tasks.length === 0 && <p>No task matches these filters.</p>}
       {tasks.data && tasks.data.tasks.length > 0 && (
-        <table className="table" aria-label="Tasks">
-          <thead>
-            <tr>
-              <th>Type</th>
-              <th>Dataset</th>
-              <th>Status</th>
-              <th>Progress</th>
-              <th>Message</th>
-              <th>Created by</th>
-              <th>Started</th>
-              <th>Ended</th>
-              <th>Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tasks.data.tasks.map((task) => {
-              const abortReason = abortRefusal(task);
-              const retryReason = retryRefusal(task);
-              const pending = action.isPending && action.variables?.task.task_id === task.task_id;
-              return (
-                <tr key={task.task_id} data-task-id={task.task_id} data-task-type={task.task_type}>
-                  <td>{task.task_type}</td>
-                  <td>
-                    <Link to={`/datasets/${task.dataset_id}`}>{task.dataset_name}</Link>
-                    <div className="muted">{task.dataset_status}</div>
-                  </td>
-                  <td>
-                    <span className={`status status-${task.status}`} data-testid="task-status">
-                      {task.status}
-                    </span>
-                  </td>
-                  <td>
-                    <ProgressBar value={task.progress_percentage} label={`Progress of task ${task.task_id}`} />
-                  </td>
-                  <td>
-                    {task.status_message}
-                    {task.error_message && <div className="error">{task.error_message}</div>}
-                  </td>
-                  <td>{task.created_by}</td>
-                  <td>{new Date(task.start_time).toLocaleString()}</td>
-                  <td>{task.end_time ? new Date(task.end_time).toLocaleString() : '—'}</td>
-                  <td className="actions">
-                    <button type="button" disabled={Boolean(abortReason) || pending} title={abortReason ?? 'Abort this task'} onClick={() => action.mutate({ task, kind: 'abort' })}>
-                      Abort
-                    </button>
-                    <button type="button" disabled={Boolean(retryReason) || pending} title={retryReason ?? 'Run this task again with its stored input'} onClick={() => action.mutate({ task, kind: 'retry' })}>
-                      Retry
-                    </button>
-                    {workflowUrl(task.task_id) ? (
-                      <a href={workflowUrl(task.task_id)!} target="_blank" rel="noreferrer">
-                        Workflow
-                      </a>
-                    ) : (
-                      <span className="muted">No Temporal UI configured (TEMPORAL_UI_URL)</span>
-                    )}
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <div className="table-scroll">
+          <table className="table" aria-label="Tasks">
+            <thead>
+              <tr>
+                <th>Type</th>
+                <th>Dataset</th>
+                <th>Status</th>
+                <th>Progress</th>
+                <th>Message</th>
+                <th>Created by</th>
+                <th>Started</th>
+                <th>Ended</th>
+                <th>Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {tasks.data.tasks.map((task) => {
+                const abortReason = abortRefusal(task);
+                const retryReason = retryRefusal(task);
+                const pending = action.isPending && action.variables?.task.task_id === task.task_id;
+                return (
+                  <tr key={task.task_id} data-task-id={task.task_id} data-task-type={task.task_type}>
+                    <td>{task.task_type}</td>
+                    <td>
+                      <Link to={`/datasets/${task.dataset_id}`}>{task.dataset_name}</Link>
+                      <div className="muted">{task.dataset_status}</div>
+                    </td>
+                    <td>
+                      <span className={`status status-${task.status}`} data-testid="task-status">
+                        {task.status}
+                      </span>
+                    </td>
+                    <td>
+                      <ProgressBar value={task.progress_percentage} label={`Progress of task ${task.task_id}`} />
+                    </td>
+                    <td>
+                      {task.status_message}
+                      {task.error_message && <div className="error">{task.error_message}</div>}
+                    </td>
+                    <td>{task.created_by}</td>
+                    <td>{new Date(task.start_time).toLocaleString()}</td>
+                    <td>{task.end_time ? new Date(task.end_time).toLocaleString() : '—'}</td>
+                    <td className="actions">
+                      <button type="button" disabled={Boolean(abortReason) || pending} title={abortReason ?? 'Abort this task'} onClick={() => action.mutate({ task, kind: 'abort' })}>
+                        Abort
+                      </button>
+                      <button type="button" disabled={Boolean(retryReason) || pending} title={retryReason ?? 'Run this task again with its stored input'} onClick={() => action.mutate({ task, kind: 'retry' })}>
+                        Retry
+                      </button>
+                      {workflowUrl(task.task_id) ? (
+                        <a href={workflowUrl(task.task_id)!} target="_blank" rel="noreferrer">
+                          Workflow
+                        </a>
+                      ) : (
+                        <span className="muted" title="The API knows no Temporal UI address: set TEMPORAL_UI_URL">
+                        no Temporal UI
+                      </span>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
       )}
       <nav className="pager" aria-label="Task pages">
         <button type="button" disabled={(query.page ?? 1) <= 1} onClick={() => change({ page: String((query.page ?? 1) - 1) })}>

@@ -1,0 +1,98 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { Page } from 'playwright-core';
+import { createReadyDataset } from '../support/datasets';
+import { photo } from '../support/media';
+import { startWebApp, waitForLoadedImages, type WebApp } from '../support/webApp';
+
+const VIEWPORTS = [
+  { width: 390, height: 844 },
+  { width: 1280, height: 800 },
+];
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[] }>;
+}
+
+/** Every page of the app at a phone's and a laptop's width: no horizontal scroll, and axe-core finds nothing serious. */
+describe('web app layout and accessibility', () => {
+  let web: WebApp;
+  let datasetId: string;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'web-layout-'));
+  const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+  beforeAll(async () => {
+    web = await startWebApp();
+    const copy = path.join(scratch, 'chelsea_small.jpg');
+    await sharp(photo('chelsea')).resize(240).jpeg({ quality: 70 }).toFile(copy);
+    datasetId = await createReadyDataset(web.stack, 'layout', [photo('chelsea'), copy, photo('coffee'), photo('rocket')]);
+    await web.stack.request.post(`/api/v1/dataset/${datasetId}/views`).field('name', 'everything').expect(200);
+  }, 180_000);
+  afterAll(async () => {
+    await web?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  /** Each page, and what shows once it has loaded. */
+  const pages: Array<{ name: string; url: () => string; ready(page: Page): Promise<unknown> }> = [
+    { name: 'Datasets', url: () => '/', ready: (page) => page.getByRole('link', { name: 'layout', exact: true }).waitFor() },
+    { name: 'Dataset', url: () => `/datasets/${datasetId}`, ready: (page) => page.getByRole('heading', { name: 'Snapshots' }).waitFor() },
+    { name: 'Explore', url: () => `/datasets/${datasetId}/explore`, ready: (page) => waitForLoadedImages(page) },
+    { name: 'Duplicates', url: () => `/datasets/${datasetId}/duplicates`, ready: (page) => page.locator('ul[aria-label="Duplicate groups"] > li').first().waitFor() },
+    { name: 'Tasks', url: () => '/tasks', ready: (page) => page.getByRole('cell', { name: 'DATASET_CREATION' }).first().waitFor() },
+    { name: 'Not found', url: () => '/no/such/page', ready: (page) => page.getByRole('heading').first().waitFor() },
+  ];
+
+  for (const { width, height } of VIEWPORTS) {
+    for (const shown of pages) {
+      it(`${shown.name} at ${width}x${height} is as wide as the screen, and axe-core finds no serious or critical violation`, async () => {
+        const context = await web.browser.newContext({ baseURL: web.http.url, viewport: { width, height } });
+        try {
+          const page = await context.newPage();
+          await page.goto(shown.url());
+          await shown.ready(page);
+          const widths = (await page.evaluate('({ document: document.documentElement.scrollWidth, viewport: window.innerWidth })')) as { document: number; viewport: number };
+          // What sticks out, named, when something does.
+          const overflowing = widths.document > widths.viewport ? await page.evaluate(`Array.from(document.querySelectorAll('body *')).filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5 && !element.closest('.table-scroll table')).slice(0, 6).map((element) => element.tagName.toLowerCase() + (element.className ? '.' + String(element.className).split(' ').join('.') : '') + ' ' + Math.round(element.getBoundingClientRect().right) + 'px')`) : [];
+          expect({ ...widths, overflowing }).toEqual({ document: widths.viewport, viewport: widths.viewport, overflowing: [] });
+          await page.addScriptTag({ content: axeSource });
+          const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)`)) as AxeViolation[];
+          const serious = violations
+            .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+            .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).slice(0, 5).join(', ')}`);
+          expect(serious).toEqual([]);
+        } finally {
+          await context.close();
+        }
+      });
+    }
+  }
+
+  it('offers a skip link first, and Tab passes the Explore grid in one stop while the arrow keys move inside it', async () => {
+    const page = web.page;
+    await page.goto(`/datasets/${datasetId}/explore`);
+    await waitForLoadedImages(page);
+    const active = () => page.evaluate('({ tag: document.activeElement.tagName, text: document.activeElement.textContent.trim(), thumb: document.activeElement.classList.contains("thumb"), id: document.activeElement.id })') as Promise<{ tag: string; text: string; thumb: boolean; id: string }>;
+    await page.keyboard.press('Tab');
+    expect(await active()).toMatchObject({ tag: 'A', text: 'Skip to content' });
+    await page.keyboard.press('Enter');
+    expect(await active()).toMatchObject({ tag: 'MAIN', id: 'main' });
+    let presses = 0;
+    while (!(await active()).thumb && presses < 60) {
+      await page.keyboard.press('Tab');
+      presses++;
+    }
+    expect((await active()).thumb).toBe(true);
+    const thumbs = await page.locator('button.thumb').count();
+    expect(thumbs).toBeGreaterThan(1);
+    await page.keyboard.press('ArrowRight');
+    expect((await active()).thumb).toBe(true);
+    await page.keyboard.press('Tab');
+    expect((await active()).thumb).toBe(false);
+  });
+});
