@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/repositories/datasets';
-import { exploreClusters, exploreObjectClusters, type ExploreCluster, type Relevance } from '../db/repositories/explore';
-import { unprocessable } from '../lib/errors';
+import { clusterMembersPage, exploreClusters, exploreObjectClusters, type ExploreCluster, type PreviewRow, type Relevance } from '../db/repositories/explore';
+import { notFound, unprocessable } from '../lib/errors';
 import type { ClipModel } from '../lib/ml/clip';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import type { VectorStore } from '../lib/vectors/vectorStore';
@@ -55,4 +55,16 @@ export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, req
   const options = { versionId: dataset.head_version_id, threshold: request.threshold, page: request.page, filters, relevance };
   // Objects come with OBJECT_DETECTION enrichment; a dataset without it has no object clusters.
   return request.entityType === 'OBJECTS' ? exploreObjectClusters(deps.db, options) : exploreClusters(deps.db, options);
+}
+
+/** A page of an image cluster's members in the dataset's head version (Explore's previews are its first few). */
+export async function clusterMedia(
+  db: Db,
+  dataset: DatasetRow,
+  clusterId: string,
+  page: { number: number; size: number },
+): Promise<{ threshold: number; total: number; members: PreviewRow[] }> {
+  const found = await clusterMembersPage(db, dataset.head_version_id, clusterId, { offset: page.number * page.size, limit: page.size });
+  if (!found) throw notFound('Cluster not found');
+  return found;
 }

@@ -47,8 +47,9 @@ export const clusterSchema = z
   })
   .meta({ id: 'Cluster' });
 
-export function presentCluster(cluster: ExploreCluster, threshold: number, origin: string, signer: UrlSigner): z.output<typeof clusterSchema> {
-  const preview = (row: PreviewRow): z.output<typeof previewSchema> => ({
+/** A preview with its signed links under `origin` (PUBLIC_URL). */
+export function presentPreview(row: PreviewRow, origin: string, signer: UrlSigner): z.output<typeof previewSchema> {
+  return {
     type: 'IMAGE',
     media_id: row.id,
     media_uri: origin + signer.mediaPath(row.id, 'file'),
@@ -59,7 +60,11 @@ export function presentCluster(cluster: ExploreCluster, threshold: number, origi
     width: row.width,
     height: row.height,
     ...relevanceOf(row.relevance),
-  });
+  };
+}
+
+export function presentCluster(cluster: ExploreCluster, threshold: number, origin: string, signer: UrlSigner): z.output<typeof clusterSchema> {
+  const preview = (row: PreviewRow) => presentPreview(row, origin, signer);
   return {
     cluster_id: cluster.cluster_id,
     type: cluster.type,

@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 import { parseVql, VqlError, type VqlFilter } from '../../lib/vql/parseVql';
-import { exploreDataset } from '../../services/explore';
+import { clusterMedia, exploreDataset } from '../../services/explore';
 import { rememberQueryEmbeddings } from '../../lib/ml/rememberedQueries';
 import type { TextEncoder } from '../../lib/ml/textEncoder';
 import type { ClipModel } from '../../lib/ml/clip';
@@ -11,7 +11,7 @@ import { requireDataset } from '../../services/datasetAccess';
 import { HttpError } from '../errors';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
-import { presentCluster } from '../presenters/cluster';
+import { presentCluster, presentPreview } from '../presenters/cluster';
 import { exploreRoutes } from '../specs/explore';
 
 /** Query texts whose embeddings Explore remembers (1.5 KiB each). */
@@ -55,6 +55,18 @@ export function createExploreRouter(deps: {
     ctx.body = {
       clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl, deps.signer)),
       metadata: { used_duckdb: false },
+    };
+  });
+
+  mount(router, exploreRoutes.clusterMedia, async (ctx) => {
+    const { params, query } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
+    const page = await clusterMedia(deps.db, dataset, params.cluster_id, { number: query.page_number, size: query.page_size });
+    ctx.body = {
+      cluster_id: params.cluster_id,
+      similarity_threshold: String(page.threshold),
+      n_media: page.total,
+      media: page.members.map((row) => presentPreview(row, deps.publicUrl, deps.signer)),
     };
   });
 

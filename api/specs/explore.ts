@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
-import { clusterSchema } from '../presenters/cluster';
+import { clusterSchema, previewSchema } from '../presenters/cluster';
 import { clusteringThreshold, entityType, requireEntityType } from '../searchParams';
 import { datasetIdParams, filePart } from './common';
 
@@ -60,6 +60,13 @@ const anchorQuery = z.object({
     .meta({ description: 'JSON {x, y, width, height}, fractions of the image' }),
 });
 
+const clusterParams = datasetIdParams.extend({ cluster_id: z.uuid('cluster_id must be a UUID') });
+const PAGE_SIZE_MESSAGE = 'page_size must be a whole number 1-500';
+const clusterPageQuery = z.object({
+  page_number: z.coerce.number({ message: 'page_number must be a whole number, 0 or more' }).int('page_number must be a whole number, 0 or more').min(0, 'page_number must be a whole number, 0 or more').default(0),
+  page_size: z.coerce.number({ message: PAGE_SIZE_MESSAGE }).int(PAGE_SIZE_MESSAGE).min(1, PAGE_SIZE_MESSAGE).max(500, PAGE_SIZE_MESSAGE).default(100),
+});
+
 export const exploreRoutes = {
   explore: defineRoute({
     method: 'get',
@@ -91,5 +98,21 @@ export const exploreRoutes = {
       200: { description: 'Anchor', schema: z.object({ anchor_media_id: z.uuid(), anchor_type: z.literal('UPLOAD') }) },
     },
     errors: [[400, 'entity_type or file missing, or not an image'], 403, 404, [409, 'No visual index in this status'], 413],
+  }),
+  clusterMedia: defineRoute({
+    method: 'get',
+    path: '/dataset/:dataset_id/clusters/:cluster_id/media',
+    tag: 'explore',
+    summary: "Every member of an image cluster, a page at a time (Explore shows a cluster's first previews only)",
+    description: 'Images and video frames of the cluster in the dataset as it is now, most unique first.',
+    auth: 'user',
+    request: { params: clusterParams, query: clusterPageQuery },
+    responses: {
+      200: {
+        description: 'A page of members',
+        schema: z.object({ cluster_id: z.uuid(), similarity_threshold: z.string(), n_media: z.number().int(), media: z.array(previewSchema) }),
+      },
+    },
+    errors: [403, [404, 'Dataset or cluster not found']],
   }),
 };

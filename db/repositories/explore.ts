@@ -285,3 +285,33 @@ export async function exploreObjectClusters(
     ]);
   return clustersOfRows(rows, 'OBJECTS');
 }
+
+/** A page of an image cluster's members of the version (images and video frames), most unique first; undefined when the version has no such cluster. */
+export async function clusterMembersPage(
+  db: Db,
+  versionId: string,
+  clusterId: string,
+  page: { offset: number; limit: number },
+): Promise<{ threshold: number; total: number; members: PreviewRow[] } | undefined> {
+  const cluster = await db('clusters').where({ version_id: versionId, id: clusterId, entity_type: 'IMAGES' }).first('threshold', 'size');
+  if (!cluster) return undefined;
+  const members: PreviewRow[] = await db('cluster_members as cm')
+    .join('media as m', (join) => join.on('m.version_id', 'cm.version_id').andOn('m.id', 'cm.media_id'))
+    .where({ 'cm.version_id': versionId, 'cm.cluster_id': clusterId })
+    .orderByRaw('m.uniqueness_score DESC NULLS LAST, m.id')
+    .offset(page.offset)
+    .limit(page.limit)
+    .select(
+      'm.id',
+      'm.kind',
+      'm.file_name',
+      'm.caption',
+      'm.width',
+      'm.height',
+      'm.thumb_sha256',
+      db.raw('NULL::text[] AS labels'),
+      db.raw(`${PREVIEW_TAGS_SQL} AS tags`),
+      db.raw('NULL::real AS relevance'),
+    );
+  return { threshold: cluster.threshold, total: cluster.size, members };
+}

@@ -23,6 +23,7 @@ interface AxeViolation {
 describe('web app layout and accessibility', () => {
   let web: WebApp;
   let datasetId: string;
+  let clusterId: string;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'web-layout-'));
   const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -32,6 +33,7 @@ describe('web app layout and accessibility', () => {
     await sharp(photo('chelsea')).resize(240).jpeg({ quality: 70 }).toFile(copy);
     datasetId = await createReadyDataset(web.stack, 'layout', [photo('chelsea'), copy, photo('coffee'), photo('rocket')]);
     await web.stack.request.post(`/api/v1/dataset/${datasetId}/views`).field('name', 'everything').expect(200);
+    clusterId = (await web.stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', threshold: 4 }).expect(200)).body.clusters[0].cluster_id;
   }, 180_000);
   afterAll(async () => {
     await web?.close();
@@ -44,6 +46,7 @@ describe('web app layout and accessibility', () => {
     { name: 'Dataset', url: () => `/datasets/${datasetId}`, ready: (page) => page.getByRole('heading', { name: 'Snapshots' }).waitFor() },
     { name: 'Explore', url: () => `/datasets/${datasetId}/explore`, ready: (page) => waitForLoadedImages(page) },
     { name: 'Duplicates', url: () => `/datasets/${datasetId}/duplicates`, ready: (page) => page.locator('ul[aria-label="Duplicate groups"] > li').first().waitFor() },
+    { name: 'Cluster', url: () => `/datasets/${datasetId}/clusters/${clusterId}`, ready: (page) => page.locator('ul[aria-label="Cluster members"] img').first().waitFor() },
     { name: 'Tasks', url: () => '/tasks', ready: (page) => page.getByRole('cell', { name: 'DATASET_CREATION' }).first().waitFor() },
     { name: 'Not found', url: () => '/no/such/page', ready: (page) => page.getByRole('heading').first().waitFor() },
   ];
@@ -73,7 +76,7 @@ describe('web app layout and accessibility', () => {
     }
   }
 
-  it('offers a skip link first, and Tab passes the Explore grid in one stop while the arrow keys move inside it', async () => {
+  it('offers a skip link first, Tab passes the Explore grid in one stop while the arrow keys move inside it, and Escape closes the notifications', async () => {
     const page = web.page;
     await page.goto(`/datasets/${datasetId}/explore`);
     await waitForLoadedImages(page);
@@ -94,5 +97,11 @@ describe('web app layout and accessibility', () => {
     expect((await active()).thumb).toBe(true);
     await page.keyboard.press('Tab');
     expect((await active()).thumb).toBe(false);
+
+    // Escape closes the notifications popover.
+    await page.getByRole('button', { name: /^Notifications/ }).click();
+    await page.getByRole('dialog', { name: 'Notifications' }).waitFor();
+    await page.keyboard.press('Escape');
+    await page.getByRole('dialog', { name: 'Notifications' }).waitFor({ state: 'detached' });
   });
 });

@@ -65,6 +65,25 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect((await explore({ entity_type: 'OBJECTS' }).expect(200)).body).toEqual({ clusters: [], metadata: { used_duckdb: false } });
   });
 
+  it('opens a whole cluster a page at a time, and refuses bad paging, an unknown cluster and another dataset\'s (422, 404)', async () => {
+    const [biggest] = (await explore({ entity_type: 'IMAGES', threshold: 4 }).expect(200)).body.clusters as Cluster[];
+    const members = (query: Record<string, number>, cluster = biggest.cluster_id, dataset = datasetId) =>
+      stack.request.get(`/api/v1/dataset/${dataset}/clusters/${cluster}/media`).query(query);
+    const all = (await members({ page_size: 500 }).expect(200)).body;
+    expect(all).toMatchObject({ cluster_id: biggest.cluster_id, similarity_threshold: '4', n_media: biggest.n_images });
+    expect(all.media).toHaveLength(biggest.n_images);
+    expect(biggest.previews.every((preview) => all.media.some((media: { media_id: string }) => media.media_id === preview.media_id))).toBe(true);
+    const paged = [];
+    for (let page = 0; page * 2 < all.n_media; page++) paged.push(...(await members({ page_number: page, page_size: 2 }).expect(200)).body.media);
+    expect(paged.map((media: { media_id: string }) => media.media_id)).toEqual(all.media.map((media: { media_id: string }) => media.media_id));
+    expect((await members({ page_size: 0 }).expect(422)).body).toEqual({ detail: 'query.page_size: page_size must be a whole number 1-500' });
+    expect((await members({ page_number: -1 }).expect(422)).body).toEqual({ detail: 'query.page_number: page_number must be a whole number, 0 or more' });
+    await stack.request.get(`/api/v1/dataset/${datasetId}/clusters/not-a-uuid/media`).expect(422);
+    expect((await members({}, '00000000-0000-4000-8000-000000000000').expect(404)).body).toEqual({ detail: 'Cluster not found' });
+    const other = (await stack.request.get('/api/v1/ingestion/new_dataset').query({ dataset_name: 'no clusters' }).expect(200)).body.dataset_id;
+    expect((await members({}, biggest.cluster_id, other).expect(404)).body).toEqual({ detail: 'Cluster not found' });
+  });
+
   it('serves previews through expiring signed links and refuses tampered ones', async () => {
     const [cluster] = (await explore({ entity_type: 'IMAGES' }).expect(200)).body.clusters as Cluster[];
     const file = new URL(cluster.previews[0].media_uri);

@@ -8,6 +8,7 @@ import { Layout } from './components/Layout';
 import { DatasetsPage } from './pages/DatasetsPage';
 import { DatasetPage } from './pages/DatasetPage';
 import { DuplicatesPage } from './pages/DuplicatesPage';
+import { ClusterPage } from './pages/ClusterPage';
 import { ExplorePage } from './pages/ExplorePage';
 import { TasksPage } from './pages/TasksPage';
 import { NotFoundPage } from './pages/NotFoundPage';
@@ -33,6 +34,7 @@ const router = createBrowserRouter([
       { path: 'datasets/:datasetId', element: <DatasetPage /> },
       { path: 'datasets/:datasetId/explore', element: <ExplorePage /> },
       { path: 'datasets/:datasetId/duplicates', element: <DuplicatesPage /> },
+      { path: 'datasets/:datasetId/clusters/:clusterId', element: <ClusterPage /> },
       { path: 'tasks', element: <TasksPage /> },
       { path: '*', element: <NotFoundPage /> },
     ],

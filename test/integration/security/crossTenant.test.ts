@@ -248,6 +248,7 @@ beforeAll(async () => {
       media_id: ofB.mediaId,
       variant: 'file', // not an id: the route serves either variant
       tag_id: tag.id,
+      cluster_id: ofB.clusterId,
       decision_id: decisionOfB,
       notification_id: (await db('notifications').where({ user_id: userOfB }).first()).id,
       view_id: view.id,

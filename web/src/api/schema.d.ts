@@ -1835,6 +1835,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dataset/{dataset_id}/clusters/{cluster_id}/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every member of an image cluster, a page at a time (Explore shows a cluster's first previews only)
+         * @description Images and video frames of the cluster in the dataset as it is now, most unique first.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    page_number?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    dataset_id: string;
+                    cluster_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of members */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            cluster_id: string;
+                            similarity_threshold: string;
+                            n_media: number;
+                            media: components["schemas"]["Preview"][];
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Dataset or cluster not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dataset/{dataset_id}/tags": {
         parameters: {
             query?: never;

@@ -8,6 +8,14 @@ import { ErrorMessage } from './ErrorMessage';
 export function NotificationBell() {
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
+  useEffect(() => {
+    if (!open) return undefined;
+    const closeOnEscape = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') setOpen(false);
+    };
+    document.addEventListener('keydown', closeOnEscape);
+    return () => document.removeEventListener('keydown', closeOnEscape);
+  }, [open]);
   const unread = useQuery({
     queryKey: ['notifications', 'unread'],
     queryFn: async () => unwrap(await api.GET('/api/v1/notifications/unread-count')).count,

@@ -4,6 +4,7 @@ import { api, unwrap } from '../api/client';
 import { TRANSIENT_DATASET_STATUSES } from '../api/status';
 import { CreateDataset } from '../components/CreateDataset';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { Pager } from '../components/Pager';
 import { ProgressBar } from '../components/ProgressBar';
 import { useUrlState } from '../urlState';
 
@@ -73,17 +74,13 @@ export function DatasetsPage() {
           </div>
         )}
         {pages > 1 && (
-          <nav className="pager" aria-label="Dataset pages">
-            <button type="button" disabled={page === 0} onClick={() => change({ page: String(page - 1) })}>
-              Previous
-            </button>
-            <span>
-              Page {page + 1} of {pages} ({all.length} datasets)
-            </span>
-            <button type="button" disabled={page + 1 >= pages} onClick={() => change({ page: String(page + 1) })}>
-              Next
-            </button>
-          </nav>
+          <Pager
+            label="Dataset pages"
+            page={page}
+            hasNext={page + 1 < pages}
+            summary={`Page ${page + 1} of ${pages} (${all.length} datasets)`}
+            onPage={(next) => change({ page: String(next) })}
+          />
         )}
       </section>
     </>

@@ -4,6 +4,7 @@ import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import type { components } from '../api/schema';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { Pager } from '../components/Pager';
 import { useUrlState } from '../urlState';
 
 type Group = components['schemas']['DuplicateGroup'];
@@ -111,17 +112,13 @@ export function DuplicatesPage() {
       <ul className="dup-groups" aria-label="Duplicate groups">
         {review.data?.groups.map((group) => <DuplicateGroup key={`${group.group_id}-${group.state}`} datasetId={datasetId} group={group} />)}
       </ul>
-      <nav className="pager" aria-label="Duplicate pages">
-        <button type="button" disabled={page === 0} onClick={() => change({ page: String(page - 1) })}>
-          Previous
-        </button>
-        <span>
-          Page {page + 1} of {Math.max(1, Math.ceil((review.data?.total ?? 0) / PAGE_SIZE))}
-        </span>
-        <button type="button" disabled={(page + 1) * PAGE_SIZE >= (review.data?.total ?? 0)} onClick={() => change({ page: String(page + 1) })}>
-          Next
-        </button>
-      </nav>
+      <Pager
+        label="Duplicate pages"
+        page={page}
+        hasNext={(page + 1) * PAGE_SIZE < (review.data?.total ?? 0)}
+        summary={`Page ${page + 1} of ${Math.max(1, Math.ceil((review.data?.total ?? 0) / PAGE_SIZE))}`}
+        onPage={(next) => change({ page: String(next) })}
+      />
     </>
   );
 }

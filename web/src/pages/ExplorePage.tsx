@@ -10,11 +10,21 @@ import { BoxedImage } from '../components/BoxedImage';
 import { ImageSearch } from '../components/ImageSearch';
 import type { paths } from '../api/schema';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { Pager } from '../components/Pager';
 import { EMPTY_SELECTION, SelectionBar, type Selection } from '../components/SelectionBar';
 import { useUrlState } from '../urlState';
 import { viewExploreUrl } from '../viewLinks';
 
 type ExploreQuery = NonNullable<paths['/api/v1/explore/{dataset_id}']['get']['parameters']['query']>;
+
+/** What each clustering threshold groups: images joined by a chain of neighbours at least this similar (lib/clustering). */
+const THRESHOLD_MEANING = [
+  'near-identical (similarity ≥ 0.9)',
+  'very similar (≥ 0.8)',
+  'similar (≥ 0.7)',
+  'related (≥ 0.6)',
+  'loosely related (≥ 0.5)',
+];
 
 /** Clusters per page: the API's fixed page size (docs/decisions.md "Explore"). */
 const CLUSTERS_PER_PAGE = 100;
@@ -147,7 +157,10 @@ export function ExplorePage() {
         )}
         <label>
           Similarity threshold <strong data-testid="threshold-value">{threshold}</strong>{' '}
-          <input type="range" min={0} max={4} step={1} value={threshold} aria-label="Similarity threshold" onChange={(event) => change({ threshold: event.target.value })} />
+          <input type="range" min={0} max={4} step={1} value={threshold} aria-label="Similarity threshold" onChange={(event) => change({ threshold: event.target.value })} />{' '}
+          <span className="muted" data-testid="threshold-meaning">
+            {THRESHOLD_MEANING[threshold]}
+          </span>
         </label>
         <form
           role="search"
@@ -206,6 +219,7 @@ export function ExplorePage() {
         {clusters.map((cluster) => (
           <ClusterCard
             key={cluster.cluster_id}
+            datasetId={datasetId}
             cluster={cluster}
             onSelect={setSelected}
             tabStop={tabStop}
@@ -245,15 +259,7 @@ export function ExplorePage() {
         </aside>
       )}
       </div>
-      <nav className="pager" aria-label="Cluster pages">
-        <button type="button" disabled={page === 0} onClick={() => change({ page: String(page - 1) })}>
-          Previous
-        </button>
-        <span>Page {page + 1}</span>
-        <button type="button" disabled={clusters.length < CLUSTERS_PER_PAGE} onClick={() => change({ page: String(page + 1) })}>
-          Next
-        </button>
-      </nav>
+      <Pager label="Cluster pages" page={page} hasNext={clusters.length >= CLUSTERS_PER_PAGE} summary={`Page ${page + 1}`} onPage={(next) => change({ page: String(next) })} />
       <ViewsPanel datasetId={datasetId} entityType={entityType} caption={caption || undefined} vql={vql.length > 0 ? JSON.stringify(vql) : undefined} />
     </>
   );
@@ -326,6 +332,7 @@ function MediaDetails({ preview, onClose }: { preview: Preview; onClose(): void 
 const thumbKey = (preview: Preview, index: number) => (preview.bounding_box ? `${preview.media_id}-${index}` : preview.media_id);
 
 interface ClusterCardProps {
+  datasetId: string;
   cluster: Cluster;
   /** The one thumbnail of the grid that Tab reaches. */
   tabStop: string | undefined;
@@ -338,7 +345,7 @@ interface ClusterCardProps {
   onToggleCluster(cluster: Cluster): void;
 }
 
-function ClusterCard({ cluster, onPick, onSelect, tabStop, onFocusThumb, selecting, selection, onToggleMedia, onToggleCluster }: ClusterCardProps) {
+function ClusterCard({ datasetId, cluster, onPick, onSelect, tabStop, onFocusThumb, selecting, selection, onToggleMedia, onToggleCluster }: ClusterCardProps) {
   const objects = cluster.type === 'OBJECTS';
   const wholeCluster = selection.clusters.some((picked) => picked.id === cluster.cluster_id);
   const isPicked = (mediaId: string) => wholeCluster || selection.mediaIds.includes(mediaId);
@@ -398,7 +405,12 @@ function ClusterCard({ cluster, onPick, onSelect, tabStop, onFocusThumb, selecti
           ),
         )}
       </div>
-      {members > cluster.previews.length && <div className="muted">+{members - cluster.previews.length} more</div>}
+      {members > cluster.previews.length && !objects && (
+        <Link to={`/datasets/${datasetId}/clusters/${cluster.cluster_id}`}>
+          +{members - cluster.previews.length} more: open the cluster
+        </Link>
+      )}
+      {members > cluster.previews.length && objects && <div className="muted">+{members - cluster.previews.length} more</div>}
       {cluster.labels && <div className="muted">labels: {cluster.labels.join(', ')}</div>}
       {cluster.user_tags && <div className="muted">tags: {cluster.user_tags.map((tag) => tag.name).join(', ')}</div>}
     </li>

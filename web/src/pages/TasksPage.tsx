@@ -5,6 +5,7 @@ import type { paths } from '../api/schema';
 import { abortRefusal, retryRefusal } from '../api/taskRules';
 import { useWorkflowUrl } from '../config';
 import { ErrorMessage } from '../components/ErrorMessage';
+import { Pager } from '../components/Pager';
 import { ProgressBar } from '../components/ProgressBar';
 import { useUrlState, type UrlChanges } from '../urlState';
 
@@ -230,16 +231,13 @@ export function TasksPage() {
           </table>
         </div>
       )}
-      <nav className="pager" aria-label="Task pages">
-        <button type="button" disabled={(query.page ?? 1) <= 1} onClick={() => change({ page: String((query.page ?? 1) - 1) })}>
-          Previous
-        </button>
-        <span>
-          Page {query.page} of {pages} ({total} task{total === 1 ? '' : 's'})
-        </span>
-        <button type="button" disabled={(query.page ?? 1) >= pages} onClick={() => change({ page: String((query.page ?? 1) + 1) })}>
-          Next
-        </button>
+      <Pager
+        label="Task pages"
+        page={(query.page ?? 1) - 1}
+        hasNext={(query.page ?? 1) < pages}
+        summary={`Page ${query.page} of ${pages} (${total} task${total === 1 ? '' : 's'})`}
+        onPage={(next) => change({ page: String(next + 1) })}
+      >
         <label>
           Per page{' '}
           <select aria-label="Tasks per page" value={query.page_size} onChange={(event) => change({ page_size: event.target.value })}>
@@ -248,7 +246,7 @@ export function TasksPage() {
             ))}
           </select>
         </label>
-      </nav>
+      </Pager>
     </>
   );
 }

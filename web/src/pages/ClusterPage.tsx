@@ -1,0 +1,51 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { ErrorMessage } from '../components/ErrorMessage';
+import { Pager } from '../components/Pager';
+import { useUrlState } from '../urlState';
+
+const PAGE_SIZE = 100;
+
+/** Every member of one cluster, a page at a time: Explore shows a cluster's first previews only. */
+export function ClusterPage() {
+  const { datasetId = '', clusterId = '' } = useParams();
+  const [params, change] = useUrlState();
+  const page = Math.max(0, Number(params.get('page')) || 0);
+  const members = useQuery({
+    queryKey: ['cluster', datasetId, clusterId, page],
+    queryFn: async () =>
+      unwrap(
+        await api.GET('/api/v1/dataset/{dataset_id}/clusters/{cluster_id}/media', {
+          params: { path: { dataset_id: datasetId, cluster_id: clusterId }, query: { page_number: page, page_size: PAGE_SIZE } },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+  const total = members.data?.n_media ?? 0;
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  return (
+    <>
+      <p>
+        <Link to="/">Datasets</Link> › <Link to={`/datasets/${datasetId}`}>Dataset</Link> › <Link to={`/datasets/${datasetId}/explore`}>Explore</Link> › Cluster
+      </p>
+      <h1>
+        Cluster of {total} image{total === 1 ? '' : 's'}
+        {members.data && <span className="muted"> · threshold {members.data.similarity_threshold}</span>}
+      </h1>
+      <ErrorMessage error={members.error} prefix="The cluster could not be loaded" />
+      {members.isPending && <p>Loading…</p>}
+      <ul className="cluster-media" aria-label="Cluster members">
+        {members.data?.media.map((media) => (
+          <li key={media.media_id}>
+            <a href={media.media_uri} target="_blank" rel="noreferrer" title={`${media.file_name}: open the original`}>
+              <img src={media.media_thumb_uri} alt={media.caption ?? media.file_name} loading="lazy" width={128} height={128} />
+            </a>
+            <span className="muted">{media.file_name}</span>
+          </li>
+        ))}
+      </ul>
+      <Pager label="Cluster pages" page={page} hasNext={page + 1 < pages} summary={`Page ${page + 1} of ${pages}`} onPage={(next) => change({ page: String(next) })} />
+    </>
+  );
+}
