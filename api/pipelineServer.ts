@@ -7,6 +7,7 @@ import type { PipelineTriggerAccess } from '../lib/config';
 import { addMediaFromPipeline } from '../services/pipeline';
 import type { AppDeps } from './app';
 import { errorHandler } from './middleware/errorHandler';
+import { refuseBrowserPages } from './middleware/sameOrigin';
 import { requestContext } from './middleware/requestContext';
 import { defineRoute, mount } from './routeSpec';
 import { booleanParam } from './specs/common';
@@ -66,6 +67,8 @@ export async function startPipelineServer(deps: AppDeps, access: Extract<Pipelin
   });
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
+  // Its GET starts a batch: a page of another site must not be able to make a browser start one.
+  app.use(refuseBrowserPages());
   if (access.token) app.use(requireBearerToken(access.token));
   app.use(router.routes()).use(router.allowedMethods());
 

@@ -35,3 +35,17 @@ export function refuseCrossSiteRequests(publicUrl: string, routes: readonly Rout
     return next();
   };
 }
+
+/**
+ * For servers no page of ours calls (the pipeline trigger): any request a browser makes from a page
+ * (Sec-Fetch-Site other than `none`, or an Origin) is refused; tools send neither.
+ */
+export function refuseBrowserPages(): Middleware {
+  return async (ctx, next) => {
+    const site = ctx.get('sec-fetch-site');
+    if ((site && site !== 'none') || ctx.get('origin')) {
+      throw new HttpError(403, 'Refused: the pipeline trigger is for tools on this machine, not for web pages');
+    }
+    return next();
+  };
+}

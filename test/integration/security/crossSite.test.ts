@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { startPipelineTrigger } from '../../../api/server';
 import { API_ROUTES } from '../../../api/specs';
 import type { RouteSpec } from '../../../api/routeSpec';
 import { createDataset } from '../../../db/repositories/datasets';
@@ -91,5 +92,24 @@ describe('cross-site requests (every state-changing route × session cookie or n
     await open.request.get('/api/v1/ingestion/new_dataset?dataset_name=curl').expect(200);
     await secured.request.get(`/api/v1/dataset/${datasetId}`).set('Cookie', cookie).set('Sec-Fetch-Site', 'cross-site').expect(200);
     await open.request.get('/api/v1/datasets').set('Sec-Fetch-Site', 'cross-site').set('Origin', ATTACKER).expect(200);
+  });
+
+  it('refuses any web page the pipeline trigger, whose GET starts a batch, and lets tools through', async () => {
+    const trigger = await startPipelineTrigger(open.deps);
+    try {
+      const openDataset = (await open.request.get('/api/v1/ingestion/new_dataset?dataset_name=piped').expect(200)).body.dataset_id;
+      const url = `${trigger!.url}/api/v1/process/add_media?dataset_id=${openDataset}&path=${encodeURIComponent('/')}`;
+      const before = await databaseFingerprint(open.deps.db);
+      const pages: Array<Record<string, string>> = [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: ATTACKER }];
+      for (const headers of pages) {
+        const refused = await fetch(url, { headers });
+        expect([refused.status, await refused.json()]).toEqual([403, { detail: 'Refused: the pipeline trigger is for tools on this machine, not for web pages' }]);
+      }
+      expect(await databaseFingerprint(open.deps.db)).toEqual(before);
+      // A tool gets through to the trigger's own checks (the dataset is not indexed yet).
+      expect((await fetch(url, { headers: { 'sec-fetch-site': 'none' } })).status).not.toBe(403);
+    } finally {
+      await trigger?.close();
+    }
   });
 });
