@@ -1,16 +1,16 @@
 import fs from 'node:fs';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { datasetOrganizationId } from '../db/repositories/datasets';
 import { recordedFileNames, recordUploadedFiles } from '../db/repositories/ingestion';
 import { mediaKindOf } from '../lib/media/mediaTypes';
 import { archiveEntries, type ArchiveLimits } from '../lib/sources/archive';
 import { localEntries } from '../lib/sources/localPath';
-import { createS3Client, parseS3Uri, s3Entries, type S3Settings } from '../lib/sources/s3';
-import { s3ReadScope, type S3SourcePolicy } from '../lib/sources/sourcePolicy';
+import { parseS3Uri, type S3Settings } from '../lib/sources/s3';
+import type { S3SourcePolicy } from '../lib/sources/sourcePolicy';
 import { MediaSourceError, MissingEntryError, type SourceEntry } from '../lib/sources/sourceEntry';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { StagingLimitError, stageStream } from '../lib/storage/staging';
+import { openS3Source } from '../services/s3Sources';
 import { describeSource, type MediaAdditionInput } from '../workflows/contracts';
 import { createProgressReporter } from './progress';
 
@@ -41,17 +41,19 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
       case 'archive':
         return store.withLocalFile(blobKey(source.blobSha256), (file) => use(archiveEntries(file, source.fileName, deps.archives)));
       case 's3': {
-        const parsed = parseS3Uri(source.uri);
-        if (!parsed) throw new MediaSourceError(`Invalid S3 URI: ${source.uri}`);
-        // Checked again here, against the dataset's organization as stored: the policy or the manifest may have changed since the request.
-        const scope = s3ReadScope(deps.s3SourcePolicy, await datasetOrganizationId(db, input.datasetId), source.assumeRole);
-        const location = scope.requireAllowed(parsed, source.uri);
-        const role = scope.role && { roleArn: scope.role.arn, externalId: scope.role.externalId, sessionName: `media-dataset-${input.taskId}` };
-        const client = await createS3Client(deps.s3, role);
+        const location = parseS3Uri(source.uri);
+        if (!location) throw new MediaSourceError(`Invalid S3 URI: ${source.uri}`);
+        // Checked again here: the policy or the manifest may have changed since the request.
+        const opened = await openS3Source(
+          { db, s3: deps.s3, policy: deps.s3SourcePolicy },
+          input.datasetId,
+          { location, uri: source.uri, assumeRole: source.assumeRole },
+          `media-dataset-${input.taskId}`,
+        );
         try {
-          return await use(s3Entries(client, location, scope.isAllowed));
+          return await use(opened.entries);
         } finally {
-          client.destroy();
+          opened.client.destroy();
         }
       }
       case 'local':

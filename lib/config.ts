@@ -36,18 +36,21 @@ const secondsUpTo600 = z.coerce
  */
 const SHIPPED_EXAMPLE_SECRETS = ['change-me-to-a-long-random-secret-key', 'change-me-oidc-client-secret', 'change-me-admin-password', 'change-me-keycloak-admin', 'change-me'];
 
-/** Variables declared with `secret`: a refusal names them without their value. */
-const SECRET_VARIABLES = new Set(['SECRET_KEY', 'ADMIN_PASSWORD', 'QDRANT_API_KEY', 'VISION_CAPTION_API_KEY', 'PIPELINE_TOKEN', 'OIDC_CLIENT_SECRET']);
+/** The schemas `secret` made: a refusal of a variable declared with one names it without its value. */
+const SECRET_SCHEMAS = new WeakSet<z.ZodType>();
 
 /** A secret of at least `min` characters that is none of the examples we have published. */
-const secret = (min: number) =>
-  z
+const secret = (min: number) => {
+  const schema = z
     .string()
     .min(min, `expected at least ${min} characters`)
     .refine((value) => {
       const plain = value.trim().toLowerCase();
       return !plain.startsWith('change-me') && !SHIPPED_EXAMPLE_SECRETS.includes(plain);
     }, 'it is a value this project has shipped as an example, so it is public: generate your own (e.g. openssl rand -hex 32)');
+  SECRET_SCHEMAS.add(schema);
+  return schema;
+};
 
 /** A whole number from lo to hi, every refusal with the same `message`. */
 const wholeNumber = (message: string, lo: number, hi: number) => z.coerce.number({ message }).int(message).min(lo, message).max(hi, message);
@@ -310,7 +313,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const name = String(issue.path[0]);
-    const shown = SECRET_VARIABLES.has(name) ? ' (value not shown)' : `=${JSON.stringify(present[name] ?? '')}`;
+    const field = envSchema.shape[name as keyof typeof envSchema.shape];
+    const isSecret = field instanceof z.ZodOptional && SECRET_SCHEMAS.has(field.unwrap() as z.ZodType);
+    const shown = isSecret ? ' (value not shown)' : `=${JSON.stringify(present[name] ?? '')}`;
     throw new ConfigError(`Invalid configuration: ${name}${shown}: ${issue.message}`);
   }
   const e = parsed.data;

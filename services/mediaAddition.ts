@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { claimDatasetStatus, datasetOrganizationId, datasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { claimDatasetStatus, datasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { deleteTransaction, openUploadTransaction } from '../db/repositories/ingestion';
 import { runningTaskOf } from '../db/repositories/tasks';
 import {
@@ -16,13 +16,13 @@ import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
 import { readArchiveKind } from '../lib/sources/archive';
 import { localEntries } from '../lib/sources/localPath';
-import { createS3Client, parseS3Uri, s3Entries } from '../lib/sources/s3';
-import { s3ReadScope } from '../lib/sources/sourcePolicy';
+import { parseS3Uri } from '../lib/sources/s3';
 import { containsMedia, MediaSourceError, MissingEntryError, SourceNotAllowedError } from '../lib/sources/sourceEntry';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
 import { describeSource, type BatchHints, type BatchSource, type MediaAdditionInput } from '../workflows/contracts';
 import { storeUploads } from './ingestion';
+import { openS3Source } from './s3Sources';
 import { createTask, type TaskDeps } from './taskWorkflows';
 import { repairTask } from './tasks';
 
@@ -97,11 +97,10 @@ export async function checkS3Source(
   if (!parsed) throw invalidUri;
   let client;
   try {
-    const scope = s3ReadScope(deps.config.s3SourcePolicy, await datasetOrganizationId(deps.db, dataset.id), assumeRole);
-    const location = scope.requireAllowed(parsed, uri);
-    const role = scope.role && { roleArn: scope.role.arn, externalId: scope.role.externalId, sessionName: 'media-dataset-check' };
-    client = await createS3Client(deps.config.s3, role);
-    if (!(await containsMedia(s3Entries(client, location, scope.isAllowed), SOURCE_CHECK_ENTRIES))) throw invalidUri;
+    const source = { location: parsed, uri, assumeRole };
+    const opened = await openS3Source({ db: deps.db, s3: deps.config.s3, policy: deps.config.s3SourcePolicy }, dataset.id, source, 'media-dataset-check');
+    client = opened.client;
+    if (!(await containsMedia(opened.entries, SOURCE_CHECK_ENTRIES))) throw invalidUri;
   } catch (error) {
     if (error instanceof DomainError) throw error;
     if (error instanceof SourceNotAllowedError) throw forbidden(error.message);

@@ -56,12 +56,10 @@ export async function listViews(db: Db, datasetId: string): Promise<ViewRow[]> {
 
 /** Renames a view: 'renamed', 'missing', or 'taken' when another view of the dataset has that name. */
 export async function renameView(db: Db, datasetId: string, viewId: string, name: string): Promise<'renamed' | 'missing' | 'taken'> {
-  const taken = await db('saved_views').where({ dataset_id: datasetId, name }).whereNot({ id: viewId }).first('id');
-  if (taken) return 'taken';
   try {
     return (await db('saved_views').where({ id: viewId, dataset_id: datasetId }).update({ name })) === 1 ? 'renamed' : 'missing';
   } catch (error) {
-    // A concurrent rename to the same name lost the race on the unique (dataset_id, name).
+    // The unique (dataset_id, name) decides, so two renames to one name cannot both pass.
     if ((error as { code?: string }).code === '23505') return 'taken';
     throw error;
   }

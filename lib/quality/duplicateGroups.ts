@@ -73,7 +73,9 @@ export function groupDuplicates(pairs: Pair[], decisions: Decided[]): Group[] {
   const members = new Map<string, string[]>();
   for (const id of parent.keys()) {
     const root = find(id);
-    members.set(root, [...(members.get(root) ?? []), id]);
+    const group = members.get(root);
+    if (group) group.push(id);
+    else members.set(root, [id]);
   }
   const similarity = new Map<string, number>();
   for (const pair of pairs) {

@@ -15,16 +15,10 @@ import { createDb } from '../../db/connection';
 import { createDataset } from '../../db/repositories/datasets';
 import { versionTablesBytes } from '../../db/repositories/versions';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
-import { benchMachine, freePort, say, startBenchStack, writeReport } from './common';
+import { benchMachine, freePort, say, startBenchStack, timed, writeReport } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 
 const count = Number(process.argv[2] ?? 100_000);
-
-async function timed<T>(fn: () => Promise<T>): Promise<{ seconds: number; value: T }> {
-  const started = process.hrtime.bigint();
-  const value = await fn();
-  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, value };
-}
 
 async function call(url: string, method: string, body?: object): Promise<unknown> {
   const response = await fetch(url, { method, headers: body ? { 'Content-Type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined });
