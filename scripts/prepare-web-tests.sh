@@ -12,7 +12,4 @@ if [ -z "${CHROMIUM_PATH:-}" ] && [ ! -x /usr/bin/chromium ]; then
   $sudo apt-get install -y --no-install-recommends chromium
 fi
 
-built=web/dist/index.html
-if [ ! -f "$built" ] || [ -n "$(find web/src web/index.html web/package.json web/package-lock.json web/vite.config.ts docs/openapi.json -newer "$built" -print -quit)" ]; then
-  npm run web:build
-fi
+bash scripts/build-web.sh
