@@ -15,6 +15,8 @@ export const STAGE_RANGES = {
   analyze: [80, 95],
   /** An enrichment: the copy comes before, caption embedding after. */
   enrich: [20, 90],
+  /** A label propagation: the neighbour search, then one write. */
+  propagate: [5, 90],
 } as const;
 
 /** Reports `done` of `total`; throttled to once a second unless `force`. */

@@ -3,16 +3,18 @@ import type { VectorHit, VectorStore } from '../lib/vectors/vectorStore';
 
 const QUERY_BATCH = 256;
 
-/** The `k` nearest neighbours (self included) of stored items, in batches, heartbeating and honouring cancellation. */
-export async function vectorNeighbours(
+/**
+ * Searches the `k` nearest neighbours (self included) of stored items batch by batch, handing each
+ * batch's hits to `onBatch` (hits[i] for ids[start + i]), heartbeating and honouring cancellation.
+ */
+export async function forEachNeighbourBatch(
   vectors: VectorStore,
   collection: string,
   ids: string[],
   k: number,
-  onBatch: (done: number) => Promise<void> = async () => undefined,
-): Promise<VectorHit[][]> {
+  onBatch: (start: number, hits: VectorHit[][]) => Promise<void>,
+): Promise<void> {
   const context = Context.current();
-  const results: VectorHit[][] = [];
   for (let start = 0; start < ids.length; start += QUERY_BATCH) {
     context.heartbeat({ start });
     if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
@@ -20,8 +22,22 @@ export async function vectorNeighbours(
     const stored = await vectors.get(collection, batch);
     const queries = batch.map((id) => stored.get(id));
     if (queries.some((vector) => !vector)) throw new Error(`an item has no vector in ${collection}`);
-    results.push(...(await vectors.searchMany(collection, queries as Float32Array[], k)));
-    await onBatch(start + batch.length);
+    await onBatch(start, await vectors.searchMany(collection, queries as Float32Array[], k));
   }
+}
+
+/** The `k` nearest neighbours (self included) of stored items, all at once. */
+export async function vectorNeighbours(
+  vectors: VectorStore,
+  collection: string,
+  ids: string[],
+  k: number,
+  onBatch: (done: number) => Promise<void> = async () => undefined,
+): Promise<VectorHit[][]> {
+  const results: VectorHit[][] = [];
+  await forEachNeighbourBatch(vectors, collection, ids, k, async (start, hits) => {
+    results.push(...hits);
+    await onBatch(start + hits.length);
+  });
   return results;
 }

@@ -36,6 +36,7 @@ import { createVisualSearchRouter } from './routes/visualSearch';
 import { createTagsRouter } from './routes/tags';
 import { createDuplicatesRouter } from './routes/duplicates';
 import { createCustomMetadataRouter } from './routes/customMetadata';
+import { createLabelsRouter } from './routes/labels';
 import { createNotificationsRouter } from './routes/notifications';
 import { createViewsRouter } from './routes/views';
 import { createSnapshotsRouter } from './routes/snapshots';
@@ -100,6 +101,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createTagsRouter(deps),
     createDuplicatesRouter({ ...deps, publicUrl: deps.config.publicUrl }),
     createCustomMetadataRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
+    createLabelsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createNotificationsRouter(deps),
     createViewsRouter(deps),
     createSnapshotsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),

@@ -15,6 +15,7 @@ export type DatasetAction =
   | 'reindex'
   | 'import_metadata'
   | 'tag' // create, delete, apply and remove tags
+  | 'label' // label media and propagate labels to their neighbours
   | 'review_duplicates' // decide duplicate groups, accept suggestions, undo decisions
   | 'manage_views' // create, rename and delete saved views, toggle alerting
   | 'manage_tasks' // abort and retry
@@ -32,6 +33,7 @@ export const LEAST_ROLE: Record<DatasetAction, DatasetRole> = {
   reindex: 'editor',
   import_metadata: 'editor',
   tag: 'editor',
+  label: 'editor',
   review_duplicates: 'editor',
   manage_views: 'editor',
   manage_tasks: 'editor',

@@ -15,6 +15,7 @@ export const TASK_TYPES = [
   'CUSTOM_METADATA',
   'SNAPSHOT_RESTORE',
   'SNAPSHOT_CLONE',
+  'LABEL_PROPAGATION',
   'EXPORT',
 ] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
@@ -33,6 +34,7 @@ export type DatasetOperation =
   | 'add_media'
   | 'reindex'
   | 'import_metadata'
+  | 'propagate_labels'
   | 'enrich'
   | 'export'
   | 'snapshot'
@@ -59,6 +61,7 @@ export const OPERATIONS: Record<DatasetOperation, OperationRule> = {
   add_media: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'MEDIA_ADDITION' },
   reindex: { from: ['PARTIAL INDEX'], claims: 'READ ONLY', task: 'REINDEX' },
   import_metadata: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'CUSTOM_METADATA' },
+  propagate_labels: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'LABEL_PROPAGATION' },
   enrich: { from: ['READY'], claims: 'READ ONLY', task: 'ENRICHMENT' },
   // An export claims nothing: it reads the version as it was when requested (docs/decisions.md).
   export: { from: ['READY'], task: 'EXPORT' },
@@ -153,6 +156,7 @@ export const TASK_RULES: Record<TaskType, TaskRule> = {
   CUSTOM_METADATA: { abortable: false, retryable: false },
   SNAPSHOT_RESTORE: { abortable: false, retryable: false },
   SNAPSHOT_CLONE: { abortable: false, retryable: false },
+  LABEL_PROPAGATION: { abortable: false, retryable: false },
   EXPORT: { abortable: false, retryable: false },
 };
 

@@ -1,12 +1,11 @@
 import type { User } from '../db/models';
-import { claimDatasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
-import { claimTransition, releaseTransition, statusRefusal } from '../lib/datasetStates';
-import { conflict } from '../lib/errors';
+import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { releaseTransition } from '../lib/datasetStates';
 import type { CustomMetadataInput } from '../workflows/contracts';
 import { metadataFormatOf } from '../lib/metadata/parseMetadataFile';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
-import { requireStatusFor } from './datasetStates';
+import { claimDatasetFor, requireStatusFor } from './datasetStates';
 import { createTask, type TaskDeps } from './taskWorkflows';
 
 /** Stores the metadata file and starts a CUSTOM_METADATA task that applies it. */
@@ -30,11 +29,7 @@ export async function importCustomMetadata(
       input: (taskId): CustomMetadataInput => ({ taskId, datasetId: dataset.id, blobSha256: file.sha256, format, previousStatus }),
     },
     async (trx) => {
-      const claim = await claimDatasetStatus(trx, dataset.id, claimTransition('import_metadata'));
-      previousStatus = claim.previous ?? previousStatus;
-      if (!claim.claimed) {
-        throw conflict(statusRefusal(dataset.id, 'import_metadata', previousStatus));
-      }
+      previousStatus = await claimDatasetFor(trx, dataset, 'import_metadata');
     },
     async (db) => {
       await transitionDatasetStatus(db, dataset.id, releaseTransition('import_metadata', previousStatus));

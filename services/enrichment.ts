@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { claimDatasetStatus, createDataset, datasetNamesStartingWith, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { createDataset, datasetNamesStartingWith, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { enrichmentContextOf, markEnrichedFrom } from '../db/repositories/enrichment';
 import { headVersion } from '../db/repositories/versions';
-import { claimTransition, releaseTransition, statusRefusal, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
+import { releaseTransition, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
 import { APPLY_ORDER, enrichmentModels, type EnrichmentModel, type EnrichmentType, type ModelAvailability } from '../lib/enrichment/catalog';
 import { conflict, notFound } from '../lib/errors';
 import type { EnrichmentInput } from '../workflows/contracts';
+import { claimDatasetFor } from './datasetStates';
 import { requireCreatorWorkspace } from './ingestion';
 import { createTask, type TaskDeps } from './taskWorkflows';
 
@@ -100,9 +101,7 @@ export async function startEnrichment(
       }),
     },
     async (trx) => {
-      const claim = await claimDatasetStatus(trx, dataset.id, claimTransition('enrich'));
-      previousStatus = claim.previous ?? previousStatus;
-      if (!claim.claimed) throw conflict(statusRefusal(dataset.id, 'enrich', previousStatus));
+      previousStatus = await claimDatasetFor(trx, dataset, 'enrich');
       // Read under the claim: nothing changes the source from here until the copy is made.
       const source = await headVersion(trx, dataset.id);
       sourceVersionId = source.id;

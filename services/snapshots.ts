@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { claimDatasetStatus, createDataset, datasetName, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { createDataset, datasetName, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { mediaCounts } from '../db/repositories/media';
 import {
   findCurrentSnapshot,
@@ -19,7 +19,6 @@ import { viewDefinitions } from '../db/repositories/views';
 import { copyVersionIn, diffVersions, headVersion, inSnapshotTransaction, type VersionDiff, type VersionTable } from '../db/repositories/versions';
 import {
   canStart,
-  claimTransition,
   releaseTransition,
   statusRefusal,
   TASK_TYPES,
@@ -29,6 +28,7 @@ import {
 } from '../lib/datasetStates';
 import { conflict, notFound } from '../lib/errors';
 import type { SnapshotCloneInput, SnapshotRestoreInput } from '../workflows/contracts';
+import { claimDatasetFor } from './datasetStates';
 import { requireCreatorWorkspace } from './ingestion';
 import { createTask, type TaskDeps } from './taskWorkflows';
 
@@ -174,11 +174,7 @@ export async function startRestore(deps: TaskDeps, dataset: DatasetRow, user: Us
       }),
     },
     async (trx, taskId) => {
-      const claim = await claimDatasetStatus(trx, dataset.id, claimTransition('restore'));
-      previousStatus = claim.previous ?? previousStatus;
-      if (!claim.claimed) {
-        throw conflict(statusRefusal(dataset.id, 'restore', previousStatus));
-      }
+      previousStatus = await claimDatasetFor(trx, dataset, 'restore');
       await markRestoring(trx, snapshot.id, taskId);
     },
     async (db) => {

@@ -1,7 +1,8 @@
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import type { DatasetRow } from '../db/repositories/datasets';
-import { createTag, deleteTag, listTags, tagExists, tagMedia, untagMedia, type MediaSelection, type TagRow } from '../db/repositories/tags';
+import { createTag, deleteTag, listTags, tagExists, tagMedia, untagMedia, type TagRow } from '../db/repositories/tags';
+import type { MediaSelection } from '../db/repositories/selection';
 import { conflict, notFound } from '../lib/errors';
 
 export function listDatasetTags(db: Db, dataset: DatasetRow): Promise<TagRow[]> {

@@ -15,6 +15,7 @@ export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
   ENRICHMENT: 'enrichmentWorkflow',
   SNAPSHOT_RESTORE: 'snapshotRestoreWorkflow',
   SNAPSHOT_CLONE: 'snapshotCloneWorkflow',
+  LABEL_PROPAGATION: 'labelPropagationWorkflow',
 };
 
 export interface TaskDeps {

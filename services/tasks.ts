@@ -18,7 +18,9 @@ import {
   releaseTransition,
   retryRefusal,
   TRANSITIONS,
+  type DatasetOperation,
   type DatasetStatus,
+  type TaskType,
 } from '../lib/datasetStates';
 import { creationPhaseQuery, type CreationPhase } from '../workflows/contracts';
 import { requireDataset } from './datasetAccess';
@@ -43,6 +45,12 @@ const WORKFLOW_START_GRACE_MS = 60_000;
  * read repairs them.
  */
 const REPAIR_WAIT_MS = 2000;
+
+/** Tasks that hold their dataset READ ONLY and give it back, whatever the outcome: a lost workflow's dataset is given back too. */
+const RELEASED_WHEN_LOST: Partial<Record<TaskType, DatasetOperation>> = {
+  CUSTOM_METADATA: 'import_metadata',
+  LABEL_PROPAGATION: 'propagate_labels',
+};
 
 /** How long a retry waits for the previous run, which recorded its end just before closing, to close. */
 const PREVIOUS_RUN_CLOSE_WAIT_MS = 5000;
@@ -83,9 +91,9 @@ export async function repairTask(
   } else if (repaired && BATCH_TASK_TYPES.includes(task.task_type)) {
     // Whatever the batch brought in stays; the next reindex indexes it.
     await transitionDatasetStatus(deps.db, task.dataset_id, TRANSITIONS.batchFailedWithMedia);
-  } else if (repaired && task.task_type === 'CUSTOM_METADATA') {
+  } else if (repaired && task.task_type in RELEASED_WHEN_LOST) {
     const previous = (task.input?.previousStatus as DatasetStatus | undefined) ?? 'READY';
-    await transitionDatasetStatus(deps.db, task.dataset_id, releaseTransition('import_metadata', previous));
+    await transitionDatasetStatus(deps.db, task.dataset_id, releaseTransition(RELEASED_WHEN_LOST[task.task_type]!, previous));
   }
   return repaired;
 }

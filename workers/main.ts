@@ -8,6 +8,7 @@ import { ensureSearchAttributes } from '../lib/temporal/searchAttributes';
 import { taskQueues } from '../workflows/contracts';
 import { createDb } from '../db/connection';
 import { createAnalysisActivities } from '../activities/analysis';
+import { createLabelPropagationActivities } from '../activities/labelPropagation';
 import { createCustomMetadataActivities } from '../activities/customMetadata';
 import { createExportActivities } from '../activities/export';
 import { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
@@ -84,6 +85,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       }),
       ...createAnalysisActivities({ db, vectors }),
       ...createCustomMetadataActivities({ db, store }),
+      ...createLabelPropagationActivities({ db, vectors }),
       ...createExportActivities({ db, store, stagingDir: uploadStagingDir(config) }),
       ...createBatchSourceActivities({
         db,

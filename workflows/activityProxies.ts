@@ -24,6 +24,9 @@ export const OUTAGE_RETRY: RetryPolicy = {
   maximumAttempts: 60,
 };
 
+/** An activity of a task that works for up to an hour, heartbeating. */
+export const HOUR_LONG = { startToCloseTimeout: '1 hour', heartbeatTimeout: '2 minutes', retry: OUTAGE_RETRY } as const;
+
 export const lifecycle = proxyActivities<ReturnType<typeof createDatasetLifecycleActivities>>({
   startToCloseTimeout: '1 minute',
   retry: OUTAGE_RETRY,

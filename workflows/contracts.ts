@@ -1,5 +1,6 @@
 import { defineQuery } from '@temporalio/workflow';
 import type { DatasetStatus } from '../lib/datasetStates';
+import type { MediaFilter } from '../lib/vql/compileVql';
 
 // What both sides of a workflow share: task queues, inputs and queries. Outside workflows/, only this
 // module may be imported (it holds no activity proxies, so importing it starts no import cycle).
@@ -134,6 +135,21 @@ export interface CustomMetadataInput {
   blobSha256: string;
   format: 'json' | 'csv' | 'parquet';
   /** The status the import claimed the dataset from (READ ONLY while it runs), restored at the end. */
+  previousStatus: DatasetStatus;
+}
+
+/** LABEL_PROPAGATION: `label` on the selected media (seeds) and on their near neighbours. */
+export interface LabelPropagationInput {
+  taskId: string;
+  datasetId: string;
+  label: string;
+  /** The seeds, resolved against the head version when the task runs (a MediaSelection). */
+  selection: { mediaIds?: string[]; clusterIds?: string[]; filters?: MediaFilter[] };
+  /** A neighbour is labelled when its cosine similarity to a seed is at least this. */
+  minSimilarity: number;
+  /** At most this many nearest neighbours per seed; 0 labels the seeds only. */
+  maxNeighbours: number;
+  /** The status the task claimed the dataset from (READ ONLY while it runs), restored at the end. */
   previousStatus: DatasetStatus;
 }
 

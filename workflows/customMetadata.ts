@@ -1,15 +1,11 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createCustomMetadataActivities } from '../activities/customMetadata';
 import type { createEmbeddingActivities } from '../activities/embedding';
-import { OUTAGE_RETRY } from './activityProxies';
+import { HOUR_LONG } from './activityProxies';
 import { failureMessage } from './failures';
 import { inferenceQueueOf, type CustomMetadataInput } from './contracts';
 
-const metadata = proxyActivities<ReturnType<typeof createCustomMetadataActivities>>({
-  startToCloseTimeout: '1 hour',
-  heartbeatTimeout: '2 minutes',
-  retry: OUTAGE_RETRY,
-});
+const metadata = proxyActivities<ReturnType<typeof createCustomMetadataActivities>>(HOUR_LONG);
 
 /** CUSTOM_METADATA: one import of captions, labels and fields while the dataset is READ ONLY; the task records the outcome. */
 export async function customMetadataWorkflow(input: CustomMetadataInput): Promise<void> {
@@ -18,9 +14,7 @@ export async function customMetadataWorkflow(input: CustomMetadataInput): Promis
     const result = await metadata.importCustomMetadata(input);
     const { embedCaptions } = proxyActivities<ReturnType<typeof createEmbeddingActivities>>({
       taskQueue: inferenceQueueOf(workflowInfo().taskQueue),
-      startToCloseTimeout: '1 hour',
-      heartbeatTimeout: '2 minutes',
-      retry: OUTAGE_RETRY,
+      ...HOUR_LONG,
     });
     await embedCaptions({ datasetId: input.datasetId });
     await CancellationScope.nonCancellable(() => metadata.completeCustomMetadata({ ...release, ...result }));

@@ -4,6 +4,7 @@ export { datasetCreationWorkflow } from './datasetCreation';
 export { encodeQueryImageWorkflow } from './encodeQueryImage';
 export { enrichmentWorkflow } from './enrichment';
 export { exportWorkflow } from './export';
+export { labelPropagationWorkflow } from './labelPropagation';
 export { mediaAdditionWorkflow } from './mediaAddition';
 export { mediaChunksWorkflow } from './mediaChunks';
 export { reindexWorkflow } from './reindex';

@@ -1,16 +1,12 @@
 import { Router } from '@koa/router';
-import type { z } from 'zod';
 import type { Db } from '../../db/connection';
-import type { MediaSelection } from '../../db/repositories/tags';
 import { requireDataset } from '../../services/datasetAccess';
 import { addTag, listDatasetTags, removeTag, tagSelection, untagSelection } from '../../services/tags';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
 import { presentTag } from '../presenters/tag';
-import { selectionBody, tagRoutes } from '../specs/tags';
-
-const toSelection = (body: z.output<typeof selectionBody>): MediaSelection =>
-  body.media_ids ? { mediaIds: body.media_ids } : { clusterId: body.cluster_id! };
+import { toMediaSelection } from '../specs/selection';
+import { tagRoutes } from '../specs/tags';
 
 /** Dataset tags (the spec uses tag ids in Explore but does not show how tags are made; see docs/decisions.md). */
 export function createTagsRouter(deps: { db: Db }): Router<ApiState> {
@@ -40,13 +36,13 @@ export function createTagsRouter(deps: { db: Db }): Router<ApiState> {
   mount(router, tagRoutes.tagMedia, async (ctx) => {
     const { params, body } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'tag');
-    ctx.body = { tagged: await tagSelection(deps.db, dataset, params.tag_id, toSelection(body)) };
+    ctx.body = { tagged: await tagSelection(deps.db, dataset, params.tag_id, toMediaSelection(body)) };
   });
 
   mount(router, tagRoutes.untagMedia, async (ctx) => {
     const { params, body } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'tag');
-    ctx.body = { untagged: await untagSelection(deps.db, dataset, params.tag_id, toSelection(body)) };
+    ctx.body = { untagged: await untagSelection(deps.db, dataset, params.tag_id, toMediaSelection(body)) };
   });
 
   return router;

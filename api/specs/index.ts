@@ -1,6 +1,7 @@
 import type { RouteSpec } from '../routeSpec';
 import { authRoutes } from './auth';
 import { customMetadataRoutes } from './customMetadata';
+import { labelRoutes } from './labels';
 import { datasetRoutes } from './datasets';
 import { exploreRoutes } from './explore';
 import { exportRoutes } from './exports';
@@ -31,6 +32,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   tagRoutes,
   duplicateRoutes,
   customMetadataRoutes,
+  labelRoutes,
   notificationRoutes,
   viewRoutes,
   snapshotRoutes,

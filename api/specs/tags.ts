@@ -2,17 +2,10 @@ import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
 import { tagSchema } from '../presenters/tag';
 import { datasetIdParams } from './common';
+import { selectionBody } from './selection';
 
 const tagParams = datasetIdParams.extend({ tag_id: z.uuid('tag_id must be a UUID') });
 const tagBody = z.object({ name: z.string().trim().min(1, 'name is required').max(100, 'name is at most 100 characters') });
-export const selectionBody = z
-  .object({
-    media_ids: z.array(z.uuid('media_ids must be UUIDs')).min(1, 'media_ids must not be empty').max(10_000).optional(),
-    cluster_id: z.uuid('cluster_id must be a UUID').optional(),
-  })
-  .refine((body) => Boolean(body.media_ids) !== Boolean(body.cluster_id), 'give exactly one of media_ids or cluster_id')
-  .meta({ id: 'MediaSelection', description: 'Exactly one of media_ids or cluster_id' });
-
 export const tagRoutes = {
   list: defineRoute({
     method: 'get',
@@ -48,7 +41,7 @@ export const tagRoutes = {
     method: 'post',
     path: '/dataset/:dataset_id/tags/:tag_id/media',
     tag: 'tags',
-    summary: 'Tag media by ids or a whole cluster',
+    summary: 'Tag the selected media (by ids, clusters or filter)',
     auth: 'user',
     request: { params: tagParams, body: selectionBody },
     responses: { 200: { description: 'Tagged', schema: z.object({ tagged: z.number().int() }) } },
@@ -58,7 +51,7 @@ export const tagRoutes = {
     method: 'delete',
     path: '/dataset/:dataset_id/tags/:tag_id/media',
     tag: 'tags',
-    summary: 'Untag media by ids or a whole cluster',
+    summary: 'Untag the selected media (by ids, clusters or filter)',
     auth: 'user',
     request: { params: tagParams, body: selectionBody },
     responses: { 200: { description: 'Untagged', schema: z.object({ untagged: z.number().int() }) } },

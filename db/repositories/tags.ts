@@ -1,4 +1,5 @@
 import type { Db } from '../connection';
+import { selectedMedia, type MediaSelection } from './selection';
 
 // Tags belong to a dataset's head version; callers name the dataset.
 
@@ -35,15 +36,6 @@ export async function deleteTag(db: Db, datasetId: string, tagId: string): Promi
 
 export async function tagExists(db: Db, datasetId: string, tagId: string): Promise<boolean> {
   return Boolean(await db('tags').where({ id: tagId, version_id: headOf(db, datasetId) }).first());
-}
-
-export type MediaSelection = { mediaIds: string[] } | { clusterId: string };
-
-/** The media of the head version a selection names: listed ids, or every member of a cluster. */
-function selectedMedia(db: Db, versionId: string, selection: MediaSelection) {
-  return 'mediaIds' in selection
-    ? db('media').where('version_id', versionId).whereIn('id', selection.mediaIds).select('id')
-    : db('cluster_members').where({ version_id: versionId, cluster_id: selection.clusterId }).select('media_id as id');
 }
 
 async function headVersionId(db: Db, datasetId: string): Promise<string> {

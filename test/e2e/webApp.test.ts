@@ -340,9 +340,9 @@ describe('web app', () => {
     await screenshot('explore-selection');
 
     await page.keyboard.press('Escape');
-    await expectText(page.getByTestId('selection-size'), /^0 images selected$/);
+    await expectText(page.getByTestId('selection-size'), /^Nothing selected$/);
     await page.locator('ul[aria-label="Clusters"] > li').first().getByRole('button', { name: /^Select cluster/ }).click();
-    await expectText(page.getByTestId('selection-size'), /^1 image selected$/);
+    await expectText(page.getByTestId('selection-size'), /^1 whole cluster \(1 image\) selected$/);
     await bar.getByRole('button', { name: 'Untag', exact: true }).click();
     await expectText(bar.getByRole('status'), /^Untagged 1 image “keepers”\.$/);
     expect(await tags()).toEqual([['keepers', 2]]);
@@ -356,6 +356,38 @@ describe('web app', () => {
     expect(exportTask.status).toBe('COMPLETED');
     expect(pageErrors).toEqual([]);
   }, 120_000);
+
+  it('labels a picked image and its near copies in a LABEL_PROPAGATION task, filters by the label, and tags everything the filter matches', async () => {
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'web-labels-'));
+    const copy = path.join(scratch, 'chelsea_small.jpg');
+    await sharp(photo('chelsea')).resize(220).jpeg({ quality: 70 }).toFile(copy);
+    const datasetId = await createReadyDataset(stack, 'labelling', [...['chelsea', 'coffee', 'rocket'].map(photo), copy]);
+    await page.goto(`/datasets/${datasetId}/explore?threshold=0`);
+    await waitForLoadedImages(page);
+    await page.getByRole('button', { name: 'Select', exact: true }).click();
+    await page.locator('ul[aria-label="Clusters"] button.thumb', { has: page.locator('img[alt="chelsea.jpg"]') }).click();
+    await expectText(page.getByTestId('selection-size'), /^1 image selected$/);
+    const bar = page.getByRole('region', { name: 'Selection' });
+    const labelForm = bar.getByRole('form', { name: 'Label' });
+    await labelForm.getByRole('textbox', { name: 'Label' }).fill('cat');
+    await labelForm.getByLabel('Least similarity').fill('0.8');
+    await labelForm.getByRole('button', { name: 'Label', exact: true }).click();
+    await expectText(bar.getByTestId('label-task'), /^COMPLETED: Labelled 1 selected media “cat” and propagated it to 1 neighbours/);
+    const task = (await stack.request.get('/api/v1/tasks').query({ dataset_id: datasetId, task_type: 'LABEL_PROPAGATION' }).expect(200)).body.tasks[0];
+    expect(task).toMatchObject({ task_type: 'LABEL_PROPAGATION', status: 'COMPLETED' });
+
+    await page.goto(`/datasets/${datasetId}/explore?vql=${encodeURIComponent(JSON.stringify([{ labels: { op: 'one_of', value: ['cat'] } }]))}`);
+    await waitForLoadedImages(page);
+    expect((await page.locator('ul[aria-label="Clusters"] img').evaluateAll((images) => images.map((image) => image.getAttribute('alt')))).sort()).toEqual(['chelsea.jpg', 'chelsea_small.jpg']);
+    await page.getByRole('button', { name: 'Select', exact: true }).click();
+    await page.getByRole('button', { name: 'Select all matching the filters' }).click();
+    await expectText(page.getByTestId('selection-size'), /^all images matching the filters selected$/);
+    await bar.getByLabel('Tag name').fill('cats');
+    await bar.getByRole('button', { name: 'Tag', exact: true }).click();
+    await expectText(bar.getByRole('status').filter({ hasText: /^Tagged/ }), /^Tagged 2 images “cats”\.$/);
+    expect(pageErrors).toEqual([]);
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }, 180_000);
 
   it('asks for a login when auth is on, shows a refused one as its detail, and works on the session cookie until signing out', async () => {
     const password = 'a long enough password';

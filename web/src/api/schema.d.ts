@@ -1289,7 +1289,7 @@ export interface paths {
                 query?: {
                     dataset_id?: string;
                     dataset_name?: string;
-                    task_type?: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "EXPORT";
+                    task_type?: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "EXPORT";
                     task_status?: "INITIALIZING" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
                     /** @description The creator's email */
                     created_by?: string;
@@ -1398,7 +1398,7 @@ export interface paths {
                         "application/json": {
                             dataset_names: string[];
                             dataset_ids: string[];
-                            task_types: ("DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "EXPORT")[];
+                            task_types: ("DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "EXPORT")[];
                             created_by: string[];
                         };
                     };
@@ -2155,7 +2155,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Tag media by ids or a whole cluster */
+        /** Tag the selected media (by ids, clusters or filter) */
         post: {
             parameters: {
                 query?: never;
@@ -2221,7 +2221,7 @@ export interface paths {
                 };
             };
         };
-        /** Untag media by ids or a whole cluster */
+        /** Untag the selected media (by ids, clusters or filter) */
         delete: {
             parameters: {
                 query?: never;
@@ -2739,6 +2739,109 @@ export interface paths {
                     };
                 };
                 /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/labels/propagate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Label the selected media and propagate the label to their near neighbours, in a LABEL_PROPAGATION task */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        label: string;
+                        selection: components["schemas"]["MediaSelection"];
+                        /**
+                         * @description A neighbour gets the label when its cosine similarity to a selected media item is at least this
+                         * @default 0.9
+                         */
+                        min_similarity?: number;
+                        /**
+                         * @description At most this many nearest neighbours of each selected item; 0 labels the selection only
+                         * @default 50
+                         */
+                        max_neighbours?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Started */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            task_id: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The dataset cannot take labels in its status */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid input, or a selection naming no media of the dataset */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -6441,11 +6544,17 @@ export interface components {
             /** @description Epoch-ms of the user's latest session activity in the service */
             lastAccess: number | null;
         };
-        /** @description Exactly one of media_ids or cluster_id */
+        /** @description The union of the media listed, the clusters named and the media the VQL filters match */
         MediaSelection: {
             media_ids?: string[];
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description One whole cluster (every member)
+             */
             cluster_id?: string;
+            cluster_ids?: string[];
+            /** @description Every image and frame the filters match (a JSON array of VQL filters, as Explore takes; "[]" matches all) */
+            vql?: string;
         };
         /** @description Items {type: media, payload: {media_ids}} (a video id takes its frames too) or {type: cluster, payload: {cluster_id, cluster_filters: {entity_type}, exclude_media_ids}}; ids come from Explore. OBJECTS clusters add nothing until objects exist. */
         MediaSelectionBody: {
@@ -6610,7 +6719,7 @@ export interface components {
             /** @description The creator's email */
             created_by: string;
             /** @enum {string} */
-            task_type: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "EXPORT";
+            task_type: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "EXPORT";
             /** @enum {string} */
             status: "INITIALIZING" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
             status_message: string;

@@ -1,22 +1,9 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
+import { describeSelection, isEmptySelection, selectionBody, type Selection } from '../api/selection';
 import { ErrorMessage } from './ErrorMessage';
-
-/** What a curator picked in Explore: images one by one, and whole clusters (every member, not only the previews shown). */
-export interface Selection {
-  mediaIds: string[];
-  clusters: Array<{ id: string; size: number }>;
-}
-
-export const EMPTY_SELECTION: Selection = { mediaIds: [], clusters: [] };
-
-export const selectionSize = (selection: Selection) => selection.mediaIds.length + selection.clusters.reduce((sum, cluster) => sum + cluster.size, 0);
-
-/** Requests a tag change takes: the picked images at once, then each cluster (the API takes one cluster a request). */
-function selectionBodies(selection: Selection): Array<{ media_ids: string[] } | { cluster_id: string }> {
-  return [...(selection.mediaIds.length > 0 ? [{ media_ids: selection.mediaIds }] : []), ...selection.clusters.map((cluster) => ({ cluster_id: cluster.id }))];
-}
+import { LabelForm } from './LabelForm';
 
 /**
  * Bulk actions on the selection: tag or untag it (with a tag of the dataset or a new one), export it,
@@ -35,14 +22,12 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
       let tag = tags.data?.tags.find((candidate) => candidate.name === name);
       if (!tag && action === 'untag') throw new Error(`No tag named “${name}” in this dataset`);
       tag ??= unwrap(await api.POST('/api/v1/dataset/{dataset_id}/tags', { params: { path }, body: { name } }));
-      let changed = 0;
-      for (const body of selectionBodies(selection)) {
-        const params = { path: { ...path, tag_id: tag.id } };
-        changed +=
-          action === 'tag'
-            ? unwrap(await api.POST('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).tagged
-            : unwrap(await api.DELETE('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).untagged;
-      }
+      const params = { path: { ...path, tag_id: tag.id } };
+      const body = selectionBody(selection);
+      const changed =
+        action === 'tag'
+          ? unwrap(await api.POST('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).tagged
+          : unwrap(await api.DELETE('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).untagged;
       return { action, name, changed };
     },
     onSettled: refresh,
@@ -66,20 +51,12 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['tasks'] }),
   });
 
-  const size = selectionSize(selection);
+  const empty = isEmptySelection(selection);
   const noTag = tagName.trim() === '';
   const busy = changeTag.isPending || exportSelection.isPending;
   return (
     <section className="card selection-bar" aria-label="Selection">
-      <strong data-testid="selection-size">
-        {size} image{size === 1 ? '' : 's'} selected
-      </strong>
-      {selection.clusters.length > 0 && (
-        <span className="muted">
-          {' '}
-          ({selection.clusters.length} whole cluster{selection.clusters.length === 1 ? '' : 's'})
-        </span>
-      )}
+      <strong data-testid="selection-size">{describeSelection(selection)}</strong>
       <form
         className="inline-form"
         onSubmit={(event) => {
@@ -89,17 +66,19 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
       >
         <input aria-label="Tag name" list="selection-tags" placeholder="tag name, new or existing" value={tagName} maxLength={100} onChange={(event) => setTagName(event.target.value)} />
         <datalist id="selection-tags">{tags.data?.tags.map((tag) => <option key={tag.id} value={tag.name} />)}</datalist>
-        <button type="submit" disabled={busy || noTag || size === 0}>
+        <button type="submit" disabled={busy || noTag || empty}>
           Tag
         </button>
-        <button type="button" disabled={busy || noTag || size === 0} onClick={() => changeTag.mutate('untag')}>
+        <button type="button" disabled={busy || noTag || empty} onClick={() => changeTag.mutate('untag')}>
           Untag
         </button>
         {noTag && <span className="muted">Name a tag to tag or untag.</span>}
       </form>
-      <button type="button" disabled={busy || size === 0} onClick={() => exportSelection.mutate()}>
+      <LabelForm datasetId={datasetId} selection={selection} disabled={empty} />
+      <button type="button" disabled={busy || empty || Boolean(selection.matching)} onClick={() => exportSelection.mutate()}>
         Export selection (JSON)
       </button>{' '}
+      {selection.matching && <span className="muted">An export takes picked images and clusters: tag what the filters match, then export by tag. </span>}
       <button type="button" onClick={onClear}>
         Clear selection
       </button>

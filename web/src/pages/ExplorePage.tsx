@@ -11,7 +11,8 @@ import { ImageSearch } from '../components/ImageSearch';
 import type { paths } from '../api/schema';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { Pager } from '../components/Pager';
-import { EMPTY_SELECTION, SelectionBar, type Selection } from '../components/SelectionBar';
+import { EMPTY_SELECTION, type Selection } from '../api/selection';
+import { SelectionBar } from '../components/SelectionBar';
 import { useUrlState } from '../urlState';
 import { viewExploreUrl } from '../viewLinks';
 
@@ -208,7 +209,26 @@ export function ExplorePage() {
       <ErrorMessage error={explore.error} prefix="Explore failed" />
       {canSelect && (selecting || selection !== EMPTY_SELECTION) && (
         <>
-          {selecting && <p className="muted">Click images to select them (Shift-click selects a range), or select whole clusters; Escape clears the selection.</p>}
+          {selecting && (
+            <p className="muted">
+              Click images to select them (Shift-click selects a range), or select whole clusters; Escape clears the selection.{' '}
+              {caption || anchor ? (
+                <span>A search ranks images rather than filtering them: clear it to select everything the filters match.</span>
+              ) : (
+                <button
+                  type="button"
+                  onClick={() =>
+                    setSelection((current) => ({
+                      ...current,
+                      matching: { vql: JSON.stringify(vql), description: vql.length > 0 ? 'all images matching the filters' : 'all images of the dataset' },
+                    }))
+                  }
+                >
+                  {vql.length > 0 ? 'Select all matching the filters' : 'Select all images'}
+                </button>
+              )}
+            </p>
+          )}
           <SelectionBar datasetId={datasetId} selection={selection} onClear={() => setSelection(EMPTY_SELECTION)} />
         </>
       )}

@@ -1,0 +1,85 @@
+import type { Db } from '../db/connection';
+import { transitionDatasetStatus } from '../db/repositories/datasets';
+import { applyLabel } from '../db/repositories/labels';
+import { indexItems } from '../db/repositories/media';
+import { selectedMedia } from '../db/repositories/selection';
+import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
+import { headVersion } from '../db/repositories/versions';
+import { releaseTransition } from '../lib/datasetStates';
+import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import type { LabelPropagationInput } from '../workflows/contracts';
+import { createProgressReporter } from './progress';
+import { forEachNeighbourBatch } from './vectorNeighbours';
+
+type Release = Pick<LabelPropagationInput, 'taskId' | 'datasetId' | 'previousStatus'>;
+
+export interface PropagationResult {
+  seeds: number;
+  propagated: number;
+}
+
+/**
+ * LABEL_PROPAGATION: gives the seeds the label (source `user`) and each of their `maxNeighbours`
+ * nearest media of the version at a cosine similarity of at least `minSimilarity` the label too
+ * (source `propagated`, confidence the best similarity to a seed). One hop: neighbours of neighbours
+ * are not labelled. A label a media item already has from elsewhere is kept as it is.
+ */
+export function createLabelPropagationActivities(deps: { db: Db; vectors: VectorStore }) {
+  const { db, vectors } = deps;
+  return {
+    async propagateLabel(input: LabelPropagationInput): Promise<PropagationResult> {
+      await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Finding neighbours', progressPercentage: 0 });
+      const version = await headVersion(db, input.datasetId);
+      const seeds: string[] = (await selectedMedia(db, version.id, input.selection)).map((row: { id: string }) => row.id);
+      const similarities = new Map<string, number>();
+      if (input.maxNeighbours > 0) {
+        const collection = imageCollection(version.vector_space_id);
+        const embedded = new Set((await indexItems(db, version.id)).filter((item) => item.embedded).map((item) => item.id));
+        const isSeed = new Set(seeds);
+        const queries = seeds.filter((id) => embedded.has(id));
+        // The collection is shared by every version of the lineage: ask for enough hits that media of
+        // other versions cannot crowd out this version's nearest.
+        const others = Math.max(0, (await vectors.count(collection)) - embedded.size);
+        const k = input.maxNeighbours + 1 + others;
+        const report = createProgressReporter(db, input, 'propagate', 'Finding neighbours');
+        await forEachNeighbourBatch(vectors, collection, queries, k, async (start, hits) => {
+          for (const [offset, found] of hits.entries()) {
+            const seed = queries[start + offset];
+            const nearest = found.filter((hit) => hit.id !== seed && embedded.has(hit.id)).slice(0, input.maxNeighbours);
+            for (const hit of nearest) {
+              const similarity = 1 - hit.distance;
+              if (similarity < input.minSimilarity || isSeed.has(hit.id)) continue;
+              if (similarity > (similarities.get(hit.id) ?? -1)) similarities.set(hit.id, similarity);
+            }
+          }
+          await report(start + hits.length, queries.length);
+        });
+      }
+      await db.transaction(async (trx) => {
+        await applyLabel(trx, version.id, input.label, 'user', seeds.map((id) => ({ mediaId: id, confidence: 1 })));
+        await applyLabel(trx, version.id, input.label, 'propagated', [...similarities].map(([mediaId, confidence]) => ({ mediaId, confidence })));
+      });
+      return { seeds: seeds.length, propagated: similarities.size };
+    },
+
+    /** The task COMPLETED with what was labelled; the dataset back to the status it was claimed from. */
+    async completeLabelPropagation(input: Release & PropagationResult & { label: string }): Promise<void> {
+      await db.transaction(async (trx) => {
+        await updateTaskProgress(trx, input.taskId, {
+          status: 'COMPLETED',
+          progressPercentage: 100,
+          statusMessage: `Labelled ${input.seeds} selected media “${input.label}” and propagated it to ${input.propagated} neighbours`,
+        });
+        await transitionDatasetStatus(trx, input.datasetId, releaseTransition('propagate_labels', input.previousStatus));
+      });
+    },
+
+    /** The task FAILED or ABORTED; nothing was labelled (the labels are written in one transaction at the end). */
+    async failLabelPropagation(input: Release & { message: string; aborted: boolean }): Promise<void> {
+      await db.transaction(async (trx) => {
+        await endTaskUnfinished(trx, input.taskId, input);
+        await transitionDatasetStatus(trx, input.datasetId, releaseTransition('propagate_labels', input.previousStatus));
+      });
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { Knex } from 'knex';
+import type { Db } from '../connection';
+import type { MediaFilter } from '../../lib/vql/compileVql';
+import { applyFilter } from './explore';
+import { INDEXED_KINDS } from './media';
+
+/**
+ * What a curator picked, as the union of its parts: media by id, whole clusters (every member, not
+ * only the previews shown), and every image and frame that passes all of `filters` (an empty list
+ * passes everything).
+ */
+export interface MediaSelection {
+  mediaIds?: string[];
+  clusterIds?: string[];
+  filters?: MediaFilter[];
+}
+
+/** The ids (column `id`) of the media of `versionId` that `selection` names, each once. */
+export function selectedMedia(db: Db, versionId: string, selection: MediaSelection): Knex.QueryBuilder {
+  const parts: Knex.QueryBuilder[] = [];
+  if (selection.mediaIds?.length) parts.push(db('media').where('version_id', versionId).whereRaw('id = ANY(?::uuid[])', [selection.mediaIds]).select('id'));
+  if (selection.clusterIds?.length) {
+    parts.push(db('cluster_members').where('version_id', versionId).whereRaw('cluster_id = ANY(?::uuid[])', [selection.clusterIds]).select('media_id as id'));
+  }
+  if (selection.filters) {
+    const matching = db('media as m').where('m.version_id', versionId).whereIn('m.kind', INDEXED_KINDS).select('m.id');
+    for (const filter of selection.filters) applyFilter(matching, db, filter);
+    parts.push(matching);
+  }
+  if (parts.length === 0) throw new Error('an empty selection');
+  return parts.length === 1 ? parts[0] : db.union(parts);
+}

@@ -1,0 +1,34 @@
+/**
+ * What a curator picked in Explore: images one by one, whole clusters (every member, not only the
+ * previews shown), and everything the filters match (on the server, not only what is loaded).
+ */
+export interface Selection {
+  mediaIds: string[];
+  clusters: Array<{ id: string; size: number }>;
+  /** Every image the page's VQL filters match (a JSON array; "[]" is every image). */
+  matching?: { vql: string; description: string };
+}
+
+export const EMPTY_SELECTION: Selection = { mediaIds: [], clusters: [] };
+
+export const isEmptySelection = (selection: Selection) => selection.mediaIds.length === 0 && selection.clusters.length === 0 && !selection.matching;
+
+/** What the selection holds, in words. */
+export function describeSelection(selection: Selection): string {
+  const parts: string[] = [];
+  if (selection.mediaIds.length > 0) parts.push(`${selection.mediaIds.length} image${selection.mediaIds.length === 1 ? '' : 's'}`);
+  const inClusters = selection.clusters.reduce((sum, cluster) => sum + cluster.size, 0);
+  if (selection.clusters.length > 0) parts.push(`${selection.clusters.length} whole cluster${selection.clusters.length === 1 ? '' : 's'} (${inClusters} images)`);
+  if (selection.matching) parts.push(selection.matching.description);
+  return parts.length > 0 ? `${parts.join(' + ')} selected` : 'Nothing selected';
+}
+
+/** The API's MediaSelection: the union of the picked images, the clusters and what the filters match. */
+export function selectionBody(selection: Selection) {
+  return {
+    ...(selection.mediaIds.length > 0 ? { media_ids: selection.mediaIds } : {}),
+    ...(selection.clusters.length > 0 ? { cluster_ids: selection.clusters.map((cluster) => cluster.id) } : {}),
+    ...(selection.matching ? { vql: selection.matching.vql } : {}),
+  };
+}
+

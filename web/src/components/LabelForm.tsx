@@ -1,0 +1,82 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { ErrorMessage } from './ErrorMessage';
+import { selectionBody, type Selection } from '../api/selection';
+
+const FINAL = new Set(['COMPLETED', 'FAILED', 'ABORTED']);
+
+/**
+ * Labels the selection and, unless turned off, its near neighbours (a LABEL_PROPAGATION task): the
+ * task's progress is shown until it ends, then Explore shows the labels.
+ */
+export function LabelForm({ datasetId, selection, disabled }: { datasetId: string; selection: Selection; disabled: boolean }) {
+  const queryClient = useQueryClient();
+  const [label, setLabel] = useState('');
+  const [propagate, setPropagate] = useState(true);
+  const [minSimilarity, setMinSimilarity] = useState(0.9);
+  const [maxNeighbours, setMaxNeighbours] = useState(50);
+  const start = useMutation({
+    mutationFn: async () =>
+      unwrap(
+        await api.POST('/api/v1/dataset/{dataset_id}/labels/propagate', {
+          params: { path: { dataset_id: datasetId } },
+          body: { label: label.trim(), selection: selectionBody(selection), min_similarity: minSimilarity, max_neighbours: propagate ? maxNeighbours : 0 },
+        }),
+      ),
+  });
+  const taskId = start.data?.task_id;
+  const task = useQuery({
+    queryKey: ['labelTask', taskId],
+    enabled: Boolean(taskId),
+    queryFn: async () => {
+      const page = unwrap(await api.GET('/api/v1/tasks', { params: { query: { dataset_id: datasetId, task_type: 'LABEL_PROPAGATION', page_size: 10 } } }));
+      const found = page.tasks.find((candidate) => candidate.task_id === taskId);
+      if (found && FINAL.has(found.status)) await Promise.all(['explore', 'dataset'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
+      return found ?? null;
+    },
+    refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.status) ? false : 1000),
+  });
+  const noLabel = label.trim() === '';
+  const running = start.isPending || (Boolean(taskId) && !(task.data && FINAL.has(task.data.status)));
+
+  return (
+    <form
+      className="inline-form"
+      aria-label="Label"
+      onSubmit={(event) => {
+        event.preventDefault();
+        start.mutate();
+      }}
+    >
+      <input aria-label="Label" placeholder="label, e.g. cat" value={label} maxLength={100} onChange={(event) => setLabel(event.target.value)} />
+      <label>
+        <input type="checkbox" checked={propagate} onChange={(event) => setPropagate(event.target.checked)} /> and near neighbours
+      </label>
+      {propagate && (
+        <>
+          <label>
+            similarity ≥{' '}
+            <input type="number" min={0.5} max={1} step={0.01} value={minSimilarity} aria-label="Least similarity" onChange={(event) => setMinSimilarity(Number(event.target.value))} />
+          </label>
+          <label>
+            up to{' '}
+            <input type="number" min={1} max={1000} step={1} value={maxNeighbours} aria-label="Neighbours per image" onChange={(event) => setMaxNeighbours(Number(event.target.value))} /> each
+          </label>
+        </>
+      )}
+      <button type="submit" disabled={disabled || noLabel || running}>
+        Label
+      </button>
+      {noLabel && <span className="muted">Name a label to apply.</span>}
+      {taskId && (
+        <p role="status" data-testid="label-task">
+          {task.data ? `${task.data.status}: ${task.data.status_message ?? ''}` : 'Labelling started.'} <Link to={`/tasks?dataset_id=${datasetId}`}>Tasks</Link>
+        </p>
+      )}
+      <ErrorMessage error={start.error} prefix="The labelling could not start" />
+      <ErrorMessage error={task.data?.status === 'FAILED' ? new Error(task.data.error_message ?? 'failed') : null} prefix="The labelling failed" />
+    </form>
+  );
+}
