@@ -372,7 +372,9 @@ describe('web app', () => {
     await labelForm.getByRole('textbox', { name: 'Label' }).fill('cat');
     await labelForm.getByLabel('Least similarity').fill('0.8');
     await labelForm.getByRole('button', { name: 'Label', exact: true }).click();
-    await expectText(bar.getByTestId('label-task'), /^COMPLETED: Labelled 1 selected media “cat” and propagated it to 1 neighbours/);
+    const finished = bar.getByTestId('label-task').filter({ hasText: /^(COMPLETED|FAILED)/ });
+    await finished.waitFor({ timeout: 60_000 });
+    await expectText(finished, /^COMPLETED: Labelled 1 selected media “cat” and propagated it to 1 neighbours/);
     const task = (await stack.request.get('/api/v1/tasks').query({ dataset_id: datasetId, task_type: 'LABEL_PROPAGATION' }).expect(200)).body.tasks[0];
     expect(task).toMatchObject({ task_type: 'LABEL_PROPAGATION', status: 'COMPLETED' });
 

@@ -15,10 +15,11 @@ export const isEmptySelection = (selection: Selection) => selection.mediaIds.len
 
 /** What the selection holds, in words. */
 export function describeSelection(selection: Selection): string {
+  const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
   const parts: string[] = [];
-  if (selection.mediaIds.length > 0) parts.push(`${selection.mediaIds.length} image${selection.mediaIds.length === 1 ? '' : 's'}`);
+  if (selection.mediaIds.length > 0) parts.push(count(selection.mediaIds.length, 'image'));
   const inClusters = selection.clusters.reduce((sum, cluster) => sum + cluster.size, 0);
-  if (selection.clusters.length > 0) parts.push(`${selection.clusters.length} whole cluster${selection.clusters.length === 1 ? '' : 's'} (${inClusters} images)`);
+  if (selection.clusters.length > 0) parts.push(`${count(selection.clusters.length, 'whole cluster')} (${count(inClusters, 'image')})`);
   if (selection.matching) parts.push(selection.matching.description);
   return parts.length > 0 ? `${parts.join(' + ')} selected` : 'Nothing selected';
 }
