@@ -6534,6 +6534,16 @@ export interface components {
             download_uri: string | null;
             progress_percentage: number | null;
             error_message: string | null;
+            /** @description The ZIP's name */
+            file_name: string;
+            /** @enum {string} */
+            export_format: "json" | "parquet" | "coco";
+            include_images: boolean;
+            /** @description What a selective export picked (media by id, whole clusters); null for the whole dataset */
+            selection: {
+                n_media: number;
+                n_clusters: number;
+            } | null;
         };
         Health: {
             /** @enum {string} */
