@@ -159,9 +159,13 @@ describe('web app', () => {
 
     await taken.getByRole('button', { name: 'Clone' }).click();
     await page.getByRole('status').filter({ hasText: 'Cloning “three photos” into a new dataset' }).waitFor();
-    page.once('dialog', (dialog) => void dialog.accept());
     await taken.getByRole('button', { name: 'Restore' }).click();
-    await page.getByRole('status').filter({ hasText: 'Restoring “three photos”' }).waitFor();
+    const confirmRestore = page.getByRole('dialog', { name: 'Restore “three photos”?' });
+    expect(await confirmRestore.textContent()).toContain('Restore replaces all current data (media, metadata, enrichment, clustering, tags, labels) and cannot be undone.');
+    expect(await confirmRestore.textContent()).toContain('views saved since it was taken are deleted');
+    await confirmRestore.getByRole('button', { name: 'Restore' }).click();
+    await confirmRestore.waitFor({ state: 'detached' });
+    // The restore's notice lasts while it runs (a restore of three photos may end before the notice shows): the tasks below tell.
     await screenshot('snapshots');
 
     // The Tasks page filtered by type from its controls: both tasks complete.
