@@ -11,6 +11,7 @@ export const GRANTABLE_ROLES = ['viewer', 'editor'] as const satisfies readonly 
 export type DatasetAction =
   | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links, duplicate groups
   | 'upload' // dataset creation uploads and process_files
+  | 'rename' // rename the dataset
   | 'add_media'
   | 'reindex'
   | 'import_metadata'
@@ -29,6 +30,7 @@ export type DatasetAction =
 export const LEAST_ROLE: Record<DatasetAction, DatasetRole> = {
   read: 'viewer',
   upload: 'editor',
+  rename: 'editor',
   add_media: 'editor',
   reindex: 'editor',
   import_metadata: 'editor',

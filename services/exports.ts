@@ -124,6 +124,8 @@ export interface ExportStatusAnswer {
   downloadPath: string | null;
   progressPercentage: number | null;
   errorMessage: string | null;
+  /** What was asked for. */
+  request: Pick<ExportInput, 'fileName' | 'format' | 'includeImages' | 'selection'>;
 }
 
 /** Where an export of `dataset` stands; an id that is not an export of it is not found. */
@@ -132,8 +134,10 @@ export async function exportStatus(deps: TaskDeps & { signer: UrlSigner }, datas
   if (!task || task.task_type !== 'EXPORT' || task.dataset_id !== dataset.id) throw notFound('Export not found');
   // A lost workflow (worker gone, terminated) would otherwise read RUNNING for ever.
   if (await repairTask(deps, task)) task = (await findTaskForUser(deps.db, taskId, user.id))!;
-  const fileName = (task.input as Partial<ExportInput>).fileName ?? 'export.zip';
+  const input = task.input as Partial<ExportInput>;
+  const fileName = input.fileName ?? 'export.zip';
   return {
+    request: { fileName, format: input.format ?? 'json', includeImages: input.includeImages ?? false, selection: input.selection },
     status: EXPORT_STATUS[task.status],
     downloadPath: task.status === 'COMPLETED' ? deps.signer.exportPath(task.task_id, fileName) : null,
     progressPercentage: task.progress_percentage,

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Db } from '../db/connection';
-import { findMediaContent } from '../db/repositories/media';
+import type { DatasetRow } from '../db/repositories/datasets';
+import { findMediaContent, mediaFacts, type MediaFactsRow } from '../db/repositories/media';
 import type { MediaVariant, UrlSigner } from '../lib/auth/signedUrls';
 import { forbidden, notFound } from '../lib/errors';
 import { contentTypeOf } from '../lib/media/mediaTypes';
@@ -32,4 +33,11 @@ export async function openSignedMedia(
 /** Thumbnails are JPEG; those made before that are WebP ("RIFF", size, "WEBP"), and stay valid. */
 function thumbnailContentType(bytes: Buffer): string {
   return bytes.subarray(8, 12).toString('latin1') === 'WEBP' ? 'image/webp' : 'image/jpeg';
+}
+
+/** One image or video of the dataset as it is now, with its caption, labels, tags and quality issues. */
+export async function describeMedia(db: Db, dataset: DatasetRow, mediaId: string): Promise<MediaFactsRow> {
+  const facts = await mediaFacts(db, dataset.head_version_id, mediaId);
+  if (!facts) throw notFound('Media not found');
+  return facts;
 }

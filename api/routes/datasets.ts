@@ -1,6 +1,6 @@
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
-import { listDatasets } from '../../services/datasets';
+import { listDatasets, renameDataset } from '../../services/datasets';
 import { requireDataset } from '../../services/datasetAccess';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
@@ -12,6 +12,12 @@ export function createDatasetsRouter(deps: { db: Db }): Router<ApiState> {
 
   mount(router, datasetRoutes.get, async (ctx) => {
     ctx.body = presentDataset(await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id));
+  });
+
+  mount(router, datasetRoutes.rename, async (ctx) => {
+    const { params, body } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'rename');
+    ctx.body = presentDataset(await renameDataset(deps.db, dataset, body.name));
   });
 
   mount(router, datasetRoutes.list, async (ctx) => {

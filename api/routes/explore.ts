@@ -8,10 +8,12 @@ import type { TextEncoder } from '../../lib/ml/textEncoder';
 import type { ClipModel } from '../../lib/ml/clip';
 import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { requireDataset } from '../../services/datasetAccess';
+import { describeMedia } from '../../services/media';
 import { HttpError } from '../errors';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
 import { presentCluster, presentPreview } from '../presenters/cluster';
+import { presentMediaFacts } from '../presenters/mediaFacts';
 import { exploreRoutes } from '../specs/explore';
 
 /** Query texts whose embeddings Explore remembers (1.5 KiB each). */
@@ -68,6 +70,12 @@ export function createExploreRouter(deps: {
       n_media: page.total,
       media: page.members.map((row) => presentPreview(row, deps.publicUrl, deps.signer)),
     };
+  });
+
+  mount(router, exploreRoutes.mediaFacts, async (ctx) => {
+    const { params } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
+    ctx.body = presentMediaFacts(await describeMedia(deps.db, dataset, params.media_id));
   });
 
   return router;

@@ -48,6 +48,10 @@ export function createExportsRouter(deps: TaskDeps & { signer: UrlSigner; public
       download_uri: answer.downloadPath && deps.publicUrl + answer.downloadPath,
       progress_percentage: answer.progressPercentage,
       error_message: answer.errorMessage,
+      file_name: answer.request.fileName,
+      export_format: answer.request.format,
+      include_images: answer.request.includeImages,
+      selection: answer.request.selection ? { n_media: answer.request.selection.mediaIds.length, n_clusters: answer.request.selection.clusters.length } : null,
     };
   });
 

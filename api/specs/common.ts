@@ -11,6 +11,15 @@ export const booleanParam = (name: string) =>
     .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(['true', 'false', '1', '0'], { message: `${name} must be true or false` }))
     .transform((value) => value === 'true' || value === '1');
 
+/** A dataset's name, as creation and rename take it: trimmed, 1-255 characters. */
+export const datasetName = (field: string, notAString: string) =>
+  z
+    // The type's own message would otherwise name every failure "required", a too-long name too.
+    .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : notAString) })
+    .trim()
+    .min(1, `${field} is required`)
+    .max(255, `${field} must be at most 255 characters`);
+
 /** A file part of a multipart form (documentation only: uploads are streamed by api/uploads.ts). */
 export const filePart = z.string().meta({ format: 'binary' });
 

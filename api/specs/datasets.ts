@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
 import { datasetSchema } from '../presenters/dataset';
-import { datasetIdParams } from './common';
+import { datasetIdParams, datasetName } from './common';
+
+const renameBody = z.object({ name: datasetName('name', 'name must be a string') });
 
 export const datasetRoutes = {
   get: defineRoute({
@@ -13,6 +15,16 @@ export const datasetRoutes = {
     request: { params: datasetIdParams },
     responses: { 200: { description: 'Dataset', schema: datasetSchema } },
     errors: [403, 404],
+  }),
+  rename: defineRoute({
+    method: 'patch',
+    path: '/dataset/:dataset_id',
+    tag: 'datasets',
+    summary: 'Rename a dataset',
+    auth: 'user',
+    request: { params: datasetIdParams, body: renameBody },
+    responses: { 200: { description: 'Dataset', schema: datasetSchema } },
+    errors: [403, 404, [422, 'A malformed body: name missing, empty or longer than 255 characters']],
   }),
   list: defineRoute({
     method: 'get',

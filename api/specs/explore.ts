@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
 import { clusterSchema, previewSchema } from '../presenters/cluster';
+import { mediaFactsSchema } from '../presenters/mediaFacts';
 import { clusteringThreshold, entityType, requireEntityType } from '../searchParams';
 import { datasetIdParams, filePart } from './common';
 
@@ -61,6 +62,7 @@ const anchorQuery = z.object({
 });
 
 const clusterParams = datasetIdParams.extend({ cluster_id: z.uuid('cluster_id must be a UUID') });
+const mediaParams = datasetIdParams.extend({ media_id: z.uuid('media_id must be a UUID') });
 const PAGE_SIZE_MESSAGE = 'page_size must be a whole number 1-500';
 const clusterPageQuery = z.object({
   page_number: z.coerce.number({ message: 'page_number must be a whole number, 0 or more' }).int('page_number must be a whole number, 0 or more').min(0, 'page_number must be a whole number, 0 or more').default(0),
@@ -114,5 +116,15 @@ export const exploreRoutes = {
       },
     },
     errors: [403, [404, 'Dataset or cluster not found']],
+  }),
+  mediaFacts: defineRoute({
+    method: 'get',
+    path: '/dataset/:dataset_id/media/:media_id',
+    tag: 'explore',
+    summary: 'One image or video of the dataset: its file, size, caption, labels, tags and quality issues',
+    auth: 'user',
+    request: { params: mediaParams },
+    responses: { 200: { description: 'Media facts', schema: mediaFactsSchema } },
+    errors: [403, [404, 'Dataset or media not found']],
   }),
 };

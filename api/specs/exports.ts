@@ -91,6 +91,13 @@ const exportStatusSchema = z
       .meta({ description: 'When COMPLETED: a signed link to the ZIP, valid MEDIA_URL_TTL_SECONDS (follow redirects); a new one on every call' }),
     progress_percentage: z.number().int().nullable(),
     error_message: z.string().nullable(),
+    file_name: z.string().meta({ description: "The ZIP's name" }),
+    export_format: z.enum(['json', 'parquet', 'coco']),
+    include_images: z.boolean(),
+    selection: z
+      .object({ n_media: z.number().int(), n_clusters: z.number().int() })
+      .nullable()
+      .meta({ description: 'What a selective export picked (media by id, whole clusters); null for the whole dataset' }),
   })
   .meta({ id: 'ExportStatus' });
 

@@ -1,16 +1,9 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
-import { datasetIdParams, filePart, startedTask } from './common';
+import { datasetIdParams, datasetName, filePart, startedTask } from './common';
 
 /** Checked by the handler: the spec's ingestion codes make a missing dataset_name a 400, not a 422. */
-export const newDatasetQuery = z.object({
-  // The type's own message would otherwise name every failure "required", a too-long name too.
-  dataset_name: z
-    .string({ error: (issue) => (issue.input === undefined ? 'dataset_name is required' : 'dataset_name must be a single string') })
-    .trim()
-    .min(1, 'dataset_name is required')
-    .max(255, 'dataset_name must be at most 255 characters'),
-});
+export const newDatasetQuery = z.object({ dataset_name: datasetName('dataset_name', 'dataset_name must be a single string') });
 const transactionParams = datasetIdParams.extend({
   transaction_id: z.coerce.number({ message: 'transaction_id must be an integer' }).int('transaction_id must be an integer').positive(),
 });

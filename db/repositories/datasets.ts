@@ -158,6 +158,10 @@ export async function datasetName(db: Db, datasetId: string): Promise<string> {
   return row.display_name;
 }
 
+export async function setDatasetName(db: Db, datasetId: string, name: string): Promise<void> {
+  await db('datasets').where({ id: datasetId }).update({ display_name: name });
+}
+
 export async function datasetStatus(db: Db, datasetId: string): Promise<DatasetStatus | undefined> {
   return (await db('datasets').where({ id: datasetId }).first('status_new'))?.status_new;
 }

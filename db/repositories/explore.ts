@@ -98,7 +98,7 @@ export interface PreviewRow {
 }
 
 /** A preview's user tags, as JSON (`m` is the media row). */
-const PREVIEW_TAGS_SQL = `(SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
+export const PREVIEW_TAGS_SQL = `(SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
   FROM media_tags mt JOIN tags t ON t.version_id = mt.version_id AND t.id = mt.tag_id
   WHERE mt.version_id = m.version_id AND mt.media_id = m.id)`;
 

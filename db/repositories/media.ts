@@ -3,6 +3,7 @@ import type { PredictedClass } from '../../lib/ml/imageEncoder';
 import type { MetadataRecord } from '../../lib/metadata/parseMetadataFile';
 import type { Issue } from '../../lib/quality/imageIssues';
 import { inRange, type IdRange } from './chunks';
+import { PREVIEW_TAGS_SQL } from './explore';
 import { updateVersionRows } from './rowUpdates';
 
 /** A media row as ingestion writes it (the version and parent are added here). */
@@ -206,4 +207,32 @@ export async function findMediaContent(
   mediaId: string,
 ): Promise<{ kind: NewMedia['kind']; file_name: string; blob_sha256: string; thumb_sha256: string | null } | undefined> {
   return db('media').where({ id: mediaId }).first('kind', 'file_name', 'blob_sha256', 'thumb_sha256');
+}
+
+/** What the viewer shows of one image or video of the version, or undefined when the version has no such item. */
+export interface MediaFactsRow {
+  id: string;
+  kind: 'IMAGE' | 'VIDEO' | 'VIDEO_FRAME';
+  file_name: string;
+  size_bytes: number;
+  width: number | null;
+  height: number | null;
+  caption: string | null;
+  labels: string[];
+  tags: Array<{ id: string; name: string }>;
+  issues: string[];
+}
+
+export async function mediaFacts(db: Db, versionId: string, mediaId: string): Promise<MediaFactsRow | undefined> {
+  const { rows } = await db.raw(
+    `SELECT m.id, m.kind, m.file_name, m.size_bytes, m.width, m.height, m.caption,
+            coalesce((SELECT array_agg(l.label ORDER BY l.label) FROM media_labels l WHERE l.version_id = m.version_id AND l.media_id = m.id), '{}') AS labels,
+            coalesce(${PREVIEW_TAGS_SQL}, '[]') AS tags,
+            coalesce((SELECT array_agg(i.issue_type ORDER BY i.issue_type) FROM media_issues i WHERE i.version_id = m.version_id AND i.media_id = m.id), '{}') AS issues
+       FROM media m
+      WHERE m.version_id = ? AND m.id = ?`,
+    [versionId, mediaId],
+  );
+  const row = rows[0];
+  return row ? { ...row, size_bytes: Number(row.size_bytes) } : undefined;
 }

@@ -107,10 +107,11 @@ describe('web app', () => {
     await page.keyboard.press('ArrowLeft');
     expect(await page.getByTestId('details-file').textContent()).toBe(firstName);
 
-    // Click an image: a visual search from it, nearest (itself, distance 0) first.
+    // Open an image, then a visual search from it: nearest (itself, distance 0) first.
     const first = page.locator('button.thumb').first();
     const fileName = (await first.getAttribute('title'))!.split('\n')[0];
     await first.click();
+    await page.getByRole('dialog', { name: fileName }).getByRole('button', { name: 'Find similar images' }).click();
     await page.getByTestId('visual-search').filter({ hasText: fileName }).waitFor();
     await page.locator('.cluster-head', { hasText: 'distance' }).first().waitFor();
     expect(await page.locator('.cluster-head .muted').first().textContent()).toMatch(/distance 0\.0\d\d/);
@@ -158,9 +159,13 @@ describe('web app', () => {
 
     await taken.getByRole('button', { name: 'Clone' }).click();
     await page.getByRole('status').filter({ hasText: 'Cloning “three photos” into a new dataset' }).waitFor();
-    page.once('dialog', (dialog) => void dialog.accept());
     await taken.getByRole('button', { name: 'Restore' }).click();
-    await page.getByRole('status').filter({ hasText: 'Restoring “three photos”' }).waitFor();
+    const confirmRestore = page.getByRole('dialog', { name: 'Restore “three photos”?' });
+    expect(await confirmRestore.textContent()).toContain('Restore replaces all current data (media, metadata, enrichment, clustering, tags, labels) and cannot be undone.');
+    expect(await confirmRestore.textContent()).toContain('views saved since it was taken are deleted');
+    await confirmRestore.getByRole('button', { name: 'Restore' }).click();
+    await confirmRestore.waitFor({ state: 'detached' });
+    // The restore's notice lasts while it runs (a restore of three photos may end before the notice shows): the tasks below tell.
     await screenshot('snapshots');
 
     // The Tasks page filtered by type from its controls: both tasks complete.
@@ -439,6 +444,7 @@ describe('web app', () => {
     await task.getByTestId('task-status').filter({ hasText: /INITIALIZING|RUNNING/ }).waitFor();
     expect(await retry.getAttribute('title')).toMatch(/^Only a failed or aborted task can be retried/);
     await abort.click();
+    await page.getByRole('dialog', { name: 'Abort this DATASET_CREATION task?' }).getByRole('button', { name: 'Abort the task' }).click();
     await task.getByTestId('task-status').filter({ hasText: 'ABORTED' }).waitFor({ timeout: 60_000 });
     expect(await abort.isDisabled()).toBe(true);
     expect(await task.textContent()).toContain('ERROR');

@@ -45,6 +45,24 @@ describe('web app layout and accessibility', () => {
     { name: 'Datasets', url: () => '/', ready: (page) => page.getByRole('link', { name: 'layout', exact: true }).waitFor() },
     { name: 'Dataset', url: () => `/datasets/${datasetId}`, ready: (page) => page.getByRole('heading', { name: 'Snapshots' }).waitFor() },
     { name: 'Explore', url: () => `/datasets/${datasetId}/explore`, ready: (page) => waitForLoadedImages(page) },
+    {
+      name: 'Explore viewer',
+      url: () => `/datasets/${datasetId}/explore`,
+      ready: async (page) => {
+        await waitForLoadedImages(page);
+        await page.locator('button.thumb').first().click();
+        await page.getByTestId('viewer-facts').waitFor();
+      },
+    },
+    {
+      name: 'Shortcuts sheet',
+      url: () => `/datasets/${datasetId}/explore`,
+      ready: async (page) => {
+        await waitForLoadedImages(page);
+        await page.keyboard.press('?');
+        await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+      },
+    },
     { name: 'Duplicates', url: () => `/datasets/${datasetId}/duplicates`, ready: (page) => page.locator('ul[aria-label="Duplicate groups"] > li').first().waitFor() },
     { name: 'Cluster', url: () => `/datasets/${datasetId}/clusters/${clusterId}`, ready: (page) => page.locator('ul[aria-label="Cluster members"] img').first().waitFor() },
     { name: 'Tasks', url: () => '/tasks', ready: (page) => page.getByRole('cell', { name: 'DATASET_CREATION' }).first().waitFor() },

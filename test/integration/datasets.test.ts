@@ -1,5 +1,8 @@
-import { createDataset } from '../../db/repositories/datasets';
+import supertest from 'supertest';
+import { createApp } from '../../api/app';
+import { addDatasetMember, createDataset } from '../../db/repositories/datasets';
 import { createUser } from '../../db/repositories/users';
+import { loginCookie } from '../support/sessions';
 import { Organization, Workspace } from '../../db/models';
 import { startTestApi, type TestApi } from '../support/testStack';
 
@@ -51,6 +54,42 @@ describe('datasets API, ONPREM with auth disabled', () => {
     expect((await api.request.get(`/api/v1/dataset/${foreign}`).expect(404)).body).toEqual({ detail: 'Dataset not found' });
     const malformed = await api.request.get('/api/v1/dataset/not-a-uuid').expect(422);
     expect(malformed.body).toEqual({ detail: 'params.dataset_id: dataset_id must be a UUID' });
+  });
+
+  it('renames a dataset, the name trimmed and checked as at creation, changing nothing on bad input (422), an unknown or foreign dataset (404) or a viewer (403)', async () => {
+    const { db, defaultUser } = api.deps;
+    const workspaceId = (await Workspace.query(db).first())!.id;
+    const dataset = await createDataset(db, { name: 'to rename', ownerId: defaultUser.id, workspaceId, status: 'READY' });
+    await createDataset(db, { name: 'taken', ownerId: defaultUser.id, workspaceId, status: 'READY' });
+    const url = `/api/v1/dataset/${dataset.id}`;
+    const renamed = (await api.request.patch(url).send({ name: '  street scenes  ' }).expect(200)).body;
+    expect(renamed).toMatchObject({ id: dataset.id, display_name: 'street scenes', status_new: 'READY', owned_by: defaultUser.email });
+    expect((await api.request.get(url).expect(200)).body.display_name).toBe('street scenes');
+    // As at creation, two datasets may share a name.
+    await api.request.patch(url).send({ name: 'taken' }).expect(200);
+
+    const refusals: Array<[object, string]> = [
+      [{}, 'body.name: name is required'],
+      [{ name: '   ' }, 'body.name: name is required'],
+      [{ name: 42 }, 'body.name: name must be a string'],
+      [{ name: 'x'.repeat(256) }, 'body.name: name must be at most 255 characters'],
+    ];
+    for (const [body, detail] of refusals) expect((await api.request.patch(url).send(body).expect(422)).body).toEqual({ detail });
+    expect((await api.request.patch('/api/v1/dataset/not-a-uuid').send({ name: 'x' }).expect(422)).body).toEqual({ detail: 'params.dataset_id: dataset_id must be a UUID' });
+    expect((await api.request.patch('/api/v1/dataset/6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11').send({ name: 'x' }).expect(404)).body).toEqual({ detail: 'Dataset not found' });
+    const foreign = (await db('datasets').where({ display_name: 'hidden' }).first()).id;
+    expect((await api.request.patch(`/api/v1/dataset/${foreign}`).send({ name: 'mine now' }).expect(404)).body).toEqual({ detail: 'Dataset not found' });
+    expect((await db('datasets').where({ id: foreign }).first()).display_name).toBe('hidden');
+
+    const viewer = await createUser(db, { email: 'rename-viewer@example.com', password: 'rename-viewer-1', workspaceId, workspaceRole: 'viewer' });
+    await addDatasetMember(db, dataset.id, viewer.id, 'viewer');
+    const secured = { request: supertest(createApp({ ...api.deps, config: { ...api.deps.config, disableAuth: false } }).callback()) };
+    const cookie = await loginCookie(secured, 'rename-viewer@example.com', 'rename-viewer-1');
+    expect((await secured.request.patch(url).set('Cookie', cookie).send({ name: 'by a viewer' }).expect(403)).body).toEqual({
+      detail: 'This operation needs editor access to the dataset; you have viewer',
+    });
+    await addDatasetMember(db, dataset.id, viewer.id, 'editor');
+    expect((await secured.request.patch(url).set('Cookie', cookie).send({ name: 'by an editor' }).expect(200)).body.display_name).toBe('by an editor');
   });
 
   it('answers every error as JSON {detail}', async () => {

@@ -6,6 +6,11 @@ import sharp from 'sharp';
 import { newDatasetWithTransaction, uploadFiles, waitForTask } from '../support/datasets';
 import { eventually, photo, PHOTO_NAMES } from '../support/media';
 import { startTestStack } from '../support/testStack';
+import supertest from 'supertest';
+import { createApp } from '../../api/app';
+import { Workspace } from '../../db/models';
+import { createUser } from '../../db/repositories/users';
+import { loginCookie } from '../support/sessions';
 import { sha256Hex } from '../../lib/sha256';
 import { blobKey } from '../../lib/storage/objectStore';
 
@@ -169,6 +174,43 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect(byCaption[0].captions).toEqual(['A tabby cat resting on a red sofa']);
     const fts = vql([{ text: { op: 'fts', value: 'espresso cup' } }]);
     expect(names((await explore({ entity_type: 'IMAGES', vql: fts }).expect(200)).body.clusters)).toEqual(['coffee.jpg']);
+  });
+
+  it("describes one media item (file, size, caption, labels, tags, issues), refusing a malformed id (422), another dataset's or an unknown item (404) and a colleague without a role (403)", async () => {
+    const { db } = stack.deps;
+    const versionId = await headVersionId(db, datasetId);
+    const media = await db('media').where({ version_id: versionId });
+    const id = (name: string) => media.find((m) => m.file_name === name)!.id;
+    const facts = (mediaId: string, dataset = datasetId) => stack.request.get(`/api/v1/dataset/${dataset}/media/${mediaId}`);
+    const chelsea = (await facts(id('chelsea.jpg')).expect(200)).body;
+    expect(chelsea).toEqual({
+      media_id: id('chelsea.jpg'),
+      kind: 'IMAGE',
+      file_name: 'chelsea.jpg',
+      size_bytes: fs.statSync(photo('chelsea')).size,
+      width: 384,
+      height: 255,
+      caption: 'A tabby cat resting on a red sofa',
+      labels: ['cat'],
+      tags: [],
+      issues: (await db('media_issues').where({ version_id: versionId, media_id: id('chelsea.jpg') }).pluck('issue_type')).sort(),
+    });
+    expect(chelsea.issues).toContain('duplicates');
+    expect((await facts(id('camera.jpg')).expect(200)).body).toMatchObject({ tags: [{ id: expect.any(String), name: 'favourite' }], labels: [] });
+    expect((await facts(id('dark_coffee.jpg')).expect(200)).body.issues).toContain('dark');
+
+    expect((await facts('not-a-uuid').expect(422)).body).toEqual({ detail: 'params.media_id: media_id must be a UUID' });
+    expect((await facts('00000000-0000-4000-8000-000000000000').expect(404)).body).toEqual({ detail: 'Media not found' });
+    const other = (await stack.request.get('/api/v1/ingestion/new_dataset').query({ dataset_name: 'no media' }).expect(200)).body.dataset_id;
+    expect((await facts(id('chelsea.jpg'), other).expect(404)).body).toEqual({ detail: 'Media not found' });
+
+    const workspaceId = (await Workspace.query(db).first())!.id;
+    await createUser(db, { email: 'facts-colleague@example.com', password: 'facts-colleague-1', workspaceId, workspaceRole: 'viewer' });
+    const secured = { request: supertest(createApp({ ...stack.deps, config: { ...stack.deps.config, disableAuth: false } }).callback()) };
+    const cookie = await loginCookie(secured, 'facts-colleague@example.com', 'facts-colleague-1');
+    expect((await secured.request.get(`/api/v1/dataset/${datasetId}/media/${id('chelsea.jpg')}`).set('Cookie', cookie).expect(403)).body).toEqual({
+      detail: 'You do not have permission to access this dataset',
+    });
   });
 
   it('ranks clusters by cosine distance to an existing media item (anchor_type MEDIA)', async () => {

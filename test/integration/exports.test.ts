@@ -274,6 +274,7 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
     };
     const { id } = (await stack.request.post(`${exportsOf(datasetId)}/export_entities_async`).query({ export_format: 'json' }).send(body).expect(200)).body;
     const status = await finished(id);
+    expect(status).toMatchObject({ file_name: 'export_me_export.zip', export_format: 'json', include_images: false, selection: { n_media: 2, n_clusters: 1 } });
     expect(status.download_uri).toContain(`/api/v1/exports/${id}/export_me_export.zip?`);
     const records = jsonRecords(await readZip((await download(status.download_uri)).body));
     const wanted = new Set([chelsea, video, ...frames, ...members.filter((member) => member !== excluded)]);
@@ -395,6 +396,10 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
         download_uri: null,
         progress_percentage: expect.any(Number),
         error_message: `The file of rocket.jpg (media ${rocket.id}) is missing from the object store`,
+        file_name: 'broken.zip',
+        export_format: 'json',
+        include_images: true,
+        selection: null,
       });
       expect(await stack.deps.store.exists(exportArchiveKey(id, 'broken.zip'))).toBe(false);
     } finally {

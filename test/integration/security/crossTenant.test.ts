@@ -128,6 +128,7 @@ function inputOf(route: RouteSpec): RequestInput {
     'post /ingestion/:dataset_id/data_files/:transaction_id': { files: { files: photo('camera') } },
     'get /explore/:dataset_id': { query: { entity_type: 'IMAGES' } },
     'post /dataset/:dataset_id/search-image-similarity': { query: { entity_type: 'IMAGES' }, files: { file: photo('camera') } },
+    'patch /dataset/:dataset_id': { body: { name: 'renamed by A' } },
     'post /dataset/:dataset_id/tags': { body: { name: 'made by A' } },
     'post /dataset/:dataset_id/tags/:tag_id/media': { body: { media_ids: [ofB.mediaId] } },
     'delete /dataset/:dataset_id/tags/:tag_id/media': { body: { media_ids: [ofB.mediaId] } },

@@ -883,7 +883,71 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** Rename a dataset */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Dataset */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Dataset"];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A malformed body: name missing, empty or longer than 255 characters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/v1/datasets": {
@@ -1895,6 +1959,81 @@ export interface paths {
                     };
                 };
                 /** @description Dataset or cluster not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/media/{media_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One image or video of the dataset: its file, size, caption, labels, tags and quality issues */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                    media_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Media facts */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["MediaFacts"];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Dataset or media not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6498,6 +6637,16 @@ export interface components {
             download_uri: string | null;
             progress_percentage: number | null;
             error_message: string | null;
+            /** @description The ZIP's name */
+            file_name: string;
+            /** @enum {string} */
+            export_format: "json" | "parquet" | "coco";
+            include_images: boolean;
+            /** @description What a selective export picked (media by id, whole clusters); null for the whole dataset */
+            selection: {
+                n_media: number;
+                n_clusters: number;
+            } | null;
         };
         Health: {
             /** @enum {string} */
@@ -6543,6 +6692,25 @@ export interface components {
             roles: string[];
             /** @description Epoch-ms of the user's latest session activity in the service */
             lastAccess: number | null;
+        };
+        MediaFacts: {
+            /** Format: uuid */
+            media_id: string;
+            /** @enum {string} */
+            kind: "IMAGE" | "VIDEO" | "VIDEO_FRAME";
+            file_name: string;
+            size_bytes: number;
+            width: number | null;
+            height: number | null;
+            caption: string | null;
+            labels: string[];
+            tags: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            /** @description Quality issues found at indexing: duplicates, outliers, blur, dark, bright, broken */
+            issues: string[];
         };
         /** @description The union of the media listed, the clusters named and the media the VQL filters match */
         MediaSelection: {

@@ -54,9 +54,14 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
         <label>
           <input type="checkbox" checked={includeImages} onChange={(event) => setIncludeImages(event.target.checked)} /> with the images
         </label>
-        <button type="submit" disabled={start.isPending || fileName.trim() === ''}>
+        <button type="submit" disabled={start.isPending || fileName.trim() === ''} aria-describedby="export-reason">
           Export
         </button>
+        {fileName.trim() === '' && (
+          <span className="reason" id="export-reason">
+            Name the file to export.
+          </span>
+        )}
       </form>
       <ErrorMessage error={start.error} prefix="The export could not start" />
       <ErrorMessage error={exports.error} prefix="The exports could not be listed" />
@@ -67,6 +72,7 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
               <tr>
                 <th>Started</th>
                 <th>By</th>
+                <th>Contents</th>
                 <th>Status</th>
                 <th>Download</th>
               </tr>
@@ -83,6 +89,17 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
   );
 }
 
+type ExportStatus = paths['/api/v1/dataset/{dataset_id}/export_status']['get']['responses'][200]['content']['application/json'];
+
+/** What an export holds: its file, format, whether the images are in it, and what was picked. */
+function exportContents(status: ExportStatus): string {
+  const format = FORMATS.find((option) => option.value === status.export_format)?.label ?? status.export_format;
+  const picked = status.selection
+    ? `a selection of ${status.selection.n_media} media and ${status.selection.n_clusters} cluster${status.selection.n_clusters === 1 ? '' : 's'}`
+    : 'the whole dataset';
+  return `${status.file_name}: ${format}, ${status.include_images ? 'with the images' : 'metadata only, no images'}, ${picked}`;
+}
+
 function ExportRow({ datasetId, task }: { datasetId: string; task: Task }) {
   const status = useQuery({
     queryKey: ['export', task.task_id],
@@ -97,6 +114,7 @@ function ExportRow({ datasetId, task }: { datasetId: string; task: Task }) {
     <tr data-export-id={task.task_id}>
       <td>{new Date(task.start_time).toLocaleString()}</td>
       <td>{task.created_by}</td>
+      <td data-testid="export-contents">{data ? exportContents(data) : '…'}</td>
       <td>
         <span className={`status status-${data?.status ?? ''}`} data-testid="export-status">
           {data?.status ?? '…'}

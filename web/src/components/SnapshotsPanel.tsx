@@ -1,6 +1,7 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Snapshot } from '../api/client';
+import { ConfirmDialog } from './Dialog';
 import { ErrorMessage } from './ErrorMessage';
 
 /** The dataset's snapshots, newest first: create one, restore one, clone one into a new dataset. */
@@ -9,6 +10,9 @@ export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [notice, setNotice] = useState('');
+  const [confirmingRestore, setConfirmingRestore] = useState<Snapshot | undefined>();
+  // A restore's notice lasts while the restore runs.
+  const [restoring, setRestoring] = useState(false);
   const path = { dataset_id: datasetId };
   const snapshots = useQuery({
     queryKey: ['snapshots', datasetId],
@@ -31,9 +35,20 @@ export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
   const restore = useMutation({
     mutationFn: async (snapshot: Snapshot) =>
       unwrap(await api.POST('/api/v1/dataset/{dataset_id}/snapshot/{snapshot_id}/restore', { params: { path: { ...path, snapshot_id: snapshot.snapshot_id } } })),
-    onSuccess: (_answer, snapshot) => setNotice(`Restoring “${snapshot.snapshot_name}”: follow the SNAPSHOT_RESTORE task on the Tasks page.`),
-    onSettled: refresh,
+    onSuccess: async (_answer, snapshot) => {
+      await refresh();
+      setNotice(`Restoring “${snapshot.snapshot_name}”: follow the SNAPSHOT_RESTORE task on the Tasks page.`);
+      setRestoring(true);
+    },
+    onError: refresh,
   });
+  const restoreRunning = snapshots.data?.some((snapshot) => snapshot.is_restoring) ?? false;
+  useEffect(() => {
+    if (restoring && !restoreRunning) {
+      setRestoring(false);
+      setNotice('');
+    }
+  }, [restoring, restoreRunning]);
   const clone = useMutation({
     mutationFn: async (snapshot: Snapshot) =>
       unwrap(await api.POST('/api/v1/dataset/{dataset_id}/snapshot/{snapshot_id}/clone', { params: { path: { ...path, snapshot_id: snapshot.snapshot_id } } })),
@@ -55,9 +70,14 @@ export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
       >
         <input value={name} onChange={(event) => setName(event.target.value)} placeholder="Snapshot name" aria-label="Snapshot name" required maxLength={255} />
         <input value={description} onChange={(event) => setDescription(event.target.value)} placeholder="Description (optional)" aria-label="Snapshot description" maxLength={2000} />
-        <button type="submit" disabled={busy || name.trim() === ''}>
+        <button type="submit" disabled={busy || name.trim() === ''} aria-describedby="snapshot-create-reason">
           Create snapshot
         </button>
+        {name.trim() === '' && (
+          <span className="reason" id="snapshot-create-reason">
+            Name the snapshot to create it.
+          </span>
+        )}
       </form>
       {notice && <p role="status">{notice}</p>}
       <ErrorMessage error={create.error} prefix="The snapshot could not be created" />
@@ -96,22 +116,39 @@ export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
                       type="button"
                       disabled={busy || snapshot.is_restoring}
                       title={snapshot.is_restoring ? 'Already restoring' : 'Make the dataset this snapshot again'}
-                      onClick={() => {
-                        setNotice('');
-                        if (window.confirm(`Restore “${snapshot.snapshot_name}”? The dataset's media, captions, labels, tags, duplicate decisions, clusters and saved views become the snapshot's: whatever was added or changed since, views saved since included, is removed. This cannot be undone (take a snapshot first to keep it).`)) restore.mutate(snapshot);
-                      }}
+                      onClick={() => setConfirmingRestore(snapshot)}
                     >
                       Restore
                     </button>
                     <button type="button" disabled={busy} title="A new dataset from this snapshot" onClick={() => { setNotice(''); clone.mutate(snapshot); }}>
                       Clone
                     </button>
+                    {snapshot.is_restoring && <span className="reason">Restore: already restoring</span>}
                   </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
+      )}
+      {confirmingRestore && (
+        <ConfirmDialog
+          title={`Restore “${confirmingRestore.snapshot_name}”?`}
+          confirmLabel="Restore"
+          onCancel={() => setConfirmingRestore(undefined)}
+          onConfirm={() => {
+            setNotice('');
+            restore.mutate(confirmingRestore);
+            setConfirmingRestore(undefined);
+          }}
+        >
+          <p>
+            <strong>Restore replaces all current data (media, metadata, enrichment, clustering, tags, labels) and cannot be undone.</strong> Duplicate decisions go back to the snapshot's too.
+          </p>
+          <p>
+            Saved views go back to the snapshot's: views saved since it was taken are deleted with their trends, views deleted since come back (monitored from now on), and names and alerting return to the snapshot's. Take a snapshot first to keep the present state.
+          </p>
+        </ConfirmDialog>
       )}
     </section>
   );

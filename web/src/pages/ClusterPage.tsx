@@ -1,9 +1,13 @@
+import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { Pager } from '../components/Pager';
 import { useUrlState } from '../urlState';
+import { MediaViewer } from '../components/MediaViewer';
+import { ShortcutsHelp, useShortcutsHelp } from '../components/ShortcutsHelp';
+import { focusThumb } from '../focusThumb';
 
 const PAGE_SIZE = 100;
 
@@ -22,6 +26,9 @@ export function ClusterPage() {
       ),
     placeholderData: keepPreviousData,
   });
+  const [viewing, setViewing] = useState<number | undefined>();
+  const [helpOpen, setHelpOpen] = useShortcutsHelp();
+  const media = members.data?.media ?? [];
   const total = members.data?.n_media ?? 0;
   const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   return (
@@ -36,15 +43,31 @@ export function ClusterPage() {
       <ErrorMessage error={members.error} prefix="The cluster could not be loaded" />
       {members.isPending && <p>Loading…</p>}
       <ul className="cluster-media" aria-label="Cluster members">
-        {members.data?.media.map((media) => (
-          <li key={media.media_id}>
-            <a href={media.media_uri} target="_blank" rel="noreferrer" title={`${media.file_name}: open the original`}>
-              <img src={media.media_thumb_uri} alt={media.caption ?? media.file_name} loading="lazy" width={128} height={128} />
-            </a>
-            <span className="muted">{media.file_name}</span>
+        {media.map((item, index) => (
+          <li key={item.media_id}>
+            <button type="button" className="thumb" data-media-id={item.media_id} title={`${item.file_name}: open full screen`} onClick={() => setViewing(index)}>
+              <img src={item.media_thumb_uri} alt={item.caption ?? item.file_name} loading="lazy" width={128} height={128} />
+            </button>
+            <span className="muted">{item.file_name}</span>
           </li>
         ))}
       </ul>
+      <p className="muted">
+        Click an image (or press Enter on it) to open it full screen; <button type="button" className="link-button" onClick={() => setHelpOpen(true)}>keyboard shortcuts (?)</button>.
+      </p>
+      {viewing !== undefined && media[viewing] && (
+        <MediaViewer
+          datasetId={datasetId}
+          items={media}
+          index={viewing}
+          onIndex={setViewing}
+          onClose={() => {
+            focusThumb(media[viewing].media_id);
+            setViewing(undefined);
+          }}
+        />
+      )}
+      {helpOpen && <ShortcutsHelp onClose={() => setHelpOpen(false)} />}
       <Pager label="Cluster pages" page={page} hasNext={page + 1 < pages} summary={`Page ${page + 1} of ${pages}`} onPage={(next) => change({ page: String(next) })} />
     </>
   );

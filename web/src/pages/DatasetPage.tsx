@@ -8,6 +8,7 @@ import { ErrorMessage } from '../components/ErrorMessage';
 import { ExportsPanel } from '../components/ExportsPanel';
 import { ProgressBar } from '../components/ProgressBar';
 import { SnapshotsPanel } from '../components/SnapshotsPanel';
+import { RenameDataset } from '../components/RenameDataset';
 
 export function DatasetPage() {
   const { datasetId = '' } = useParams();
@@ -24,6 +25,7 @@ export function DatasetPage() {
       </p>
       <h1>{data?.display_name ?? 'Dataset'}</h1>
       <ErrorMessage error={dataset.error} />
+      {data && <RenameDataset dataset={data} />}
       {data && (
         <section className="card">
           <dl className="facts">

@@ -15,6 +15,10 @@ import { EMPTY_SELECTION, type Selection } from '../api/selection';
 import { SelectionBar } from '../components/SelectionBar';
 import { useUrlState } from '../urlState';
 import { viewExploreUrl } from '../viewLinks';
+import { MediaViewer } from '../components/MediaViewer';
+import { ShortcutsHelp, useShortcutsHelp } from '../components/ShortcutsHelp';
+import { DensityControl, useDensity } from '../components/DensityControl';
+import { focusThumb } from '../focusThumb';
 
 type ExploreQuery = NonNullable<paths['/api/v1/explore/{dataset_id}']['get']['parameters']['query']>;
 
@@ -58,6 +62,9 @@ export function ExplorePage() {
   // Roving focus: one thumbnail of the grid is a Tab stop, the arrow keys move between them.
   const [focusKey, setFocusKey] = useState<string | undefined>();
   const navigate = useNavigate();
+  const [viewing, setViewing] = useState<number | undefined>();
+  const [helpOpen, setHelpOpen] = useShortcutsHelp();
+  const [density, setDensity] = useDensity();
   // A link to a saved view (a notification's): Explore opens with the view's filters.
   const viewId = params.get('view');
   const views = useQuery({
@@ -93,6 +100,18 @@ export function ExplorePage() {
   const canSelect = entityType === 'IMAGES';
   const thumbKeys = clusters.flatMap((cluster) => cluster.previews.map((preview, index) => thumbKey(preview, index)));
   const tabStop = focusKey !== undefined && thumbKeys.includes(focusKey) ? focusKey : thumbKeys[0];
+  // The viewer goes through the images of the page in the grid's order (objects search instead).
+  const viewerItems = clusters.flatMap((cluster) => cluster.previews.filter((preview) => !preview.bounding_box));
+  const openViewer = (preview: Preview) => setViewing(viewerItems.findIndex((item) => item.media_id === preview.media_id));
+  const closeViewer = () => {
+    const shown = viewing === undefined ? undefined : viewerItems[viewing];
+    setViewing(undefined);
+    if (shown) {
+      setFocusKey(shown.media_id);
+      focusThumb(shown.media_id);
+    }
+  };
+  const findSimilar = (preview: Preview) => change({ similar_to: preview.media_id, anchor_type: undefined, similar_name: preview.file_name, caption: undefined });
 
   useEffect(() => {
     if (selection === EMPTY_SELECTION) return undefined;
@@ -156,6 +175,10 @@ export function ExplorePage() {
             {selecting ? 'Done selecting' : 'Select'}
           </button>
         )}
+        <DensityControl density={density} onChange={setDensity} />
+        <button type="button" onClick={() => setHelpOpen(true)}>
+          Shortcuts (?)
+        </button>
         <label>
           Similarity threshold <strong data-testid="threshold-value">{threshold}</strong>{' '}
           <input type="range" min={0} max={4} step={1} value={threshold} aria-label="Similarity threshold" onChange={(event) => change({ threshold: event.target.value })} />{' '}
@@ -235,7 +258,7 @@ export function ExplorePage() {
       {explore.isPending && <p>Loading clusters…</p>}
       {explore.data && clusters.length === 0 && <p>No cluster on this page.</p>}
       <div className="explore-body">
-      <ul className={`grid${explore.isFetching ? ' fetching' : ''}`} aria-label="Clusters" onKeyDown={moveFocus}>
+      <ul className={`grid density-${density}${explore.isFetching ? ' fetching' : ''}`} aria-label="Clusters" onKeyDown={moveFocus}>
         {clusters.map((cluster) => (
           <ClusterCard
             key={cluster.cluster_id}
@@ -248,11 +271,8 @@ export function ExplorePage() {
             selection={selection}
             onToggleMedia={toggleMedia}
             onToggleCluster={toggleCluster}
+            onOpen={openViewer}
             onPick={async (preview) => {
-              if (!preview.bounding_box) {
-                change({ similar_to: preview.media_id, anchor_type: undefined, similar_name: preview.file_name, caption: undefined });
-                return;
-              }
               // An object has no id of its own here: its image, cropped to its box, is the query.
               setObjectSearch({ pending: true });
               try {
@@ -275,10 +295,25 @@ export function ExplorePage() {
         <MediaDetails preview={selected} onClose={() => setSelected(undefined)} />
       ) : (
         <aside className="card details muted" aria-label="Media details">
-          Point at an image, or move between them with the arrow keys, to see its details; click it (or press Enter) to find similar ones.
+          Point at an image, or move between them with the arrow keys, to see its details; click it (or press Enter) to open it full screen.
         </aside>
       )}
       </div>
+      {viewing !== undefined && viewerItems[viewing] && (
+        <MediaViewer
+          datasetId={datasetId}
+          items={viewerItems}
+          index={viewing}
+          onIndex={setViewing}
+          onClose={closeViewer}
+          actions={(item) => (
+            <button type="button" onClick={() => { setViewing(undefined); findSimilar(item); }}>
+              Find similar images
+            </button>
+          )}
+        />
+      )}
+      {helpOpen && <ShortcutsHelp onClose={() => setHelpOpen(false)} />}
       <Pager label="Cluster pages" page={page} hasNext={clusters.length >= CLUSTERS_PER_PAGE} summary={`Page ${page + 1}`} onPage={(next) => change({ page: String(next) })} />
       <ViewsPanel datasetId={datasetId} entityType={entityType} caption={caption || undefined} vql={vql.length > 0 ? JSON.stringify(vql) : undefined} />
     </>
@@ -358,6 +393,8 @@ interface ClusterCardProps {
   tabStop: string | undefined;
   onFocusThumb(key: string): void;
   onPick(preview: Preview): void;
+  /** Opens an image in the viewer. */
+  onOpen(preview: Preview): void;
   onSelect(preview: Preview): void;
   selecting: boolean;
   selection: Selection;
@@ -365,11 +402,11 @@ interface ClusterCardProps {
   onToggleCluster(cluster: Cluster): void;
 }
 
-function ClusterCard({ datasetId, cluster, onPick, onSelect, tabStop, onFocusThumb, selecting, selection, onToggleMedia, onToggleCluster }: ClusterCardProps) {
+function ClusterCard({ datasetId, cluster, onPick, onOpen, onSelect, tabStop, onFocusThumb, selecting, selection, onToggleMedia, onToggleCluster }: ClusterCardProps) {
   const objects = cluster.type === 'OBJECTS';
   const wholeCluster = selection.clusters.some((picked) => picked.id === cluster.cluster_id);
   const isPicked = (mediaId: string) => wholeCluster || selection.mediaIds.includes(mediaId);
-  const click = (preview: Preview) => (event: MouseEvent) => (selecting ? onToggleMedia(preview.media_id, event.shiftKey) : onPick(preview));
+  const click = (preview: Preview) => (event: MouseEvent) => (selecting ? onToggleMedia(preview.media_id, event.shiftKey) : onOpen(preview));
   const members = objects ? cluster.n_objects : cluster.n_images + cluster.n_videos;
   return (
     <li className="cluster" data-cluster-id={cluster.cluster_id} data-n-objects={objects ? cluster.n_objects : undefined}>
@@ -412,7 +449,8 @@ function ClusterCard({ datasetId, cluster, onPick, onSelect, tabStop, onFocusThu
               className={`thumb${isPicked(preview.media_id) ? ' selected' : ''}`}
               aria-pressed={selecting ? isPicked(preview.media_id) : undefined}
               tabIndex={tabStop === preview.media_id ? 0 : -1}
-              title={`${preview.file_name}${preview.caption ? ` — ${preview.caption}` : ''}\n${selecting ? 'Select (Shift: a range)' : 'Find similar images'}`}
+              data-media-id={preview.media_id}
+              title={`${preview.file_name}${preview.caption ? ` — ${preview.caption}` : ''}\n${selecting ? 'Select (Shift: a range)' : 'Open full screen'}`}
               onClick={click(preview)}
               onFocus={() => {
                 onFocusThumb(preview.media_id);

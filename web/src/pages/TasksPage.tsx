@@ -1,9 +1,11 @@
+import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, unwrap, type Task, type TaskStatus } from '../api/client';
 import type { paths } from '../api/schema';
 import { abortRefusal, retryRefusal } from '../api/taskRules';
 import { useWorkflowUrl } from '../config';
+import { ConfirmDialog } from '../components/Dialog';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { Pager } from '../components/Pager';
 import { ProgressBar } from '../components/ProgressBar';
@@ -70,6 +72,7 @@ export function TasksPage() {
     onSettled: () => Promise.all([queryClient.invalidateQueries({ queryKey: ['tasks'] }), queryClient.invalidateQueries({ queryKey: ['datasets'] })]),
   });
 
+  const [confirmingAbort, setConfirmingAbort] = useState<Task | undefined>();
   const total = tasks.data?.total ?? 0;
   const pages = Math.max(1, Math.ceil(total / (query.page_size ?? 20)));
   // The filter lists ids and names apart; the datasets list names the ids it knows.
@@ -208,10 +211,10 @@ export function TasksPage() {
                     <td>{new Date(task.start_time).toLocaleString()}</td>
                     <td>{task.end_time ? new Date(task.end_time).toLocaleString() : '—'}</td>
                     <td className="actions">
-                      <button type="button" disabled={Boolean(abortReason) || pending} title={abortReason ?? 'Abort this task'} onClick={() => action.mutate({ task, kind: 'abort' })}>
+                      <button type="button" disabled={Boolean(abortReason) || pending} title={abortReason ?? 'Abort this task'} aria-describedby={abortReason ? `abort-reason-${task.task_id}` : undefined} onClick={() => setConfirmingAbort(task)}>
                         Abort
                       </button>
-                      <button type="button" disabled={Boolean(retryReason) || pending} title={retryReason ?? 'Run this task again with its stored input'} onClick={() => action.mutate({ task, kind: 'retry' })}>
+                      <button type="button" disabled={Boolean(retryReason) || pending} title={retryReason ?? 'Run this task again with its stored input'} aria-describedby={retryReason ? `retry-reason-${task.task_id}` : undefined} onClick={() => action.mutate({ task, kind: 'retry' })}>
                         Retry
                       </button>
                       {workflowUrl(task.task_id) ? (
@@ -223,6 +226,16 @@ export function TasksPage() {
                         no Temporal UI
                       </span>
                       )}
+                      {abortReason && (
+                        <span className="reason" id={`abort-reason-${task.task_id}`}>
+                          Abort: {abortReason}
+                        </span>
+                      )}
+                      {retryReason && (
+                        <span className="reason" id={`retry-reason-${task.task_id}`}>
+                          Retry: {retryReason}
+                        </span>
+                      )}
                     </td>
                   </tr>
                 );
@@ -230,6 +243,21 @@ export function TasksPage() {
             </tbody>
           </table>
         </div>
+      )}
+      {confirmingAbort && (
+        <ConfirmDialog
+          title={`Abort this ${confirmingAbort.task_type} task?`}
+          confirmLabel="Abort the task"
+          onCancel={() => setConfirmingAbort(undefined)}
+          onConfirm={() => {
+            action.mutate({ task: confirmingAbort, kind: 'abort' });
+            setConfirmingAbort(undefined);
+          }}
+        >
+          <p>
+            Processing of “{confirmingAbort.dataset_name}” stops and the task ends ABORTED. The files uploaded so far stay: Retry processes them again with the same settings.
+          </p>
+        </ConfirmDialog>
       )}
       <Pager
         label="Task pages"

@@ -1,0 +1,161 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
+import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
+import { startWebApp, waitForLoadedImages, type WebApp } from '../support/webApp';
+
+/** Curation in the browser against the real API and worker: the full-screen viewer, the grid's density, renaming, confirmations. */
+describe('web app curation', () => {
+  let web: WebApp;
+  let datasetId: string;
+
+  beforeAll(async () => {
+    web = await startWebApp();
+    datasetId = await createReadyDataset(web.stack, 'curation', PHOTO_NAMES.map(photo));
+  }, 180_000);
+  afterAll(() => web?.close());
+
+  const active = () =>
+    web.page.evaluate('({ mediaId: document.activeElement.getAttribute("data-media-id"), inDialog: Boolean(document.activeElement.closest("dialog")) })') as Promise<{ mediaId: string | null; inDialog: boolean }>;
+
+  it('opens an image full screen from the grid with the keyboard, goes next and back, zooms, shows the shortcuts, and Escape returns to its thumbnail', async () => {
+    const { page } = web;
+    await page.goto(`/datasets/${datasetId}/explore`);
+    await waitForLoadedImages(page);
+    const thumbs = page.locator('ul[aria-label="Clusters"] button.thumb');
+    await thumbs.first().focus();
+    await page.keyboard.press('ArrowRight');
+    const second = (await active()).mediaId!;
+    const secondName = (await thumbs.nth(1).getAttribute('title'))!.split('\n')[0];
+    await page.keyboard.press('Enter');
+
+    await page.getByRole('dialog', { name: secondName }).waitFor();
+    // The dialog is named after the image it shows, which changes as it moves.
+    const viewer = page.locator('dialog.viewer');
+    expect(await active()).toMatchObject({ inDialog: true });
+    await expectFacts(secondName);
+    expect(await viewer.getByTestId('viewer-position').textContent()).toBe(`2 of ${PHOTO_NAMES.length}`);
+    await page.keyboard.press('ArrowRight');
+    await viewer.getByTestId('viewer-position').filter({ hasText: `3 of ${PHOTO_NAMES.length}` }).waitFor();
+    const third = (await thumbs.nth(2).getAttribute('title'))!.split('\n')[0];
+    await expectFacts(third);
+    await page.keyboard.press('ArrowLeft');
+    await expectFacts(secondName);
+
+    const image = page.getByTestId('viewer-image');
+    await page.keyboard.press('+');
+    await page.keyboard.press('+');
+    expect(await image.getAttribute('data-zoom')).toBe('2');
+    expect(await viewer.getByTestId('viewer-zoom').textContent()).toBe('200%');
+    const before = await image.evaluate((img) => img.style.transform);
+    await page.keyboard.press('Shift+ArrowLeft');
+    expect(await image.evaluate((img) => img.style.transform)).not.toBe(before);
+    await page.keyboard.press('-');
+    expect(await image.getAttribute('data-zoom')).toBe('1.5');
+    await page.keyboard.press('0');
+    expect(await image.getAttribute('data-zoom')).toBe('1');
+    await viewer.getByRole('button', { name: 'Zoom in' }).click();
+    expect(await image.getAttribute('data-zoom')).toBe('1.5');
+    await image.hover();
+    await page.mouse.wheel(0, 200);
+    await page.waitForFunction('document.querySelector(\'[data-testid="viewer-image"]\').dataset.zoom === "1"');
+
+    await page.keyboard.press('?');
+    const help = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await help.waitFor();
+    for (const shortcut of ['Open the image full screen', 'Next or previous image', 'Zoom in or out', 'Back to the whole image', 'Close the viewer']) {
+      await help.getByText(shortcut, { exact: false }).waitFor();
+    }
+    await web.screenshot('viewer-help');
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+    await viewer.waitFor();
+    await page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'detached' });
+    await page.waitForFunction(`document.activeElement.getAttribute('data-media-id') === ${JSON.stringify(second)}`);
+    // The grid keeps its one Tab stop on that thumbnail.
+    expect(await thumbs.evaluateAll((buttons) => buttons.filter((button) => button.getAttribute('tabindex') === '0').map((button) => button.getAttribute('data-media-id')))).toEqual([second]);
+
+    // The help sheet opens from the grid too, and Select mode still selects on a click.
+    await page.keyboard.press('?');
+    await help.waitFor();
+    await page.keyboard.press('Escape');
+    await help.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Select' }).click();
+    await thumbs.first().click();
+    expect(await thumbs.first().getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    await page.getByRole('button', { name: 'Done selecting' }).click();
+    expect(web.pageErrors).toEqual([]);
+
+    async function expectFacts(fileName: string) {
+      await viewer.getByTestId('viewer-file').filter({ hasText: fileName }).waitFor();
+      expect(await viewer.getByTestId('viewer-facts').textContent()).toMatch(/Size\d[\d.]* (KB|MB)Resolution\d+ × \d+CaptionnoneLabelsnoneTagsnoneIssues/);
+    }
+  }, 120_000);
+
+  it('fits more cards in a row when compact, and remembers the choice', async () => {
+    const { page } = web;
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`/datasets/${datasetId}/explore`);
+    await waitForLoadedImages(page);
+    const perRow = () =>
+      page.evaluate(`(() => {
+        const tops = Array.from(document.querySelectorAll('ul[aria-label="Clusters"] > li')).map((card) => Math.round(card.getBoundingClientRect().top));
+        return tops.filter((top) => top === tops[0]).length;
+      })()`) as Promise<number>;
+    const comfortable = await perRow();
+    await page.getByRole('radio', { name: 'Compact' }).check();
+    await page.locator('ul.grid.density-compact').waitFor();
+    const compact = await perRow();
+    expect(compact).toBeGreaterThanOrEqual(2 * comfortable);
+    await page.reload();
+    await waitForLoadedImages(page);
+    expect(await page.getByRole('radio', { name: 'Compact' }).isChecked()).toBe(true);
+    expect(await perRow()).toBe(compact);
+    await page.getByRole('radio', { name: 'Comfortable' }).check();
+    await page.setViewportSize({ width: 1400, height: 1000 });
+  }, 60_000);
+
+  it('renames a dataset from its page', async () => {
+    const { page } = web;
+    await page.goto(`/datasets/${datasetId}`);
+    await page.getByRole('button', { name: 'Rename' }).click();
+    const field = page.getByLabel('New name');
+    await field.fill('   ');
+    expect(await page.getByRole('button', { name: 'Save name' }).isDisabled()).toBe(true);
+    await page.getByText('A name needs at least one character.').waitFor();
+    await field.fill('curated photos');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('heading', { name: 'curated photos', level: 1 }).waitFor();
+    expect((await web.stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body.display_name).toBe('curated photos');
+    await page.goto('/');
+    await page.getByRole('link', { name: 'curated photos', exact: true }).waitFor();
+  });
+
+  it('asks before aborting a task: Cancel leaves it running', async () => {
+    const { page, stack } = web;
+    // A long video keeps the creation running long enough.
+    const video = makeVideo(60);
+    const { datasetId: running, transId } = await newDatasetWithTransaction(stack, 'to abort');
+    await uploadFiles(stack, running, transId, [video]).expect(202);
+    fs.rmSync(path.dirname(video), { recursive: true, force: true });
+    await stack.request.post(`/api/v1/ingestion/${running}/process_files/${transId}`).expect(202);
+    await page.goto(`/tasks?dataset_id=${running}`);
+    const task = page.locator('tr[data-task-type="DATASET_CREATION"]');
+    await task.getByTestId('task-status').filter({ hasText: /INITIALIZING|RUNNING/ }).waitFor();
+    // A disabled control says why beside it.
+    await task.getByText(/^Retry: Only a failed or aborted task can be retried/).waitFor();
+    await task.getByRole('button', { name: 'Abort' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Abort this DATASET_CREATION task?' });
+    await confirm.getByText('Processing of “to abort” stops').waitFor();
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    const { tasks } = (await stack.request.get('/api/v1/tasks').query({ dataset_id: running }).expect(200)).body;
+    expect(['INITIALIZING', 'RUNNING']).toContain(tasks[0].status);
+    await task.getByRole('button', { name: 'Abort' }).click();
+    await confirm.getByRole('button', { name: 'Abort the task' }).click();
+    await task.getByTestId('task-status').filter({ hasText: 'ABORTED' }).waitFor({ timeout: 60_000 });
+    expect(web.pageErrors).toEqual([]);
+  }, 120_000);
+});

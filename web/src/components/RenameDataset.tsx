@@ -1,0 +1,49 @@
+import { useState } from 'react';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap, type Dataset } from '../api/client';
+import { ErrorMessage } from './ErrorMessage';
+
+/** Rename: a button that turns into a name field. */
+export function RenameDataset({ dataset }: { dataset: Dataset }) {
+  const queryClient = useQueryClient();
+  const [name, setName] = useState<string | undefined>();
+  const rename = useMutation({
+    mutationFn: async (newName: string) => unwrap(await api.PATCH('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: dataset.id } }, body: { name: newName } })),
+    onSuccess: () => setName(undefined),
+    onSettled: () => Promise.all(['dataset', 'datasets', 'tasks'].map((key) => queryClient.invalidateQueries({ queryKey: [key] }))),
+  });
+  if (name === undefined) {
+    return (
+      <p>
+        <button type="button" onClick={() => setName(dataset.display_name)}>
+          Rename
+        </button>
+      </p>
+    );
+  }
+  const empty = name.trim() === '';
+  return (
+    <form
+      className="inline-form"
+      aria-label="Rename the dataset"
+      onSubmit={(event) => {
+        event.preventDefault();
+        rename.mutate(name.trim());
+      }}
+    >
+      <input aria-label="New name" value={name} onChange={(event) => setName(event.target.value)} maxLength={255} autoFocus />
+      <button type="submit" disabled={empty || rename.isPending} aria-describedby="rename-reason">
+        Save name
+      </button>
+      <button type="button" onClick={() => setName(undefined)}>
+        Cancel
+      </button>
+      {empty && (
+        <span className="reason" id="rename-reason">
+          A name needs at least one character.
+        </span>
+      )}
+      <ErrorMessage error={rename.error} prefix="The dataset could not be renamed" />
+    </form>
+  );
+}
