@@ -2,12 +2,13 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import { transitionDatasetStatus } from '../db/repositories/datasets';
 import { applyMetadataRecord, topLevelMediaNames } from '../db/repositories/media';
-import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
+import { updateTaskProgress } from '../db/repositories/tasks';
 import { headVersion } from '../db/repositories/versions';
 import { MetadataFileError, parseMetadataFile } from '../lib/metadata/parseMetadataFile';
 import { releaseTransition } from '../lib/datasetStates';
 import type { CustomMetadataInput } from '../workflows/contracts';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import { END_UNFINISHED, type Ending } from '../services/unfinishedTasks';
 
 
 const UNKNOWN_SHOWN = 10;
@@ -70,11 +71,8 @@ export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStor
     },
 
     /** The task FAILED or ABORTED; the dataset back to where it was (whatever was applied stays, in one transaction or not at all). */
-    async failCustomMetadata(input: Release & { message: string; aborted: boolean }): Promise<void> {
-      await db.transaction(async (trx) => {
-        await endTaskUnfinished(trx, input.taskId, input);
-        await transitionDatasetStatus(trx, input.datasetId, releaseTransition('import_metadata', input.previousStatus));
-      });
+    async failCustomMetadata(input: Release & Ending): Promise<void> {
+      await END_UNFINISHED.CUSTOM_METADATA(db, input, input);
     },
   };
 }

@@ -21,7 +21,7 @@ import {
   type ObjectRow,
 } from '../db/repositories/enrichment';
 import { mediaCounts } from '../db/repositories/media';
-import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
+import { updateTaskProgress } from '../db/repositories/tasks';
 import { dropUnusedVersions, findVersion, headVersion, setHeadVersion, type DatasetVersion } from '../db/repositories/versions';
 import { releaseTransition, TRANSITIONS } from '../lib/datasetStates';
 import { clusterByThresholds } from '../lib/clustering/clusterByThresholds';
@@ -39,6 +39,7 @@ import type { TextEncoder } from '../lib/ml/textEncoder';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { clipCollection, conceptCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { EnrichmentInput } from '../workflows/contracts';
+import { END_UNFINISHED, type Ending } from '../services/unfinishedTasks';
 import { GRAPH_K } from './analysis';
 import type { IdRange } from '../db/repositories/chunks';
 import { encodeImageBlobs } from './embedding';
@@ -52,7 +53,6 @@ const ENRICH_BATCH = 16;
 export const TAGGING_SOURCE = 'IMAGE_TAGGING';
 export const DETECTION_SOURCE = 'OBJECT_DETECTION';
 
-type Ending = { aborted: boolean; message: string };
 
 /** The steps of an ENRICHMENT around its model runs, on the main queue. */
 export function createEnrichmentActivities(deps: { db: Db }) {
@@ -83,13 +83,8 @@ export function createEnrichmentActivities(deps: { db: Db }) {
       });
     },
 
-    /** The new dataset is ERROR with the reason; the source goes back to the status it had. */
     async failEnrichment(input: EnrichmentInput & Ending): Promise<void> {
-      await db.transaction(async (trx) => {
-        await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.enrichmentFailed, { error_message: input.message });
-        await transitionDatasetStatus(trx, input.sourceDatasetId, releaseTransition('enrich', input.sourcePreviousStatus));
-        await endTaskUnfinished(trx, input.taskId, input);
-      });
+      await END_UNFINISHED.ENRICHMENT(db, input, input);
     },
   };
 }

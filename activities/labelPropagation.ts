@@ -3,10 +3,11 @@ import { transitionDatasetStatus } from '../db/repositories/datasets';
 import { applyLabel } from '../db/repositories/labels';
 import { indexItems } from '../db/repositories/media';
 import { selectedMedia } from '../db/repositories/selection';
-import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
+import { updateTaskProgress } from '../db/repositories/tasks';
 import { headVersion } from '../db/repositories/versions';
 import { releaseTransition } from '../lib/datasetStates';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { END_UNFINISHED, type Ending } from '../services/unfinishedTasks';
 import type { LabelPropagationInput } from '../workflows/contracts';
 import { createProgressReporter } from './progress';
 import { forEachNeighbourBatch } from './vectorNeighbours';
@@ -75,11 +76,8 @@ export function createLabelPropagationActivities(deps: { db: Db; vectors: Vector
     },
 
     /** The task FAILED or ABORTED; nothing was labelled (the labels are written in one transaction at the end). */
-    async failLabelPropagation(input: Release & { message: string; aborted: boolean }): Promise<void> {
-      await db.transaction(async (trx) => {
-        await endTaskUnfinished(trx, input.taskId, input);
-        await transitionDatasetStatus(trx, input.datasetId, releaseTransition('propagate_labels', input.previousStatus));
-      });
+    async failLabelPropagation(input: Release & Ending): Promise<void> {
+      await END_UNFINISHED.LABEL_PROPAGATION(db, input, input);
     },
   };
 }

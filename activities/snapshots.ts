@@ -4,14 +4,14 @@ import { datasetOwner, transitionDatasetStatus, updateDatasetCounts } from '../d
 import { discardUploadsMissingFromHead } from '../db/repositories/ingestion';
 import { mediaCounts } from '../db/repositories/media';
 import { hasSnapshotOfReason, markRestoring, setCurrentSnapshot, snapshotViews } from '../db/repositories/snapshots';
-import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
+import { updateTaskProgress } from '../db/repositories/tasks';
 import { dropUnusedVersions, headVersion, setHeadVersion } from '../db/repositories/versions';
 import { copyViews, restoreViews } from '../db/repositories/views';
-import { cloneCommitted, releaseTransition, restoreCommitted, TRANSITIONS, type SnapshotStatus } from '../lib/datasetStates';
+import { cloneCommitted, restoreCommitted, type SnapshotStatus } from '../lib/datasetStates';
 import { takeSnapshot } from '../services/snapshots';
+import { END_UNFINISHED, type Ending } from '../services/unfinishedTasks';
 import type { SnapshotCloneInput, SnapshotRestoreInput } from '../workflows/contracts';
 
-type Ending = { aborted: boolean; message: string };
 
 /**
  * Snapshot work that runs in workflows: the automatic snapshots (at a dataset's first index and of
@@ -55,14 +55,8 @@ export function createSnapshotActivities(deps: { db: Db }) {
       await dropUnusedVersions(db, input.datasetId);
     },
 
-    /** The dataset as it was before the restore; a half-made copy goes. */
     async failRestore(input: SnapshotRestoreInput & Ending): Promise<void> {
-      await db.transaction(async (trx) => {
-        await markRestoring(trx, input.snapshotId, null);
-        await transitionDatasetStatus(trx, input.datasetId, releaseTransition('restore', input.previousStatus));
-        await endTaskUnfinished(trx, input.taskId, input);
-      });
-      await dropUnusedVersions(db, input.datasetId);
+      await END_UNFINISHED.SNAPSHOT_RESTORE(db, input, input);
     },
 
     /** The copy becomes the clone's head, the clone gets its own snapshot (reason `clone`), and it is ready. */
@@ -81,10 +75,7 @@ export function createSnapshotActivities(deps: { db: Db }) {
     },
 
     async failClone(input: SnapshotCloneInput & Ending): Promise<void> {
-      await db.transaction(async (trx) => {
-        await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.cloneFailed, { error_message: input.message });
-        await endTaskUnfinished(trx, input.taskId, input);
-      });
+      await END_UNFINISHED.SNAPSHOT_CLONE(db, input, input);
     },
   };
 }

@@ -15,15 +15,12 @@ import {
   abortRefusal,
   BATCH_TASK_TYPES,
   FINAL_TASK_STATUSES,
-  releaseTransition,
   retryRefusal,
   TRANSITIONS,
-  type DatasetOperation,
-  type DatasetStatus,
-  type TaskType,
 } from '../lib/datasetStates';
 import { creationPhaseQuery, type CreationPhase } from '../workflows/contracts';
 import { requireDataset } from './datasetAccess';
+import { END_UNFINISHED, endsUnfinished } from './unfinishedTasks';
 import { startTaskWorkflow, type TaskDeps } from './taskWorkflows';
 
 const { WorkflowExecutionStatus } = temporal.api.enums.v1;
@@ -46,11 +43,6 @@ const WORKFLOW_START_GRACE_MS = 60_000;
  */
 const REPAIR_WAIT_MS = 2000;
 
-/** Tasks that hold their dataset READ ONLY and give it back, whatever the outcome: a lost workflow's dataset is given back too. */
-const RELEASED_WHEN_LOST: Partial<Record<TaskType, DatasetOperation>> = {
-  CUSTOM_METADATA: 'import_metadata',
-  LABEL_PROPAGATION: 'propagate_labels',
-};
 
 /** How long a retry waits for the previous run, which recorded its end just before closing, to close. */
 const PREVIOUS_RUN_CLOSE_WAIT_MS = 5000;
@@ -91,9 +83,8 @@ export async function repairTask(
   } else if (repaired && BATCH_TASK_TYPES.includes(task.task_type)) {
     // Whatever the batch brought in stays; the next reindex indexes it.
     await transitionDatasetStatus(deps.db, task.dataset_id, TRANSITIONS.batchFailedWithMedia);
-  } else if (repaired && task.task_type in RELEASED_WHEN_LOST) {
-    const previous = (task.input?.previousStatus as DatasetStatus | undefined) ?? 'READY';
-    await transitionDatasetStatus(deps.db, task.dataset_id, releaseTransition(RELEASED_WHEN_LOST[task.task_type]!, previous));
+  } else if (repaired && endsUnfinished(task.task_type) && task.input) {
+    await END_UNFINISHED[task.task_type](deps.db, task.input as never, { aborted: verdict.to === 'ABORTED', message: task.error_message ?? verdict.message });
   }
   return repaired;
 }

@@ -40,13 +40,14 @@ export function createVectorPointRows(db: Db): PointRows {
     async markDeleted(name, ids) {
       if (ids.length === 0) return;
       await inSeqOrder(name, (trx) =>
-        trx('vector_points').where({ collection: name }).whereIn('id', ids).update({ vector: null, seq: trx.raw("nextval('vector_points_seq')") }),
+        trx('vector_points').where({ collection: name }).whereRaw('id = ANY(?::uuid[])', [ids]).update({ vector: null, seq: trx.raw("nextval('vector_points_seq')") }),
       );
     },
 
     async vectors(name, ids) {
       if (ids.length === 0) return [];
-      return db('vector_points').where({ collection: name }).whereIn('id', ids).whereNotNull('vector').select('id', 'vector');
+      // One array parameter, so any number of ids fits (a list of them stops at 65,535 bind parameters).
+      return db('vector_points').where({ collection: name }).whereRaw('id = ANY(?::uuid[])', [ids]).whereNotNull('vector').select('id', 'vector');
     },
 
     async count(name) {

@@ -100,6 +100,18 @@ export function vectorStoreContract(make: () => Promise<{ store: VectorStore; cl
     await store.dropCollection(name);
   });
 
+  it('gets and deletes more ids at once than a query has bind parameters (70,000)', async () => {
+    const name = collection();
+    await store.ensureCollection(name, 4);
+    const ids = Array.from({ length: 70_000 }, () => randomUUID());
+    const vectors = unitVectors(ids.length, 4);
+    for (let i = 0; i < ids.length; i += 10_000) await store.upsert(name, ids.slice(i, i + 10_000).map((id, j) => ({ id, vector: vectors[i + j] })));
+    expect((await store.get(name, ids)).size).toBe(ids.length);
+    await store.delete(name, ids.slice(0, 69_000));
+    expect(await store.count(name)).toBe(1_000);
+    await store.dropCollection(name);
+  }, 120_000);
+
   it('drops a collection with its points', async () => {
     const name = collection();
     await store.ensureCollection(name, dim);

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { Workspace } from '../../db/models';
+import { createDataset } from '../../db/repositories/datasets';
+import { eventually } from '../support/media';
+import { startTestApi, type TestApi } from '../support/testStack';
+
+interface Task {
+  task_id: string;
+  task_type: string;
+  status: string;
+  dataset_id: string;
+  error_message: string | null;
+}
+
+/**
+ * With no worker, each task's workflow is started and then terminated, as from the Temporal CLI: the
+ * task list repairs the task to FAILED and every dataset the task held ends where a failed run leaves
+ * it, so a user can act on it again (docs/states.md).
+ */
+describe('a lost workflow leaves no dataset held', () => {
+  let api: TestApi;
+
+  beforeAll(async () => {
+    api = await startTestApi();
+  }, 120_000);
+  afterAll(async () => {
+    await api?.close();
+  });
+
+  async function readyDataset(name: string): Promise<string> {
+    const { db } = api.deps;
+    const owner = await db('users').first();
+    const workspaceId = (await Workspace.query(db).first())!.id;
+    const dataset = await createDataset(db, { name, ownerId: owner.id, workspaceId, status: 'READY' });
+    await db('media').insert({ id: randomUUID(), version_id: dataset.head_version_id, kind: 'IMAGE', batch_id: randomUUID(), file_name: 'a.jpg', blob_sha256: 'a'.repeat(64) });
+    return dataset.id;
+  }
+  const statusOf = async (datasetId: string) => (await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body.status_new as string;
+  const newestTask = async (taskType: string) => (await api.request.get('/api/v1/tasks').query({ task_type: taskType }).expect(200)).body.tasks[0] as Task;
+
+  async function terminateAndRepair(taskType: string): Promise<Task> {
+    const task = await newestTask(taskType);
+    await api.deps.temporal.workflow.getHandle(task.task_id).terminate('lost in a test');
+    return eventually(() => newestTask(taskType), (found) => found.task_id === task.task_id && found.status === 'FAILED');
+  }
+
+  it('ENRICHMENT: the source back to READY, the copy ERROR with the reason, and the source can be enriched again', async () => {
+    const source = await readyDataset('enrich me');
+    const body = { enrichment_models: { IMAGE_TAGGING: 'imagenet-tagger@1' } };
+    const { dataset_id: copy } = (await api.request.post(`/api/v1/dataset/${source}/enrich_dataset`).send(body).expect(200)).body;
+    expect([await statusOf(source), await statusOf(copy)]).toEqual(['READ ONLY', 'INDEXING']);
+    const task = await terminateAndRepair('ENRICHMENT');
+    expect(task).toMatchObject({ dataset_id: copy, error_message: 'The workflow was terminated' });
+    expect([await statusOf(source), await statusOf(copy)]).toEqual(['READY', 'ERROR']);
+    await api.request.post(`/api/v1/dataset/${source}/enrich_dataset`).send(body).expect(200);
+  });
+
+  it('SNAPSHOT_RESTORE: the dataset back to READY with its snapshot not restoring, and it can be restored again', async () => {
+    const datasetId = await readyDataset('restore me');
+    const snapshot = (await api.request.post(`/api/v1/dataset/${datasetId}/snapshot`).send({ name: 'before' }).expect(200)).body;
+    await api.request.post(`/api/v1/dataset/${datasetId}/snapshot/${snapshot.snapshot_id}/restore`).expect(202);
+    expect(await statusOf(datasetId)).toBe('READ ONLY');
+    expect(await terminateAndRepair('SNAPSHOT_RESTORE')).toMatchObject({ dataset_id: datasetId, error_message: 'The workflow was terminated' });
+    expect(await statusOf(datasetId)).toBe('READY');
+    const listed = (await api.request.get(`/api/v1/dataset/${datasetId}/snapshot`).expect(200)).body as Array<{ snapshot_id: string; is_restoring: boolean }>;
+    expect(listed.find((found) => found.snapshot_id === snapshot.snapshot_id)?.is_restoring).toBe(false);
+    await api.request.post(`/api/v1/dataset/${datasetId}/snapshot/${snapshot.snapshot_id}/restore`).expect(202);
+  });
+
+  it('SNAPSHOT_CLONE: the clone ERROR with the reason, the source untouched', async () => {
+    const datasetId = await readyDataset('clone me');
+    const snapshot = (await api.request.post(`/api/v1/dataset/${datasetId}/snapshot`).send({ name: 'to clone' }).expect(200)).body;
+    await api.request.post(`/api/v1/dataset/${datasetId}/snapshot/${snapshot.snapshot_id}/clone`).expect(202);
+    const task = await terminateAndRepair('SNAPSHOT_CLONE');
+    expect(task.dataset_id).not.toBe(datasetId);
+    expect(await statusOf(task.dataset_id)).toBe('ERROR');
+    expect(await statusOf(datasetId)).toBe('READY');
+  });
+});
