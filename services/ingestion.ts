@@ -5,7 +5,7 @@ import {
   countUploadedFiles,
   findUploadTransaction,
   openUploadTransaction,
-  recordUploadedFiles,
+  recordUploadsWhileOpen,
   reopenTransaction,
   startProcessingTransaction,
   type UploadTransaction,
@@ -61,12 +61,13 @@ export async function storeUploads(
   files: Array<StagedFile & { fileName: string }>,
 ): Promise<void> {
   for (const file of files) await store.putFile(blobKey(file.sha256), file.path);
-  await recordUploadedFiles(
+  const recorded = await recordUploadsWhileOpen(
     db,
     transaction.dataset_id,
     transaction.id,
     files.map((file) => ({ fileName: file.fileName, mediaKind: mediaKindOf(file.fileName)!, sha256: file.sha256, size: file.size })),
   );
+  if (!recorded) throw invalid(`Transaction ${transaction.id} is already being processed; these files were not added`);
 }
 
 /** Step 4: INDEXING and a DATASET_CREATION task whose workflow does the work. */

@@ -31,13 +31,27 @@ export async function findUploadTransaction(db: Db, datasetId: string, transacti
   return row ? { ...row, id: Number(row.id) } : undefined;
 }
 
-/** Records uploaded files; a file name sent again in the same transaction replaces the earlier one. */
-export async function recordUploadedFiles(
+/**
+ * Records creation uploads while the transaction is OPEN. Returns false, recording nothing, once
+ * process_files has claimed the transaction: the share lock makes that claim wait for an insert under
+ * way, so a batch never changes after it was claimed.
+ */
+export async function recordUploadsWhileOpen(
   db: Db,
   datasetId: string,
   transactionId: number,
   files: UploadedFileRecord[],
-): Promise<void> {
+): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const open = await trx('upload_transactions').where({ id: transactionId, status: 'OPEN' }).forShare().first('id');
+    if (!open) return false;
+    await recordUploadedFiles(trx, datasetId, transactionId, files);
+    return true;
+  });
+}
+
+/** Records uploaded files; a file name sent again in the same transaction replaces the earlier one. */
+export async function recordUploadedFiles(db: Db, datasetId: string, transactionId: number, files: UploadedFileRecord[]): Promise<void> {
   if (files.length === 0) return;
   await db('uploaded_files')
     .insert(
