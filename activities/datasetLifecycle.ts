@@ -6,6 +6,7 @@ import { headVersion } from '../db/repositories/versions';
 import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
 import { batchFailedEmpty, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
 import type { ImageEncoderInfo } from '../lib/ml/imageEncoder';
+import { END_UNFINISHED, type Ending } from '../services/unfinishedTasks';
 import type { TaskRef } from './progress';
 
 /** Whether batch `batchId` left media in the dataset, or any batch left files that were never decoded. */
@@ -52,11 +53,8 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
       await commitReady(ref, TRANSITIONS.creationCommitted, (counts) => `Dataset ready: ${counts.n_images} images, ${counts.n_videos} videos`);
     },
 
-    async failDatasetTask(input: TaskRef & { aborted: boolean; message: string }): Promise<void> {
-      await db.transaction(async (trx) => {
-        await endTaskUnfinished(trx, input.taskId, input);
-        await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.creationFailed, { error_message: input.message });
-      });
+    async failDatasetTask(input: TaskRef & Ending): Promise<void> {
+      await END_UNFINISHED.DATASET_CREATION(db, input, input);
     },
 
     /** The dataset is already READ ONLY (claimed by the request); the task starts running. */

@@ -37,10 +37,11 @@ const TEMPORAL_DOWN = 'The workflow service (Temporal) is unavailable; try again
 const DEPENDENCY_DOWN = 'A service the API depends on is unreachable; try again shortly';
 const IDENTITY_PROVIDER_DOWN = 'The identity provider is unavailable; try again shortly';
 
-// SQLSTATEs of a Postgres that is shutting down, recovering or full; class 08 (connection exceptions) too.
-const PG_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+// SQLSTATEs of a Postgres that is shutting down, recovering, full or too slow; class 08 (connection exceptions) too.
+// 57014: a statement cancelled by statement_timeout (DATABASE_QUERY_TIMEOUT_SECONDS).
+const PG_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 // node-postgres reports a connection lost mid-query, or not opened within connectionTimeoutMillis ("timeout expired"), by message only.
-const PG_CONNECTION_LOST = /Connection terminated|Connection ended unexpectedly|encountered a connection error and is not queryable|^timeout expired$/;
+const PG_CONNECTION_LOST = /Connection terminated|Connection ended unexpectedly|encountered a connection error and is not queryable|^timeout expired$|Query read timeout$/;
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
 // gRPC: the server is unreachable (UNAVAILABLE), did not answer in time (DEADLINE_EXCEEDED) or sheds load (RESOURCE_EXHAUSTED).
 const GRPC_UNAVAILABLE_CODES = new Set([14, 4, 8]);

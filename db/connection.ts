@@ -8,6 +8,12 @@ export interface DbTimeouts {
   connectTimeoutMs: number;
   /** How long a query may wait for a free pooled connection, its opening included (knex `acquireConnectionTimeout`). */
   acquireTimeoutMs: number;
+  /**
+   * How long one query may wait for its answer (the API's; a worker's long transactions have none):
+   * Postgres cancels a statement running longer, and the client gives up on a server that does not
+   * answer at all (frozen), a little later.
+   */
+  queryTimeoutMs?: number;
 }
 
 // The defaults of DATABASE_CONNECT_TIMEOUT_SECONDS and DATABASE_ACQUIRE_TIMEOUT_SECONDS, for tools and tests.
@@ -17,7 +23,11 @@ export function createDb(url: string, poolMax = 10, timeouts: DbTimeouts = DEFAU
   return knex({
     client: 'pg',
     // Bounded, so a database that is down or unreachable fails a query in seconds instead of hanging it.
-    connection: { connectionString: url, connectionTimeoutMillis: timeouts.connectTimeoutMs },
+    connection: {
+      connectionString: url,
+      connectionTimeoutMillis: timeouts.connectTimeoutMs,
+      ...(timeouts.queryTimeoutMs ? { statement_timeout: timeouts.queryTimeoutMs, query_timeout: timeouts.queryTimeoutMs + 2000 } : {}),
+    },
     acquireConnectionTimeout: timeouts.acquireTimeoutMs,
     pool: { min: 0, max: poolMax },
   });

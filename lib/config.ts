@@ -71,6 +71,7 @@ const envSchema = z.object({
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
   DATABASE_CONNECT_TIMEOUT_SECONDS: secondsUpTo600.default(3),
   DATABASE_ACQUIRE_TIMEOUT_SECONDS: secondsUpTo600.default(5),
+  DATABASE_QUERY_TIMEOUT_SECONDS: secondsUpTo600.default(15),
   EMBEDDED_PG_PORT: port.default(54320),
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -161,6 +162,7 @@ export interface Config {
     /** Bounds on opening a connection and on waiting for a free one, so an outage fails requests fast (503). */
     connectTimeoutMs: number;
     acquireTimeoutMs: number;
+    queryTimeoutMs: number;
   };
   temporal: {
     address?: string;
@@ -347,6 +349,7 @@ export function loadConfig(env: Env = process.env): Config {
       embeddedPort: e.EMBEDDED_PG_PORT,
       connectTimeoutMs: Math.round(e.DATABASE_CONNECT_TIMEOUT_SECONDS * 1000),
       acquireTimeoutMs: Math.round(e.DATABASE_ACQUIRE_TIMEOUT_SECONDS * 1000),
+      queryTimeoutMs: Math.round(e.DATABASE_QUERY_TIMEOUT_SECONDS * 1000),
     },
     temporal: {
       address: e.TEMPORAL_ADDRESS,

@@ -47,6 +47,11 @@ const REPAIR_WAIT_MS = 2000;
 /** How long a retry waits for the previous run, which recorded its end just before closing, to close. */
 const PREVIOUS_RUN_CLOSE_WAIT_MS = 5000;
 
+/** How long an abort waits for the workflow to act on it before it answers by itself. */
+const ABORT_WAIT_MS = 10_000;
+/** How long an abort waits for the workflow to say its phase (no worker may be there to answer). */
+const PHASE_QUERY_WAIT_MS = 3000;
+
 /**
  * Temporal is the source of truth for execution: a task row that says it is running while its
  * workflow has closed (worker lost, terminated in the Temporal UI) is repaired to FAILED or ABORTED.
@@ -78,9 +83,7 @@ export async function repairTask(
   const repaired = await transitionTaskStatus(deps.db, task.task_id, ['INITIALIZING', 'RUNNING'], verdict.to, {
     errorMessage: task.error_message ?? verdict.message,
   });
-  if (repaired && task.task_type === 'DATASET_CREATION') {
-    await transitionDatasetStatus(deps.db, task.dataset_id, TRANSITIONS.creationFailed, { error_message: verdict.message });
-  } else if (repaired && BATCH_TASK_TYPES.includes(task.task_type)) {
+  if (repaired && BATCH_TASK_TYPES.includes(task.task_type)) {
     // Whatever the batch brought in stays; the next reindex indexes it.
     await transitionDatasetStatus(deps.db, task.dataset_id, TRANSITIONS.batchFailedWithMedia);
   } else if (repaired && endsUnfinished(task.task_type) && task.input) {
@@ -105,7 +108,8 @@ export function listTaskFilterOptions(deps: TaskDeps, user: User, range: Pick<Ta
 
 async function currentPhase(deps: TaskDeps, taskId: string): Promise<CreationPhase | undefined> {
   try {
-    return await deps.temporal.workflow.getHandle(taskId).query(creationPhaseQuery);
+    const handle = deps.temporal.workflow.getHandle(taskId);
+    return await deps.temporal.connection.withDeadline(Date.now() + PHASE_QUERY_WAIT_MS, () => handle.query(creationPhaseQuery));
   } catch {
     return undefined;
   }
@@ -125,11 +129,18 @@ export async function abortTask(deps: TaskDeps, taskId: string, user: User): Pro
   if (refusal) throw conflict(refusal);
 
   const handle = deps.temporal.workflow.getHandle(taskId);
-  await handle.cancel();
-  try {
-    await handle.result();
-  } catch (error) {
-    if (!(error instanceof WorkflowFailedError)) throw error;
+  await deps.temporal.connection.withDeadline(Date.now() + ABORT_WAIT_MS, () => handle.cancel());
+  const closed = await deps.temporal.connection.withDeadline(Date.now() + ABORT_WAIT_MS, () => handle.result()).then(
+    () => true,
+    (error) => error instanceof WorkflowFailedError,
+  );
+  if (!closed && endsUnfinished(task.task_type)) {
+    // No worker acted on the cancellation in time (stopped, frozen or overloaded): the task ends here,
+    // as its workflow would end it; the workflow, when a worker takes it again, finds it cancelled.
+    const ending = { aborted: true, message: 'Aborted by user (its workflow stops when a worker takes it again)' };
+    if (await transitionTaskStatus(deps.db, taskId, ['INITIALIZING', 'RUNNING'], 'ABORTED', { errorMessage: ending.message })) {
+      await END_UNFINISHED[task.task_type](deps.db, task.input as never, ending);
+    }
   }
   const after = await requireTask(deps, taskId, user);
   if (after.status === 'COMPLETED') throw conflict('Task reached its commit phase and completed');

@@ -24,6 +24,14 @@ function released(operation: DatasetOperation) {
   };
 }
 
+/** The dataset ERROR with the reason (a retry starts it again). */
+async function endCreation(db: Db, input: { taskId: string; datasetId: string }, ending: Ending): Promise<void> {
+  await db.transaction(async (trx) => {
+    await endTaskUnfinished(trx, input.taskId, ending);
+    await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.creationFailed, { error_message: ending.message });
+  });
+}
+
 /** The new dataset is ERROR with the reason; the source goes back to the status it had. */
 async function endEnrichment(db: Db, input: EnrichmentInput, ending: Ending): Promise<void> {
   await db.transaction(async (trx) => {
@@ -57,6 +65,7 @@ async function endClone(db: Db, input: SnapshotCloneInput, ending: Ending): Prom
  * failed one does. Each is safe to run twice.
  */
 export const END_UNFINISHED = {
+  DATASET_CREATION: endCreation,
   CUSTOM_METADATA: released('import_metadata'),
   LABEL_PROPAGATION: released('propagate_labels'),
   ENRICHMENT: endEnrichment,

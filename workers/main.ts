@@ -55,7 +55,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
   sharp.concurrency(Math.max(1, Math.floor(os.availableParallelism() / config.indexing.decodeConcurrency)));
   sharp.cache(false);
   await ensureSearchAttributes(connection, config.temporal.namespace);
-  const db = createDb(config.database.url, config.database.poolMax, config.database);
+  const db = createDb(config.database.url, config.database.poolMax, { ...config.database, queryTimeoutMs: undefined });
   const store = createObjectStore(config);
   const vectors = createVectorStore(config, createVectorPointRows(db), { objects: store, role: 'worker', logger });
   const encoder = await loadImageEncoderInThread(config.models.dir, config.models.imageModel, config.models.inferenceThreads);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,6 +51,7 @@ describe('the API while Postgres or Temporal is unreachable', () => {
       // No worker serves this queue: a started creation stays open in Temporal.
       TASK_QUEUE: 'outages',
       DATABASE_CONNECT_TIMEOUT_SECONDS: '1',
+      DATABASE_QUERY_TIMEOUT_SECONDS: '2',
       LOG_LEVEL: 'silent',
       PIPELINE_PORT: '0',
     });
@@ -100,6 +102,21 @@ describe('the API while Postgres or Temporal is unreachable', () => {
     expect(listed.body.map((dataset: { id: string }) => dataset.id)).toContain(datasetId);
     expect((await api.request.get('/api/v1/health')).status).toBe(200);
   });
+
+  it('answers 503 within seconds while every Postgres process is frozen (SIGSTOP), on pooled connections and /health too, and serves again once thawed', async () => {
+    const { datasetId } = await newDatasetWithTransaction(api, 'before the freeze');
+    const processes = [postgres.pid!, ...execFileSync('pgrep', ['-P', String(postgres.pid)]).toString().trim().split(/\s+/).map(Number)];
+    for (const pid of processes) process.kill(pid, 'SIGSTOP');
+    try {
+      for (const route of dataRoutes(datasetId)) expectUnavailable(await route(), /database is unavailable/);
+      expect((await api.request.get('/api/v1/health')).status).toBe(503);
+    } finally {
+      for (const pid of processes) process.kill(pid, 'SIGCONT');
+    }
+    const listed = await eventually(() => api.request.get('/api/v1/datasets'), (response) => response.status === 200, 30_000, 'datasets 200');
+    expect(listed.body.map((dataset: { id: string }) => dataset.id)).toContain(datasetId);
+    await eventually(() => api.request.get('/api/v1/health'), (response) => response.status === 200, 30_000, 'health 200');
+  }, 120_000);
 
   it('answers 503 with Retry-After where Temporal is needed while it is killed, lists tasks from Postgres, and leaves nothing half-done', async () => {
     const queued = await newDatasetWithTransaction(api, 'queued');

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { WorkflowFailedError } from '@temporalio/client';
 import { Workspace } from '../../db/models';
+import { loadConfig } from '../../lib/config';
+import { createLogger } from '../../lib/logger';
+import { startWorkers } from '../../workers/main';
 import { createDataset } from '../../db/repositories/datasets';
-import { eventually } from '../support/media';
+import { newDatasetWithTransaction, uploadFiles } from '../support/datasets';
+import { eventually, photo } from '../support/media';
 import { startTestApi, type TestApi } from '../support/testStack';
 
 interface Task {
@@ -76,4 +81,26 @@ describe('a lost workflow leaves no dataset held', () => {
     expect(await statusOf(task.dataset_id)).toBe('ERROR');
     expect(await statusOf(datasetId)).toBe('READY');
   });
+
+  it('abort answers within its deadline when no worker acts on it: the task ABORTED, the dataset ERROR, as the workflow would leave them', async () => {
+    const { datasetId, transId } = await newDatasetWithTransaction(api, 'abort me');
+    await uploadFiles(api, datasetId, transId, [photo('chelsea')]).expect(202);
+    const { task_id: taskId } = (await api.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202)).body;
+    const started = Date.now();
+    const aborted = (await api.request.post(`/api/v1/tasks/${taskId}/abort`).expect(200)).body;
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(aborted).toMatchObject({ task_id: taskId, status: 'ABORTED', error_message: 'Aborted by user (its workflow stops when a worker takes it again)' });
+    expect(await statusOf(datasetId)).toBe('ERROR');
+
+    // A worker that comes back finds the workflow cancelled and leaves the task and the dataset as they are.
+    const { stop } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
+    try {
+      await expect(api.deps.temporal.workflow.getHandle(taskId).result()).rejects.toThrow(WorkflowFailedError);
+      expect((await api.deps.temporal.workflow.getHandle(taskId).describe()).status.name).toBe('CANCELLED');
+      expect((await newestTask('DATASET_CREATION')).status).toBe('ABORTED');
+      expect(await statusOf(datasetId)).toBe('ERROR');
+    } finally {
+      await stop();
+    }
+  }, 120_000);
 });

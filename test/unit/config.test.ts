@@ -119,13 +119,13 @@ describe('loadConfig', () => {
     }
   });
 
-  it('bounds waits for Postgres and Temporal by default (3 s to connect, 5 s for a pooled connection, 5 s per Temporal call)', () => {
+  it('bounds waits for Postgres and Temporal by default (3 s to connect, 5 s for a pooled connection, 15 s per query, 5 s per Temporal call)', () => {
     const config = loadConfig({});
-    expect(config.database).toMatchObject({ connectTimeoutMs: 3000, acquireTimeoutMs: 5000 });
+    expect(config.database).toMatchObject({ connectTimeoutMs: 3000, acquireTimeoutMs: 5000, queryTimeoutMs: 15_000 });
     expect(config.temporal.rpcTimeoutMs).toBe(5000);
-    const tuned = loadConfig({ DATABASE_CONNECT_TIMEOUT_SECONDS: '0.5', DATABASE_ACQUIRE_TIMEOUT_SECONDS: '2', TEMPORAL_RPC_TIMEOUT_SECONDS: '10' });
-    expect([tuned.database.connectTimeoutMs, tuned.database.acquireTimeoutMs, tuned.temporal.rpcTimeoutMs]).toEqual([500, 2000, 10_000]);
-    for (const name of ['DATABASE_CONNECT_TIMEOUT_SECONDS', 'DATABASE_ACQUIRE_TIMEOUT_SECONDS', 'TEMPORAL_RPC_TIMEOUT_SECONDS']) {
+    const tuned = loadConfig({ DATABASE_CONNECT_TIMEOUT_SECONDS: '0.5', DATABASE_ACQUIRE_TIMEOUT_SECONDS: '2', DATABASE_QUERY_TIMEOUT_SECONDS: '3', TEMPORAL_RPC_TIMEOUT_SECONDS: '10' });
+    expect([tuned.database.connectTimeoutMs, tuned.database.acquireTimeoutMs, tuned.database.queryTimeoutMs, tuned.temporal.rpcTimeoutMs]).toEqual([500, 2000, 3000, 10_000]);
+    for (const name of ['DATABASE_CONNECT_TIMEOUT_SECONDS', 'DATABASE_ACQUIRE_TIMEOUT_SECONDS', 'DATABASE_QUERY_TIMEOUT_SECONDS', 'TEMPORAL_RPC_TIMEOUT_SECONDS']) {
       for (const value of ['0', '-1', '601', 'soon']) {
         expect(() => loadConfig({ [name]: value })).toThrow(
           `Invalid configuration: ${name}=${JSON.stringify(value)}: expected a number of seconds, more than 0 and at most 600`,
