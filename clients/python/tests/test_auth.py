@@ -1,0 +1,35 @@
+"""The API-key token, checked with the standard library against the spec's recipe. No service needed."""
+
+import base64
+import hashlib
+import hmac
+import json
+
+import pytest
+
+from mds_client import Client, MdsError
+from mds_client.auth import ApiKeyAuth, sdk_token
+
+
+def decode(part: str) -> dict:
+    return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+
+
+def test_token_is_an_hs256_jwt_of_the_key() -> None:
+    token = sdk_token("key-1", "secret-1", now=1_700_000_000)
+    header, payload, signature = token.split(".")
+    assert decode(header) == {"alg": "HS256", "typ": "JWT", "kid": "key-1"}
+    assert decode(payload) == {"sub": "key-1", "iss": "sdk", "iat": 1_700_000_000, "exp": 1_700_000_600}
+    expected = hmac.new(b"secret-1", f"{header}.{payload}".encode(), hashlib.sha256).digest()
+    assert base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4)) == expected
+
+
+def test_token_is_reused_until_it_nears_expiry() -> None:
+    auth = ApiKeyAuth("key-1", "secret-1")
+    assert auth.token() == auth.token()
+
+
+def test_a_key_without_its_secret_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MDS_API_SECRET", raising=False)
+    with pytest.raises(MdsError, match="needs its secret"):
+        Client("http://127.0.0.1:1", api_key="key-1")
