@@ -44,6 +44,9 @@ def test_explores_clusters_as_objects_and_as_a_dataframe(client: Client, photos_
     assert {"cluster_id", "media_id", "file_name", "caption", "media_uri"} <= set(frame.columns)
     assert "rocket.jpg" in set(frame["file_name"])
     assert frame.loc[frame["file_name"] == "rocket.jpg", "caption"].item() == "A rocket on the launch pad"
+    everything = client.explore_all(photos_dataset.id)
+    assert [cluster.cluster_id for cluster in everything.clusters] == [cluster.cluster_id for cluster in result.clusters]
+    assert len(client.explore_all(photos_dataset.id, max_clusters=2).clusters) == 2
 
 
 def test_searches_by_text(client: Client, photos_dataset: Dataset) -> None:

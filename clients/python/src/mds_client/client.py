@@ -38,6 +38,8 @@ API_PREFIX = "/api/v1"
 # The extensions the service ingests (lib/media/mediaTypes.ts); a folder's other files are skipped.
 MEDIA_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".tif", ".tiff", ".avif", ".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi")
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
+# Explore answers 100 clusters a page (the spec's Limits).
+EXPLORE_PAGE_SIZE = 100
 # The spec recommends about 50 files per upload request.
 UPLOAD_BATCH_FILES = 50
 POLL_SECONDS = 1.0
@@ -310,6 +312,18 @@ class Client:
             anchor_type=anchor_type,
         )
         return ExploreResult.model_validate(self.request("GET", f"/explore/{dataset_id}", params=params))
+
+    def explore_all(self, dataset_id: Id, *, max_clusters: Optional[int] = None, **filters: Any) -> ExploreResult:
+        """Every page of Explore (or the first ``max_clusters`` clusters) as one result; ``filters`` as ``explore``."""
+        clusters: List[Any] = []
+        page = 0
+        while True:
+            result = self.explore(dataset_id, page=page, **filters)
+            clusters.extend(result.clusters)
+            if len(result.clusters) < EXPLORE_PAGE_SIZE or (max_clusters is not None and len(clusters) >= max_clusters):
+                break
+            page += 1
+        return ExploreResult(clusters=clusters[:max_clusters], metadata=result.metadata)
 
     def search_text(self, dataset_id: Id, text: str, *, max_distance: Optional[float] = None, threshold: int = 0, page: int = 0) -> ExploreResult:
         """Natural-language search over captions (and concepts once enriched), closest first."""
