@@ -1,4 +1,4 @@
-"""The API-key token, checked with the standard library against the spec's recipe. No service needed."""
+"""Offline: the API-key token, checked with the standard library against the spec's recipe, and how a Client is set up. No service needed."""
 
 import base64
 import hashlib
@@ -33,3 +33,8 @@ def test_a_key_without_its_secret_is_refused(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.delenv("MDS_API_SECRET", raising=False)
     with pytest.raises(MdsError, match="needs its secret"):
         Client("http://127.0.0.1:1", api_key="key-1")
+
+
+def test_the_apis_root_names_the_service_too() -> None:
+    with Client("http://localhost:8080/api/v1/", progress=False) as client:
+        assert client.url == "http://localhost:8080"

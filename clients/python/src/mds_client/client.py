@@ -135,6 +135,9 @@ class Client:
         progress: bool = True,
     ) -> None:
         self.url = (url or os.environ.get("MDS_URL") or DEFAULT_URL).rstrip("/")
+        # The README's curl examples name the API's root (.../api/v1); the service's address is meant.
+        if self.url.endswith(API_PREFIX):
+            self.url = self.url[: -len(API_PREFIX)]
         api_key = api_key or os.environ.get("MDS_API_KEY") or None
         api_secret = api_secret or os.environ.get("MDS_API_SECRET") or None
         if bool(api_key) != bool(api_secret):

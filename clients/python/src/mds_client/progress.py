@@ -9,7 +9,7 @@ from tqdm import tqdm as text_bar
 
 
 class _NoBar:
-    n = 0
+    n: float = 0
 
     def update(self, amount: float = 1) -> None:
         self.n += amount
