@@ -3,8 +3,10 @@
 import json
 import os
 import shutil
+import re
 import subprocess
 import sys
+import tarfile
 import uuid
 import zipfile
 from pathlib import Path
@@ -43,7 +45,7 @@ def test_create_wait_prints_the_id_and_shows_progress(client: Client, folder: Pa
     dataset_id = created.stdout.strip()
     assert str(uuid.UUID(dataset_id)) == dataset_id
     # The bars write to stderr: the upload and the creation task to its end.
-    assert "upload" in created.stderr and "DATASET_CREATION COMPLETED" in created.stderr
+    assert re.search(r"upload: 100%", created.stderr) and "DATASET_CREATION COMPLETED" in created.stderr
     assert client.dataset(dataset_id).status_new == "READY"
 
     table = mds("datasets")
@@ -59,15 +61,19 @@ def test_create_wait_prints_the_id_and_shows_progress(client: Client, folder: Pa
     assert lines(tasks.stdout)[1].split()[1:4] == ["DATASET_CREATION", "COMPLETED", "100%"]
 
 
-def test_tasks_watch_follows_a_running_task_to_its_end(client: Client, folder: Path) -> None:
-    started = mds("create", unique("cli-watched"), str(folder), "--no-progress")
+def test_tasks_watch_follows_a_running_task_to_its_end(client: Client, folder: Path, tmp_path: Path) -> None:
+    archive = tmp_path / "photos.tar.gz"
+    with tarfile.open(archive, "w:gz") as tarred:
+        tarred.add(folder, arcname="photos")
+    started = mds("create", unique("cli-watched"), str(archive), "--no-progress")
     assert started.returncode == 0, started.stderr
     dataset_id = started.stdout.strip()
     watched = mds("tasks", "--dataset", dataset_id, "--watch")
     assert watched.returncode == 0, watched.stderr
     assert "DATASET_CREATION" in watched.stdout
     assert lines(watched.stdout)[-1].split()[1:3] == ["DATASET_CREATION", "COMPLETED"]
-    assert client.dataset(dataset_id).status_new == "READY"
+    ready = client.dataset(dataset_id)
+    assert (ready.status_new, ready.n_images) == ("READY", 3)
 
 
 def test_search_by_text_and_by_image(photos_dataset: Dataset) -> None:

@@ -84,7 +84,10 @@ def extracted(archive: Path) -> Iterator[Path]:
         elif tarfile.is_tarfile(archive):
             with tarfile.open(archive) as tarred:
                 members = [member for member in tarred.getmembers() if member.isfile() and safe_member(member.name)]
-                tarred.extractall(folder, members=members)
+                if hasattr(tarfile, "data_filter"):  # 3.12+, and security releases of 3.9-3.11
+                    tarred.extractall(folder, members=members, filter="data")
+                else:  # pragma: no cover - older Pythons; members were checked above
+                    tarred.extractall(folder, members=members)
         else:
             raise MdsError(f"{archive} is not a .zip or .tar archive")
         yield Path(folder)
