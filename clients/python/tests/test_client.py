@@ -31,7 +31,7 @@ def test_creates_datasets_from_a_list_of_files_and_an_archive(client: Client, tm
     from_archive = client.create_dataset(unique("py-archive"), archive)
     for dataset, count in ((from_list, 3), (from_archive, 2)):
         creation = client.tasks(dataset.id, task_type="DATASET_CREATION").tasks[0]
-        finished = client.wait_for_task(creation.task_id, dataset.id, timeout=TASK_TIMEOUT)
+        finished = client.wait_for_task(creation, timeout=TASK_TIMEOUT)
         assert finished.status == "COMPLETED" and finished.progress_percentage == 100
         ready = client.dataset(dataset.id)
         assert (ready.status_new, ready.n_images) == ("READY", count)

@@ -265,13 +265,21 @@ class Client:
 
     def wait_for_task(
         self,
-        task_id: Id,
-        dataset_id: Id,
+        task: Union[Task, Id],
+        dataset_id: Optional[Id] = None,
         *,
         progress: Optional[bool] = None,
         timeout: Optional[float] = None,
     ) -> Task:
-        """Polls the task until it ends, with a progress bar; ``TaskFailed`` unless COMPLETED."""
+        """Polls a task (a ``Task``, or its id and its dataset's) until it ends, with a progress bar;
+        ``TaskFailed`` unless it COMPLETED."""
+        task_id: Id
+        if isinstance(task, Task):
+            task_id, dataset_id = task.task_id, task.dataset_id
+        elif dataset_id is None:
+            raise MdsError("wait_for_task needs the task's dataset_id (or a Task)")
+        else:
+            task_id = task
         deadline = None if timeout is None else time.monotonic() + timeout
         with progress_bar(self._show(progress), total=100, unit="%", desc="task") as bar:
             while True:
