@@ -38,6 +38,10 @@ API_PREFIX = "/api/v1"
 # The extensions the service ingests (lib/media/mediaTypes.ts); a folder's other files are skipped.
 MEDIA_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".tif", ".tiff", ".avif", ".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi")
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
+# A read the API answers 503 (a dependency is down) or 429 with Retry-After is tried again this often,
+# so a notebook waiting on a long task outlives a short outage; writes are never repeated.
+READ_RETRIES = 5
+MAX_RETRY_AFTER_SECONDS = 30.0
 # Explore answers 100 clusters a page (the spec's Limits).
 EXPLORE_PAGE_SIZE = 100
 # The spec recommends about 50 files per upload request.
@@ -136,6 +140,7 @@ class Client:
         *,
         timeout: float = 120.0,
         progress: bool = True,
+        transport: Optional[httpx.BaseTransport] = None,
     ) -> None:
         self.url = (url or os.environ.get("MDS_URL") or DEFAULT_URL).rstrip("/")
         # The README's curl examples name the API's root (.../api/v1); the service's address is meant.
@@ -147,7 +152,7 @@ class Client:
             raise MdsError("An API key needs its secret: give both api_key and api_secret (MDS_API_KEY, MDS_API_SECRET)")
         self.progress = progress
         auth = ApiKeyAuth(api_key, api_secret) if api_key and api_secret else None
-        self._http = httpx.Client(base_url=self.url + API_PREFIX, auth=auth, timeout=timeout, follow_redirects=True)
+        self._http = httpx.Client(base_url=self.url + API_PREFIX, auth=auth, timeout=timeout, follow_redirects=True, transport=transport)
 
     def close(self) -> None:
         self._http.close()
@@ -162,10 +167,15 @@ class Client:
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
         """One API call (``path`` under /api/v1); the decoded JSON body, or ``ApiError``."""
-        try:
-            response = self._http.request(method, path, **kwargs)
-        except httpx.TransportError as error:
-            raise ConnectionFailed(f"Cannot reach {self.url}: {error}") from error
+        for attempt in range(READ_RETRIES + 1):
+            try:
+                response = self._http.request(method, path, **kwargs)
+            except httpx.TransportError as error:
+                raise ConnectionFailed(f"Cannot reach {self.url}: {error}") from error
+            wait = _retry_after(response)
+            if method != "GET" or wait is None or attempt == READ_RETRIES:
+                break
+            time.sleep(wait)
         if response.is_error:
             raise ApiError(response.status_code, _detail(response), method, API_PREFIX + path)
         return response.json() if response.content else None
@@ -427,6 +437,17 @@ class Client:
 
 def _without_none(**params: Any) -> Dict[str, Any]:
     return {key: str(value) if isinstance(value, UUID) else value for key, value in params.items() if value is not None}
+
+
+def _retry_after(response: httpx.Response) -> Optional[float]:
+    """How long to wait before reading again, when the API says a failure will pass."""
+    if response.status_code not in (429, 503):
+        return None
+    try:
+        seconds = float(response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_SECONDS)
 
 
 def _detail(response: httpx.Response) -> str:

@@ -1,13 +1,14 @@
-"""Offline: the API-key token, checked with the standard library against the spec's recipe, and how a Client is set up. No service needed."""
+"""Offline (no service): the API-key token against the spec's recipe, how a Client is set up, and retries of reads."""
 
 import base64
 import hashlib
 import hmac
 import json
 
+import httpx
 import pytest
 
-from mds_client import Client, MdsError
+from mds_client import ApiError, Client, MdsError
 from mds_client.auth import ApiKeyAuth, sdk_token
 
 
@@ -38,3 +39,21 @@ def test_a_key_without_its_secret_is_refused(monkeypatch: pytest.MonkeyPatch) ->
 def test_the_apis_root_names_the_service_too() -> None:
     with Client("http://localhost:8080/api/v1/", progress=False) as client:
         assert client.url == "http://localhost:8080"
+
+
+def test_reads_wait_out_a_503_with_retry_after_and_writes_do_not() -> None:
+    answers = []
+
+    def service(request: httpx.Request) -> httpx.Response:
+        answers.append(request.method)
+        if len(answers) == 1 or request.method == "POST":
+            return httpx.Response(503, headers={"Retry-After": "0"}, json={"detail": "Database unavailable"})
+        return httpx.Response(200, json=[])
+
+    with Client("http://mds.test", progress=False, transport=httpx.MockTransport(service)) as client:
+        assert client.datasets() == []
+        assert answers == ["GET", "GET"]
+        with pytest.raises(ApiError) as refused:
+            client.request("POST", "/ingestion/x/process_files/1")
+    assert (refused.value.status_code, refused.value.detail) == (503, "Database unavailable")
+    assert answers == ["GET", "GET", "POST"]
