@@ -26,6 +26,7 @@ def test_creates_datasets_from_a_list_of_files_and_an_archive(client: Client, tm
         zipped.write(PHOTOS / "camera.jpg", "shots/camera.jpg")
         zipped.write(PHOTOS / "coffee.jpg", "coffee.jpg")
         zipped.writestr("notes.txt", "not media: skipped")
+        zipped.writestr("__MACOSX/._coffee.jpg", b"a resource fork, not an image: skipped")
     # Both index at once; then each is followed to its end.
     from_list = client.create_dataset(unique("py-list"), [PHOTOS / "rocket.jpg", PHOTOS / "astronaut.jpg", PHOTOS / "chelsea.jpg"])
     from_archive = client.create_dataset(unique("py-archive"), archive)

@@ -62,12 +62,12 @@ def is_archive(path: Path) -> bool:
 
 
 def media_files(source: Source) -> List[Path]:
-    """The media files of a folder (recursively, sorted), or a list of paths as given."""
+    """The media files of a folder (recursively, sorted, hidden ones left out), or a list of paths as given."""
     if isinstance(source, (str, os.PathLike)):
         folder = Path(source)
         if not folder.is_dir():
             raise MdsError(f"{folder} is not a folder")
-        files = sorted(path for path in folder.rglob("*") if path.is_file() and is_media(path))
+        files = sorted(path for path in folder.rglob("*") if path.is_file() and is_media(path) and not hidden(path.relative_to(folder)))
         if not files:
             raise MdsError(f"No media files in {folder} (supported: {', '.join(MEDIA_SUFFIXES)})")
         return files
@@ -76,6 +76,11 @@ def media_files(source: Source) -> List[Path]:
         if not path.is_file():
             raise MdsError(f"{path} is not a file")
     return files
+
+
+def hidden(relative: Path) -> bool:
+    """Dot files and folders, and the resource forks macOS puts in archives, are not the user's media."""
+    return any(part.startswith(".") or part == "__MACOSX" for part in relative.parts)
 
 
 @contextmanager
