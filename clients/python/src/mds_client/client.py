@@ -1,0 +1,465 @@
+"""The client: one object per service address and credentials, the calls a notebook needs."""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import os
+import tarfile
+import tempfile
+import time
+import zipfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Union
+from uuid import UUID
+
+import httpx
+
+from .auth import ApiKeyAuth
+from .errors import ApiError, ConnectionFailed, MdsError, TaskFailed
+from .models import (
+    Anchor,
+    Dataset,
+    ExploreResult,
+    ExportStarted,
+    ExportStatus,
+    NewDataset,
+    StartedTask,
+    Task,
+    TaskPage,
+    Transaction,
+    UploadedFiles,
+)
+from .progress import progress_bar
+
+DEFAULT_URL = "http://localhost:8080"
+API_PREFIX = "/api/v1"
+# The extensions the service ingests (lib/media/mediaTypes.ts); a folder's other files are skipped.
+MEDIA_SUFFIXES = (".jpg", ".jpeg", ".png", ".webp", ".gif", ".tif", ".tiff", ".avif", ".mp4", ".mov", ".m4v", ".webm", ".mkv", ".avi")
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
+# A read the API answers 503 (a dependency is down) or 429 with Retry-After is tried again this often,
+# so a notebook waiting on a long task outlives a short outage; writes are never repeated.
+READ_RETRIES = 5
+MAX_RETRY_AFTER_SECONDS = 30.0
+# Explore answers 100 clusters a page (the spec's Limits).
+EXPLORE_PAGE_SIZE = 100
+# The spec recommends about 50 files per upload request.
+UPLOAD_BATCH_FILES = 50
+POLL_SECONDS = 1.0
+
+PathLike = Union[str, "os.PathLike[str]"]
+Id = Union[str, UUID]
+Source = Union[PathLike, Sequence[PathLike]]
+
+
+def is_media(path: Path) -> bool:
+    return path.name.lower().endswith(MEDIA_SUFFIXES)
+
+
+def is_archive(path: Path) -> bool:
+    return path.name.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def media_files(source: Source) -> List[Path]:
+    """The media files of a folder (recursively, sorted, hidden ones left out), or a list of paths as given."""
+    if isinstance(source, (str, os.PathLike)):
+        folder = Path(source)
+        if not folder.is_dir():
+            raise MdsError(f"{folder} is not a folder")
+        files = sorted(path for path in folder.rglob("*") if path.is_file() and is_media(path) and not hidden(path.relative_to(folder)))
+        if not files:
+            raise MdsError(f"No media files in {folder} (supported: {', '.join(MEDIA_SUFFIXES)})")
+        return files
+    files = [Path(path) for path in source]
+    for path in files:
+        if not path.is_file():
+            raise MdsError(f"{path} is not a file")
+    return files
+
+
+def hidden(relative: Path) -> bool:
+    """Dot files and folders, and the resource forks macOS puts in archives, are not the user's media."""
+    return any(part.startswith(".") or part == "__MACOSX" for part in relative.parts)
+
+
+@contextmanager
+def extracted(archive: Path) -> Iterator[Path]:
+    """The archive's contents in a temporary folder (creation takes files, not archives)."""
+    with tempfile.TemporaryDirectory(prefix="mds-archive-") as folder:
+        if zipfile.is_zipfile(archive):
+            with zipfile.ZipFile(archive) as zipped:
+                zipped.extractall(folder)  # zipfile drops absolute paths and ".." itself
+        elif tarfile.is_tarfile(archive):
+            with tarfile.open(archive) as tarred:
+                members = [member for member in tarred.getmembers() if member.isfile() and safe_member(member.name)]
+                if hasattr(tarfile, "data_filter"):  # 3.12+, and security releases of 3.9-3.11
+                    tarred.extractall(folder, members=members, filter="data")
+                else:  # pragma: no cover - older Pythons; members were checked above
+                    tarred.extractall(folder, members=members)
+        else:
+            raise MdsError(f"{archive} is not a .zip or .tar archive")
+        yield Path(folder)
+
+
+def safe_member(name: str) -> bool:
+    parts = Path(name).parts
+    return not Path(name).is_absolute() and ".." not in parts
+
+
+class _CountingReader:
+    """A file whose reads advance a progress bar: upload progress as the bytes leave."""
+
+    def __init__(self, file: IO[bytes], bar: Any) -> None:
+        self._file = file
+        self._bar = bar
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._file.read(size)
+        self._bar.update(len(data))
+        return data
+
+    def fileno(self) -> int:
+        return self._file.fileno()
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self._file.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+
+class Client:
+    """The media dataset service at ``url`` (default ``MDS_URL``, else http://localhost:8080).
+
+    With an API key (``api_key`` and ``api_secret``, default ``MDS_API_KEY`` and ``MDS_API_SECRET``)
+    every request carries a bearer token signed with the secret; without one, none (a service with
+    authentication off). Errors are ``ApiError`` with the status code and the API's ``detail``.
+    """
+
+    def __init__(
+        self,
+        url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        api_secret: Optional[str] = None,
+        *,
+        timeout: float = 120.0,
+        progress: bool = True,
+        transport: Optional[httpx.BaseTransport] = None,
+    ) -> None:
+        self.url = (url or os.environ.get("MDS_URL") or DEFAULT_URL).rstrip("/")
+        # The README's curl examples name the API's root (.../api/v1); the service's address is meant.
+        if self.url.endswith(API_PREFIX):
+            self.url = self.url[: -len(API_PREFIX)]
+        api_key = api_key or os.environ.get("MDS_API_KEY") or None
+        api_secret = api_secret or os.environ.get("MDS_API_SECRET") or None
+        if bool(api_key) != bool(api_secret):
+            raise MdsError("An API key needs its secret: give both api_key and api_secret (MDS_API_KEY, MDS_API_SECRET)")
+        self.progress = progress
+        auth = ApiKeyAuth(api_key, api_secret) if api_key and api_secret else None
+        self._http = httpx.Client(base_url=self.url + API_PREFIX, auth=auth, timeout=timeout, follow_redirects=True, transport=transport)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- HTTP ---------------------------------------------------------------------------------
+
+    def request(self, method: str, path: str, **kwargs: Any) -> Any:
+        """One API call (``path`` under /api/v1); the decoded JSON body, or ``ApiError``."""
+        for attempt in range(READ_RETRIES + 1):
+            try:
+                response = self._http.request(method, path, **kwargs)
+            except httpx.TransportError as error:
+                raise ConnectionFailed(f"Cannot reach {self.url}: {error}") from error
+            wait = _retry_after(response)
+            if method != "GET" or wait is None or attempt == READ_RETRIES:
+                break
+            time.sleep(wait)
+        if response.is_error:
+            raise ApiError(response.status_code, _detail(response), method, API_PREFIX + path)
+        return response.json() if response.content else None
+
+    # -- datasets -----------------------------------------------------------------------------
+
+    def datasets(self) -> List[Dataset]:
+        """The caller's datasets, newest first."""
+        return [Dataset.model_validate(item) for item in self.request("GET", "/datasets")]
+
+    def dataset(self, dataset_id: Id) -> Dataset:
+        return Dataset.model_validate(self.request("GET", f"/dataset/{dataset_id}"))
+
+    def create_dataset(
+        self,
+        name: str,
+        source: Source,
+        *,
+        wait: bool = False,
+        progress: Optional[bool] = None,
+        timeout: Optional[float] = None,
+    ) -> Dataset:
+        """A dataset from a folder (its media files, recursively), a list of files, or a .zip/.tar archive.
+
+        Uploads in batches with a progress bar, starts indexing (a DATASET_CREATION task) and, with
+        ``wait``, follows the task to its end (``TaskFailed`` unless it completes).
+        """
+        path = Path(source) if isinstance(source, (str, os.PathLike)) else None
+        if path is not None and path.is_file() and is_archive(path):
+            with extracted(path) as folder:
+                return self.create_dataset(name, folder, wait=wait, progress=progress, timeout=timeout)
+        files = media_files(source)
+        dataset_id = NewDataset.model_validate(self.request("GET", "/ingestion/new_dataset", params={"dataset_name": name})).dataset_id
+        trans_id = Transaction.model_validate(self.request("GET", f"/ingestion/{dataset_id}/data_files")).trans_id
+        self.upload_files(dataset_id, trans_id, files, progress=progress)
+        started = StartedTask.model_validate(self.request("POST", f"/ingestion/{dataset_id}/process_files/{trans_id}"))
+        if wait:
+            self.wait_for_task(started.task_id, dataset_id, progress=progress, timeout=timeout)
+        return self.dataset(dataset_id)
+
+    def upload_files(self, dataset_id: Id, trans_id: int, files: Sequence[Path], *, progress: Optional[bool] = None) -> List[str]:
+        """Step 3 of creation: the files, ``UPLOAD_BATCH_FILES`` per request; the stored names."""
+        stored: List[str] = []
+        total = sum(path.stat().st_size for path in files)
+        with progress_bar(self._show(progress), total=total, unit="B", unit_scale=True, desc="upload") as bar:
+            for start in range(0, len(files), UPLOAD_BATCH_FILES):
+                batch = files[start : start + UPLOAD_BATCH_FILES]
+                handles = [path.open("rb") for path in batch]
+                try:
+                    parts = [
+                        ("files", (path.name, _CountingReader(handle, bar), mimetypes.guess_type(path.name)[0] or "application/octet-stream"))
+                        for path, handle in zip(batch, handles)
+                    ]
+                    body = self.request("POST", f"/ingestion/{dataset_id}/data_files/{trans_id}", files=parts)
+                finally:
+                    for handle in handles:
+                        handle.close()
+                stored.extend(UploadedFiles.model_validate(body).files)
+        return stored
+
+    def import_metadata(self, dataset_id: Id, file: PathLike, *, wait: bool = True, progress: Optional[bool] = None) -> Task:
+        """Captions, labels and fields from a .json, .csv or .parquet file (a CUSTOM_METADATA task)."""
+        path = Path(file)
+        with path.open("rb") as handle:
+            body = self.request("POST", f"/dataset/{dataset_id}/custom_metadata", files=[("file", (path.name, handle))])
+        task_id = StartedTask.model_validate(body).task_id
+        if wait:
+            return self.wait_for_task(task_id, dataset_id, progress=progress)
+        return self.task(task_id, dataset_id)
+
+    # -- tasks --------------------------------------------------------------------------------
+
+    def tasks(
+        self,
+        dataset_id: Optional[Id] = None,
+        *,
+        task_type: Optional[str] = None,
+        status: Optional[str] = None,
+        page: int = 1,
+        page_size: int = 20,
+    ) -> TaskPage:
+        """One page of the task list, newest first."""
+        params = _without_none(dataset_id=dataset_id, task_type=task_type, task_status=status, page=page, page_size=page_size)
+        return TaskPage.model_validate(self.request("GET", "/tasks", params=params))
+
+    def task(self, task_id: Id, dataset_id: Id) -> Task:
+        """A task of a dataset (the API lists tasks by dataset; there is no lookup by id alone)."""
+        page = 1
+        while True:
+            listed = self.tasks(dataset_id, page=page, page_size=50)
+            for task in listed.tasks:
+                if str(task.task_id) == str(task_id):
+                    return task
+            if page * listed.page_size >= listed.total:
+                raise MdsError(f"No task {task_id} on dataset {dataset_id}")
+            page += 1
+
+    def wait_for_task(
+        self,
+        task: Union[Task, Id],
+        dataset_id: Optional[Id] = None,
+        *,
+        progress: Optional[bool] = None,
+        timeout: Optional[float] = None,
+    ) -> Task:
+        """Polls a task (a ``Task``, or its id and its dataset's) until it ends, with a progress bar;
+        ``TaskFailed`` unless it COMPLETED."""
+        task_id: Id
+        if isinstance(task, Task):
+            task_id, dataset_id = task.task_id, task.dataset_id
+        elif dataset_id is None:
+            raise MdsError("wait_for_task needs the task's dataset_id (or a Task)")
+        else:
+            task_id = task
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with progress_bar(self._show(progress), total=100, unit="%", desc="task") as bar:
+            while True:
+                task = self.task(task_id, dataset_id)
+                bar.set_description(f"{task.task_type} {task.status}")
+                bar.update((task.progress_percentage or 0) - bar.n)
+                if task.is_final:
+                    break
+                if deadline is not None and time.monotonic() > deadline:
+                    raise TaskFailed(f"Task {task_id} still {task.status} after {timeout} s", task)
+                time.sleep(POLL_SECONDS)
+        if task.status != "COMPLETED":
+            raise TaskFailed(f"Task {task_id} ({task.task_type}) {task.status}: {task.error_message or task.status_message}", task)
+        return task
+
+    # -- explore and search -------------------------------------------------------------------
+
+    def explore(
+        self,
+        dataset_id: Id,
+        *,
+        entity_type: str = "IMAGES",
+        threshold: int = 0,
+        page: int = 0,
+        caption: Optional[str] = None,
+        max_distance: Optional[float] = None,
+        labels: Optional[List[str]] = None,
+        tags: Optional[List[str]] = None,
+        vql: Optional[List[Dict[str, Any]]] = None,
+        anchor_media_id: Optional[Id] = None,
+        anchor_type: Optional[str] = None,
+    ) -> ExploreResult:
+        """One page (100 clusters) of Explore; filters and searches as the API's parameters."""
+        params = _without_none(
+            entity_type=entity_type,
+            threshold=threshold,
+            page_number=page,
+            caption=caption,
+            textual_similarity_threshold=max_distance,
+            labels=None if labels is None else json.dumps(labels),
+            tags=None if tags is None else json.dumps([str(tag) for tag in tags]),
+            vql=None if vql is None else json.dumps(vql),
+            anchor_media_id=anchor_media_id,
+            anchor_type=anchor_type,
+        )
+        return ExploreResult.model_validate(self.request("GET", f"/explore/{dataset_id}", params=params))
+
+    def explore_all(self, dataset_id: Id, *, max_clusters: Optional[int] = None, **filters: Any) -> ExploreResult:
+        """Every page of Explore (or the first ``max_clusters`` clusters) as one result; ``filters`` as ``explore``."""
+        clusters: List[Any] = []
+        page = 0
+        while True:
+            result = self.explore(dataset_id, page=page, **filters)
+            clusters.extend(result.clusters)
+            if len(result.clusters) < EXPLORE_PAGE_SIZE or (max_clusters is not None and len(clusters) >= max_clusters):
+                break
+            page += 1
+        return ExploreResult(clusters=clusters[:max_clusters], metadata=result.metadata)
+
+    def search_text(self, dataset_id: Id, text: str, *, max_distance: Optional[float] = None, threshold: int = 0, page: int = 0) -> ExploreResult:
+        """Natural-language search over captions (and concepts once enriched), closest first."""
+        return self.explore(dataset_id, caption=text, max_distance=max_distance, threshold=threshold, page=page)
+
+    def search_image(self, dataset_id: Id, image: PathLike, *, threshold: int = 0, page: int = 0) -> ExploreResult:
+        """Visual search: uploads the image as an anchor, then Explore ranks by similarity to it."""
+        path = Path(image)
+        with path.open("rb") as handle:
+            body = self.request(
+                "POST",
+                f"/dataset/{dataset_id}/search-image-similarity",
+                params={"entity_type": "IMAGES", "threshold": threshold},
+                files=[("file", (path.name, handle, mimetypes.guess_type(path.name)[0] or "application/octet-stream"))],
+            )
+        anchor = Anchor.model_validate(body)
+        return self.explore(dataset_id, threshold=threshold, page=page, anchor_media_id=anchor.anchor_media_id, anchor_type=anchor.anchor_type)
+
+    # -- export -------------------------------------------------------------------------------
+
+    def start_export(self, dataset_id: Id, export_format: str = "parquet", *, file_name: Optional[str] = None, include_images: bool = False) -> UUID:
+        """Starts an EXPORT task of the whole dataset; its id, for ``export_status``."""
+        params = {"file_name": file_name or f"dataset-{dataset_id}", "export_format": export_format, "include_images": "true" if include_images else "false"}
+        return ExportStarted.model_validate(self.request("GET", f"/dataset/{dataset_id}/export_context_async", params=params)).id
+
+    def export_status(self, dataset_id: Id, export_id: Id) -> ExportStatus:
+        return ExportStatus.model_validate(self.request("GET", f"/dataset/{dataset_id}/export_status", params={"export_task_id": str(export_id)}))
+
+    def wait_for_export(self, dataset_id: Id, export_id: Id, *, progress: Optional[bool] = None, timeout: Optional[float] = None) -> ExportStatus:
+        """Polls until the export is COMPLETED (its status, with ``download_uri``); ``TaskFailed`` if FAILED."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with progress_bar(self._show(progress), total=100, unit="%", desc="export") as bar:
+            while True:
+                status = self.export_status(dataset_id, export_id)
+                bar.update((status.progress_percentage or 0) - bar.n)
+                if status.status == "COMPLETED":
+                    return status
+                if status.status == "FAILED":
+                    raise TaskFailed(f"Export {export_id} FAILED: {status.error_message}")
+                if deadline is not None and time.monotonic() > deadline:
+                    raise TaskFailed(f"Export {export_id} still {status.status} after {timeout} s")
+                time.sleep(POLL_SECONDS)
+
+    def download(self, uri: str, out: PathLike, *, progress: Optional[bool] = None) -> Path:
+        """Streams a download link (e.g. an export's ``download_uri``) into ``out``."""
+        target = Path(out)
+        partial = target.with_name(target.name + ".part")
+        try:
+            with self._http.stream("GET", uri) as response:
+                if response.is_error:
+                    response.read()
+                    raise ApiError(response.status_code, _detail(response), "GET", httpx.URL(uri).path)
+                total = int(response.headers.get("content-length", 0)) or None
+                with progress_bar(self._show(progress), total=total, unit="B", unit_scale=True, desc="download") as bar, partial.open("wb") as file:
+                    for chunk in response.iter_bytes():
+                        file.write(chunk)
+                        bar.update(len(chunk))
+            partial.replace(target)
+        except httpx.TransportError as error:
+            raise ConnectionFailed(f"Cannot download {uri}: {error}") from error
+        finally:
+            # Never leave half a file where a complete one is expected.
+            partial.unlink(missing_ok=True)
+        return target
+
+    def export(
+        self,
+        dataset_id: Id,
+        out: PathLike,
+        export_format: str = "parquet",
+        *,
+        include_images: bool = False,
+        progress: Optional[bool] = None,
+        timeout: Optional[float] = None,
+    ) -> Path:
+        """Exports the dataset (json, parquet or coco; a ZIP) and downloads it to ``out``."""
+        target = Path(out)
+        export_id = self.start_export(dataset_id, export_format, file_name=target.stem or None, include_images=include_images)
+        status = self.wait_for_export(dataset_id, export_id, progress=progress, timeout=timeout)
+        if not status.download_uri:
+            raise MdsError(f"Export {export_id} completed without a download link")
+        return self.download(status.download_uri, target, progress=progress)
+
+    def _show(self, progress: Optional[bool]) -> bool:
+        return self.progress if progress is None else progress
+
+
+def _without_none(**params: Any) -> Dict[str, Any]:
+    return {key: str(value) if isinstance(value, UUID) else value for key, value in params.items() if value is not None}
+
+
+def _retry_after(response: httpx.Response) -> Optional[float]:
+    """How long to wait before reading again, when the API says a failure will pass."""
+    if response.status_code not in (429, 503):
+        return None
+    try:
+        seconds = float(response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER_SECONDS)
+
+
+def _detail(response: httpx.Response) -> str:
+    """The API's ``{"detail": ...}``, or the status's reason when the body has none."""
+    try:
+        body = response.json()
+    except ValueError:
+        return response.reason_phrase or "error"
+    detail = body.get("detail") if isinstance(body, dict) else None
+    return detail if isinstance(detail, str) else json.dumps(body)

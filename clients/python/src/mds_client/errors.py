@@ -1,0 +1,35 @@
+"""What the client raises: every failure is an MdsError."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    from .models import Task
+
+
+class MdsError(Exception):
+    """Base of the client's errors."""
+
+
+class ApiError(MdsError):
+    """The API answered with an error status; ``detail`` is its ``{"detail": ...}`` message."""
+
+    def __init__(self, status_code: int, detail: str, method: str, path: str) -> None:
+        self.status_code = status_code
+        self.detail = detail
+        self.method = method
+        self.path = path
+        super().__init__(f"{status_code}: {detail} ({method} {path})")
+
+
+class ConnectionFailed(MdsError):
+    """The service could not be reached."""
+
+
+class TaskFailed(MdsError):
+    """A task the client waited for ended FAILED or ABORTED (or an export FAILED)."""
+
+    def __init__(self, message: str, task: Optional["Task"] = None) -> None:
+        self.task = task
+        super().__init__(message)

@@ -1,0 +1,109 @@
+"""The installed ``mds`` command against the real API and worker (see conftest.py)."""
+
+import json
+import os
+import shutil
+import re
+import subprocess
+import sys
+import tarfile
+import uuid
+import zipfile
+from pathlib import Path
+from typing import List
+
+import pytest
+
+from mds_client import Client, Dataset
+from conftest import PHOTOS, unique
+
+# The console script installed beside this Python (the venv's bin/), as `pip install` puts it.
+MDS = str(Path(sys.executable).with_name("mds"))
+
+
+def mds(*args: str, env_overrides: dict = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, **(env_overrides or {})}
+    return subprocess.run([MDS, *args], capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("cli-photos")
+    for name in ("grace_hopper.jpg", "hubble_deep_field.jpg", "camera.jpg"):
+        shutil.copy(PHOTOS / name, folder / name)
+    return folder
+
+
+def lines(output: str) -> List[str]:
+    return [line for line in output.splitlines() if line.strip()]
+
+
+def test_create_wait_prints_the_id_and_shows_progress(client: Client, folder: Path) -> None:
+    name = unique("cli-created")
+    created = mds("create", name, str(folder), "--wait")
+    assert created.returncode == 0, created.stderr
+    dataset_id = created.stdout.strip()
+    assert str(uuid.UUID(dataset_id)) == dataset_id
+    # The bars write to stderr: the upload and the creation task to its end.
+    assert re.search(r"upload: 100%", created.stderr) and "DATASET_CREATION COMPLETED" in created.stderr
+    assert client.dataset(dataset_id).status_new == "READY"
+
+    table = mds("datasets")
+    assert table.returncode == 0, table.stderr
+    row = next(line for line in lines(table.stdout) if line.startswith(dataset_id))
+    assert row.split()[1:3] == ["READY", "3"] and row.endswith(name)
+    listed = json.loads(mds("datasets", "--json").stdout)
+    assert any(item["id"] == dataset_id and item["n_images"] == 3 for item in listed)
+
+    tasks = mds("tasks", "--dataset", dataset_id)
+    assert tasks.returncode == 0, tasks.stderr
+    assert lines(tasks.stdout)[0].split()[:4] == ["TASK", "TYPE", "STATUS", "PROGRESS"]
+    assert lines(tasks.stdout)[1].split()[1:4] == ["DATASET_CREATION", "COMPLETED", "100%"]
+
+
+def test_tasks_watch_follows_a_running_task_to_its_end(client: Client, folder: Path, tmp_path: Path) -> None:
+    archive = tmp_path / "photos.tar.gz"
+    with tarfile.open(archive, "w:gz") as tarred:
+        tarred.add(folder, arcname="photos")
+    started = mds("create", unique("cli-watched"), str(archive), "--no-progress")
+    assert started.returncode == 0, started.stderr
+    dataset_id = started.stdout.strip()
+    watched = mds("tasks", "--dataset", dataset_id, "--watch")
+    assert watched.returncode == 0, watched.stderr
+    assert "DATASET_CREATION" in watched.stdout
+    assert lines(watched.stdout)[-1].split()[1:3] == ["DATASET_CREATION", "COMPLETED"]
+    ready = client.dataset(dataset_id)
+    assert (ready.status_new, ready.n_images) == ("READY", 3)
+
+
+def test_search_by_text_and_by_image(photos_dataset: Dataset) -> None:
+    by_text = mds("search", str(photos_dataset.id), "--text", "spacecraft launch", "--json")
+    assert by_text.returncode == 0, by_text.stderr
+    assert json.loads(by_text.stdout)[0]["file_name"] == "rocket.jpg"
+    by_image = mds("search", str(photos_dataset.id), "--image", str(PHOTOS / "coffee.jpg"), "--limit", "1")
+    assert by_image.returncode == 0, by_image.stderr
+    assert lines(by_image.stdout)[1].split()[1] == "coffee.jpg"
+
+
+def test_export_writes_the_zip(photos_dataset: Dataset, tmp_path: Path) -> None:
+    out = tmp_path / "photos-coco.zip"
+    exported = mds("export", str(photos_dataset.id), "--format", "coco", "--out", str(out))
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout.strip() == str(out)
+    with zipfile.ZipFile(out) as zipped:
+        coco = json.loads(zipped.read("annotations.json"))
+    assert len(coco["images"]) == photos_dataset.n_images
+
+
+def test_errors_print_the_apis_detail_and_exit_1(tmp_path: Path) -> None:
+    missing = mds("export", str(uuid.uuid4()), "--format", "json", "--out", str(tmp_path / "x.zip"))
+    assert missing.returncode == 1
+    assert "mds: error: 404: Dataset not found" in missing.stderr
+    assert not (tmp_path / "x.zip").exists()
+    if os.environ.get("MDS_API_KEY"):
+        refused = mds("datasets", "--api-secret", "not-the-secret")
+        assert refused.returncode == 1 and "mds: error: 401" in refused.stderr
+    unreachable = mds("datasets", "--url", "http://127.0.0.1:9")
+    assert unreachable.returncode == 1 and "Cannot reach http://127.0.0.1:9" in unreachable.stderr
+    usage = mds("search", str(uuid.uuid4()))
+    assert usage.returncode == 2 and "one of the arguments --text --image is required" in usage.stderr

@@ -1,0 +1,103 @@
+"""The client against the real API and worker (see conftest.py)."""
+
+import os
+import uuid
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from mds_client import ApiError, Client, ConnectionFailed, Dataset
+from conftest import PHOTOS, TASK_TIMEOUT, unique
+
+
+def test_creates_a_dataset_from_a_folder(client: Client, photos_dataset: Dataset) -> None:
+    assert photos_dataset.status_new == "READY"
+    assert photos_dataset.n_images == len(list(PHOTOS.glob("*.jpg")))
+    assert photos_dataset.id in [dataset.id for dataset in client.datasets()]
+    kinds = {(task.task_type, task.status) for task in client.tasks(photos_dataset.id).tasks}
+    assert ("DATASET_CREATION", "COMPLETED") in kinds
+    assert ("CUSTOM_METADATA", "COMPLETED") in kinds
+
+
+def test_creates_datasets_from_a_list_of_files_and_an_archive(client: Client, tmp_path: Path) -> None:
+    archive = tmp_path / "batch.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.write(PHOTOS / "camera.jpg", "shots/camera.jpg")
+        zipped.write(PHOTOS / "coffee.jpg", "coffee.jpg")
+        zipped.writestr("notes.txt", "not media: skipped")
+        zipped.writestr("__MACOSX/._coffee.jpg", b"a resource fork, not an image: skipped")
+    # Both index at once; then each is followed to its end.
+    from_list = client.create_dataset(unique("py-list"), [PHOTOS / "rocket.jpg", PHOTOS / "astronaut.jpg", PHOTOS / "chelsea.jpg"])
+    from_archive = client.create_dataset(unique("py-archive"), archive)
+    for dataset, count in ((from_list, 3), (from_archive, 2)):
+        creation = client.tasks(dataset.id, task_type="DATASET_CREATION").tasks[0]
+        finished = client.wait_for_task(creation, timeout=TASK_TIMEOUT)
+        assert finished.status == "COMPLETED" and finished.progress_percentage == 100
+        ready = client.dataset(dataset.id)
+        assert (ready.status_new, ready.n_images) == ("READY", count)
+
+
+def test_explores_clusters_as_objects_and_as_a_dataframe(client: Client, photos_dataset: Dataset) -> None:
+    result = client.explore(photos_dataset.id)
+    assert sum(cluster.n_images for cluster in result.clusters) == photos_dataset.n_images
+    frame = result.to_pandas()
+    assert {"cluster_id", "media_id", "file_name", "caption", "media_uri"} <= set(frame.columns)
+    assert "rocket.jpg" in set(frame["file_name"])
+    assert frame.loc[frame["file_name"] == "rocket.jpg", "caption"].item() == "A rocket on the launch pad"
+    everything = client.explore_all(photos_dataset.id)
+    assert [cluster.cluster_id for cluster in everything.clusters] == [cluster.cluster_id for cluster in result.clusters]
+    assert len(client.explore_all(photos_dataset.id, max_clusters=2).clusters) == 2
+
+
+def test_searches_by_text(client: Client, photos_dataset: Dataset) -> None:
+    result = client.search_text(photos_dataset.id, "spacecraft launch")
+    media = result.media()
+    assert media[0]["file_name"] == "rocket.jpg"
+    scores = [row["relevance_score"] for row in media]
+    assert scores == sorted(scores)
+    # A tight distance keeps only what is close to the query.
+    close = client.search_text(photos_dataset.id, "spacecraft launch", max_distance=0.6).media()
+    assert "coffee.jpg" not in [row["file_name"] for row in close]
+
+
+def test_searches_by_image(client: Client, photos_dataset: Dataset) -> None:
+    result = client.search_image(photos_dataset.id, PHOTOS / "motorcycle_left.jpg")
+    assert result.clusters[0].previews[0].file_name == "motorcycle_left.jpg"
+    assert result.clusters[0].relevance_score_type == "cosine_distance"
+
+
+def test_exports_and_downloads(client: Client, photos_dataset: Dataset, tmp_path: Path) -> None:
+    out = client.export(photos_dataset.id, tmp_path / "photos.zip", "parquet", include_images=True)
+    with zipfile.ZipFile(out) as zipped:
+        names = zipped.namelist()
+        assert zipped.read("metadata.parquet")[:4] == b"PAR1"
+    assert len([name for name in names if name.startswith("images/")]) == photos_dataset.n_images
+    assert not (tmp_path / "photos.zip.part").exists()
+
+
+def test_surfaces_the_apis_detail_with_its_status(client: Client, tmp_path: Path) -> None:
+    with pytest.raises(ApiError) as missing:
+        client.dataset(uuid.uuid4())
+    assert (missing.value.status_code, missing.value.detail) == (404, "Dataset not found")
+    assert "404: Dataset not found" in str(missing.value)
+    with pytest.raises(ApiError) as unnamed:
+        client.create_dataset(" ", [PHOTOS / "rocket.jpg"])
+    assert (unnamed.value.status_code, unnamed.value.detail) == (400, "dataset_name is required")
+
+
+def test_a_wrong_secret_is_401(client: Client) -> None:
+    api_key = os.environ.get("MDS_API_KEY")
+    if not api_key:
+        pytest.skip("the service runs without authentication")
+    with Client(api_key=api_key, api_secret="not-the-secret", progress=False) as stranger:
+        with pytest.raises(ApiError) as refused:
+            stranger.datasets()
+    assert refused.value.status_code == 401
+    assert refused.value.detail
+
+
+def test_an_unreachable_service_is_a_connection_error() -> None:
+    with Client("http://127.0.0.1:9", progress=False) as nowhere:
+        with pytest.raises(ConnectionFailed, match="Cannot reach"):
+            nowhere.datasets()
