@@ -196,6 +196,13 @@ class Anchor(Model):
     anchor_type: Literal["UPLOAD"]
 
 
+class ExportSelection(Model):
+    openapi: ClassVar[str] = _schema("ExportStatus") + "/properties/selection/anyOf/0"
+
+    n_media: int
+    n_clusters: int
+
+
 class ExportStatus(Model):
     openapi: ClassVar[str] = _schema("ExportStatus")
 
@@ -203,6 +210,10 @@ class ExportStatus(Model):
     download_uri: Optional[str]
     progress_percentage: Optional[int]
     error_message: Optional[str]
+    file_name: str
+    export_format: Literal["json", "parquet", "coco"]
+    include_images: bool
+    selection: Optional[ExportSelection]
 
 
 class ApiKey(Model):
@@ -265,6 +276,7 @@ ALL_MODELS = [
     ExploreMetadata,
     ExploreResult,
     Anchor,
+    ExportSelection,
     ExportStatus,
     ApiKey,
     NewDataset,
