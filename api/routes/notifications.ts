@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
+import { NOTIFICATIONS_PER_READ } from '../../db/repositories/notifications';
 import type { Logger } from '../../lib/logger';
 import type { NotificationHub } from '../../lib/notifications/notificationHub';
 import { authenticationEnded } from '../../services/identity';
@@ -65,17 +66,26 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
     };
     let polling = false;
     let again = false;
+    const pollWhenDrained = () => {
+      if (stream.listenerCount('drain') === 0) stream.once('drain', () => void poll());
+    };
     const poll = async () => {
       if (polling) {
         again = true;
         return;
       }
+      // A client that does not read: nothing more is read for it until it drains what it was sent
+      // (new rows wait in Postgres, behind the stream's cursor), so its buffer stays one page deep.
+      if (stream.writableNeedDrain) return pollWhenDrained();
       polling = true;
       try {
         do {
           again = false;
-          for (const row of await feed.next()) send(sse('notification', presentNotification(row)));
-        } while (again && !stream.writableEnded);
+          const rows = await feed.next();
+          for (const row of rows) send(sse('notification', presentNotification(row)));
+          again ||= rows.length === NOTIFICATIONS_PER_READ;
+        } while (again && !stream.writableEnded && !stream.writableNeedDrain);
+        if (again && stream.writableNeedDrain) pollWhenDrained();
       } catch (error) {
         deps.logger.warn({ err: error }, 'notification stream poll failed');
         send(sse('error', { detail: 'Could not read notifications; retrying' }));
@@ -98,7 +108,7 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
       return false;
     };
     const timer = setInterval(() => {
-      send(sse('ping', {}));
+      if (!stream.writableNeedDrain) send(sse('ping', {}));
       void stillAdmitted().then((admitted) => (admitted ? poll() : undefined));
     }, STREAM_CYCLE_MS);
     let closed = false;

@@ -63,11 +63,14 @@ export async function latestNotificationSeq(db: Db): Promise<string> {
 }
 
 /** The user's notifications inserted after `afterSeq`, oldest first (what a stream has not sent yet). */
+/** Rows one read of a stream's feed returns at most. */
+export const NOTIFICATIONS_PER_READ = 100;
+
 export async function notificationsAfter(
   db: Db,
   userId: string,
   afterSeq: string,
   datasetId?: string,
 ): Promise<Array<NotificationRow & { seq: string }>> {
-  return ofUser(db, userId, { datasetId }).where('seq', '>', afterSeq).orderBy('seq').limit(100);
+  return ofUser(db, userId, { datasetId }).where('seq', '>', afterSeq).orderBy('seq').limit(NOTIFICATIONS_PER_READ);
 }

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
 import { createDataset } from '../../db/repositories/datasets';
@@ -125,4 +126,49 @@ describe('notifications: list, count, read, read-all and the SSE stream', () => 
       for (const stream of streams) stream.close();
     }
   });
+
+  it('reads nothing more for a client that does not read until it drains, then delivers every notification once and in order', async () => {
+    let serverSide: net.Socket | undefined;
+    const remember = (socket: net.Socket) => (serverSide = socket);
+    server.once('connection', remember);
+    const slow = await openStream(port);
+    try {
+      slow.pause();
+      const count = 40_000;
+      const burst = Array.from({ length: count }, (_, i) => alert(api.deps.defaultUser.id, null, `burst ${i}`));
+      for (let i = 0; i < count; i += 5000) await insertNotifications(api.deps.db, burst.slice(i, i + 5000));
+      // Two cycles: each would have read another page of rows for the stream.
+      await new Promise((resolve) => setTimeout(resolve, 7000));
+      const handed = serverSide!.bytesWritten + serverSide!.writableLength;
+
+      slow.resume();
+      const received = await eventually(
+        async () => slow.events.filter((e) => e.event === 'notification').map((e) => (e.data as { metadata: { view_name: string } }).metadata.view_name),
+        (names) => names.length >= count,
+        60_000,
+        'every notification of the burst',
+      );
+      expect(received).toEqual(burst.map((notification) => notification.metadata.view_name));
+      const payload = slow.events
+        .filter((e) => e.event === 'notification')
+        .reduce((sum, e) => sum + Buffer.byteLength(`event: notification\ndata: ${JSON.stringify(e.data)}\n\n`), 0);
+      expect(handed).toBeLessThan(payload / 2);
+    } finally {
+      server.off('connection', remember);
+      slow.close();
+    }
+  }, 120_000);
+
+  it('listens again when its LISTEN connection is cut', async () => {
+    const listening = () => api.deps.db('pg_stat_activity').where({ query: 'LISTEN notifications', datname: new URL(api.env.DATABASE_URL!).pathname.slice(1) }).pluck('pid');
+    const stream = await openStream(port);
+    try {
+      const [pid] = await eventually(listening, (pids) => pids.length === 1, 5000, 'a LISTEN connection');
+      await api.deps.db.raw('SELECT pg_terminate_backend(?)', [pid]);
+      const [again] = await eventually(listening, (pids) => pids.length === 1 && pids[0] !== pid, 15_000, 'a new LISTEN connection');
+      expect(again).not.toBe(pid);
+    } finally {
+      stream.close();
+    }
+  }, 30_000);
 });

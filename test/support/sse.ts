@@ -5,6 +5,9 @@ export interface Stream {
   /** Settles when the server ends the stream (not when `close` is called). */
   ended: Promise<void>;
   close(): void;
+  /** Stops reading from the connection (a client that does not read), until `resume`. */
+  pause(): void;
+  resume(): void;
 }
 
 /** A real SSE client: parses `event:` / `data:` blocks as they arrive. */
@@ -28,7 +31,7 @@ export function openStream(port: number, query = '', headers: http.OutgoingHttpH
       });
       response.on('error', () => undefined);
       const ended = new Promise<void>((settle) => response.once('end', () => settle()));
-      resolve({ events, ended, close: () => request.destroy() });
+      resolve({ events, ended, close: () => request.destroy(), pause: () => response.pause(), resume: () => response.resume() });
     });
     request.on('error', (error) => (error.message.includes('socket hang up') ? undefined : reject(error)));
   });
