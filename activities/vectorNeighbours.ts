@@ -16,12 +16,19 @@ export async function vectorNeighbours(
   for (let start = 0; start < ids.length; start += QUERY_BATCH) {
     context.heartbeat({ start });
     if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-    const batch = ids.slice(start, start + QUERY_BATCH);
-    const stored = await vectors.get(collection, batch);
-    const queries = batch.map((id) => stored.get(id));
-    if (queries.some((vector) => !vector)) throw new Error(`an item has no vector in ${collection}`);
-    results.push(...(await vectors.searchMany(collection, queries as Float32Array[], k)));
-    await onBatch(start + batch.length);
+    const queries = await storedVectors(vectors, collection, ids.slice(start, start + QUERY_BATCH));
+    results.push(...(await vectors.searchMany(collection, queries, k)));
+    await onBatch(Math.min(start + QUERY_BATCH, ids.length));
   }
   return results;
+}
+
+/** The stored vectors of `ids`, in their order; every one must exist. */
+export async function storedVectors(vectors: VectorStore, collection: string, ids: readonly string[]): Promise<Float32Array[]> {
+  const stored = await vectors.get(collection, [...ids]);
+  return ids.map((id) => {
+    const vector = stored.get(id);
+    if (!vector) throw new Error(`an item has no vector in ${collection}`);
+    return vector;
+  });
 }
