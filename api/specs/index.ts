@@ -11,6 +11,7 @@ import { notificationRoutes } from './notifications';
 import { systemRoutes } from './system';
 import { tagRoutes } from './tags';
 import { duplicateRoutes } from './duplicates';
+import { mapRoutes } from './map';
 import { taskRoutes } from './tasks';
 import { viewRoutes } from './views';
 import { snapshotRoutes } from './snapshots';
@@ -30,6 +31,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   exploreRoutes,
   tagRoutes,
   duplicateRoutes,
+  mapRoutes,
   customMetadataRoutes,
   notificationRoutes,
   viewRoutes,

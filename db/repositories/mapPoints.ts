@@ -20,7 +20,7 @@ export interface MapSummary {
 
 /** The most common categories a map colours by; every other point takes colour 0. */
 export interface MapLegends {
-  clusters: Array<{ cluster_id: string; size: number }>;
+  clusters: Array<{ cluster_id: string; count: number }>;
   labels: Array<{ label: string; count: number }>;
   issues: Array<{ issue_type: string; count: number }>;
 }
@@ -82,7 +82,7 @@ export async function mapSummary(db: Db, versionId: string, layoutId: string | n
 
 export async function mapLegends(db: Db, versionId: string, threshold: number, size: number): Promise<MapLegends> {
   const [clusters, labels, issues] = await Promise.all([
-    db('clusters').where({ version_id: versionId, threshold }).orderBy([{ column: 'size', order: 'desc' }, 'id']).limit(size).select('id as cluster_id', 'size'),
+    db('clusters').where({ version_id: versionId, threshold }).orderBy([{ column: 'size', order: 'desc' }, 'id']).limit(size).select('id as cluster_id', 'size as count'),
     db('media_labels').where({ version_id: versionId }).groupBy('label').orderBy([{ column: 'count', order: 'desc' }, 'label']).limit(size).select('label', db.raw('count(DISTINCT media_id)::int AS count')),
     db('media_issues').where({ version_id: versionId }).groupBy('issue_type').orderBy([{ column: 'count', order: 'desc' }, 'issue_type']).limit(size).select('issue_type', db.raw('count(DISTINCT media_id)::int AS count')),
   ]);

@@ -10,6 +10,7 @@ import { DatasetPage } from './pages/DatasetPage';
 import { DuplicatesPage } from './pages/DuplicatesPage';
 import { ClusterPage } from './pages/ClusterPage';
 import { ExplorePage } from './pages/ExplorePage';
+import { MapPage } from './pages/MapPage';
 import { TasksPage } from './pages/TasksPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import './styles.css';
@@ -34,6 +35,7 @@ const router = createBrowserRouter([
       { path: 'datasets/:datasetId', element: <DatasetPage /> },
       { path: 'datasets/:datasetId/explore', element: <ExplorePage /> },
       { path: 'datasets/:datasetId/duplicates', element: <DuplicatesPage /> },
+      { path: 'datasets/:datasetId/map', element: <MapPage /> },
       { path: 'datasets/:datasetId/clusters/:clusterId', element: <ClusterPage /> },
       { path: 'tasks', element: <TasksPage /> },
       { path: '*', element: <NotFoundPage /> },

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { ErrorMessage } from './ErrorMessage';
 
-/** What a curator picked in Explore: images one by one, and whole clusters (every member, not only the previews shown). */
+/** What a curator picked in Explore or on the map: images one by one, and whole clusters (every member, not only the previews shown). */
 export interface Selection {
   mediaIds: string[];
   clusters: Array<{ id: string; size: number }>;
@@ -13,9 +13,19 @@ export const EMPTY_SELECTION: Selection = { mediaIds: [], clusters: [] };
 
 export const selectionSize = (selection: Selection) => selection.mediaIds.length + selection.clusters.reduce((sum, cluster) => sum + cluster.size, 0);
 
-/** Requests a tag change takes: the picked images at once, then each cluster (the API takes one cluster a request). */
+/** The API takes at most this many media ids in one list. */
+const IDS_PER_LIST = 10_000;
+
+/** The picked images in lists the API takes (a map's lasso may pick many thousands). */
+function mediaIdLists(selection: Selection): string[][] {
+  const lists: string[][] = [];
+  for (let start = 0; start < selection.mediaIds.length; start += IDS_PER_LIST) lists.push(selection.mediaIds.slice(start, start + IDS_PER_LIST));
+  return lists;
+}
+
+/** Requests a tag change takes: the picked images a list at a time, then each cluster (the API takes one cluster a request). */
 function selectionBodies(selection: Selection): Array<{ media_ids: string[] } | { cluster_id: string }> {
-  return [...(selection.mediaIds.length > 0 ? [{ media_ids: selection.mediaIds }] : []), ...selection.clusters.map((cluster) => ({ cluster_id: cluster.id }))];
+  return [...mediaIdLists(selection).map((ids) => ({ media_ids: ids })), ...selection.clusters.map((cluster) => ({ cluster_id: cluster.id }))];
 }
 
 /**
@@ -54,7 +64,7 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
           params: { path, query: { export_format: 'json' } },
           body: {
             media_selection: [
-              ...(selection.mediaIds.length > 0 ? [{ type: 'media' as const, payload: { media_ids: selection.mediaIds } }] : []),
+              ...mediaIdLists(selection).map((ids) => ({ type: 'media' as const, payload: { media_ids: ids } })),
               ...selection.clusters.map((cluster) => ({
                 type: 'cluster' as const,
                 payload: { cluster_id: cluster.id, cluster_filters: { entity_type: 'IMAGES' as const }, exclude_media_ids: [] },
