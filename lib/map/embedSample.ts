@@ -1,8 +1,8 @@
 import { UMAP } from 'umap-js';
 import { seededRandom } from './seededRandom';
 
-/** Below this many vectors UMAP has too few neighbours to work with; the two principal components place them. */
-const LEAST_FOR_UMAP = 16;
+/** Below this many vectors UMAP's neighbourhoods span most of the data and scatter near-copies; the two principal components keep them together. */
+const LEAST_FOR_UMAP = 64;
 const UMAP_NEIGHBOURS = 15;
 
 /** `vector` scaled to length 1 (a zero vector stays zero), so Euclidean nearness is cosine nearness. */

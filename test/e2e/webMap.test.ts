@@ -65,7 +65,7 @@ describe('web app: dataset map', () => {
 
     await expectText(page.getByTestId('selection-size'), new RegExp(`^${left.length} images? selected$`));
     const bar = page.getByRole('region', { name: 'Selection' });
-    await bar.getByRole('textbox', { name: 'Tag name' }).fill('left side');
+    await bar.getByLabel('Tag name').fill('left side');
     await bar.getByRole('button', { name: 'Tag', exact: true }).click();
     await expectText(bar.getByRole('status'), new RegExp(`^Tagged ${left.length} images? “left side”`));
 

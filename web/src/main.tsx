@@ -10,7 +10,6 @@ import { DatasetPage } from './pages/DatasetPage';
 import { DuplicatesPage } from './pages/DuplicatesPage';
 import { ClusterPage } from './pages/ClusterPage';
 import { ExplorePage } from './pages/ExplorePage';
-import { MapPage } from './pages/MapPage';
 import { TasksPage } from './pages/TasksPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import './styles.css';
@@ -35,7 +34,8 @@ const router = createBrowserRouter([
       { path: 'datasets/:datasetId', element: <DatasetPage /> },
       { path: 'datasets/:datasetId/explore', element: <ExplorePage /> },
       { path: 'datasets/:datasetId/duplicates', element: <DuplicatesPage /> },
-      { path: 'datasets/:datasetId/map', element: <MapPage /> },
+      // WebGL and its scatterplot load with the page that needs them, not with the app.
+      { path: 'datasets/:datasetId/map', lazy: async () => ({ Component: (await import('./pages/MapPage')).MapPage }) },
       { path: 'datasets/:datasetId/clusters/:clusterId', element: <ClusterPage /> },
       { path: 'tasks', element: <TasksPage /> },
       { path: '*', element: <NotFoundPage /> },

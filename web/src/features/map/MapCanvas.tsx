@@ -10,6 +10,9 @@ export const MAP_COLOURS = [
 
 type Scatterplot = ReturnType<typeof createScatterplot>;
 
+/** Large points for a few images, small ones where a million would cover each other. */
+const pointSizeFor = (count: number) => (count < 1_000 ? 8 : count < 100_000 ? 4 : 2);
+
 /**
  * The points drawn with WebGL (regl-scatterplot): drag pans, the wheel zooms, and in lasso mode (or
  * with Shift held) a drag selects the points it encircles. `onSelect` receives their indexes.
@@ -36,7 +39,7 @@ export function MapCanvas({
   useEffect(() => {
     const scatterplot = createScatterplot({
       canvas: canvas.current!,
-      pointSize: 3,
+      pointSize: pointSizeFor(points.x.length),
       pointColor: MAP_COLOURS,
       colorBy: 'valueA',
       opacity: 0.8,
