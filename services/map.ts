@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/repositories/datasets';
-import { mapLegends, mapPointsPage, mapSummary, mediaIdsAtPoints, type MapLegends, type MapSummary } from '../db/repositories/mapPoints';
+import { mapLegends, mapPointCount, mapPointsPage, mapSummary, mediaIdsAtPoints, type MapLegends, type MapSummary } from '../db/repositories/mapPoints';
 import { findVersion } from '../db/repositories/versions';
 import { conflict, unprocessable } from '../lib/errors';
 import { requireStatusFor } from './datasetStates';
@@ -33,12 +33,12 @@ export async function datasetMapPage(
   db: Db,
   dataset: DatasetRow,
   query: { threshold: number; offset: number; limit: number },
-): Promise<{ layoutId: string | null; count: number; bytes: Buffer }> {
+): Promise<{ layoutId: string | null; count: number; total: number; bytes: Buffer }> {
   requireStatusFor(dataset, 'search');
   const versionId = dataset.head_version_id;
   const legends = await mapLegends(db, versionId, query.threshold, MAP_LEGEND_SIZE);
-  const page = await mapPointsPage(db, versionId, legends, query.threshold, query);
-  return { layoutId: await layoutIdOf(db, dataset), count: page.x.length / 4, bytes: Buffer.concat([page.x, page.y, page.cluster, page.label, page.issue]) };
+  const [page, total, layoutId] = await Promise.all([mapPointsPage(db, versionId, legends, query.threshold, query), mapPointCount(db, versionId), layoutIdOf(db, dataset)]);
+  return { layoutId, count: page.x.length / 4, total, bytes: Buffer.concat([page.x, page.y, page.cluster, page.label, page.issue]) };
 }
 
 /** The media ids of the points at `indices` of layout `layoutId`; 409 when the map was laid out anew since. */

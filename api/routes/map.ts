@@ -32,6 +32,7 @@ export function createMapRouter(deps: { db: Db }): Router<ApiState> {
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
     const page = await datasetMapPage(deps.db, dataset, query);
     ctx.set('X-Map-Points', String(page.count));
+    ctx.set('X-Map-Total', String(page.total));
     if (page.layoutId) ctx.set('X-Map-Layout-Id', page.layoutId);
     ctx.type = 'application/octet-stream';
     ctx.body = page.bytes;

@@ -132,6 +132,12 @@ export async function mapPointsPage(db: Db, versionId: string, legends: MapLegen
   };
 }
 
+/** Points on a version's map: indexes are dense, so the last one's + 1 (read from the index, not by counting). */
+export async function mapPointCount(db: Db, versionId: string): Promise<number> {
+  const row = await db('map_points').where({ version_id: versionId }).first(db.raw('coalesce(max(point_index) + 1, 0)::int AS count'));
+  return row.count;
+}
+
 /** The media ids at point indexes `indices`, in their order; undefined for an index without a point. */
 export async function mediaIdsAtPoints(db: Db, versionId: string, indices: readonly number[]): Promise<Array<string | undefined>> {
   const rows: Array<{ point_index: number; media_id: string }> = await db('map_points')

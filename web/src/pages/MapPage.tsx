@@ -34,12 +34,7 @@ export function MapPage() {
   const dataset = useQuery({ queryKey: ['dataset', datasetId], queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: datasetId } } })) });
   const map = useQuery({ queryKey: mapKeys.summary(datasetId, threshold), queryFn: () => fetchMap(datasetId, threshold) });
   const count = map.data?.count ?? 0;
-  const points = useQuery({
-    queryKey: mapKeys.points(datasetId, threshold, count),
-    queryFn: () => fetchPoints(datasetId, threshold, count, map.data!.page_limit),
-    enabled: count > 0,
-    staleTime: Infinity,
-  });
+  const points = useQuery({ queryKey: mapKeys.points(datasetId, threshold), queryFn: () => fetchPoints(datasetId, threshold), staleTime: Infinity });
 
   const clear = () => {
     setPicked([]);
@@ -111,10 +106,10 @@ export function MapPage() {
         </div>
       )}
       {map.data && count === 0 && <p>No map yet: it is laid out when the dataset is indexed.</p>}
-      {(map.isPending || points.isPending) && count !== 0 && <p>Loading the map…</p>}
+      {(map.isPending || (points.isPending && count > 0)) && <p>Loading the map…</p>}
       {picked.length > 0 && <SelectionBar datasetId={datasetId} selection={selection} onClear={clear} />}
       <ErrorMessage error={selectionError} prefix="The selection could not be made" />
-      {points.data && <MapCanvas points={points.data} colourBy={colourBy} lasso={lasso} selected={picked} onSelect={onSelect} />}
+      {count > 0 && <MapCanvas count={count} points={points.data} colourBy={colourBy} lasso={lasso} selected={picked} onSelect={onSelect} />}
       {map.data && count > 0 && (
         <ul className="map-legend" aria-label="Colours">
           {[{ index: 0, name: NONE[colourBy], count: -1 }, ...legendOf(map.data, colourBy)].map((entry) => (

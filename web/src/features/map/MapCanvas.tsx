@@ -18,13 +18,16 @@ const pointSizeFor = (count: number) => (count < 1_000 ? 8 : count < 100_000 ? 4
  * with Shift held) a drag selects the points it encircles. `onSelect` receives their indexes.
  */
 export function MapCanvas({
+  count,
   points,
   colourBy,
   lasso,
   selected,
   onSelect,
 }: {
-  points: MapPoints;
+  /** Points the map has: the canvas is made ready while they load. */
+  count: number;
+  points: MapPoints | undefined;
   colourBy: ColourBy;
   lasso: boolean;
   selected: number[];
@@ -39,7 +42,7 @@ export function MapCanvas({
   useEffect(() => {
     const scatterplot = createScatterplot({
       canvas: canvas.current!,
-      pointSize: pointSizeFor(points.x.length),
+      pointSize: pointSizeFor(count),
       pointColor: MAP_COLOURS,
       colorBy: 'valueA',
       opacity: 0.8,
@@ -47,7 +50,7 @@ export function MapCanvas({
       backgroundColor: '#ffffff',
       deselectOnEscape: false,
       deselectOnDblClick: false,
-      performanceMode: points.x.length > 500_000,
+      performanceMode: count > 500_000,
     });
     scatterplot.subscribe('select', ({ points: indices }) => select.current(indices));
     scatterplot.subscribe('deselect', () => select.current([]));
@@ -56,11 +59,11 @@ export function MapCanvas({
       plot.current = null;
       scatterplot.destroy();
     };
-  }, [points]);
+  }, [count]);
 
   useEffect(() => {
     const scatterplot = plot.current;
-    if (!scatterplot) return;
+    if (!scatterplot || !points) return;
     frame.current?.setAttribute('data-state', 'drawing');
     void scatterplot.draw({ x: points.x, y: points.y, valueA: points.colours[colourBy] }, { zDataType: 'categorical' }).then(() => {
       // The bench and the end-to-end test wait for this: every point is on screen.
@@ -70,7 +73,7 @@ export function MapCanvas({
 
   useEffect(() => {
     plot.current?.set({ mouseMode: lasso ? 'lasso' : 'panZoom' });
-  }, [lasso, points]);
+  }, [lasso, count]);
 
   useEffect(() => {
     const scatterplot = plot.current;
@@ -79,8 +82,8 @@ export function MapCanvas({
   }, [selected]);
 
   return (
-    <div ref={frame} className="map-frame" data-points={points.x.length} data-state="drawing">
-      <canvas ref={canvas} aria-label={`Map of ${points.x.length.toLocaleString()} points`} role="img" />
+    <div ref={frame} className="map-frame" data-points={points?.x.length ?? 0} data-state="drawing">
+      <canvas ref={canvas} aria-label={`Map of ${count.toLocaleString()} points`} role="img" />
     </div>
   );
 }

@@ -14,39 +14,42 @@ export interface MapPoints {
 export const mapKeys = {
   all: (datasetId: string) => ['map', datasetId] as const,
   summary: (datasetId: string, threshold: number) => ['map', datasetId, 'summary', threshold] as const,
-  points: (datasetId: string, threshold: number, count: number) => ['map', datasetId, 'points', threshold, count] as const,
+  points: (datasetId: string, threshold: number) => ['map', datasetId, 'points', threshold] as const,
 };
 
 export async function fetchMap(datasetId: string, threshold: number): Promise<DatasetMap> {
   return unwrap(await api.GET('/api/v1/dataset/{dataset_id}/map', { params: { path: { dataset_id: datasetId }, query: { threshold } } }));
 }
 
-async function fetchPage(datasetId: string, threshold: number, offset: number, limit: number): Promise<{ bytes: ArrayBuffer; count: number; layoutId: string | null }> {
+async function fetchPage(datasetId: string, threshold: number, offset: number) {
   const result = await api.GET('/api/v1/dataset/{dataset_id}/map/points', {
-    params: { path: { dataset_id: datasetId }, query: { threshold, offset, limit } },
+    params: { path: { dataset_id: datasetId }, query: { threshold, offset } },
     parseAs: 'arrayBuffer',
   });
   const bytes = unwrap(result) as unknown as ArrayBuffer;
-  return { bytes, count: Number(result.response.headers.get('X-Map-Points')), layoutId: result.response.headers.get('X-Map-Layout-Id') };
+  const header = (name: string) => result.response.headers.get(name);
+  return { bytes, count: Number(header('X-Map-Points')), total: Number(header('X-Map-Total')), layoutId: header('X-Map-Layout-Id') };
 }
 
-/** Every point of the map, page after page, into one set of columns. */
-export async function fetchPoints(datasetId: string, threshold: number, count: number, pageLimit: number): Promise<MapPoints> {
+/** Every point of the map, page after page (the API's largest), into one set of columns; needs nothing from GET …/map, so both load at once. */
+export async function fetchPoints(datasetId: string, threshold: number): Promise<MapPoints> {
+  let page = await fetchPage(datasetId, threshold, 0);
+  const total = page.total;
   const points: MapPoints = {
-    layoutId: null,
-    x: new Float32Array(count),
-    y: new Float32Array(count),
-    colours: { cluster: new Uint8Array(count), label: new Uint8Array(count), issue: new Uint8Array(count) },
+    layoutId: page.layoutId,
+    x: new Float32Array(total),
+    y: new Float32Array(total),
+    colours: { cluster: new Uint8Array(total), label: new Uint8Array(total), issue: new Uint8Array(total) },
   };
-  for (let offset = 0; offset < count; offset += pageLimit) {
-    const page = await fetchPage(datasetId, threshold, offset, Math.min(pageLimit, count - offset));
-    const n = Math.min(page.count, count - offset);
-    points.layoutId = page.layoutId;
+  for (let offset = 0; ; ) {
+    const n = Math.min(page.count, total - offset);
     points.x.set(new Float32Array(page.bytes, 0, n), offset);
     points.y.set(new Float32Array(page.bytes, page.count * 4, n), offset);
     (['cluster', 'label', 'issue'] as const).forEach((by, column) => points.colours[by].set(new Uint8Array(page.bytes, page.count * (8 + column), n), offset));
+    offset += n;
+    if (offset >= total || n === 0) return points;
+    page = await fetchPage(datasetId, threshold, offset);
   }
-  return points;
 }
 
 export async function fetchSelectedMedia(datasetId: string, layoutId: string, indices: number[]): Promise<string[]> {
