@@ -95,22 +95,22 @@ export async function mapLegends(db: Db, versionId: string, threshold: number, s
  * none; a point with several labels or issues takes the most common one.
  */
 export async function mapPointsPage(db: Db, versionId: string, legends: MapLegends, threshold: number, page: { offset: number; limit: number }): Promise<MapPage> {
-  const byte = (expr: string) => `string_agg(set_byte('\\x00'::bytea, 0, coalesce(${expr}, 0)::int), '' ORDER BY p.point_index)`;
+  // Rows come sorted once from the subquery and the aggregates keep that order (as Postgres documents), instead of five sorts.
+  const column = (expr: string) => `string_agg(${expr}, '')`;
+  const byte = (expr: string) => column(`set_byte('\\x00'::bytea, 0, coalesce(${expr}, 0)::int)`);
   const { rows } = await db.raw(
-    `WITH p AS (SELECT media_id, point_index, x, y FROM map_points WHERE version_id = ? AND point_index >= ? AND point_index < ?),
-          cl AS (SELECT cm.media_id, l.n FROM cluster_members cm JOIN unnest(?::uuid[]) WITH ORDINALITY AS l(id, n) ON cm.cluster_id = l.id
+    `WITH cl AS (SELECT cm.media_id, l.n FROM cluster_members cm JOIN unnest(?::uuid[]) WITH ORDINALITY AS l(id, n) ON cm.cluster_id = l.id
                  WHERE cm.version_id = ? AND cm.threshold = ?),
           lb AS (SELECT ml.media_id, min(l.n) AS n FROM media_labels ml JOIN unnest(?::text[]) WITH ORDINALITY AS l(label, n) ON ml.label = l.label
                  WHERE ml.version_id = ? GROUP BY ml.media_id),
           iss AS (SELECT mi.media_id, min(l.n) AS n FROM media_issues mi JOIN unnest(?::text[]) WITH ORDINALITY AS l(issue_type, n) ON mi.issue_type = l.issue_type
                   WHERE mi.version_id = ? GROUP BY mi.media_id)
-     SELECT string_agg(float4send(p.x), '' ORDER BY p.point_index) AS x, string_agg(float4send(p.y), '' ORDER BY p.point_index) AS y,
-            ${byte('cl.n')} AS cluster, ${byte('lb.n')} AS label, ${byte('iss.n')} AS issue
-     FROM p LEFT JOIN cl USING (media_id) LEFT JOIN lb USING (media_id) LEFT JOIN iss USING (media_id)`,
+     SELECT ${column('float4send(p.x)')} AS x, ${column('float4send(p.y)')} AS y, ${byte('p.cn')} AS cluster, ${byte('p.ln')} AS label, ${byte('p.isn')} AS issue
+     FROM (SELECT mp.x, mp.y, cl.n AS cn, lb.n AS ln, iss.n AS isn
+           FROM map_points mp LEFT JOIN cl USING (media_id) LEFT JOIN lb USING (media_id) LEFT JOIN iss USING (media_id)
+           WHERE mp.version_id = ? AND mp.point_index >= ? AND mp.point_index < ?
+           ORDER BY mp.point_index) p`,
     [
-      versionId,
-      page.offset,
-      page.offset + page.limit,
       legends.clusters.map((c) => c.cluster_id),
       versionId,
       threshold,
@@ -118,6 +118,9 @@ export async function mapPointsPage(db: Db, versionId: string, legends: MapLegen
       versionId,
       legends.issues.map((i) => i.issue_type),
       versionId,
+      versionId,
+      page.offset,
+      page.offset + page.limit,
     ],
   );
   const row = rows[0] as Partial<MapPage>;

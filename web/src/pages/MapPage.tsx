@@ -63,7 +63,7 @@ export function MapPage() {
       </p>
       <h1>Map {name}</h1>
       <p className="muted">
-        Every image where its embedding puts it: similar images lie close together. Drag to pan, scroll to zoom; switch to Lasso (or hold Shift) and draw round points to select them.{' '}
+        Every image where its embedding puts it: similar images lie close together. Drag to pan, scroll to zoom; switch to Lasso (or hold Shift) and draw round points to select them; Escape clears the selection.{' '}
         <Link to={`/datasets/${datasetId}/explore`}>Explore</Link>
       </p>
       <ErrorMessage error={map.error ?? points.error} prefix="The map could not be loaded" />

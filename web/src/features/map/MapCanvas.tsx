@@ -48,7 +48,7 @@ export function MapCanvas({
       opacity: 0.8,
       lassoColor: '#0b57d0',
       backgroundColor: '#ffffff',
-      deselectOnEscape: false,
+      deselectOnEscape: true,
       deselectOnDblClick: false,
       performanceMode: count > 500_000,
     });
