@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import { addPlacements, clusterMemberships, replaceClustering, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
 import { indexItems, parentsOf, unplacedBatchItems, type IndexItem } from '../db/repositories/media';
+import { appendMapPoints, mapPointsOf, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { headVersion, setNeighbourStats } from '../db/repositories/versions';
 import { clusterByThresholds, CLUSTER_SIMILARITY_CUTOFFS, type SimilarityEdge } from '../lib/clustering/clusterByThresholds';
 import { placeBatch, type ClusterLink } from '../lib/clustering/placeBatch';
+import { layoutMap } from '../lib/map/layoutMap';
+import { placeFromNeighbours, type Neighbour } from '../lib/map/placeFromNeighbours';
 import { neighbourStats, scoreNeighbours, type NeighbourItem, type NeighbourStats } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { createProgressReporter, type TaskRef } from './progress';
-import { vectorNeighbours } from './vectorNeighbours';
+import { storedVectors, vectorNeighbours } from './vectorNeighbours';
 
 /** Neighbours per item in the kNN graph. */
 export const GRAPH_K = 10;
@@ -24,6 +27,23 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
 
   const neighboursOf = (collection: string, ids: string[], onBatch: (done: number) => Promise<void>) =>
     vectorNeighbours(vectors, collection, ids, GRAPH_K + 1, onBatch);
+
+  /**
+   * Map points of a batch's embedded items (`batch`, indexes into `ids`) placed from their neighbours'
+   * points; items no placed neighbour reaches wait for the next full layout (a reindex).
+   */
+  const placeOnMap = async (versionId: string, ids: string[], batch: number[], neighboursOf: (i: number) => readonly Neighbour[]): Promise<MapPoint[]> => {
+    const positions = new Float32Array(ids.length * 2);
+    const placed = new Uint8Array(ids.length);
+    const indexOf = new Map(ids.map((id, i) => [id, i]));
+    for (const point of await mapPointsOf(db, versionId, ids)) {
+      const i = indexOf.get(point.mediaId)!;
+      positions.set([point.x, point.y], i * 2);
+      placed[i] = 1;
+    }
+    const unreached = new Set(placeFromNeighbours(positions, placed, neighboursOf, batch));
+    return batch.filter((i) => !unreached.has(i)).map((i) => ({ mediaId: ids[i], x: positions[i * 2], y: positions[i * 2 + 1] }));
+  };
 
   return {
     async analyzeDataset(ref: TaskRef): Promise<{ items: number; edges: number }> {
@@ -57,6 +77,14 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
       edges = [];
       const reference = neighbourStats(embedded.map(({ i }) => neighbourItems[i]));
       const scores = scoreNeighbours(neighbourItems, items.map((item) => item.id), { reference });
+      const collection = imageCollection(version.vector_space_id);
+      const layout = await layoutMap({
+        count: items.length,
+        embedded: embedded.map(({ i }) => i),
+        neighboursOf: (i) => neighbourItems[i].neighbours,
+        vectorsOf: (indexes) => storedVectors(vectors, collection, indexes.map((i) => items[i].id)),
+      });
+      const mapPoints: MapPoint[] = embedded.map(({ item, i }) => ({ mediaId: item.id, x: layout.positions[i * 2], y: layout.positions[i * 2 + 1] }));
 
       const clusterRows: NewCluster[] = [];
       const memberRows: ClusterMembership[] = [];
@@ -85,6 +113,7 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
         await replaceClustering(trx, version.id, clusterRows, memberRows);
         await writeNeighbourScores(trx, version.id, embedded.map(({ item, i }) => ({ id: item.id, score: scores[i] })));
         await setNeighbourStats(trx, version.id, reference);
+        await replaceMapPoints(trx, version.id, randomUUID(), mapPoints);
       });
       await report(embedded.length + 1, embedded.length + 1, true);
       return { items: items.length, edges: edgeCount };
@@ -116,6 +145,7 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
       const ids = [...items.map((item) => item.id), ...outside.map((item) => item.id)];
       const groups = [...items.map((item) => item.parent_id ?? undefined), ...outside.map((item) => item.parent_id ?? undefined)];
       const indexOf = new Map(ids.map((id, i) => [id, i]));
+      const batchEmbedded = new Map(embedded.map(({ i }, b) => [i, b]));
 
       const innerEdges: SimilarityEdge[] = [];
       const outsideHits: Array<{ item: number; id: string; similarity: number }> = [];
@@ -132,6 +162,7 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
         return { neighbours, group: item.parent_id ?? undefined };
       });
 
+      const mapPoints = await placeOnMap(version.id, ids, embedded.map(({ i }) => i), (i) => neighbourItems[batchEmbedded.get(i)!].neighbours);
       const reference: NeighbourStats = version.neighbour_stats ?? neighbourStats(neighbourItems);
       const scores = scoreNeighbours(neighbourItems, ids, { reference, groupOf: (index) => groups[index] });
 
@@ -160,6 +191,7 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
       await db.transaction(async (trx) => {
         await addPlacements(trx, version.id, clusterRows, memberRows);
         await writeNeighbourScores(trx, version.id, embedded.map(({ item }, b) => ({ id: item.id, score: scores[b] })));
+        await appendMapPoints(trx, version.id, mapPoints);
       });
       await report(embedded.length + 1, embedded.length + 1, true);
       return { placed: items.length };

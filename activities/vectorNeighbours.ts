@@ -18,11 +18,8 @@ export async function forEachNeighbourBatch(
   for (let start = 0; start < ids.length; start += QUERY_BATCH) {
     context.heartbeat({ start });
     if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-    const batch = ids.slice(start, start + QUERY_BATCH);
-    const stored = await vectors.get(collection, batch);
-    const queries = batch.map((id) => stored.get(id));
-    if (queries.some((vector) => !vector)) throw new Error(`an item has no vector in ${collection}`);
-    await onBatch(start, await vectors.searchMany(collection, queries as Float32Array[], k));
+    const queries = await storedVectors(vectors, collection, ids.slice(start, start + QUERY_BATCH));
+    await onBatch(start, await vectors.searchMany(collection, queries, k));
   }
 }
 
@@ -40,4 +37,14 @@ export async function vectorNeighbours(
     await onBatch(start + hits.length);
   });
   return results;
+}
+
+/** The stored vectors of `ids`, in their order; every one must exist. */
+export async function storedVectors(vectors: VectorStore, collection: string, ids: readonly string[]): Promise<Float32Array[]> {
+  const stored = await vectors.get(collection, [...ids]);
+  return ids.map((id) => {
+    const vector = stored.get(id);
+    if (!vector) throw new Error(`an item has no vector in ${collection}`);
+    return vector;
+  });
 }

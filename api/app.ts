@@ -35,6 +35,7 @@ import { createOpenApiRouter } from './routes/openapi';
 import { createVisualSearchRouter } from './routes/visualSearch';
 import { createTagsRouter } from './routes/tags';
 import { createDuplicatesRouter } from './routes/duplicates';
+import { createMapRouter } from './routes/map';
 import { createCustomMetadataRouter } from './routes/customMetadata';
 import { createLabelsRouter } from './routes/labels';
 import { createNotificationsRouter } from './routes/notifications';
@@ -100,6 +101,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createVisualSearchRouter(deps),
     createTagsRouter(deps),
     createDuplicatesRouter({ ...deps, publicUrl: deps.config.publicUrl }),
+    createMapRouter(deps),
     createCustomMetadataRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createLabelsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createNotificationsRouter(deps),

@@ -11,7 +11,7 @@ export const requireEntityType: Middleware = async (ctx, next) => {
 export const entityType = z.enum(['IMAGES', 'OBJECTS'], { message: 'entity_type must be IMAGES or OBJECTS' });
 
 export const clusteringThreshold = z.coerce
-  .number()
+  .number({ message: 'threshold must be an integer 0-4' })
   .int('threshold must be an integer 0-4')
   .min(0, 'threshold must be an integer 0-4')
   .max(4, 'threshold must be an integer 0-4');

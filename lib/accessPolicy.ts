@@ -9,7 +9,7 @@ export type DatasetRole = (typeof DATASET_ROLES)[number];
 export const GRANTABLE_ROLES = ['viewer', 'editor'] as const satisfies readonly DatasetRole[];
 
 export type DatasetAction =
-  | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links, duplicate groups
+  | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links, duplicate groups, the map
   | 'upload' // dataset creation uploads and process_files
   | 'rename' // rename the dataset
   | 'add_media'

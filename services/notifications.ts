@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
+export { NOTIFICATIONS_PER_READ } from '../db/repositories/notifications';
 import {
   countUnread,
   latestNotificationSeq,

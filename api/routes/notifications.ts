@@ -1,7 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
-import { NOTIFICATIONS_PER_READ } from '../../db/repositories/notifications';
 import type { Logger } from '../../lib/logger';
 import type { NotificationHub } from '../../lib/notifications/notificationHub';
 import { authenticationEnded } from '../../services/identity';
@@ -11,6 +10,7 @@ import {
   listUserNotifications,
   markAllNotificationsRead,
   markNotificationRead,
+  NOTIFICATIONS_PER_READ,
 } from '../../services/notifications';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';

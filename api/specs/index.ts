@@ -12,6 +12,7 @@ import { notificationRoutes } from './notifications';
 import { systemRoutes } from './system';
 import { tagRoutes } from './tags';
 import { duplicateRoutes } from './duplicates';
+import { mapRoutes } from './map';
 import { taskRoutes } from './tasks';
 import { viewRoutes } from './views';
 import { snapshotRoutes } from './snapshots';
@@ -31,6 +32,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   exploreRoutes,
   tagRoutes,
   duplicateRoutes,
+  mapRoutes,
   customMetadataRoutes,
   labelRoutes,
   notificationRoutes,

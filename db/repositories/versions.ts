@@ -11,6 +11,8 @@ export interface DatasetVersion {
   neighbour_stats: NeighbourStats | null;
   /** Enrichment type → model id of every enrichment applied to this version's data. */
   enrichment_models: Record<string, string>;
+  /** The full map layout this version's map points belong to (null before the first). */
+  map_layout_id: string | null;
   created_at: Date;
 }
 
@@ -28,6 +30,7 @@ export const VERSION_TABLES = [
   'clusters',
   'cluster_members',
   'duplicate_decisions',
+  'map_points',
 ] as const;
 export type VersionTable = (typeof VERSION_TABLES)[number];
 
@@ -81,6 +84,7 @@ export async function createCopyVersion(db: Db, source: DatasetVersion, datasetI
       reason: 'copy',
       neighbour_stats: source.neighbour_stats ? JSON.stringify(source.neighbour_stats) : null,
       enrichment_models: JSON.stringify(source.enrichment_models ?? {}),
+      map_layout_id: source.map_layout_id,
     })
     .onConflict('id')
     .ignore()

@@ -45,6 +45,8 @@ export async function seedSyntheticDataset(
        SELECT 1`,
       [versionId, CLUSTER_SIZES[threshold], versionId, threshold],
     );
+    // Fresh statistics, or the planner takes a million new clusters for a few and joins them by nested loop (minutes at 1,000,000).
+    await db.raw('ANALYZE clusters');
     await db.raw(
       `WITH numbered AS (SELECT id, (row_number() OVER (ORDER BY id) - 1) / ? AS g FROM media WHERE version_id = ?),
             ordered AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS g FROM clusters WHERE version_id = ? AND threshold = ?)

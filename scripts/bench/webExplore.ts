@@ -8,22 +8,17 @@
  * (from Node), and the same page on a 1,000-media dataset. Also the gzip size of web/dist's JS.
  * Results: bench/results/web-explore-<date>.json and .md.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Browser } from 'playwright-core';
-import { startApiServer } from '../../api/server';
-import { createDb } from '../../db/connection';
-import { loadConfig } from '../../lib/config';
-import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
-import { startTemporalDevServer } from '../../lib/embedded/temporal';
-import { createLogger } from '../../lib/logger';
-import { projectRoot } from '../../lib/projectRoot';
-import { CHROMIUM_PATH, launchChromium, WEB_DIST } from '../../test/support/browser';
-import { benchMachine, freePort, percentile, say, writeReport } from './common';
+import { CHROMIUM_PATH, WEB_DIST } from '../../test/support/browser';
+import { benchMachine, percentile, say, writeReport } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
+import { withWebBenchStack } from './webBenchStack';
+
+const NAME = 'web-explore';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 12);
 const WARMUP = 2;
@@ -168,73 +163,46 @@ function markdown(report: Awaited<ReturnType<typeof run>>): string {
 }
 
 async function run() {
-  if (!fs.existsSync(path.join(WEB_DIST, 'index.html'))) execFileSync('npm', ['run', 'web:build'], { cwd: projectRoot(), stdio: 'inherit' });
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-web-explore-'));
-  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
-  const databaseUrl = await ensureDatabase(postgres.url, 'bench_web_explore');
-  // A real Temporal: the page's health badge asks the API about it (an unreachable one keeps its client retrying past shutdown).
-  const temporal = await startTemporalDevServer({ dataDir: scratch, port: freePort(), namespace: 'default' });
-  const config = loadConfig({
-    ...process.env,
-    LOG_LEVEL: 'silent',
-    DATA_DIR: path.join(scratch, 'data'),
-    DATABASE_URL: databaseUrl,
-    // Explore without a search needs no worker.
-    TEMPORAL_ADDRESS: temporal.address,
-    API_HOST: '127.0.0.1',
-    API_PORT: '0',
-  });
-  const api = await startApiServer(config, createLogger('bench', 'silent'));
-  const db = createDb(databaseUrl, 4);
-  const browser = await launchChromium();
-  try {
-    const machine = {
-      host: os.hostname(),
-      ...benchMachine(),
-      chromium: `${CHROMIUM_PATH} ${browser.version()}`,
-      load_average: os.loadavg().map((load) => Math.round(load * 100) / 100),
-    };
-    say(`bench:web-explore on ${machine.host}: ${machine.cpu}, ${machine.cores} cores, load ${machine.load_average.join(' ')}`);
-    let started = Date.now();
-    const big = await seedSyntheticDataset(db, 100_000, 1280);
-    const small = await seedSyntheticDataset(db, 1_000, 1280);
-    say(`  seeded 100,000 + 1,000 media in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const origin = `http://127.0.0.1:${api.port}`;
+  return withWebBenchStack(NAME, async ({ origin, db, browser }) => {
+  const machine = {
+    host: os.hostname(),
+    ...benchMachine(),
+    chromium: `${CHROMIUM_PATH} ${browser.version()}`,
+    load_average: os.loadavg().map((load) => Math.round(load * 100) / 100),
+  };
+  say(`bench:web-explore on ${machine.host}: ${machine.cpu}, ${machine.cores} cores, load ${machine.load_average.join(' ')}`);
+  let started = Date.now();
+  const big = await seedSyntheticDataset(db, 100_000, 1280);
+  const small = await seedSyntheticDataset(db, 1_000, 1280);
+  say(`  seeded 100,000 + 1,000 media in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
-    started = Date.now();
-    const apiAlone = await measureApi(origin, big.datasetId);
-    if (apiAlone.clusters !== CLUSTERS) throw new Error(`The first page has ${apiAlone.clusters} clusters, not ${CLUSTERS}`);
-    say(`  API call alone (100,000): median ${apiAlone.median_ms} ms, p95 ${apiAlone.p95_ms} ms`);
-    const page100k = await measurePage(browser, origin, big.datasetId);
-    say(`  page (100,000): first render median ${page100k.first_render.median_ms} ms, p95 ${page100k.first_render.p95_ms} ms`);
-    const page1k = await measurePage(browser, origin, small.datasetId);
-    say(`  page (1,000): first render median ${page1k.first_render.median_ms} ms, p95 ${page1k.first_render.p95_ms} ms`);
-    const bundle = bundleSize();
-    say(`  bundle: ${bundle.raw_kb} KB, ${bundle.gzip_kb} KB gzip; measured in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return {
-      date: new Date().toISOString(),
-      machine,
-      runs: RUNS,
-      warmup: WARMUP,
-      clusters: CLUSTERS,
-      page_100000: page100k,
-      page_1000: page1k,
-      api_100000: apiAlone,
-      bundle,
-      ratios: {
-        page_over_api: round(page100k.first_render.median_ms / apiAlone.median_ms),
-        page_100000_over_1000: Math.round((page100k.first_render.median_ms / page1k.first_render.median_ms) * 100) / 100,
-      },
-      targets: { first_render_ms: TARGET_MS, bundle_gzip_kb: TARGET_BUNDLE_KB },
-    };
-  } finally {
-    await browser.close();
-    await db.destroy();
-    await api.close();
-    await temporal.stop();
-    await postgres.stop();
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
+  started = Date.now();
+  const apiAlone = await measureApi(origin, big.datasetId);
+  if (apiAlone.clusters !== CLUSTERS) throw new Error(`The first page has ${apiAlone.clusters} clusters, not ${CLUSTERS}`);
+  say(`  API call alone (100,000): median ${apiAlone.median_ms} ms, p95 ${apiAlone.p95_ms} ms`);
+  const page100k = await measurePage(browser, origin, big.datasetId);
+  say(`  page (100,000): first render median ${page100k.first_render.median_ms} ms, p95 ${page100k.first_render.p95_ms} ms`);
+  const page1k = await measurePage(browser, origin, small.datasetId);
+  say(`  page (1,000): first render median ${page1k.first_render.median_ms} ms, p95 ${page1k.first_render.p95_ms} ms`);
+  const bundle = bundleSize();
+  say(`  bundle: ${bundle.raw_kb} KB, ${bundle.gzip_kb} KB gzip; measured in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return {
+    date: new Date().toISOString(),
+    machine,
+    runs: RUNS,
+    warmup: WARMUP,
+    clusters: CLUSTERS,
+    page_100000: page100k,
+    page_1000: page1k,
+    api_100000: apiAlone,
+    bundle,
+    ratios: {
+      page_over_api: round(page100k.first_render.median_ms / apiAlone.median_ms),
+      page_100000_over_1000: Math.round((page100k.first_render.median_ms / page1k.first_render.median_ms) * 100) / 100,
+    },
+    targets: { first_render_ms: TARGET_MS, bundle_gzip_kb: TARGET_BUNDLE_KB },
+  };
+  });
 }
 
 async function main(): Promise<void> {

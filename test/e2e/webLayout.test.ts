@@ -64,6 +64,7 @@ describe('web app layout and accessibility', () => {
       },
     },
     { name: 'Duplicates', url: () => `/datasets/${datasetId}/duplicates`, ready: (page) => page.locator('ul[aria-label="Duplicate groups"] > li').first().waitFor() },
+    { name: 'Map', url: () => `/datasets/${datasetId}/map`, ready: (page) => page.locator('.map-frame[data-state="drawn"]').waitFor() },
     { name: 'Cluster', url: () => `/datasets/${datasetId}/clusters/${clusterId}`, ready: (page) => page.locator('ul[aria-label="Cluster members"] img').first().waitFor() },
     { name: 'Tasks', url: () => '/tasks', ready: (page) => page.getByRole('cell', { name: 'DATASET_CREATION' }).first().waitFor() },
     { name: 'Not found', url: () => '/no/such/page', ready: (page) => page.getByRole('heading').first().waitFor() },

@@ -3,13 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
-import { Workspace } from '../../db/models';
-import { addDatasetMember, createDataset } from '../../db/repositories/datasets';
-import { createUser } from '../../db/repositories/users';
 import { createReadyDataset, waitForDatasetStatus, waitForTask } from '../support/datasets';
 import { databaseFingerprint } from '../support/databaseFingerprint';
 import { eventually, photo } from '../support/media';
-import { loginCookie } from '../support/sessions';
+import { datasetSharedWithViewer } from '../support/sessions';
 import { startTestApi, startTestStack } from '../support/testStack';
 import { readZip } from '../support/zip';
 
@@ -189,12 +186,7 @@ describe('duplicate review access', () => {
     const api = await startTestApi({ DISABLE_AUTH: 'false' });
     try {
       const { db } = api.deps;
-      const workspaceId = (await Workspace.query(db).first())!.id;
-      const owner = await createUser(db, { email: 'owner@example.com', password: 'owner-password', workspaceId, workspaceRole: 'editor' });
-      const viewer = await createUser(db, { email: 'viewer@example.com', password: 'viewer-password', workspaceId, workspaceRole: 'viewer' });
-      const datasetId = (await createDataset(db, { name: 'shared', ownerId: owner.id, workspaceId, status: 'READY' })).id;
-      await addDatasetMember(db, datasetId, viewer.id, 'viewer');
-      const cookie = await loginCookie(api, 'viewer@example.com', 'viewer-password');
+      const { datasetId, viewerCookie: cookie } = await datasetSharedWithViewer(api);
       const base = `/api/v1/dataset/${datasetId}/duplicates`;
       expect((await api.request.get(base).set('Cookie', cookie).expect(200)).body).toEqual({ groups: [], total: 0, counts: { open: 0, changed: 0, decided: 0 } });
       const before = await databaseFingerprint(db);

@@ -46,8 +46,8 @@ describe('dataset versions: a copy of a version is the same data, sharing bytes 
     const copyIn = (environment: MockActivityEnvironment) =>
       environment.run(activities.copyDatasetVersion, { sourceVersionId: source.id, targetDatasetId: copy.id, versionId }) as Promise<Copied>;
     const result = await copyIn(env);
-    expect(result.rows).toMatchObject({ media: 5, tags: 1, media_tags: 1, clusters: expect.any(Number), cluster_members: 25 });
-    expect(heartbeats).toEqual(['media', 'tags', 'media_issues', 'media_labels', 'media_objects', 'media_tags', 'clusters', 'cluster_members', 'duplicate_decisions']);
+    expect(result.rows).toMatchObject({ media: 5, tags: 1, media_tags: 1, clusters: expect.any(Number), cluster_members: 25, map_points: 5 });
+    expect(heartbeats).toEqual(['media', 'tags', 'media_issues', 'media_labels', 'media_objects', 'media_tags', 'clusters', 'cluster_members', 'duplicate_decisions', 'map_points']);
     // Repeated (a retried activity): nothing is copied twice.
     expect((await copyIn(new MockActivityEnvironment())).rows).toEqual({});
     expect((await db('media').where({ version_id: versionId }).count({ n: '*' }).first())!.n).toBe('5');

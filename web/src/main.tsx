@@ -34,6 +34,8 @@ const router = createBrowserRouter([
       { path: 'datasets/:datasetId', element: <DatasetPage /> },
       { path: 'datasets/:datasetId/explore', element: <ExplorePage /> },
       { path: 'datasets/:datasetId/duplicates', element: <DuplicatesPage /> },
+      // WebGL and its scatterplot load with the page that needs them, not with the app.
+      { path: 'datasets/:datasetId/map', lazy: async () => ({ Component: (await import('./pages/MapPage')).MapPage }) },
       { path: 'datasets/:datasetId/clusters/:clusterId', element: <ClusterPage /> },
       { path: 'tasks', element: <TasksPage /> },
       { path: '*', element: <NotFoundPage /> },

@@ -2783,6 +2783,279 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dataset/{dataset_id}/map": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dataset map: how many points, where they lie and what each colour means
+         * @description Every embedded image and video frame has a 2D point laid out from its embedding when the dataset is analysed (creation, reindex; added media are placed from their neighbours). Points come from `GET …/map/points` in pages; lassoed point indexes become media ids through `POST …/map/selection`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Clustering threshold whose clusters colour the map */
+                    threshold?: number;
+                };
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The map */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DatasetMap"];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The dataset is not in a status that can be searched */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/map/points": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of map points, binary
+         * @description Points offset … offset+limit-1 in index order, as columns of n = the `X-Map-Points` header: x (n little-endian Float32), y (n Float32), then the cluster, label and issue colour of each point (n Uint8 each; 1 + its place in the legend of `GET …/map` with the same threshold, 0 for none). `X-Map-Total` is the number of points on the map (a client can page on without `GET …/map`); `X-Map-Layout-Id` names the layout the indexes belong to.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Clustering threshold whose clusters colour the map */
+                    threshold?: number;
+                    offset?: number;
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The page */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/octet-stream": string;
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The dataset is not in a status that can be searched */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/map/selection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The media ids of map points (a lasso selection), in the order given */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        layout_id: string;
+                        indices: number[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The media ids */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            media_ids: string[];
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The map was laid out anew since (load it again), or the dataset cannot be searched in its status */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description An index without a point */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dataset/{dataset_id}/custom_metadata": {
         parameters: {
             query?: never;
@@ -6559,6 +6832,46 @@ export interface components {
             created_at: string;
             n_images: number;
             n_videos: number;
+        };
+        DatasetMap: {
+            /** @description The full layout point indexes belong to; null before the first analysis */
+            layout_id: string | null;
+            /** @description Points on the map, indexed 0 … count-1 */
+            count: number;
+            /** @description Embedded images and frames not on the map yet (added media no neighbour placed; a reindex places them) */
+            unplaced: number;
+            bounds: {
+                min_x: number;
+                max_x: number;
+                min_y: number;
+                max_y: number;
+            } | null;
+            threshold: number;
+            page_limit: number;
+            legends: {
+                /** @description The largest clusters at the threshold; 0 is every other cluster */
+                cluster: {
+                    /** @description The colour index points of this category carry */
+                    index: number;
+                    count: number;
+                    /** Format: uuid */
+                    cluster_id: string;
+                }[];
+                /** @description The most common labels; 0 is no label or another one */
+                label: {
+                    /** @description The colour index points of this category carry */
+                    index: number;
+                    count: number;
+                    label: string;
+                }[];
+                /** @description The most common issues; 0 is none or another one */
+                issue: {
+                    /** @description The colour index points of this category carry */
+                    index: number;
+                    count: number;
+                    issue_type: string;
+                }[];
+            };
         };
         DatasetMember: {
             email: string;

@@ -33,3 +33,19 @@ export function selectionBody(selection: Selection) {
   };
 }
 
+
+/** The API takes at most this many media ids in one list. */
+export const IDS_PER_LIST = 10_000;
+
+/** The picked images in lists the API takes (a map's lasso may pick many thousands). */
+export function mediaIdLists(selection: Selection): string[][] {
+  const lists: string[][] = [];
+  for (let start = 0; start < selection.mediaIds.length; start += IDS_PER_LIST) lists.push(selection.mediaIds.slice(start, start + IDS_PER_LIST));
+  return lists;
+}
+
+/** The selection as requests of the API's size: the first with the clusters and the filter, the rest with more picked images. */
+export function selectionBodies(selection: Selection) {
+  const [first = [], ...rest] = mediaIdLists(selection);
+  return [selectionBody({ ...selection, mediaIds: first }), ...rest.map((ids) => ({ media_ids: ids }))];
+}

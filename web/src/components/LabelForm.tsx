@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { ErrorMessage } from './ErrorMessage';
-import { selectionBody, type Selection } from '../api/selection';
+import { IDS_PER_LIST, selectionBody, type Selection } from '../api/selection';
 
 const FINAL = new Set(['COMPLETED', 'FAILED', 'ABORTED']);
 
@@ -39,6 +39,7 @@ export function LabelForm({ datasetId, selection, disabled }: { datasetId: strin
     refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.status) ? false : 1000),
   });
   const noLabel = label.trim() === '';
+  const tooMany = selection.mediaIds.length > IDS_PER_LIST;
   const running = start.isPending || (Boolean(taskId) && !(task.data && FINAL.has(task.data.status)));
 
   return (
@@ -66,10 +67,11 @@ export function LabelForm({ datasetId, selection, disabled }: { datasetId: strin
           </label>
         </>
       )}
-      <button type="submit" disabled={disabled || noLabel || running}>
+      <button type="submit" disabled={disabled || noLabel || running || tooMany}>
         Label
       </button>
       {noLabel && <span className="muted">Name a label to apply.</span>}
+      {tooMany && <span className="muted">A label takes at most {IDS_PER_LIST.toLocaleString('en')} picked images; pick fewer, or select by filter or cluster.</span>}
       {taskId && (
         <p role="status" data-testid="label-task">
           {task.data ? `${task.data.status}: ${task.data.status_message ?? ''}` : 'Labelling started.'} <Link to={`/tasks?dataset_id=${datasetId}`}>Tasks</Link>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
-import { describeSelection, isEmptySelection, selectionBody, type Selection } from '../api/selection';
+import { describeSelection, isEmptySelection, mediaIdLists, selectionBodies, type Selection } from '../api/selection';
 import { ErrorMessage } from './ErrorMessage';
 import { LabelForm } from './LabelForm';
 
@@ -23,11 +23,13 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
       if (!tag && action === 'untag') throw new Error(`No tag named “${name}” in this dataset`);
       tag ??= unwrap(await api.POST('/api/v1/dataset/{dataset_id}/tags', { params: { path }, body: { name } }));
       const params = { path: { ...path, tag_id: tag.id } };
-      const body = selectionBody(selection);
-      const changed =
-        action === 'tag'
-          ? unwrap(await api.POST('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).tagged
-          : unwrap(await api.DELETE('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).untagged;
+      let changed = 0;
+      for (const body of selectionBodies(selection)) {
+        changed +=
+          action === 'tag'
+            ? unwrap(await api.POST('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).tagged
+            : unwrap(await api.DELETE('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).untagged;
+      }
       return { action, name, changed };
     },
     onSettled: refresh,
@@ -39,7 +41,7 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
           params: { path, query: { export_format: 'json' } },
           body: {
             media_selection: [
-              ...(selection.mediaIds.length > 0 ? [{ type: 'media' as const, payload: { media_ids: selection.mediaIds } }] : []),
+              ...mediaIdLists(selection).map((ids) => ({ type: 'media' as const, payload: { media_ids: ids } })),
               ...selection.clusters.map((cluster) => ({
                 type: 'cluster' as const,
                 payload: { cluster_id: cluster.id, cluster_filters: { entity_type: 'IMAGES' as const }, exclude_media_ids: [] },

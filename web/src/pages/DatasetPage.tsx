@@ -44,7 +44,7 @@ export function DatasetPage() {
             <dd>{new Date(data.created_at).toLocaleString()}</dd>
           </dl>
           <p>
-            <Link to={`/datasets/${datasetId}/explore`}>Explore</Link> · <Link to={`/datasets/${datasetId}/duplicates`}>Duplicates</Link> · <Link to={`/tasks?dataset_id=${datasetId}`}>Tasks</Link>
+            <Link to={`/datasets/${datasetId}/explore`}>Explore</Link> · <Link to={`/datasets/${datasetId}/map`}>Map</Link> · <Link to={`/datasets/${datasetId}/duplicates`}>Duplicates</Link> · <Link to={`/tasks?dataset_id=${datasetId}`}>Tasks</Link>
           </p>
         </section>
       )}

@@ -1,0 +1,152 @@
+import type { Knex } from 'knex';
+import type { Db } from '../connection';
+import { INDEXED_KINDS } from './media';
+
+const INSERT_BATCH = 50_000;
+
+export interface MapPoint {
+  mediaId: string;
+  x: number;
+  y: number;
+}
+
+export interface MapSummary {
+  layoutId: string | null;
+  count: number;
+  /** Embedded images and frames without a point (added since the last full layout, and not placed). */
+  unplaced: number;
+  bounds: { min_x: number; max_x: number; min_y: number; max_y: number } | null;
+}
+
+/** The most common categories a map colours by; every other point takes colour 0. */
+export interface MapLegends {
+  clusters: Array<{ cluster_id: string; count: number }>;
+  labels: Array<{ label: string; count: number }>;
+  issues: Array<{ issue_type: string; count: number }>;
+}
+
+/** The columns of a page of points, little-endian: x and y (Float32), then the cluster, label and issue colour (Uint8) of each point. */
+export interface MapPage {
+  x: Buffer;
+  y: Buffer;
+  cluster: Buffer;
+  label: Buffer;
+  issue: Buffer;
+}
+
+async function insertPoints(trx: Knex.Transaction, versionId: string, points: readonly MapPoint[], firstIndex: number): Promise<void> {
+  for (let start = 0; start < points.length; start += INSERT_BATCH) {
+    const batch = points.slice(start, start + INSERT_BATCH);
+    await trx.raw(
+      `INSERT INTO map_points (version_id, media_id, point_index, x, y)
+       SELECT ?, unnest(?::uuid[]), unnest(?::int[]), unnest(?::real[]), unnest(?::real[])`,
+      [versionId, batch.map((p) => p.mediaId), batch.map((_, i) => firstIndex + start + i), batch.map((p) => p.x), batch.map((p) => p.y)],
+    );
+  }
+}
+
+/** Replaces a version's whole map (a full layout named `layoutId`): points are indexed 0 … n-1 in the order given. */
+export async function replaceMapPoints(trx: Knex.Transaction, versionId: string, layoutId: string, points: readonly MapPoint[]): Promise<void> {
+  await trx('map_points').where({ version_id: versionId }).delete();
+  await insertPoints(trx, versionId, points, 0);
+  await trx('dataset_versions').where({ id: versionId }).update({ map_layout_id: layoutId });
+}
+
+/** Adds points after the version's last one, so the indexes a client holds keep naming the same media. Points already there are skipped. */
+export async function appendMapPoints(trx: Knex.Transaction, versionId: string, points: readonly MapPoint[]): Promise<void> {
+  const present = new Set((await mapPointsOf(trx, versionId, points.map((p) => p.mediaId))).map((p) => p.mediaId));
+  const fresh = points.filter((p) => !present.has(p.mediaId));
+  const { next } = await trx('map_points').where({ version_id: versionId }).first(trx.raw('coalesce(max(point_index) + 1, 0)::int AS next'));
+  await insertPoints(trx, versionId, fresh, next);
+}
+
+export async function mapPointsOf(db: Db, versionId: string, mediaIds: readonly string[]): Promise<MapPoint[]> {
+  return db('map_points')
+    .where({ version_id: versionId })
+    .whereRaw('media_id = ANY(?::uuid[])', [[...mediaIds]])
+    .select('media_id as mediaId', 'x', 'y');
+}
+
+export async function mapSummary(db: Db, versionId: string, layoutId: string | null): Promise<MapSummary> {
+  const points = await db('map_points')
+    .where({ version_id: versionId })
+    .first(db.raw('count(*)::int AS count, min(x) AS min_x, max(x) AS max_x, min(y) AS min_y, max(y) AS max_y'));
+  const { unplaced } = await db('media as m')
+    .where({ 'm.version_id': versionId, 'm.embedded': true })
+    .whereIn('m.kind', INDEXED_KINDS)
+    .whereNotExists(db('map_points as p').whereRaw('p.version_id = m.version_id AND p.media_id = m.id'))
+    .first(db.raw('count(*)::int AS unplaced'));
+  const bounds = points.count > 0 ? { min_x: points.min_x, max_x: points.max_x, min_y: points.min_y, max_y: points.max_y } : null;
+  return { layoutId, count: points.count, unplaced, bounds };
+}
+
+export async function mapLegends(db: Db, versionId: string, threshold: number, size: number): Promise<MapLegends> {
+  const [clusters, labels, issues] = await Promise.all([
+    db('clusters').where({ version_id: versionId, threshold }).orderBy([{ column: 'size', order: 'desc' }, 'id']).limit(size).select('id as cluster_id', 'size as count'),
+    db('media_labels').where({ version_id: versionId }).groupBy('label').orderBy([{ column: 'count', order: 'desc' }, 'label']).limit(size).select('label', db.raw('count(DISTINCT media_id)::int AS count')),
+    db('media_issues').where({ version_id: versionId }).groupBy('issue_type').orderBy([{ column: 'count', order: 'desc' }, 'issue_type']).limit(size).select('issue_type', db.raw('count(DISTINCT media_id)::int AS count')),
+  ]);
+  return { clusters, labels, issues };
+}
+
+/**
+ * Points `offset` … `offset + limit - 1` of a version's map as columns, built by Postgres itself
+ * (one row of byte strings, not a row per point): a point's colour is its legend position + 1, 0 for
+ * none; a point with several labels or issues takes the most common one.
+ */
+export async function mapPointsPage(db: Db, versionId: string, legends: MapLegends, threshold: number, page: { offset: number; limit: number }): Promise<MapPage> {
+  // Rows come sorted once from the subquery and the aggregates keep that order (as Postgres documents), instead of five sorts.
+  const column = (expr: string) => `string_agg(${expr}, '')`;
+  const byte = (expr: string) => column(`set_byte('\\x00'::bytea, 0, coalesce(${expr}, 0)::int)`);
+  const { rows } = await db.raw(
+    `WITH cl AS (SELECT cm.media_id, l.n FROM cluster_members cm JOIN unnest(?::uuid[]) WITH ORDINALITY AS l(id, n) ON cm.cluster_id = l.id
+                 WHERE cm.version_id = ? AND cm.threshold = ?),
+          lb AS (SELECT ml.media_id, min(l.n) AS n FROM media_labels ml JOIN unnest(?::text[]) WITH ORDINALITY AS l(label, n) ON ml.label = l.label
+                 WHERE ml.version_id = ? GROUP BY ml.media_id),
+          iss AS (SELECT mi.media_id, min(l.n) AS n FROM media_issues mi JOIN unnest(?::text[]) WITH ORDINALITY AS l(issue_type, n) ON mi.issue_type = l.issue_type
+                  WHERE mi.version_id = ? GROUP BY mi.media_id)
+     SELECT ${column('float4send(p.x)')} AS x, ${column('float4send(p.y)')} AS y, ${byte('p.cn')} AS cluster, ${byte('p.ln')} AS label, ${byte('p.isn')} AS issue
+     FROM (SELECT mp.x, mp.y, cl.n AS cn, lb.n AS ln, iss.n AS isn
+           FROM map_points mp LEFT JOIN cl USING (media_id) LEFT JOIN lb USING (media_id) LEFT JOIN iss USING (media_id)
+           WHERE mp.version_id = ? AND mp.point_index >= ? AND mp.point_index < ?
+           ORDER BY mp.point_index) p`,
+    [
+      legends.clusters.map((c) => c.cluster_id),
+      versionId,
+      threshold,
+      legends.labels.map((l) => l.label),
+      versionId,
+      legends.issues.map((i) => i.issue_type),
+      versionId,
+      versionId,
+      page.offset,
+      page.offset + page.limit,
+    ],
+  );
+  const row = rows[0] as Partial<MapPage>;
+  const empty = Buffer.alloc(0);
+  // float4send writes big-endian; typed arrays in the browser read the machine's order, little-endian everywhere that matters.
+  return {
+    x: row.x ? row.x.swap32() : empty,
+    y: row.y ? row.y.swap32() : empty,
+    cluster: row.cluster ?? empty,
+    label: row.label ?? empty,
+    issue: row.issue ?? empty,
+  };
+}
+
+/** Points on a version's map: indexes are dense, so the last one's + 1 (read from the index, not by counting). */
+export async function mapPointCount(db: Db, versionId: string): Promise<number> {
+  const row = await db('map_points').where({ version_id: versionId }).first(db.raw('coalesce(max(point_index) + 1, 0)::int AS count'));
+  return row.count;
+}
+
+/** The media ids at point indexes `indices`, in their order; undefined for an index without a point. */
+export async function mediaIdsAtPoints(db: Db, versionId: string, indices: readonly number[]): Promise<Array<string | undefined>> {
+  const rows: Array<{ point_index: number; media_id: string }> = await db('map_points')
+    .where({ version_id: versionId })
+    .whereRaw('point_index = ANY(?::int[])', [[...indices]])
+    .select('point_index', 'media_id');
+  const byIndex = new Map(rows.map((row) => [row.point_index, row.media_id]));
+  return indices.map((index) => byIndex.get(index));
+}

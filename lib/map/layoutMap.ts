@@ -1,0 +1,59 @@
+import { embedSample, unitVector } from './embedSample';
+import { nearestRow, placeFromNeighbours, PLACEMENT_JITTER, type Neighbour } from './placeFromNeighbours';
+import { seededRandom } from './seededRandom';
+
+/** Vectors UMAP lays out; every other item is placed from its neighbours, so the cost stays about linear. */
+export const MAP_SAMPLE_SIZE = 5000;
+const VECTOR_BATCH = 256;
+
+export interface MapLayoutInput {
+  /** Items are 0 … count-1. */
+  count: number;
+  /** The items with an embedding, in a stable order (media id): only they get a point. */
+  embedded: readonly number[];
+  /** Each item's kNN neighbours (the analysis's graph). */
+  neighboursOf(item: number): readonly Neighbour[];
+  /** The embedding vectors of `items`, in their order. */
+  vectorsOf(items: readonly number[]): Promise<Float32Array[]>;
+  sampleSize?: number;
+}
+
+/** Every `stride`-th of `items`: items come in media id order, which is random, so this is a fair sample that is the same each run. */
+function evenSample(items: readonly number[], size: number): number[] {
+  if (items.length <= size) return [...items];
+  const stride = items.length / size;
+  return Array.from({ length: size }, (_, i) => items[Math.floor(i * stride)]);
+}
+
+/**
+ * The 2D map of the embedded items: a seeded UMAP of an even sample, every other item placed from its
+ * placed kNN neighbours, and the few no neighbour chain reaches beside their nearest sampled vector.
+ * Returns x, y per item (in [-1, 1] up to the jitter) and which items were placed (all embedded ones).
+ */
+export async function layoutMap(input: MapLayoutInput): Promise<{ positions: Float32Array; placed: Uint8Array }> {
+  const positions = new Float32Array(input.count * 2);
+  const placed = new Uint8Array(input.count);
+  const sample = evenSample(input.embedded, input.sampleSize ?? MAP_SAMPLE_SIZE);
+  const sampleVectors = (await input.vectorsOf(sample)).map(unitVector);
+  const sampled = embedSample(sampleVectors);
+  sample.forEach((item, i) => {
+    positions[item * 2] = sampled[i * 2];
+    positions[item * 2 + 1] = sampled[i * 2 + 1];
+    placed[item] = 1;
+  });
+  // Items no chain of neighbours reaches from the sample (a small group of near-copies, say): a batch of
+  // them goes beside its nearest sampled vectors, then the rest of their groups follow from them.
+  const jitter = seededRandom(7);
+  let unreached = placeFromNeighbours(positions, placed, input.neighboursOf, input.embedded);
+  while (unreached.length > 0) {
+    const batch = unreached.slice(0, VECTOR_BATCH);
+    (await input.vectorsOf(batch)).forEach((vector, b) => {
+      const nearest = sample[nearestRow(unitVector(vector), sampleVectors)];
+      positions[batch[b] * 2] = positions[nearest * 2] + (jitter() - 0.5) * 2 * PLACEMENT_JITTER;
+      positions[batch[b] * 2 + 1] = positions[nearest * 2 + 1] + (jitter() - 0.5) * 2 * PLACEMENT_JITTER;
+      placed[batch[b]] = 1;
+    });
+    unreached = placeFromNeighbours(positions, placed, input.neighboursOf, unreached.slice(VECTOR_BATCH));
+  }
+  return { positions, placed };
+}

@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { createReadyDataset } from '../support/datasets';
+import { mapPage } from '../support/map';
+import { photo, PHOTO_NAMES } from '../support/media';
+import { expectText, startWebApp, type WebApp } from '../support/webApp';
+
+/** The map page in headless Chromium against the real API and worker: drawn, lassoed, and the lassoed images tagged. */
+describe('web app: dataset map', () => {
+  let web: WebApp;
+  let datasetId: string;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'web-map-'));
+
+  beforeAll(async () => {
+    web = await startWebApp();
+    const copies = PHOTO_NAMES.map((name) => path.join(scratch, `${name}_small.jpg`));
+    for (const [i, name] of PHOTO_NAMES.entries()) await sharp(photo(name)).resize(220).jpeg({ quality: 75 }).toFile(copies[i]);
+    datasetId = await createReadyDataset(web.stack, 'mapped', [...PHOTO_NAMES.map(photo), ...copies]);
+  }, 240_000);
+  afterAll(async () => {
+    await web?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('draws every image, and a lasso round the left part selects exactly those points for tagging', async () => {
+    const { request } = web.stack;
+    const summary = (await request.get(`/api/v1/dataset/${datasetId}/map`).expect(200)).body as { layout_id: string; count: number };
+    const points = await mapPage(request.get(`/api/v1/dataset/${datasetId}/map/points`));
+    expect(summary.count).toBe(PHOTO_NAMES.length * 2);
+    // Split the points at the widest gap between their x positions near the middle, so no point lies near the lasso's edge.
+    const xs = [...points.x].sort((a, b) => a - b);
+    let cut = 0;
+    let widest = -1;
+    for (let i = 3; i < xs.length - 3; i++) {
+      if (xs[i] - xs[i - 1] > widest) [widest, cut] = [xs[i] - xs[i - 1], (xs[i] + xs[i - 1]) / 2];
+    }
+    const left = [...points.x.keys()].filter((i) => points.x[i] < cut);
+    const leftIds = (await request.post(`/api/v1/dataset/${datasetId}/map/selection`).send({ layout_id: summary.layout_id, indices: left }).expect(200)).body.media_ids as string[];
+
+    const page = web.page;
+    await page.goto(`/datasets/${datasetId}/map`);
+    await page.locator(`.map-frame[data-state="drawn"][data-points="${summary.count}"]`).waitFor();
+    await expectText(page.getByTestId('map-count'), new RegExp(`^${summary.count} points`));
+    await page.getByRole('radio', { name: 'Lasso' }).check();
+    const canvas = page.getByRole('img', { name: /^Map of/ });
+    await canvas.scrollIntoViewIfNeeded();
+    const box = (await canvas.boundingBox())!;
+    // regl-scatterplot shows y from -1 to 1 over the canvas's height, centred, x at the same scale.
+    const toScreenX = (x: number) => box.x + box.width / 2 + (x * box.height) / 2;
+    const [x0, x1, y0, y1] = [box.x + 4, toScreenX(cut), box.y + 4, box.y + box.height - 4];
+    const corners: Array<[number, number]> = [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
+    await page.mouse.move(x0, y0);
+    await page.mouse.down();
+    for (let c = 1; c < corners.length; c++) {
+      for (let step = 1; step <= 20; step++) {
+        const t = step / 20;
+        await page.mouse.move(corners[c - 1][0] + (corners[c][0] - corners[c - 1][0]) * t, corners[c - 1][1] + (corners[c][1] - corners[c - 1][1]) * t);
+        await page.waitForTimeout(5);
+      }
+    }
+    await page.mouse.up();
+    await web.screenshot('map-lassoed');
+
+    await expectText(page.getByTestId('selection-size'), new RegExp(`^${left.length} images? selected$`));
+    const bar = page.getByRole('region', { name: 'Selection' });
+    await bar.getByLabel('Tag name').fill('left side');
+    await bar.getByRole('button', { name: 'Tag', exact: true }).click();
+    await expectText(bar.getByRole('status'), new RegExp(`^Tagged ${left.length} images? “left side”`));
+
+    const tag = ((await request.get(`/api/v1/dataset/${datasetId}/tags`).expect(200)).body.tags as Array<{ id: string; name: string }>).find((t) => t.name === 'left side')!;
+    const tagged = await web.stack.deps.db('media_tags').where({ tag_id: tag.id }).pluck('media_id');
+    expect([...tagged].sort()).toEqual([...leftIds].sort());
+    expect(web.pageErrors).toEqual([]);
+  });
+});

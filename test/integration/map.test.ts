@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
+import { Workspace } from '../../db/models';
+import { createDataset } from '../../db/repositories/datasets';
+import { createUser } from '../../db/repositories/users';
+import { createReadyDataset, waitForDatasetStatus } from '../support/datasets';
+import { databaseFingerprint } from '../support/databaseFingerprint';
+import { mapPage } from '../support/map';
+import { eventually, photo, PHOTO_NAMES } from '../support/media';
+import { datasetSharedWithViewer, loginCookie } from '../support/sessions';
+import { startTestApi, startTestStack } from '../support/testStack';
+
+interface DatasetMap {
+  layout_id: string | null;
+  count: number;
+  unplaced: number;
+  bounds: { min_x: number; max_x: number; min_y: number; max_y: number } | null;
+  threshold: number;
+  page_limit: number;
+  legends: { cluster: Array<{ index: number; cluster_id: string; count: number }>; label: Array<{ index: number; label: string; count: number }>; issue: Array<{ index: number; issue_type: string; count: number }> };
+}
+
+/** The map through the real API and worker: laid out at indexing, served in binary pages, kept by snapshots, clones and added batches. */
+describe('dataset map', () => {
+  let stack: Awaited<ReturnType<typeof startTestStack>>;
+  let datasetId: string;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'map-'));
+  // Three copies of each photo (enough images for UMAP): a copy should land near its siblings.
+  const copies = PHOTO_NAMES.flatMap((name) => [260, 200].map((width) => path.join(scratch, `${name}_${width}.jpg`)));
+
+  beforeAll(async () => {
+    for (const file of copies) {
+      const [, name, width] = /^(.*)_(\d+)\.jpg$/.exec(path.basename(file))!;
+      await sharp(photo(name)).resize(Number(width)).jpeg({ quality: 80 }).toFile(file);
+    }
+    stack = await startTestStack();
+    datasetId = await createReadyDataset(stack, 'mapped', [...PHOTO_NAMES.map(photo), ...copies]);
+  }, 240_000);
+  afterAll(async () => {
+    await stack?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const base = (id = datasetId) => `/api/v1/dataset/${id}/map`;
+  const map = async (id = datasetId, query: Record<string, string | number> = {}) => (await stack.request.get(base(id)).query(query).expect(200)).body as DatasetMap;
+  const points = (id = datasetId, query: Record<string, string | number> = {}) => mapPage(stack.request.get(`${base(id)}/points`).query(query));
+  const fileNames = async (ids: string[]) => {
+    const rows: Array<{ id: string; file_name: string }> = await stack.deps.db('media').distinct('id', 'file_name').whereIn('id', ids);
+    const byId = new Map(rows.map((row) => [row.id, row.file_name]));
+    return ids.map((id) => byId.get(id)!);
+  };
+
+  it('gives every image a finite point, near its own copies, coloured by its cluster', async () => {
+    const summary = await map(datasetId, { threshold: 2 });
+    const n = PHOTO_NAMES.length * 3;
+    expect(summary).toMatchObject({ count: n, unplaced: 0, threshold: 2, layout_id: expect.any(String) });
+    const page = await points(datasetId, { threshold: 2 });
+    expect(page.layoutId).toBe(summary.layout_id);
+    expect(page.x).toHaveLength(n);
+    for (let i = 0; i < n; i++) {
+      expect(Number.isFinite(page.x[i]) && Number.isFinite(page.y[i])).toBe(true);
+      expect(page.x[i]).toBeGreaterThanOrEqual(summary.bounds!.min_x);
+      expect(page.y[i]).toBeLessThanOrEqual(summary.bounds!.max_y);
+    }
+    // Each legend cluster's colour is carried by exactly its members.
+    for (const entry of summary.legends.cluster) expect(page.cluster.filter((colour) => colour === entry.index)).toHaveLength(entry.count);
+    expect(page.cluster.filter((colour) => colour === 0)).toHaveLength(n - summary.legends.cluster.reduce((sum, entry) => sum + entry.count, 0));
+
+    const ids = (await stack.request.post(`${base()}/selection`).send({ layout_id: summary.layout_id, indices: [...Array(n).keys()] }).expect(200)).body.media_ids as string[];
+    const names = await fileNames(ids);
+    expect(new Set(names).size).toBe(n);
+    const photoOf = (i: number) => names[i].replace(/(_\d+)?\.jpg$/, '');
+    const distance = (a: number, b: number) => Math.hypot(page.x[a] - page.x[b], page.y[a] - page.y[b]);
+    const pairs = [...Array(n).keys()].flatMap((a) => [...Array(n).keys()].filter((b) => b > a).map((b) => ({ same: photoOf(a) === photoOf(b), d: distance(a, b) })));
+    const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+    expect(mean(pairs.filter((p) => p.same).map((p) => p.d))).toBeLessThan(mean(pairs.filter((p) => !p.same).map((p) => p.d)) / 3);
+
+    // Pages put together are the whole map.
+    const first = await points(datasetId, { threshold: 2, offset: 0, limit: 10 });
+    const rest = await points(datasetId, { threshold: 2, offset: 10, limit: 1000 });
+    expect([...first.x, ...rest.x]).toEqual([...page.x]);
+    expect([...first.cluster, ...rest.cluster]).toEqual([...page.cluster]);
+  });
+
+  it('keeps the map in a snapshot\'s clone and keeps every point\'s index when a batch is added', async () => {
+    const before = await map();
+    const whole = await points();
+    const [current] = ((await stack.request.get(`/api/v1/dataset/${datasetId}/snapshot`).expect(200)).body as Array<{ snapshot_id: string; is_current: boolean }>).filter((s) => s.is_current);
+    await stack.request.post(`/api/v1/dataset/${datasetId}/snapshot/${current.snapshot_id}/clone`).expect(202);
+    const task = await eventually(
+      async () => (await stack.request.get('/api/v1/tasks').query({ task_type: 'SNAPSHOT_CLONE' }).expect(200)).body.tasks[0],
+      (t) => t?.status === 'COMPLETED' || t?.status === 'FAILED',
+      120_000,
+      'the clone task',
+    );
+    expect(task.status).toBe('COMPLETED');
+    expect(await map(task.dataset_id)).toEqual(before);
+    expect(await points(task.dataset_id)).toEqual(whole);
+
+    const added = path.join(scratch, 'chelsea_230.jpg');
+    await sharp(photo('chelsea')).resize(230).jpeg().toFile(added);
+    await stack.request.post(`/api/v1/dataset/${datasetId}/add_media`).attach('files', added).expect(202);
+    await waitForDatasetStatus(stack, datasetId, ['PARTIAL INDEX']);
+    const after = await map();
+    expect(after).toMatchObject({ layout_id: before.layout_id, count: before.count + 1, unplaced: 0 });
+    const grown = await points();
+    expect([...grown.x.subarray(0, before.count)]).toEqual([...whole.x]);
+    const [newId] = (await stack.request.post(`${base()}/selection`).send({ layout_id: after.layout_id, indices: [before.count] }).expect(200)).body.media_ids;
+    expect(await fileNames([newId])).toEqual(['chelsea_230.jpg']);
+  }, 240_000);
+
+  it('refuses bad input with 422 {detail}, a stale layout with 409 and an unknown dataset with 404', async () => {
+    const { layout_id: layoutId, count } = await map();
+    const queries: Array<[string, Record<string, string>, string]> = [
+      ['', { threshold: '5' }, 'query.threshold: threshold must be an integer 0-4'],
+      ['/points', { threshold: 'x' }, 'query.threshold: threshold must be an integer 0-4'],
+      ['/points', { offset: '-1' }, 'query.offset: offset must be a whole number, 0 or more'],
+      ['/points', { limit: '0' }, 'query.limit: limit must be a whole number 1-1,000,000'],
+      ['/points', { limit: '1000001' }, 'query.limit: limit must be a whole number 1-1,000,000'],
+      ['/points', { limit: '2.5' }, 'query.limit: limit must be a whole number 1-1,000,000'],
+    ];
+    for (const [suffix, query, detail] of queries) expect((await stack.request.get(`${base()}${suffix}`).query(query).expect(422)).body).toEqual({ detail });
+    const bodies: Array<[unknown, string]> = [
+      [{ indices: [0] }, 'body.layout_id: layout_id must be the layout_id of GET …/map'],
+      [{ layout_id: layoutId, indices: [] }, 'body.indices: indices must not be empty'],
+      [{ layout_id: layoutId, indices: 'all' }, 'body.indices: indices must be an array of point indexes'],
+      [{ layout_id: layoutId, indices: [-1] }, 'body.indices.0: each index must be a whole number, 0 or more'],
+      [{ layout_id: layoutId, indices: [0, count + 5] }, `body.indices: no point at ${count + 5}`],
+      [{ layout_id: layoutId, indices: Array(100_001).fill(0) }, 'body.indices: indices names at most 100,000 points'],
+    ];
+    for (const [body, detail] of bodies) expect((await stack.request.post(`${base()}/selection`).send(body as object).expect(422)).body).toEqual({ detail });
+    expect((await stack.request.post(`${base()}/selection`).send({ layout_id: randomUUID(), indices: [0] }).expect(409)).body).toEqual({
+      detail: 'The map was laid out anew since it was loaded; load it again',
+    });
+    for (const suffix of ['', '/points']) expect((await stack.request.get(`/api/v1/dataset/${randomUUID()}/map${suffix}`).expect(404)).body).toEqual({ detail: 'Dataset not found' });
+
+    const uploading = (await createDataset(stack.deps.db, { name: 'uploading', ownerId: stack.deps.defaultUser.id, workspaceId: (await Workspace.query(stack.deps.db).first())!.id, status: 'UPLOADING' })).id;
+    const refusal = (await stack.request.get(base(uploading)).expect(409)).body;
+    expect(refusal.detail).toMatch(/UPLOADING/);
+    expect((await stack.request.get(`${base(uploading)}/points`).expect(409)).body).toEqual(refusal);
+    expect((await stack.request.post(`${base(uploading)}/selection`).send({ layout_id: randomUUID(), indices: [0] }).expect(409)).body).toEqual(refusal);
+  });
+});
+
+describe('dataset map access', () => {
+  it('lets a viewer read the map and refuses someone without a role (403) or a session (401), changing nothing', async () => {
+    const api = await startTestApi({ DISABLE_AUTH: 'false' });
+    try {
+      const { db } = api.deps;
+      const { datasetId, workspaceId, viewerCookie: asViewer } = await datasetSharedWithViewer(api);
+      await createUser(db, { email: 'outsider@example.com', password: 'outsider-password', workspaceId, workspaceRole: 'viewer' });
+      const asOutsider = await loginCookie(api, 'outsider@example.com', 'outsider-password');
+      const base = `/api/v1/dataset/${datasetId}/map`;
+      const before = await databaseFingerprint(db);
+
+      expect((await api.request.get(base).set('Cookie', asViewer).expect(200)).body).toMatchObject({ layout_id: null, count: 0, unplaced: 0, bounds: null });
+      expect((await mapPage(api.request.get(`${base}/points`).set('Cookie', asViewer))).x).toHaveLength(0);
+      expect((await api.request.post(`${base}/selection`).set('Cookie', asViewer).send({ layout_id: randomUUID(), indices: [0] }).expect(409)).body.detail).toMatch(/laid out anew/);
+
+      const refused = { detail: 'You do not have permission to access this dataset' };
+      expect((await api.request.get(base).set('Cookie', asOutsider).expect(403)).body).toEqual(refused);
+      expect((await api.request.get(`${base}/points`).set('Cookie', asOutsider).expect(403)).body).toEqual(refused);
+      expect((await api.request.post(`${base}/selection`).set('Cookie', asOutsider).send({ layout_id: randomUUID(), indices: [0] }).expect(403)).body).toEqual(refused);
+      for (const request of [api.request.get(base), api.request.get(`${base}/points`), api.request.post(`${base}/selection`).send({ layout_id: randomUUID(), indices: [0] })]) {
+        expect((await request.expect(401)).body).toEqual({ detail: expect.any(String) });
+      }
+      expect(await databaseFingerprint(db)).toEqual(before);
+    } finally {
+      await api.close();
+    }
+  });
+});

@@ -1,0 +1,67 @@
+import { layoutMap } from '../../lib/map/layoutMap';
+import type { Neighbour } from '../../lib/map/placeFromNeighbours';
+import { seededRandom } from '../../lib/map/seededRandom';
+
+const DIM = 32;
+const BLOBS = 3;
+const PER_BLOB = 200;
+
+/** Items in BLOBS tight groups around random centres, in random order (as media ids are), plus one item without an embedding at the end. */
+function blobs() {
+  const random = seededRandom(1);
+  const centres = Array.from({ length: BLOBS }, () => Float32Array.from({ length: DIM }, () => random() * 2 - 1));
+  const blobOf = Array.from({ length: BLOBS * PER_BLOB }, (_, i) => ({ blob: i % BLOBS, key: random() }))
+    .sort((a, b) => a.key - b.key)
+    .map(({ blob }) => blob);
+  const vectors = blobOf.map((blob) => centres[blob].map((value) => value + (random() - 0.5) * 0.2));
+  const cosine = (a: Float32Array, b: Float32Array) => {
+    let dot = 0, na = 0, nb = 0;
+    for (let d = 0; d < DIM; d++) [dot, na, nb] = [dot + a[d] * b[d], na + a[d] * a[d], nb + b[d] * b[d]];
+    return dot / Math.sqrt(na * nb);
+  };
+  const neighbours: Neighbour[][] = vectors.map((vector, i) =>
+    vectors
+      .map((other, index) => ({ index, similarity: cosine(vector, other) }))
+      .filter((hit) => hit.index !== i)
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, 10),
+  );
+  return { vectors, neighbours, blobOf, count: vectors.length + 1, embedded: vectors.map((_, i) => i) };
+}
+
+describe('layoutMap', () => {
+  const data = blobs();
+  const run = (sampleSize: number) =>
+    layoutMap({
+      count: data.count,
+      embedded: data.embedded,
+      neighboursOf: (i) => data.neighbours[i] ?? [],
+      vectorsOf: async (items) => items.map((i) => data.vectors[i]),
+      sampleSize,
+    });
+
+  it('places every embedded item, and only those, at a finite point; the same input gives the same map', async () => {
+    const { positions, placed } = await run(100);
+    expect(Array.from(placed.subarray(0, data.embedded.length)).every((flag) => flag === 1)).toBe(true);
+    expect(placed[data.count - 1]).toBe(0);
+    expect(Array.from(positions.subarray(0, data.embedded.length * 2)).every(Number.isFinite)).toBe(true);
+    expect(Array.from((await run(100)).positions)).toEqual(Array.from(positions));
+  }, 60_000);
+
+  it('keeps similar items together: each group sits apart from the others', async () => {
+    // 100: UMAP lays out the sample; 8: PCA does, and whole groups may have no sampled member.
+    for (const sampleSize of [100, 8]) {
+      const { positions } = await run(sampleSize);
+      const centre = (blob: number) => {
+        const members = data.embedded.filter((i) => data.blobOf[i] === blob);
+        const sum = members.reduce(([x, y], i) => [x + positions[i * 2], y + positions[i * 2 + 1]], [0, 0]);
+        return { members, x: sum[0] / members.length, y: sum[1] / members.length };
+      };
+      const centres = Array.from({ length: BLOBS }, (_, blob) => centre(blob));
+      const spread = Math.max(...centres.map((c) => Math.max(...c.members.map((i) => Math.hypot(positions[i * 2] - c.x, positions[i * 2 + 1] - c.y)))));
+      for (let a = 0; a < BLOBS; a++) {
+        for (let b = a + 1; b < BLOBS; b++) expect(Math.hypot(centres[a].x - centres[b].x, centres[a].y - centres[b].y)).toBeGreaterThan(spread);
+      }
+    }
+  }, 60_000);
+});

@@ -1,0 +1,126 @@
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { api, unwrap } from '../api/client';
+import { ErrorMessage } from '../components/ErrorMessage';
+import { EMPTY_SELECTION, type Selection } from '../api/selection';
+import { SelectionBar } from '../components/SelectionBar';
+import { fetchMap, fetchPoints, fetchSelectedMedia, mapKeys, type ColourBy, type DatasetMap } from '../features/map/api';
+import { MAP_COLOURS, MapCanvas } from '../features/map/MapCanvas';
+import { useUrlState } from '../urlState';
+
+/** The API turns at most this many points into media ids at once (POST …/map/selection). */
+const SELECTION_LIMIT = 100_000;
+
+const COLOUR_BY: Record<ColourBy, string> = { cluster: 'Cluster', label: 'Label', issue: 'Issue' };
+const NONE: Record<ColourBy, string> = { cluster: 'Smaller clusters', label: 'No label (or a rarer one)', issue: 'No issue (or a rarer one)' };
+
+function legendOf(map: DatasetMap, by: ColourBy): Array<{ index: number; name: string; count: number }> {
+  if (by === 'cluster') return map.legends.cluster.map((entry, i) => ({ index: entry.index, name: `Cluster ${i + 1}`, count: entry.count }));
+  if (by === 'label') return map.legends.label.map((entry) => ({ index: entry.index, name: entry.label, count: entry.count }));
+  return map.legends.issue.map((entry) => ({ index: entry.index, name: entry.issue_type, count: entry.count }));
+}
+
+/** A 2D map of every image's embedding, coloured by cluster, label or issue; a lasso picks points for the selection bar. */
+export function MapPage() {
+  const { datasetId = '' } = useParams();
+  const [params, change] = useUrlState();
+  const colourBy = (['cluster', 'label', 'issue'] as const).find((by) => by === params.get('colour')) ?? 'cluster';
+  const threshold = Math.min(4, Math.max(0, Number(params.get('threshold')) || 0));
+  const [lasso, setLasso] = useState(false);
+  const [picked, setPicked] = useState<number[]>([]);
+  const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
+  const [selectionError, setSelectionError] = useState<Error | null>(null);
+
+  const dataset = useQuery({ queryKey: ['dataset', datasetId], queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: datasetId } } })) });
+  const map = useQuery({ queryKey: mapKeys.summary(datasetId, threshold), queryFn: () => fetchMap(datasetId, threshold) });
+  const count = map.data?.count ?? 0;
+  const points = useQuery({ queryKey: mapKeys.points(datasetId, threshold), queryFn: () => fetchPoints(datasetId, threshold), staleTime: Infinity });
+
+  const clear = () => {
+    setPicked([]);
+    setSelection(EMPTY_SELECTION);
+    setSelectionError(null);
+  };
+  const onSelect = (indices: number[]) => {
+    setPicked(indices);
+    setSelectionError(null);
+    if (indices.length === 0) return setSelection(EMPTY_SELECTION);
+    if (indices.length > SELECTION_LIMIT) {
+      setSelection(EMPTY_SELECTION);
+      return setSelectionError(new Error(`${indices.length.toLocaleString()} points lassoed; a selection holds at most ${SELECTION_LIMIT.toLocaleString()}: zoom in and lasso fewer`));
+    }
+    fetchSelectedMedia(datasetId, points.data!.layoutId!, indices).then(
+      (mediaIds) => setSelection({ mediaIds, clusters: [] }),
+      (error: Error) => setSelectionError(error),
+    );
+  };
+
+  const name = dataset.data?.display_name ?? '';
+  return (
+    <>
+      <p>
+        <Link to="/">Datasets</Link> › <Link to={`/datasets/${datasetId}`}>{name || datasetId}</Link> › Map
+      </p>
+      <h1>Map {name}</h1>
+      <p className="muted">
+        Every image where its embedding puts it: similar images lie close together. Drag to pan, scroll to zoom; switch to Lasso (or hold Shift) and draw round points to select them; Escape clears the selection.{' '}
+        <Link to={`/datasets/${datasetId}/explore`}>Explore</Link>
+      </p>
+      <ErrorMessage error={map.error ?? points.error} prefix="The map could not be loaded" />
+      {map.data && (
+        <div className="map-controls card">
+          <label>
+            Colour by{' '}
+            <select value={colourBy} onChange={(event) => change({ colour: event.target.value })}>
+              {Object.entries(COLOUR_BY).map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Cluster threshold{' '}
+            <select value={threshold} onChange={(event) => change({ threshold: event.target.value })} disabled={colourBy !== 'cluster'}>
+              {[0, 1, 2, 3, 4].map((value) => (
+                <option key={value} value={value}>
+                  {value}
+                </option>
+              ))}
+            </select>
+          </label>
+          {colourBy !== 'cluster' && <span className="muted">The threshold applies when colouring by cluster.</span>}
+          <fieldset className="map-mode">
+            <legend>Mouse</legend>
+            <label>
+              <input type="radio" name="map-mode" checked={!lasso} onChange={() => setLasso(false)} /> Pan
+            </label>
+            <label>
+              <input type="radio" name="map-mode" checked={lasso} onChange={() => setLasso(true)} /> Lasso
+            </label>
+          </fieldset>
+          <span data-testid="map-count">
+            {count.toLocaleString()} point{count === 1 ? '' : 's'}
+            {map.data.unplaced > 0 && ` · ${map.data.unplaced.toLocaleString()} added since the last reindex are not placed yet`}
+          </span>
+        </div>
+      )}
+      {map.data && count === 0 && <p>No map yet: it is laid out when the dataset is indexed.</p>}
+      {(map.isPending || (points.isPending && count > 0)) && <p>Loading the map…</p>}
+      {picked.length > 0 && <SelectionBar datasetId={datasetId} selection={selection} onClear={clear} />}
+      <ErrorMessage error={selectionError} prefix="The selection could not be made" />
+      {count > 0 && <MapCanvas count={count} points={points.data} colourBy={colourBy} lasso={lasso} selected={picked} onSelect={onSelect} />}
+      {map.data && count > 0 && (
+        <ul className="map-legend" aria-label="Colours">
+          {[{ index: 0, name: NONE[colourBy], count: -1 }, ...legendOf(map.data, colourBy)].map((entry) => (
+            <li key={entry.index}>
+              <span className="map-swatch" style={{ background: MAP_COLOURS[entry.index] }} aria-hidden="true" /> {entry.name}
+              {entry.count >= 0 && <span className="muted"> · {entry.count.toLocaleString()}</span>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
