@@ -5,7 +5,7 @@ import {
   countUploadedFiles,
   findUploadTransaction,
   openUploadTransaction,
-  recordUploadsWhileOpen,
+  recordUploadsWhile,
   reopenTransaction,
   startProcessingTransaction,
   type UploadTransaction,
@@ -61,10 +61,9 @@ export async function storeUploads(
   files: Array<StagedFile & { fileName: string }>,
 ): Promise<void> {
   for (const file of files) await store.putFile(blobKey(file.sha256), file.path);
-  const recorded = await recordUploadsWhileOpen(
+  const recorded = await recordUploadsWhile(
     db,
-    transaction.dataset_id,
-    transaction.id,
+    transaction,
     files.map((file) => ({ fileName: file.fileName, mediaKind: mediaKindOf(file.fileName)!, sha256: file.sha256, size: file.size })),
   );
   if (!recorded) throw invalid(`Transaction ${transaction.id} is already being processed; these files were not added`);

@@ -32,20 +32,20 @@ export async function findUploadTransaction(db: Db, datasetId: string, transacti
 }
 
 /**
- * Records creation uploads while the transaction is OPEN. Returns false, recording nothing, once
- * process_files has claimed the transaction: the share lock makes that claim wait for an insert under
- * way, so a batch never changes after it was claimed.
+ * Records uploads while the transaction is still in the status the caller saw (OPEN for creation
+ * uploads, PROCESSING for an add_media batch it made). Returns false, recording nothing, once
+ * process_files has claimed an OPEN transaction: the share lock makes that claim wait for an insert
+ * under way, so a batch never changes after it was claimed.
  */
-export async function recordUploadsWhileOpen(
+export async function recordUploadsWhile(
   db: Db,
-  datasetId: string,
-  transactionId: number,
+  transaction: Pick<UploadTransaction, 'id' | 'dataset_id' | 'status'>,
   files: UploadedFileRecord[],
 ): Promise<boolean> {
   return db.transaction(async (trx) => {
-    const open = await trx('upload_transactions').where({ id: transactionId, status: 'OPEN' }).forShare().first('id');
-    if (!open) return false;
-    await recordUploadedFiles(trx, datasetId, transactionId, files);
+    const unchanged = await trx('upload_transactions').where({ id: transaction.id, status: transaction.status }).forShare().first('id');
+    if (!unchanged) return false;
+    await recordUploadedFiles(trx, transaction.dataset_id, transaction.id, files);
     return true;
   });
 }
