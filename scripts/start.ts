@@ -156,6 +156,7 @@ async function main(config: Config): Promise<void> {
     const api = await supervise({ name: 'API', start: () => startApi(config.api.port, env), log: say });
     children.push(api);
     running('API', api);
+    say(`Web app      ${config.publicUrl}/   <- open this`);
     say(`API          ${config.publicUrl}/api/v1`);
     if (!process.env.PUBLIC_URL) say(`PUBLIC_URL is not set: links and logins name ${config.publicUrl}; set it when users reach this machine by another name`);
     say(`Temporal     ${env.TEMPORAL_ADDRESS} (namespace ${config.temporal.namespace})`);

@@ -27,7 +27,7 @@ describe('npm start on embedded defaults', () => {
     const started = Date.now();
     await first.waitForLine(/\[start\] auth disabled/, 60_000);
     expect(Date.now() - started).toBeLessThan(60_000);
-    expect(first.output()).toContain(`[start] API          http://localhost:${apiPort}/api/v1`);
+    expect(first.output()).toContain(`[start] Web app      http://localhost:${apiPort}/   <- open this\n[start] API          http://localhost:${apiPort}/api/v1`);
     expect(first.output()).toMatch(/\[start\] Temporal UI  http:\/\/localhost:\d+/);
     expect((await fetch(`http://127.0.0.1:${apiPort}/api/v1/datasets`)).status).toBe(200);
 

@@ -30,6 +30,8 @@ describe('web app', () => {
   it('creates a dataset by uploading photos, sees it READY, explores it, searches by an image and finds its task COMPLETED', async () => {
     await page.goto('/');
     await page.getByRole('heading', { name: 'Datasets', exact: true }).waitFor();
+    const icon = await page.request.get(await page.locator('link[rel="icon"]').getAttribute('href').then((href) => href!));
+    expect([icon.status(), icon.headers()['content-type']]).toEqual([200, 'image/svg+xml']);
 
     // A dropped file of a type the API refuses is named with its reason and never sent.
     await page.getByTestId('dropzone').dispatchEvent('drop', {
