@@ -1,6 +1,6 @@
 import type { User } from '../db/models';
 import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
-import { selectedMedia, type MediaSelection } from '../db/repositories/selection';
+import { countSelectedMedia, type MediaSelection } from '../db/repositories/selection';
 import { releaseTransition } from '../lib/datasetStates';
 import { unprocessable } from '../lib/errors';
 import type { LabelPropagationInput } from '../workflows/contracts';
@@ -17,8 +17,8 @@ export interface LabelRequest {
 /** Starts a LABEL_PROPAGATION task: the label on the selected media and on their near neighbours. */
 export async function startLabelPropagation(deps: TaskDeps, dataset: DatasetRow, user: User, request: LabelRequest): Promise<string> {
   requireStatusFor(dataset, 'propagate_labels');
-  const named = await deps.db.from(selectedMedia(deps.db, dataset.head_version_id, request.selection).as('s')).first(deps.db.raw('count(*)::int AS n'));
-  if (!named?.n) throw unprocessable('The selection names no media of this dataset');
+  const named = await countSelectedMedia(deps.db, dataset.head_version_id, request.selection);
+  if (named === 0) throw unprocessable('The selection names no media of this dataset');
   let previousStatus = dataset.status_new;
   const neighbours = request.maxNeighbours > 0 ? ` and up to ${request.maxNeighbours} neighbours each at similarity ≥ ${request.minSimilarity}` : '';
   return createTask(
@@ -27,7 +27,7 @@ export async function startLabelPropagation(deps: TaskDeps, dataset: DatasetRow,
       taskType: 'LABEL_PROPAGATION',
       datasetId: dataset.id,
       user,
-      statusMessage: `Queued: “${request.label}” on ${named.n} media${neighbours}`,
+      statusMessage: `Queued: “${request.label}” on ${named} media${neighbours}`,
       input: (taskId): LabelPropagationInput => ({ taskId, datasetId: dataset.id, ...request, previousStatus }),
     },
     async (trx) => {

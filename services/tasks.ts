@@ -13,6 +13,7 @@ import {
 import { conflict, invalid, notFound } from '../lib/errors';
 import {
   abortRefusal,
+  ACTIVE_TASK_STATUSES,
   BATCH_TASK_TYPES,
   FINAL_TASK_STATUSES,
   retryRefusal,
@@ -20,7 +21,7 @@ import {
 } from '../lib/datasetStates';
 import { creationPhaseQuery, type CreationPhase } from '../workflows/contracts';
 import { requireDataset } from './datasetAccess';
-import { END_UNFINISHED, endsUnfinished } from './unfinishedTasks';
+import { END_UNFINISHED, endsUnfinished, type Ending } from './unfinishedTasks';
 import { startTaskWorkflow, type TaskDeps } from './taskWorkflows';
 
 const { WorkflowExecutionStatus } = temporal.api.enums.v1;
@@ -42,7 +43,6 @@ const WORKFLOW_START_GRACE_MS = 60_000;
  * read repairs them.
  */
 const REPAIR_WAIT_MS = 2000;
-
 
 /** How long a retry waits for the previous run, which recorded its end just before closing, to close. */
 const PREVIOUS_RUN_CLOSE_WAIT_MS = 5000;
@@ -80,16 +80,26 @@ export async function repairTask(
   if (status === undefined && Date.now() - new Date(task.updated_at).getTime() < WORKFLOW_START_GRACE_MS) return false;
   const verdict = status === undefined ? { to: 'FAILED' as const, message: 'The workflow no longer exists' } : closedAs[status ?? -1];
   if (!verdict) return false;
-  const repaired = await transitionTaskStatus(deps.db, task.task_id, ['INITIALIZING', 'RUNNING'], verdict.to, {
-    errorMessage: task.error_message ?? verdict.message,
-  });
+  const repaired = await endRunningTask(deps.db, task, { aborted: verdict.to === 'ABORTED', message: task.error_message ?? verdict.message });
   if (repaired && BATCH_TASK_TYPES.includes(task.task_type)) {
     // Whatever the batch brought in stays; the next reindex indexes it.
     await transitionDatasetStatus(deps.db, task.dataset_id, TRANSITIONS.batchFailedWithMedia);
-  } else if (repaired && endsUnfinished(task.task_type) && task.input) {
-    await END_UNFINISHED[task.task_type](deps.db, task.input as never, { aborted: verdict.to === 'ABORTED', message: task.error_message ?? verdict.message });
   }
   return repaired;
+}
+
+/**
+ * Ends a task that still reads INITIALIZING or RUNNING (FAILED, or ABORTED) and leaves its datasets
+ * where its own failure path would; false when it had ended already.
+ */
+async function endRunningTask(
+  db: TaskDeps['db'],
+  task: Pick<TaskRow, 'task_id' | 'task_type'> & { input?: TaskRow['input'] },
+  ending: Ending,
+): Promise<boolean> {
+  const ended = await transitionTaskStatus(db, task.task_id, ACTIVE_TASK_STATUSES, ending.aborted ? 'ABORTED' : 'FAILED', { errorMessage: ending.message });
+  if (ended && endsUnfinished(task.task_type) && task.input) await END_UNFINISHED[task.task_type](db, task.input as never, ending);
+  return ended;
 }
 
 /** A page of the user's tasks, each repaired from Temporal first; a dataset_id filter must name a dataset they can read (404/403). */
@@ -134,13 +144,10 @@ export async function abortTask(deps: TaskDeps, taskId: string, user: User): Pro
     () => true,
     (error) => error instanceof WorkflowFailedError,
   );
-  if (!closed && endsUnfinished(task.task_type)) {
+  if (!closed) {
     // No worker acted on the cancellation in time (stopped, frozen or overloaded): the task ends here,
     // as its workflow would end it; the workflow, when a worker takes it again, finds it cancelled.
-    const ending = { aborted: true, message: 'Aborted by user (its workflow stops when a worker takes it again)' };
-    if (await transitionTaskStatus(deps.db, taskId, ['INITIALIZING', 'RUNNING'], 'ABORTED', { errorMessage: ending.message })) {
-      await END_UNFINISHED[task.task_type](deps.db, task.input as never, ending);
-    }
+    await endRunningTask(deps.db, task, { aborted: true, message: 'Aborted by user (its workflow stops when a worker takes it again)' });
   }
   const after = await requireTask(deps, taskId, user);
   if (after.status === 'COMPLETED') throw conflict('Task reached its commit phase and completed');

@@ -30,3 +30,9 @@ export function selectedMedia(db: Db, versionId: string, selection: MediaSelecti
   if (parts.length === 0) throw new Error('an empty selection');
   return parts.length === 1 ? parts[0] : db.union(parts);
 }
+
+/** How many media of `versionId` the selection names. */
+export async function countSelectedMedia(db: Db, versionId: string, selection: MediaSelection): Promise<number> {
+  const row = await db.from(selectedMedia(db, versionId, selection).as('s')).first(db.raw('count(*)::int AS n'));
+  return row?.n ?? 0;
+}

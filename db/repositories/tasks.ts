@@ -56,7 +56,7 @@ export async function insertTask(
 export async function transitionTaskStatus(
   db: Db,
   taskId: string,
-  from: TaskStatus[],
+  from: readonly TaskStatus[],
   to: TaskStatus,
   progress: Omit<TaskProgress, 'status'> = {},
 ): Promise<boolean> {

@@ -11,7 +11,7 @@ import time
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Dict, Iterator, List, Optional, Sequence, Union
+from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, TypeVar, Union
 from uuid import UUID
 
 import httpx
@@ -47,6 +47,8 @@ EXPLORE_PAGE_SIZE = 100
 # The spec recommends about 50 files per upload request.
 UPLOAD_BATCH_FILES = 50
 POLL_SECONDS = 1.0
+
+T = TypeVar("T")
 
 PathLike = Union[str, "os.PathLike[str]"]
 Id = Union[str, UUID]
@@ -295,17 +297,16 @@ class Client:
             raise MdsError("wait_for_task needs the task's dataset_id (or a Task)")
         else:
             task_id = task
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with progress_bar(self._show(progress), total=100, unit="%", desc="task") as bar:
-            while True:
-                task = self.task(task_id, dataset_id)
-                bar.set_description(f"{task.task_type} {task.status}")
-                bar.update((task.progress_percentage or 0) - bar.n)
-                if task.is_final:
-                    break
-                if deadline is not None and time.monotonic() > deadline:
-                    raise TaskFailed(f"Task {task_id} still {task.status} after {timeout} s", task)
-                time.sleep(POLL_SECONDS)
+        task = self._poll(
+            lambda: self.task(task_id, dataset_id),
+            lambda found: found.is_final,
+            lambda found: found.progress_percentage,
+            lambda found: f"{found.task_type} {found.status}",
+            lambda found: TaskFailed(f"Task {task_id} still {found.status} after {timeout} s", found),
+            desc="task",
+            progress=progress,
+            timeout=timeout,
+        )
         if task.status != "COMPLETED":
             raise TaskFailed(f"Task {task_id} ({task.task_type}) {task.status}: {task.error_message or task.status_message}", task)
         return task
@@ -383,18 +384,19 @@ class Client:
 
     def wait_for_export(self, dataset_id: Id, export_id: Id, *, progress: Optional[bool] = None, timeout: Optional[float] = None) -> ExportStatus:
         """Polls until the export is COMPLETED (its status, with ``download_uri``); ``TaskFailed`` if FAILED."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with progress_bar(self._show(progress), total=100, unit="%", desc="export") as bar:
-            while True:
-                status = self.export_status(dataset_id, export_id)
-                bar.update((status.progress_percentage or 0) - bar.n)
-                if status.status == "COMPLETED":
-                    return status
-                if status.status == "FAILED":
-                    raise TaskFailed(f"Export {export_id} FAILED: {status.error_message}")
-                if deadline is not None and time.monotonic() > deadline:
-                    raise TaskFailed(f"Export {export_id} still {status.status} after {timeout} s")
-                time.sleep(POLL_SECONDS)
+        status = self._poll(
+            lambda: self.export_status(dataset_id, export_id),
+            lambda found: found.status in ("COMPLETED", "FAILED"),
+            lambda found: found.progress_percentage,
+            None,
+            lambda found: TaskFailed(f"Export {export_id} still {found.status} after {timeout} s"),
+            desc="export",
+            progress=progress,
+            timeout=timeout,
+        )
+        if status.status == "FAILED":
+            raise TaskFailed(f"Export {export_id} FAILED: {status.error_message}")
+        return status
 
     def download(self, uri: str, out: PathLike, *, progress: Optional[bool] = None) -> Path:
         """Streams a download link (e.g. an export's ``download_uri``) into ``out``."""
@@ -435,6 +437,32 @@ class Client:
         if not status.download_uri:
             raise MdsError(f"Export {export_id} completed without a download link")
         return self.download(status.download_uri, target, progress=progress)
+
+    def _poll(
+        self,
+        read: Callable[[], T],
+        finished: Callable[[T], bool],
+        percent: Callable[[T], Optional[int]],
+        describe: Optional[Callable[[T], str]],
+        overdue: Callable[[T], Exception],
+        *,
+        desc: str,
+        progress: Optional[bool],
+        timeout: Optional[float],
+    ) -> T:
+        """Reads every POLL_SECONDS until ``finished``, showing ``percent`` on a progress bar; ``overdue`` is raised past ``timeout``."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with progress_bar(self._show(progress), total=100, unit="%", desc=desc) as bar:
+            while True:
+                found = read()
+                if describe is not None:
+                    bar.set_description(describe(found))
+                bar.update((percent(found) or 0) - bar.n)
+                if finished(found):
+                    return found
+                if deadline is not None and time.monotonic() > deadline:
+                    raise overdue(found)
+                time.sleep(POLL_SECONDS)
 
     def _show(self, progress: Optional[bool]) -> bool:
         return self.progress if progress is None else progress
