@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_STATUSES, TASK_TYPES } from '../../lib/datasetStates';
+import { abortRefusal, retryRefusal, TASK_STATUSES, TASK_TYPES } from '../../lib/datasetStates';
 import type { TaskRow } from '../../db/repositories/tasks';
 import { isoTime, timestamp } from './time';
 
@@ -17,10 +17,16 @@ export const taskSchema = z
     error_message: z.string().nullable(),
     start_time: timestamp,
     end_time: timestamp.nullable(),
+    can_abort: z.boolean().meta({ description: 'Whether POST /tasks/{task_id}/abort may stop it now (its type, status and phase; the caller also needs manage_tasks)' }),
+    abort_refusal: z.string().nullable().meta({ description: 'Why it cannot be aborted now; null when it can' }),
+    can_retry: z.boolean().meta({ description: 'Whether POST /tasks/{task_id}/retry may start it again now (its type and status; the caller also needs manage_tasks)' }),
+    retry_refusal: z.string().nullable().meta({ description: 'Why it cannot be retried now; null when it can' }),
   })
   .meta({ id: 'Task' });
 
 export function presentTask(row: TaskRow): z.output<typeof taskSchema> {
+  const abortReason = abortRefusal(row) ?? null;
+  const retryReason = retryRefusal(row) ?? null;
   return {
     task_id: row.task_id,
     dataset_id: row.dataset_id,
@@ -35,6 +41,10 @@ export function presentTask(row: TaskRow): z.output<typeof taskSchema> {
     error_message: row.error_message,
     start_time: isoTime(row.start_time),
     end_time: isoTime(row.end_time),
+    can_abort: abortReason === null,
+    abort_refusal: abortReason,
+    can_retry: retryReason === null,
+    retry_refusal: retryReason,
   };
 }
 

@@ -134,7 +134,7 @@ describe('web app', () => {
     const task = page.locator('tr[data-task-type="DATASET_CREATION"]', { hasText: 'browser photos' });
     await task.getByTestId('task-status').filter({ hasText: 'COMPLETED' }).waitFor();
     expect(await task.getByRole('button', { name: 'Abort' }).isDisabled()).toBe(true);
-    expect(await task.getByRole('button', { name: 'Abort' }).getAttribute('title')).toBe('Only a running task can be aborted (this one is COMPLETED)');
+    expect(await task.getByRole('button', { name: 'Abort' }).getAttribute('title')).toBe('Task is COMPLETED and cannot be aborted');
     expect(await task.getByRole('button', { name: 'Retry' }).isDisabled()).toBe(true);
     const taskId = await task.getAttribute('data-task-id');
     expect(await task.getByRole('link', { name: 'Workflow' }).getAttribute('href')).toBe(`http://temporal-ui.example:8233/namespaces/default/workflows/${taskId}`);
@@ -181,7 +181,7 @@ describe('web app', () => {
       await rows.locator(`xpath=self::*[not(@data-task-type="${type}")]`).first().waitFor({ state: 'detached' });
       await rows.first().getByTestId('task-status').filter({ hasText: 'COMPLETED' }).waitFor({ timeout: 60_000 });
       expect(await rows.evaluateAll((found) => found.map((row) => row.getAttribute('data-task-type')))).toEqual([type]);
-      expect(await rows.first().getByRole('button', { name: 'Abort' }).getAttribute('title')).toBe(`A ${type} task cannot be aborted`);
+      expect(await rows.first().getByRole('button', { name: 'Abort' }).getAttribute('title')).toBe(`Only DATASET_CREATION tasks can be aborted (this is ${type})`);
     }
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Datasets' }).click();
@@ -444,7 +444,7 @@ describe('web app', () => {
     const abort = task.getByRole('button', { name: 'Abort' });
     const retry = task.getByRole('button', { name: 'Retry' });
     await task.getByTestId('task-status').filter({ hasText: /INITIALIZING|RUNNING/ }).waitFor();
-    expect(await retry.getAttribute('title')).toMatch(/^Only a failed or aborted task can be retried/);
+    expect(await retry.getAttribute('title')).toMatch(/^Task is [A-Z]+; only FAILED or ABORTED tasks can be retried$/);
     await abort.click();
     await page.getByRole('dialog', { name: 'Abort this DATASET_CREATION task?' }).getByRole('button', { name: 'Abort the task' }).click();
     await task.getByTestId('task-status').filter({ hasText: 'ABORTED' }).waitFor({ timeout: 60_000 });

@@ -145,7 +145,7 @@ describe('web app curation', () => {
     const task = page.locator('tr[data-task-type="DATASET_CREATION"]');
     await task.getByTestId('task-status').filter({ hasText: /INITIALIZING|RUNNING/ }).waitFor();
     // A disabled control says why beside it.
-    await task.getByText(/^Retry: Only a failed or aborted task can be retried/).waitFor();
+    await task.getByText(/^Retry: Task is [A-Z]+; only FAILED or ABORTED tasks can be retried$/).waitFor();
     await task.getByRole('button', { name: 'Abort' }).click();
     const confirm = page.getByRole('dialog', { name: 'Abort this DATASET_CREATION task?' });
     await confirm.getByText('Processing of “to abort” stops').waitFor();

@@ -20,10 +20,13 @@ describe('task manager: list, filter, abort and retry DATASET_CREATION', () => {
     const { datasetId, transId } = await newDatasetWithTransaction(stack, 'long video');
     await uploadFiles(stack, datasetId, transId, [longVideo, photo('coffee'), photo('rocket')]).expect(202);
     const { task_id: taskId } = (await stack.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202)).body;
-    await waitForTask(stack, datasetId, ['RUNNING']);
+    const running = await waitForTask(stack, datasetId, ['RUNNING']);
+    // What the Tasks API says the caller can do is what abort and retry then answer.
+    expect(running).toMatchObject({ can_abort: true, abort_refusal: null, can_retry: false, retry_refusal: 'Task is RUNNING; only FAILED or ABORTED tasks can be retried' });
 
     const aborted = await stack.request.post(`/api/v1/tasks/${taskId}/abort`).expect(200);
     expect(aborted.body).toMatchObject({ task_id: taskId, status: 'ABORTED', error_message: 'Aborted by user' });
+    expect(aborted.body).toMatchObject({ can_abort: false, abort_refusal: 'Task is ABORTED and cannot be aborted', can_retry: true, retry_refusal: null });
     expect(aborted.body.end_time).not.toBeNull();
     expect((await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body.status_new).toBe('ERROR');
     expect((await stack.request.post(`/api/v1/tasks/${taskId}/abort`).expect(409)).body.detail).toBe('Task is ABORTED and cannot be aborted');
@@ -31,7 +34,7 @@ describe('task manager: list, filter, abort and retry DATASET_CREATION', () => {
     const retried = await stack.request.post(`/api/v1/tasks/${taskId}/retry`).expect(200);
     expect(retried.body).toMatchObject({ task_id: taskId, status: 'INITIALIZING', error_message: null, end_time: null });
     const done = await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'], 180_000);
-    expect(done.status).toBe('COMPLETED');
+    expect(done).toMatchObject({ status: 'COMPLETED', can_abort: false, can_retry: false, retry_refusal: 'Task is COMPLETED; only FAILED or ABORTED tasks can be retried' });
 
     const media = await stack.deps.db('media').where({ version_id: await headVersionId(stack.deps.db, datasetId) });
     expect(media.filter((m) => m.kind !== 'VIDEO_FRAME').map((m) => m.file_name).sort()).toEqual(['coffee.jpg', 'pattern.mp4', 'rocket.jpg']);

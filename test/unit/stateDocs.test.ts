@@ -31,13 +31,6 @@ describe('docs/states.md and docs/access.md say what the modules do', () => {
     );
   });
 
-  it('has the web app offer Abort and Retry for the task types the module allows', () => {
-    const rules = fs.readFileSync(path.join(__dirname, '..', '..', 'web', 'src', 'api', 'taskRules.ts'), 'utf8');
-    const set = (name: string) => [...rules.match(new RegExp(`const ${name}[^=]*= new Set\\(\\[([^\\]]*)\\]`))![1].matchAll(/'([A-Z_]+)'/g)].map((match) => match[1]);
-    expect(set('ABORTABLE')).toEqual(Object.entries(TASK_RULES).filter(([, rule]) => rule.abortable).map(([type]) => type));
-    expect(set('RETRYABLE')).toEqual(Object.entries(TASK_RULES).filter(([, rule]) => rule.retryable).map(([type]) => type));
-  });
-
   it('lists which task types can be aborted and retried', () => {
     const documented = table('states.md', '## Tasks');
     const yes = (cell: string) => cell === 'yes';

@@ -7209,6 +7209,14 @@ export interface components {
             /** Format: date-time */
             start_time: string;
             end_time: string | null;
+            /** @description Whether POST /tasks/{task_id}/abort may stop it now (its type, status and phase; the caller also needs manage_tasks) */
+            can_abort: boolean;
+            /** @description Why it cannot be aborted now; null when it can */
+            abort_refusal: string | null;
+            /** @description Whether POST /tasks/{task_id}/retry may start it again now (its type and status; the caller also needs manage_tasks) */
+            can_retry: boolean;
+            /** @description Why it cannot be retried now; null when it can */
+            retry_refusal: string | null;
         };
         View: {
             /** Format: uuid */

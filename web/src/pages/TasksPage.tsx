@@ -3,7 +3,6 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { Link } from 'react-router';
 import { api, unwrap, type Task, type TaskStatus } from '../api/client';
 import type { paths } from '../api/schema';
-import { abortRefusal, retryRefusal } from '../api/taskRules';
 import { useWorkflowUrl } from '../config';
 import { ConfirmDialog } from '../components/Dialog';
 import { ErrorMessage } from '../components/ErrorMessage';
@@ -185,8 +184,8 @@ export function TasksPage() {
             </thead>
             <tbody>
               {tasks.data.tasks.map((task) => {
-                const abortReason = abortRefusal(task);
-                const retryReason = retryRefusal(task);
+                const abortReason = task.abort_refusal ?? undefined;
+                const retryReason = task.retry_refusal ?? undefined;
                 const pending = action.isPending && action.variables?.task.task_id === task.task_id;
                 return (
                   <tr key={task.task_id} data-task-id={task.task_id} data-task-type={task.task_type}>

@@ -76,6 +76,10 @@ class Task(Model):
     error_message: Optional[str]
     start_time: datetime
     end_time: Optional[datetime]
+    can_abort: bool
+    abort_refusal: Optional[str]
+    can_retry: bool
+    retry_refusal: Optional[str]
 
     @property
     def is_final(self) -> bool:
