@@ -8,7 +8,7 @@ import { MetadataFileError, parseMetadataFile } from '../lib/metadata/parseMetad
 import { releaseTransition } from '../lib/datasetStates';
 import type { CustomMetadataInput } from '../workflows/contracts';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
-import { END_UNFINISHED, type Ending } from '../services/unfinishedTasks';
+import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 
 
 const UNKNOWN_SHOWN = 10;
@@ -72,7 +72,7 @@ export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStor
 
     /** The task FAILED or ABORTED; the dataset back to where it was (whatever was applied stays, in one transaction or not at all). */
     async failCustomMetadata(input: Release & Ending): Promise<void> {
-      await END_UNFINISHED.CUSTOM_METADATA(db, input, input);
+      await TASK_TYPE_REGISTRY.CUSTOM_METADATA.endUnfinished(db, input, input);
     },
   };
 }

@@ -1,19 +1,12 @@
 import type { Db } from '../db/connection';
 import { commitIndexedDataset, transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
-import { hasPendingUploads } from '../db/repositories/ingestion';
 import { countBatchMedia, mediaCounts } from '../db/repositories/media';
 import { headVersion } from '../db/repositories/versions';
-import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
-import { batchFailedEmpty, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
+import { updateTaskProgress } from '../db/repositories/tasks';
+import { TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
 import type { ImageEncoderInfo } from '../lib/ml/imageEncoder';
-import { END_UNFINISHED, type Ending } from '../services/unfinishedTasks';
+import { endBatch, TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { TaskRef } from './progress';
-
-/** Whether batch `batchId` left media in the dataset, or any batch left files that were never decoded. */
-async function receivedButNotIndexed(db: Db, datasetId: string, batchId: string): Promise<boolean> {
-  const version = await headVersion(db, datasetId);
-  return (await countBatchMedia(db, version.id, batchId)) > 0 || (await hasPendingUploads(db, datasetId));
-}
 
 async function headCounts(db: Db, datasetId: string) {
   return mediaCounts(db, (await headVersion(db, datasetId)).id);
@@ -54,7 +47,7 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
     },
 
     async failDatasetTask(input: TaskRef & Ending): Promise<void> {
-      await END_UNFINISHED.DATASET_CREATION(db, input, input);
+      await TASK_TYPE_REGISTRY.DATASET_CREATION.endUnfinished(db, input, input);
     },
 
     /** The dataset is already READ ONLY (claimed by the request); the task starts running. */
@@ -91,20 +84,9 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
       await commitReady(ref, TRANSITIONS.reindexCommitted, (counts) => `Dataset reindexed: ${counts.n_images} images, ${counts.n_videos} videos`);
     },
 
-    /**
-     * A failed or aborted batch or reindex: the task records why; the dataset goes back to
-     * `previousStatus`, or to PARTIAL INDEX when media of the batch already made it in or files
-     * were received but not decoded yet (the next reindex indexes whatever was received).
-     */
+    /** A failed or aborted batch or reindex (see endBatch). */
     async failBatchTask(input: TaskRef & { batchId: string; previousStatus: DatasetStatus; aborted: boolean; message: string }): Promise<void> {
-      await db.transaction(async (trx) => {
-        await endTaskUnfinished(trx, input.taskId, input);
-        const back = (await receivedButNotIndexed(trx, input.datasetId, input.batchId))
-          ? TRANSITIONS.batchFailedWithMedia
-          : batchFailedEmpty(input.previousStatus);
-        await transitionDatasetStatus(trx, input.datasetId, back, { progress: 100 });
-        await updateDatasetCounts(trx, input.datasetId, await headCounts(trx, input.datasetId));
-      });
+      await endBatch(db, input, input);
     },
   };
 }

@@ -39,7 +39,7 @@ import type { TextEncoder } from '../lib/ml/textEncoder';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { clipCollection, conceptCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { EnrichmentInput } from '../workflows/contracts';
-import { END_UNFINISHED, type Ending } from '../services/unfinishedTasks';
+import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import { GRAPH_K } from './analysis';
 import type { IdRange } from '../db/repositories/chunks';
 import { encodeImageBlobs } from './embedding';
@@ -84,7 +84,7 @@ export function createEnrichmentActivities(deps: { db: Db }) {
     },
 
     async failEnrichment(input: EnrichmentInput & Ending): Promise<void> {
-      await END_UNFINISHED.ENRICHMENT(db, input, input);
+      await TASK_TYPE_REGISTRY.ENRICHMENT.endUnfinished(db, input, input);
     },
   };
 }

@@ -12,13 +12,14 @@ import {
   readConsistently,
   type ExportScope,
 } from '../db/repositories/exports';
-import { endTaskUnfinished, taskStartTime, updateTaskProgress } from '../db/repositories/tasks';
+import { taskStartTime, updateTaskProgress } from '../db/repositories/tasks';
 import { archiveNamesOf, type TakenNames } from '../lib/export/archiveNames';
 import { toExportRecord, type ExportRow } from '../lib/export/exportRecord';
 import { createMetadataWriter, type MetadataWriter } from '../lib/export/metadataWriters';
 import { createZipWriter, type ZipWriter } from '../lib/export/zipWriter';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ExportInput } from '../workflows/contracts';
+import { TASK_TYPE_REGISTRY } from '../services/taskTypes';
 
 /** Media read, named, written and (with images) packed per round trip; bounds what is held in memory. */
 const PAGE_SIZE = 1000;
@@ -156,7 +157,7 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
 
     /** The task FAILED (with why) or ABORTED; nothing partial was stored. */
     async failExport(input: { taskId: string; message: string; aborted: boolean }): Promise<void> {
-      await endTaskUnfinished(db, input.taskId, input);
+      await TASK_TYPE_REGISTRY.EXPORT.endUnfinished(db, input, input);
     },
   };
 }

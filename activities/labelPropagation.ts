@@ -7,7 +7,7 @@ import { updateTaskProgress } from '../db/repositories/tasks';
 import { headVersion } from '../db/repositories/versions';
 import { releaseTransition } from '../lib/datasetStates';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
-import { END_UNFINISHED, type Ending } from '../services/unfinishedTasks';
+import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { LabelPropagationInput } from '../workflows/contracts';
 import { createProgressReporter } from './progress';
 import { forEachNeighbourBatch } from './vectorNeighbours';
@@ -77,7 +77,7 @@ export function createLabelPropagationActivities(deps: { db: Db; vectors: Vector
 
     /** The task FAILED or ABORTED; nothing was labelled (the labels are written in one transaction at the end). */
     async failLabelPropagation(input: Release & Ending): Promise<void> {
-      await END_UNFINISHED.LABEL_PROPAGATION(db, input, input);
+      await TASK_TYPE_REGISTRY.LABEL_PROPAGATION.endUnfinished(db, input, input);
     },
   };
 }

@@ -9,7 +9,7 @@ import { dropUnusedVersions, headVersion, setHeadVersion } from '../db/repositor
 import { copyViews, restoreViews } from '../db/repositories/views';
 import { cloneCommitted, restoreCommitted, type SnapshotStatus } from '../lib/datasetStates';
 import { takeSnapshot } from '../services/snapshots';
-import { END_UNFINISHED, type Ending } from '../services/unfinishedTasks';
+import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { SnapshotCloneInput, SnapshotRestoreInput } from '../workflows/contracts';
 
 
@@ -56,7 +56,7 @@ export function createSnapshotActivities(deps: { db: Db }) {
     },
 
     async failRestore(input: SnapshotRestoreInput & Ending): Promise<void> {
-      await END_UNFINISHED.SNAPSHOT_RESTORE(db, input, input);
+      await TASK_TYPE_REGISTRY.SNAPSHOT_RESTORE.endUnfinished(db, input, input);
     },
 
     /** The copy becomes the clone's head, the clone gets its own snapshot (reason `clone`), and it is ready. */
@@ -75,7 +75,7 @@ export function createSnapshotActivities(deps: { db: Db }) {
     },
 
     async failClone(input: SnapshotCloneInput & Ending): Promise<void> {
-      await END_UNFINISHED.SNAPSHOT_CLONE(db, input, input);
+      await TASK_TYPE_REGISTRY.SNAPSHOT_CLONE.endUnfinished(db, input, input);
     },
   };
 }

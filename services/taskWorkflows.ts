@@ -4,19 +4,7 @@ import type { Db } from '../db/connection';
 import type { TaskType } from '../db/models';
 import { insertTask, updateTaskProgress } from '../db/repositories/tasks';
 import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../lib/temporal/searchAttributes';
-
-/** The workflow type that runs each kind of task. */
-export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
-  DATASET_CREATION: 'datasetCreationWorkflow',
-  CUSTOM_METADATA: 'customMetadataWorkflow',
-  MEDIA_ADDITION: 'mediaAdditionWorkflow',
-  REINDEX: 'reindexWorkflow',
-  EXPORT: 'exportWorkflow',
-  ENRICHMENT: 'enrichmentWorkflow',
-  SNAPSHOT_RESTORE: 'snapshotRestoreWorkflow',
-  SNAPSHOT_CLONE: 'snapshotCloneWorkflow',
-  LABEL_PROPAGATION: 'labelPropagationWorkflow',
-};
+import { TASK_TYPE_REGISTRY } from './taskTypes';
 
 export interface TaskDeps {
   db: Db;
@@ -52,10 +40,8 @@ export async function startTaskWorkflow(
   deps: TaskDeps,
   task: { taskId: string; taskType: TaskType; datasetId: string; createdByEmail: string; input: object },
 ): Promise<void> {
-  const workflowType = TASK_WORKFLOW_TYPES[task.taskType];
-  if (!workflowType) throw new Error(`no workflow for task type ${task.taskType}`);
   await ensureRegistered(deps.temporal);
-  await deps.temporal.workflow.start(workflowType, {
+  await deps.temporal.workflow.start(TASK_TYPE_REGISTRY[task.taskType].workflow, {
     taskQueue: deps.taskQueue,
     workflowId: task.taskId,
     args: [task.input],

@@ -14,14 +14,13 @@ import { conflict, invalid, notFound } from '../lib/errors';
 import {
   abortRefusal,
   ACTIVE_TASK_STATUSES,
-  BATCH_TASK_TYPES,
   FINAL_TASK_STATUSES,
   retryRefusal,
   TRANSITIONS,
 } from '../lib/datasetStates';
 import { creationPhaseQuery, type CreationPhase } from '../workflows/contracts';
 import { requireDataset } from './datasetAccess';
-import { END_UNFINISHED, endsUnfinished, type Ending } from './unfinishedTasks';
+import { TASK_TYPE_REGISTRY, type Ending } from './taskTypes';
 import { startTaskWorkflow, type TaskDeps } from './taskWorkflows';
 
 const { WorkflowExecutionStatus } = temporal.api.enums.v1;
@@ -80,12 +79,7 @@ export async function repairTask(
   if (status === undefined && Date.now() - new Date(task.updated_at).getTime() < WORKFLOW_START_GRACE_MS) return false;
   const verdict = status === undefined ? { to: 'FAILED' as const, message: 'The workflow no longer exists' } : closedAs[status ?? -1];
   if (!verdict) return false;
-  const repaired = await endRunningTask(deps.db, task, { aborted: verdict.to === 'ABORTED', message: task.error_message ?? verdict.message });
-  if (repaired && BATCH_TASK_TYPES.includes(task.task_type)) {
-    // Whatever the batch brought in stays; the next reindex indexes it.
-    await transitionDatasetStatus(deps.db, task.dataset_id, TRANSITIONS.batchFailedWithMedia);
-  }
-  return repaired;
+  return endRunningTask(deps.db, task, { aborted: verdict.to === 'ABORTED', message: task.error_message ?? verdict.message });
 }
 
 /**
@@ -98,7 +92,7 @@ async function endRunningTask(
   ending: Ending,
 ): Promise<boolean> {
   const ended = await transitionTaskStatus(db, task.task_id, ACTIVE_TASK_STATUSES, ending.aborted ? 'ABORTED' : 'FAILED', { errorMessage: ending.message });
-  if (ended && endsUnfinished(task.task_type) && task.input) await END_UNFINISHED[task.task_type](db, task.input as never, ending);
+  if (ended && task.input) await TASK_TYPE_REGISTRY[task.task_type].endUnfinished(db, task.input as never, ending);
   return ended;
 }
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
 import { Workspace } from '../../db/models';
 import { loadConfig } from '../../lib/config';
@@ -6,6 +8,7 @@ import { createLogger } from '../../lib/logger';
 import { startWorkers } from '../../workers/main';
 import { createDataset } from '../../db/repositories/datasets';
 import { newDatasetWithTransaction, uploadFiles } from '../support/datasets';
+import { makeZip } from '../support/archives';
 import { eventually, photo } from '../support/media';
 import { startTestApi, type TestApi } from '../support/testStack';
 
@@ -32,11 +35,11 @@ describe('a lost workflow leaves no dataset held', () => {
     await api?.close();
   });
 
-  async function readyDataset(name: string): Promise<string> {
+  async function readyDataset(name: string, status: 'READY' | 'PARTIAL INDEX' = 'READY'): Promise<string> {
     const { db } = api.deps;
     const owner = await db('users').first();
     const workspaceId = (await Workspace.query(db).first())!.id;
-    const dataset = await createDataset(db, { name, ownerId: owner.id, workspaceId, status: 'READY' });
+    const dataset = await createDataset(db, { name, ownerId: owner.id, workspaceId, status, embeddingConfig: { model: 'test', dim: 4 } });
     await db('media').insert({ id: randomUUID(), version_id: dataset.head_version_id, kind: 'IMAGE', batch_id: randomUUID(), file_name: 'a.jpg', blob_sha256: 'a'.repeat(64) });
     return dataset.id;
   }
@@ -48,6 +51,37 @@ describe('a lost workflow leaves no dataset held', () => {
     await api.deps.temporal.workflow.getHandle(task.task_id).terminate('lost in a test');
     return eventually(() => newestTask(taskType), (found) => found.task_id === task.task_id && found.status === 'FAILED');
   }
+
+  it('MEDIA_ADDITION with nothing received yet: the dataset back to READY, and media can be added again', async () => {
+    const datasetId = await readyDataset('add to me');
+    const zip = makeZip(path.join(os.tmpdir(), `lost-${randomUUID()}.zip`), { 'a.jpg': photo('rocket') });
+    await api.request.post(`/api/v1/dataset/${datasetId}/add_media`).attach('archive', zip).expect(202);
+    expect(await statusOf(datasetId)).toBe('READ ONLY');
+    expect(await terminateAndRepair('MEDIA_ADDITION')).toMatchObject({ dataset_id: datasetId, error_message: 'The workflow was terminated' });
+    expect(await statusOf(datasetId)).toBe('READY');
+    await api.request.post(`/api/v1/dataset/${datasetId}/add_media`).attach('archive', zip).expect(202);
+  });
+
+  it('REINDEX: the dataset back to PARTIAL INDEX, and it can be reindexed again', async () => {
+    const datasetId = await readyDataset('reindex me', 'PARTIAL INDEX');
+    await api.request.post(`/api/v1/dataset/${datasetId}/reindex`).expect(202);
+    expect(await statusOf(datasetId)).toBe('READ ONLY');
+    expect(await terminateAndRepair('REINDEX')).toMatchObject({ dataset_id: datasetId, error_message: 'The workflow was terminated' });
+    expect(await statusOf(datasetId)).toBe('PARTIAL INDEX');
+    await api.request.post(`/api/v1/dataset/${datasetId}/reindex`).expect(202);
+  });
+
+  it('EXPORT: the export FAILED with the reason, the dataset untouched', async () => {
+    const datasetId = await readyDataset('export me');
+    const { id: taskId } = (await api.request.get(`/api/v1/dataset/${datasetId}/export_context_async`).query({ file_name: 'lost', export_format: 'json' }).expect(200)).body;
+    await api.deps.temporal.workflow.getHandle(taskId).terminate('lost in a test');
+    const status = await eventually(
+      async () => (await api.request.get(`/api/v1/dataset/${datasetId}/export_status`).query({ export_task_id: taskId }).expect(200)).body,
+      (found) => found.status === 'FAILED',
+    );
+    expect(status.status).toBe('FAILED');
+    expect(await statusOf(datasetId)).toBe('READY');
+  });
 
   it('ENRICHMENT: the source back to READY, the copy ERROR with the reason, and the source can be enriched again', async () => {
     const source = await readyDataset('enrich me');

@@ -1,0 +1,124 @@
+import type { Db } from '../db/connection';
+import { transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
+import { hasPendingUploads } from '../db/repositories/ingestion';
+import { countBatchMedia, mediaCounts } from '../db/repositories/media';
+import { markRestoring } from '../db/repositories/snapshots';
+import { endTaskUnfinished } from '../db/repositories/tasks';
+import { dropUnusedVersions, headVersion } from '../db/repositories/versions';
+import { batchFailedEmpty, releaseTransition, TRANSITIONS, type DatasetOperation, type DatasetStatus, type TaskType } from '../lib/datasetStates';
+import type {
+  DatasetCreationInput,
+  EnrichmentInput,
+  MediaAdditionInput,
+  ReindexInput,
+  SnapshotCloneInput,
+  SnapshotRestoreInput,
+} from '../workflows/contracts';
+
+/** Why a task ended without finishing. */
+export interface Ending {
+  aborted: boolean;
+  message: string;
+}
+
+type Release = { taskId: string; datasetId: string; previousStatus: DatasetStatus };
+
+/** The task FAILED or ABORTED; the dataset back to the status `operation` claimed it from. */
+function released(operation: DatasetOperation) {
+  return async (db: Db, input: Release, ending: Ending): Promise<void> => {
+    await db.transaction(async (trx) => {
+      await endTaskUnfinished(trx, input.taskId, ending);
+      await transitionDatasetStatus(trx, input.datasetId, releaseTransition(operation, input.previousStatus));
+    });
+  };
+}
+
+/** The task alone ends: nothing else was claimed (an export). */
+async function endTaskOnly(db: Db, input: { taskId: string }, ending: Ending): Promise<void> {
+  await endTaskUnfinished(db, input.taskId, ending);
+}
+
+/** Whether batch `batchId` left media in the dataset, or any batch left files that were never decoded. */
+async function receivedButNotIndexed(db: Db, datasetId: string, batchId: string): Promise<boolean> {
+  const version = await headVersion(db, datasetId);
+  return (await countBatchMedia(db, version.id, batchId)) > 0 || (await hasPendingUploads(db, datasetId));
+}
+
+/**
+ * A failed or aborted batch or reindex: the dataset goes back to `previousStatus`, or to PARTIAL
+ * INDEX when media of the batch already made it in or files were received but not decoded yet (the
+ * next reindex indexes whatever was received).
+ */
+export async function endBatch(
+  db: Db,
+  input: { taskId: string; datasetId: string; batchId: string; previousStatus: DatasetStatus },
+  ending: Ending,
+): Promise<void> {
+  await db.transaction(async (trx) => {
+    await endTaskUnfinished(trx, input.taskId, ending);
+    const back = (await receivedButNotIndexed(trx, input.datasetId, input.batchId))
+      ? TRANSITIONS.batchFailedWithMedia
+      : batchFailedEmpty(input.previousStatus);
+    await transitionDatasetStatus(trx, input.datasetId, back, { progress: 100 });
+    await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, (await headVersion(trx, input.datasetId)).id));
+  });
+}
+
+/** The dataset ERROR with the reason (a retry starts it again). */
+async function endCreation(db: Db, input: Pick<DatasetCreationInput, 'taskId' | 'datasetId'>, ending: Ending): Promise<void> {
+  await db.transaction(async (trx) => {
+    await endTaskUnfinished(trx, input.taskId, ending);
+    await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.creationFailed, { error_message: ending.message });
+  });
+}
+
+/** The new dataset is ERROR with the reason; the source goes back to the status it had. */
+async function endEnrichment(db: Db, input: EnrichmentInput, ending: Ending): Promise<void> {
+  await db.transaction(async (trx) => {
+    await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.enrichmentFailed, { error_message: ending.message });
+    await transitionDatasetStatus(trx, input.sourceDatasetId, releaseTransition('enrich', input.sourcePreviousStatus));
+    await endTaskUnfinished(trx, input.taskId, ending);
+  });
+}
+
+/** The dataset as it was before the restore; a half-made copy goes. */
+async function endRestore(db: Db, input: SnapshotRestoreInput, ending: Ending): Promise<void> {
+  await db.transaction(async (trx) => {
+    await markRestoring(trx, input.snapshotId, null);
+    await transitionDatasetStatus(trx, input.datasetId, releaseTransition('restore', input.previousStatus));
+    await endTaskUnfinished(trx, input.taskId, ending);
+  });
+  await dropUnusedVersions(db, input.datasetId);
+}
+
+/** The clone is ERROR with the reason; the snapshot it was made from is untouched. */
+async function endClone(db: Db, input: SnapshotCloneInput, ending: Ending): Promise<void> {
+  await db.transaction(async (trx) => {
+    await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.cloneFailed, { error_message: ending.message });
+    await endTaskUnfinished(trx, input.taskId, ending);
+  });
+}
+
+type EndUnfinished = (db: Db, input: never, ending: Ending) => Promise<void>;
+
+/**
+ * What the service knows of each task type, in one place: the workflow that runs it and how it ends
+ * unfinished. Its workflow's failure path and the repair of a lost workflow (services/tasks.ts) both
+ * call `endUnfinished`, so a terminated workflow leaves its datasets as a failed one does; each is
+ * safe to run twice. Whether a type can be aborted or retried is `TASK_RULES` (lib/datasetStates.ts),
+ * which the docs and the Tasks API read too.
+ */
+export const TASK_TYPE_REGISTRY = {
+  DATASET_CREATION: { workflow: 'datasetCreationWorkflow', endUnfinished: endCreation },
+  MEDIA_ADDITION: { workflow: 'mediaAdditionWorkflow', endUnfinished: (db: Db, input: MediaAdditionInput, ending: Ending) => endBatch(db, input, ending) },
+  REINDEX: {
+    workflow: 'reindexWorkflow',
+    endUnfinished: (db: Db, input: ReindexInput, ending: Ending) => endBatch(db, { ...input, batchId: input.taskId, previousStatus: 'PARTIAL INDEX' }, ending),
+  },
+  EXPORT: { workflow: 'exportWorkflow', endUnfinished: endTaskOnly },
+  CUSTOM_METADATA: { workflow: 'customMetadataWorkflow', endUnfinished: released('import_metadata') },
+  LABEL_PROPAGATION: { workflow: 'labelPropagationWorkflow', endUnfinished: released('propagate_labels') },
+  ENRICHMENT: { workflow: 'enrichmentWorkflow', endUnfinished: endEnrichment },
+  SNAPSHOT_RESTORE: { workflow: 'snapshotRestoreWorkflow', endUnfinished: endRestore },
+  SNAPSHOT_CLONE: { workflow: 'snapshotCloneWorkflow', endUnfinished: endClone },
+} satisfies Record<TaskType, { workflow: string; endUnfinished: EndUnfinished }>;
