@@ -55,7 +55,7 @@ const secret = (min: number) => {
 /** A whole number from lo to hi, every refusal with the same `message`. */
 const wholeNumber = (message: string, lo: number, hi: number) => z.coerce.number({ message }).int(message).min(lo, message).max(hi, message);
 
-const envSchema = z.object({
+export const envSchema = z.object({
   RUN_MODE: z.enum(['CLOUD', 'ONPREM'], { message: 'expected CLOUD or ONPREM' }).default('ONPREM'),
   DISABLE_AUTH: booleanString.optional(),
   ADD_MEDIA_ENABLED: booleanString.default(true),
