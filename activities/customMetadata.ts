@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { transitionDatasetStatus } from '../db/repositories/datasets';
+import { requireDatasetTransition } from '../db/repositories/datasets';
 import { applyMetadataRecord, topLevelMediaNames } from '../db/repositories/media';
 import { updateTaskProgress } from '../db/repositories/tasks';
 import { headVersion } from '../db/repositories/versions';
@@ -66,7 +66,7 @@ export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStor
           progressPercentage: 100,
           statusMessage: `Imported metadata for ${applied} media` + (unknown.length ? `; ${unknown.length} unknown: ${shown}` : ''),
         });
-        await transitionDatasetStatus(trx, input.datasetId, releaseTransition('import_metadata', input.previousStatus));
+        await requireDatasetTransition(trx, input.datasetId, releaseTransition('import_metadata', input.previousStatus));
       });
     },
 

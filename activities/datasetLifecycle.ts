@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection';
-import { commitIndexedDataset, transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
+import { commitIndexedDataset, requireDatasetTransition, updateDatasetCounts } from '../db/repositories/datasets';
 import { countBatchMedia, mediaCounts } from '../db/repositories/media';
 import { headVersion } from '../db/repositories/versions';
 import { updateTaskProgress } from '../db/repositories/tasks';
@@ -38,7 +38,7 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
     async beginDatasetCreation(ref: TaskRef): Promise<void> {
       await db.transaction(async (trx) => {
         await updateTaskProgress(trx, ref.taskId, { status: 'RUNNING', statusMessage: 'Processing uploaded files', phase: 'starting' });
-        await transitionDatasetStatus(trx, ref.datasetId, TRANSITIONS.creationStarted, { error_message: null });
+        await requireDatasetTransition(trx, ref.datasetId, TRANSITIONS.creationStarted, { error_message: null });
       });
     },
 
@@ -60,7 +60,7 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
       await db.transaction(async (trx) => {
         const version = await headVersion(trx, ref.datasetId);
         const added = await countBatchMedia(trx, version.id, ref.batchId);
-        await transitionDatasetStatus(trx, ref.datasetId, TRANSITIONS.batchCompleted, { progress: 100 });
+        await requireDatasetTransition(trx, ref.datasetId, TRANSITIONS.batchCompleted, { progress: 100 });
         await updateDatasetCounts(trx, ref.datasetId, await mediaCounts(trx, version.id));
         await updateTaskProgress(trx, ref.taskId, {
           status: 'COMPLETED',
@@ -75,7 +75,7 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
 
     async beginReindex(ref: TaskRef): Promise<void> {
       await db.transaction(async (trx) => {
-        await transitionDatasetStatus(trx, ref.datasetId, TRANSITIONS.reindexStarted);
+        await requireDatasetTransition(trx, ref.datasetId, TRANSITIONS.reindexStarted);
         await updateTaskProgress(trx, ref.taskId, { status: 'RUNNING', statusMessage: 'Re-clustering the whole dataset', phase: 'reindex' });
       });
     },

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
+import { requireDatasetTransition, updateDatasetCounts } from '../db/repositories/datasets';
 import {
   countMediaToEnrich,
   hasUnclusteredObjects,
@@ -77,8 +77,8 @@ export function createEnrichmentActivities(deps: { db: Db }) {
     async commitEnrichment(input: EnrichmentInput): Promise<void> {
       await db.transaction(async (trx) => {
         await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
-        await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.enrichmentCommitted, { progress: 100 });
-        await transitionDatasetStatus(trx, input.sourceDatasetId, releaseTransition('enrich', input.sourcePreviousStatus));
+        await requireDatasetTransition(trx, input.datasetId, TRANSITIONS.enrichmentCommitted, { progress: 100 });
+        await requireDatasetTransition(trx, input.sourceDatasetId, releaseTransition('enrich', input.sourcePreviousStatus));
         await updateTaskProgress(trx, input.taskId, { status: 'COMPLETED', statusMessage: 'Enriched dataset ready', progressPercentage: 100, phase: 'done' });
       });
     },

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection';
-import { transitionDatasetStatus } from '../db/repositories/datasets';
+import { requireDatasetTransition } from '../db/repositories/datasets';
 import { applyLabel } from '../db/repositories/labels';
 import { indexItems } from '../db/repositories/media';
 import { selectedMedia } from '../db/repositories/selection';
@@ -71,7 +71,7 @@ export function createLabelPropagationActivities(deps: { db: Db; vectors: Vector
           progressPercentage: 100,
           statusMessage: `Labelled ${input.seeds} selected media “${input.label}” and propagated it to ${input.propagated} neighbours`,
         });
-        await transitionDatasetStatus(trx, input.datasetId, releaseTransition('propagate_labels', input.previousStatus));
+        await requireDatasetTransition(trx, input.datasetId, releaseTransition('propagate_labels', input.previousStatus));
       });
     },
 

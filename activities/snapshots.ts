@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { datasetOwner, transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
+import { datasetOwner, requireDatasetTransition, updateDatasetCounts } from '../db/repositories/datasets';
 import { discardUploadsMissingFromHead } from '../db/repositories/ingestion';
 import { mediaCounts } from '../db/repositories/media';
 import { hasSnapshotOfReason, markRestoring, setCurrentSnapshot, snapshotViews } from '../db/repositories/snapshots';
@@ -49,7 +49,7 @@ export function createSnapshotActivities(deps: { db: Db }) {
         await restoreViews(trx, input.datasetId, await snapshotViews(trx, input.snapshotId));
         await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
         await markRestoring(trx, input.snapshotId, null);
-        await transitionDatasetStatus(trx, input.datasetId, restoreCommitted(input.snapshotStatus), { progress: 100 });
+        await requireDatasetTransition(trx, input.datasetId, restoreCommitted(input.snapshotStatus), { progress: 100 });
         await updateTaskProgress(trx, input.taskId, { status: 'COMPLETED', statusMessage: 'Snapshot restored', progressPercentage: 100, phase: 'done' });
       });
       await dropUnusedVersions(db, input.datasetId);
@@ -69,7 +69,7 @@ export function createSnapshotActivities(deps: { db: Db }) {
       await takeOnce(input.datasetId, 'clone', input.cloneSnapshotId, input.snapshotStatus);
       await db.transaction(async (trx) => {
         await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
-        await transitionDatasetStatus(trx, input.datasetId, cloneCommitted(input.snapshotStatus), { progress: 100 });
+        await requireDatasetTransition(trx, input.datasetId, cloneCommitted(input.snapshotStatus), { progress: 100 });
         await updateTaskProgress(trx, input.taskId, { status: 'COMPLETED', statusMessage: 'Clone ready', progressPercentage: 100, phase: 'done' });
       });
     },

@@ -30,3 +30,11 @@ export const unprocessable = (message: string) => new DomainError('unprocessable
 export const tooLarge = (message: string) => new DomainError('too_large', message);
 
 export const datasetNotFound = () => notFound('Dataset not found');
+
+/**
+ * A guarded dataset status change a task's progress depends on did not happen (the dataset is in
+ * neither the status it moves from nor the one it moves to): the step fails at once, never retried.
+ */
+export class TransitionRefused extends Error {
+  override readonly name = 'TransitionRefused';
+}

@@ -15,13 +15,16 @@ import { inferenceQueueOf } from './contracts';
 /**
  * Every task activity rides out an outage of Postgres, the object store or a worker of about half an
  * hour (1 s doubling to 30 s between attempts, 60 attempts, ~28 min of waiting), then fails the task.
- * Non-retryable failures (invalid input) fail at once. See "Retries through outages" in docs/decisions.md.
+ * Non-retryable failures (invalid input) fail at once, and so does a guarded status change that did
+ * not happen (TransitionRefused, lib/errors.ts): waiting would not change the status the dataset is in.
+ * See "Retries through outages" in docs/decisions.md.
  */
 export const OUTAGE_RETRY: RetryPolicy = {
   initialInterval: '1 second',
   backoffCoefficient: 2,
   maximumInterval: '30 seconds',
   maximumAttempts: 60,
+  nonRetryableErrorTypes: ['TransitionRefused'],
 };
 
 /** An activity of a task that works for up to an hour, heartbeating. */

@@ -1,6 +1,7 @@
 import type { Db } from '../connection';
 import { Dataset, DatasetMember, type DatasetRole, type DatasetStatus } from '../models';
 import { createInitialVersion } from './versions';
+import { TransitionRefused } from '../../lib/errors';
 
 export interface DatasetRow extends Dataset {
   owner_email: string;
@@ -123,6 +124,28 @@ export async function transitionDatasetStatus(
   return updated === 1;
 }
 
+/**
+ * A status change a task's progress depends on (a begin or a commit): it happens, or had happened
+ * already (a retried step), or it throws TransitionRefused naming the status the dataset is in.
+ */
+export async function requireDatasetTransition(
+  db: Db,
+  datasetId: string,
+  transition: { from: readonly DatasetStatus[]; to: DatasetStatus },
+  extra: Partial<Pick<Dataset, 'progress' | 'error_message'>> = {},
+): Promise<void> {
+  if (await transitionDatasetStatus(db, datasetId, transition, extra)) return;
+  await refuseUnlessAt(db, datasetId, transition);
+}
+
+async function refuseUnlessAt(db: Db, datasetId: string, transition: { from: readonly DatasetStatus[]; to: DatasetStatus }): Promise<void> {
+  const status = (await db('datasets').where({ id: datasetId }).first('status_new'))?.status_new as DatasetStatus | undefined;
+  if (status === transition.to) return;
+  throw new TransitionRefused(
+    `Dataset ${datasetId} is ${status ?? 'gone'}: it cannot move from ${transition.from.join(' or ')} to ${transition.to}`,
+  );
+}
+
 /** Everyone with a role on the dataset: who its notifications go to. */
 export async function datasetCollaboratorIds(db: Db, datasetId: string): Promise<string[]> {
   return db('dataset_members').where({ dataset_id: datasetId }).orderBy('user_id').pluck('user_id');
@@ -135,7 +158,7 @@ export async function commitIndexedDataset(
   transition: { from: readonly DatasetStatus[]; to: DatasetStatus },
   values: { counts: { n_images: number; n_videos: number }; embeddingConfig: object },
 ): Promise<void> {
-  await db('datasets')
+  const updated = await db('datasets')
     .where({ id: datasetId })
     .whereIn('status_new', transition.from)
     .update({
@@ -146,6 +169,7 @@ export async function commitIndexedDataset(
       error_message: null,
       updated_at: db.fn.now(),
     });
+  if (updated !== 1) await refuseUnlessAt(db, datasetId, transition);
 }
 
 export async function updateDatasetCounts(db: Db, datasetId: string, counts: { n_images: number; n_videos: number }): Promise<void> {
