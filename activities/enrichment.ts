@@ -89,8 +89,19 @@ export function createEnrichmentActivities(deps: { db: Db }) {
   };
 }
 
-/** What one enrichment type does to a batch of media, inside the transaction that marks them done. */
-type BatchStep = (trx: Db, version: DatasetVersion, batch: Array<MediaToEnrich & { classes: PredictedClass[] }>) => Promise<void>;
+type EnrichBatch = Array<MediaToEnrich & { classes: PredictedClass[] }>;
+
+/**
+ * What one model does to a batch of media: `infer` runs the model with no transaction open (it may
+ * read, and writes vectors first: a row only refers to a vector that exists); `write` stores its
+ * output in the transaction that marks the batch done.
+ */
+interface BatchStep<Output> {
+  infer(version: DatasetVersion, batch: EnrichBatch): Promise<Output>;
+  write(trx: Db, version: DatasetVersion, batch: EnrichBatch, output: Output): Promise<void>;
+}
+
+const batchStep = <Output>(step: BatchStep<Output>): BatchStep<unknown> => step as BatchStep<unknown>;
 
 /**
  * Runs the models of the enrichment recorded on a dataset's head version over every media item they
@@ -140,7 +151,7 @@ export function createEnrichmentInferenceActivities(deps: {
   /** Text vectors of concept terms: a bounded vocabulary (ImageNet and COCO names), embedded once per worker. */
   const termVectors = new Map<string, Float32Array>();
 
-  async function conceptVectors(version: DatasetVersion, batch: Array<MediaToEnrich & { classes: PredictedClass[] }>) {
+  async function conceptVectors(version: DatasetVersion, batch: EnrichBatch) {
     const objects = await objectsOf(db, version.id, batch.map((media) => media.id));
     const terms = batch.map((media) => conceptTerms(media.classes, objects.filter((object) => object.media_id === media.id)));
     const missing = [...new Set(terms.flat().map((term) => term.text))].filter((text) => !termVectors.has(text));
@@ -173,66 +184,80 @@ export function createEnrichmentInferenceActivities(deps: {
   };
 
   /** What each model does to a batch, by model id (a type's models differ: a template or an endpoint writes the captions). */
-  const steps: Partial<Record<string, BatchStep>> = {
-    [MODEL_IDS.tagger]: async (trx, version, batch) => {
-      const labels = batch.flatMap((media) => tagsFromClasses(media.classes).map((tag) => ({ mediaId: media.id, ...tag })));
-      await replaceLabels(trx, version.id, TAGGING_SOURCE, batch.map((media) => media.id), labels);
-    },
-    [MODEL_IDS.detector]: async (trx, version, batch) => {
-      const ids = batch.map((media) => media.id);
-      const objects = await detectObjects(batch);
-      // Vectors first: an object row only exists once its crop vector does (a repeated upsert is harmless).
-      await vectors.upsert(objectCollection(version.vector_space_id), objects.map((object) => ({ id: object.id, vector: object.vector })));
-      await replaceObjects(trx, version.id, ids, objects.map(({ vector: _vector, ...object }) => object));
-      // Each detected category is also a label of its image (at its best confidence), for the labels filter.
-      const best = new Map<string, { mediaId: string; label: string; confidence: number }>();
-      for (const object of objects) {
-        const key = `${object.media_id}/${object.label}`;
-        if ((best.get(key)?.confidence ?? -1) < object.confidence) best.set(key, { mediaId: object.media_id, label: object.label, confidence: object.confidence });
-      }
-      await replaceLabels(trx, version.id, DETECTION_SOURCE, ids, [...best.values()]);
-    },
-    [MODEL_IDS.objectCaptioner]: async (trx, version, batch) => {
-      const objects = await objectsOf(trx, version.id, batch.map((media) => media.id));
-      await setObjectCaptions(trx, version.id, objects.map((object) => ({ id: object.id, caption: objectCaption(object.label, object.predicted_classes) })));
-    },
-    [MODEL_IDS.imageCaptioner]: async (trx, version, batch) => {
-      const objects = await objectsOf(trx, version.id, batch.map((media) => media.id));
-      const captions = batch.map((media) => ({
-        id: media.id,
-        caption: imageCaption(media.classes, objects.filter((object) => object.media_id === media.id)),
-      }));
-      await setCaptions(trx, version.id, captions);
-    },
-    [MODEL_IDS.visionCaptioner]: async (trx, version, batch) => {
-      const captioner = deps.visionCaptioner;
-      if (!captioner) throw ApplicationFailure.create({ type: 'ModelUnavailable', message: 'VISION_CAPTION_URL is not set on this worker', nonRetryable: true });
-      const captions = [];
-      for (const media of batch) {
-        try {
-          captions.push({ id: media.id, caption: await captioner.caption(await store.get(blobKey(media.blob_sha256)), contentTypeOf(media.file_name, media.kind)) });
-        } catch (error) {
-          // A wrong key or model name fails the task at once; an overloaded or unreachable endpoint is retried.
-          if (error instanceof VisionCaptionError && !error.retryable) {
-            throw ApplicationFailure.create({ type: 'VisionCaptionRefused', message: error.message, nonRetryable: true });
-          }
-          throw error;
+  const steps: Partial<Record<string, BatchStep<unknown>>> = {
+    [MODEL_IDS.tagger]: batchStep({
+      infer: async (_version, batch) => batch.flatMap((media) => tagsFromClasses(media.classes).map((tag) => ({ mediaId: media.id, ...tag }))),
+      write: (trx, version, batch, labels) => replaceLabels(trx, version.id, TAGGING_SOURCE, batch.map((media) => media.id), labels),
+    }),
+    [MODEL_IDS.detector]: batchStep({
+      async infer(version, batch) {
+        const objects = await detectObjects(batch);
+        await vectors.upsert(objectCollection(version.vector_space_id), objects.map((object) => ({ id: object.id, vector: object.vector })));
+        return objects.map(({ vector: _vector, ...object }) => object);
+      },
+      async write(trx, version, batch, objects) {
+        const ids = batch.map((media) => media.id);
+        await replaceObjects(trx, version.id, ids, objects);
+        // Each detected category is also a label of its image (at its best confidence), for the labels filter.
+        const best = new Map<string, { mediaId: string; label: string; confidence: number }>();
+        for (const object of objects) {
+          const key = `${object.media_id}/${object.label}`;
+          if ((best.get(key)?.confidence ?? -1) < object.confidence) best.set(key, { mediaId: object.media_id, label: object.label, confidence: object.confidence });
         }
-      }
-      await setCaptions(trx, version.id, captions);
-    },
-    [MODEL_IDS.clip]: async (_trx, version, batch) => {
-      const clip = await deps.clip();
-      const images = await Promise.all(batch.map((media) => store.get(blobKey(media.blob_sha256))));
-      const embedded = await clip.encodeImages(images);
-      await vectors.upsert(clipCollection(version.vector_space_id, clip.modelId), batch.map((media, i) => ({ id: media.id, vector: embedded[i] })));
-    },
-    [MODEL_IDS.conceptEncoder]: async (trx, version, batch) => {
-      const concepts = await conceptVectors(version, batch);
-      // Vectors first: a key is only recorded once its vector exists (a repeated upsert is harmless).
-      await vectors.upsert(conceptCollection(version.vector_space_id), concepts.map((concept) => ({ id: concept.key, vector: concept.vector })));
-      await setConceptKeys(trx, version.id, concepts.map((concept) => ({ id: concept.mediaId, key: concept.key })));
-    },
+        await replaceLabels(trx, version.id, DETECTION_SOURCE, ids, [...best.values()]);
+      },
+    }),
+    [MODEL_IDS.objectCaptioner]: batchStep({
+      async infer(version, batch) {
+        const objects = await objectsOf(db, version.id, batch.map((media) => media.id));
+        return objects.map((object) => ({ id: object.id, caption: objectCaption(object.label, object.predicted_classes) }));
+      },
+      write: (trx, version, _batch, captions) => setObjectCaptions(trx, version.id, captions),
+    }),
+    [MODEL_IDS.imageCaptioner]: batchStep({
+      async infer(version, batch) {
+        const objects = await objectsOf(db, version.id, batch.map((media) => media.id));
+        return batch.map((media) => ({ id: media.id, caption: imageCaption(media.classes, objects.filter((object) => object.media_id === media.id)) }));
+      },
+      write: (trx, version, _batch, captions) => setCaptions(trx, version.id, captions),
+    }),
+    [MODEL_IDS.visionCaptioner]: batchStep({
+      async infer(_version, batch) {
+        const captioner = deps.visionCaptioner;
+        if (!captioner) throw ApplicationFailure.create({ type: 'ModelUnavailable', message: 'VISION_CAPTION_URL is not set on this worker', nonRetryable: true });
+        const captions = [];
+        for (const media of batch) {
+          try {
+            captions.push({ id: media.id, caption: await captioner.caption(await store.get(blobKey(media.blob_sha256)), contentTypeOf(media.file_name, media.kind)) });
+          } catch (error) {
+            // A wrong key or model name fails the task at once; an overloaded or unreachable endpoint is retried.
+            if (error instanceof VisionCaptionError && !error.retryable) {
+              throw ApplicationFailure.create({ type: 'VisionCaptionRefused', message: error.message, nonRetryable: true });
+            }
+            throw error;
+          }
+        }
+        return captions;
+      },
+      write: (trx, version, _batch, captions) => setCaptions(trx, version.id, captions),
+    }),
+    [MODEL_IDS.clip]: batchStep({
+      async infer(version, batch) {
+        const clip = await deps.clip();
+        const images = await Promise.all(batch.map((media) => store.get(blobKey(media.blob_sha256))));
+        const embedded = await clip.encodeImages(images);
+        await vectors.upsert(clipCollection(version.vector_space_id, clip.modelId), batch.map((media, i) => ({ id: media.id, vector: embedded[i] })));
+      },
+      write: async () => {},
+    }),
+    [MODEL_IDS.conceptEncoder]: batchStep({
+      async infer(version, batch) {
+        const concepts = await conceptVectors(version, batch);
+        await vectors.upsert(conceptCollection(version.vector_space_id), concepts.map((concept) => ({ id: concept.key, vector: concept.vector })));
+        return concepts.map((concept) => ({ id: concept.mediaId, key: concept.key }));
+      },
+      write: (trx, version, _batch, keys) => setConceptKeys(trx, version.id, keys),
+    }),
   };
 
   /**
@@ -280,8 +305,9 @@ export function createEnrichmentInferenceActivities(deps: {
         const batch = await nextMediaToEnrich(db, version.id, type, ENRICH_BATCH, range);
         if (batch.length === 0) break;
         const prepared = await withClasses(version, batch);
+        const output = await step.infer(version, prepared);
         await db.transaction(async (trx) => {
-          await step(trx, version, prepared);
+          await step.write(trx, version, prepared, output);
           await markEnriched(trx, version.id, type, batch.map((media) => media.id));
         });
         done += batch.length;

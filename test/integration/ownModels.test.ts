@@ -27,12 +27,18 @@ describe('bring your own models: CLIP in MODELS_DIR and a vision caption endpoin
   const requests: Array<{ model: string; authorization?: string; bytes: number }> = [];
   let refuse = false;
   const files: string[] = [];
+  /** Transactions open on the dataset's database while the endpoint was thinking: the model runs outside any. */
+  const openTransactions: number[] = [];
 
   beforeAll(async () => {
     endpoint = http.createServer((request, response) => {
       let body = '';
       request.on('data', (chunk) => (body += chunk));
-      request.on('end', () => {
+      request.on('end', async () => {
+        const [{ open }] = (
+          await stack.deps.db.raw("select count(*)::int as open from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'")
+        ).rows;
+        openTransactions.push(open);
         if (refuse) {
           response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"bad key"}');
           return;
@@ -91,6 +97,8 @@ describe('bring your own models: CLIP in MODELS_DIR and a vision caption endpoin
     await waitForDatasetStatus(stack, id, ['READY']);
     expect(requests).toHaveLength(files.length);
     expect(requests.every((request) => request.model === 'test-vlm' && request.authorization === 'Bearer sk-test')).toBe(true);
+    // No pooled connection waits in an open transaction on a model (a slow endpoint would starve the pool).
+    expect(openTransactions).toEqual(files.map(() => 0));
     const captions = (await explore(id, { threshold: '0' })).flatMap((cluster) => cluster.previews.map((preview) => preview.caption)).sort();
     expect(captions).toEqual(requests.map((request) => `An image of ${request.bytes} bytes.`).sort());
   });
