@@ -104,10 +104,23 @@ export async function purgeDeletedDataset(db: Db, datasetId: string, archiveKey:
   });
 }
 
-/** Hard-deletes snapshots soft-deleted before `deletedBefore`; returns their datasets (whose versions may now be unused). */
+/**
+ * Hard-deletes snapshots soft-deleted before `deletedBefore` that no running task reads (a clone or an
+ * export of it); returns their datasets (whose versions may now be unused).
+ */
 export async function purgeDeletedSnapshots(db: Db, deletedBefore: Date, limit: number): Promise<string[]> {
+  const expired = db('snapshots as s')
+    .where('s.deleted_at', '<=', deletedBefore)
+    .whereNotExists(
+      db('tasks as t')
+        .whereIn('t.status', ACTIVE_TASK_STATUSES)
+        .where((reads) => reads.whereRaw(`t.input->>'sourceVersionId' = s.version_id::text`).orWhereRaw(`t.input->>'versionId' = s.version_id::text`)),
+    )
+    .orderBy('s.deleted_at')
+    .limit(limit)
+    .select('s.id');
   const rows: Array<{ dataset_id: string }> = await db('snapshots')
-    .whereIn('id', db('snapshots').where('deleted_at', '<=', deletedBefore).orderBy('deleted_at').limit(limit).select('id'))
+    .whereIn('id', expired)
     .delete()
     .returning('dataset_id');
   return [...new Set(rows.map((row) => row.dataset_id))];
