@@ -6,7 +6,8 @@
  *    before and after (then after VACUUM and VACUUM FULL, which is when the files shrink); the peer in
  *    the same run is the snapshot copy itself.
  * 2. A dataset: FILES media (default 20,000) whose blobs are real 4 KiB files in a local object
- *    store, deleted and collected; bytes on disk and rows before and after.
+ *    store, half of them shared by content with the first dataset, deleted and collected; bytes on
+ *    disk and rows before and after (the shared half must stay).
  * Results: bench/results/storage-release-<N>-<FILES>-<date>.json.
  */
 import fs from 'node:fs';
@@ -92,6 +93,12 @@ async function main(): Promise<void> {
 
       // 2. A deleted dataset whose blobs nothing else uses.
       const other = await seedSyntheticDataset(db, files, 512);
+      // Half its media share their bytes with the first dataset (the seed names blobs by row number), half are its own.
+      await db.raw(
+        `UPDATE media SET blob_sha256 = encode(sha256(id::text::bytea), 'hex'), thumb_sha256 = encode(sha256(id::text::bytea), 'hex')
+         WHERE version_id = ? AND file_name ~ '[13579][.]jpg$'`,
+        [other.versionId],
+      );
       const shas: string[] = await db('media').where({ version_id: other.versionId }).distinct().pluck('blob_sha256');
       const blob = randomBytes(4096);
       for (let i = 0; i < shas.length; i += 64) await Promise.all(shas.slice(i, i + 64).map((sha) => store.put(blobKey(sha), blob)));
@@ -111,7 +118,7 @@ async function main(): Promise<void> {
         method:
           'Synthetic datasets in an embedded Postgres; the collector steps (services/storageCollection.ts) run in process as its activities do. ' +
           'Bytes: pg_total_relation_size of the version tables (files shrink only with VACUUM FULL; after plain VACUUM the space is reused by later rows). ' +
-          'Blobs: 4 KiB files in a local object store, one per media item.',
+          'Blobs: 4 KiB files in a local object store, one per media item; half of the deleted dataset\'s blobs are shared by content with the live one and must stay.',
         snapshot_delete: {
           media: count,
           snapshot_copy_seconds: first.seconds,

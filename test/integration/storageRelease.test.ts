@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { insertTask } from '../../db/repositories/tasks';
 import { pendingReleaseCounts } from '../../db/repositories/storageRelease';
 import { blobKey } from '../../lib/storage/objectStore';
@@ -10,7 +12,11 @@ import { sha256Hex } from '../../lib/sha256';
 import { storageCollectionWorkflowId } from '../../workflows/contracts';
 import { createReadyDataset, waitForDatasetStatus } from '../support/datasets';
 import { eventually, photo } from '../support/media';
+import { freePort } from '../support/ports';
+import { s3TestClientConfig, startS3Server, type S3Server } from '../support/s3Server';
 import { startTestStack } from '../support/testStack';
+
+const shaOf = (name: string) => sha256Hex(fs.readFileSync(photo(name)));
 
 type Dataset = { id: string; name?: string; display_name?: string; status_new?: string };
 
@@ -24,7 +30,6 @@ describe('dataset delete and the storage collector', () => {
   const objectsDir = () => path.join(stack.deps.config.dataDir, 'objects');
   const stored = (sha256: string) => fs.existsSync(path.join(objectsDir(), blobKey(sha256)));
   const blobFiles = () => (fs.readdirSync(path.join(objectsDir(), 'blobs'), { recursive: true }) as string[]).filter((name) => /[0-9a-f]{64}$/.test(name)).length;
-  const shaOf = (name: string) => sha256Hex(fs.readFileSync(photo(name)));
   const listed = async () => ((await stack.request.get('/api/v1/datasets').expect(200)).body as Dataset[]).map((d) => d.id);
   const explore = (id: string) => stack.request.get(`/api/v1/explore/${id}`).query({ entity_type: 'IMAGES' });
   const collected = async () => {
@@ -174,4 +179,44 @@ describe('dataset delete and the storage collector', () => {
     expect((await stack.request.get(`/api/v1/dataset/${b}/snapshot`).expect(200)).body).toHaveLength(1);
     expect(stored(shaOf('rocket'))).toBe(true);
   });
+});
+
+/** The same release against a real S3-compatible server (OBJECT_STORE_URL): objects counted in the bucket. */
+describe('dataset delete with the object store in a bucket', () => {
+  let s3: S3Server;
+  let client: S3Client;
+  let stack: Awaited<ReturnType<typeof startTestStack>>;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-release-s3-'));
+
+  beforeAll(async () => {
+    s3 = await startS3Server({ port: await freePort(), dataDir: path.join(scratch, 's3') });
+    client = new S3Client(s3TestClientConfig(s3.endpoint));
+    await client.send(new CreateBucketCommand({ Bucket: 'objects' }));
+    stack = await startTestStack({ OBJECT_STORE_URL: 's3://objects/service', S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY_ID: 'test', S3_SECRET_ACCESS_KEY: 'test' });
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.deps.temporal.workflow.getHandle(storageCollectionWorkflowId(stack.deps.config.temporal.taskQueue)).terminate().catch(() => undefined);
+    await stack?.close();
+    client?.destroy();
+    await s3?.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('removes the deleted dataset\'s blobs, thumbnails and published vector index from the bucket, and keeps what another dataset shares', async () => {
+    const keys = async (prefix: string) => ((await client.send(new ListObjectsV2Command({ Bucket: 'objects', Prefix: `service/${prefix}` }))).Contents ?? []).map((o) => o.Key!);
+    const kept = await createReadyDataset(stack, 'kept', [photo('chelsea')]);
+    const doomed = await createReadyDataset(stack, 'doomed', ['chelsea', 'hubble_deep_field', 'grace_hopper'].map(photo));
+    const indexOfDoomed = `service/vector-indexes/${imageCollection(doomed)}`;
+    await eventually(() => keys('vector-indexes/'), (found) => found.some((key) => key.startsWith(indexOfDoomed)), 30_000, 'a published index');
+    const blobsBefore = await keys('blobs/');
+
+    await stack.request.delete(`/api/v1/dataset/${doomed}`).expect(200);
+    await requestStorageCollection({ temporal: stack.deps.temporal, taskQueue: stack.deps.config.temporal.taskQueue });
+    const blobsAfter = await eventually(() => keys('blobs/'), (found) => found.length === blobsBefore.length - 4, 60_000, 'two images and their thumbnails to go');
+    const gone = blobsBefore.filter((key) => !blobsAfter.includes(key));
+    expect(gone.sort()).toEqual(expect.arrayContaining([`service/${blobKey(shaOf('hubble_deep_field'))}`, `service/${blobKey(shaOf('grace_hopper'))}`]));
+    expect(blobsAfter).toContain(`service/${blobKey(shaOf('chelsea'))}`);
+    await eventually(() => keys('vector-indexes/'), (found) => !found.some((key) => key.startsWith(indexOfDoomed)), 30_000, 'the index to go');
+    expect((await stack.request.get(`/api/v1/explore/${kept}`).query({ entity_type: 'IMAGES' }).expect(200)).body.clusters).toHaveLength(1);
+  }, 240_000);
 });
