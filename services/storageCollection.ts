@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/connection';
 import {
+  blobWritersRunning,
   blobsInUse,
   deletedDatasetIds,
   expiredExportArchives,
@@ -97,12 +98,14 @@ export function releaseExpiredExportArchives(deps: CollectionDeps): Promise<numb
 
 /**
  * Removes candidate blobs no live row names (blobs are shared by content across datasets, versions and
- * clones, so each is checked against all of them), and forgets the candidates.
+ * clones, so each is checked against all of them), and forgets the candidates. Waits for the next run
+ * while a creation or an added batch runs: it may have stored a blob of the same content whose row is
+ * not written yet.
  */
 export function releaseBlobs(deps: CollectionDeps): Promise<number> {
   return inBatches(
     deps,
-    () => releaseCandidates(deps.db, 'blob', BATCH),
+    async () => ((await blobWritersRunning(deps.db)) ? [] : releaseCandidates(deps.db, 'blob', BATCH)),
     async (sha256s) => {
       const used = await blobsInUse(deps.db, sha256s);
       await removeObjects(deps.store, sha256s.filter((sha256) => !used.has(sha256)).map(blobKey));

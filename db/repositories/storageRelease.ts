@@ -149,6 +149,15 @@ export async function blobsInUse(db: Db, sha256s: string[]): Promise<Set<string>
   return new Set((rows as Array<{ sha: string }>).map((row) => row.sha));
 }
 
+/**
+ * Whether a task that stores new blobs runs (a creation or an added batch): such a task writes a blob
+ * before the row that names it, so a blob of the same content released meanwhile would be lost.
+ */
+export async function blobWritersRunning(db: Db): Promise<boolean> {
+  const row = await db('tasks').whereIn('status', ACTIVE_TASK_STATUSES).whereIn('task_type', ['DATASET_CREATION', 'MEDIA_ADDITION']).first('task_id');
+  return row !== undefined;
+}
+
 /** Which of the vector spaces `spaceIds` a version (of any dataset, a clone's included) still reads. */
 export async function vectorSpacesInUse(db: Db, spaceIds: string[]): Promise<Set<string>> {
   if (spaceIds.length === 0) return new Set();

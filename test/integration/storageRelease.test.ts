@@ -130,7 +130,7 @@ describe('dataset delete and the storage collector', () => {
     expect(sha256Hex(image.body as Buffer)).toBe(shaOf('chelsea'));
   });
 
-  it('survives a crash after the purge: what it recorded is released by the next run, and a run with nothing to do changes nothing', async () => {
+  it('survives a crash after the purge: what it recorded is released by a later run (blobs once no batch is being added), and a run with nothing to do changes nothing', async () => {
     const taskQueue = stack.deps.config.temporal.taskQueue;
     await stack.deps.temporal.workflow.getHandle(storageCollectionWorkflowId(taskQueue)).terminate();
     const doomed = await createReadyDataset(stack, 'doomed', ['motorcycle_left', 'chelsea'].map(photo));
@@ -141,6 +141,18 @@ describe('dataset delete and the storage collector', () => {
     expect(await purgeDeletedDatasets(deps)).toBe(0);
     expect(stored(shaOf('motorcycle_left'))).toBe(true);
     expect((await pendingReleaseCounts(stack.deps.db)).blob).toBeGreaterThanOrEqual(2);
+
+    // While a batch is being added somewhere, blobs wait (it may have stored the same bytes without their row yet); the rest goes on.
+    const taskId = randomUUID();
+    await insertTask(stack.deps.db, { taskId, datasetId: b, taskType: 'MEDIA_ADDITION', createdBy: stack.deps.defaultUser.id, input: {}, statusMessage: 'x' });
+    try {
+      await requestStorageCollection({ temporal: stack.deps.temporal, taskQueue });
+      await eventually(() => pendingReleaseCounts(stack.deps.db), (pending) => pending.vector_space === 0, 60_000, 'the vector spaces to go');
+      expect((await pendingReleaseCounts(stack.deps.db)).blob).toBeGreaterThanOrEqual(2);
+      expect(stored(shaOf('motorcycle_left'))).toBe(true);
+    } finally {
+      await stack.deps.db('tasks').where({ task_id: taskId }).update({ status: 'FAILED' });
+    }
     await collected();
     expect(stored(shaOf('motorcycle_left'))).toBe(false);
     expect(stored(shaOf('chelsea'))).toBe(true);
