@@ -94,7 +94,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
   userRoutes.use(requireUser(deps));
   for (const router of [
     createAppConfigRouter(deps),
-    createDatasetsRouter(deps),
+    createDatasetsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createIngestionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue, uploadLimits: deps.config.uploads }),
     createTasksRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createExploreRouter({ ...deps, publicUrl: deps.config.publicUrl }),

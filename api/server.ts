@@ -18,6 +18,7 @@ import { loadTextEncoder, type TextEncoder } from '../lib/ml/textEncoder';
 import { loadClip } from '../lib/ml/clip';
 import { lazy } from '../lib/lazy';
 import { createNotificationHub } from '../lib/notifications/notificationHub';
+import { requestStorageCollection } from '../services/storageCollection';
 import { createApp, type AppDeps } from './app';
 import { startPipelineServer } from './pipelineServer';
 
@@ -105,6 +106,10 @@ export async function startApiServer(config: Config, logger: Logger) {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.api.port;
   logger.info({ port }, 'api listening');
+  // The storage collector runs on a Temporal timer; starting it here brings it back if it was ever terminated.
+  requestStorageCollection({ temporal: deps.temporal, taskQueue: config.temporal.taskQueue }).catch((error: unknown) =>
+    logger.warn({ err: error }, 'storage collector not started; it starts with the next dataset delete or API start'),
+  );
   return {
     port,
     pipelineUrl: pipeline?.url,

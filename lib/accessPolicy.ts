@@ -12,6 +12,7 @@ export type DatasetAction =
   | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links, duplicate groups, the map
   | 'upload' // dataset creation uploads and process_files
   | 'rename' // rename the dataset
+  | 'delete' // delete the dataset (its storage is released)
   | 'add_media'
   | 'reindex'
   | 'import_metadata'
@@ -31,6 +32,7 @@ export const LEAST_ROLE: Record<DatasetAction, DatasetRole> = {
   read: 'viewer',
   upload: 'editor',
   rename: 'editor',
+  delete: 'owner',
   add_media: 'editor',
   reindex: 'editor',
   import_metadata: 'editor',

@@ -93,6 +93,21 @@ export const envSchema = z.object({
     .min(0, 'expected a number of days 0-36500 (0: keys never expire)')
     .max(36500, 'expected a number of days 0-36500 (0: keys never expire)')
     .default(90),
+  SNAPSHOT_RETENTION_DAYS: z.coerce
+    .number({ message: 'expected a number of days 0-36500 (0: at the next collection)' })
+    .min(0, 'expected a number of days 0-36500 (0: at the next collection)')
+    .max(36500, 'expected a number of days 0-36500 (0: at the next collection)')
+    .default(7),
+  EXPORT_RETENTION_DAYS: z.coerce
+    .number({ message: 'expected a number of days 0-36500 (0: at the next collection)' })
+    .min(0, 'expected a number of days 0-36500 (0: at the next collection)')
+    .max(36500, 'expected a number of days 0-36500 (0: at the next collection)')
+    .default(7),
+  STORAGE_COLLECTION_INTERVAL_MINUTES: z.coerce
+    .number({ message: 'expected a number of minutes, at least 1' })
+    .min(1, 'expected a number of minutes, at least 1')
+    .max(10080, 'expected a number of minutes, at most 10080 (a week)')
+    .default(60),
   API_KEY_MAX_PER_USER: z.coerce.number({ message: 'expected a whole number of at least 1' }).int('expected a whole number of at least 1').min(1, 'expected a whole number of at least 1').default(20),
   LOGIN_MAX_FAILURES: z.coerce.number({ message: 'expected a whole number of at least 1' }).int().min(1).default(5),
   LOGIN_MAX_FAILURES_PER_IP: z.coerce.number({ message: 'expected a whole number of at least 1' }).int().min(1).default(50),
@@ -186,6 +201,11 @@ export interface Config {
     /** Lifetime of a new API key, which is also the longest a caller may ask for (null: keys never expire unless asked); live keys per user. */
     apiKeys: { lifetimeDays: number | null; maxPerUser: number };
   };
+  /**
+   * The storage collector (workflows/storageCollection.ts): how long a deleted snapshot's data and a finished
+   * export's archive are kept, and how often it runs (it also runs after every dataset delete).
+   */
+  storageRelease: { snapshotRetentionDays: number; exportRetentionDays: number; intervalMinutes: number };
   /** Whether X-Forwarded-* headers (client address, host, scheme) are believed: only behind a proxy that sets them. */
   trustProxy: boolean;
   uploads: {
@@ -376,6 +396,11 @@ export function loadConfig(env: Env = process.env): Config {
       },
     },
     trustProxy: e.TRUST_PROXY,
+    storageRelease: {
+      snapshotRetentionDays: e.SNAPSHOT_RETENTION_DAYS,
+      exportRetentionDays: e.EXPORT_RETENTION_DAYS,
+      intervalMinutes: e.STORAGE_COLLECTION_INTERVAL_MINUTES,
+    },
     models: {
       dir: path.resolve(e.MODELS_DIR ?? path.join(projectRoot(), '.tools', 'models')),
       imageModel: e.IMAGE_MODEL,

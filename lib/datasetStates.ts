@@ -40,6 +40,7 @@ export type DatasetOperation =
   | 'snapshot'
   | 'restore'
   | 'clone'
+  | 'delete'
   | 'search'
   | 'visual_search';
 
@@ -69,6 +70,8 @@ export const OPERATIONS: Record<DatasetOperation, OperationRule> = {
   restore: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'SNAPSHOT_RESTORE' },
   // A clone reads a frozen snapshot: the source's status does not matter (its task runs on the new dataset).
   clone: { from: DATASET_STATUSES, task: 'SNAPSHOT_CLONE' },
+  // Not while a task claims the dataset (INDEXING, READ ONLY): deleting its data under it would fail it half-way.
+  delete: { from: ['UPLOADING', 'READY', 'PARTIAL INDEX', 'ERROR'] },
   search: { from: SEARCHABLE },
   visual_search: { from: SEARCHABLE },
 };
@@ -191,5 +194,6 @@ export function statusRefusal(datasetId: string, operation: DatasetOperation, st
   if (operation === 'snapshot' || operation === 'restore') {
     return `Dataset ${datasetId} is ${status}; ${operation === 'snapshot' ? 'a snapshot' : 'a restore'} needs status READY or PARTIAL INDEX`;
   }
+  if (operation === 'delete') return `Dataset ${datasetId} is ${status}: a running task holds it; delete it once the task has ended`;
   return `Dataset is not READY (status ${status})`;
 }

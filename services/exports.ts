@@ -134,6 +134,8 @@ export async function exportStatus(deps: TaskDeps & { signer: UrlSigner }, datas
   if (!task || task.task_type !== 'EXPORT' || task.dataset_id !== dataset.id) throw notFound('Export not found');
   // A lost workflow (worker gone, terminated) would otherwise read RUNNING for ever.
   if (await repairTask(deps, task)) task = (await findTaskForUser(deps.db, taskId, user.id))!;
+  // Past EXPORT_RETENTION_DAYS the archive is gone: a COMPLETED answer must carry a link that works.
+  if (task.archive_released_at) throw notFound('The archive of this export expired and was removed; export again');
   const input = task.input as Partial<ExportInput>;
   const fileName = input.fileName ?? 'export.zip';
   return {

@@ -19,6 +19,7 @@ import { createBatchSourceActivities } from '../activities/batchSources';
 import { createViewMonitoringActivities } from '../activities/viewMonitoring';
 import { createVersionActivities } from '../activities/versions';
 import { createSnapshotActivities } from '../activities/snapshots';
+import { createStorageCollectionActivities } from '../activities/storageCollection';
 import { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../activities/enrichment';
 import { uploadStagingDir } from '../lib/storage/staging';
 import { defaultVideoTools } from '../lib/media/video';
@@ -99,6 +100,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       ...createVersionActivities({ db }),
       ...createSnapshotActivities({ db }),
       ...createEnrichmentActivities({ db }),
+      ...createStorageCollectionActivities({ db, store, vectors, settings: config.storageRelease }),
     },
     maxConcurrentActivityTaskExecutions: Math.max(2, os.availableParallelism()),
   });

@@ -1,4 +1,4 @@
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { DatasetStatus } from '../lib/datasetStates';
 import type { MediaFilter } from '../lib/vql/compileVql';
 
@@ -16,6 +16,14 @@ export function taskQueues(main: string) {
 
 export function inferenceQueueOf(main: string): string {
   return `${main}-inference`;
+}
+
+/** Asks the storage collector to run now (after a dataset delete) instead of at its next interval. */
+export const collectNowSignal = defineSignal('collectNow');
+
+/** The storage collector's workflow id on a task queue: one collector per deployment (per queue in tests). */
+export function storageCollectionWorkflowId(taskQueue: string): string {
+  return `storage-collection-${taskQueue}`;
 }
 
 export interface DatasetCreationInput {

@@ -10,3 +10,4 @@ export { mediaChunksWorkflow } from './mediaChunks';
 export { reindexWorkflow } from './reindex';
 export { snapshotCloneWorkflow } from './snapshotClone';
 export { snapshotRestoreWorkflow } from './snapshotRestore';
+export { storageCollectionWorkflow } from './storageCollection';

@@ -26,6 +26,18 @@ export const datasetRoutes = {
     responses: { 200: { description: 'Dataset', schema: datasetSchema } },
     errors: [403, 404, [422, 'A malformed body: name missing, empty or longer than 255 characters']],
   }),
+  delete: defineRoute({
+    method: 'delete',
+    path: '/dataset/:dataset_id',
+    tag: 'datasets',
+    summary: 'Delete a dataset (owner only): gone from every answer at once, its storage released in the background',
+    description:
+      'Its versions, snapshots, tasks, views and exports go; the blobs and vectors no other dataset uses (clones keep theirs) are released by the storage collector.',
+    auth: 'user',
+    request: { params: datasetIdParams },
+    responses: { 200: { description: 'Deleted (empty body)' } },
+    errors: [403, 404, [409, 'A task holds the dataset (INDEXING, READ ONLY) or a task using it still runs']],
+  }),
   list: defineRoute({
     method: 'get',
     path: '/datasets',

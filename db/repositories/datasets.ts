@@ -17,7 +17,7 @@ export type DatasetAccess =
 
 /**
  * Datasets with the caller's effective role: their dataset-level role, or `editor` for admins of the
- * dataset's workspace. `workspace_role` tells a workspace colleague without access (403) from a stranger (404).
+ * dataset's workspace (deleted ones are not there). `workspace_role` tells a workspace colleague without access (403) from a stranger (404).
  */
 function datasetsWithRole(db: Db, userId: string) {
   return db('datasets as d')
@@ -25,6 +25,8 @@ function datasetsWithRole(db: Db, userId: string) {
     .join('dataset_versions as hv', 'hv.id', 'd.head_version_id')
     .leftJoin('dataset_members as dm', (join) => join.on('dm.dataset_id', 'd.id').andOnVal('dm.user_id', userId))
     .leftJoin('workspace_members as wm', (join) => join.on('wm.workspace_id', 'd.workspace_id').andOnVal('wm.user_id', userId))
+    // A deleted dataset is gone from every read at once; the storage collector purges its rows later.
+    .whereNull('d.deleted_at')
     .select(
       'd.*',
       'owner.email as owner_email',

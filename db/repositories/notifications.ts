@@ -23,7 +23,10 @@ export async function insertNotifications(db: Db, notifications: NewNotification
 }
 
 function ofUser(db: Db, userId: string, options: { datasetId?: string; unreadOnly?: boolean }) {
-  const query = db('notifications').where({ user_id: userId });
+  const query = db('notifications as n')
+    .where({ user_id: userId })
+    // A deleted dataset's notifications go with it (its rows are purged later).
+    .whereNotExists(db('datasets as d').whereRaw('d.id = n.dataset_id').whereNotNull('d.deleted_at'));
   if (options.datasetId) query.where({ dataset_id: options.datasetId });
   if (options.unreadOnly) query.whereNull('read_at');
   return query;

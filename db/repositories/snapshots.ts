@@ -93,7 +93,7 @@ export async function updateSnapshot(db: Db, snapshotId: string, patch: { name?:
   await db('snapshots').where({ id: snapshotId }).update(patch);
 }
 
-/** Hides a snapshot; its frozen version stays for clones made from it. False when it is the current one. */
+/** Hides a snapshot; the storage collector purges it and its frozen version after SNAPSHOT_RETENTION_DAYS. False when it is the current one. */
 export async function softDeleteSnapshot(db: Db, datasetId: string, snapshotId: string): Promise<boolean> {
   const updated = await db('snapshots as s')
     .where({ 's.id': snapshotId, 's.dataset_id': datasetId })

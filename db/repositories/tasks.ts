@@ -92,6 +92,8 @@ export interface TaskRow {
   updated_at: Date;
   phase: string | null;
   input: Record<string, unknown>;
+  /** When the storage collector removed an export's archive (EXPORT_RETENTION_DAYS). */
+  archive_released_at: Date | null;
 }
 
 export interface TaskFilters {

@@ -27,6 +27,10 @@ export function createVectorPointRows(db: Db): PointRows {
       await db('vector_collections').where({ name }).delete();
     },
 
+    async listCollections() {
+      return db('vector_collections').orderBy('name').pluck('name');
+    },
+
     async upsert(name, points) {
       if (points.length === 0) return;
       await inSeqOrder(name, (trx) =>

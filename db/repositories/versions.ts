@@ -1,5 +1,6 @@
 import type { Db } from '../connection';
 import type { NeighbourStats } from '../../lib/quality/neighbourScores';
+import { recordVersionCandidates } from './storageRelease';
 
 export interface DatasetVersion {
   id: string;
@@ -144,14 +145,21 @@ export function copyVersion(
 
 /**
  * Removes the dataset's versions that nothing uses any more (not the head, no snapshot's), with
- * every row they own. Safe to repeat.
+ * every row they own, recording what they used for the storage collector in the same transaction.
+ * Safe to repeat.
  */
 export async function dropUnusedVersions(db: Db, datasetId: string): Promise<number> {
-  return db('dataset_versions as v')
-    .where('v.dataset_id', datasetId)
-    .whereNotExists(db('datasets as d').whereRaw('d.head_version_id = v.id'))
-    .whereNotExists(db('snapshots as s').whereRaw('s.version_id = v.id'))
-    .delete();
+  return db.transaction(async (trx): Promise<number> => {
+    const unused: string[] = await trx('dataset_versions as v')
+      .where('v.dataset_id', datasetId)
+      .whereNotExists(trx('datasets as d').whereRaw('d.head_version_id = v.id'))
+      .whereNotExists(trx('snapshots as s').whereRaw('s.version_id = v.id'))
+      .forUpdate()
+      .pluck('v.id');
+    await recordVersionCandidates(trx, unused);
+    if (unused.length === 0) return 0;
+    return Number(await trx('dataset_versions').whereIn('id', unused).delete());
+  });
 }
 
 /** Bytes the version-owned tables and their indexes take, for measuring what a copy adds. */

@@ -46,6 +46,7 @@ export interface PointRows {
   /** Makes the collection unless it exists; answers its dimension. */
   createCollection(name: string, dim: number): Promise<{ dim: number }>;
   dropCollection(name: string): Promise<void>;
+  listCollections(): Promise<string[]>;
   upsert(name: string, points: Array<{ id: string; vector: Buffer }>): Promise<void>;
   /** Deletions are written as rows without a vector, so every reader replays them. */
   markDeleted(name: string, ids: string[]): Promise<void>;
@@ -338,6 +339,10 @@ export function createEmbeddedVectorStore(options: {
       await points.dropCollection(collection);
       loaded.delete(collection);
       if (persistence) await removePersistedIndex(persistence.objects, collection);
+    },
+
+    listCollections() {
+      return points.listCollections();
     },
 
     async upsert(collection, written: VectorPoint[]) {

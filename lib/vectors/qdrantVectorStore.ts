@@ -86,6 +86,10 @@ export function createQdrantVectorStore(options: { url: string; apiKey?: string;
       return new Map(points.map((point) => [String(point.id), Float32Array.from(point.vector as number[])]));
     },
 
+    async listCollections() {
+      return (await request('getCollections', '*', () => client.getCollections())).collections.map((collection) => collection.name);
+    },
+
     async count(collection) {
       return (await request('count', collection, () => client.count(collection, { exact: true }))).count;
     },

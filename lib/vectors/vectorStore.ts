@@ -17,6 +17,8 @@ export interface VectorHit {
 export interface VectorStore {
   ensureCollection(collection: string, dim: number): Promise<void>;
   dropCollection(collection: string): Promise<void>;
+  /** The names of every collection (the storage collector finds a vector space's among them). */
+  listCollections(): Promise<string[]>;
   /** Inserts or replaces points; safe to repeat. */
   upsert(collection: string, points: VectorPoint[]): Promise<void>;
   delete(collection: string, ids: string[]): Promise<void>;
@@ -35,6 +37,13 @@ const hex = (id: string) => id.replace(/-/g, '');
  */
 export function imageCollection(vectorSpaceId: string): string {
   return `dataset_${hex(vectorSpaceId)}`;
+}
+
+/** Whether `collection` is one of the vector space's (any of the names below). */
+export function isCollectionOfSpace(collection: string, vectorSpaceId: string): boolean {
+  const space = hex(vectorSpaceId);
+  return [imageCollection, captionCollection, objectCollection, conceptCollection].some((name) => name(vectorSpaceId) === collection) ||
+    collection.startsWith(`clip_${space}_`);
 }
 
 /** Caption vectors of a vector space, keyed by the caption's content (media.caption_key), for semantic text search. */

@@ -116,7 +116,9 @@ export function vectorStoreContract(make: () => Promise<{ store: VectorStore; cl
     const name = collection();
     await store.ensureCollection(name, dim);
     await store.upsert(name, [{ id: randomUUID(), vector: unitVectors(1, dim)[0] }]);
+    expect(await store.listCollections()).toContain(name);
     await store.dropCollection(name);
+    expect(await store.listCollections()).not.toContain(name);
     await store.ensureCollection(name, dim);
     expect(await store.count(name)).toBe(0);
     expect(await store.searchMany(name, unitVectors(1, dim), 3)).toEqual([[]]);

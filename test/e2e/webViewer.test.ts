@@ -3,6 +3,7 @@ import path from 'node:path';
 import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
 import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { startWebApp, waitForLoadedImages, type WebApp } from '../support/webApp';
+import { storageCollectionWorkflowId } from '../../workflows/contracts';
 
 /** Curation in the browser against the real API and worker: the full-screen viewer, the grid's density, renaming, confirmations. */
 describe('web app curation', () => {
@@ -132,6 +133,28 @@ describe('web app curation', () => {
     await page.goto('/');
     await page.getByRole('link', { name: 'curated photos', exact: true }).waitFor();
   });
+
+  it('deletes a dataset from its page after a confirmation; Cancel keeps it', async () => {
+    const { page, stack } = web;
+    const doomed = await createReadyDataset(stack, 'to delete', [photo('rocket')]);
+    await page.goto(`/datasets/${doomed}`);
+    await page.getByRole('button', { name: 'Delete dataset' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete “to delete”?' });
+    await dialog.getByText('This cannot be undone.').waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await stack.request.get(`/api/v1/dataset/${doomed}`).expect(200);
+
+    await page.getByRole('button', { name: 'Delete dataset' }).click();
+    await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === '/');
+    // The list has loaded (this file's other dataset is in it, renamed or not) without the deleted one.
+    await page.getByRole('link', { name: /^(curation|curated photos)$/ }).waitFor();
+    expect(await page.getByRole('link', { name: 'to delete', exact: true }).count()).toBe(0);
+    await stack.request.get(`/api/v1/dataset/${doomed}`).expect(404);
+    // The delete started the storage collector on this file's queue: end it with the file.
+    await stack.deps.temporal.workflow.getHandle(storageCollectionWorkflowId(stack.deps.config.temporal.taskQueue)).terminate();
+  }, 120_000);
 
   it('asks before aborting a task: Cancel leaves it running', async () => {
     const { page, stack } = web;

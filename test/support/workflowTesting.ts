@@ -13,6 +13,7 @@ import type { createEnrichmentActivities, createEnrichmentInferenceActivities } 
 import type { createExportActivities } from '../../activities/export';
 import type { createIngestActivities } from '../../activities/ingest';
 import type { createSnapshotActivities } from '../../activities/snapshots';
+import type { createStorageCollectionActivities } from '../../activities/storageCollection';
 import type { createVersionActivities } from '../../activities/versions';
 import type { createViewMonitoringActivities } from '../../activities/viewMonitoring';
 import type { createVisualSearchActivities } from '../../activities/visualSearch';
@@ -30,6 +31,7 @@ type Activities = ReturnType<typeof createAnalysisActivities> &
   ReturnType<typeof createExportActivities> &
   ReturnType<typeof createIngestActivities> &
   ReturnType<typeof createSnapshotActivities> &
+  ReturnType<typeof createStorageCollectionActivities> &
   ReturnType<typeof createVersionActivities> &
   ReturnType<typeof createViewMonitoringActivities> &
   ReturnType<typeof createVisualSearchActivities>;

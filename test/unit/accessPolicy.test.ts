@@ -7,9 +7,9 @@ describe('access policy', () => {
     expect(actions.filter((action) => allows('viewer', action))).toEqual(['read']);
   });
 
-  it('lets editors change data but not restore over it or share it', () => {
+  it('lets editors change data but not restore over it, share it or delete it', () => {
     const denied = actions.filter((action) => !allows('editor', action));
-    expect(denied.sort()).toEqual(['restore', 'share']);
+    expect(denied.sort()).toEqual(['delete', 'restore', 'share']);
   });
 
   it('lets owners do everything, and a higher role everything a lower one may', () => {

@@ -9,6 +9,7 @@ import { ExportsPanel } from '../components/ExportsPanel';
 import { ProgressBar } from '../components/ProgressBar';
 import { SnapshotsPanel } from '../components/SnapshotsPanel';
 import { RenameDataset } from '../components/RenameDataset';
+import { DeleteDataset } from '../components/DeleteDataset';
 
 export function DatasetPage() {
   const { datasetId = '' } = useParams();
@@ -26,6 +27,7 @@ export function DatasetPage() {
       <h1>{data?.display_name ?? 'Dataset'}</h1>
       <ErrorMessage error={dataset.error} />
       {data && <RenameDataset dataset={data} />}
+      {data && <DeleteDataset dataset={data} />}
       {data && (
         <section className="card">
           <dl className="facts">

@@ -1,0 +1,160 @@
+import type { Client } from '@temporalio/client';
+import type { Db } from '../db/connection';
+import {
+  blobWritersRunning,
+  blobsInUse,
+  deletedDatasetIds,
+  expiredExportArchives,
+  forgetCandidates,
+  markExportArchivesReleased,
+  purgeDeletedDataset,
+  purgeDeletedSnapshots,
+  releaseCandidates,
+  vectorSpacesInUse,
+} from '../db/repositories/storageRelease';
+import { dropUnusedVersions } from '../db/repositories/versions';
+import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
+import { isCollectionOfSpace, type VectorStore } from '../lib/vectors/vectorStore';
+import { collectNowSignal, storageCollectionWorkflowId } from '../workflows/contracts';
+
+/** How long deleted snapshots and finished exports' archives are kept, and how often the collector runs (lib/config.ts). */
+export interface CollectionSettings {
+  snapshotRetentionDays: number;
+  exportRetentionDays: number;
+  intervalMinutes: number;
+}
+
+interface CollectionDeps {
+  db: Db;
+  store: ObjectStore;
+  vectors: VectorStore;
+  settings: CollectionSettings;
+  /** Called after every batch, so a long step shows it is alive (an activity heartbeat). */
+  heartbeat: () => void;
+}
+
+/** Rows one batch reads; objects one batch removes at once. */
+const BATCH = 1000;
+const REMOVALS_IN_FLIGHT = 16;
+
+const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000);
+
+/** Runs `work` on batches from `next` until it returns none; answers how many items were worked on. */
+async function inBatches<T>(deps: Pick<CollectionDeps, 'heartbeat'>, next: () => Promise<T[]>, work: (batch: T[]) => Promise<void>): Promise<number> {
+  let done = 0;
+  for (let batch = await next(); batch.length > 0; batch = await next()) {
+    await work(batch);
+    done += batch.length;
+    deps.heartbeat();
+  }
+  return done;
+}
+
+async function removeObjects(store: ObjectStore, keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += REMOVALS_IN_FLIGHT) {
+    await Promise.all(keys.slice(i, i + REMOVALS_IN_FLIGHT).map((key) => store.delete(key)));
+  }
+}
+
+/** Purges every deleted dataset (rows by cascade), recording what its rows used for the release steps. */
+export function purgeDeletedDatasets(deps: CollectionDeps): Promise<number> {
+  return inBatches(
+    deps,
+    () => deletedDatasetIds(deps.db, 10),
+    async (ids) => {
+      for (const id of ids) await purgeDeletedDataset(deps.db, id, exportArchiveKey);
+    },
+  );
+}
+
+/**
+ * Hard-deletes snapshots deleted more than SNAPSHOT_RETENTION_DAYS ago and, in the same transaction,
+ * the versions only they kept (so a crash never leaves a version nothing points at).
+ */
+export function purgeExpiredSnapshots(deps: CollectionDeps): Promise<number> {
+  return inBatches(
+    deps,
+    () =>
+      deps.db.transaction(async (trx) => {
+        const datasetIds = await purgeDeletedSnapshots(trx, daysAgo(deps.settings.snapshotRetentionDays), 100);
+        for (const datasetId of datasetIds) await dropUnusedVersions(trx, datasetId);
+        return datasetIds;
+      }),
+    async () => undefined,
+  );
+}
+
+/** Removes the archives of exports finished more than EXPORT_RETENTION_DAYS ago; their status then answers that they expired. */
+export function releaseExpiredExportArchives(deps: CollectionDeps): Promise<number> {
+  return inBatches(
+    deps,
+    () => expiredExportArchives(deps.db, daysAgo(deps.settings.exportRetentionDays), BATCH),
+    async (exports) => {
+      await removeObjects(deps.store, exports.map((row) => exportArchiveKey(row.taskId, row.fileName)));
+      await markExportArchivesReleased(deps.db, exports.map((row) => row.taskId));
+    },
+  );
+}
+
+/**
+ * Removes candidate blobs no live row names (blobs are shared by content across datasets, versions and
+ * clones, so each is checked against all of them), and forgets the candidates. Waits for the next run
+ * while a creation or an added batch runs: it may have stored a blob of the same content whose row is
+ * not written yet.
+ */
+export function releaseBlobs(deps: CollectionDeps): Promise<number> {
+  return inBatches(
+    deps,
+    async () => ((await blobWritersRunning(deps.db)) ? [] : releaseCandidates(deps.db, 'blob', BATCH)),
+    async (sha256s) => {
+      const used = await blobsInUse(deps.db, sha256s);
+      await removeObjects(deps.store, sha256s.filter((sha256) => !used.has(sha256)).map(blobKey));
+      await forgetCandidates(deps.db, 'blob', sha256s);
+    },
+  );
+}
+
+/** Drops the collections of candidate vector spaces that no version (of any dataset, a clone's included) reads any more. */
+export function releaseVectorSpaces(deps: CollectionDeps): Promise<number> {
+  return inBatches(
+    deps,
+    () => releaseCandidates(deps.db, 'vector_space', 100),
+    async (spaceIds) => {
+      const used = await vectorSpacesInUse(deps.db, spaceIds);
+      const unused = spaceIds.filter((spaceId) => !used.has(spaceId));
+      if (unused.length > 0) {
+        const collections = await deps.vectors.listCollections();
+        for (const name of collections.filter((collection) => unused.some((spaceId) => isCollectionOfSpace(collection, spaceId)))) {
+          await deps.vectors.dropCollection(name);
+        }
+      }
+      await forgetCandidates(deps.db, 'vector_space', spaceIds);
+    },
+  );
+}
+
+/** Removes the archives of purged datasets' exports. */
+export function releaseExportArchives(deps: CollectionDeps): Promise<number> {
+  return inBatches(
+    deps,
+    () => releaseCandidates(deps.db, 'export_archive', BATCH),
+    async (keys) => {
+      await removeObjects(deps.store, keys);
+      await forgetCandidates(deps.db, 'export_archive', keys);
+    },
+  );
+}
+
+/**
+ * Makes sure the storage collector runs, and asks it to run now: starts its workflow if it is not
+ * running (first start, or after it was terminated), else signals it.
+ */
+export async function requestStorageCollection(deps: { temporal: Client; taskQueue: string }): Promise<void> {
+  await deps.temporal.workflow.signalWithStart('storageCollectionWorkflow', {
+    taskQueue: deps.taskQueue,
+    workflowId: storageCollectionWorkflowId(deps.taskQueue),
+    args: [],
+    signal: collectNowSignal,
+    signalArgs: [],
+  });
+}

@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { insertTask } from '../../db/repositories/tasks';
+import { pendingReleaseCounts } from '../../db/repositories/storageRelease';
+import { blobKey } from '../../lib/storage/objectStore';
+import { imageCollection } from '../../lib/vectors/vectorStore';
+import { purgeDeletedDatasets, requestStorageCollection } from '../../services/storageCollection';
+import { sha256Hex } from '../../lib/sha256';
+import { storageCollectionWorkflowId } from '../../workflows/contracts';
+import { createReadyDataset, waitForDatasetStatus } from '../support/datasets';
+import { eventually, photo } from '../support/media';
+import { freePort } from '../support/ports';
+import { s3TestClientConfig, startS3Server, type S3Server } from '../support/s3Server';
+import { startTestStack } from '../support/testStack';
+
+const shaOf = (name: string) => sha256Hex(fs.readFileSync(photo(name)));
+
+type Dataset = { id: string; name?: string; display_name?: string; status_new?: string };
+
+/** Deleting datasets and snapshots, and the storage collector that releases what nothing uses, through the real API, worker, Temporal and Postgres. */
+describe('dataset delete and the storage collector', () => {
+  let stack: Awaited<ReturnType<typeof startTestStack>>;
+  let a: string; // chelsea, coffee, astronaut
+  let b: string; // chelsea (shared with a by content), rocket
+  let clone: string; // a clone of a's snapshot
+
+  const objectsDir = () => path.join(stack.deps.config.dataDir, 'objects');
+  const stored = (sha256: string) => fs.existsSync(path.join(objectsDir(), blobKey(sha256)));
+  const blobFiles = () => (fs.readdirSync(path.join(objectsDir(), 'blobs'), { recursive: true }) as string[]).filter((name) => /[0-9a-f]{64}$/.test(name)).length;
+  const listed = async () => ((await stack.request.get('/api/v1/datasets').expect(200)).body as Dataset[]).map((d) => d.id);
+  const explore = (id: string) => stack.request.get(`/api/v1/explore/${id}`).query({ entity_type: 'IMAGES' });
+  const collected = async () => {
+    await requestStorageCollection({ temporal: stack.deps.temporal, taskQueue: stack.deps.config.temporal.taskQueue });
+    const none = { blob: 0, vector_space: 0, export_archive: 0 };
+    await eventually(
+      async () => ({ pending: await pendingReleaseCounts(stack.deps.db), deleted: await stack.deps.db('datasets').whereNotNull('deleted_at').count({ n: '*' }) }),
+      (state) => JSON.stringify(state.pending) === JSON.stringify(none) && Number(state.deleted[0].n) === 0,
+      60_000,
+      'the collector to finish',
+    );
+  };
+
+  beforeAll(async () => {
+    stack = await startTestStack({ SNAPSHOT_RETENTION_DAYS: '0', EXPORT_RETENTION_DAYS: '0' });
+    a = await createReadyDataset(stack, 'a', ['chelsea', 'coffee', 'astronaut'].map(photo));
+    b = await createReadyDataset(stack, 'b', ['chelsea', 'rocket'].map(photo));
+    const [creation] = (await stack.request.get(`/api/v1/dataset/${a}/snapshot`).expect(200)).body;
+    await stack.request.post(`/api/v1/dataset/${a}/snapshot/${creation.snapshot_id}/clone`).expect(202);
+    clone = await eventually(
+      async () => ((await stack.request.get('/api/v1/datasets').expect(200)).body as Dataset[]).find((d) => d.id !== a && d.id !== b)?.id,
+      (id) => Boolean(id),
+      60_000,
+      'the clone',
+    ) as string;
+    await waitForDatasetStatus(stack, clone, ['READY']);
+  }, 300_000);
+  afterAll(async () => {
+    await stack.deps.temporal.workflow.getHandle(storageCollectionWorkflowId(stack.deps.config.temporal.taskQueue)).terminate().catch(() => undefined);
+    await stack.close();
+  });
+
+  it('refuses bad input, an unknown dataset, viewers and editors, and a dataset a task uses, changing nothing', async () => {
+    expect((await stack.request.delete('/api/v1/dataset/not-a-uuid').expect(422)).body.detail).toMatch(/dataset_id/);
+    expect((await stack.request.delete(`/api/v1/dataset/${randomUUID()}`).expect(404)).body).toEqual({ detail: 'Dataset not found' });
+    const { db } = stack.deps;
+    const member = db('dataset_members').where({ dataset_id: b, user_id: stack.deps.defaultUser.id });
+    try {
+      for (const role of ['viewer', 'editor']) {
+        await member.clone().update({ role });
+        expect((await stack.request.delete(`/api/v1/dataset/${b}`).expect(403)).body).toEqual({
+          detail: `This operation needs owner access to the dataset; you have ${role}`,
+        });
+      }
+    } finally {
+      await member.clone().update({ role: 'owner' });
+    }
+    const taskId = randomUUID();
+    await insertTask(db, { taskId, datasetId: b, taskType: 'EXPORT', createdBy: stack.deps.defaultUser.id, input: {}, statusMessage: 'x' });
+    try {
+      expect((await stack.request.delete(`/api/v1/dataset/${b}`).expect(409)).body.detail).toMatch(/while a EXPORT task using it runs/);
+      await db('datasets').where({ id: b }).update({ status_new: 'INDEXING' });
+      expect((await stack.request.delete(`/api/v1/dataset/${b}`).expect(409)).body.detail).toMatch(/is INDEXING: a running task holds it/);
+    } finally {
+      await db('tasks').where({ task_id: taskId }).update({ status: 'FAILED' });
+      await db('datasets').where({ id: b }).update({ status_new: 'READY' });
+    }
+    expect(await listed()).toEqual(expect.arrayContaining([a, b, clone]));
+  });
+
+  it('deletes a dataset: gone from every answer at once; its clone keeps the blobs and vectors they share', async () => {
+    const filesBefore = blobFiles();
+    await stack.request.delete(`/api/v1/dataset/${a}`).expect(200);
+    expect(await listed()).not.toContain(a);
+    await stack.request.get(`/api/v1/dataset/${a}`).expect(404);
+    await explore(a).expect(404);
+    await stack.request.delete(`/api/v1/dataset/${a}`).expect(404);
+    const tasks = (await stack.request.get('/api/v1/tasks').query({ page_size: 50 }).expect(200)).body.tasks as Array<{ dataset_id: string }>;
+    expect(tasks.map((t) => t.dataset_id)).not.toContain(a);
+    await collected();
+    expect(await stack.deps.db('dataset_versions').where({ dataset_id: a }).count({ n: '*' })).toEqual([{ n: '0' }]);
+
+    // The clone reads a's blobs and a's vector space: all kept, and it still searches by similarity.
+    expect(blobFiles()).toBe(filesBefore);
+    expect(await stack.deps.vectors.count(imageCollection(a))).toBe(3);
+    const clusters = (await explore(clone).expect(200)).body.clusters as Array<{ previews: Array<{ media_id: string; file_name: string }> }>;
+    const coffee = clusters.flatMap((c) => c.previews).find((p) => p.file_name === 'coffee.jpg')!;
+    const similar = await explore(clone).query({ anchor_media_id: coffee.media_id, anchor_type: 'MEDIA' }).expect(200);
+    expect(similar.body.clusters.length).toBeGreaterThan(0);
+  });
+
+  it('deleting the clone too releases what only they used, and keeps the blob another dataset shares by content', async () => {
+    const filesBefore = blobFiles();
+    for (const name of ['chelsea', 'coffee', 'astronaut', 'rocket']) expect(stored(shaOf(name))).toBe(true);
+    await stack.request.delete(`/api/v1/dataset/${clone}`).expect(200);
+    await collected();
+    expect(stored(shaOf('coffee'))).toBe(false);
+    expect(stored(shaOf('astronaut'))).toBe(false);
+    expect(stored(shaOf('chelsea'))).toBe(true);
+    expect(stored(shaOf('rocket'))).toBe(true);
+    // Two originals and their two thumbnails went.
+    expect(blobFiles()).toBe(filesBefore - 4);
+    expect(await stack.deps.vectors.listCollections()).not.toContain(imageCollection(a));
+    // b still answers, and serves the shared image.
+    const previews = ((await explore(b).expect(200)).body.clusters as Array<{ previews: Array<{ file_name: string; media_uri: string }> }>).flatMap((c) => c.previews);
+    const chelsea = previews.find((p) => p.file_name === 'chelsea.jpg')!;
+    const image = await stack.request.get(new URL(chelsea.media_uri).pathname + new URL(chelsea.media_uri).search).expect(200);
+    expect(sha256Hex(image.body as Buffer)).toBe(shaOf('chelsea'));
+  });
+
+  it('survives a crash after the purge: what it recorded is released by a later run (blobs once no batch is being added), and a run with nothing to do changes nothing', async () => {
+    const taskQueue = stack.deps.config.temporal.taskQueue;
+    await stack.deps.temporal.workflow.getHandle(storageCollectionWorkflowId(taskQueue)).terminate();
+    const doomed = await createReadyDataset(stack, 'doomed', ['motorcycle_left', 'chelsea'].map(photo));
+    await stack.deps.db('datasets').where({ id: doomed }).update({ deleted_at: stack.deps.db.fn.now() });
+    // The collector's first step ran, then its worker died: rows are gone, the blobs wait as candidates.
+    const deps = { db: stack.deps.db, store: stack.deps.store, vectors: stack.deps.vectors, heartbeat: () => undefined, settings: stack.deps.config.storageRelease };
+    expect(await purgeDeletedDatasets(deps)).toBe(1);
+    expect(await purgeDeletedDatasets(deps)).toBe(0);
+    expect(stored(shaOf('motorcycle_left'))).toBe(true);
+    expect((await pendingReleaseCounts(stack.deps.db)).blob).toBeGreaterThanOrEqual(2);
+
+    // While a batch is being added somewhere, blobs wait (it may have stored the same bytes without their row yet); the rest goes on.
+    const taskId = randomUUID();
+    await insertTask(stack.deps.db, { taskId, datasetId: b, taskType: 'MEDIA_ADDITION', createdBy: stack.deps.defaultUser.id, input: {}, statusMessage: 'x' });
+    try {
+      await requestStorageCollection({ temporal: stack.deps.temporal, taskQueue });
+      await eventually(() => pendingReleaseCounts(stack.deps.db), (pending) => pending.vector_space === 0, 60_000, 'the vector spaces to go');
+      expect((await pendingReleaseCounts(stack.deps.db)).blob).toBeGreaterThanOrEqual(2);
+      expect(stored(shaOf('motorcycle_left'))).toBe(true);
+    } finally {
+      await stack.deps.db('tasks').where({ task_id: taskId }).update({ status: 'FAILED' });
+    }
+    await collected();
+    expect(stored(shaOf('motorcycle_left'))).toBe(false);
+    expect(stored(shaOf('chelsea'))).toBe(true);
+    const filesBefore = blobFiles();
+    await collected();
+    expect(blobFiles()).toBe(filesBefore);
+    await explore(b).expect(200);
+  });
+
+  it('releases a deleted snapshot\'s version and an expired export archive (retention 0 here)', async () => {
+    const { db } = stack.deps;
+    await stack.request.post(`/api/v1/dataset/${b}/snapshot`).send({ name: 'manual' }).expect(200);
+    const snapshots = (await stack.request.get(`/api/v1/dataset/${b}/snapshot`).expect(200)).body as Array<{ snapshot_id: string; is_current: boolean }>;
+    const old = snapshots.find((s) => !s.is_current)!;
+    const versionsBefore = Number((await db('dataset_versions').where({ dataset_id: b }).count({ n: '*' }))[0].n);
+    await stack.request.delete(`/api/v1/dataset/${b}/snapshot/${old.snapshot_id}`).expect(200);
+
+    const { id: exportId } = (await stack.request.get(`/api/v1/dataset/${b}/export_context_async`).query({ file_name: 'b.zip', export_format: 'json' }).expect(200)).body;
+    await eventually(
+      async () => (await stack.request.get(`/api/v1/dataset/${b}/export_status`).query({ export_task_id: exportId })).body.status,
+      (status) => status === 'COMPLETED',
+      60_000,
+      'the export',
+    );
+    const archive = path.join(objectsDir(), 'exports', exportId, 'b.zip');
+    expect(fs.existsSync(archive)).toBe(true);
+    await collected();
+    await eventually(async () => fs.existsSync(archive), (exists) => !exists, 30_000, 'the archive to go');
+    expect((await stack.request.get(`/api/v1/dataset/${b}/export_status`).query({ export_task_id: exportId }).expect(404)).body).toEqual({
+      detail: 'The archive of this export expired and was removed; export again',
+    });
+    expect(Number((await db('dataset_versions').where({ dataset_id: b }).count({ n: '*' }))[0].n)).toBe(versionsBefore - 1);
+    expect(await db('snapshots').where({ id: old.snapshot_id }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    // The dataset and its current snapshot are untouched.
+    expect((await explore(b).expect(200)).body.clusters.length).toBeGreaterThan(0);
+    expect((await stack.request.get(`/api/v1/dataset/${b}/snapshot`).expect(200)).body).toHaveLength(1);
+    expect(stored(shaOf('rocket'))).toBe(true);
+  });
+});
+
+/** The same release against a real S3-compatible server (OBJECT_STORE_URL): objects counted in the bucket. */
+describe('dataset delete with the object store in a bucket', () => {
+  let s3: S3Server;
+  let client: S3Client;
+  let stack: Awaited<ReturnType<typeof startTestStack>>;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-release-s3-'));
+
+  beforeAll(async () => {
+    s3 = await startS3Server({ port: await freePort(), dataDir: path.join(scratch, 's3') });
+    client = new S3Client(s3TestClientConfig(s3.endpoint));
+    await client.send(new CreateBucketCommand({ Bucket: 'objects' }));
+    stack = await startTestStack({ OBJECT_STORE_URL: 's3://objects/service', S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY_ID: 'test', S3_SECRET_ACCESS_KEY: 'test' });
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.deps.temporal.workflow.getHandle(storageCollectionWorkflowId(stack.deps.config.temporal.taskQueue)).terminate().catch(() => undefined);
+    await stack?.close();
+    client?.destroy();
+    await s3?.stop();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('removes the deleted dataset\'s blobs, thumbnails and published vector index from the bucket, and keeps what another dataset shares', async () => {
+    const keys = async (prefix: string) => ((await client.send(new ListObjectsV2Command({ Bucket: 'objects', Prefix: `service/${prefix}` }))).Contents ?? []).map((o) => o.Key!);
+    const kept = await createReadyDataset(stack, 'kept', [photo('chelsea')]);
+    const doomed = await createReadyDataset(stack, 'doomed', ['chelsea', 'hubble_deep_field', 'grace_hopper'].map(photo));
+    const indexOfDoomed = `service/vector-indexes/${imageCollection(doomed)}`;
+    await eventually(() => keys('vector-indexes/'), (found) => found.some((key) => key.startsWith(indexOfDoomed)), 30_000, 'a published index');
+    const blobsBefore = await keys('blobs/');
+
+    await stack.request.delete(`/api/v1/dataset/${doomed}`).expect(200);
+    await requestStorageCollection({ temporal: stack.deps.temporal, taskQueue: stack.deps.config.temporal.taskQueue });
+    const blobsAfter = await eventually(() => keys('blobs/'), (found) => found.length === blobsBefore.length - 4, 60_000, 'two images and their thumbnails to go');
+    const gone = blobsBefore.filter((key) => !blobsAfter.includes(key));
+    expect(gone.sort()).toEqual(expect.arrayContaining([`service/${blobKey(shaOf('hubble_deep_field'))}`, `service/${blobKey(shaOf('grace_hopper'))}`]));
+    expect(blobsAfter).toContain(`service/${blobKey(shaOf('chelsea'))}`);
+    await eventually(() => keys('vector-indexes/'), (found) => !found.some((key) => key.startsWith(indexOfDoomed)), 30_000, 'the index to go');
+    expect((await stack.request.get(`/api/v1/explore/${kept}`).query({ entity_type: 'IMAGES' }).expect(200)).body.clusters).toHaveLength(1);
+  }, 240_000);
+});
