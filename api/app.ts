@@ -32,6 +32,7 @@ import { createIngestionRouter } from './routes/ingestion';
 import { createExploreRouter } from './routes/explore';
 import { createMediaRouter } from './routes/media';
 import { createOpenApiRouter } from './routes/openapi';
+import { createApiDocsRouter } from './routes/apiDocs';
 import { createVisualSearchRouter } from './routes/visualSearch';
 import { createTagsRouter } from './routes/tags';
 import { createDuplicatesRouter } from './routes/duplicates';
@@ -83,6 +84,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createMediaRouter(deps),
     createExportDownloadRouter(deps),
     createOpenApiRouter(),
+    createApiDocsRouter(),
   ]) {
     publicRoutes.use(router.routes(), router.allowedMethods());
   }
