@@ -41,13 +41,13 @@ const PAGE = `<!doctype html>
 
 // A file of its own, not an inline script, so the policy needs no 'unsafe-inline' for scripts.
 // validatorUrl null: Swagger UI would otherwise send the document to validator.swagger.io.
-const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
-  url: '/api/v1/openapi.json',
-  dom_id: '#swagger-ui',
-  deepLinking: true,
-  validatorUrl: null,
-  withCredentials: true,
-});
+const INIT_SCRIPT = `fetch('/api/v1/openapi.json', { credentials: 'same-origin' })
+  .then((response) => response.json())
+  .then((spec) => {
+    // "Try it out" goes to the server that served this page, whatever host the document names.
+    spec.servers = [{ url: window.location.origin, description: 'This server' }];
+    window.ui = SwaggerUIBundle({ spec, dom_id: '#swagger-ui', deepLinking: true, validatorUrl: null, withCredentials: true });
+  });
 `;
 
 /** The API reference in the browser at /api/v1/docs: Swagger UI rendering /api/v1/openapi.json. */

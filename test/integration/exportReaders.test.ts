@@ -64,7 +64,8 @@ describe('exports other tools load: YOLO and Hugging Face datasets', () => {
       })),
     );
     // The comparison means something: a labelled image, an image with objects, one with neither.
-    expect(stored.find((m) => m.file_name === 'chelsea.jpg')!.labels).toEqual(['animal', 'cat']);
+    // (Detection finds the cat too, and its label takes over the imported one of the same name.)
+    expect(stored.find((m) => m.file_name === 'chelsea.jpg')!.labels).toEqual(['animal']);
     expect(stored.find((m) => m.file_name === 'darknet-dog.jpg')!.objects.map((o) => o.label)).toEqual(expect.arrayContaining(['dog', 'bicycle']));
     expect(stored.find((m) => m.file_name === 'plain.png')).toMatchObject({ labels: [], objects: [] });
   }, 600_000);

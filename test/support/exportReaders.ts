@@ -40,7 +40,8 @@ export function readExport(mode: 'yolo' | 'hf', entries: Map<string, Buffer>): Y
     }
     // Offline: datasets must read the files here, never the Hub; its caches go to the scratch directory.
     const env = { ...process.env, HF_HUB_OFFLINE: '1', HF_DATASETS_OFFLINE: '1', HF_HOME: path.join(dir, '.hf'), HF_HUB_DISABLE_TELEMETRY: '1' };
-    const output = execFileSync(python, [path.join(__dirname, 'read_exports.py'), mode, dir], { encoding: 'utf8', env, maxBuffer: 64 * 2 ** 20 });
+    // stderr (supervision's note that OpenCV is absent, progress bars) comes with the error when the reader fails.
+    const output = execFileSync(python, [path.join(__dirname, 'read_exports.py'), mode, dir], { encoding: 'utf8', env, maxBuffer: 64 * 2 ** 20, stdio: 'pipe' });
     return JSON.parse(output.trim().split('\n').pop()!);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
