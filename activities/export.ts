@@ -35,8 +35,8 @@ function throwIfCancelled(): void {
  * EXPORT: streams one version of a dataset into a ZIP in the object store — the metadata file
  * (metadata.json, metadata.parquet, COCO annotations.json, YOLO data.yaml with labels/, or the
  * Hugging Face Parquet with the images in it and its dataset card) and, when asked (always for
- * YOLO), images/ with every item's bytes. Rows are read by keyset pages inside one read-only snapshot; the archive goes out
- * entry by entry while it is stored, so memory stays flat whatever the dataset's size. A retried
+ * YOLO), images/ with every item's bytes. Rows are read by keyset pages inside one read-only
+ * snapshot; the archive goes out entry by entry while it is stored, so memory stays flat whatever the dataset's size. A retried
  * attempt writes the whole archive again under the same key (readers only ever see a whole one).
  */
 export function createExportActivities(deps: { db: Db; store: ObjectStore; stagingDir: string }) {
@@ -60,19 +60,23 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
       // entries of the format's own go in too, it waits in a file while they do, and follows them.
       const direct = !imagesFolder && !layout.ownEntries;
       const metadataOut: Writable = direct ? new PassThrough() : fs.createWriteStream(scratch.metadata);
+      let done = 0;
+      let reported = 0;
       const writer: MetadataWriter = createMetadataWriter(input.format, metadataOut, {
         datasetName: input.datasetName,
         exportedAt: new Date(),
         scratchFile: scratch.annotations,
         addEntry: (name, content) => zip.add(content, name, { compress: true }),
-        readBytes: async (record) => buffer(await openBlob(record.sha256, `${record.file_name} (media ${record.media_id})`)),
+        readBytes: async (record) => {
+          throwIfCancelled();
+          context.heartbeat({ done });
+          return buffer(await openBlob(record.sha256, `${record.file_name} (media ${record.media_id})`));
+        },
       });
       const metadataEntry = direct ? zip.add(metadataOut as PassThrough, writer.fileName, { compress: true }) : undefined;
       // A failure of the entry shows when it is awaited below.
       metadataEntry?.catch(() => undefined);
 
-      let done = 0;
-      let reported = 0;
       let after: string | null = null;
       try {
         for (;;) {

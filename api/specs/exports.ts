@@ -22,7 +22,7 @@ const fileName = z
 
 const includeImages = booleanParam('include_images')
   .default(false)
-  .meta({ description: 'Add images/ with the original bytes of every exported item under its image_filename' });
+  .meta({ description: 'Add images/ with the original bytes of every exported item under its image_filename (yolo and hf always carry the images)' });
 
 const includeDiscarded = booleanParam('include_discarded_duplicates')
   .default(false)

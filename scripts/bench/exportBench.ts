@@ -145,7 +145,9 @@ async function runExport(
 
   const archive = path.join(options.scratch, `${options.label}-${format}.zip`);
   const downloadStarted = process.hrtime.bigint();
-  const download = await fetch(status.download_uri!);
+  // The link names PUBLIC_URL (localhost:8080 by default); the bench's API listens on a port of its own.
+  const link = new URL(status.download_uri!);
+  const download = await fetch(new URL(link.pathname + link.search, apiUrl));
   if (download.status !== 200 || !download.body) throw new Error(`download failed: ${download.status}`);
   await pipeline(Readable.fromWeb(download.body as import('node:stream/web').ReadableStream), fs.createWriteStream(archive));
   const downloadSeconds = Number(process.hrtime.bigint() - downloadStarted) / 1e9;

@@ -4841,7 +4841,7 @@ export interface paths {
                     file_name: string;
                     /** @description json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format), yolo (images/, labels/*.txt, data.yaml; always with the images) or hf (a Hugging Face datasets Parquet, data/train-00000-of-00001.parquet with the images in its image column, and README.md) */
                     export_format: "json" | "parquet" | "coco" | "yolo" | "hf";
-                    /** @description Add images/ with the original bytes of every exported item under its image_filename */
+                    /** @description Add images/ with the original bytes of every exported item under its image_filename (yolo and hf always carry the images) */
                     include_images?: "0" | "1" | "true" | "false";
                     /** @description Also export the copies a duplicate review discarded (left out by default) */
                     include_discarded_duplicates?: "0" | "1" | "true" | "false";
@@ -4941,7 +4941,7 @@ export interface paths {
                 query: {
                     /** @description json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format), yolo (images/, labels/*.txt, data.yaml; always with the images) or hf (a Hugging Face datasets Parquet, data/train-00000-of-00001.parquet with the images in its image column, and README.md) */
                     export_format: "json" | "parquet" | "coco" | "yolo" | "hf";
-                    /** @description Add images/ with the original bytes of every exported item under its image_filename */
+                    /** @description Add images/ with the original bytes of every exported item under its image_filename (yolo and hf always carry the images) */
                     include_images?: "0" | "1" | "true" | "false";
                     /** @description Also export the copies a duplicate review discarded (left out by default) */
                     include_discarded_duplicates?: "0" | "1" | "true" | "false";
