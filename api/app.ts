@@ -84,7 +84,6 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createMediaRouter(deps),
     createExportDownloadRouter(deps),
     createOpenApiRouter(),
-    createApiDocsRouter(),
   ]) {
     publicRoutes.use(router.routes(), router.allowedMethods());
   }
@@ -158,6 +157,9 @@ export function createApp(deps: AppDeps): Koa {
   app.use(multipartLimits(deps.config.uploads));
   // The built web app (npm run web:build) at /; /api paths are left to the routers below.
   app.use(serveWebApp(path.join(projectRoot(), 'web', 'dist')));
+  // The API reference page (Swagger UI) is a page, like the web app: not an operation of the OpenAPI document.
+  const apiDocs = createApiDocsRouter();
+  app.use(apiDocs.routes()).use(apiDocs.allowedMethods());
 
   const { publicRoutes, userRoutes } = createApiRouters(deps);
   app.use(publicRoutes.routes()).use(publicRoutes.allowedMethods());

@@ -52,7 +52,7 @@ const INIT_SCRIPT = `fetch('/api/v1/openapi.json', { credentials: 'same-origin' 
 
 /** The API reference in the browser at /api/v1/docs: Swagger UI rendering /api/v1/openapi.json. */
 export function createApiDocsRouter(): Router<RequestState> {
-  const router = new Router<RequestState>();
+  const router = new Router<RequestState>({ prefix: '/api/v1' });
   router.get('/docs', (ctx) => {
     ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     ctx.set('Cache-Control', 'no-cache');

@@ -191,7 +191,7 @@ describe('web app', () => {
     expect(pageErrors).toEqual([]);
   }, 180_000);
 
-  it('adds photos to a READY dataset from its page, which turns PARTIAL INDEX, reindexes it to READY and exports it', async () => {
+  it('adds photos to a READY dataset from its page, which turns PARTIAL INDEX, reindexes it to READY and exports it (Parquet with the images, YOLO)', async () => {
     const datasetId = await createReadyDataset(stack, 'growing', [photo('chelsea'), photo('coffee')]);
     await page.goto(`/datasets/${datasetId}`);
     await page.getByRole('heading', { name: 'growing' }).waitFor();
