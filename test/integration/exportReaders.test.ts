@@ -4,7 +4,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { createReadyDataset, waitForDatasetStatus, waitForTask } from '../support/datasets';
 import { evalPhotos } from '../support/evalPhotos';
-import { exportWholeDataset } from '../support/exportArchives';
+import { exportFinished, exportWholeDataset } from '../support/exportArchives';
 import { readExport } from '../support/exportReaders';
 import { photo } from '../support/media';
 import { startTestStack } from '../support/testStack';
@@ -120,6 +120,18 @@ describe('exports other tools load: YOLO and Hugging Face datasets', () => {
       expect(row.labels.map((label) => label.label)).toEqual(media.allLabels);
       expect(row.objects.map((o) => o.label).sort()).toEqual(media.objects.map((o) => o.label).sort());
     }
+  });
+
+  it('fails a YOLO export, naming both files, when two images differ only in their extension (they would share a label file)', async () => {
+    const png = path.join(scratch, 'chelsea.png');
+    await sharp(photo('chelsea')).png().toFile(png);
+    const clashing = await createReadyDataset(stack, 'clash', [photo('chelsea'), png]);
+    const { id } = (await stack.request.get(`/api/v1/dataset/${clashing}/export_context_async`).query({ file_name: 'clash', export_format: 'yolo' }).expect(200)).body;
+    const status = await exportFinished(stack, clashing, id);
+    expect(status).toMatchObject({ status: 'FAILED', download_uri: null });
+    expect(status.error_message).toMatch(/YOLO keeps one label file per file name without its extension: chelsea\.(jpg|png) and chelsea\.(jpg|png) would share labels\/chelsea\.txt/);
+    // The other formats take the same dataset.
+    await exportWholeDataset(stack, clashing, { file_name: 'clash', export_format: 'hf' });
   });
 
   it('keeps its 422 for a format it does not know and starts nothing', async () => {
