@@ -25,7 +25,7 @@ import { updateTaskProgress } from '../db/repositories/tasks';
 import { dropUnusedVersions, findVersion, headVersion, setHeadVersion, type DatasetVersion } from '../db/repositories/versions';
 import { releaseTransition, TRANSITIONS } from '../lib/datasetStates';
 import { clusterByThresholds } from '../lib/clustering/clusterByThresholds';
-import { APPLY_ORDER, MODEL_IDS, type EnrichmentType } from '../lib/enrichment/catalog';
+import { APPLY_ORDER, DETECTION_SOURCE, MODEL_IDS, TAGGING_SOURCE, type EnrichmentType } from '../lib/enrichment/catalog';
 import { conceptKey, conceptTerms, conceptVector } from '../lib/enrichment/concepts';
 import { imageCaption, objectCaption, tagsFromClasses } from '../lib/enrichment/describe';
 import { cropToBoxes } from '../lib/media/crop';
@@ -49,9 +49,6 @@ import { vectorNeighbours } from './vectorNeighbours';
 
 const ENRICH_BATCH = 16;
 
-/** Labels written by IMAGE_TAGGING and OBJECT_DETECTION carry their type as source, so a re-run replaces exactly them. */
-export const TAGGING_SOURCE = 'IMAGE_TAGGING';
-export const DETECTION_SOURCE = 'OBJECT_DETECTION';
 
 
 /** The steps of an ENRICHMENT around its model runs, on the main queue. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import {
@@ -14,8 +15,9 @@ import {
 } from '../db/repositories/exports';
 import { taskStartTime, updateTaskProgress } from '../db/repositories/tasks';
 import { archiveNamesOf, type TakenNames } from '../lib/export/archiveNames';
-import { toExportRecord, type ExportRow } from '../lib/export/exportRecord';
+import { FORMAT_LAYOUTS, toExportRecord } from '../lib/export/exportRecord';
 import { createMetadataWriter, type MetadataWriter } from '../lib/export/metadataWriters';
+import { UnexportableError } from '../lib/export/yoloWriter';
 import { createZipWriter, type ZipWriter } from '../lib/export/zipWriter';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ExportInput } from '../workflows/contracts';
@@ -32,9 +34,10 @@ function throwIfCancelled(): void {
 
 /**
  * EXPORT: streams one version of a dataset into a ZIP in the object store — the metadata file
- * (metadata.json, metadata.parquet or COCO annotations.json) and, when asked, images/ with every
- * item's bytes. Rows are read by keyset pages inside one read-only snapshot; the archive goes out
- * entry by entry while it is stored, so memory stays flat whatever the dataset's size. A retried
+ * (metadata.json, metadata.parquet, COCO annotations.json, YOLO data.yaml with labels/, or the
+ * Hugging Face Parquet with the images in it and its dataset card) and, when asked (always for
+ * YOLO), images/ with every item's bytes. Rows are read by keyset pages inside one read-only
+ * snapshot; the archive goes out entry by entry while it is stored, so memory stays flat whatever the dataset's size. A retried
  * attempt writes the whole archive again under the same key (readers only ever see a whole one).
  */
 export function createExportActivities(deps: { db: Db; store: ObjectStore; stagingDir: string }) {
@@ -52,20 +55,29 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
       const total = await countExportMedia(snapshot, scope);
       const sources = await batchSources(snapshot, input.versionId);
       const taken: TakenNames = (names) => ownedFileNames(snapshot, input.versionId, scope.createdBefore, names);
-      // Without images the metadata is the archive's only entry and streams straight in; with them it
-      // waits in a file while the images go in, and follows them.
-      const metadataOut: Writable = input.includeImages ? fs.createWriteStream(scratch.metadata) : new PassThrough();
+      const layout = FORMAT_LAYOUTS[input.format];
+      const imagesFolder = layout.imagesFolder === 'always' || (layout.imagesFolder === 'asked' && input.includeImages);
+      // The metadata file streams straight in when it is the archive's only entry; when images or
+      // entries of the format's own go in too, it waits in a file while they do, and follows them.
+      const direct = !imagesFolder && !layout.ownEntries;
+      const metadataOut: Writable = direct ? new PassThrough() : fs.createWriteStream(scratch.metadata);
+      let done = 0;
+      let reported = 0;
       const writer: MetadataWriter = createMetadataWriter(input.format, metadataOut, {
         datasetName: input.datasetName,
         exportedAt: new Date(),
         scratchFile: scratch.annotations,
+        addEntry: (name, content) => zip.add(content, name, { compress: true }),
+        readBytes: async (record) => {
+          throwIfCancelled();
+          context.heartbeat({ done });
+          return buffer(await openBlob(record.sha256, `${record.file_name} (media ${record.media_id})`));
+        },
       });
-      const metadataEntry = input.includeImages ? undefined : zip.add(metadataOut as PassThrough, writer.fileName, { compress: true });
+      const metadataEntry = direct ? zip.add(metadataOut as PassThrough, writer.fileName, { compress: true }) : undefined;
       // A failure of the entry shows when it is awaited below.
       metadataEntry?.catch(() => undefined);
 
-      let done = 0;
-      let reported = 0;
       let after: string | null = null;
       try {
         for (;;) {
@@ -74,11 +86,11 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
           if (rows.length === 0) break;
           const names = await archiveNamesOf(rows, taken);
           await writer.write(rows.map((row) => toExportRecord(row, names.get(row.id)!, sources.get(row.batch_id))));
-          if (input.includeImages) {
+          if (imagesFolder) {
             for (const [i, row] of rows.entries()) {
               throwIfCancelled();
               context.heartbeat({ done: done + i });
-              await zip.add(await openBlob(row), `images/${names.get(row.id)!}`, { compress: false });
+              await zip.add(await openBlob(row.blob_sha256, `${row.file_name} (media ${row.id})`), `images/${names.get(row.id)!}`, { compress: false });
             }
           }
           done += rows.length;
@@ -96,6 +108,7 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
       } catch (error) {
         writer.abort();
         metadataOut.destroy();
+        if (error instanceof UnexportableError) throw ApplicationFailure.create({ type: 'Unexportable', message: error.message, nonRetryable: true });
         throw error;
       }
       if (metadataEntry) await metadataEntry;
@@ -104,14 +117,15 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
     });
   }
 
-  async function openBlob(row: ExportRow) {
+  /** The stored bytes of a file; `what` names it when they are missing. */
+  async function openBlob(sha256: string, what: string) {
     try {
-      return await store.getStream(blobKey(row.blob_sha256));
+      return await store.getStream(blobKey(sha256));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       throw ApplicationFailure.create({
         type: 'ExportFileMissing',
-        message: `The file of ${row.file_name} (media ${row.id}) is missing from the object store`,
+        message: `The file of ${what} is missing from the object store`,
         nonRetryable: true,
       });
     }

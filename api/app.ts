@@ -32,6 +32,7 @@ import { createIngestionRouter } from './routes/ingestion';
 import { createExploreRouter } from './routes/explore';
 import { createMediaRouter } from './routes/media';
 import { createOpenApiRouter } from './routes/openapi';
+import { createApiDocsRouter } from './routes/apiDocs';
 import { createVisualSearchRouter } from './routes/visualSearch';
 import { createTagsRouter } from './routes/tags';
 import { createDuplicatesRouter } from './routes/duplicates';
@@ -156,6 +157,9 @@ export function createApp(deps: AppDeps): Koa {
   app.use(multipartLimits(deps.config.uploads));
   // The built web app (npm run web:build) at /; /api paths are left to the routers below.
   app.use(serveWebApp(path.join(projectRoot(), 'web', 'dist')));
+  // The API reference page (Swagger UI) is a page, like the web app: not an operation of the OpenAPI document.
+  const apiDocs = createApiDocsRouter();
+  app.use(apiDocs.routes()).use(apiDocs.allowedMethods());
 
   const { publicRoutes, userRoutes } = createApiRouters(deps);
   app.use(publicRoutes.routes()).use(publicRoutes.allowedMethods());

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { projectRoot } from './projectRoot';
 import type { LoginThrottleSettings } from './auth/loginThrottle';
+import type { LogFormat } from './logger';
 import type { ArchiveLimits } from './sources/archive';
 import { canonicalS3Location, parseS3Uri, s3UriOf, type S3Location, type S3Settings } from './sources/s3';
 import { EVERY_ORGANIZATION, type S3SourceGrant, type S3SourcePolicy } from './sources/sourcePolicy';
@@ -67,6 +68,7 @@ export const envSchema = z.object({
       message: 'expected one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info'),
+  LOG_FORMAT: z.enum(['auto', 'pretty', 'json'], { message: 'expected auto, pretty or json' }).default('auto'),
   DATABASE_URL: url.optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(500).default(10),
   DATABASE_CONNECT_TIMEOUT_SECONDS: secondsUpTo600.default(3),
@@ -170,6 +172,8 @@ export interface Config {
   api: { host: string; port: number };
   dataDir: string;
   logLevel: string;
+  /** pretty: readable lines for a person; json: one JSON object a line; auto: pretty on a terminal, else json. */
+  logFormat: LogFormat;
   database: {
     url?: string;
     poolMax: number;
@@ -363,6 +367,7 @@ export function loadConfig(env: Env = process.env): Config {
     api: { host: e.API_HOST, port: e.API_PORT },
     dataDir: path.resolve(e.DATA_DIR),
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     database: {
       url: e.DATABASE_URL,
       poolMax: e.DATABASE_POOL_MAX,

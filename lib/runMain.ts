@@ -17,7 +17,7 @@ export function runMain(name: string, start: (config: Config, logger: Logger) =>
     process.stderr.write(`${error.message}\n`);
     process.exit(2);
   }
-  const logger = createLogger(name, config.logLevel);
+  const logger = createLogger(name, config.logLevel, config.logFormat);
   let stop: (() => Promise<void>) | undefined;
   let stoppingSince: number | undefined;
   const shutdown = (signal: string) => {

@@ -5,7 +5,7 @@ import { findExportTask, unknownSelectionIds } from '../db/repositories/exports'
 import { findTaskForUser, type TaskRow } from '../db/repositories/tasks';
 import type { UrlSigner } from '../lib/auth/signedUrls';
 import { zipFileName } from '../lib/export/archiveNames';
-import type { ExportFormat } from '../lib/export/exportRecord';
+import { carriesImages, type ExportFormat } from '../lib/export/exportRecord';
 import { forbidden, notFound, unprocessable } from '../lib/errors';
 import { exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ExportInput, ExportSelectionInput } from '../workflows/contracts';
@@ -101,7 +101,7 @@ export async function startExport(deps: TaskDeps, dataset: DatasetRow, user: Use
         datasetName: dataset.display_name,
         versionId,
         format: request.format,
-        includeImages: request.includeImages,
+        includeImages: carriesImages(request.format, request.includeImages),
         includeDiscardedDuplicates: request.includeDiscardedDuplicates,
         fileName,
         ...(selection ? { selection } : {}),

@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { DatasetStatus } from '../lib/datasetStates';
 import type { MediaFilter } from '../lib/vql/compileVql';
+import type { ExportFormat } from '../lib/export/exportRecord';
 
 // What both sides of a workflow share: task queues, inputs and queries. Outside workflows/, only this
 // module may be imported (it holds no activity proxies, so importing it starts no import cycle).
@@ -214,7 +215,8 @@ export interface ExportInput {
   datasetName: string;
   /** The version read: the dataset's head when the export was asked for (a snapshot's version would do as well). */
   versionId: string;
-  format: 'json' | 'parquet' | 'coco';
+  format: ExportFormat;
+  /** The archive carries the images (asked, or a format that always does: yolo, hf). */
   includeImages: boolean;
   /** False: the copies a duplicate review discarded are left out (absent in exports asked for before reviews existed). */
   includeDiscardedDuplicates?: boolean;

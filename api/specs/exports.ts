@@ -5,7 +5,12 @@ import { booleanParam, datasetIdParams } from './common';
 
 const exportFormat = z
   .enum(EXPORT_FORMATS, { message: `export_format must be one of ${EXPORT_FORMATS.join(', ')}` })
-  .meta({ description: 'json (metadata.json), parquet (metadata.parquet) or coco (annotations.json in the COCO detection format)' });
+  .meta({
+    description:
+      'json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format), ' +
+      'yolo (images/, labels/*.txt, data.yaml; always with the images) or hf (a Hugging Face datasets Parquet, ' +
+      'data/train-00000-of-00001.parquet with the images in its image column, and README.md)',
+  });
 
 const fileName = z
   .string({ message: 'file_name is required' })
@@ -17,7 +22,7 @@ const fileName = z
 
 const includeImages = booleanParam('include_images')
   .default(false)
-  .meta({ description: 'Add images/ with the original bytes of every exported item under its image_filename' });
+  .meta({ description: 'Add images/ with the original bytes of every exported item under its image_filename (yolo and hf always carry the images)' });
 
 const includeDiscarded = booleanParam('include_discarded_duplicates')
   .default(false)
@@ -92,8 +97,8 @@ const exportStatusSchema = z
     progress_percentage: z.number().int().nullable(),
     error_message: z.string().nullable(),
     file_name: z.string().meta({ description: "The ZIP's name" }),
-    export_format: z.enum(['json', 'parquet', 'coco']),
-    include_images: z.boolean(),
+    export_format: z.enum(EXPORT_FORMATS),
+    include_images: z.boolean().meta({ description: 'The archive carries the images: asked for, or a format that always does (yolo, hf)' }),
     selection: z
       .object({ n_media: z.number().int(), n_clusters: z.number().int() })
       .nullable()

@@ -59,7 +59,7 @@ export async function countExportMedia(db: Db, scope: ExportScope): Promise<numb
 
 /**
  * The next `limit` exported media after `afterId` (keyset paging in id order), each with its
- * issues, labels, tags and clusters, and what naming its file needs: the image or video it came as
+ * issues, labels, tags, clusters and detected objects, and what naming its file needs: the image or video it came as
  * and how many earlier images and videos of the version share that name (case-insensitively).
  */
 export async function exportPage(db: Db, scope: ExportScope, afterId: string | null, limit: number): Promise<ExportRow[]> {
@@ -96,6 +96,9 @@ export async function exportPage(db: Db, scope: ExportScope, afterId: string | n
       db.raw(`(SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
                FROM media_tags mt JOIN tags t ON t.version_id = mt.version_id AND t.id = mt.tag_id
                WHERE mt.version_id = m.version_id AND mt.media_id = m.id) AS tags`),
+      db.raw(`(SELECT json_agg(json_build_object('label', o.label, 'confidence', o.confidence, 'bounding_box',
+                 json_build_object('x', o.box_x, 'y', o.box_y, 'width', o.box_width, 'height', o.box_height)) ORDER BY o.confidence DESC, o.id)
+               FROM media_objects o WHERE o.version_id = m.version_id AND o.media_id = m.id) AS objects`),
       // The thresholds are named so the key (version_id, threshold, media_id) serves the lookup without a skip scan (Postgres < 18).
       db.raw(
         `(SELECT json_object_agg(cm.threshold, cm.cluster_id) FROM cluster_members cm

@@ -13,6 +13,11 @@ import { VISION_CAPTIONER_ID } from '../ml/visionCaptioner';
 export const ENRICHMENT_TYPES = ['IMAGE_TAGGING', 'OBJECT_DETECTION', 'CAPTION_IMAGES', 'CAPTION_OBJECTS', 'MULTIMODEL_IMAGE_ENCODING'] as const;
 export type EnrichmentType = (typeof ENRICHMENT_TYPES)[number];
 
+/** Labels written by IMAGE_TAGGING and OBJECT_DETECTION carry their type as source, so a re-run replaces exactly them. */
+export const TAGGING_SOURCE: EnrichmentType = 'IMAGE_TAGGING';
+/** OBJECT_DETECTION's labels: each detected category of an image, at its best confidence (for the labels filter). */
+export const DETECTION_SOURCE: EnrichmentType = 'OBJECT_DETECTION';
+
 /** The order an enrichment applies its models in: dependencies first, captions after what they describe. */
 export const APPLY_ORDER: readonly EnrichmentType[] = ['IMAGE_TAGGING', 'OBJECT_DETECTION', 'CAPTION_OBJECTS', 'CAPTION_IMAGES', 'MULTIMODEL_IMAGE_ENCODING'];
 

@@ -1,8 +1,35 @@
-/** What an export packages and how: the metadata format, and whether the files go in too. */
-export const EXPORT_FORMATS = ['json', 'parquet', 'coco'] as const;
+/**
+ * What an export packages and how: the metadata format, and whether the files go in too. yolo
+ * (images/, labels/*.txt, data.yaml) and hf (a Hugging Face `datasets` Parquet with the images in
+ * it) always carry the images.
+ */
+export const EXPORT_FORMATS = ['json', 'parquet', 'coco', 'yolo', 'hf'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
-/** A media item as an export reads it from its version: the row with its issues, labels, tags and clusters. */
+/** What an archive of each format holds besides its metadata file. */
+export interface FormatLayout {
+  /** The metadata file's name in the archive. */
+  fileName: string;
+  /** images/ with every item's bytes: when include_images asks, always (YOLO), or never (hf holds them in its Parquet). */
+  imagesFolder: 'asked' | 'always' | 'never';
+  /** Adds entries of its own while it writes (addEntry), so its metadata file cannot stream straight into the archive. */
+  ownEntries: boolean;
+}
+
+export const FORMAT_LAYOUTS: Record<ExportFormat, FormatLayout> = {
+  json: { fileName: 'metadata.json', imagesFolder: 'asked', ownEntries: false },
+  parquet: { fileName: 'metadata.parquet', imagesFolder: 'asked', ownEntries: false },
+  coco: { fileName: 'annotations.json', imagesFolder: 'asked', ownEntries: false },
+  yolo: { fileName: 'data.yaml', imagesFolder: 'always', ownEntries: true },
+  hf: { fileName: 'data/train-00000-of-00001.parquet', imagesFolder: 'never', ownEntries: true },
+};
+
+/** Whether an export of `format` carries the images' bytes (in images/ or in its metadata file). */
+export function carriesImages(format: ExportFormat, includeImages: boolean): boolean {
+  return FORMAT_LAYOUTS[format].imagesFolder !== 'asked' || includeImages;
+}
+
+/** A media item as an export reads it from its version: the row with its issues, labels, tags, clusters and objects. */
 export interface ExportRow {
   id: string;
   kind: 'IMAGE' | 'VIDEO' | 'VIDEO_FRAME';
@@ -31,6 +58,8 @@ export interface ExportRow {
   tags: Array<{ id: string; name: string }> | null;
   /** Cluster id by threshold ("0" to "4"). */
   clusters: Record<string, string> | null;
+  /** Its detected objects (object detection enrichment), most confident first. */
+  objects: ExportObject[] | null;
 }
 
 /** Where a batch of media came from, as add_media or dataset creation received it. */
@@ -120,7 +149,7 @@ export function toExportRecord(row: ExportRow, imageFilename: string, source: Ba
     labels: row.labels ?? [],
     tags: row.tags ?? [],
     caption: row.caption,
-    objects: [],
+    objects: row.objects ?? [],
     custom_metadata: row.custom_metadata,
     created_at: row.created_at.toISOString(),
   };

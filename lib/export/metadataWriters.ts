@@ -1,13 +1,12 @@
-import { once } from 'node:events';
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type * as HyparquetWriter from 'hyparquet-writer' with { 'resolution-mode': 'import' };
-import type { ExportFormat, ExportRecord } from './exportRecord';
-
-// hyparquet-writer is published as ESM only; Node 20 loads it through require().
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ByteWriter, ParquetWriter, schemaFromColumnData } = require('hyparquet-writer') as typeof HyparquetWriter;
+import { boxesOf, Categories, isAnnotatableImage } from './boxes';
+import { FORMAT_LAYOUTS, type ExportFormat, type ExportRecord } from './exportRecord';
+import { huggingFaceWriter } from './huggingFaceWriter';
+import { flatSchema, parquetStream, type ParquetType } from './parquetStream';
+import { end, send } from './streams';
+import { yoloWriter } from './yoloWriter';
 
 /** Writes the metadata file of an export, a page of records at a time, into a stream it ends itself. */
 export interface MetadataWriter {
@@ -25,31 +24,17 @@ export interface MetadataContext {
   exportedAt: Date;
   /** A file the COCO writer may keep its annotations in until the images are all written; removed by the caller. */
   scratchFile: string;
-}
-
-export const METADATA_FILE_NAMES: Record<ExportFormat, string> = {
-  json: 'metadata.json',
-  parquet: 'metadata.parquet',
-  coco: 'annotations.json',
-};
-
-/** Writes with back-pressure: waits while the reader is behind. */
-async function send(out: Writable, chunk: string | Uint8Array): Promise<void> {
-  if (!out.write(chunk)) await once(out, 'drain');
-}
-
-function end(out: Writable): Promise<void> {
-  return new Promise((resolve, reject) => {
-    out.once('error', reject);
-    out.end(() => resolve());
-  });
+  /** Adds an entry of the format's own to the archive (YOLO's label files, the dataset card of hf). */
+  addEntry(name: string, content: Buffer): Promise<void>;
+  /** The stored bytes of a record's file (hf holds the images in its Parquet). */
+  readBytes(record: ExportRecord): Promise<Buffer>;
 }
 
 /** metadata.json: one JSON array, one record per line. */
 function jsonWriter(out: Writable): MetadataWriter {
   let first = true;
   return {
-    fileName: METADATA_FILE_NAMES.json,
+    fileName: FORMAT_LAYOUTS.json.fileName,
     async write(records) {
       if (records.length === 0) return;
       const text = records.map((record) => JSON.stringify(record)).join(',\n');
@@ -63,8 +48,6 @@ function jsonWriter(out: Writable): MetadataWriter {
     abort: () => undefined,
   };
 }
-
-type ParquetType = 'STRING' | 'JSON' | 'INT32' | 'INT64' | 'DOUBLE' | 'TIMESTAMP';
 
 /** The columns of metadata.parquet: the record's fields in order; nested values are JSON columns. */
 export const PARQUET_COLUMNS: ReadonlyArray<{ name: keyof ExportRecord; type: ParquetType; nullable: boolean }> = [
@@ -111,56 +94,22 @@ function parquetValue(record: ExportRecord, column: (typeof PARQUET_COLUMNS)[num
   return value;
 }
 
-/** hyparquet-writer's buffer, emptied into `out` after each row group (ParquetWriter awaits the flush). */
-class StreamingByteWriter extends ByteWriter {
-  constructor(private readonly out: Writable) {
-    super();
-  }
-
-  async flush(): Promise<void> {
-    const chunk = Buffer.from(new Uint8Array(this.buffer, 0, this.index));
-    this.index = 0;
-    if (chunk.length > 0) await send(this.out, chunk);
-  }
-
-  finish(): Promise<void> {
-    return this.flush();
-  }
-}
-
-/**
- * metadata.parquet: a row group per PARQUET_ROW_GROUP records; each group's bytes go to the stream
- * as soon as it is encoded, so only one group is ever held.
- */
+/** metadata.parquet: a row group per PARQUET_ROW_GROUP records. */
 function parquetWriter(out: Writable): MetadataWriter {
-  const bytes = new StreamingByteWriter(out);
-  const schema = schemaFromColumnData({
-    columnData: PARQUET_COLUMNS.map((column) => ({ name: column.name, data: [], type: column.type, nullable: column.nullable })),
+  const parquet = parquetStream(out, {
+    schema: flatSchema(PARQUET_COLUMNS),
+    columns: PARQUET_COLUMNS.map((column) => column.name),
+    groupRows: PARQUET_ROW_GROUP,
+    groupBytes: Infinity,
   });
-  const parquet = new ParquetWriter({ writer: bytes, schema, createdBy: 'media-dataset-service' });
-  let pending: ExportRecord[] = [];
-  const writeGroup = async (records: ExportRecord[]) => {
-    const columnData = PARQUET_COLUMNS.map((column) => ({
-      name: column.name,
-      data: records.map((record) => parquetValue(record, column)),
-    }));
-    await parquet.write({ columnData, rowGroupSize: PARQUET_ROW_GROUP });
-  };
   return {
-    fileName: METADATA_FILE_NAMES.parquet,
+    fileName: FORMAT_LAYOUTS.parquet.fileName,
     async write(records) {
-      pending.push(...records);
-      while (pending.length >= PARQUET_ROW_GROUP) {
-        await writeGroup(pending.slice(0, PARQUET_ROW_GROUP));
-        pending = pending.slice(PARQUET_ROW_GROUP);
+      for (const record of records) {
+        await parquet.add(Object.fromEntries(PARQUET_COLUMNS.map((column) => [column.name, parquetValue(record, column)])));
       }
     },
-    async finish() {
-      if (pending.length > 0) await writeGroup(pending);
-      pending = [];
-      await parquet.finish();
-      await end(out);
-    },
+    finish: () => parquet.finish(),
     abort: () => undefined,
   };
 }
@@ -173,17 +122,9 @@ function parquetWriter(out: Writable): MetadataWriter {
  */
 function cocoWriter(out: Writable, context: MetadataContext): MetadataWriter {
   const annotations = fs.createWriteStream(context.scratchFile);
-  const categories = new Map<string, number>();
+  const categories = new Categories(1);
   let imageCount = 0;
   let annotationCount = 0;
-  const categoryOf = (label: string) => {
-    let id = categories.get(label);
-    if (id === undefined) {
-      id = categories.size + 1;
-      categories.set(label, id);
-    }
-    return id;
-  };
   const info = {
     description: `Export of ${context.datasetName}`,
     version: '1.0',
@@ -199,13 +140,13 @@ function cocoWriter(out: Writable, context: MetadataContext): MetadataWriter {
     await send(out, `{"info":${JSON.stringify(info)},\n"licenses":[],\n"images":[`);
   };
   return {
-    fileName: METADATA_FILE_NAMES.coco,
+    fileName: FORMAT_LAYOUTS.coco.fileName,
     async write(records) {
       await start();
       const images: string[] = [];
       const annotated: string[] = [];
       for (const record of records) {
-        if (record.media_type === 'VIDEO' || !record.width || !record.height) continue;
+        if (!isAnnotatableImage(record)) continue;
         const { width, height } = record;
         const imageId = ++imageCount;
         images.push(
@@ -218,31 +159,17 @@ function cocoWriter(out: Writable, context: MetadataContext): MetadataWriter {
             ...(record.video_id ? { video_id: record.video_id, frame_index: record.frame_index } : {}),
           }),
         );
-        for (const label of record.labels) {
-          annotated.push(
-            JSON.stringify({
-              id: ++annotationCount,
-              image_id: imageId,
-              category_id: categoryOf(label.label),
-              bbox: [0, 0, width, height],
-              area: width * height,
-              iscrowd: 0,
-              attributes: { image_level: true, source: label.source, confidence: label.confidence },
-            }),
-          );
-        }
-        for (const object of record.objects) {
-          const box = object.bounding_box;
+        for (const { label, box, imageLevel, source, confidence } of boxesOf(record)) {
           const bbox = [box.x * width, box.y * height, box.width * width, box.height * height];
           annotated.push(
             JSON.stringify({
               id: ++annotationCount,
               image_id: imageId,
-              category_id: categoryOf(object.label),
+              category_id: categories.idOf(label),
               bbox,
               area: bbox[2] * bbox[3],
               iscrowd: 0,
-              attributes: { image_level: false, confidence: object.confidence },
+              attributes: imageLevel ? { image_level: true, source, confidence } : { image_level: false, confidence },
             }),
           );
         }
@@ -257,7 +184,7 @@ function cocoWriter(out: Writable, context: MetadataContext): MetadataWriter {
       await end(annotations);
       await send(out, '],\n"annotations":[');
       await pipeline(fs.createReadStream(context.scratchFile), out, { end: false });
-      const list = [...categories].map(([name, id]) => JSON.stringify({ id, name, supercategory: 'label' }));
+      const list = categories.entries().map(([name, id]) => JSON.stringify({ id, name, supercategory: 'label' }));
       await send(out, `],\n"categories":[${list.length > 0 ? `\n${list.join(',\n')}` : ''}]}\n`);
       await end(out);
     },
@@ -274,5 +201,9 @@ export function createMetadataWriter(format: ExportFormat, out: Writable, contex
       return parquetWriter(out);
     case 'coco':
       return cocoWriter(out, context);
+    case 'yolo':
+      return yoloWriter(out, context);
+    case 'hf':
+      return huggingFaceWriter(out, context, PARQUET_COLUMNS);
   }
 }

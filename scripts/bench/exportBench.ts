@@ -7,7 +7,7 @@
  *   levels, issues, labels, tags, captions; a quarter get custom metadata), exported as JSON and as
  *   Parquet without images;
  * - 2,000 real photos (variants of bench/data/photos) indexed by the real DATASET_CREATION
- *   workflow, exported as JSON with include_images=true.
+ *   workflow, exported with their images as JSON (include_images=true), COCO, YOLO and Hugging Face.
  * Each archive is downloaded through its download_uri and checked (entries, records). Results go to
  * bench/results/export-<date>.json.
  */
@@ -22,6 +22,7 @@ import yauzl from 'yauzl';
 import { startApiServer } from '../../api/server';
 import { createDb, type Db } from '../../db/connection';
 import { loadConfig } from '../../lib/config';
+import { carriesImages, FORMAT_LAYOUTS, type ExportFormat } from '../../lib/export/exportRecord';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { spawnManaged, type ManagedProcess } from '../../lib/embedded/process';
 import { startTemporalDevServer } from '../../lib/embedded/temporal';
@@ -102,10 +103,25 @@ interface ExportRun {
   download_seconds: number;
 }
 
+/** How many media the metadata of an archive describes (YOLO: its label files; the bench's media are all pictures). */
+function recordsIn(format: ExportFormat, names: string[], metadata: Buffer): number {
+  switch (format) {
+    case 'json':
+      return (JSON.parse(metadata.toString('utf8')) as unknown[]).length;
+    case 'coco':
+      return (JSON.parse(metadata.toString('utf8')) as { images: unknown[] }).images.length;
+    case 'yolo':
+      return names.filter((name) => name.startsWith('labels/')).length;
+    case 'parquet':
+    case 'hf':
+      return Number(parquetMetadata(new Uint8Array(metadata).buffer).num_rows);
+  }
+}
+
 /** One export as a client does it: request, poll export_status, download; the worker's memory around it. */
 async function runExport(
   options: { apiUrl: string; worker: ManagedProcess; scratch: string; datasetId: string; label: string; media: number },
-  format: 'json' | 'parquet',
+  format: ExportFormat,
   includeImages: boolean,
 ): Promise<ExportRun> {
   const { apiUrl, worker, datasetId } = options;
@@ -129,20 +145,21 @@ async function runExport(
 
   const archive = path.join(options.scratch, `${options.label}-${format}.zip`);
   const downloadStarted = process.hrtime.bigint();
-  const download = await fetch(status.download_uri!);
+  // The link names PUBLIC_URL (localhost:8080 by default); the bench's API listens on a port of its own.
+  const link = new URL(status.download_uri!);
+  const download = await fetch(new URL(link.pathname + link.search, apiUrl));
   if (download.status !== 200 || !download.body) throw new Error(`download failed: ${download.status}`);
   await pipeline(Readable.fromWeb(download.body as import('node:stream/web').ReadableStream), fs.createWriteStream(archive));
   const downloadSeconds = Number(process.hrtime.bigint() - downloadStarted) / 1e9;
   const bytes = fs.statSync(archive).size;
 
-  const metadataName = format === 'json' ? 'metadata.json' : 'metadata.parquet';
-  const { names, uncompressed, content } = await zipEntries(archive, metadataName);
-  const records =
-    format === 'json'
-      ? (JSON.parse(content!.toString('utf8')) as unknown[]).length
-      : Number(parquetMetadata(new Uint8Array(content!).buffer).num_rows);
+  const { names, uncompressed, content } = await zipEntries(archive, FORMAT_LAYOUTS[format].fileName);
+  const records = recordsIn(format, names, content!);
   if (records !== options.media) throw new Error(`${options.label} ${format}: ${records} records for ${options.media} media`);
-  if (includeImages && names.length !== options.media + 1) throw new Error(`${options.label}: ${names.length} entries for ${options.media} media`);
+  const images = names.filter((name) => name.startsWith('images/')).length;
+  if (images !== (carriesImages(format, includeImages) && format !== 'hf' ? options.media : 0)) {
+    throw new Error(`${options.label} ${format}: ${images} images for ${options.media} media`);
+  }
   fs.rmSync(archive);
 
   const run: ExportRun = {
@@ -180,7 +197,7 @@ async function addCustomMetadata(db: Db, versionId: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  say(`bench:export: ${sizes.join(', ')} synthetic media (json, parquet) and ${imageCount} real images (json + images) on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
+  say(`bench:export: ${sizes.join(', ')} synthetic media (json, parquet) and ${imageCount} real images (json, coco, yolo, hf with the images) on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-export-'));
   const images = imageCount > 0 ? await prepareImages(imageCount) : [];
   const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
@@ -240,7 +257,10 @@ async function main(): Promise<void> {
       indexing = { seconds: created.seconds };
       say(`${images.length} real images indexed in ${created.seconds.toFixed(1)} s`);
       const [{ count }] = await db('media').join('datasets', 'datasets.head_version_id', 'media.version_id').where('datasets.id', created.datasetId).count({ count: '*' });
-      runs.push(await runExport({ apiUrl, worker, scratch, datasetId: created.datasetId, label: `images-${images.length}`, media: Number(count) }, 'json', true));
+      // The formats that carry the images, side by side on the same dataset: JSON + images/ is the peer.
+      for (const format of ['json', 'coco', 'yolo', 'hf'] as const) {
+        runs.push(await runExport({ apiUrl, worker, scratch, datasetId: created.datasetId, label: `images-${images.length}`, media: Number(count) }, format, true));
+      }
     }
     writeReport(`export-${[...sizes, `images${imageCount}`].join('-')}`, {
       date: new Date().toISOString(),

@@ -191,7 +191,7 @@ describe('web app', () => {
     expect(pageErrors).toEqual([]);
   }, 180_000);
 
-  it('adds photos to a READY dataset from its page, which turns PARTIAL INDEX, reindexes it to READY and exports it', async () => {
+  it('adds photos to a READY dataset from its page, which turns PARTIAL INDEX, reindexes it to READY and exports it (Parquet with the images, YOLO)', async () => {
     const datasetId = await createReadyDataset(stack, 'growing', [photo('chelsea'), photo('coffee')]);
     await page.goto(`/datasets/${datasetId}`);
     await page.getByRole('heading', { name: 'growing' }).waitFor();
@@ -214,6 +214,19 @@ describe('web app', () => {
     const zip = Buffer.from(await (await fetch(download!)).arrayBuffer());
     expect(zip.subarray(0, 2).toString()).toBe('PK');
     expect(zip.includes('metadata.parquet')).toBe(true);
+
+    // YOLO always carries the images: the box shows it and cannot be unticked.
+    await page.getByLabel('Export format').selectOption('yolo');
+    const withImages = page.getByRole('checkbox', { name: 'with the images' });
+    expect([await withImages.isChecked(), await withImages.isDisabled()]).toEqual([true, true]);
+    await page.getByLabel('Export format').selectOption('json');
+    expect(await withImages.isDisabled()).toBe(false);
+    await page.getByLabel('Export format').selectOption('yolo');
+    await page.getByRole('button', { name: 'Export', exact: true }).click();
+    const yolo = page.locator('table[aria-label="Exports"] tbody tr', { hasText: 'YOLO' }).first();
+    await yolo.getByTestId('export-status').filter({ hasText: 'COMPLETED' }).waitFor({ timeout: 60_000 });
+    const yoloZip = Buffer.from(await (await fetch((await yolo.getByRole('link', { name: 'Download ZIP' }).getAttribute('href'))!)).arrayBuffer());
+    expect(['data.yaml', 'labels/chelsea.txt', 'images/chelsea.jpg'].map((name) => yoloZip.includes(name))).toEqual([true, true, true]);
     await screenshot('dataset');
     expect(pageErrors).toEqual([]);
   }, 180_000);

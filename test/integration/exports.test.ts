@@ -13,7 +13,8 @@ import type * as Hyparquet from 'hyparquet' with { 'resolution-mode': 'import' }
 import { createReadyDataset, newDatasetWithTransaction, waitForDatasetStatus, waitForTask } from '../support/datasets';
 import { makeZip } from '../support/archives';
 import { readWithPycocotools } from '../support/coco';
-import { eventually, makeVideo, photo } from '../support/media';
+import { downloadExport, exportFinished, exportWholeDataset } from '../support/exportArchives';
+import { makeVideo, photo } from '../support/media';
 import { startTestStack } from '../support/testStack';
 import { headVersionId } from '../support/versions';
 import { readZip } from '../support/zip';
@@ -68,38 +69,9 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
 
   const exportsOf = (id: string) => `/api/v1/dataset/${id}`;
 
-  /** Polls export_status as a client does until the export is COMPLETED or FAILED. */
-  async function finished(taskId: string, id = datasetId) {
-    return eventually(
-      async () => (await stack.request.get(`${exportsOf(id)}/export_status`).query({ export_task_id: taskId }).expect(200)).body,
-      (status) => ['COMPLETED', 'FAILED'].includes(status.status),
-      120_000,
-      `export ${taskId}`,
-    );
-  }
-
-  /** Downloads what a download_uri points at, as bytes. */
-  async function download(uri: string) {
-    const url = new URL(uri);
-    return stack.request
-      .get(url.pathname + url.search)
-      .buffer(true)
-      .parse((response, done) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => done(null, Buffer.concat(chunks)));
-      });
-  }
-
-  async function exportWhole(query: Record<string, string>): Promise<{ taskId: string; entries: Map<string, Buffer>; status: Record<string, unknown> }> {
-    const { id } = (await stack.request.get(`${exportsOf(datasetId)}/export_context_async`).query(query).expect(200)).body;
-    const status = await finished(id);
-    expect(status).toMatchObject({ status: 'COMPLETED', progress_percentage: 100, error_message: null });
-    const response = await download(status.download_uri);
-    expect(response.status).toBe(200);
-    expect(response.headers['content-type']).toBe('application/zip');
-    return { taskId: id, entries: await readZip(response.body), status };
-  }
+  const finished = (taskId: string, id = datasetId) => exportFinished(stack, id, taskId);
+  const download = (uri: string) => downloadExport(stack, uri);
+  const exportWhole = (query: Record<string, string>) => exportWholeDataset(stack, datasetId, query);
 
   const jsonRecords = (entries: Map<string, Buffer>): ExportRecordJson[] => JSON.parse(entries.get('metadata.json')!.toString('utf8'));
 
@@ -302,7 +274,7 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
     const context = (query: Record<string, string>) => stack.request.get(`${base}/export_context_async`).query(query);
     expect((await context({ export_format: 'json' }).expect(422)).body).toEqual({ detail: 'query.file_name: file_name is required' });
     expect((await context({ file_name: 'x', export_format: 'csv' }).expect(422)).body)
-      .toEqual({ detail: 'query.export_format: export_format must be one of json, parquet, coco' });
+      .toEqual({ detail: 'query.export_format: export_format must be one of json, parquet, coco, yolo, hf' });
     expect((await context({ file_name: 'x' }).expect(422)).body.detail).toMatch(/^query\.export_format: /);
     expect((await context({ file_name: 'x', export_format: 'json', include_images: 'maybe' }).expect(422)).body)
       .toEqual({ detail: 'query.include_images: include_images must be true or false' });

@@ -23,7 +23,7 @@ const KEPT_LOG_LINES = 2000;
 export async function startApiProcess(env: Env, timeoutMs = 60_000): Promise<ApiProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot(), 'api', 'server.ts')], {
     cwd: projectRoot(),
-    env: { ...process.env, PIPELINE_PORT: '0', ...env, API_HOST: '127.0.0.1', API_PORT: '0', LOG_LEVEL: 'info' },
+    env: { ...process.env, PIPELINE_PORT: '0', ...env, API_HOST: '127.0.0.1', API_PORT: '0', LOG_LEVEL: 'info', LOG_FORMAT: 'json' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Array<Record<string, unknown>> = [];

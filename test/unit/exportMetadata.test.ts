@@ -61,13 +61,22 @@ function slowSink(): { sink: Writable; bytes(): Buffer } {
   return { sink, bytes: () => Buffer.concat(chunks) };
 }
 
-async function write(format: ExportFormat, pages: ExportRecord[][], out: Writable = new PassThrough()) {
+/** The bytes of a record's file in these tests: its media id. */
+const bytesOf = (record: ExportRecord) => Buffer.from(`bytes of ${record.media_id}`);
+
+/** Writes `pages` in `format`; `entries` receives the entries of the format's own, in order. */
+async function write(format: ExportFormat, pages: ExportRecord[][], out: Writable = new PassThrough(), entries = new Map<string, string>()) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'metadata-'));
   try {
     const writer = createMetadataWriter(format, out, {
       datasetName: 'pets',
       exportedAt: new Date('2026-11-26T12:00:00Z'),
       scratchFile: path.join(scratch, 'annotations'),
+      addEntry: async (name, content) => {
+        expect(entries.has(name)).toBe(false);
+        entries.set(name, content.toString('utf8'));
+      },
+      readBytes: async (record) => bytesOf(record),
     });
     for (const page of pages) await writer.write(page);
     await writer.finish();
@@ -151,5 +160,79 @@ describe('export metadata files', () => {
     const empty = slowSink();
     await write('coco', [], empty.sink);
     expect(JSON.parse(empty.bytes().toString('utf8'))).toMatchObject({ images: [], annotations: [], categories: [] });
+  });
+
+  /** Images, a video, a frame and an undecodable image, with labels and objects: what the detection formats must sort out. */
+  const detectionPages = () => [
+    [
+      record(1, { labels: [{ label: 'cat', source: 'custom', confidence: 0.9 }, { label: 'animal', source: 'custom', confidence: null }] }),
+      record(2, { media_type: 'VIDEO', image_filename: 'walk.mp4', width: 320, height: 240, labels: [{ label: 'walk', source: 'custom', confidence: null }] }),
+      record(3, { media_type: 'VIDEO_FRAME', video_id: uuid(2), frame_index: 4, image_filename: 'walk.mp4.frames/000004.jpg', width: 320, height: 240 }),
+    ],
+    [
+      record(4, { width: null, height: null, labels: [{ label: 'cat', source: 'custom', confidence: null }] }),
+      record(5, {
+        width: 1000,
+        height: 500,
+        // Object detection's own label of a category it found: its objects carry the boxes.
+        labels: [{ label: 'dog', source: 'OBJECT_DETECTION', confidence: 0.75 }],
+        objects: [
+          { label: 'dog', confidence: 0.75, bounding_box: { x: 0.1, y: 0.2, width: 0.5, height: 0.4 } },
+          { label: 'cat', confidence: 0.5, bounding_box: { x: 0.9, y: 0.9, width: 0.2, height: 0.2 } },
+        ],
+      }),
+    ],
+  ];
+
+  it('writes YOLO: a label file per image and frame (empty without boxes), whole-image boxes for labels, data.yaml with the classes', async () => {
+    const { sink, bytes } = slowSink();
+    const entries = new Map<string, string>();
+    expect(await write('yolo', detectionPages(), sink, entries)).toBe('data.yaml');
+    expect(Object.fromEntries(entries)).toEqual({
+      'labels/img_1.txt': '0 0.500000 0.500000 1.000000 1.000000\n1 0.500000 0.500000 1.000000 1.000000\n',
+      'labels/walk.mp4.frames/000004.txt': '',
+      // The second object reaches past the image's corner: the part inside is its box.
+      'labels/img_5.txt': '2 0.350000 0.400000 0.500000 0.400000\n0 0.950000 0.950000 0.100000 0.100000\n',
+    });
+    const yaml = bytes().toString('utf8');
+    expect(yaml).toContain('train: images\nval: images\nnc: 3\nnames: ["cat", "animal", "dog"]\n');
+    expect(yaml).toMatch(/^# YOLO detection dataset: export of "pets" at 2026-11-26T12:00:00.000Z\.\n/);
+  });
+
+  it('refuses a YOLO export where two images would share a label file', async () => {
+    const pages = [[record(1, { image_filename: 'a.jpg' })], [record(2, { image_filename: 'A.png' })]];
+    await expect(write('yolo', pages)).rejects.toThrow('YOLO keeps one label file per file name without its extension: a.jpg and A.png would share labels/A.txt');
+  });
+
+  it('writes the Hugging Face layout: an image struct column with the bytes, the features in the Parquet metadata, a dataset card', async () => {
+    const { sink, bytes } = slowSink();
+    const entries = new Map<string, string>();
+    const pages = detectionPages();
+    expect(await write('hf', pages, sink, entries)).toBe('data/train-00000-of-00001.parquet');
+    const file = new Uint8Array(bytes()).buffer;
+    const metadata = parquetMetadata(file);
+    expect(metadata.schema.slice(1, 4).map((element) => element.name)).toEqual(['image', 'bytes', 'path']);
+    const huggingface = JSON.parse(metadata.key_value_metadata!.find((entry) => entry.key === 'huggingface')!.value!);
+    expect(huggingface.info.features).toMatchObject({ image: { _type: 'Image' }, media_id: { dtype: 'string', _type: 'Value' }, width: { dtype: 'int32', _type: 'Value' } });
+    expect(Object.keys(huggingface.info.features)).toEqual(['image', ...PARQUET_COLUMNS.map((column) => column.name)]);
+
+    const rows = await parquetReadObjects({ file });
+    const records = pages.flat();
+    expect(rows.map((row) => row.media_id)).toEqual(records.map((r) => r.media_id));
+    const images = rows.map((row) => row.image as { bytes: Uint8Array; path: string } | null);
+    expect(images.map((image) => image && Buffer.from(image.bytes).toString('utf8'))).toEqual([
+      bytesOf(records[0]).toString('utf8'),
+      null,
+      bytesOf(records[2]).toString('utf8'),
+      null,
+      bytesOf(records[4]).toString('utf8'),
+    ]);
+    expect(images.map((image) => image?.path ?? null)).toEqual(['img_1.jpg', null, 'walk.mp4.frames/000004.jpg', null, 'img_5.jpg']);
+    expect(JSON.parse(rows[4].objects as string)).toEqual(records[4].objects);
+    expect(rows[0].created_at).toBe(records[0].created_at);
+
+    expect([...entries.keys()]).toEqual(['README.md']);
+    expect(entries.get('README.md')).toMatch(/^---\nconfigs:\n- config_name: default\n {2}data_files:\n {2}- split: train\n {4}path: data\/train-\*\.parquet\n---\n\n# pets\n/);
+    expect(entries.get('README.md')).toContain(': 5 media in `data/`');
   });
 });

@@ -95,6 +95,20 @@ def test_export_writes_the_zip(photos_dataset: Dataset, tmp_path: Path) -> None:
     assert len(coco["images"]) == photos_dataset.n_images
 
 
+def test_export_yolo_and_hf_carry_the_images(photos_dataset: Dataset, tmp_path: Path) -> None:
+    yolo = tmp_path / "photos-yolo.zip"
+    assert mds("export", str(photos_dataset.id), "--format", "yolo", "--out", str(yolo)).returncode == 0
+    with zipfile.ZipFile(yolo) as zipped:
+        names = zipped.namelist()
+    assert "data.yaml" in names
+    assert len([n for n in names if n.startswith("images/")]) == photos_dataset.n_images
+    assert len([n for n in names if n.startswith("labels/") and n.endswith(".txt")]) == photos_dataset.n_images
+    hf = tmp_path / "photos-hf.zip"
+    assert mds("export", str(photos_dataset.id), "--format", "hf", "--out", str(hf)).returncode == 0
+    with zipfile.ZipFile(hf) as zipped:
+        assert sorted(zipped.namelist()) == ["README.md", "data/train-00000-of-00001.parquet"]
+
+
 def test_errors_print_the_apis_detail_and_exit_1(tmp_path: Path) -> None:
     missing = mds("export", str(uuid.uuid4()), "--format", "json", "--out", str(tmp_path / "x.zip"))
     assert missing.returncode == 1

@@ -4907,9 +4907,9 @@ export interface paths {
                 query: {
                     /** @description Name of the ZIP; .zip is added when missing */
                     file_name: string;
-                    /** @description json (metadata.json), parquet (metadata.parquet) or coco (annotations.json in the COCO detection format) */
-                    export_format: "json" | "parquet" | "coco";
-                    /** @description Add images/ with the original bytes of every exported item under its image_filename */
+                    /** @description json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format), yolo (images/, labels/*.txt, data.yaml; always with the images) or hf (a Hugging Face datasets Parquet, data/train-00000-of-00001.parquet with the images in its image column, and README.md) */
+                    export_format: "json" | "parquet" | "coco" | "yolo" | "hf";
+                    /** @description Add images/ with the original bytes of every exported item under its image_filename (yolo and hf always carry the images) */
                     include_images?: "0" | "1" | "true" | "false";
                     /** @description Also export the copies a duplicate review discarded (left out by default) */
                     include_discarded_duplicates?: "0" | "1" | "true" | "false";
@@ -5007,9 +5007,9 @@ export interface paths {
         post: {
             parameters: {
                 query: {
-                    /** @description json (metadata.json), parquet (metadata.parquet) or coco (annotations.json in the COCO detection format) */
-                    export_format: "json" | "parquet" | "coco";
-                    /** @description Add images/ with the original bytes of every exported item under its image_filename */
+                    /** @description json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format), yolo (images/, labels/*.txt, data.yaml; always with the images) or hf (a Hugging Face datasets Parquet, data/train-00000-of-00001.parquet with the images in its image column, and README.md) */
+                    export_format: "json" | "parquet" | "coco" | "yolo" | "hf";
+                    /** @description Add images/ with the original bytes of every exported item under its image_filename (yolo and hf always carry the images) */
                     include_images?: "0" | "1" | "true" | "false";
                     /** @description Also export the copies a duplicate review discarded (left out by default) */
                     include_discarded_duplicates?: "0" | "1" | "true" | "false";
@@ -7021,7 +7021,8 @@ export interface components {
             /** @description The ZIP's name */
             file_name: string;
             /** @enum {string} */
-            export_format: "json" | "parquet" | "coco";
+            export_format: "json" | "parquet" | "coco" | "yolo" | "hf";
+            /** @description The archive carries the images: asked for, or a format that always does (yolo, hf) */
             include_images: boolean;
             /** @description What a selective export picked (media by id, whole clusters); null for the whole dataset */
             selection: {

@@ -6,10 +6,13 @@ import { ErrorMessage } from './ErrorMessage';
 import { ProgressBar } from './ProgressBar';
 
 type ExportFormat = NonNullable<paths['/api/v1/dataset/{dataset_id}/export_context_async']['get']['parameters']['query']>['export_format'];
-const FORMATS: { value: NonNullable<ExportFormat>; label: string }[] = [
+/** `alwaysImages`: the format's archive holds the images whatever the checkbox says. */
+const FORMATS: { value: NonNullable<ExportFormat>; label: string; alwaysImages?: true }[] = [
   { value: 'json', label: 'JSON (metadata.json)' },
   { value: 'parquet', label: 'Parquet (metadata.parquet)' },
   { value: 'coco', label: 'COCO (annotations.json)' },
+  { value: 'yolo', label: 'YOLO (images, labels, data.yaml)', alwaysImages: true },
+  { value: 'hf', label: 'Hugging Face datasets (Parquet with the images)', alwaysImages: true },
 ];
 
 /** Starts an export of the whole dataset and lists its EXPORT tasks, each with its status and, once done, its download. */
@@ -18,6 +21,7 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
   const [fileName, setFileName] = useState(dataset.display_name);
   const [format, setFormat] = useState<NonNullable<ExportFormat>>('json');
   const [includeImages, setIncludeImages] = useState(false);
+  const alwaysImages = FORMATS.find((option) => option.value === format)?.alwaysImages === true;
   const exports = useQuery({
     queryKey: ['tasks', 'exports', dataset.id],
     queryFn: async () =>
@@ -52,7 +56,13 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
           ))}
         </select>
         <label>
-          <input type="checkbox" checked={includeImages} onChange={(event) => setIncludeImages(event.target.checked)} /> with the images
+          <input
+            type="checkbox"
+            checked={includeImages || alwaysImages}
+            disabled={alwaysImages}
+            onChange={(event) => setIncludeImages(event.target.checked)}
+          />{' '}
+          with the images
         </label>
         <button type="submit" disabled={start.isPending || fileName.trim() === ''} aria-describedby="export-reason">
           Export

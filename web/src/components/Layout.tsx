@@ -29,7 +29,7 @@ export function Layout() {
             Datasets
           </NavLink>
           <NavLink to="/tasks">Tasks</NavLink>
-          <a href="/api/v1/openapi.json">API reference</a>
+          <a href="/api/v1/docs">API reference</a>
         </nav>
         {/* The stream opens again after a login: the first one was refused without the cookie. */}
         {!session.loginRequired && <NotificationBell key={session.email ?? 'anonymous'} />}

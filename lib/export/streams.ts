@@ -1,0 +1,15 @@
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+
+/** Writes with back-pressure: waits while the reader is behind. */
+export async function send(out: Writable, chunk: string | Uint8Array): Promise<void> {
+  if (!out.write(chunk)) await once(out, 'drain');
+}
+
+/** Ends `out` once everything written has been taken. */
+export function end(out: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    out.once('error', reject);
+    out.end(() => resolve());
+  });
+}

@@ -1,0 +1,61 @@
+"""Reads an unpacked YOLO or Hugging Face export with the library its users use and prints what it found as JSON
+(test/support/exportReaders.ts).
+
+yolo DIR: Roboflow supervision's DetectionDataset.from_yolo (images/, labels/, data.yaml), every image decoded.
+hf DIR: Hugging Face datasets' load_dataset("parquet", data_files=...) and load_dataset(DIR) (the dataset card's
+configs), every image decoded by the Image feature (Pillow).
+"""
+import json
+import sys
+from pathlib import Path
+
+
+def read_yolo(root: Path) -> dict:
+    import supervision as sv
+
+    dataset = sv.DetectionDataset.from_yolo(
+        images_directory_path=str(root / "images"),
+        annotations_directory_path=str(root / "labels"),
+        data_yaml_path=str(root / "data.yaml"),
+    )
+    images = {}
+    for image_path, image, detections in dataset:
+        images[Path(image_path).name] = {
+            "height": int(image.shape[0]),
+            "width": int(image.shape[1]),
+            "boxes": [
+                {"label": dataset.classes[int(class_id)], "xyxy": [float(v) for v in xyxy]}
+                for xyxy, class_id in zip(detections.xyxy, detections.class_id)
+            ],
+        }
+    return {"classes": list(dataset.classes), "images": images}
+
+
+def read_hf(root: Path) -> dict:
+    from datasets import Image, load_dataset
+
+    train = load_dataset("parquet", data_files=str(root / "data" / "train-*.parquet"), split="train")
+    by_card = load_dataset(str(root), split="train")
+    rows = []
+    for row in train:
+        image = row["image"]
+        rows.append({
+            "media_id": row["media_id"],
+            "media_type": row["media_type"],
+            "image": None if image is None else {"width": image.width, "height": image.height, "mode": image.mode},
+            "labels": json.loads(row["labels"]),
+            "objects": json.loads(row["objects"]),
+            "width": row["width"],
+        })
+    return {
+        "image_feature": isinstance(train.features["image"], Image),
+        "features": {name: repr(feature) for name, feature in train.features.items()},
+        "rows": rows,
+        "card_rows": by_card.num_rows,
+        "card_image_feature": isinstance(by_card.features["image"], Image),
+    }
+
+
+if __name__ == "__main__":
+    mode, directory = sys.argv[1], Path(sys.argv[2])
+    print(json.dumps(read_yolo(directory) if mode == "yolo" else read_hf(directory)))
