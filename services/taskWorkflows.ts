@@ -16,6 +16,7 @@ export const TASK_WORKFLOW_TYPES: Partial<Record<TaskType, string>> = {
   SNAPSHOT_RESTORE: 'snapshotRestoreWorkflow',
   SNAPSHOT_CLONE: 'snapshotCloneWorkflow',
   LABEL_PROPAGATION: 'labelPropagationWorkflow',
+  LABEL_QUALITY: 'labelQualityWorkflow',
 };
 
 export interface TaskDeps {

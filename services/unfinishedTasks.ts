@@ -68,6 +68,7 @@ export const END_UNFINISHED = {
   DATASET_CREATION: endCreation,
   CUSTOM_METADATA: released('import_metadata'),
   LABEL_PROPAGATION: released('propagate_labels'),
+  LABEL_QUALITY: released('check_labels'),
   ENRICHMENT: endEnrichment,
   SNAPSHOT_RESTORE: endRestore,
   SNAPSHOT_CLONE: endClone,
