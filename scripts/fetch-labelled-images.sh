@@ -3,7 +3,8 @@
 # greyscale photos of clothing in 10 classes) from Debian's package dataset-fashion-mnist, pinned by
 # version and sha256. The first COUNT images of its test set become PNG files in
 # .tools/labelled-images/ (gitignored) with labels.csv: file_name,label,split (split "test" for every
-# fifth image, else "train"). Idempotent: images present are not written again, the .deb is cached.
+# fifth image, else "train"); readers take its first rows. Idempotent: a set of at least COUNT is
+# kept as it is, images present are not written again, the .deb is cached.
 #
 # Usage: scripts/fetch-labelled-images.sh [COUNT]   (default 2000, at most 10000)
 # Env:   LABELLED_IMAGES_DIR (default .tools/labelled-images)
@@ -20,8 +21,8 @@ SHA256=39e172fe32dd318ebb3e512220c3beea2fa47d7e20bab348fb4e0922d6beefc0
 
 [[ "$COUNT" =~ ^[0-9]+$ ]] && [ "$COUNT" -ge 1 ] && [ "$COUNT" -le 10000 ] || { echo "COUNT must be 1-10000" >&2; exit 2; }
 [ -d "$ROOT/node_modules/sharp" ] || { echo "sharp missing: run npm ci in $ROOT" >&2; exit 1; }
-if [ -s "$OUT/labels.csv" ] && [ "$(($(wc -l <"$OUT/labels.csv") - 1))" = "$COUNT" ]; then
-  echo "labelled images: $COUNT present in $OUT"
+if [ -s "$OUT/labels.csv" ] && [ "$(($(wc -l <"$OUT/labels.csv") - 1))" -ge "$COUNT" ]; then
+  echo "labelled images: at least $COUNT present in $OUT"
   exit 0
 fi
 mkdir -p "$OUT" "$CACHE"
