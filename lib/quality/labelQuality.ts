@@ -77,7 +77,8 @@ export function neighbourProbabilities(items: LabelledItem[], classes: number): 
  * probability of it among the items labelled with it; an item counts in the confident joint at
  * (its label, the most probable class whose probability reaches its threshold). Calibrated to the
  * class sizes, each off-diagonal cell (given y, true c) estimates how many labels y are really c;
- * that many items labelled y with the largest margin p(c) − p(y) are flagged, suggesting c.
+ * that many items labelled y with the largest margin p(c) − p(y) are flagged, suggesting c; an item
+ * whose most probable class is its label is not.
  */
 export function checkLabels(items: LabelledItem[], classes: number): LabelCheck {
   const probabilities = neighbourProbabilities(items, classes);
@@ -96,25 +97,29 @@ export function checkLabels(items: LabelledItem[], classes: number): LabelCheck 
   items.forEach((item, i) => {
     if (item.label < 0) return;
     const p = probabilities[i];
-    let confident = -1;
-    for (let c = 0; c < classes; c++) if (p[c] >= thresholds[c] && (confident < 0 || p[c] > p[confident])) confident = c;
-    if (confident >= 0) joint[item.label][confident]++;
+    const confident: number[] = [];
+    for (let c = 0; c < classes; c++) if (p[c] >= thresholds[c] - 1e-6) confident.push(c);
+    // Several classes above their thresholds: the most probable class overall, as cleanlab counts it.
+    if (confident.length > 0) joint[item.label][confident.length === 1 ? confident[0] : argmax(p)]++;
   });
 
   const flaggedAs = new Map<number, { suggested: number; margin: number }>();
   for (let given = 0; given < classes; given++) {
     const counted = joint[given].reduce((sum, value) => sum + value, 0);
+    if (counted === 0) continue;
+    const expected = roundPreservingSum(Array.from(joint[given], (value) => (value / counted) * counts[given]));
     for (let truth = 0; truth < classes; truth++) {
-      const expected = truth === given || counted === 0 ? 0 : Math.round((joint[given][truth] / counted) * counts[given]);
-      if (expected === 0) continue;
+      if (truth === given || expected[truth] === 0) continue;
       const margin = (i: number) => probabilities[i][truth] - probabilities[i][given];
-      const ranked = [...byClass[given]].sort((a, b) => margin(b) - margin(a)).slice(0, expected);
+      const ranked = [...byClass[given]].sort((a, b) => margin(b) - margin(a)).slice(0, expected[truth]);
       for (const i of ranked) {
         const earlier = flaggedAs.get(i);
         if (!earlier || margin(i) > earlier.margin) flaggedAs.set(i, { suggested: truth, margin: margin(i) });
       }
     }
   }
+  // An item whose most probable class is its own label is never flagged.
+  for (const i of flaggedAs.keys()) if (argmax(probabilities[i]) === items[i].label) flaggedAs.delete(i);
 
   const verdicts = items.map((item, i): LabelVerdict | undefined => {
     if (item.label < 0) return undefined;
@@ -130,6 +135,26 @@ export function checkLabels(items: LabelledItem[], classes: number): LabelCheck 
     return counted === 0 ? 0 : (counted - row[c]) / counted;
   });
   return { verdicts, thresholds, errorRates };
+}
+
+/** The first index of the largest value. */
+function argmax(values: ArrayLike<number>): number {
+  let best = 0;
+  for (let i = 1; i < values.length; i++) if (values[i] > values[best]) best = i;
+  return best;
+}
+
+/** Integers, each its value rounded down or up, summing to the rounded sum: the largest remainders get the ones left. */
+function roundPreservingSum(values: number[]): number[] {
+  const floors = values.map(Math.floor);
+  let left = Math.round(values.reduce((sum, value) => sum + value, 0)) - floors.reduce((sum, value) => sum + value, 0);
+  const byRemainder = values.map((value, i) => ({ i, remainder: value - floors[i] })).sort((a, b) => b.remainder - a.remainder);
+  for (const { i } of byRemainder) {
+    if (left <= 0) break;
+    floors[i]++;
+    left--;
+  }
+  return floors;
 }
 
 export interface LeakagePair {

@@ -12,6 +12,7 @@ import type { createEmbeddingActivities } from '../../activities/embedding';
 import type { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../../activities/enrichment';
 import type { createExportActivities } from '../../activities/export';
 import type { createIngestActivities } from '../../activities/ingest';
+import type { createLabelQualityActivities } from '../../activities/labelQuality';
 import type { createSnapshotActivities } from '../../activities/snapshots';
 import type { createVersionActivities } from '../../activities/versions';
 import type { createViewMonitoringActivities } from '../../activities/viewMonitoring';
@@ -29,6 +30,7 @@ type Activities = ReturnType<typeof createAnalysisActivities> &
   ReturnType<typeof createEnrichmentInferenceActivities> &
   ReturnType<typeof createExportActivities> &
   ReturnType<typeof createIngestActivities> &
+  ReturnType<typeof createLabelQualityActivities> &
   ReturnType<typeof createSnapshotActivities> &
   ReturnType<typeof createVersionActivities> &
   ReturnType<typeof createViewMonitoringActivities> &
