@@ -168,6 +168,27 @@ describe('label quality', () => {
     expect(report.leakage.pairs).toBeGreaterThanOrEqual(PLANTED_COPIES);
     expect(report.leakage.by_splits).toEqual([{ splits: ['test', 'train'], pairs: report.leakage.pairs }]);
   }, 600_000);
+
+  it('checks again after a metadata import: a corrected label is no longer flagged', async () => {
+    const ids = await idsByName();
+    const before = (await stack.request.get(`/api/v1/dataset/${datasetId}/label_quality`).expect(200)).body;
+    let corrected: string | undefined;
+    for (const name of flipped) {
+      const facts = (await stack.request.get(`/api/v1/dataset/${datasetId}/media/${ids.get(name)}`).expect(200)).body;
+      if (facts.mislabel?.suggested_label === truth.get(name)) {
+        corrected = name;
+        break;
+      }
+    }
+    expect(corrected).toBeDefined();
+    fs.writeFileSync(path.join(scratch, 'fix.json'), JSON.stringify([{ file_name: corrected, category: truth.get(corrected!) }]));
+    const imported = await stack.request.post(`/api/v1/dataset/${datasetId}/custom_metadata`).attach('file', path.join(scratch, 'fix.json')).expect(202);
+    expect((await finishedTask(stack, imported.body.task_id, 'CUSTOM_METADATA')).status).toBe('COMPLETED');
+    const after = (await stack.request.get(`/api/v1/dataset/${datasetId}/label_quality`).expect(200)).body;
+    expect(after.checked_at > before.checked_at).toBe(true);
+    expect(after).toMatchObject({ label_field: 'category', split_field: 'split', n_labelled: before.n_labelled });
+    expect((await stack.request.get(`/api/v1/dataset/${datasetId}/media/${ids.get(corrected!)}`).expect(200)).body.mislabel).toBeNull();
+  }, 600_000);
 });
 
 describe('label quality while it waits for a worker', () => {
