@@ -194,6 +194,8 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
       labels: ['cat'],
       tags: [],
       issues: (await db('media_issues').where({ version_id: versionId, media_id: id('chelsea.jpg') }).pluck('issue_type')).sort(),
+      mislabel: null,
+      leakage: null,
     });
     expect(chelsea.issues).toContain('duplicates');
     expect((await facts(id('camera.jpg')).expect(200)).body).toMatchObject({ tags: [{ id: expect.any(String), name: 'favourite' }], labels: [] });
