@@ -17,6 +17,8 @@ export const STAGE_RANGES = {
   enrich: [20, 90],
   /** A label propagation: the neighbour search, then one write. */
   propagate: [5, 90],
+  /** A label-quality check: the neighbour search, then the scoring and one write. */
+  check_labels: [5, 90],
 } as const;
 
 /** Reports `done` of `total`; throttled to once a second unless `force`. */

@@ -9,7 +9,7 @@ export type DatasetRole = (typeof DATASET_ROLES)[number];
 export const GRANTABLE_ROLES = ['viewer', 'editor'] as const satisfies readonly DatasetRole[];
 
 export type DatasetAction =
-  | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links, duplicate groups, the map
+  | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links, duplicate groups, the map, the label-quality report
   | 'upload' // dataset creation uploads and process_files
   | 'rename' // rename the dataset
   | 'delete' // delete the dataset (its storage is released)
@@ -17,7 +17,7 @@ export type DatasetAction =
   | 'reindex'
   | 'import_metadata'
   | 'tag' // create, delete, apply and remove tags
-  | 'label' // label media and propagate labels to their neighbours
+  | 'label' // label media, propagate labels to their neighbours, declare the label and split fields
   | 'review_duplicates' // decide duplicate groups, accept suggestions, undo decisions
   | 'manage_views' // create, rename and delete saved views, toggle alerting
   | 'manage_tasks' // abort and retry

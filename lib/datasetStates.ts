@@ -16,6 +16,7 @@ export const TASK_TYPES = [
   'SNAPSHOT_RESTORE',
   'SNAPSHOT_CLONE',
   'LABEL_PROPAGATION',
+  'LABEL_QUALITY',
   'EXPORT',
 ] as const;
 export type TaskType = (typeof TASK_TYPES)[number];
@@ -35,6 +36,7 @@ export type DatasetOperation =
   | 'reindex'
   | 'import_metadata'
   | 'propagate_labels'
+  | 'check_labels'
   | 'enrich'
   | 'export'
   | 'snapshot'
@@ -63,6 +65,7 @@ export const OPERATIONS: Record<DatasetOperation, OperationRule> = {
   reindex: { from: ['PARTIAL INDEX'], claims: 'READ ONLY', task: 'REINDEX' },
   import_metadata: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'CUSTOM_METADATA' },
   propagate_labels: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'LABEL_PROPAGATION' },
+  check_labels: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'LABEL_QUALITY' },
   enrich: { from: ['READY'], claims: 'READ ONLY', task: 'ENRICHMENT' },
   // An export claims nothing: it reads the version as it was when requested (docs/decisions.md).
   export: { from: ['READY'], task: 'EXPORT' },
@@ -160,6 +163,7 @@ export const TASK_RULES: Record<TaskType, TaskRule> = {
   SNAPSHOT_RESTORE: { abortable: false, retryable: false },
   SNAPSHOT_CLONE: { abortable: false, retryable: false },
   LABEL_PROPAGATION: { abortable: false, retryable: false },
+  LABEL_QUALITY: { abortable: false, retryable: false },
   EXPORT: { abortable: false, retryable: false },
 };
 

@@ -118,6 +118,7 @@ export const TASK_TYPE_REGISTRY = {
   EXPORT: { workflow: 'exportWorkflow', endUnfinished: endTaskOnly },
   CUSTOM_METADATA: { workflow: 'customMetadataWorkflow', endUnfinished: released('import_metadata') },
   LABEL_PROPAGATION: { workflow: 'labelPropagationWorkflow', endUnfinished: released('propagate_labels') },
+  LABEL_QUALITY: { workflow: 'labelQualityWorkflow', endUnfinished: released('check_labels') },
   ENRICHMENT: { workflow: 'enrichmentWorkflow', endUnfinished: endEnrichment },
   SNAPSHOT_RESTORE: { workflow: 'snapshotRestoreWorkflow', endUnfinished: endRestore },
   SNAPSHOT_CLONE: { workflow: 'snapshotCloneWorkflow', endUnfinished: endClone },

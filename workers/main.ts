@@ -9,6 +9,7 @@ import { taskQueues } from '../workflows/contracts';
 import { createDb } from '../db/connection';
 import { createAnalysisActivities } from '../activities/analysis';
 import { createLabelPropagationActivities } from '../activities/labelPropagation';
+import { createLabelQualityActivities } from '../activities/labelQuality';
 import { createCustomMetadataActivities } from '../activities/customMetadata';
 import { createExportActivities } from '../activities/export';
 import { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
@@ -87,6 +88,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       ...createAnalysisActivities({ db, vectors }),
       ...createCustomMetadataActivities({ db, store }),
       ...createLabelPropagationActivities({ db, vectors }),
+      ...createLabelQualityActivities({ db, vectors }),
       ...createExportActivities({ db, store, stagingDir: uploadStagingDir(config) }),
       ...createBatchSourceActivities({
         db,

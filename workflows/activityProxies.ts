@@ -5,6 +5,7 @@ import type { createDatasetLifecycleActivities } from '../activities/datasetLife
 import type { createEmbeddingActivities } from '../activities/embedding';
 import type { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../activities/enrichment';
 import type { createIngestActivities } from '../activities/ingest';
+import type { createLabelQualityActivities } from '../activities/labelQuality';
 import type { createSnapshotActivities } from '../activities/snapshots';
 import type { createVersionActivities } from '../activities/versions';
 import type { createViewMonitoringActivities } from '../activities/viewMonitoring';
@@ -92,3 +93,6 @@ const copyOptions = { startToCloseTimeout: '6 hours', heartbeatTimeout: '10 minu
 export const versions = proxyActivities<ReturnType<typeof createVersionActivities>>(copyOptions);
 
 export const snapshots = proxyActivities<ReturnType<typeof createSnapshotActivities>>(copyOptions);
+
+/** Label-quality checks: their own task, and again after a full index of a dataset with declared labels. */
+export const labelQuality = proxyActivities<ReturnType<typeof createLabelQualityActivities>>(HOUR_LONG);

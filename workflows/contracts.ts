@@ -162,6 +162,17 @@ export interface LabelPropagationInput {
   previousStatus: DatasetStatus;
 }
 
+/** LABEL_QUALITY: mislabels, leakage and the report from the custom-metadata fields declared as label and split. */
+export interface LabelQualityInput {
+  taskId: string;
+  datasetId: string;
+  labelField: string;
+  /** null: no split field, so no leakage check. */
+  splitField: string | null;
+  /** The status the task claimed the dataset from (READ ONLY while it runs), restored at the end. */
+  previousStatus: DatasetStatus;
+}
+
 /** A snapshot's frozen version copied into `versionId` of `datasetId` (restore and clone). */
 interface SnapshotCopyInput {
   taskId: string;

@@ -1,13 +1,13 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createCustomMetadataActivities } from '../activities/customMetadata';
 import type { createEmbeddingActivities } from '../activities/embedding';
-import { HOUR_LONG } from './activityProxies';
+import { HOUR_LONG, labelQuality } from './activityProxies';
 import { failureMessage } from './failures';
 import { inferenceQueueOf, type CustomMetadataInput } from './contracts';
 
 const metadata = proxyActivities<ReturnType<typeof createCustomMetadataActivities>>(HOUR_LONG);
 
-/** CUSTOM_METADATA: one import of captions, labels and fields while the dataset is READ ONLY; the task records the outcome. */
+/** CUSTOM_METADATA: one import of captions, labels and fields (then a label-quality check, when declared) while the dataset is READ ONLY; the task records the outcome. */
 export async function customMetadataWorkflow(input: CustomMetadataInput): Promise<void> {
   const release = { taskId: input.taskId, datasetId: input.datasetId, previousStatus: input.previousStatus };
   try {
@@ -17,6 +17,8 @@ export async function customMetadataWorkflow(input: CustomMetadataInput): Promis
       ...HOUR_LONG,
     });
     await embedCaptions({ datasetId: input.datasetId });
+    // Labels and splits may have changed: a dataset with declared label fields is checked again.
+    await labelQuality.recheckLabelQuality({ taskId: input.taskId, datasetId: input.datasetId });
     await CancellationScope.nonCancellable(() => metadata.completeCustomMetadata({ ...release, ...result }));
   } catch (error) {
     const aborted = isCancellation(error);

@@ -5,6 +5,7 @@ export { encodeQueryImageWorkflow } from './encodeQueryImage';
 export { enrichmentWorkflow } from './enrichment';
 export { exportWorkflow } from './export';
 export { labelPropagationWorkflow } from './labelPropagation';
+export { labelQualityWorkflow } from './labelQuality';
 export { mediaAdditionWorkflow } from './mediaAddition';
 export { mediaChunksWorkflow } from './mediaChunks';
 export { reindexWorkflow } from './reindex';

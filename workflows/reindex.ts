@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import { analysis, embedding, lifecycle } from './activityProxies';
+import { analysis, embedding, labelQuality, lifecycle } from './activityProxies';
 import type { ReindexInput } from './contracts';
 import { failureMessage } from './failures';
 import { indexMediaChunks } from './mediaChunks';
@@ -7,7 +7,7 @@ import { indexMediaChunks } from './mediaChunks';
 /**
  * REINDEX: the dataset is READ ONLY (claimed by the request), then INDEXING while everything it
  * has received is indexed — files of failed batches that never got decoded or embedded included —
- * and the whole dataset is re-clustered and re-scored; it ends READY.
+ * and the whole dataset is re-clustered and re-scored (its declared labels checked again); it ends READY.
  */
 export async function reindexWorkflow(input: ReindexInput): Promise<void> {
   const ref = { taskId: input.taskId, datasetId: input.datasetId };
@@ -16,6 +16,7 @@ export async function reindexWorkflow(input: ReindexInput): Promise<void> {
     await indexMediaChunks({ ...ref, batchId: input.taskId, selection: { pendingOf: input.datasetId } });
     await embedding().embedDatasetMedia(ref);
     await analysis.analyzeDataset(ref);
+    await labelQuality.recheckLabelQuality(ref);
     await CancellationScope.nonCancellable(() => lifecycle.commitReindex(ref));
   } catch (error) {
     const aborted = isCancellation(error);

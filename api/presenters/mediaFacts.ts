@@ -12,7 +12,15 @@ export const mediaFactsSchema = z
     caption: z.string().nullable(),
     labels: z.array(z.string()),
     tags: z.array(z.object({ id: z.uuid(), name: z.string() })),
-    issues: z.array(z.string()).meta({ description: 'Quality issues found at indexing: duplicates, outliers, blur, dark, bright, broken' }),
+    issues: z.array(z.string()).meta({ description: 'Quality issues: duplicates, outliers, blur, dark, bright, broken (indexing), mislabel, leakage (label quality)' }),
+    mislabel: z
+      .object({ label: z.string(), suggested_label: z.string(), score: z.number().meta({ description: '0-1: how likely the label is wrong' }) })
+      .nullable()
+      .meta({ description: 'Set when the label quality check flags the label as likely wrong' }),
+    leakage: z
+      .object({ split: z.string(), duplicate_of: z.uuid(), duplicate_split: z.string(), similarity: z.number() })
+      .nullable()
+      .meta({ description: 'Set when a near-duplicate of this image sits in another split' }),
   })
   .meta({ id: 'MediaFacts' });
 
@@ -28,5 +36,7 @@ export function presentMediaFacts(row: MediaFactsRow): z.output<typeof mediaFact
     labels: row.labels,
     tags: row.tags,
     issues: row.issues,
+    mislabel: (row.label_issues.mislabel as z.output<typeof mediaFactsSchema>['mislabel']) ?? null,
+    leakage: (row.label_issues.leakage as z.output<typeof mediaFactsSchema>['leakage']) ?? null,
   };
 }

@@ -1,13 +1,14 @@
 import { Router } from '@koa/router';
 import { requireDataset } from '../../services/datasetAccess';
 import { startLabelPropagation } from '../../services/labels';
+import { declareLabelFields, labelQualityOf } from '../../services/labelQuality';
 import type { TaskDeps } from '../../services/taskWorkflows';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
 import { labelRoutes } from '../specs/labels';
 import { toMediaSelection } from '../specs/selection';
 
-/** Labels curators give (spec-silent beyond "label propagation" blocking snapshots; see docs/decisions.md). */
+/** Labels curators give and their quality (spec-silent beyond "label propagation" blocking snapshots; see docs/decisions.md). */
 export function createLabelsRouter(deps: TaskDeps): Router<ApiState> {
   const router = new Router<ApiState>();
 
@@ -22,6 +23,19 @@ export function createLabelsRouter(deps: TaskDeps): Router<ApiState> {
     });
     ctx.status = 202;
     ctx.body = { task_id: taskId };
+  });
+
+  mount(router, labelRoutes.declareFields, async (ctx) => {
+    const { params, body } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'label');
+    const taskId = await declareLabelFields(deps, dataset, ctx.state.user, { labelField: body.label_field, splitField: body.split_field });
+    ctx.status = 202;
+    ctx.body = { task_id: taskId };
+  });
+
+  mount(router, labelRoutes.report, async (ctx) => {
+    const dataset = await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id);
+    ctx.body = await labelQualityOf(deps, dataset);
   });
 
   return router;

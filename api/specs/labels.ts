@@ -21,6 +21,43 @@ const propagationBody = z.object({
     .meta({ description: 'At most this many nearest neighbours of each selected item; 0 labels the selection only' }),
 });
 
+const fieldName = (field: string) =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) })
+    .trim()
+    .min(1, `${field} must not be empty`)
+    .max(100, `${field} is at most 100 characters`);
+
+const labelFieldsBody = z
+  .object({
+    label_field: fieldName('label_field').meta({ description: "The custom-metadata field holding each image's class label" }),
+    split_field: fieldName('split_field')
+      .nullable()
+      .default(null)
+      .meta({ description: 'The custom-metadata field holding its split (train, test, …); near-duplicates in different splits are leakage' }),
+  })
+  .refine((body) => body.label_field !== body.split_field, { message: 'split_field must differ from label_field', path: ['split_field'] });
+
+const labelQualityReportSchema = z
+  .object({
+    label_field: z.string(),
+    split_field: z.string().nullable(),
+    checked_at: z.string().meta({ format: 'date-time' }),
+    n_media: z.number().int().meta({ description: 'Embedded images read' }),
+    n_labelled: z.number().int(),
+    n_flagged: z.number().int().meta({ description: 'Images with a mislabel issue' }),
+    estimated_error_rate: z.number().meta({ description: 'Share of labels estimated wrong (confident learning)' }),
+    classes: z.array(z.object({ label: z.string(), count: z.number().int(), flagged: z.number().int(), estimated_error_rate: z.number() })),
+    confused_pairs: z
+      .array(z.object({ label: z.string(), suggested_label: z.string(), count: z.number().int() }))
+      .meta({ description: 'Flagged labels by given and suggested class, most frequent first (at most 10)' }),
+    leakage: z.object({
+      pairs: z.number().int().meta({ description: 'Near-duplicate pairs (similarity ≥ 0.9) whose splits differ' }),
+      by_splits: z.array(z.object({ splits: z.tuple([z.string(), z.string()]), pairs: z.number().int() })),
+    }),
+  })
+  .meta({ id: 'LabelQualityReport' });
+
 export const labelRoutes = {
   propagate: defineRoute({
     method: 'post',
@@ -31,5 +68,28 @@ export const labelRoutes = {
     request: { params: datasetIdParams, body: propagationBody },
     responses: { 202: { description: 'Started', schema: startedTask } },
     errors: [403, 404, [409, 'The dataset cannot take labels in its status'], [422, 'Invalid input, or a selection naming no media of the dataset']],
+  }),
+  declareFields: defineRoute({
+    method: 'put',
+    path: '/dataset/:dataset_id/label_fields',
+    tag: 'labels',
+    summary: 'Declare the custom-metadata fields holding labels and splits, and check them in a LABEL_QUALITY task',
+    description:
+      'The task flags likely mislabelled images (issue mislabel, with the suggested label) from their nearest neighbours’ labels, ' +
+      'near-duplicates in different splits (issue leakage), and writes the report of GET …/label_quality. A reindex checks again.',
+    auth: 'user',
+    request: { params: datasetIdParams, body: labelFieldsBody },
+    responses: { 202: { description: 'Started', schema: startedTask } },
+    errors: [403, 404, [409, 'The dataset cannot be checked in its status'], [422, 'Invalid input, or a field no media of the dataset carries']],
+  }),
+  report: defineRoute({
+    method: 'get',
+    path: '/dataset/:dataset_id/label_quality',
+    tag: 'labels',
+    summary: 'The label-quality report of the dataset: per class counts and error rates, confused pairs, leakage across splits',
+    auth: 'user',
+    request: { params: datasetIdParams },
+    responses: { 200: { description: 'Report', schema: labelQualityReportSchema } },
+    errors: [403, [404, 'Dataset not found, or no label fields declared yet']],
   }),
 };

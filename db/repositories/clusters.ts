@@ -20,7 +20,7 @@ export interface ClusterMembership {
 }
 
 /** Inserts `rows` a batch at a time, each row with `version_id` added as its batch is sent (not a copy of them all at once). */
-async function insertInBatches(db: Db, table: string, rows: object[], versionId?: string): Promise<void> {
+export async function insertInBatches(db: Db, table: string, rows: object[], versionId?: string): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
     const batch = rows.slice(i, i + INSERT_BATCH);
     await db(table).insert(versionId === undefined ? batch : batch.map((row) => ({ ...row, version_id: versionId })));

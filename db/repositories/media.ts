@@ -221,6 +221,8 @@ export interface MediaFactsRow {
   labels: string[];
   tags: Array<{ id: string; name: string }>;
   issues: string[];
+  /** Details of the label-quality issues, by type (mislabel, leakage). */
+  label_issues: Record<string, Record<string, unknown>>;
 }
 
 export async function mediaFacts(db: Db, versionId: string, mediaId: string): Promise<MediaFactsRow | undefined> {
@@ -228,7 +230,9 @@ export async function mediaFacts(db: Db, versionId: string, mediaId: string): Pr
     `SELECT m.id, m.kind, m.file_name, m.size_bytes, m.width, m.height, m.caption,
             coalesce((SELECT array_agg(l.label ORDER BY l.label) FROM media_labels l WHERE l.version_id = m.version_id AND l.media_id = m.id), '{}') AS labels,
             coalesce(${PREVIEW_TAGS_SQL}, '[]') AS tags,
-            coalesce((SELECT array_agg(i.issue_type ORDER BY i.issue_type) FROM media_issues i WHERE i.version_id = m.version_id AND i.media_id = m.id), '{}') AS issues
+            coalesce((SELECT array_agg(i.issue_type ORDER BY i.issue_type) FROM media_issues i WHERE i.version_id = m.version_id AND i.media_id = m.id), '{}') AS issues,
+            coalesce((SELECT json_object_agg(i.issue_type, i.details) FROM media_issues i
+                       WHERE i.version_id = m.version_id AND i.media_id = m.id AND i.issue_type IN ('mislabel', 'leakage')), '{}') AS label_issues
        FROM media m
       WHERE m.version_id = ? AND m.id = ?`,
     [versionId, mediaId],

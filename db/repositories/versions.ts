@@ -1,4 +1,5 @@
 import type { Db } from '../connection';
+import type { LabelQualityReport } from '../../lib/quality/labelQuality';
 import type { NeighbourStats } from '../../lib/quality/neighbourScores';
 import { recordVersionCandidates } from './storageRelease';
 
@@ -14,6 +15,8 @@ export interface DatasetVersion {
   enrichment_models: Record<string, string>;
   /** The full map layout this version's map points belong to (null before the first). */
   map_layout_id: string | null;
+  /** The last label-quality check of this version (with the fields it read), null before one. */
+  label_quality: LabelQualityReport | null;
   created_at: Date;
 }
 
@@ -86,6 +89,7 @@ export async function createCopyVersion(db: Db, source: DatasetVersion, datasetI
       neighbour_stats: source.neighbour_stats ? JSON.stringify(source.neighbour_stats) : null,
       enrichment_models: JSON.stringify(source.enrichment_models ?? {}),
       map_layout_id: source.map_layout_id,
+      label_quality: source.label_quality ? JSON.stringify(source.label_quality) : null,
     })
     .onConflict('id')
     .ignore()

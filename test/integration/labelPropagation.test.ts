@@ -3,14 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
-import { Workspace } from '../../db/models';
-import { addDatasetMember, createDataset } from '../../db/repositories/datasets';
-import { createUser } from '../../db/repositories/users';
 import { imageCollection } from '../../lib/vectors/vectorStore';
 import { createReadyDataset } from '../support/datasets';
 import { databaseFingerprint } from '../support/databaseFingerprint';
 import { eventually, photo, PHOTO_NAMES } from '../support/media';
 import { loginCookie } from '../support/sessions';
+import { expectLostTaskRepaired, sharedDatasetWithViewer } from '../support/sharedDataset';
 import { startTestApi, startTestStack, type TestApi } from '../support/testStack';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
@@ -163,15 +161,7 @@ describe('label propagation while it waits for a worker', () => {
 
   beforeAll(async () => {
     api = await startTestApi({ DISABLE_AUTH: 'false' });
-    const { db } = api.deps;
-    const workspaceId = (await Workspace.query(db).first())!.id;
-    const owner = await createUser(db, { email: 'owner@example.com', password: 'owner-password', workspaceId, workspaceRole: 'editor' });
-    const viewer = await createUser(db, { email: 'viewer@example.com', password: 'viewer-password', workspaceId, workspaceRole: 'viewer' });
-    const dataset = await createDataset(db, { name: 'shared', ownerId: owner.id, workspaceId, status: 'READY' });
-    datasetId = dataset.id;
-    mediaId = randomUUID();
-    await db('media').insert({ id: mediaId, version_id: dataset.head_version_id, kind: 'IMAGE', batch_id: randomUUID(), file_name: 'a.jpg', blob_sha256: 'a'.repeat(64) });
-    await addDatasetMember(db, datasetId, viewer.id, 'viewer');
+    ({ datasetId, mediaId } = await sharedDatasetWithViewer(api.deps.db));
     cookie = await loginCookie(api, 'viewer@example.com', 'viewer-password');
   }, 120_000);
   afterAll(async () => {
@@ -199,12 +189,6 @@ describe('label propagation while it waits for a worker', () => {
     expect(snapshot.body.detail).toContain('LABEL_PROPAGATION');
     expect((await api.request.post(url).set('Cookie', owner).send(body()).expect(409)).body).toEqual({ detail: 'Dataset is not READY (status READ ONLY)' });
 
-    await api.deps.temporal.workflow.getHandle(taskId).terminate('lost in a test');
-    const task = await eventually(
-      async () => (await api.request.get('/api/v1/tasks').set('Cookie', owner).query({ dataset_id: datasetId }).expect(200)).body.tasks[0],
-      (found) => found.status === 'FAILED',
-    );
-    expect(task).toMatchObject({ task_id: taskId, task_type: 'LABEL_PROPAGATION', error_message: 'The workflow was terminated' });
-    expect((await api.request.get(`/api/v1/dataset/${datasetId}`).set('Cookie', owner).expect(200)).body.status_new).toBe('READY');
+    await expectLostTaskRepaired(api, owner, datasetId, taskId, 'LABEL_PROPAGATION');
   });
 });

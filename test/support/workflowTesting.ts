@@ -12,6 +12,7 @@ import type { createEmbeddingActivities } from '../../activities/embedding';
 import type { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../../activities/enrichment';
 import type { createExportActivities } from '../../activities/export';
 import type { createIngestActivities } from '../../activities/ingest';
+import type { createLabelQualityActivities } from '../../activities/labelQuality';
 import type { createSnapshotActivities } from '../../activities/snapshots';
 import type { createStorageCollectionActivities } from '../../activities/storageCollection';
 import type { createVersionActivities } from '../../activities/versions';
@@ -30,6 +31,7 @@ type Activities = ReturnType<typeof createAnalysisActivities> &
   ReturnType<typeof createEnrichmentInferenceActivities> &
   ReturnType<typeof createExportActivities> &
   ReturnType<typeof createIngestActivities> &
+  ReturnType<typeof createLabelQualityActivities> &
   ReturnType<typeof createSnapshotActivities> &
   ReturnType<typeof createStorageCollectionActivities> &
   ReturnType<typeof createVersionActivities> &

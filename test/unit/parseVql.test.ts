@@ -33,7 +33,7 @@ describe('parseVql', () => {
     ['[1]', 'vql[0]: each filter must be an object with one key'],
     ['[{}]', 'vql[0]: each filter must have exactly one key, got 0'],
     ['[{"colour":{"op":"is","value":"red"}}]', 'vql[0]: unknown key "colour" (expected one of text, labels, tags, issues, duplicates, uniqueness)'],
-    ['[{"labels":{"op":"one_of","value":["a"]}},{"issues":{"op":"issue","value":"smudge"}}]', 'vql[1].issues.value: value must be one of duplicates, outliers, blur, dark, bright, broken'],
+    ['[{"labels":{"op":"one_of","value":["a"]}},{"issues":{"op":"issue","value":"smudge"}}]', 'vql[1].issues.value: value must be one of duplicates, outliers, blur, dark, bright, broken, mislabel, leakage'],
     ['[{"text":{"op":"regex","value":"a.*"}}]', 'vql[0].text.op: op must be fts or semantic'],
     ['[{"text":{"op":"semantic","value":"cat","threshold":1.5}}]', 'vql[0].text.threshold: must be between 0 and 1'],
     ['[{"tags":{"op":"is","value":["nope"]}}]', 'vql[0].tags.value.0: tags must be UUIDs'],

@@ -13,7 +13,7 @@ import {
   type Behaviour,
 } from '../support/workflowTesting';
 
-const steps: ActivityName[] = ['importCustomMetadata', 'embedCaptions', 'completeCustomMetadata'];
+const steps: ActivityName[] = ['importCustomMetadata', 'embedCaptions', 'recheckLabelQuality', 'completeCustomMetadata'];
 const all: ActivityName[] = [...steps, 'failCustomMetadata'];
 const imported = { applied: 4, unknown: ['missing.jpg'] };
 
@@ -31,7 +31,7 @@ function start(taskQueue: string, input: CustomMetadataInput) {
 }
 
 describe('customMetadataWorkflow', () => {
-  it('imports the file, embeds the new captions on the inference queue and completes the task with the import result', async () => {
+  it('imports the file, embeds the new captions on the inference queue, checks declared labels again and completes the task with the import result', async () => {
     const input = newInput();
     const mocks = mockActivities(all, { importCustomMetadata: () => imported });
     await testbed.withWorkers(mocks, async (taskQueue) => {
@@ -39,6 +39,7 @@ describe('customMetadataWorkflow', () => {
       expect(mocks.calls).toEqual([
         { name: 'importCustomMetadata', input, taskQueue },
         { name: 'embedCaptions', input: { datasetId: input.datasetId }, taskQueue: inferenceQueueOf(taskQueue) },
+        { name: 'recheckLabelQuality', input: { taskId: input.taskId, datasetId: input.datasetId }, taskQueue },
         { name: 'completeCustomMetadata', input: { ...releaseOf(input), ...imported }, taskQueue },
       ]);
     });

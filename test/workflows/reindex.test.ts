@@ -14,7 +14,7 @@ import {
   type Behaviour,
 } from '../support/workflowTesting';
 
-const steps: ActivityName[] = ['beginReindex', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'analyzeDataset', 'commitReindex'];
+const steps: ActivityName[] = ['beginReindex', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'analyzeDataset', 'recheckLabelQuality', 'commitReindex'];
 const all: ActivityName[] = [...steps, 'failBatchTask'];
 
 const testbed = workflowTestbed();
@@ -33,7 +33,7 @@ function failure(input: ReindexInput, aborted: boolean, message: string) {
 }
 
 describe('reindexWorkflow', () => {
-  it('begins, ingests and embeds (on the inference queue) the pending uploads chunk by chunk, re-clusters and commits, in that order', async () => {
+  it('begins, ingests and embeds (on the inference queue) the pending uploads chunk by chunk, re-clusters, checks declared labels again and commits, in that order', async () => {
     const input = newInput();
     const mocks = mockActivities(all);
     await testbed.withWorkers(mocks, async (taskQueue) => {
@@ -47,6 +47,7 @@ describe('reindexWorkflow', () => {
         { name: 'embedChunk', input: step, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedDatasetMedia', input, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'analyzeDataset', input, taskQueue },
+        { name: 'recheckLabelQuality', input, taskQueue },
         { name: 'commitReindex', input, taskQueue },
       ]);
     });

@@ -135,6 +135,7 @@ function inputOf(route: RouteSpec): RequestInput {
     'post /dataset/:dataset_id/duplicates/decisions': { body: { groups: [{ media_ids: [ofB.mediaId, randomUUID()], verdict: 'not_duplicates' }] } },
     'post /dataset/:dataset_id/duplicates/accept_suggestions': { body: {} },
     'post /dataset/:dataset_id/labels/propagate': { body: { label: 'by A', selection: { media_ids: [ofB.mediaId] } } },
+    'put /dataset/:dataset_id/label_fields': { body: { label_field: 'class', split_field: 'split' } },
     'post /dataset/:dataset_id/map/selection': { body: { layout_id: randomUUID(), indices: [0] } },
     'post /dataset/:dataset_id/custom_metadata': { files: { file: metadataFile } },
     'post /dataset/:dataset_id/views': { query: { entity_type: 'IMAGES' }, fields: { name: 'made by A' } },

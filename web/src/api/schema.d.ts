@@ -1421,7 +1421,7 @@ export interface paths {
                 query?: {
                     dataset_id?: string;
                     dataset_name?: string;
-                    task_type?: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "EXPORT";
+                    task_type?: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "EXPORT";
                     task_status?: "INITIALIZING" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
                     /** @description The creator's email */
                     created_by?: string;
@@ -1530,7 +1530,7 @@ export interface paths {
                         "application/json": {
                             dataset_names: string[];
                             dataset_ids: string[];
-                            task_types: ("DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "EXPORT")[];
+                            task_types: ("DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "EXPORT")[];
                             created_by: string[];
                         };
                     };
@@ -3332,6 +3332,181 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/label_fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Declare the custom-metadata fields holding labels and splits, and check them in a LABEL_QUALITY task
+         * @description The task flags likely mislabelled images (issue mislabel, with the suggested label) from their nearest neighbours’ labels, near-duplicates in different splits (issue leakage), and writes the report of GET …/label_quality. A reindex checks again.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The custom-metadata field holding each image's class label */
+                        label_field: string;
+                        /**
+                         * @description The custom-metadata field holding its split (train, test, …); near-duplicates in different splits are leakage
+                         * @default null
+                         */
+                        split_field?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description Started */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            task_id: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The dataset cannot be checked in its status */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid input, or a field no media of the dataset carries */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/label_quality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The label-quality report of the dataset: per class counts and error rates, confused pairs, leakage across splits */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Report */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LabelQualityReport"];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Dataset not found, or no label fields declared yet */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7061,6 +7236,42 @@ export interface components {
                 [key: string]: string;
             };
         };
+        LabelQualityReport: {
+            label_field: string;
+            split_field: string | null;
+            /** Format: date-time */
+            checked_at: string;
+            /** @description Embedded images read */
+            n_media: number;
+            n_labelled: number;
+            /** @description Images with a mislabel issue */
+            n_flagged: number;
+            /** @description Share of labels estimated wrong (confident learning) */
+            estimated_error_rate: number;
+            classes: {
+                label: string;
+                count: number;
+                flagged: number;
+                estimated_error_rate: number;
+            }[];
+            /** @description Flagged labels by given and suggested class, most frequent first (at most 10) */
+            confused_pairs: {
+                label: string;
+                suggested_label: string;
+                count: number;
+            }[];
+            leakage: {
+                /** @description Near-duplicate pairs (similarity ≥ 0.9) whose splits differ */
+                pairs: number;
+                by_splits: {
+                    splits: [
+                        string,
+                        string
+                    ];
+                    pairs: number;
+                }[];
+            };
+        };
         ManagedUser: {
             /** @description Identity-provider user id */
             id: string;
@@ -7091,8 +7302,23 @@ export interface components {
                 id: string;
                 name: string;
             }[];
-            /** @description Quality issues found at indexing: duplicates, outliers, blur, dark, bright, broken */
+            /** @description Quality issues: duplicates, outliers, blur, dark, bright, broken (indexing), mislabel, leakage (label quality) */
             issues: string[];
+            /** @description Set when the label quality check flags the label as likely wrong */
+            mislabel: {
+                label: string;
+                suggested_label: string;
+                /** @description 0-1: how likely the label is wrong */
+                score: number;
+            } | null;
+            /** @description Set when a near-duplicate of this image sits in another split */
+            leakage: {
+                split: string;
+                /** Format: uuid */
+                duplicate_of: string;
+                duplicate_split: string;
+                similarity: number;
+            } | null;
         };
         /** @description The union of the media listed, the clusters named and the media the VQL filters match */
         MediaSelection: {
@@ -7269,7 +7495,7 @@ export interface components {
             /** @description The creator's email */
             created_by: string;
             /** @enum {string} */
-            task_type: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "EXPORT";
+            task_type: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "EXPORT";
             /** @enum {string} */
             status: "INITIALIZING" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
             status_message: string;

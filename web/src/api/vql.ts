@@ -1,5 +1,5 @@
 /** Explore's VQL filters as the page's controls hold them; `toVql` gives the JSON array the API takes (lib/vql/parseVql.ts). */
-export const ISSUE_TYPES = ['duplicates', 'outliers', 'blur', 'dark', 'bright', 'broken'] as const;
+export const ISSUE_TYPES = ['duplicates', 'outliers', 'blur', 'dark', 'bright', 'broken', 'mislabel', 'leakage'] as const;
 export type IssueType = (typeof ISSUE_TYPES)[number];
 
 export interface VqlControls {

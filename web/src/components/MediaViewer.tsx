@@ -170,6 +170,22 @@ function MediaFacts({ datasetId, mediaId }: { datasetId: string; mediaId: string
           <dd>{list(data.tags.map((tag) => tag.name))}</dd>
           <dt>Issues</dt>
           <dd data-testid="viewer-issues">{list(data.issues)}</dd>
+          {data.mislabel && (
+            <>
+              <dt>Label check</dt>
+              <dd data-testid="viewer-mislabel">
+                “{data.mislabel.label}” looks wrong (score {data.mislabel.score.toFixed(2)}); suggested “{data.mislabel.suggested_label}”
+              </dd>
+            </>
+          )}
+          {data.leakage && (
+            <>
+              <dt>Leakage</dt>
+              <dd data-testid="viewer-leakage">
+                In {data.leakage.split}, with a near-duplicate in {data.leakage.duplicate_split} (similarity {data.leakage.similarity.toFixed(2)})
+              </dd>
+            </>
+          )}
         </dl>
       )}
     </>

@@ -33,6 +33,7 @@ TaskType = Literal[
     "SNAPSHOT_RESTORE",
     "SNAPSHOT_CLONE",
     "LABEL_PROPAGATION",
+    "LABEL_QUALITY",
     "EXPORT",
 ]
 TaskStatus = Literal["INITIALIZING", "RUNNING", "COMPLETED", "FAILED", "ABORTED"]

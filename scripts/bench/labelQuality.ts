@@ -1,0 +1,189 @@
+/**
+ * `npm run bench:label-quality [-- IMAGES]`: real labelled photos (Fashion-MNIST from Debian's
+ * package, scripts/fetch-labelled-images.sh; default 2,000) embedded by the service's image model,
+ * 10 % of their labels flipped with a fixed seed, and 100 slightly brightened copies planted in the
+ * other split. The LABEL_QUALITY activity (neighbour search in the embedded index, confident learning,
+ * one transaction of writes) runs on a READY dataset made in Postgres; its mislabel issues are scored
+ * against the flips, its leakage issues against the planted pairs. The peer in the same run is
+ * cleanlab's find_label_issues (scripts/install-cleanlab.sh) on the same kNN probabilities and on a
+ * cross-validated logistic regression over the same embeddings.
+ * Results go to bench/results/label-quality-<date>.json.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import sharp from 'sharp';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createLabelQualityActivities } from '../../activities/labelQuality';
+import { vectorNeighbours } from '../../activities/vectorNeighbours';
+import { createDataset } from '../../db/repositories/datasets';
+import { createVectorPointRows } from '../../db/repositories/vectorPoints';
+import { loadConfig } from '../../lib/config';
+import { loadImageEncoder } from '../../lib/ml/imageEncoder';
+import { projectRoot } from '../../lib/projectRoot';
+import { LABEL_QUALITY, neighbourProbabilities } from '../../lib/quality/labelQuality';
+import { createObjectStore } from '../../lib/storage/createObjectStore';
+import { createVectorStore } from '../../lib/vectors/createVectorStore';
+import { imageCollection, type VectorHit } from '../../lib/vectors/vectorStore';
+import { benchMachine, say, timed, withBenchDatabase, writeReport } from './common';
+
+const images = Number(process.argv[2] ?? 2000);
+const NOISE_RATE = 0.1;
+const PLANTED = 100;
+const SEED = 27;
+const root = projectRoot();
+const labelledDir = path.join(root, '.tools', 'labelled-images');
+
+interface Item {
+  file: string;
+  truth: string;
+  given: string;
+  split: string;
+  flipped: boolean;
+  /** For a planted copy: the index of its original. */
+  copyOf?: number;
+}
+
+/** The labelled photos with 10 % of the labels flipped (fixed seed), then the planted copies in the other split. */
+async function prepareItems(scratch: string): Promise<Item[]> {
+  execFileSync('bash', [path.join(root, 'scripts', 'fetch-labelled-images.sh'), String(images)], { stdio: 'inherit' });
+  const rows = fs.readFileSync(path.join(labelledDir, 'labels.csv'), 'utf8').trim().split('\n').slice(1, images + 1).map((line) => line.split(','));
+  const classes = [...new Set(rows.map(([, label]) => label))].sort();
+  let seed = SEED;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const items: Item[] = rows.map(([file, truth, split]) => {
+    let given = truth;
+    if (random() < NOISE_RATE) while (given === truth) given = classes[Math.floor(random() * classes.length)];
+    return { file: path.join(labelledDir, file), truth, given, split, flipped: given !== truth };
+  });
+  const step = Math.floor(images / PLANTED);
+  for (let p = 0; p < PLANTED; p++) {
+    const original = p * step;
+    const file = path.join(scratch, `copy-${p}.png`);
+    await sharp(items[original].file).modulate({ brightness: 1.05 }).toFile(file);
+    const { truth, given, split } = items[original];
+    items.push({ file, truth, given, split: split === 'train' ? 'test' : 'train', flipped: given !== truth, copyOf: original });
+  }
+  return items;
+}
+
+function precisionRecall(flagged: Set<number>, items: Item[]) {
+  const flips = items.map((item, i) => (item.flipped ? i : -1)).filter((i) => i >= 0);
+  const found = flips.filter((i) => flagged.has(i)).length;
+  return { precision: found / Math.max(1, flagged.size), recall: found / flips.length, flagged: flagged.size };
+}
+
+async function main(): Promise<void> {
+  say(`bench:label-quality: ${images} labelled images on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
+  execFileSync('bash', [path.join(root, 'scripts', 'install-cleanlab.sh')], { stdio: 'inherit' });
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-label-quality-'));
+  try {
+    const items = await prepareItems(scratch);
+    const config = loadConfig({ ...process.env, DATA_DIR: scratch });
+    const encoder = await loadImageEncoder(config.models.dir, config.models.imageModel, 2);
+    const embedded = await timed(async () => {
+      const vectors: Float32Array[] = [];
+      for (let i = 0; i < items.length; i += 32) vectors.push(...(await encoder.encode(items.slice(i, i + 32).map((item) => item.file))));
+      return vectors;
+    });
+    await encoder.close();
+    say(`  embedded ${items.length} images in ${embedded.seconds.toFixed(0)} s`);
+    const embeddingsFile = path.join(scratch, 'embeddings.f32');
+    fs.writeFileSync(embeddingsFile, Buffer.concat(embedded.value.map((vector) => Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength))));
+
+    await withBenchDatabase('label-quality', async (db, admin) => {
+      const vectors = createVectorStore(config, createVectorPointRows(db), { objects: createObjectStore(config), role: 'worker' });
+      try {
+        const workspace = await db('workspaces').first();
+        const dataset = await createDataset(db, { name: 'fashion', ownerId: admin.id, workspaceId: workspace.id, status: 'READY' });
+        const ids: string[] = items.map(() => randomUUID());
+        await db('media').insert(
+          items.map((item, i) => ({
+            id: ids[i],
+            version_id: dataset.head_version_id,
+            kind: 'IMAGE',
+            batch_id: dataset.id,
+            file_name: path.basename(item.file),
+            blob_sha256: String(i).padStart(64, '0'),
+            embedded: true,
+            custom_metadata: JSON.stringify({ class: item.given, split: item.split }),
+          })),
+        );
+        const collection = imageCollection(dataset.id);
+        await vectors.ensureCollection(collection, embedded.value[0].length);
+        await vectors.upsert(collection, ids.map((id, i) => ({ id, vector: embedded.value[i] })));
+        // The index is loaded by the first search, as in a worker: not counted in the run below.
+        await vectors.searchMany(collection, [embedded.value[0]], 1);
+
+        const activities = createLabelQualityActivities({ db, vectors });
+        const environment = new MockActivityEnvironment();
+        const input = { taskId: randomUUID(), datasetId: dataset.id, labelField: 'class', splitField: 'split', previousStatus: 'READY' as const };
+        const run = await timed(() => environment.run(activities.checkLabelQuality, input));
+        const indexOf = new Map<string, number>(ids.map((id, i) => [id, i]));
+        const issues: Array<{ media_id: string; issue_type: string; details: { suggested_label?: string; duplicate_of?: string } }> = await db('media_issues')
+          .where({ version_id: dataset.head_version_id })
+          .select('media_id', 'issue_type', 'details');
+        const mislabels = issues.filter((issue) => issue.issue_type === 'mislabel');
+        const ours = precisionRecall(new Set(mislabels.map((issue) => indexOf.get(issue.media_id)!)), items);
+        const foundFlips = mislabels.filter((issue) => items[indexOf.get(issue.media_id)!].flipped);
+        const suggestedRight = foundFlips.filter((issue) => issue.details.suggested_label === items[indexOf.get(issue.media_id)!].truth).length;
+        const leaks = new Set(issues.filter((issue) => issue.issue_type === 'leakage').map((issue) => `${issue.media_id}:${issue.details.duplicate_of}`));
+        const plantedFound = items.filter((item, i) => item.copyOf !== undefined && (leaks.has(`${ids[i]}:${ids[item.copyOf]}`) || leaks.has(`${ids[item.copyOf]}:${ids[i]}`))).length;
+        say(`  ours: precision ${ours.precision.toFixed(3)}, recall ${ours.recall.toFixed(3)} (${ours.flagged} flagged) in ${run.seconds.toFixed(2)} s; leakage recall ${(plantedFound / PLANTED).toFixed(3)}`);
+
+        // The same kNN probabilities for cleanlab: the neighbours the activity searched, the labels it read.
+        const classes = [...new Set(items.map((item) => item.given))].sort();
+        const given = items.map((item) => classes.indexOf(item.given));
+        const hits = (await environment.run(() => vectorNeighbours(vectors, collection, ids, LABEL_QUALITY.neighbours + 1))) as VectorHit[][];
+        const probabilities = neighbourProbabilities(
+          given.map((label, i) => ({
+            label,
+            neighbours: hits[i].flatMap((hit) => (hit.id === ids[i] ? [] : [{ index: indexOf.get(hit.id)!, similarity: 1 - hit.distance }])),
+          })),
+          classes.length,
+        );
+        const jobFile = path.join(scratch, 'cleanlab-job.json');
+        fs.writeFileSync(jobFile, JSON.stringify({ given, knn_pred_probs: probabilities.map((p) => Array.from(p)), embeddings_file: embeddingsFile, dim: embedded.value[0].length }));
+        const peer = JSON.parse(
+          execFileSync(path.join(root, '.tools', 'cleanlab', 'bin', 'python'), [path.join(root, 'scripts', 'bench', 'cleanlab_label_issues.py'), jobFile], { maxBuffer: 64 * 2 ** 20 }).toString(),
+        ) as Record<'knn' | 'logreg', { issues: number[]; seconds: number }>;
+        const cleanlab = precisionRecall(new Set(peer.knn.issues), items);
+        const cleanlabLogreg = precisionRecall(new Set(peer.logreg.issues), items);
+        say(`  cleanlab on the same kNN probabilities: precision ${cleanlab.precision.toFixed(3)}, recall ${cleanlab.recall.toFixed(3)} (${cleanlab.flagged} flagged) in ${peer.knn.seconds.toFixed(2)} s`);
+        say(`  cleanlab on 5-fold logistic regression: precision ${cleanlabLogreg.precision.toFixed(3)}, recall ${cleanlabLogreg.recall.toFixed(3)} (${cleanlabLogreg.flagged} flagged) in ${peer.logreg.seconds.toFixed(2)} s`);
+
+        writeReport('label-quality', {
+          date: new Date().toISOString(),
+          machine: benchMachine(),
+          method:
+            `Fashion-MNIST test images (Debian dataset-fashion-mnist) embedded by ${config.models.imageModel}; ${NOISE_RATE * 100} % of labels flipped (seed ${SEED}); ` +
+            `${PLANTED} copies brightened 5 % planted in the other split. Ours: the LABEL_QUALITY activity under MockActivityEnvironment on a READY dataset in Postgres with the vectors in the embedded index ` +
+            `(${LABEL_QUALITY.neighbours} neighbours, similarity^${LABEL_QUALITY.similarityPower} votes, confident learning pruned by noise rate). ` +
+            'cleanlab 2.9.0 find_label_issues (default filter_by) in the same run, on the same kNN probabilities, and on a 5-fold cross-validated logistic regression over the same embeddings.',
+          images: items.length,
+          noise_rate: NOISE_RATE,
+          flipped: items.filter((item) => item.flipped).length,
+          ours: { precision: ours.precision, recall: ours.recall, flagged: ours.flagged, suggestion_recall_at_1: suggestedRight / Math.max(1, foundFlips.length) },
+          cleanlab: { precision: cleanlab.precision, recall: cleanlab.recall, flagged: cleanlab.flagged, seconds: peer.knn.seconds },
+          cleanlab_logistic_regression: { precision: cleanlabLogreg.precision, recall: cleanlabLogreg.recall, flagged: cleanlabLogreg.flagged, seconds: peer.logreg.seconds },
+          leakage_recall: plantedFound / PLANTED,
+          leakage_planted: PLANTED,
+          ms_per_1000_media: (run.seconds * 1000 * 1000) / items.length,
+          check_seconds: run.seconds,
+          embedding_seconds: embedded.seconds,
+        } as { date: string });
+      } finally {
+        await vectors.close();
+      }
+    });
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
