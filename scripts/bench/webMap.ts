@@ -17,11 +17,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import type { Db } from '../../db/connection';
 import { CHROMIUM_PATH } from '../../test/support/browser';
 import { benchDir, benchMachine, percentile, say, timed, writeReport } from './common';
 import { withWebBenchStack } from './webBenchStack';
-import { seedSyntheticDataset } from './syntheticDataset';
+import { seedMapPoints, seedSyntheticDataset } from './syntheticDataset';
 
 const NAME = 'web-map';
 
@@ -50,23 +49,6 @@ const DRAW_PROBE = `(() => {
     if (!window.__allMarked && state === 'drawn') { window.__allMarked = true; painted('__drawn', { points }); }
   }).observe(document, { attributes: true, childList: true, subtree: true, attributeFilter: ['data-state'] });
 })()`;
-
-/**
- * Synthetic map points: 100 points a blob at pseudo-random centres, a point's blob picked by a scattering of
- * its index (n × 7919 mod count, a prime stride), so that the first points are an even sample of the map,
- * as the worker's random order of points makes them (activities/analysis.ts).
- */
-async function seedMapPoints(db: Db, versionId: string, points: number): Promise<void> {
-  await db.raw('SELECT setseed(0.42)');
-  await db.raw(
-    `INSERT INTO map_points (version_id, media_id, point_index, x, y)
-     SELECT ?, id, n, sin(((n * 7919) % ? / 100) * 12.9898) * 0.9 + (random() - 0.5) * 0.04, cos(((n * 7919) % ? / 100) * 78.233) * 0.9 + (random() - 0.5) * 0.04
-     FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1)::bigint AS n FROM media WHERE version_id = ?) m`,
-    [versionId, points, points, versionId],
-  );
-  await db('dataset_versions').where({ id: versionId }).update({ map_layout_id: db.raw('gen_random_uuid()') });
-  await db.raw('ANALYZE map_points');
-}
 
 type Stats = { median: number; p95: number; min: number; max: number };
 const round = (value: number) => Math.round(value * 10) / 10;
