@@ -7,6 +7,7 @@ import { headVersion, setNeighbourStats } from '../db/repositories/versions';
 import { clusterByThresholds, CLUSTER_SIMILARITY_CUTOFFS, type SimilarityEdge } from '../lib/clustering/clusterByThresholds';
 import { placeBatch, type ClusterLink } from '../lib/clustering/placeBatch';
 import { layoutMap } from '../lib/map/layoutMap';
+import { shuffled } from '../lib/map/shuffled';
 import { placeFromNeighbours, type Neighbour } from '../lib/map/placeFromNeighbours';
 import { neighbourStats, scoreNeighbours, type NeighbourItem, type NeighbourStats } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
@@ -84,7 +85,9 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
         neighboursOf: (i) => neighbourItems[i].neighbours,
         vectorsOf: (indexes) => storedVectors(vectors, collection, indexes.map((i) => items[i].id)),
       });
-      const mapPoints: MapPoint[] = embedded.map(({ item, i }) => ({ mediaId: item.id, x: layout.positions[i * 2], y: layout.positions[i * 2 + 1] }));
+      // Points in a random order, so that any first part of the map's pages is an even sample of it: the web
+      // app draws the first page while the rest loads, and only the first points while the map moves.
+      const mapPoints: MapPoint[] = shuffled(embedded, 11).map(({ item, i }) => ({ mediaId: item.id, x: layout.positions[i * 2], y: layout.positions[i * 2 + 1] }));
 
       const clusterRows: NewCluster[] = [];
       const memberRows: ClusterMembership[] = [];

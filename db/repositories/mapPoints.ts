@@ -81,10 +81,11 @@ export async function mapSummary(db: Db, versionId: string, layoutId: string | n
 }
 
 export async function mapLegends(db: Db, versionId: string, threshold: number, size: number): Promise<MapLegends> {
+  // A media item has a label (an issue) at most once (the tables' primary keys), so count(*) counts media, without count(DISTINCT)'s sort.
   const [clusters, labels, issues] = await Promise.all([
     db('clusters').where({ version_id: versionId, threshold }).orderBy([{ column: 'size', order: 'desc' }, 'id']).limit(size).select('id as cluster_id', 'size as count'),
-    db('media_labels').where({ version_id: versionId }).groupBy('label').orderBy([{ column: 'count', order: 'desc' }, 'label']).limit(size).select('label', db.raw('count(DISTINCT media_id)::int AS count')),
-    db('media_issues').where({ version_id: versionId }).groupBy('issue_type').orderBy([{ column: 'count', order: 'desc' }, 'issue_type']).limit(size).select('issue_type', db.raw('count(DISTINCT media_id)::int AS count')),
+    db('media_labels').where({ version_id: versionId }).groupBy('label').orderBy([{ column: 'count', order: 'desc' }, 'label']).limit(size).select('label', db.raw('count(*)::int AS count')),
+    db('media_issues').where({ version_id: versionId }).groupBy('issue_type').orderBy([{ column: 'count', order: 'desc' }, 'issue_type']).limit(size).select('issue_type', db.raw('count(*)::int AS count')),
   ]);
   return { clusters, labels, issues };
 }

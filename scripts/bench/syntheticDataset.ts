@@ -77,6 +77,23 @@ export async function seedSyntheticDataset(
   return { datasetId: dataset.id, versionId, tagId: tag.id };
 }
 
+/**
+ * Synthetic map points: 100 points a blob at pseudo-random centres, a point's blob picked by a scattering of
+ * its index (n × 7919 mod count, a prime stride), so that the first points are an even sample of the map,
+ * as the worker's random order of points makes them (activities/analysis.ts).
+ */
+export async function seedMapPoints(db: Db, versionId: string, points: number): Promise<void> {
+  await db.raw('SELECT setseed(0.42)');
+  await db.raw(
+    `INSERT INTO map_points (version_id, media_id, point_index, x, y)
+     SELECT ?, id, n, sin(((n * 7919) % ? / 100) * 12.9898) * 0.9 + (random() - 0.5) * 0.04, cos(((n * 7919) % ? / 100) * 78.233) * 0.9 + (random() - 0.5) * 0.04
+     FROM (SELECT id, (row_number() OVER (ORDER BY id) - 1)::bigint AS n FROM media WHERE version_id = ?) m`,
+    [versionId, points, points, versionId],
+  );
+  await db('dataset_versions').where({ id: versionId }).update({ map_layout_id: db.raw('gen_random_uuid()') });
+  await db.raw('ANALYZE map_points');
+}
+
 function seeded(seed: number) {
   let state = seed >>> 0;
   return () => {

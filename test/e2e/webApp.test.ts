@@ -160,7 +160,11 @@ describe('web app', () => {
     expect(await taken.textContent()).toContain('3 images, 0 videos');
 
     await taken.getByRole('button', { name: 'Clone' }).click();
-    await page.getByRole('status').filter({ hasText: 'Cloning “three photos” into a new dataset' }).waitFor();
+    // The clone's notice lasts as long as its task, then names the new dataset (a clone of three photos may end before its first words show).
+    const cloned = page.getByTestId('task-notice').filter({ hasText: 'Cloned “three photos” into snapshot source (cloned).' });
+    await cloned.waitFor({ timeout: 60_000 });
+    expect(await cloned.getAttribute('data-task-status')).toBe('COMPLETED');
+    expect(await cloned.textContent()).not.toContain('Cloning');
     await taken.getByRole('button', { name: 'Restore' }).click();
     const confirmRestore = page.getByRole('dialog', { name: 'Restore “three photos”?' });
     expect(await confirmRestore.textContent()).toContain('Restore replaces all current data (media, metadata, enrichment, clustering, tags, labels) and cannot be undone.');
@@ -197,12 +201,17 @@ describe('web app', () => {
     await page.getByRole('heading', { name: 'growing' }).waitFor();
     await page.getByLabel('Media files').setInputFiles([photo('astronaut'), photo('camera')]);
     await page.getByRole('button', { name: 'Add to dataset' }).click();
-    await page.getByRole('status').filter({ hasText: 'Batch accepted' }).waitFor();
+    const notice = page.getByTestId('task-notice');
+    await notice.filter({ hasText: 'Batch accepted: the dataset is READ ONLY while the MEDIA_ADDITION task runs.' }).waitFor();
     const facts = page.locator('dl.facts');
     await facts.getByText('PARTIAL INDEX', { exact: true }).waitFor({ timeout: 60_000 });
     expect(await facts.textContent()).toContain('4 images, 0 videos');
+    // The notice ends with its task: it says what came of it, no longer that the dataset is read only.
+    await notice.filter({ hasText: 'The batch was added' }).waitFor({ timeout: 30_000 });
+    expect(await notice.textContent()).not.toContain('READ ONLY');
     await page.getByRole('button', { name: 'Reindex' }).click();
     await facts.getByText('READY', { exact: true }).waitFor({ timeout: 60_000 });
+    await notice.filter({ hasText: 'Reindexed: the dataset is READY.' }).waitFor({ timeout: 30_000 });
 
     // An export of the whole dataset, with its images: listed from its EXPORT task, then downloadable.
     await page.getByLabel('Export format').selectOption('parquet');

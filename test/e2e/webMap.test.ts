@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
+import { createDb } from '../../db/connection';
+import { seedMapPoints, seedSyntheticDataset } from '../../scripts/bench/syntheticDataset';
 import { createReadyDataset } from '../support/datasets';
 import { mapPage } from '../support/map';
 import { photo, PHOTO_NAMES } from '../support/media';
@@ -74,4 +76,56 @@ describe('web app: dataset map', () => {
     expect([...tagged].sort()).toEqual([...leftIds].sort());
     expect(web.pageErrors).toEqual([]);
   });
+
+  it('draws an even sample of a big map while it moves (a drag, the wheel) and every point at rest, keeping the selection', async () => {
+    const n = 25_000;
+    // Seeded straight in Postgres (as bench:web-map does), on a connection without the API's statement timeout.
+    const db = createDb(web.stack.env.DATABASE_URL!, 1);
+    let big: string;
+    try {
+      const seeded = await seedSyntheticDataset(db, n, 4);
+      await seedMapPoints(db, seeded.versionId, n);
+      big = seeded.datasetId;
+    } finally {
+      await db.destroy();
+    }
+    const page = web.page;
+    await page.goto(`/datasets/${big}/map`);
+    const frame = page.locator('.map-frame');
+    await page.locator(`.map-frame[data-state="drawn"][data-points="${n}"]`).waitFor({ timeout: 60_000 });
+    expect(await frame.getAttribute('data-moving')).toBeNull();
+
+    // A selection first (Shift and a drag lasso the left half), to see that moving keeps it.
+    const canvas = page.getByRole('img', { name: /^Map of/ });
+    await canvas.scrollIntoViewIfNeeded();
+    const box = (await canvas.boundingBox())!;
+    const [cx, cy] = [box.x + box.width / 2, box.y + box.height / 2];
+    await page.keyboard.down('Shift');
+    await page.mouse.move(box.x + 4, box.y + 4);
+    await page.mouse.down();
+    for (const [x, y] of [[cx, box.y + 4], [cx, box.y + box.height - 4], [box.x + 4, box.y + box.height - 4], [box.x + 4, box.y + 4]]) {
+      await page.mouse.move(x, y, { steps: 15 });
+    }
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+    const size = page.getByTestId('selection-size');
+    await expectText(size, /^\d+ images selected$/);
+    const selected = await size.textContent();
+
+    await page.mouse.move(cx, cy);
+    await page.mouse.down();
+    await page.mouse.move(cx + 40, cy + 30, { steps: 10 });
+    await page.locator('.map-frame[data-moving="20000"]').waitFor();
+    await page.mouse.move(cx + 80, cy + 10, { steps: 10 });
+    expect(await frame.getAttribute('data-moving')).toBe('20000');
+    await page.mouse.up();
+    await page.locator('.map-frame:not([data-moving])').waitFor();
+
+    await page.mouse.wheel(0, -200);
+    await page.locator('.map-frame[data-moving="20000"]').waitFor();
+    await page.locator('.map-frame:not([data-moving])').waitFor();
+    expect(await size.textContent()).toBe(selected);
+    expect(await frame.getAttribute('data-points')).toBe(String(n));
+    expect(web.pageErrors).toEqual([]);
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
+import { seedSyntheticDataset } from '../../scripts/bench/syntheticDataset';
 import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { startWebApp, waitForLoadedImages, type WebApp } from '../support/webApp';
 import { storageCollectionWorkflowId } from '../../workflows/contracts';
@@ -93,6 +94,47 @@ describe('web app curation', () => {
       await viewer.getByTestId('viewer-file').filter({ hasText: fileName }).waitFor();
       expect(await viewer.getByTestId('viewer-facts').textContent()).toMatch(/Size\d[\d.]* (KB|MB)Resolution\d+ × \d+CaptionnoneLabelsnoneTagsnoneIssues/);
     }
+  }, 120_000);
+
+  it('goes on from the last image of a page of results into the next page, and back', async () => {
+    const { page } = web;
+    // 130 images, each its own cluster at threshold 0: Explore's pages of 100 clusters make two pages.
+    const { datasetId: paged } = await seedSyntheticDataset(web.stack.deps.db, 130, 4);
+    await page.goto(`/datasets/${paged}/explore`);
+    const thumbs = page.locator('ul[aria-label="Clusters"] button.thumb');
+    await page.waitForFunction('document.querySelectorAll(\'ul[aria-label="Clusters"] button.thumb\').length === 100');
+    // A thumbnail's title starts with its file name (then its caption, if any).
+    const nameOf = async (index: number) => (await thumbs.nth(index).getAttribute('title'))!.split('\n')[0].split(' — ')[0];
+    const lastOfFirst = await nameOf(99);
+    await thumbs.nth(99).click();
+    const viewer = page.locator('dialog.viewer');
+    const position = viewer.getByTestId('viewer-position');
+    await position.filter({ hasText: /^100 of 100$/ }).waitFor();
+    await viewer.getByText('Next opens the next page of results.').waitFor();
+
+    await page.keyboard.press('ArrowRight');
+    await position.filter({ hasText: /^1 of 30$/ }).waitFor();
+    expect(new URL(page.url()).searchParams.get('page')).toBe('1');
+    const firstOfSecond = await nameOf(0);
+    expect(firstOfSecond).not.toBe(lastOfFirst);
+    await viewer.getByTestId('viewer-file').filter({ hasText: new RegExp(`^${firstOfSecond}$`) }).waitFor();
+    await viewer.getByText('Previous opens the previous page of results.').waitFor();
+
+    await viewer.getByRole('button', { name: '← Previous' }).click();
+    await position.filter({ hasText: /^100 of 100$/ }).waitFor();
+    expect(new URL(page.url()).searchParams.get('page')).toBe('0');
+    await viewer.getByTestId('viewer-file').filter({ hasText: new RegExp(`^${lastOfFirst}$`) }).waitFor();
+
+    // The last page's last image has nothing after it.
+    await page.keyboard.press('ArrowRight');
+    await position.filter({ hasText: /^1 of 30$/ }).waitFor();
+    for (let i = 1; i < 30; i++) await page.keyboard.press('ArrowRight');
+    await position.filter({ hasText: /^30 of 30$/ }).waitFor();
+    expect(await viewer.getByRole('button', { name: 'Next →' }).isDisabled()).toBe(true);
+    await viewer.getByText('The last image.').waitFor();
+    await page.keyboard.press('Escape');
+    await viewer.waitFor({ state: 'detached' });
+    expect(web.pageErrors).toEqual([]);
   }, 120_000);
 
   it('fits more cards in a row when compact, and remembers the choice', async () => {

@@ -82,7 +82,8 @@ describe('dataset map', () => {
     const first = await points(datasetId, { threshold: 2, offset: 0, limit: 10 });
     const rest = await points(datasetId, { threshold: 2, offset: 10, limit: 1000 });
     expect([...first.x, ...rest.x]).toEqual([...page.x]);
-    expect([...first.cluster, ...rest.cluster]).toEqual([...page.cluster]);
+    expect([...first.y, ...rest.y]).toEqual([...page.y]);
+    for (const column of ['cluster', 'label', 'issue'] as const) expect([...first[column], ...rest[column]]).toEqual([...page[column]]);
   });
 
   it('keeps the map in a snapshot\'s clone and keeps every point\'s index when a batch is added', async () => {

@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Dataset } from '../api/client';
 import { addMedia, type MediaSource } from '../api/upload';
 import { ErrorMessage } from './ErrorMessage';
+import { TaskNotice, type FollowedTask } from './TaskNotice';
 
 type Kind = MediaSource['kind'];
 const ARCHIVE_TYPES = '.zip,.tar,.tar.gz,.tgz';
@@ -21,7 +22,9 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
   const [uri, setUri] = useState('');
   const [autoReindex, setAutoReindex] = useState(false);
   const [progress, setProgress] = useState(0);
-  const [notice, setNotice] = useState('');
+  // The task the last batch or reindex started: its notice lasts as long as it runs.
+  const [followed, setFollowed] = useState<FollowedTask | undefined>();
+  const follow = (taskType: FollowedTask['taskType']) => setFollowed({ taskType, datasetId: dataset.id, since: Date.now() });
   // File inputs cannot be cleared by state; a new key gives a fresh one after a sent batch.
   const [inputKey, setInputKey] = useState(0);
   const blocked = blockedReason(dataset);
@@ -33,11 +36,11 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
   const add = useMutation({
     mutationFn: (chosen: MediaSource) => addMedia(dataset.id, chosen, autoReindex, setProgress),
     onMutate: () => {
-      setNotice('');
+      setFollowed(undefined);
       setProgress(0);
     },
     onSuccess: () => {
-      setNotice('Batch accepted: the dataset is READ ONLY while the MEDIA_ADDITION task runs.');
+      follow('MEDIA_ADDITION');
       setFiles([]);
       setArchive(undefined);
       setUri('');
@@ -47,7 +50,8 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
   });
   const reindex = useMutation({
     mutationFn: async () => unwrap(await api.POST('/api/v1/dataset/{dataset_id}/reindex', { params: { path: { dataset_id: dataset.id } } })),
-    onSuccess: () => setNotice('Reindex started: the dataset becomes READY when it completes.'),
+    onMutate: () => setFollowed(undefined),
+    onSuccess: () => follow('REINDEX'),
     onSettled: refresh,
   });
 
@@ -107,7 +111,17 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
         </p>
         {blocked && <p className="muted">{blocked}</p>}
       </form>
-      {notice && <p role="status">{notice}</p>}
+      {followed && (
+        <TaskNotice
+          key={followed.since}
+          followed={followed}
+          refresh={['dataset', 'datasets', 'explore', 'map']}
+          running={
+            followed.taskType === 'MEDIA_ADDITION' ? 'Batch accepted: the dataset is READ ONLY while the MEDIA_ADDITION task runs.' : 'Reindex started: the dataset becomes READY when it completes.'
+          }
+          completed={(task) => (task.task_type === 'MEDIA_ADDITION' ? `The batch was added: ${task.status_message}` : 'Reindexed: the dataset is READY.')}
+        />
+      )}
       <ErrorMessage error={add.error} prefix="The batch was refused" />
       <ErrorMessage error={reindex.error} prefix="Reindex refused" />
     </section>

@@ -16,7 +16,16 @@ export interface ViewerItem {
 const ZOOMS = [1, 1.5, 2, 3, 4, 6, 8];
 const PAN_STEP = 60;
 
-/** One item of `items` full screen, with its facts beside it: next and previous, zoom and pan. */
+/** Pages of items beyond `items`: next past the last item (previous before the first) loads the next (previous) page. */
+export interface ViewerPaging {
+  previous: boolean;
+  next: boolean;
+  /** A page is loading: the viewer moves on to it when it is in. */
+  loading: boolean;
+  onPage(step: 1 | -1): void;
+}
+
+/** One item of `items` full screen, with its facts beside it: next and previous (on into the next page with `paging`), zoom and pan. */
 export function MediaViewer<Item extends ViewerItem>({
   datasetId,
   items,
@@ -24,6 +33,7 @@ export function MediaViewer<Item extends ViewerItem>({
   onIndex,
   onClose,
   actions,
+  paging,
 }: {
   datasetId: string;
   items: Item[];
@@ -31,6 +41,7 @@ export function MediaViewer<Item extends ViewerItem>({
   onIndex(index: number): void;
   onClose(): void;
   actions?(item: Item): ReactNode;
+  paging?: ViewerPaging;
 }) {
   const item = items[index];
   const [zoom, setZoom] = useState(0);
@@ -42,11 +53,14 @@ export function MediaViewer<Item extends ViewerItem>({
     setZoom(clamped);
     if (clamped === 0) setPan({ x: 0, y: 0 });
   };
-  const go = (step: number) => {
-    const next = index + step;
-    if (next < 0 || next >= items.length) return;
+  const pageOn = (step: 1 | -1) => Boolean(paging && !paging.loading && (step === 1 ? paging.next : paging.previous));
+  const canGo = (step: 1 | -1) => (step === 1 ? index < items.length - 1 : index > 0) || pageOn(step);
+  const go = (step: 1 | -1) => {
+    if (!canGo(step)) return;
     zoomTo(0);
-    onIndex(next);
+    const next = index + step;
+    if (next < 0 || next >= items.length) paging!.onPage(step);
+    else onIndex(next);
   };
   const onKeyDown = (event: KeyboardEvent) => {
     // On the page, not the dialog: a button that turns disabled (the last image's Next) drops the focus to the body.
@@ -95,10 +109,10 @@ export function MediaViewer<Item extends ViewerItem>({
         </div>
         <div className="viewer-side">
           <div className="viewer-controls" role="group" aria-label="Viewer controls">
-            <button type="button" onClick={() => go(-1)} disabled={index === 0}>
+            <button type="button" onClick={() => go(-1)} disabled={!canGo(-1)}>
               ← Previous
             </button>
-            <button type="button" onClick={() => go(1)} disabled={index === items.length - 1}>
+            <button type="button" onClick={() => go(1)} disabled={!canGo(1)}>
               Next →
             </button>
             <span className="muted" data-testid="viewer-position">
@@ -115,8 +129,10 @@ export function MediaViewer<Item extends ViewerItem>({
               Fit
             </button>
           </div>
-          {(index === 0 || index === items.length - 1) && (
-            <p className="muted">{items.length === 1 ? 'The only image loaded here.' : index === 0 ? 'The first image loaded here.' : 'The last image loaded here: the next page has more.'}</p>
+          {paging?.loading ? (
+            <p role="status">Loading the next page of results…</p>
+          ) : (
+            (index === 0 || index === items.length - 1) && <p className="muted">{edgeNote(index, items.length, paging)}</p>
           )}
           <MediaFacts datasetId={datasetId} mediaId={item.media_id} />
           <p className="viewer-links">
@@ -130,6 +146,14 @@ export function MediaViewer<Item extends ViewerItem>({
       </div>
     </Dialog>
   );
+}
+
+/** What lies beyond the first or last item loaded. */
+function edgeNote(index: number, count: number, paging: ViewerPaging | undefined): string {
+  const notes: string[] = [];
+  if (index === 0) notes.push(paging?.previous ? 'Previous opens the previous page of results.' : 'The first image.');
+  if (index === count - 1) notes.push(paging?.next ? 'Next opens the next page of results.' : paging ? 'The last image.' : 'The last image loaded here.');
+  return notes.join(' ');
 }
 
 const BYTE_UNITS = ['bytes', 'KB', 'MB', 'GB'];

@@ -1,8 +1,10 @@
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
 import { api, unwrap, type Snapshot } from '../api/client';
 import { ConfirmDialog } from './Dialog';
 import { ErrorMessage } from './ErrorMessage';
+import { TaskNotice, type FollowedTask } from './TaskNotice';
 
 /** The dataset's snapshots, newest first: create one, restore one, clone one into a new dataset. */
 export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
@@ -10,6 +12,8 @@ export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [notice, setNotice] = useState('');
+  // The last clone started: its notice lasts as long as its task, then links to the new dataset.
+  const [cloning, setCloning] = useState<{ snapshot: Snapshot; followed: FollowedTask } | undefined>();
   const [confirmingRestore, setConfirmingRestore] = useState<Snapshot | undefined>();
   // A restore's notice lasts while the restore runs.
   const [restoring, setRestoring] = useState(false);
@@ -52,7 +56,8 @@ export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
   const clone = useMutation({
     mutationFn: async (snapshot: Snapshot) =>
       unwrap(await api.POST('/api/v1/dataset/{dataset_id}/snapshot/{snapshot_id}/clone', { params: { path: { ...path, snapshot_id: snapshot.snapshot_id } } })),
-    onSuccess: (_answer, snapshot) => setNotice(`Cloning “${snapshot.snapshot_name}” into a new dataset: follow the SNAPSHOT_CLONE task on the Tasks page.`),
+    onMutate: () => setCloning(undefined),
+    onSuccess: (_answer, snapshot) => setCloning({ snapshot, followed: { taskType: 'SNAPSHOT_CLONE', since: Date.now() } }),
     onSettled: refresh,
   });
   const busy = create.isPending || restore.isPending || clone.isPending;
@@ -80,6 +85,19 @@ export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
         )}
       </form>
       {notice && <p role="status">{notice}</p>}
+      {cloning && (
+        <TaskNotice
+          key={cloning.followed.since}
+          followed={cloning.followed}
+          refresh={['datasets']}
+          running={`Cloning “${cloning.snapshot.snapshot_name}” into a new dataset: the SNAPSHOT_CLONE task runs.`}
+          completed={(task) => (
+            <>
+              Cloned “{cloning.snapshot.snapshot_name}” into <Link to={`/datasets/${task.dataset_id}`}>{task.dataset_name}</Link>.
+            </>
+          )}
+        />
+      )}
       <ErrorMessage error={create.error} prefix="The snapshot could not be created" />
       <ErrorMessage error={restore.error} prefix="Restore refused" />
       <ErrorMessage error={clone.error} prefix="Clone refused" />

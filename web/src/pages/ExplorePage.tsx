@@ -111,6 +111,20 @@ export function ExplorePage() {
       focusThumb(shown.media_id);
     }
   };
+  // Next past the page's last image opens the next page of results in the viewer (and previous the one before).
+  const [viewerTurn, setViewerTurn] = useState<{ step: 1 | -1; page: number } | undefined>();
+  const hasNextPage = clusters.length >= CLUSTERS_PER_PAGE;
+  const turnViewerPage = (step: 1 | -1) => {
+    setViewerTurn({ step, page: page + step });
+    change({ page: String(page + step) });
+  };
+  useEffect(() => {
+    if (viewerTurn !== undefined && explore.isError) return setViewerTurn(undefined);
+    // Wait for the URL to name the new page and for its results (not the previous page's, kept while it loads).
+    if (viewerTurn === undefined || page !== viewerTurn.page || explore.isPlaceholderData || !explore.data) return;
+    setViewerTurn(undefined);
+    setViewing(viewerItems.length === 0 ? undefined : viewerTurn.step === 1 ? 0 : viewerItems.length - 1);
+  }, [viewerTurn, page, explore.isPlaceholderData, explore.isError, explore.data, viewerItems.length]);
   const findSimilar = (preview: Preview) => change({ similar_to: preview.media_id, anchor_type: undefined, similar_name: preview.file_name, caption: undefined });
 
   useEffect(() => {
@@ -306,6 +320,7 @@ export function ExplorePage() {
           index={viewing}
           onIndex={setViewing}
           onClose={closeViewer}
+          paging={{ previous: page > 0, next: hasNextPage, loading: viewerTurn !== undefined, onPage: turnViewerPage }}
           actions={(item) => (
             <button type="button" onClick={() => { setViewing(undefined); findSimilar(item); }}>
               Find similar images
@@ -314,7 +329,7 @@ export function ExplorePage() {
         />
       )}
       {helpOpen && <ShortcutsHelp onClose={() => setHelpOpen(false)} />}
-      <Pager label="Cluster pages" page={page} hasNext={clusters.length >= CLUSTERS_PER_PAGE} summary={`Page ${page + 1}`} onPage={(next) => change({ page: String(next) })} />
+      <Pager label="Cluster pages" page={page} hasNext={hasNextPage} summary={`Page ${page + 1}`} onPage={(next) => change({ page: String(next) })} />
       <ViewsPanel datasetId={datasetId} entityType={entityType} caption={caption || undefined} vql={vql.length > 0 ? JSON.stringify(vql) : undefined} />
     </>
   );

@@ -5,7 +5,7 @@ import { api, unwrap } from '../api/client';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { EMPTY_SELECTION, type Selection } from '../api/selection';
 import { SelectionBar } from '../components/SelectionBar';
-import { fetchMap, fetchPoints, fetchSelectedMedia, mapKeys, type ColourBy, type DatasetMap } from '../features/map/api';
+import { fetchMap, fetchSelectedMedia, mapKeys, useMapPoints, type ColourBy, type DatasetMap } from '../features/map/api';
 import { MAP_COLOURS, MapCanvas } from '../features/map/MapCanvas';
 import { useUrlState } from '../urlState';
 
@@ -33,9 +33,11 @@ export function MapPage() {
   const [selectionError, setSelectionError] = useState<Error | null>(null);
 
   const dataset = useQuery({ queryKey: ['dataset', datasetId], queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: datasetId } } })) });
-  const map = useQuery({ queryKey: mapKeys.summary(datasetId, threshold), queryFn: () => fetchMap(datasetId, threshold) });
-  const count = map.data?.count ?? 0;
-  const points = useQuery({ queryKey: mapKeys.points(datasetId, threshold), queryFn: () => fetchPoints(datasetId, threshold), staleTime: Infinity });
+  const points = useMapPoints(datasetId, threshold);
+  // The summary (the legend) is asked once the first points are in, so it does not slow their first draw.
+  const map = useQuery({ queryKey: mapKeys.summary(datasetId, threshold), queryFn: () => fetchMap(datasetId, threshold), enabled: Boolean(points.points ?? points.error) });
+  // The first page of points says how many there are: the canvas need not wait for the summary.
+  const count = points.points?.total ?? map.data?.count ?? 0;
 
   const clear = () => {
     setPicked([]);
@@ -50,7 +52,7 @@ export function MapPage() {
       setSelection(EMPTY_SELECTION);
       return setSelectionError(new Error(`${indices.length.toLocaleString()} points lassoed; a selection holds at most ${SELECTION_LIMIT.toLocaleString()}: zoom in and lasso fewer`));
     }
-    fetchSelectedMedia(datasetId, points.data!.layoutId!, indices).then(
+    fetchSelectedMedia(datasetId, points.points!.layoutId!, indices).then(
       (mediaIds) => setSelection({ mediaIds, clusters: [] }),
       (error: Error) => setSelectionError(error),
     );
@@ -104,13 +106,18 @@ export function MapPage() {
             {count.toLocaleString()} point{count === 1 ? '' : 's'}
             {map.data.unplaced > 0 && ` · ${map.data.unplaced.toLocaleString()} added since the last reindex are not placed yet`}
           </span>
+          {points.points && points.points.loaded < points.points.total && (
+            <span role="status" className="muted">
+              Showing an even sample of {points.points.loaded.toLocaleString()} points while the rest load…
+            </span>
+          )}
         </div>
       )}
       {map.data && count === 0 && <p>No map yet: it is laid out when the dataset is indexed.</p>}
-      {(map.isPending || (points.isPending && count > 0)) && <p>Loading the map…</p>}
+      {(map.isPending || (!points.points && !points.error && count > 0)) && <p>Loading the map…</p>}
       {picked.length > 0 && <SelectionBar datasetId={datasetId} selection={selection} onClear={clear} />}
       <ErrorMessage error={selectionError} prefix="The selection could not be made" />
-      {count > 0 && <MapCanvas count={count} points={points.data} colourBy={colourBy} lasso={lasso} selected={picked} onSelect={onSelect} />}
+      {count > 0 && <MapCanvas count={count} points={points.points} colourBy={colourBy} lasso={lasso} selected={picked} onSelect={onSelect} />}
       {map.data && count > 0 && (
         <ul className="map-legend" aria-label="Colours">
           {[{ index: 0, name: NONE[colourBy], count: -1 }, ...legendOf(map.data, colourBy)].map((entry) => (

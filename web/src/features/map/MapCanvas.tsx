@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import createScatterplot from 'regl-scatterplot';
-import type { ColourBy, MapPoints } from './api';
+import { SAMPLE_POINTS, type ColourBy, type MapPoints } from './api';
 
 /** Colour 0 (no category or a smaller one) is grey; 1-19 follow the legend. */
 export const MAP_COLOURS = [
@@ -14,8 +14,18 @@ type Scatterplot = ReturnType<typeof createScatterplot>;
 const pointSizeFor = (count: number) => (count < 1_000 ? 8 : count < 100_000 ? 4 : 2);
 
 /**
+ * While the camera moves (a drag, until the button is released; the wheel, until it has rested for
+ * MOVING_REST_MS) only the map's sample is drawn (its first SAMPLE_POINTS, an even sample), then every
+ * point again: a software WebGL draws a million points a few times a second, too slowly to follow the mouse.
+ */
+const MOVING_REST_MS = 200;
+const firstIndexes = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/**
  * The points drawn with WebGL (regl-scatterplot): drag pans, the wheel zooms, and in lasso mode (or
- * with Shift held) a drag selects the points it encircles. `onSelect` receives their indexes.
+ * with Shift held) a drag selects the points it encircles. `onSelect` receives their indexes. The
+ * frame's data-points says how many points are drawn and data-state whether they are all of them
+ * (`drawn`) or the first page while the rest loads (`partial`).
  */
 export function MapCanvas({
   count,
@@ -38,6 +48,10 @@ export function MapCanvas({
   const frame = useRef<HTMLDivElement>(null);
   const select = useRef(onSelect);
   select.current = onSelect;
+  const picked = useRef(selected);
+  picked.current = selected;
+  const drawn = useRef(0);
+  const drawing = useRef<Promise<unknown>>(Promise.resolve());
 
   useEffect(() => {
     const scatterplot = createScatterplot({
@@ -55,20 +69,71 @@ export function MapCanvas({
     scatterplot.subscribe('select', ({ points: indices }) => select.current(indices));
     scatterplot.subscribe('deselect', () => select.current([]));
     plot.current = scatterplot;
+
+    // Level of detail: a sample while the camera moves, every point at rest (see SAMPLE_POINTS).
+    let moving = false;
+    let dragging = false;
+    let rest: ReturnType<typeof setTimeout> | undefined;
+    const settle = () => {
+      if (!moving || dragging) return;
+      moving = false;
+      frame.current?.removeAttribute('data-moving');
+      void scatterplot.unfilter({ preventEvent: true });
+      // filter() drops the selected points outside the sample: select them again.
+      if (picked.current.length > 0) scatterplot.select(picked.current, { preventEvent: true });
+    };
+    const move = () => {
+      if (!moving && drawn.current > SAMPLE_POINTS) {
+        moving = true;
+        frame.current?.setAttribute('data-moving', String(SAMPLE_POINTS));
+        void scatterplot.filter(firstIndexes(SAMPLE_POINTS), { preventEvent: true });
+      }
+      clearTimeout(rest);
+      if (moving) rest = setTimeout(settle, MOVING_REST_MS);
+    };
+    const press = (event: PointerEvent) => {
+      if (event.shiftKey || scatterplot.get('mouseMode') !== 'panZoom') return;
+      dragging = true;
+      move();
+    };
+    const release = () => {
+      if (!dragging) return;
+      dragging = false;
+      settle();
+    };
+    const target = canvas.current!;
+    target.addEventListener('pointerdown', press);
+    window.addEventListener('pointerup', release);
+    target.addEventListener('wheel', move, { passive: true });
+    scatterplot.subscribe('view', move);
     return () => {
+      clearTimeout(rest);
+      target.removeEventListener('pointerdown', press);
+      window.removeEventListener('pointerup', release);
+      target.removeEventListener('wheel', move);
       plot.current = null;
+      drawn.current = 0;
       scatterplot.destroy();
     };
   }, [count]);
 
   useEffect(() => {
     const scatterplot = plot.current;
-    if (!scatterplot || !points) return;
+    if (!scatterplot || !points || points.loaded === 0) return;
+    const n = points.loaded;
+    const all = n === points.total;
     frame.current?.setAttribute('data-state', 'drawing');
-    void scatterplot.draw({ x: points.x, y: points.y, valueA: points.colours[colourBy] }, { zDataType: 'categorical' }).then(() => {
-      // The bench and the end-to-end test wait for this: every point is on screen.
-      requestAnimationFrame(() => frame.current?.setAttribute('data-state', 'drawn'));
-    });
+    // One draw at a time: the whole map may arrive while the first page is still being drawn.
+    drawing.current = drawing.current.catch(() => undefined).then(() =>
+      scatterplot.draw({ x: points.x.subarray(0, n), y: points.y.subarray(0, n), valueA: points.colours[colourBy].subarray(0, n) }, { zDataType: 'categorical' }).then(() => {
+        drawn.current = n;
+        // The bench and the end-to-end tests wait for this: n points are on screen.
+        requestAnimationFrame(() => {
+          frame.current?.setAttribute('data-points', String(n));
+          frame.current?.setAttribute('data-state', all ? 'drawn' : 'partial');
+        });
+      }),
+    );
   }, [points, colourBy]);
 
   useEffect(() => {
@@ -82,7 +147,7 @@ export function MapCanvas({
   }, [selected]);
 
   return (
-    <div ref={frame} className="map-frame" data-points={points?.x.length ?? 0} data-state="drawing">
+    <div ref={frame} className="map-frame" data-state="drawing">
       <canvas ref={canvas} aria-label={`Map of ${count.toLocaleString()} points`} role="img" />
     </div>
   );

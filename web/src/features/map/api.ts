@@ -1,29 +1,38 @@
+import { useEffect, useState } from 'react';
 import { api, unwrap, type Schemas } from '../../api/client';
 
 export type DatasetMap = Schemas['DatasetMap'];
 export type ColourBy = 'cluster' | 'label' | 'issue';
 
-/** One binary page of points, columns of n (see GET /dataset/{id}/map/points). */
+/** The map's points as columns of `total`, of which the first `loaded` have arrived (see GET /dataset/{id}/map/points). */
 export interface MapPoints {
   layoutId: string | null;
+  total: number;
+  loaded: number;
   x: Float32Array;
   y: Float32Array;
   colours: Record<ColourBy, Uint8Array>;
 }
 
+/**
+ * Points of the map's sample: the first page, drawn at once (the rest are drawn when they arrive), and
+ * what the map draws while it moves (MapCanvas). The worker stores a map's points in a random order, so
+ * the first ones are an even sample of the whole map.
+ */
+export const SAMPLE_POINTS = 20_000;
+
 export const mapKeys = {
   all: (datasetId: string) => ['map', datasetId] as const,
   summary: (datasetId: string, threshold: number) => ['map', datasetId, 'summary', threshold] as const,
-  points: (datasetId: string, threshold: number) => ['map', datasetId, 'points', threshold] as const,
 };
 
 export async function fetchMap(datasetId: string, threshold: number): Promise<DatasetMap> {
   return unwrap(await api.GET('/api/v1/dataset/{dataset_id}/map', { params: { path: { dataset_id: datasetId }, query: { threshold } } }));
 }
 
-async function fetchPage(datasetId: string, threshold: number, offset: number) {
+async function fetchPage(datasetId: string, threshold: number, offset: number, limit?: number) {
   const result = await api.GET('/api/v1/dataset/{dataset_id}/map/points', {
-    params: { path: { dataset_id: datasetId }, query: { threshold, offset } },
+    params: { path: { dataset_id: datasetId }, query: { threshold, offset, limit } },
     parseAs: 'arrayBuffer',
   });
   const bytes = unwrap(result) as unknown as ArrayBuffer;
@@ -31,25 +40,46 @@ async function fetchPage(datasetId: string, threshold: number, offset: number) {
   return { bytes, count: Number(header('X-Map-Points')), total: Number(header('X-Map-Total')), layoutId: header('X-Map-Layout-Id') };
 }
 
-/** Every point of the map, page after page (the API's largest), into one set of columns; needs nothing from GET …/map, so both load at once. */
-export async function fetchPoints(datasetId: string, threshold: number): Promise<MapPoints> {
-  let page = await fetchPage(datasetId, threshold, 0);
+/**
+ * Every point of the map into one set of columns: a first page of SAMPLE_POINTS, then the rest (the
+ * API's largest pages). `onPage` sees the columns after each page. Needs nothing from GET …/map, so both load at once.
+ */
+export async function fetchPoints(datasetId: string, threshold: number, onPage: (points: MapPoints) => void): Promise<MapPoints> {
+  let page = await fetchPage(datasetId, threshold, 0, SAMPLE_POINTS);
   const total = page.total;
   const points: MapPoints = {
     layoutId: page.layoutId,
+    total,
+    loaded: 0,
     x: new Float32Array(total),
     y: new Float32Array(total),
     colours: { cluster: new Uint8Array(total), label: new Uint8Array(total), issue: new Uint8Array(total) },
   };
-  for (let offset = 0; ; ) {
-    const n = Math.min(page.count, total - offset);
+  for (;;) {
+    const [offset, n] = [points.loaded, Math.min(page.count, total - points.loaded)];
     points.x.set(new Float32Array(page.bytes, 0, n), offset);
     points.y.set(new Float32Array(page.bytes, page.count * 4, n), offset);
     (['cluster', 'label', 'issue'] as const).forEach((by, column) => points.colours[by].set(new Uint8Array(page.bytes, page.count * (8 + column), n), offset));
-    offset += n;
-    if (offset >= total || n === 0) return points;
-    page = await fetchPage(datasetId, threshold, offset);
+    points.loaded += n;
+    onPage({ ...points });
+    if (points.loaded >= total || n === 0) return points;
+    page = await fetchPage(datasetId, threshold, points.loaded);
+    if (page.layoutId !== points.layoutId) throw new Error('The map was laid out anew while it loaded: load the page again');
   }
+}
+
+/** The map's points as they load: undefined until the first page is in (a new object after each page). */
+export function useMapPoints(datasetId: string, threshold: number): { points?: MapPoints; error: Error | null } {
+  const [state, setState] = useState<{ points?: MapPoints; error: Error | null }>({ error: null });
+  useEffect(() => {
+    let live = true;
+    setState({ error: null });
+    fetchPoints(datasetId, threshold, (points) => live && setState({ points, error: null })).catch((error: Error) => live && setState({ error }));
+    return () => {
+      live = false;
+    };
+  }, [datasetId, threshold]);
+  return state;
 }
 
 export async function fetchSelectedMedia(datasetId: string, layoutId: string, indices: number[]): Promise<string[]> {
