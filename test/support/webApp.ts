@@ -34,9 +34,16 @@ export async function startWebApp(env: Record<string, string> = {}) {
   };
 }
 
+/** The first element's text comes to match `pattern` within 15 s (the app updates it when its requests answer). */
 export async function expectText(locator: Locator, pattern: RegExp): Promise<void> {
   await locator.first().waitFor();
-  expect(await locator.first().textContent()).toMatch(pattern);
+  const deadline = Date.now() + 15_000;
+  let text = await locator.first().textContent();
+  while (!pattern.test(text ?? '') && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    text = await locator.first().textContent();
+  }
+  expect(text).toMatch(pattern);
 }
 
 /** Every thumbnail in view decoded (lazy ones below the fold are scrolled to first). */
