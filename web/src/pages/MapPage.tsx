@@ -115,7 +115,12 @@ export function MapPage() {
       )}
       {map.data && count === 0 && <p>No map yet: it is laid out when the dataset is indexed.</p>}
       {(map.isPending || (!points.points && !points.error && count > 0)) && <p>Loading the map…</p>}
-      {picked.length > 0 && <SelectionBar datasetId={datasetId} selection={selection} onClear={clear} />}
+      {picked.length > 0 && selection.mediaIds.length === 0 && !selectionError && (
+        <p role="status" className="muted">
+          Looking up the {picked.length.toLocaleString()} lassoed images…
+        </p>
+      )}
+      {selection.mediaIds.length > 0 && <SelectionBar datasetId={datasetId} selection={selection} onClear={clear} />}
       <ErrorMessage error={selectionError} prefix="The selection could not be made" />
       {count > 0 && <MapCanvas count={count} points={points.points} colourBy={colourBy} lasso={lasso} selected={picked} onSelect={onSelect} />}
       {map.data && count > 0 && (
