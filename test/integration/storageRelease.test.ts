@@ -109,7 +109,7 @@ describe('dataset delete and the storage collector', () => {
     const coffee = clusters.flatMap((c) => c.previews).find((p) => p.file_name === 'coffee.jpg')!;
     const similar = await explore(clone).query({ anchor_media_id: coffee.media_id, anchor_type: 'MEDIA' }).expect(200);
     expect(similar.body.clusters.length).toBeGreaterThan(0);
-  });
+  }, 180_000);
 
   it('deleting the clone too releases what only they used, and keeps the blob another dataset shares by content', async () => {
     const filesBefore = blobFiles();
@@ -128,7 +128,7 @@ describe('dataset delete and the storage collector', () => {
     const chelsea = previews.find((p) => p.file_name === 'chelsea.jpg')!;
     const image = await stack.request.get(new URL(chelsea.media_uri).pathname + new URL(chelsea.media_uri).search).expect(200);
     expect(sha256Hex(image.body as Buffer)).toBe(shaOf('chelsea'));
-  });
+  }, 180_000);
 
   it('survives a crash after the purge: what it recorded is released by a later run (blobs once no batch is being added), and a run with nothing to do changes nothing', async () => {
     const taskQueue = stack.deps.config.temporal.taskQueue;
@@ -160,10 +160,13 @@ describe('dataset delete and the storage collector', () => {
     await collected();
     expect(blobFiles()).toBe(filesBefore);
     await explore(b).expect(200);
-  });
+  }, 180_000);
 
   it('releases a deleted snapshot\'s version and an expired export archive (retention 0 here)', async () => {
     const { db } = stack.deps;
+    // With a retention of 0 any run expires the archive as soon as it exists: no run (a signal left
+    // by the tests above would start one) until the archive has been seen. `collected` starts it again.
+    await stack.deps.temporal.workflow.getHandle(storageCollectionWorkflowId(stack.deps.config.temporal.taskQueue)).terminate('the export must be seen first').catch(() => undefined);
     await stack.request.post(`/api/v1/dataset/${b}/snapshot`).send({ name: 'manual' }).expect(200);
     const snapshots = (await stack.request.get(`/api/v1/dataset/${b}/snapshot`).expect(200)).body as Array<{ snapshot_id: string; is_current: boolean }>;
     const old = snapshots.find((s) => !s.is_current)!;
@@ -172,7 +175,7 @@ describe('dataset delete and the storage collector', () => {
 
     const { id: exportId } = (await stack.request.get(`/api/v1/dataset/${b}/export_context_async`).query({ file_name: 'b.zip', export_format: 'json' }).expect(200)).body;
     await eventually(
-      async () => (await stack.request.get(`/api/v1/dataset/${b}/export_status`).query({ export_task_id: exportId })).body.status,
+      async () => (await stack.request.get(`/api/v1/dataset/${b}/export_status`).query({ export_task_id: exportId }).expect(200)).body.status,
       (status) => status === 'COMPLETED',
       60_000,
       'the export',
@@ -190,7 +193,7 @@ describe('dataset delete and the storage collector', () => {
     expect((await explore(b).expect(200)).body.clusters.length).toBeGreaterThan(0);
     expect((await stack.request.get(`/api/v1/dataset/${b}/snapshot`).expect(200)).body).toHaveLength(1);
     expect(stored(shaOf('rocket'))).toBe(true);
-  });
+  }, 180_000);
 });
 
 /** The same release against a real S3-compatible server (OBJECT_STORE_URL): objects counted in the bucket. */
