@@ -3,6 +3,7 @@ import { createUser } from '../../db/repositories/users';
 import { Organization, Workspace } from '../../db/models';
 import { eventually } from '../support/media';
 import { startTestStack } from '../support/testStack';
+import { downloadExport } from '../support/exportArchives';
 import { readZip } from '../support/zip';
 import { loginCookie } from '../support/sessions';
 
@@ -65,16 +66,7 @@ describe('export access', () => {
     expect(status).toMatchObject({ status: 'COMPLETED', error_message: null });
     // A viewer may not even ask where an editor's export stands.
     await stack.request.get(`/api/v1/dataset/${datasetId}/export_status`).query({ export_task_id: id }).set('Cookie', cookies.bob).expect(403);
-    const url = new URL(status.download_uri);
-    const zip = await stack.request
-      .get(url.pathname + url.search)
-      .buffer(true)
-      .parse((response, done) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => done(null, Buffer.concat(chunks)));
-      })
-      .expect(200);
+    const zip = await downloadExport(stack, status.download_uri).expect(200);
     const entries = await readZip(zip.body);
     expect(JSON.parse(entries.get('metadata.json')!.toString('utf8'))).toEqual([]);
   });

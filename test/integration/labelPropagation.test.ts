@@ -1,3 +1,4 @@
+import { headMediaIdsByName } from '../support/versions';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,10 +68,7 @@ describe('label propagation', () => {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  const idsByName = async () => {
-    const rows: Array<{ id: string; file_name: string }> = await stack.deps.db('media as m').join('datasets as d', 'd.head_version_id', 'm.version_id').where('d.id', datasetId).select('m.id', 'm.file_name');
-    return new Map(rows.map((row) => [row.file_name, row.id]));
-  };
+  const idsByName = () => headMediaIdsByName(stack.deps.db, datasetId);
   const labelled = async (label: string, source: string) =>
     ((await stack.deps.db('media_labels as l').join('datasets as d', 'd.head_version_id', 'l.version_id').where({ 'd.id': datasetId, 'l.label': label, 'l.source': source }).pluck('l.media_id')) as string[]).sort();
   const propagate = (body: object) => stack.request.post(`/api/v1/dataset/${datasetId}/labels/propagate`).send(body);

@@ -1,3 +1,4 @@
+import { headMediaIdsByName } from '../support/versions';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -82,10 +83,7 @@ describe('label quality', () => {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  const idsByName = async () => {
-    const rows: Array<{ id: string; file_name: string }> = await stack.deps.db('media as m').join('datasets as d', 'd.head_version_id', 'm.version_id').where('d.id', datasetId).select('m.id', 'm.file_name');
-    return new Map(rows.map((row) => [row.file_name, row.id]));
-  };
+  const idsByName = () => headMediaIdsByName(stack.deps.db, datasetId);
   const declare = (body: object) => stack.request.put(`/api/v1/dataset/${datasetId}/label_fields`).send(body);
 
   it('refuses bad input with 422 {detail} and a report before any check with 404, changing nothing', async () => {
