@@ -282,7 +282,8 @@ describe('web app', () => {
       user_id: stack.deps.defaultUser.id, entity_type: 'saved_view', entity_id: view.id, title: '', message: '1 new result for view "dark cats" in viewed', metadata: {}, dataset_id: datasetId,
     });
     const opened = async () => {
-      await page.waitForURL(/\/explore\?/);
+      // Explore may write its own query (paging, threshold) before the click lands: wait for the view's.
+      await page.waitForURL((u) => u.pathname.endsWith('/explore') && u.searchParams.has('caption'));
       const url = new URL(page.url());
       expect([url.searchParams.get('caption'), JSON.parse(url.searchParams.get('vql')!)]).toEqual(['a cat', JSON.parse(vql)]);
       await page.getByText('Captions matching “a cat”, nearest first.').waitFor();
