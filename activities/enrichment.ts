@@ -6,39 +6,25 @@ import {
   hasUnclusteredObjects,
   markEnriched,
   nextMediaToEnrich,
-  objectsOf,
-  replaceLabels,
-  replaceObjects,
   resetEnriched,
   savePredictedClasses,
-  setCaptions,
-  setConceptKeys,
   setEnrichmentModels,
-  setObjectCaptions,
   setObjectClusters,
   versionObjectIds,
   type MediaToEnrich,
-  type ObjectRow,
 } from '../db/repositories/enrichment';
 import { mediaCounts } from '../db/repositories/media';
 import { updateTaskProgress } from '../db/repositories/tasks';
 import { dropUnusedVersions, findVersion, headVersion, setHeadVersion, type DatasetVersion } from '../db/repositories/versions';
 import { releaseTransition, TRANSITIONS } from '../lib/datasetStates';
 import { clusterByThresholds } from '../lib/clustering/clusterByThresholds';
-import { APPLY_ORDER, DETECTION_SOURCE, MODEL_IDS, TAGGING_SOURCE, type EnrichmentType } from '../lib/enrichment/catalog';
-import { conceptKey, conceptTerms, conceptVector } from '../lib/enrichment/concepts';
-import { imageCaption, objectCaption, tagsFromClasses } from '../lib/enrichment/describe';
-import { cropToBoxes } from '../lib/media/crop';
-import { contentTypeOf } from '../lib/media/mediaTypes';
-import type { ClipModel } from '../lib/ml/clip';
-import type { ObjectDetector } from '../lib/ml/objectDetector';
-import { VisionCaptionError, type VisionCaptioner } from '../lib/ml/visionCaptioner';
+import { APPLY_ORDER, type EnrichmentType } from '../lib/enrichment/catalog';
 import { contentUuid } from '../lib/sha256';
-import type { EncodedImage, ImageEncoder, PredictedClass } from '../lib/ml/imageEncoder';
-import type { TextEncoder } from '../lib/ml/textEncoder';
-import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
-import { clipCollection, conceptCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import type { PredictedClass } from '../lib/ml/imageEncoder';
+import { objectCollection } from '../lib/vectors/vectorStore';
 import type { EnrichmentInput } from '../workflows/contracts';
+import { ENRICHMENT_PLUGINS } from '../services/enrichmentModels';
+import type { EnrichBatch, ModelContext, ModelRun } from '../services/enrichmentModels/plugin';
 import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import { GRAPH_K } from './analysis';
 import type { IdRange } from '../db/repositories/chunks';
@@ -47,9 +33,8 @@ import type { ChunkStep } from '../workflows/contracts';
 import { createChunkProgressReporter, createProgressReporter, type ProgressReporter, type TaskRef } from './progress';
 import { vectorNeighbours } from './vectorNeighbours';
 
+/** Media per model batch (and per transaction). */
 const ENRICH_BATCH = 16;
-
-
 
 /** The steps of an ENRICHMENT around its model runs, on the main queue. */
 export function createEnrichmentActivities(deps: { db: Db }) {
@@ -86,80 +71,18 @@ export function createEnrichmentActivities(deps: { db: Db }) {
   };
 }
 
-type EnrichBatch = Array<MediaToEnrich & { classes: PredictedClass[] }>;
-
-/**
- * What one model does to a batch of media: `infer` runs the model with no transaction open (it may
- * read, and writes vectors first: a row only refers to a vector that exists); `write` stores its
- * output in the transaction that marks the batch done.
- */
-interface BatchStep<Output> {
-  infer(version: DatasetVersion, batch: EnrichBatch): Promise<Output>;
-  write(trx: Db, version: DatasetVersion, batch: EnrichBatch, output: Output): Promise<void>;
-}
-
-const batchStep = <Output>(step: BatchStep<Output>): BatchStep<unknown> => step as BatchStep<unknown>;
-
 /**
  * Runs the models of the enrichment recorded on a dataset's head version over every media item they
  * have not run on yet (all of them after a copy; the new ones after add_media). Each batch's outputs
  * and its "done" mark are one transaction, so a retried activity resumes without repeating work.
- * Runs on the inference queue.
+ * Runs on the inference queue; each model is a plugin (services/enrichmentModels).
  */
-export function createEnrichmentInferenceActivities(deps: {
-  db: Db;
-  store: ObjectStore;
-  vectors: VectorStore;
-  encoder: ImageEncoder;
-  textEncoder: TextEncoder;
-  /** Loaded on first use: workers that never detect objects never hold the detector. */
-  detector: () => Promise<ObjectDetector>;
-  /** A site's own CLIP (MODELS_DIR/clip.json), loaded on first use. */
-  clip: () => Promise<ClipModel>;
-  /** The OpenAI-compatible vision endpoint, when VISION_CAPTION_URL is set. */
-  visionCaptioner?: VisionCaptioner;
-}) {
-  const { db, store, vectors, encoder, textEncoder } = deps;
-
-  /** Detects the objects of a batch, then embeds and classifies each object's crop with the image encoder. */
-  async function detectObjects(batch: MediaToEnrich[]): Promise<Array<Omit<ObjectRow, 'caption'> & { vector: Float32Array }>> {
-    const detector = await deps.detector();
-    const images = await Promise.all(batch.map((media) => store.get(blobKey(media.blob_sha256))));
-    const found = await detector.detect(images);
-    const objects = batch.flatMap((media, i) =>
-      found[i].map((detection, j) => ({ media, detection, id: contentUuid(`${media.id}/${detector.modelId}/${j}`) })),
-    );
-    const crops = (await Promise.all(batch.map((_, i) => cropToBoxes(images[i], found[i].map((detection) => detection.box))))).flat();
-    const encoded: EncodedImage[] = [];
-    for (let i = 0; i < crops.length; i += ENRICH_BATCH) encoded.push(...(await encoder.encodeAndClassify(crops.slice(i, i + ENRICH_BATCH))));
-    return objects.map(({ media, detection, id }, k) => ({
-      id,
-      media_id: media.id,
-      label: detection.label,
-      confidence: detection.confidence,
-      box_x: detection.box.x,
-      box_y: detection.box.y,
-      box_width: detection.box.width,
-      box_height: detection.box.height,
-      predicted_classes: encoded[k].classes,
-      vector: encoded[k].vector,
-    }));
-  }
-  /** Text vectors of concept terms: a bounded vocabulary (ImageNet and COCO names), embedded once per worker. */
-  const termVectors = new Map<string, Float32Array>();
-
-  async function conceptVectors(version: DatasetVersion, batch: EnrichBatch) {
-    const objects = await objectsOf(db, version.id, batch.map((media) => media.id));
-    const terms = batch.map((media) => conceptTerms(media.classes, objects.filter((object) => object.media_id === media.id)));
-    const missing = [...new Set(terms.flat().map((term) => term.text))].filter((text) => !termVectors.has(text));
-    if (missing.length > 0) (await textEncoder.encode(missing)).forEach((vector, i) => termVectors.set(missing[i], vector));
-    return batch.flatMap((media, i) =>
-      terms[i].length === 0 ? [] : [{ mediaId: media.id, key: conceptKey(terms[i]), vector: conceptVector(terms[i], (text) => termVectors.get(text)!) }],
-    );
-  }
+export function createEnrichmentInferenceActivities(context: ModelContext) {
+  const { db, store, vectors, encoder } = context;
+  const runs = new Map<string, ModelRun<unknown>>(Object.values(ENRICHMENT_PLUGINS).map((plugin) => [plugin.descriptor.id, plugin.run(context)]));
 
   /** The classes stored at indexing, or (for media indexed before they were kept) one forward pass now. */
-  async function withClasses(version: DatasetVersion, batch: MediaToEnrich[]): Promise<Array<MediaToEnrich & { classes: PredictedClass[] }>> {
+  async function withClasses(version: DatasetVersion, batch: MediaToEnrich[]): Promise<EnrichBatch> {
     const missing = batch.filter((media) => !media.predicted_classes);
     const computed = new Map<string, PredictedClass[]>();
     if (missing.length > 0 && encoder.hasClassifier) {
@@ -169,93 +92,6 @@ export function createEnrichmentInferenceActivities(deps: {
     }
     return batch.map((media) => ({ ...media, classes: media.predicted_classes ?? computed.get(media.id) ?? [] }));
   }
-
-  /** Work a model does once per run, before its batches. */
-  const prepare: Partial<Record<string, (version: DatasetVersion) => Promise<void>>> = {
-    [MODEL_IDS.conceptEncoder]: (version) => vectors.ensureCollection(conceptCollection(version.vector_space_id), textEncoder.dim),
-    [MODEL_IDS.detector]: (version) => vectors.ensureCollection(objectCollection(version.vector_space_id), encoder.dim),
-    [MODEL_IDS.clip]: async (version) => {
-      const clip = await deps.clip();
-      await vectors.ensureCollection(clipCollection(version.vector_space_id, clip.modelId), clip.dim);
-    },
-  };
-
-  /** What each model does to a batch, by model id (a type's models differ: a template or an endpoint writes the captions). */
-  const steps: Partial<Record<string, BatchStep<unknown>>> = {
-    [MODEL_IDS.tagger]: batchStep({
-      infer: async (_version, batch) => batch.flatMap((media) => tagsFromClasses(media.classes).map((tag) => ({ mediaId: media.id, ...tag }))),
-      write: (trx, version, batch, labels) => replaceLabels(trx, version.id, TAGGING_SOURCE, batch.map((media) => media.id), labels),
-    }),
-    [MODEL_IDS.detector]: batchStep({
-      async infer(version, batch) {
-        const objects = await detectObjects(batch);
-        await vectors.upsert(objectCollection(version.vector_space_id), objects.map((object) => ({ id: object.id, vector: object.vector })));
-        return objects.map(({ vector: _vector, ...object }) => object);
-      },
-      async write(trx, version, batch, objects) {
-        const ids = batch.map((media) => media.id);
-        await replaceObjects(trx, version.id, ids, objects);
-        // Each detected category is also a label of its image (at its best confidence), for the labels filter.
-        const best = new Map<string, { mediaId: string; label: string; confidence: number }>();
-        for (const object of objects) {
-          const key = `${object.media_id}/${object.label}`;
-          if ((best.get(key)?.confidence ?? -1) < object.confidence) best.set(key, { mediaId: object.media_id, label: object.label, confidence: object.confidence });
-        }
-        await replaceLabels(trx, version.id, DETECTION_SOURCE, ids, [...best.values()]);
-      },
-    }),
-    [MODEL_IDS.objectCaptioner]: batchStep({
-      async infer(version, batch) {
-        const objects = await objectsOf(db, version.id, batch.map((media) => media.id));
-        return objects.map((object) => ({ id: object.id, caption: objectCaption(object.label, object.predicted_classes) }));
-      },
-      write: (trx, version, _batch, captions) => setObjectCaptions(trx, version.id, captions),
-    }),
-    [MODEL_IDS.imageCaptioner]: batchStep({
-      async infer(version, batch) {
-        const objects = await objectsOf(db, version.id, batch.map((media) => media.id));
-        return batch.map((media) => ({ id: media.id, caption: imageCaption(media.classes, objects.filter((object) => object.media_id === media.id)) }));
-      },
-      write: (trx, version, _batch, captions) => setCaptions(trx, version.id, captions),
-    }),
-    [MODEL_IDS.visionCaptioner]: batchStep({
-      async infer(_version, batch) {
-        const captioner = deps.visionCaptioner;
-        if (!captioner) throw ApplicationFailure.create({ type: 'ModelUnavailable', message: 'VISION_CAPTION_URL is not set on this worker', nonRetryable: true });
-        const captions = [];
-        for (const media of batch) {
-          try {
-            captions.push({ id: media.id, caption: await captioner.caption(await store.get(blobKey(media.blob_sha256)), contentTypeOf(media.file_name, media.kind)) });
-          } catch (error) {
-            // A wrong key or model name fails the task at once; an overloaded or unreachable endpoint is retried.
-            if (error instanceof VisionCaptionError && !error.retryable) {
-              throw ApplicationFailure.create({ type: 'VisionCaptionRefused', message: error.message, nonRetryable: true });
-            }
-            throw error;
-          }
-        }
-        return captions;
-      },
-      write: (trx, version, _batch, captions) => setCaptions(trx, version.id, captions),
-    }),
-    [MODEL_IDS.clip]: batchStep({
-      async infer(version, batch) {
-        const clip = await deps.clip();
-        const images = await Promise.all(batch.map((media) => store.get(blobKey(media.blob_sha256))));
-        const embedded = await clip.encodeImages(images);
-        await vectors.upsert(clipCollection(version.vector_space_id, clip.modelId), batch.map((media, i) => ({ id: media.id, vector: embedded[i] })));
-      },
-      write: async () => {},
-    }),
-    [MODEL_IDS.conceptEncoder]: batchStep({
-      async infer(version, batch) {
-        const concepts = await conceptVectors(version, batch);
-        await vectors.upsert(conceptCollection(version.vector_space_id), concepts.map((concept) => ({ id: concept.key, vector: concept.vector })));
-        return concepts.map((concept) => ({ id: concept.mediaId, key: concept.key }));
-      },
-      write: (trx, version, _batch, keys) => setConceptKeys(trx, version.id, keys),
-    }),
-  };
 
   /**
    * Clusters every object of the version at the five thresholds over the kNN graph of their crop
@@ -290,9 +126,9 @@ export function createEnrichmentInferenceActivities(deps: {
     const enriched: Partial<Record<EnrichmentType, number>> = {};
     for (const [position, type] of types.entries()) {
       const model = version.enrichment_models[type];
-      const step = steps[model];
+      const step = runs.get(model);
       if (!step) throw ApplicationFailure.create({ type: 'ModelUnavailable', message: `This worker cannot run ${model} (${type})`, nonRetryable: true });
-      await prepare[model]?.(version);
+      await step.prepare?.(version);
       const total = await countMediaToEnrich(db, version.id, type, range);
       const report = reporter(type, position, types.length);
       let done = 0;

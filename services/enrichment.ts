@@ -5,10 +5,11 @@ import { createDataset, datasetNamesStartingWith, transitionDatasetStatus, type 
 import { enrichmentContextOf, markEnrichedFrom } from '../db/repositories/enrichment';
 import { headVersion } from '../db/repositories/versions';
 import { releaseTransition, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
-import { APPLY_ORDER, enrichmentModels, type EnrichmentModel, type EnrichmentType, type ModelAvailability } from '../lib/enrichment/catalog';
+import { APPLY_ORDER, type EnrichmentModel, type EnrichmentType, type ModelAvailability } from '../lib/enrichment/catalog';
 import { conflict, notFound } from '../lib/errors';
 import type { EnrichmentInput } from '../workflows/contracts';
 import { claimDatasetFor } from './datasetStates';
+import { enrichmentModels } from './enrichmentModels';
 import { requireCreatorWorkspace } from './ingestion';
 import { createTask, type TaskDeps } from './taskWorkflows';
 
