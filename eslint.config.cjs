@@ -46,6 +46,18 @@ module.exports = tseslint.config(
   layer(['db/**/*.ts'], [upward(['api', 'services', 'activities', 'workflows', 'workers'], 'db/ imports only lib/.')], { buildsQueries: true }),
   layer(['services/**/*.ts'], [upward(['api', 'activities', 'workers'], 'services/ import only db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
   layer(['activities/**/*.ts'], [upward(['api', 'workers'], 'activities/ import only services/, db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
+  // Activities adapt services to Temporal: what must change together (a commit, a task's end) is a service's transaction.
+  {
+    files: ['activities/**/*.ts'],
+    ignores: ['activities/analysis.ts', 'activities/labelQuality.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...queryBuilding,
+        { selector: "CallExpression[callee.property.name='transaction']", message: 'Transactions belong to services/: call a service function from the activity.' },
+      ],
+    },
+  },
   layer(['api/**/*.ts'], [upward(['activities', 'workers'], 'api/ calls services; it never reaches activities or workers.'), workflowInternals, knexOutsideDb, dbValuesInApi], {
     ignores: ['api/server.ts'],
   }),

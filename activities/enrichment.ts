@@ -1,28 +1,23 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { requireDatasetTransition, updateDatasetCounts } from '../db/repositories/datasets';
 import {
   countMediaToEnrich,
   hasUnclusteredObjects,
-  markEnriched,
   nextMediaToEnrich,
-  resetEnriched,
   savePredictedClasses,
-  setEnrichmentModels,
   setObjectClusters,
   versionObjectIds,
   type MediaToEnrich,
 } from '../db/repositories/enrichment';
-import { mediaCounts } from '../db/repositories/media';
 import { updateTaskProgress } from '../db/repositories/tasks';
-import { dropUnusedVersions, findVersion, headVersion, setHeadVersion, type DatasetVersion } from '../db/repositories/versions';
-import { releaseTransition, TRANSITIONS } from '../lib/datasetStates';
+import { headVersion, type DatasetVersion } from '../db/repositories/versions';
 import { clusterByThresholds } from '../lib/clustering/clusterByThresholds';
 import { APPLY_ORDER, type EnrichmentType } from '../lib/enrichment/catalog';
 import { contentUuid } from '../lib/sha256';
 import type { PredictedClass } from '../lib/ml/imageEncoder';
 import { objectCollection } from '../lib/vectors/vectorStore';
 import type { EnrichmentInput } from '../workflows/contracts';
+import { adoptEnrichedCopy, commitEnrichment, writeEnrichedBatch } from '../services/enrichment';
 import { ENRICHMENT_PLUGINS } from '../services/enrichmentModels';
 import type { EnrichBatch, ModelContext, ModelRun } from '../services/enrichmentModels/plugin';
 import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
@@ -44,26 +39,8 @@ export function createEnrichmentActivities(deps: { db: Db }) {
       await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Copying the source dataset', progressPercentage: 5, phase: 'copy' });
     },
 
-    /** The copy becomes the new dataset's head, recording every enrichment applied to it (the source's and this one's). */
-    async adoptEnrichedCopy(input: EnrichmentInput): Promise<void> {
-      const source = await findVersion(db, input.sourceVersionId);
-      const replaced = Object.keys(input.enrichmentModels).filter((type) => source?.enrichment_models[type] !== input.enrichmentModels[type]);
-      await db.transaction(async (trx) => {
-        await setHeadVersion(trx, input.datasetId, input.versionId);
-        await setEnrichmentModels(trx, input.versionId, input.enrichmentModels);
-        await resetEnriched(trx, input.versionId, replaced);
-      });
-      await dropUnusedVersions(db, input.datasetId);
-    },
-
-    async commitEnrichment(input: EnrichmentInput): Promise<void> {
-      await db.transaction(async (trx) => {
-        await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
-        await requireDatasetTransition(trx, input.datasetId, TRANSITIONS.enrichmentCommitted, { progress: 100 });
-        await requireDatasetTransition(trx, input.sourceDatasetId, releaseTransition('enrich', input.sourcePreviousStatus));
-        await updateTaskProgress(trx, input.taskId, { status: 'COMPLETED', statusMessage: 'Enriched dataset ready', progressPercentage: 100, phase: 'done' });
-      });
-    },
+    adoptEnrichedCopy: (input: EnrichmentInput) => adoptEnrichedCopy(db, input),
+    commitEnrichment: (input: EnrichmentInput) => commitEnrichment(db, input),
 
     async failEnrichment(input: EnrichmentInput & Ending): Promise<void> {
       await TASK_TYPE_REGISTRY.ENRICHMENT.endUnfinished(db, input, input);
@@ -110,9 +87,7 @@ export function createEnrichmentInferenceActivities(context: ModelContext) {
     );
     const levels = clusterByThresholds(ids.length, edges);
     const rows = ids.map((id, i) => ({ id, clusters: levels.map((labels, threshold) => contentUuid(`${version.id}/objects/${threshold}/${ids[labels[i]]}`)) }));
-    await db.transaction(async (trx) => {
-      for (let start = 0; start < rows.length; start += 1000) await setObjectClusters(trx, version.id, rows.slice(start, start + 1000));
-    });
+    await setObjectClusters(db, version.id, rows);
   }
 
   /** Runs the version's models, in order, over its media they have not run on yet (of `range` only, when given). */
@@ -139,10 +114,7 @@ export function createEnrichmentInferenceActivities(context: ModelContext) {
         if (batch.length === 0) break;
         const prepared = await withClasses(version, batch);
         const output = await step.infer(version, prepared);
-        await db.transaction(async (trx) => {
-          await step.write(trx, version, prepared, output);
-          await markEnriched(trx, version.id, type, batch.map((media) => media.id));
-        });
+        await writeEnrichedBatch(db, { version, type, run: step, batch: prepared, output });
         done += batch.length;
         await report(done, total);
       }

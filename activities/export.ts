@@ -21,7 +21,7 @@ import { UnexportableError } from '../lib/export/yoloWriter';
 import { createZipWriter, type ZipWriter } from '../lib/export/zipWriter';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ExportInput } from '../workflows/contracts';
-import { TASK_TYPE_REGISTRY } from '../services/taskTypes';
+import { markTaskCompleted, TASK_TYPE_REGISTRY } from '../services/taskTypes';
 
 /** Media read, named, written and (with images) packed per round trip; bounds what is held in memory. */
 const PAGE_SIZE = 1000;
@@ -161,12 +161,7 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
     /** The task COMPLETED: its archive is stored and export_status hands out a link to it. */
     async completeExport(input: { taskId: string; fileName: string; items: number; bytes: number }): Promise<void> {
       const megabytes = (input.bytes / 2 ** 20).toFixed(1);
-      await updateTaskProgress(db, input.taskId, {
-        status: 'COMPLETED',
-        phase: 'done',
-        progressPercentage: 100,
-        statusMessage: `Exported ${input.items} media into ${input.fileName} (${megabytes} MB)`,
-      });
+      await markTaskCompleted(db, input.taskId, `Exported ${input.items} media into ${input.fileName} (${megabytes} MB)`);
     },
 
     /** The task FAILED (with why) or ABORTED; nothing partial was stored. */

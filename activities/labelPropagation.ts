@@ -1,23 +1,16 @@
 import type { Db } from '../db/connection';
-import { requireDatasetTransition } from '../db/repositories/datasets';
-import { applyLabel } from '../db/repositories/labels';
 import { indexItems } from '../db/repositories/media';
 import { selectedMedia } from '../db/repositories/selection';
 import { updateTaskProgress } from '../db/repositories/tasks';
 import { headVersion } from '../db/repositories/versions';
-import { releaseTransition } from '../lib/datasetStates';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { completeLabelPropagation, writePropagatedLabel, type PropagationResult } from '../services/labels';
 import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { LabelPropagationInput } from '../workflows/contracts';
 import { createProgressReporter } from './progress';
 import { forEachNeighbourBatch } from './vectorNeighbours';
 
 type Release = Pick<LabelPropagationInput, 'taskId' | 'datasetId' | 'previousStatus'>;
-
-export interface PropagationResult {
-  seeds: number;
-  propagated: number;
-}
 
 /**
  * LABEL_PROPAGATION: gives the seeds the label (source `user`) and each of their `maxNeighbours`
@@ -56,24 +49,11 @@ export function createLabelPropagationActivities(deps: { db: Db; vectors: Vector
           await report(start + hits.length, queries.length);
         });
       }
-      await db.transaction(async (trx) => {
-        await applyLabel(trx, version.id, input.label, 'user', seeds.map((id) => ({ mediaId: id, confidence: 1 })));
-        await applyLabel(trx, version.id, input.label, 'propagated', [...similarities].map(([mediaId, confidence]) => ({ mediaId, confidence })));
-      });
+      await writePropagatedLabel(db, version.id, input.label, seeds, similarities);
       return { seeds: seeds.length, propagated: similarities.size };
     },
 
-    /** The task COMPLETED with what was labelled; the dataset back to the status it was claimed from. */
-    async completeLabelPropagation(input: Release & PropagationResult & { label: string }): Promise<void> {
-      await db.transaction(async (trx) => {
-        await updateTaskProgress(trx, input.taskId, {
-          status: 'COMPLETED',
-          progressPercentage: 100,
-          statusMessage: `Labelled ${input.seeds} selected media “${input.label}” and propagated it to ${input.propagated} neighbours`,
-        });
-        await requireDatasetTransition(trx, input.datasetId, releaseTransition('propagate_labels', input.previousStatus));
-      });
-    },
+    completeLabelPropagation: (input: Release & PropagationResult & { label: string }) => completeLabelPropagation(db, input),
 
     /** The task FAILED or ABORTED; nothing was labelled (the labels are written in one transaction at the end). */
     async failLabelPropagation(input: Release & Ending): Promise<void> {

@@ -3,12 +3,12 @@ import { datasetCollaboratorIds, datasetName } from '../db/repositories/datasets
 import { captionedBatchMedia } from '../db/repositories/media';
 import { taskStartTime } from '../db/repositories/tasks';
 import { headVersion, type DatasetVersion } from '../db/repositories/versions';
-import { insertNotifications } from '../db/repositories/notifications';
-import { countBatchMatches, monitoredViewsBefore, recordViewEvaluation, type BatchMatches, type ViewRow } from '../db/repositories/views';
+import { countBatchMatches, monitoredViewsBefore, type BatchMatches, type ViewRow } from '../db/repositories/views';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import { captionCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { splitVql } from '../lib/vql/compileVql';
 import { parseVql } from '../lib/vql/parseVql';
+import { recordViewResult } from '../services/views';
 import type { TaskRef } from './progress';
 
 /** Cosine distance under which a caption matches a view's text when the view sets no threshold (0). */
@@ -76,23 +76,7 @@ export function createViewMonitoringActivities(deps: { db: Db; vectors: VectorSt
       let alerts = 0;
       for (const view of views) {
         const { count, stats } = await evaluate(version, view, ref.batchId);
-        await db.transaction(async (trx) => {
-          const recorded = await recordViewEvaluation(trx, view, { batchId: ref.batchId, count, stats });
-          if (!recorded || !view.alerting_enabled || count === 0) return;
-          await insertNotifications(
-            trx,
-            users.map((userId) => ({
-              user_id: userId,
-              entity_type: 'saved_view',
-              entity_id: view.id,
-              title: '',
-              message: `${count} new result${count === 1 ? '' : 's'} for view "${view.name}" in ${datasetDisplayName}`,
-              metadata: { view_name: view.name, dataset_name: datasetDisplayName, result_count: count, batch_id: ref.batchId, is_alert: true },
-              dataset_id: ref.datasetId,
-            })),
-          );
-          alerts += users.length;
-        });
+        alerts += await recordViewResult(db, view, { batchId: ref.batchId, count, stats }, { users, datasetId: ref.datasetId, datasetName: datasetDisplayName });
       }
       return { views: views.length, alerts };
     },

@@ -1,17 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { createDataset, datasetNamesStartingWith, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
-import { enrichmentContextOf, markEnrichedFrom } from '../db/repositories/enrichment';
-import { headVersion } from '../db/repositories/versions';
+import { createDataset, datasetNamesStartingWith, requireDatasetTransition, transitionDatasetStatus, updateDatasetCounts, type DatasetRow } from '../db/repositories/datasets';
+import { enrichmentContextOf, markEnriched, markEnrichedFrom, resetEnriched, setEnrichmentModels } from '../db/repositories/enrichment';
+import { mediaCounts } from '../db/repositories/media';
+import { dropUnusedVersions, findVersion, headVersion, setHeadVersion, type DatasetVersion } from '../db/repositories/versions';
 import { releaseTransition, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
 import { APPLY_ORDER, type EnrichmentModel, type EnrichmentType, type ModelAvailability } from '../lib/enrichment/catalog';
 import { conflict, notFound } from '../lib/errors';
 import type { EnrichmentInput } from '../workflows/contracts';
 import { claimDatasetFor } from './datasetStates';
 import { enrichmentModels } from './enrichmentModels';
+import type { EnrichBatch, ModelRun } from './enrichmentModels/plugin';
 import { requireCreatorWorkspace } from './ingestion';
 import { createTask, type TaskDeps } from './taskWorkflows';
+import { completeTask } from './taskTypes';
 
 export interface EnrichmentDeps extends TaskDeps {
   /** What is installed here, read once per request (a model dropped into MODELS_DIR shows up without a restart). */
@@ -123,4 +126,36 @@ export async function startEnrichment(
     },
   );
   return enrichedId;
+}
+
+/** The copy becomes the new dataset's head, recording every enrichment applied to it (the source's and this one's). */
+export async function adoptEnrichedCopy(db: Db, input: EnrichmentInput): Promise<void> {
+  const source = await findVersion(db, input.sourceVersionId);
+  const replaced = Object.keys(input.enrichmentModels).filter((type) => source?.enrichment_models[type] !== input.enrichmentModels[type]);
+  await db.transaction(async (trx) => {
+    await setHeadVersion(trx, input.datasetId, input.versionId);
+    await setEnrichmentModels(trx, input.versionId, input.enrichmentModels);
+    await resetEnriched(trx, input.versionId, replaced);
+  });
+  await dropUnusedVersions(db, input.datasetId);
+}
+
+/** The enriched copy READY with its counts, the source back to its status, the task COMPLETED. */
+export async function commitEnrichment(db: Db, input: EnrichmentInput): Promise<void> {
+  await db.transaction(async (trx) => {
+    await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
+    await requireDatasetTransition(trx, input.sourceDatasetId, releaseTransition('enrich', input.sourcePreviousStatus));
+    await completeTask(trx, input, TRANSITIONS.enrichmentCommitted, 'Enriched dataset ready', { progress: 100 });
+  });
+}
+
+/** One model's output on a batch and the batch's "done" mark, in one transaction: a retried activity resumes without repeating work. */
+export async function writeEnrichedBatch<Output>(
+  db: Db,
+  step: { version: DatasetVersion; type: EnrichmentType; run: ModelRun<Output>; batch: EnrichBatch; output: Output },
+): Promise<void> {
+  await db.transaction(async (trx) => {
+    await step.run.write(trx, step.version, step.batch, step.output);
+    await markEnriched(trx, step.version.id, step.type, step.batch.map((media) => media.id));
+  });
 }

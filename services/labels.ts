@@ -1,4 +1,6 @@
+import type { Db } from '../db/connection';
 import type { User } from '../db/models';
+import { applyLabel } from '../db/repositories/labels';
 import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { countSelectedMedia, type MediaSelection } from '../db/repositories/selection';
 import { releaseTransition } from '../lib/datasetStates';
@@ -6,6 +8,7 @@ import { unprocessable } from '../lib/errors';
 import type { LabelPropagationInput } from '../workflows/contracts';
 import { claimDatasetFor, requireStatusFor } from './datasetStates';
 import { createTask, type TaskDeps } from './taskWorkflows';
+import { completeTask } from './taskTypes';
 
 export interface LabelRequest {
   label: string;
@@ -37,4 +40,26 @@ export async function startLabelPropagation(deps: TaskDeps, dataset: DatasetRow,
       await transitionDatasetStatus(db, dataset.id, releaseTransition('propagate_labels', previousStatus));
     },
   );
+}
+
+export interface PropagationResult {
+  seeds: number;
+  propagated: number;
+}
+
+/** The label on the seeds (source `user`) and on the neighbours found (source `propagated`, confidence their best similarity to a seed), in one transaction. */
+export async function writePropagatedLabel(db: Db, versionId: string, label: string, seeds: string[], similarities: Map<string, number>): Promise<void> {
+  await db.transaction(async (trx) => {
+    await applyLabel(trx, versionId, label, 'user', seeds.map((id) => ({ mediaId: id, confidence: 1 })));
+    await applyLabel(trx, versionId, label, 'propagated', [...similarities].map(([mediaId, confidence]) => ({ mediaId, confidence })));
+  });
+}
+
+/** The task COMPLETED with what was labelled; the dataset back to the status it was claimed from. */
+export async function completeLabelPropagation(
+  db: Db,
+  input: Pick<LabelPropagationInput, 'taskId' | 'datasetId' | 'previousStatus'> & PropagationResult & { label: string },
+): Promise<void> {
+  const message = `Labelled ${input.seeds} selected media “${input.label}” and propagated it to ${input.propagated} neighbours`;
+  await db.transaction((trx) => completeTask(trx, input, releaseTransition('propagate_labels', input.previousStatus), message));
 }

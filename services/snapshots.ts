@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { createDataset, datasetName, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
+import { createDataset, datasetName, transitionDatasetStatus, updateDatasetCounts, type DatasetRow } from '../db/repositories/datasets';
+import { discardUploadsMissingFromHead } from '../db/repositories/ingestion';
 import { mediaCounts } from '../db/repositories/media';
 import {
   findCurrentSnapshot,
@@ -9,17 +10,21 @@ import {
   insertSnapshot,
   listSnapshots,
   markRestoring,
+  setCurrentSnapshot,
+  snapshotViews,
   softDeleteSnapshot,
   updateSnapshot,
   type SnapshotReason,
   type SnapshotRow,
 } from '../db/repositories/snapshots';
 import { runningTaskOf } from '../db/repositories/tasks';
-import { viewDefinitions } from '../db/repositories/views';
-import { copyVersionIn, diffVersions, headVersion, inSnapshotTransaction, type VersionDiff, type VersionTable } from '../db/repositories/versions';
+import { copyViews, restoreViews, viewDefinitions } from '../db/repositories/views';
+import { copyVersionIn, diffVersions, dropUnusedVersions, headVersion, inSnapshotTransaction, setHeadVersion, type VersionDiff, type VersionTable } from '../db/repositories/versions';
 import {
   canStart,
+  cloneCommitted,
   releaseTransition,
+  restoreCommitted,
   statusRefusal,
   TASK_TYPES,
   TRANSITIONS,
@@ -31,6 +36,7 @@ import type { SnapshotCloneInput, SnapshotRestoreInput } from '../workflows/cont
 import { claimDatasetFor } from './datasetStates';
 import { requireCreatorWorkspace } from './ingestion';
 import { createTask, type TaskDeps } from './taskWorkflows';
+import { completeTask } from './taskTypes';
 
 const snapshotNotFound = () => notFound('Snapshot not found');
 
@@ -223,4 +229,37 @@ export async function startClone(deps: TaskDeps, dataset: DatasetRow, user: User
       await transitionDatasetStatus(db, cloneId, TRANSITIONS.cloneFailed, { error_message: 'The clone could not be started' });
     },
   );
+}
+
+/** A restore's end: the copied version becomes the head, the restored snapshot the current one, its views come back; the old head goes. */
+export async function commitRestore(db: Db, input: SnapshotRestoreInput): Promise<void> {
+  await db.transaction(async (trx) => {
+    if ((await headVersion(trx, input.datasetId)).id !== input.versionId) {
+      await setHeadVersion(trx, input.datasetId, input.versionId);
+      await discardUploadsMissingFromHead(trx, input.datasetId);
+    }
+    await setCurrentSnapshot(trx, input.datasetId, input.snapshotId);
+    await restoreViews(trx, input.datasetId, await snapshotViews(trx, input.snapshotId));
+    await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
+    await markRestoring(trx, input.snapshotId, null);
+    await completeTask(trx, input, restoreCommitted(input.snapshotStatus), 'Snapshot restored', { progress: 100 });
+  });
+  await dropUnusedVersions(db, input.datasetId);
+}
+
+/** A clone's copy becomes its head, with the snapshot's views. */
+export async function adoptClone(db: Db, input: SnapshotCloneInput): Promise<void> {
+  await db.transaction(async (trx) => {
+    await setHeadVersion(trx, input.datasetId, input.versionId);
+    await copyViews(trx, input.datasetId, await snapshotViews(trx, input.snapshotId));
+  });
+  await dropUnusedVersions(db, input.datasetId);
+}
+
+/** The clone (with its own snapshot taken) is ready. */
+export async function completeClone(db: Db, input: SnapshotCloneInput): Promise<void> {
+  await db.transaction(async (trx) => {
+    await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
+    await completeTask(trx, input, cloneCommitted(input.snapshotStatus), 'Clone ready', { progress: 100 });
+  });
 }

@@ -1,9 +1,10 @@
 import type { Db } from '../db/connection';
-import { transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
+import type { Dataset } from '../db/models';
+import { requireDatasetTransition, transitionDatasetStatus, updateDatasetCounts } from '../db/repositories/datasets';
 import { hasPendingUploads } from '../db/repositories/ingestion';
 import { countBatchMedia, mediaCounts } from '../db/repositories/media';
 import { markRestoring } from '../db/repositories/snapshots';
-import { endTaskUnfinished } from '../db/repositories/tasks';
+import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
 import { dropUnusedVersions, headVersion } from '../db/repositories/versions';
 import { batchFailedEmpty, releaseTransition, TRANSITIONS, type DatasetOperation, type DatasetStatus, type TaskType } from '../lib/datasetStates';
 import type {
@@ -19,6 +20,26 @@ import type {
 export interface Ending {
   aborted: boolean;
   message: string;
+}
+
+/**
+ * A task that finished: its dataset's guarded transition (TransitionRefused unless it happens or had
+ * happened) and the task COMPLETED with `message`, in the caller's transaction.
+ */
+export async function completeTask(
+  trx: Db,
+  task: { taskId: string; datasetId: string },
+  transition: { from: readonly DatasetStatus[]; to: DatasetStatus },
+  message: string,
+  datasetPatch: Partial<Pick<Dataset, 'progress'>> = {},
+): Promise<void> {
+  await requireDatasetTransition(trx, task.datasetId, transition, datasetPatch);
+  await markTaskCompleted(trx, task.taskId, message);
+}
+
+/** The task COMPLETED with `message` (its dataset's status is the caller's). */
+export async function markTaskCompleted(trx: Db, taskId: string, message: string): Promise<void> {
+  await updateTaskProgress(trx, taskId, { status: 'COMPLETED', statusMessage: message, progressPercentage: 100, phase: 'done' });
 }
 
 type Release = { taskId: string; datasetId: string; previousStatus: DatasetStatus };

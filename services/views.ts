@@ -1,7 +1,8 @@
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import type { DatasetRow } from '../db/repositories/datasets';
-import { createView, deleteView, findView, listViews, renameView, setAlerting, trendPoints, type ViewFilters, type ViewRow } from '../db/repositories/views';
+import { insertNotifications } from '../db/repositories/notifications';
+import { createView, deleteView, findView, listViews, recordViewEvaluation, renameView, setAlerting, trendPoints, type ViewFilters, type ViewRow } from '../db/repositories/views';
 import { invalid, notFound, unprocessable } from '../lib/errors';
 import { parseVql, VqlError } from '../lib/vql/parseVql';
 
@@ -74,4 +75,35 @@ export async function savedViewTrend(db: Db, dataset: DatasetRow, viewId: string
 export async function setSavedViewAlerting(db: Db, dataset: DatasetRow, viewId: string, enabled: boolean): Promise<void> {
   const view = await monitoredView(db, dataset, viewId);
   await setAlerting(db, view.id, enabled);
+}
+
+/**
+ * One monitored view's result on a batch: its trend point and running stats and, when it alerts and
+ * found something, a notification to each of `audience.users`, in one transaction. Answers the
+ * notifications sent (0 when the batch had been evaluated already).
+ */
+export async function recordViewResult(
+  db: Db,
+  view: ViewRow,
+  evaluation: { batchId: string; count: number; stats: ViewRow['stats'] },
+  audience: { users: string[]; datasetId: string; datasetName: string },
+): Promise<number> {
+  const { count, batchId } = evaluation;
+  return db.transaction(async (trx) => {
+    const recorded = await recordViewEvaluation(trx, view, evaluation);
+    if (!recorded || !view.alerting_enabled || count === 0) return 0;
+    await insertNotifications(
+      trx,
+      audience.users.map((userId) => ({
+        user_id: userId,
+        entity_type: 'saved_view',
+        entity_id: view.id,
+        title: '',
+        message: `${count} new result${count === 1 ? '' : 's'} for view "${view.name}" in ${audience.datasetName}`,
+        metadata: { view_name: view.name, dataset_name: audience.datasetName, result_count: count, batch_id: batchId, is_alert: true },
+        dataset_id: audience.datasetId,
+      })),
+    );
+    return audience.users.length;
+  });
 }

@@ -139,8 +139,13 @@ export async function versionObjectIds(db: Db, versionId: string): Promise<strin
   return (await db('media_objects').where({ version_id: versionId }).orderBy('id').select('id')).map((row: { id: string }) => row.id);
 }
 
+/** Every object's cluster per threshold, in one transaction (a thousand rows per statement). */
 export async function setObjectClusters(db: Db, versionId: string, rows: Array<{ id: string; clusters: string[] }>): Promise<void> {
-  await updateVersionRows(db, 'media_objects', versionId, { clusters: 'uuid[]' }, 'cluster_ids = r.clusters', rows);
+  await db.transaction(async (trx) => {
+    for (let start = 0; start < rows.length; start += 1000) {
+      await updateVersionRows(trx, 'media_objects', versionId, { clusters: 'uuid[]' }, 'cluster_ids = r.clusters', rows.slice(start, start + 1000));
+    }
+  });
 }
 
 export async function hasUnclusteredObjects(db: Db, versionId: string): Promise<boolean> {
