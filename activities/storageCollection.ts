@@ -13,6 +13,7 @@ export function createStorageCollectionActivities(deps: { db: Db; store: ObjectS
     purgeDeletedSnapshots: () => collection.purgeExpiredSnapshots(steps),
     releaseExpiredExportArchives: () => collection.releaseExpiredExportArchives(steps),
     releaseBlobs: () => collection.releaseBlobs(steps),
+    releaseVectorPoints: () => collection.releaseVectorPoints(steps),
     releaseVectorSpaces: () => collection.releaseVectorSpaces(steps),
     releaseExportArchives: () => collection.releaseExportArchives(steps),
     async collectionSettings(): Promise<{ intervalMinutes: number }> {

@@ -10,11 +10,12 @@ import {
   purgeDeletedDataset,
   purgeDeletedSnapshots,
   releaseCandidates,
+  unusedVectorPoints,
   vectorSpacesInUse,
 } from '../db/repositories/storageRelease';
 import { dropUnusedVersions } from '../db/repositories/versions';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
-import { isCollectionOfSpace, type VectorStore } from '../lib/vectors/vectorStore';
+import { clipCollection, imageCollection, isCollectionOfSpace, type VectorStore } from '../lib/vectors/vectorStore';
 import { collectNowSignal, storageCollectionWorkflowId } from '../workflows/contracts';
 
 /** How long deleted snapshots and finished exports' archives are kept, and how often the collector runs (lib/config.ts). */
@@ -110,6 +111,31 @@ export function releaseBlobs(deps: CollectionDeps): Promise<number> {
       const used = await blobsInUse(deps.db, sha256s);
       await removeObjects(deps.store, sha256s.filter((sha256) => !used.has(sha256)).map(blobKey));
       await forgetCandidates(deps.db, 'blob', sha256s);
+    },
+  );
+}
+
+/**
+ * Deletes the vectors of media that left every version of their lineage (the lineage's collections
+ * stay: other media use them): from the space's image collection and its CLIP collections, which are
+ * keyed by media id. Forgets the candidates.
+ */
+export function releaseVectorPoints(deps: CollectionDeps): Promise<number> {
+  return inBatches(
+    deps,
+    () => releaseCandidates(deps.db, 'vector_point', BATCH),
+    async (keys) => {
+      const unused = new Map<string, string[]>();
+      for (const point of await unusedVectorPoints(deps.db, keys)) unused.set(point.spaceId, [...(unused.get(point.spaceId) ?? []), point.mediaId]);
+      if (unused.size > 0) {
+        const collections = await deps.vectors.listCollections();
+        for (const [spaceId, mediaIds] of unused) {
+          const clipPrefix = clipCollection(spaceId, '');
+          const named = collections.filter((name) => name === imageCollection(spaceId) || name.startsWith(clipPrefix));
+          for (const name of named) await deps.vectors.delete(name, mediaIds);
+        }
+      }
+      await forgetCandidates(deps.db, 'vector_point', keys);
     },
   );
 }

@@ -1,4 +1,4 @@
-import { condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, continueAsNew, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { createStorageCollectionActivities } from '../activities/storageCollection';
 import { OUTAGE_RETRY } from './activityProxies';
 import { collectNowSignal } from './contracts';
@@ -15,7 +15,7 @@ const RUNS_PER_HISTORY = 50;
 
 /**
  * The storage collector: purges deleted datasets and snapshots past their retention, then releases
- * the blobs, vector spaces and export archives nothing uses any more. Every step is idempotent and
+ * the blobs, single vectors, vector spaces and export archives nothing uses any more. Every step is idempotent and
  * records what it may release before it removes rows, so it is safe to stop at any point and run again.
  * It runs every STORAGE_COLLECTION_INTERVAL_MINUTES and whenever signalled.
  */
@@ -30,6 +30,8 @@ export async function storageCollectionWorkflow(): Promise<void> {
     await steps.purgeDeletedSnapshots();
     await steps.releaseExpiredExportArchives();
     await steps.releaseBlobs();
+    // Added after collectors were running: histories recorded before it replay without the step.
+    if (patched('release-vector-points')) await steps.releaseVectorPoints();
     await steps.releaseVectorSpaces();
     await steps.releaseExportArchives();
     const { intervalMinutes } = await steps.collectionSettings();

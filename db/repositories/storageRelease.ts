@@ -7,9 +7,9 @@ import type { DatasetStatus } from '../models';
  * checks that nothing still uses it before it releases it, so recording too much is harmless and a
  * candidate survives a crash until its release is done.
  */
-export type ReleaseKind = 'blob' | 'vector_space' | 'export_archive';
+export type ReleaseKind = 'blob' | 'vector_space' | 'vector_point' | 'export_archive';
 
-/** Records the blobs and vector spaces of the versions `versionIds` selects, in the caller's transaction, before they go. */
+/** Records the blobs, vector spaces and vectors (`<space>/<media id>`) of the versions `versionIds` selects, in the caller's transaction, before they go. */
 export async function recordVersionCandidates(trx: Db, versionIds: string[]): Promise<void> {
   if (versionIds.length === 0) return;
   await trx.raw(
@@ -22,6 +22,14 @@ export async function recordVersionCandidates(trx: Db, versionIds: string[]): Pr
   await trx.raw(
     `INSERT INTO storage_release_candidates (kind, key)
      SELECT DISTINCT 'vector_space', vector_space_id::text FROM dataset_versions WHERE id = ANY(?::uuid[])
+     ON CONFLICT DO NOTHING`,
+    [versionIds],
+  );
+  await trx.raw(
+    `INSERT INTO storage_release_candidates (kind, key)
+     SELECT DISTINCT 'vector_point', v.vector_space_id::text || '/' || m.id::text
+     FROM media m JOIN dataset_versions v ON v.id = m.version_id
+     WHERE m.version_id = ANY(?::uuid[]) AND m.embedded
      ON CONFLICT DO NOTHING`,
     [versionIds],
   );
@@ -158,6 +166,22 @@ export async function blobWritersRunning(db: Db): Promise<boolean> {
   return row !== undefined;
 }
 
+/**
+ * Of the vector candidates `keys` (`<space>/<media id>`), those whose vector may go: a version still
+ * reads the space (else the whole space goes, see vectorSpacesInUse) and no version of it holds the media.
+ */
+export async function unusedVectorPoints(db: Db, keys: string[]): Promise<Array<{ spaceId: string; mediaId: string }>> {
+  if (keys.length === 0) return [];
+  const { rows } = await db.raw(
+    `SELECT p.space_id AS "spaceId", p.media_id AS "mediaId"
+     FROM (SELECT split_part(key, '/', 1)::uuid AS space_id, split_part(key, '/', 2)::uuid AS media_id FROM unnest(?::text[]) AS k(key)) p
+     WHERE EXISTS (SELECT 1 FROM dataset_versions v WHERE v.vector_space_id = p.space_id)
+       AND NOT EXISTS (SELECT 1 FROM dataset_versions v JOIN media m ON m.version_id = v.id AND m.id = p.media_id WHERE v.vector_space_id = p.space_id)`,
+    [keys],
+  );
+  return rows;
+}
+
 /** Which of the vector spaces `spaceIds` a version (of any dataset, a clone's included) still reads. */
 export async function vectorSpacesInUse(db: Db, spaceIds: string[]): Promise<Set<string>> {
   if (spaceIds.length === 0) return new Set();
@@ -186,7 +210,7 @@ export async function markExportArchivesReleased(db: Db, taskIds: string[]): Pro
 /** Rows and bytes of what the collector releases, for tests and benchmarks. */
 export async function pendingReleaseCounts(db: Db): Promise<Record<ReleaseKind, number>> {
   const rows: Array<{ kind: ReleaseKind; count: string }> = await db('storage_release_candidates').groupBy('kind').select('kind', db.raw('count(*) AS count'));
-  const counts: Record<ReleaseKind, number> = { blob: 0, vector_space: 0, export_archive: 0 };
+  const counts: Record<ReleaseKind, number> = { blob: 0, vector_space: 0, vector_point: 0, export_archive: 0 };
   for (const row of rows) counts[row.kind] = Number(row.count);
   return counts;
 }

@@ -34,7 +34,7 @@ describe('dataset delete and the storage collector', () => {
   const explore = (id: string) => stack.request.get(`/api/v1/explore/${id}`).query({ entity_type: 'IMAGES' });
   const collected = async () => {
     await requestStorageCollection({ temporal: stack.deps.temporal, taskQueue: stack.deps.config.temporal.taskQueue });
-    const none = { blob: 0, vector_space: 0, export_archive: 0 };
+    const none = { blob: 0, vector_space: 0, vector_point: 0, export_archive: 0 };
     await eventually(
       async () => ({ pending: await pendingReleaseCounts(stack.deps.db), deleted: await stack.deps.db('datasets').whereNotNull('deleted_at').count({ n: '*' }) }),
       (state) => JSON.stringify(state.pending) === JSON.stringify(none) && Number(state.deleted[0].n) === 0,
@@ -193,6 +193,29 @@ describe('dataset delete and the storage collector', () => {
     expect((await explore(b).expect(200)).body.clusters.length).toBeGreaterThan(0);
     expect((await stack.request.get(`/api/v1/dataset/${b}/snapshot`).expect(200)).body).toHaveLength(1);
     expect(stored(shaOf('rocket'))).toBe(true);
+  }, 180_000);
+
+  it('releases the vectors of media that left every version of a lineage (added, then a restore went back without them), and keeps the rest searchable', async () => {
+    const { db, vectors } = stack.deps;
+    const lineage = await createReadyDataset(stack, 'lineage', ['coffee', 'astronaut'].map(photo));
+    const [creation] = (await stack.request.get(`/api/v1/dataset/${lineage}/snapshot`).expect(200)).body;
+    await stack.request.post(`/api/v1/dataset/${lineage}/add_media`).attach('files', photo('grace_hopper')).attach('files', photo('hubble_deep_field')).expect(202);
+    await waitForDatasetStatus(stack, lineage, ['PARTIAL INDEX']);
+    const collection = imageCollection(lineage);
+    expect(await vectors.count(collection)).toBe(4);
+    const added: string[] = await db('media').where({ version_id: db('datasets').where({ id: lineage }).select('head_version_id') }).whereIn('file_name', ['grace_hopper.jpg', 'hubble_deep_field.jpg']).pluck('id');
+    expect(added).toHaveLength(2);
+
+    await stack.request.post(`/api/v1/dataset/${lineage}/snapshot/${creation.snapshot_id}/restore`).expect(202);
+    await waitForDatasetStatus(stack, lineage, ['READY']);
+    await collected();
+    expect(await vectors.count(collection)).toBe(2);
+    expect([...(await vectors.get(collection, added)).keys()]).toEqual([]);
+    // The media the lineage still holds keep their vectors: a visual search by one finds it.
+    const coffee = await db('media').where({ version_id: db('datasets').where({ id: lineage }).select('head_version_id'), file_name: 'coffee.jpg' }).first('id');
+    const [hits] = await vectors.searchMany(collection, [(await vectors.get(collection, [coffee.id])).get(coffee.id)!], 1);
+    expect(hits[0].id).toBe(coffee.id);
+    expect((await explore(lineage).expect(200)).body.clusters.length).toBeGreaterThan(0);
   }, 180_000);
 });
 
