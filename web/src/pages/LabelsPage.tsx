@@ -11,7 +11,9 @@ export function LabelsPage() {
   const { datasetId = '' } = useParams();
   const dataset = useDataset(datasetId);
   const fields = useQuery({ queryKey: labelKeys.fields(datasetId), queryFn: () => fetchLabelFields(datasetId) });
-  const report = useQuery({ queryKey: labelKeys.report(datasetId), queryFn: () => fetchLabelReport(datasetId) });
+  // A report exists once fields were declared (GET …/label_quality is a 404 before).
+  const checked = Boolean(fields.data?.label_field);
+  const report = useQuery({ queryKey: labelKeys.report(datasetId), queryFn: () => fetchLabelReport(datasetId), enabled: checked });
   const name = dataset.data?.display_name ?? datasetId;
   return (
     <>
@@ -22,7 +24,7 @@ export function LabelsPage() {
       <ErrorMessage error={dataset.error ?? fields.error} />
       {dataset.data && fields.data && <LabelFieldsForm dataset={dataset.data} fields={fields.data} />}
       <ErrorMessage error={report.error} prefix="The label-quality report could not be read" />
-      {report.data === null && (
+      {fields.data && !checked && (
         <p className="card" data-testid="no-label-report">
           No label-quality report yet: choose the field holding each image’s label (and, to find leakage, its split) and check the labels.
         </p>

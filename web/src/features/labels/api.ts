@@ -1,4 +1,4 @@
-import { api, ApiError, unwrap, type Schemas } from '../../api/client';
+import { api, unwrap, type Schemas } from '../../api/client';
 import type { IssueDetails } from '../../api/vql';
 
 export type LabelFields = Schemas['LabelFields'];
@@ -12,21 +12,11 @@ export async function fetchLabelFields(datasetId: string): Promise<LabelFields> 
   return unwrap(await api.GET('/api/v1/dataset/{dataset_id}/label_fields', { params: { path: { dataset_id: datasetId } } }));
 }
 
-async function readLabelReport(datasetId: string) {
+export async function fetchLabelReport(datasetId: string) {
   return unwrap(await api.GET('/api/v1/dataset/{dataset_id}/label_quality', { params: { path: { dataset_id: datasetId } } }));
 }
 /** As the client reads it (openapi-fetch reads the schema's split pairs as arrays). */
-export type LabelQualityReport = Awaited<ReturnType<typeof readLabelReport>>;
-
-/** The report, or null before the first check (the API's 404 for a dataset it knows). */
-export async function fetchLabelReport(datasetId: string): Promise<LabelQualityReport | null> {
-  try {
-    return await readLabelReport(datasetId);
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 404 && /declare the label field/.test(error.message)) return null;
-    throw error;
-  }
-}
+export type LabelQualityReport = Awaited<ReturnType<typeof fetchLabelReport>>;
 
 export async function declareLabelFields(datasetId: string, labelField: string, splitField: string | null): Promise<string> {
   const body = { label_field: labelField, split_field: splitField };
