@@ -13,6 +13,7 @@ import {
   readConsistently,
   type ExportScope,
 } from '../db/repositories/exports';
+import { labelQualityReport } from '../db/repositories/labelQuality';
 import { taskStartTime, updateTaskProgress } from '../db/repositories/tasks';
 import { archiveNamesOf, type TakenNames } from '../lib/export/archiveNames';
 import { FORMAT_LAYOUTS, toExportRecord } from '../lib/export/exportRecord';
@@ -23,6 +24,8 @@ import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/obje
 import type { ExportInput } from '../workflows/contracts';
 import { markTaskCompleted, TASK_TYPE_REGISTRY } from '../services/taskTypes';
 
+/** The version's label-quality report (GET …/label_quality), in every archive of a version that has one. */
+const LABEL_QUALITY_ENTRY = 'label_quality.json';
 /** Media read, named, written and (with images) packed per round trip; bounds what is held in memory. */
 const PAGE_SIZE = 1000;
 /** Progress reaches the task at most this often. */
@@ -113,6 +116,8 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
       }
       if (metadataEntry) await metadataEntry;
       else await zip.add(fs.createReadStream(scratch.metadata), writer.fileName, { compress: true });
+      const labelQuality = await labelQualityReport(snapshot, input.versionId);
+      if (labelQuality) await zip.add(Buffer.from(JSON.stringify(labelQuality, null, 2)), LABEL_QUALITY_ENTRY, { compress: true });
       return done;
     });
   }

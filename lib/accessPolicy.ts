@@ -9,7 +9,7 @@ export type DatasetRole = (typeof DATASET_ROLES)[number];
 export const GRANTABLE_ROLES = ['viewer', 'editor'] as const satisfies readonly DatasetRole[];
 
 export type DatasetAction =
-  | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links, duplicate groups, the map, the label-quality report
+  | 'read' // dataset record, tasks list, tags list, views list and trends, explore, visual search, media links, duplicate groups, the map, the label fields and label-quality report
   | 'upload' // dataset creation uploads and process_files
   | 'rename' // rename the dataset
   | 'delete' // delete the dataset (its storage is released)

@@ -1,6 +1,6 @@
 import type { User } from '../db/models';
 import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
-import { countMediaWithField, labelQualityReport } from '../db/repositories/labelQuality';
+import { countMediaWithField, customMetadataFields, labelQualityReport, type MetadataFieldRow } from '../db/repositories/labelQuality';
 import { releaseTransition } from '../lib/datasetStates';
 import { notFound, unprocessable } from '../lib/errors';
 import type { LabelQualityReport } from '../lib/quality/labelQuality';
@@ -49,4 +49,23 @@ export async function labelQualityOf(deps: Pick<TaskDeps, 'db'>, dataset: Datase
   const report = await labelQualityReport(deps.db, dataset.head_version_id);
   if (!report) throw notFound('No label-quality report: declare the label field first (PUT /api/v1/dataset/{dataset_id}/label_fields)');
   return report;
+}
+
+/** Custom-metadata fields a label field may be declared from (the web app offers them). */
+const CANDIDATE_FIELDS = 100;
+
+export interface LabelFieldsState {
+  /** The fields the last check read; null before the first declaration. */
+  label_field: string | null;
+  split_field: string | null;
+  candidates: MetadataFieldRow[];
+}
+
+/** The declared label and split fields and the custom-metadata fields the dataset's media carry. */
+export async function labelFieldsOf(deps: Pick<TaskDeps, 'db'>, dataset: DatasetRow): Promise<LabelFieldsState> {
+  const [report, candidates] = await Promise.all([
+    labelQualityReport(deps.db, dataset.head_version_id),
+    customMetadataFields(deps.db, dataset.head_version_id, CANDIDATE_FIELDS),
+  ]);
+  return { label_field: report?.label_field ?? null, split_field: report?.split_field ?? null, candidates };
 }

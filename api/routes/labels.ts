@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import { requireDataset } from '../../services/datasetAccess';
 import { startLabelPropagation } from '../../services/labels';
-import { declareLabelFields, labelQualityOf } from '../../services/labelQuality';
+import { declareLabelFields, labelFieldsOf, labelQualityOf } from '../../services/labelQuality';
 import type { TaskDeps } from '../../services/taskWorkflows';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
@@ -31,6 +31,11 @@ export function createLabelsRouter(deps: TaskDeps): Router<ApiState> {
     const taskId = await declareLabelFields(deps, dataset, ctx.state.user, { labelField: body.label_field, splitField: body.split_field });
     ctx.status = 202;
     ctx.body = { task_id: taskId };
+  });
+
+  mount(router, labelRoutes.fields, async (ctx) => {
+    const dataset = await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id);
+    ctx.body = await labelFieldsOf(deps, dataset);
   });
 
   mount(router, labelRoutes.report, async (ctx) => {

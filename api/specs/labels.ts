@@ -58,6 +58,16 @@ const labelQualityReportSchema = z
   })
   .meta({ id: 'LabelQualityReport' });
 
+const labelFieldsSchema = z
+  .object({
+    label_field: z.string().nullable().meta({ description: 'The label field the last check read; null before the first declaration' }),
+    split_field: z.string().nullable(),
+    candidates: z
+      .array(z.object({ name: z.string(), media: z.number().int(), values: z.number().int().meta({ description: 'Distinct values among those media' }) }))
+      .meta({ description: 'Custom-metadata fields of the dataset’s media, most carried first (at most 100)' }),
+  })
+  .meta({ id: 'LabelFields' });
+
 export const labelRoutes = {
   propagate: defineRoute({
     method: 'post',
@@ -81,6 +91,16 @@ export const labelRoutes = {
     request: { params: datasetIdParams, body: labelFieldsBody },
     responses: { 202: { description: 'Started', schema: startedTask } },
     errors: [403, 404, [409, 'The dataset cannot be checked in its status'], [422, 'Invalid input, or a field no media of the dataset carries']],
+  }),
+  fields: defineRoute({
+    method: 'get',
+    path: '/dataset/:dataset_id/label_fields',
+    tag: 'labels',
+    summary: 'The declared label and split fields, and the custom-metadata fields they may be declared from',
+    auth: 'user',
+    request: { params: datasetIdParams },
+    responses: { 200: { description: 'Fields', schema: labelFieldsSchema } },
+    errors: [403, 404],
   }),
   report: defineRoute({
     method: 'get',

@@ -20,9 +20,12 @@ const BY_MEDIA_ID: ReadonlySet<MediaFilter['kind']> = new Set(['issue', 'duplica
 export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilter, key: MediaKey = MEDIA_ROW): void {
   const sameMedia = (alias: string) => `${alias}.version_id = ${key.version} AND ${alias}.media_id = ${key.id}`;
   switch (filter.kind) {
-    case 'issue':
-      query.whereExists(db('media_issues as i').whereRaw(sameMedia('i')).where('i.issue_type', filter.issue));
+    case 'issue': {
+      const issues = db('media_issues as i').whereRaw(sameMedia('i')).where('i.issue_type', filter.issue);
+      for (const [field, values] of Object.entries(filter.details ?? {})) issues.whereRaw(`i.details->>? IN (${values.map(() => '?').join(', ')})`, [field, ...values]);
+      query.whereExists(issues);
       return;
+    }
     case 'duplicateSimilarity':
       query.whereExists(
         db('media_issues as i')

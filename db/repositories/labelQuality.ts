@@ -29,6 +29,25 @@ export async function countMediaWithField(db: Db, versionId: string, field: stri
   return Number(row?.count ?? 0);
 }
 
+export interface MetadataFieldRow {
+  name: string;
+  /** Media of the version carrying the field, and the distinct values it takes among them. */
+  media: number;
+  values: number;
+}
+
+/** The custom-metadata fields of the version's media, most carried first (at most `limit`). */
+export async function customMetadataFields(db: Db, versionId: string, limit: number): Promise<MetadataFieldRow[]> {
+  const { rows } = await db.raw(
+    `SELECT f.key AS name, count(*)::int AS media, count(DISTINCT f.value)::int AS values
+       FROM media m CROSS JOIN LATERAL jsonb_each(m.custom_metadata) f
+      WHERE m.version_id = ? AND jsonb_typeof(m.custom_metadata) = 'object'
+      GROUP BY f.key ORDER BY media DESC, name LIMIT ?`,
+    [versionId, limit],
+  );
+  return rows;
+}
+
 export interface LabelIssueRow {
   media_id: string;
   issue_type: (typeof LABEL_ISSUE_TYPES)[number];

@@ -105,6 +105,9 @@ export interface ExportRecord {
   uniqueness_score: number | null;
   duplicate_of: string | null;
   similarity: number | null;
+  /** From its mislabel issue (label quality): how likely its label is wrong, and the label its neighbours suggest. */
+  mislabel_score: number | null;
+  suggested_label: string | null;
   issues: Array<{ type: string; confidence: number; details: Record<string, unknown> | null }>;
   labels: Array<{ label: string; source: string; confidence: number | null }>;
   tags: Array<{ id: string; name: string }>;
@@ -120,6 +123,7 @@ const numberOrNull = (value: unknown): number | null => (typeof value === 'numbe
 export function toExportRecord(row: ExportRow, imageFilename: string, source: BatchSource | undefined): ExportRecord {
   const clusters = row.clusters ?? {};
   const duplicate = row.issues?.find((issue) => issue.type === 'duplicates')?.details ?? null;
+  const mislabel = row.issues?.find((issue) => issue.type === 'mislabel')?.details ?? null;
   return {
     media_id: row.id,
     media_type: row.kind,
@@ -145,6 +149,8 @@ export function toExportRecord(row: ExportRow, imageFilename: string, source: Ba
     uniqueness_score: row.uniqueness_score,
     duplicate_of: typeof duplicate?.duplicate_of === 'string' ? duplicate.duplicate_of : null,
     similarity: numberOrNull(duplicate?.similarity),
+    mislabel_score: numberOrNull(mislabel?.score),
+    suggested_label: typeof mislabel?.suggested_label === 'string' ? mislabel.suggested_label : null,
     issues: row.issues ?? [],
     labels: row.labels ?? [],
     tags: row.tags ?? [],

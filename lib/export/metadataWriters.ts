@@ -75,6 +75,8 @@ export const PARQUET_COLUMNS: ReadonlyArray<{ name: keyof ExportRecord; type: Pa
   { name: 'uniqueness_score', type: 'DOUBLE', nullable: true },
   { name: 'duplicate_of', type: 'STRING', nullable: true },
   { name: 'similarity', type: 'DOUBLE', nullable: true },
+  { name: 'mislabel_score', type: 'DOUBLE', nullable: true },
+  { name: 'suggested_label', type: 'STRING', nullable: true },
   { name: 'issues', type: 'JSON', nullable: false },
   { name: 'labels', type: 'JSON', nullable: false },
   { name: 'tags', type: 'JSON', nullable: false },

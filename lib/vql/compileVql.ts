@@ -1,8 +1,9 @@
-import type { VqlFilter } from './parseVql';
+import type { IssueDetailField, VqlFilter } from './parseVql';
 
 /** A predicate on media rows, compiled from Explore parameters, VQL and saved views. */
 export type MediaFilter =
-  | { kind: 'issue'; issue: string }
+  /** `details`: each named field of the issue's details is one of the values. */
+  | { kind: 'issue'; issue: string; details?: Partial<Record<IssueDetailField, string[]>> }
   | { kind: 'duplicateSimilarity'; atLeast: number }
   | { kind: 'uniqueness'; atLeast: number }
   | { kind: 'labels'; anyOf: string[] }
@@ -17,7 +18,7 @@ export const isSemantic = (filter: VqlFilter): filter is SemanticFilter => filte
 export function compileVql(filter: Exclude<VqlFilter, SemanticFilter>): MediaFilter {
   switch (filter.key) {
     case 'issues':
-      return { kind: 'issue', issue: filter.value };
+      return { kind: 'issue', issue: filter.value, ...(filter.details && { details: filter.details }) };
     case 'duplicates':
       return { kind: 'duplicateSimilarity', atLeast: filter.value };
     case 'uniqueness':

@@ -18,10 +18,21 @@ const tagsFilter = z.strictObject({
   op: z.literal('is', { message: 'op must be is' }),
   value: z.array(z.uuid('tags must be UUIDs')).min(1, 'value must list at least one tag id'),
 });
+/** Fields of an issue's details a filter may match (the label-quality issues'): the report's links use them. */
+export const ISSUE_DETAIL_FIELDS = ['label', 'suggested_label', 'split', 'duplicate_split'] as const;
+export type IssueDetailField = (typeof ISSUE_DETAIL_FIELDS)[number];
+const detailValues = z.array(z.string().min(1, 'details values must be non-empty strings')).min(1, 'details values must list at least one value');
 const issuesFilter = z.strictObject({
   op: z.literal('issue', { message: 'op must be issue' }),
   value: z.enum(ISSUE_TYPES, { message: `value must be one of ${ISSUE_TYPES.join(', ')}` }),
   mode: z.literal('in', { message: 'mode must be in' }).default('in'),
+  details: z
+    .strictObject(
+      Object.fromEntries(ISSUE_DETAIL_FIELDS.map((field) => [field, detailValues])) as Record<IssueDetailField, typeof detailValues>,
+      { error: (issue) => (issue.code === 'unrecognized_keys' ? `details keys must be among ${ISSUE_DETAIL_FIELDS.join(', ')}` : undefined) },
+    )
+    .partial()
+    .optional(),
 });
 const duplicatesFilter = z.strictObject({ op: z.literal('duplicates', { message: 'op must be duplicates' }), value: fraction });
 const uniquenessFilter = z.strictObject({ op: z.literal('uniqueness', { message: 'op must be uniqueness' }), value: fraction });

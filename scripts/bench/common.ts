@@ -120,7 +120,14 @@ export async function waitForNewestTask(
   onPoll?: (task: { status: string; status_message: string }) => void,
 ): Promise<{ task_type: string; status_message: string }> {
   for (;;) {
-    const { tasks } = await (await fetch(`${apiUrl}/tasks?dataset_id=${datasetId}`)).json() as {
+    const response = await fetch(`${apiUrl}/tasks?dataset_id=${datasetId}`);
+    // A 503 (Postgres or Temporal slow to answer on a loaded machine) is asked again after its Retry-After, as a client does.
+    if (response.status === 503) {
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 1)));
+      continue;
+    }
+    if (!response.ok) throw new Error(`GET /tasks answered ${response.status}: ${await response.text()}`);
+    const { tasks } = (await response.json()) as {
       tasks: Array<{ task_type: string; status: string; status_message: string; error_message: string }>;
     };
     if (tasks[0]) onPoll?.(tasks[0]);

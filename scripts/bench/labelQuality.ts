@@ -6,7 +6,9 @@
  * one transaction of writes) runs on a READY dataset made in Postgres; its mislabel issues are scored
  * against the flips, its leakage issues against the planted pairs. The peer in the same run is
  * cleanlab's find_label_issues (scripts/install-cleanlab.sh) on the same kNN probabilities and on a
- * cross-validated logistic regression over the same embeddings.
+ * cross-validated logistic regression over the same embeddings; recall@1-3 of the true class ranks
+ * classes by our kNN probabilities and by the regression's. Then the same images go through the real
+ * API and worker (DATASET_CREATION, metadata import, LABEL_QUALITY) to time the check against indexing.
  * Results go to bench/results/label-quality-<date>.json.
  */
 import { execFileSync } from 'node:child_process';
@@ -27,7 +29,7 @@ import { LABEL_QUALITY, neighbourProbabilities } from '../../lib/quality/labelQu
 import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { createVectorStore } from '../../lib/vectors/createVectorStore';
 import { imageCollection, type VectorHit } from '../../lib/vectors/vectorStore';
-import { benchMachine, say, timed, withBenchDatabase, writeReport } from './common';
+import { benchMachine, createDatasetOverHttp, filesForm, say, timed, waitForNewestTask, withBenchDatabase, withScratchStack, writeReport } from './common';
 
 const images = Number(process.argv[2] ?? 2000);
 const NOISE_RATE = 0.1;
@@ -67,6 +69,52 @@ async function prepareItems(scratch: string): Promise<Item[]> {
     items.push({ file, truth, given, split: split === 'train' ? 'test' : 'train', flipped: given !== truth, copyOf: original });
   }
   return items;
+}
+
+/** The k of recall@k: whether the true class is among the k most probable classes other than the given one. */
+const RECALL_AT = [1, 2, 3];
+
+/** Over every flipped item: the share whose true class is among its first k ranked classes (`ranked[i]`, the given one left out), for each k. */
+function recallAtK(ranked: number[][], items: Item[], classes: string[]): Record<string, number> {
+  const flips = items.map((item, i) => (item.flipped ? i : -1)).filter((i) => i >= 0);
+  return Object.fromEntries(RECALL_AT.map((k) => [`at_${k}`, flips.filter((i) => ranked[i].slice(0, k).includes(classes.indexOf(items[i].truth))).length / flips.length]));
+}
+
+/** Classes by falling probability, `given` left out. */
+const rankedOtherThan = (probabilities: ArrayLike<number>, given: number): number[] =>
+  Array.from(probabilities, (p, c) => ({ p, c }))
+    .filter(({ c }) => c !== given)
+    .sort((a, b) => b.p - a.p || a.c - b.c)
+    .map(({ c }) => c);
+
+/**
+ * The share the check adds to indexing, through the real API and worker of a bench stack: the same
+ * images indexed by DATASET_CREATION, their labels imported, then one LABEL_QUALITY task; both timed
+ * by their tasks' start and end.
+ */
+async function indexingShare(items: Item[], scratch: string) {
+  return withScratchStack('label-quality', async (apiUrl) => {
+    const created = await createDatasetOverHttp(apiUrl, 'fashion', items.map((item) => item.file));
+    say(`  indexed ${items.length} images through the API and worker in ${created.seconds.toFixed(0)} s`);
+    const metadataFile = path.join(scratch, 'labels.json');
+    fs.writeFileSync(metadataFile, JSON.stringify(items.map((item) => ({ file_name: path.basename(item.file), class: item.given, split: item.split }))));
+    const dataset = `${apiUrl}/dataset/${created.datasetId}`;
+    const imported = await fetch(`${dataset}/custom_metadata`, { method: 'POST', body: await filesForm([metadataFile], 'file') });
+    if (imported.status !== 202) throw new Error(`metadata import refused: ${imported.status} ${await imported.text()}`);
+    await waitForNewestTask(apiUrl, created.datasetId);
+    const declared = await fetch(`${dataset}/label_fields`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ label_field: 'class', split_field: 'split' }) });
+    if (declared.status !== 202) throw new Error(`label fields refused: ${declared.status} ${await declared.text()}`);
+    await waitForNewestTask(apiUrl, created.datasetId);
+    const { tasks } = (await (await fetch(`${apiUrl}/tasks?dataset_id=${created.datasetId}`)).json()) as { tasks: Array<{ task_type: string; start_time: string; end_time: string }> };
+    const secondsOf = (type: string) => {
+      const task = tasks.find((candidate) => candidate.task_type === type)!;
+      return (Date.parse(task.end_time) - Date.parse(task.start_time)) / 1000;
+    };
+    const indexing = secondsOf('DATASET_CREATION');
+    const check = secondsOf('LABEL_QUALITY');
+    say(`  LABEL_QUALITY task ${check.toFixed(1)} s against DATASET_CREATION ${indexing.toFixed(0)} s: ${((100 * check) / indexing).toFixed(1)} % of indexing`);
+    return { indexing_seconds: indexing, label_quality_seconds: check, share_of_indexing: check / indexing };
+  });
 }
 
 function precisionRecall(flagged: Set<number>, items: Item[]) {
@@ -148,11 +196,17 @@ async function main(): Promise<void> {
         fs.writeFileSync(jobFile, JSON.stringify({ given, knn_pred_probs: probabilities.map((p) => Array.from(p)), embeddings_file: embeddingsFile, dim: embedded.value[0].length }));
         const peer = JSON.parse(
           execFileSync(path.join(root, '.tools', 'cleanlab', 'bin', 'python'), [path.join(root, 'scripts', 'bench', 'cleanlab_label_issues.py'), jobFile], { maxBuffer: 64 * 2 ** 20 }).toString(),
-        ) as Record<'knn' | 'logreg', { issues: number[]; seconds: number }>;
+        ) as { knn: { issues: number[]; seconds: number }; logreg: { issues: number[]; seconds: number; top: number[][] } };
         const cleanlab = precisionRecall(new Set(peer.knn.issues), items);
         const cleanlabLogreg = precisionRecall(new Set(peer.logreg.issues), items);
         say(`  cleanlab on the same kNN probabilities: precision ${cleanlab.precision.toFixed(3)}, recall ${cleanlab.recall.toFixed(3)} (${cleanlab.flagged} flagged) in ${peer.knn.seconds.toFixed(2)} s`);
         say(`  cleanlab on 5-fold logistic regression: precision ${cleanlabLogreg.precision.toFixed(3)}, recall ${cleanlabLogreg.recall.toFixed(3)} (${cleanlabLogreg.flagged} flagged) in ${peer.logreg.seconds.toFixed(2)} s`);
+        const recall = {
+          ours: recallAtK(probabilities.map((p, i) => rankedOtherThan(p, given[i])), items, classes),
+          logistic_regression: recallAtK(peer.logreg.top, items, classes),
+        };
+        say(`  recall@1/2/3 of the true class over all flips: ours ${Object.values(recall.ours).map((r) => r.toFixed(3)).join('/')}, logistic regression ${Object.values(recall.logistic_regression).map((r) => r.toFixed(3)).join('/')}`);
+        const share = await indexingShare(items, scratch);
 
         writeReport('label-quality', {
           date: new Date().toISOString(),
@@ -165,14 +219,28 @@ async function main(): Promise<void> {
           images: items.length,
           noise_rate: NOISE_RATE,
           flipped: items.filter((item) => item.flipped).length,
-          ours: { precision: ours.precision, recall: ours.recall, flagged: ours.flagged, suggestion_recall_at_1: suggestedRight / Math.max(1, foundFlips.length) },
+          ours: {
+            precision: ours.precision,
+            recall: ours.recall,
+            flagged: ours.flagged,
+            suggestion_recall_at_1: suggestedRight / Math.max(1, foundFlips.length),
+            recall_at_k: recall.ours,
+          },
           cleanlab: { precision: cleanlab.precision, recall: cleanlab.recall, flagged: cleanlab.flagged, seconds: peer.knn.seconds },
-          cleanlab_logistic_regression: { precision: cleanlabLogreg.precision, recall: cleanlabLogreg.recall, flagged: cleanlabLogreg.flagged, seconds: peer.logreg.seconds },
+          cleanlab_logistic_regression: {
+            precision: cleanlabLogreg.precision,
+            recall: cleanlabLogreg.recall,
+            flagged: cleanlabLogreg.flagged,
+            seconds: peer.logreg.seconds,
+            recall_at_k: recall.logistic_regression,
+          },
+          recall_at_k_method: 'Over every flipped label: the true class among the k most probable classes other than the given one (ours: the kNN probabilities the check computes, whose first is the suggestion of an unflagged item)',
           leakage_recall: plantedFound / PLANTED,
           leakage_planted: PLANTED,
           ms_per_1000_media: (run.seconds * 1000 * 1000) / items.length,
           check_seconds: run.seconds,
           embedding_seconds: embedded.seconds,
+          indexing: { ...share, method: 'The same images through the real API and worker of a bench stack: DATASET_CREATION, then a LABEL_QUALITY task after the labels are imported; each timed by its task start_time to end_time' },
         } as { date: string });
       } finally {
         await vectors.close();

@@ -118,6 +118,8 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
         uniqueness_score: row.uniqueness_score,
         duplicate_of: duplicate?.duplicate_of ?? null,
         similarity: duplicate?.similarity ?? null,
+        mislabel_score: null,
+        suggested_label: null,
         issues: issues.map((issue) => ({ type: issue.issue_type, confidence: issue.confidence, details: issue.details })),
         labels: labels.map((label) => ({ label: label.label, source: label.source, confidence: label.confidence })),
         tags,

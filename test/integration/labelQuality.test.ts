@@ -1,23 +1,25 @@
 import { headMediaIdsByName } from '../support/versions';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import sharp from 'sharp';
-import { projectRoot } from '../../lib/projectRoot';
+import { labelledFixture } from '../support/labelledImages';
 import { databaseFingerprint } from '../support/databaseFingerprint';
+import { exportWholeDataset } from '../support/exportArchives';
 import { newDatasetWithTransaction, uploadFiles, waitForTask } from '../support/datasets';
 import { eventually } from '../support/media';
 import { loginCookie } from '../support/sessions';
 import { expectLostTaskRepaired, sharedDatasetWithViewer } from '../support/sharedDataset';
 import { startTestApi, startTestStack, type TestApi } from '../support/testStack';
+import type * as Hyparquet from 'hyparquet' with { 'resolution-mode': 'import' };
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { parquetReadObjects } = require('hyparquet') as typeof Hyparquet;
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 
 const IMAGES = 300;
 const PLANTED_COPIES = 10;
-const labelledDir = path.join(projectRoot(), '.tools', 'labelled-images');
 
 async function finishedTask(api: Pick<TestApi, 'request'>, taskId: string, taskType: string) {
   return eventually(
@@ -36,46 +38,21 @@ describe('label quality', () => {
   let stack: Stack;
   let datasetId: string;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'label-quality-'));
-  const truth = new Map<string, string>();
-  const flipped = new Set<string>();
-  const planted: Array<[string, string]> = [];
+  let truth: Map<string, string>;
+  let flipped: Set<string>;
+  let planted: Array<[string, string]>;
 
   beforeAll(async () => {
-    execFileSync('bash', [path.join(projectRoot(), 'scripts', 'fetch-labelled-images.sh'), String(IMAGES)], { stdio: 'inherit' });
-    const rows = fs.readFileSync(path.join(labelledDir, 'labels.csv'), 'utf8').trim().split('\n').slice(1, IMAGES + 1).map((line) => line.split(','));
-    const classes = [...new Set(rows.map(([, label]) => label))].sort();
-    let seed = 27;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    const metadata: Array<{ file_name: string; category: string; split: string }> = [];
-    const files: string[] = [];
-    for (const [fileName, label, split] of rows) {
-      truth.set(fileName, label);
-      let given = label;
-      if (random() < 0.1) {
-        while (given === label) given = classes[Math.floor(random() * classes.length)];
-        flipped.add(fileName);
-      }
-      metadata.push({ file_name: fileName, category: given, split });
-      files.push(path.join(labelledDir, fileName));
-    }
-    // A slightly brighter copy of every 30th photo, in the other split.
-    for (const [fileName, label, split] of rows.filter((_, i) => i % 30 === 1).slice(0, PLANTED_COPIES)) {
-      const copy = `copy-${fileName}`;
-      await sharp(path.join(labelledDir, fileName)).modulate({ brightness: 1.05 }).toFile(path.join(scratch, copy));
-      files.push(path.join(scratch, copy));
-      truth.set(copy, label);
-      metadata.push({ file_name: copy, category: label, split: split === 'train' ? 'test' : 'train' });
-      planted.push([fileName, copy]);
-    }
-    fs.writeFileSync(path.join(scratch, 'metadata.json'), JSON.stringify(metadata));
-
+    const fixture = await labelledFixture(IMAGES, PLANTED_COPIES, scratch);
+    ({ truth, flipped, planted } = fixture);
+    const files = fixture.files;
     stack = await startTestStack();
     const created = await newDatasetWithTransaction(stack, 'fashion');
     datasetId = created.datasetId;
     for (let i = 0; i < files.length; i += 50) await uploadFiles(stack, datasetId, created.transId, files.slice(i, i + 50)).expect(202);
     await stack.request.post(`/api/v1/ingestion/${datasetId}/process_files/${created.transId}`).expect(202);
     expect((await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'], 1_500_000)).status).toBe('COMPLETED');
-    const imported = await stack.request.post(`/api/v1/dataset/${datasetId}/custom_metadata`).attach('file', path.join(scratch, 'metadata.json')).expect(202);
+    const imported = await stack.request.post(`/api/v1/dataset/${datasetId}/custom_metadata`).attach('file', fixture.metadataFile).expect(202);
     expect((await finishedTask(stack, imported.body.task_id, 'CUSTOM_METADATA')).status).toBe('COMPLETED');
   }, 1_800_000);
   afterAll(async () => {
@@ -99,6 +76,16 @@ describe('label quality', () => {
     ];
     for (const [body, detail] of refusals) expect((await declare(body).expect(422)).body).toEqual({ detail });
     expect((await stack.request.get(`/api/v1/dataset/${datasetId}/label_quality`).expect(404)).body.detail).toContain('declare the label field first');
+    // What the web app offers to declare: the fields the media carry, with their counts.
+    const fields = (await stack.request.get(`/api/v1/dataset/${datasetId}/label_fields`).expect(200)).body;
+    expect(fields).toMatchObject({ label_field: null, split_field: null });
+    expect(fields.candidates).toEqual(
+      expect.arrayContaining([
+        { name: 'category', media: IMAGES + PLANTED_COPIES, values: 10 },
+        { name: 'split', media: IMAGES + PLANTED_COPIES, values: 2 },
+      ]),
+    );
+    await stack.request.get(`/api/v1/dataset/${randomUUID()}/label_fields`).expect(404);
     await stack.request.put(`/api/v1/dataset/${randomUUID()}/label_fields`).send({ label_field: 'category' }).expect(404);
     await stack.request.get(`/api/v1/dataset/${randomUUID()}/label_quality`).expect(404);
     expect(await databaseFingerprint(stack.deps.db)).toEqual(before);
@@ -167,6 +154,66 @@ describe('label quality', () => {
     expect(report.leakage.by_splits).toEqual([{ splits: ['test', 'train'], pairs: report.leakage.pairs }]);
   }, 600_000);
 
+  it('filters Explore by the report\'s links: a class\'s flagged images, a confused pair, a split pair\'s leakage', async () => {
+    const report = (await stack.request.get(`/api/v1/dataset/${datasetId}/label_quality`).expect(200)).body;
+    expect((await stack.request.get(`/api/v1/dataset/${datasetId}/label_fields`).expect(200)).body).toMatchObject({ label_field: 'category', split_field: 'split' });
+    const issues = await stack.deps.db('media_issues as i')
+      .join('datasets as d', 'd.head_version_id', 'i.version_id')
+      .where({ 'd.id': datasetId })
+      .whereIn('i.issue_type', ['mislabel', 'leakage'])
+      .select('i.media_id', 'i.issue_type', 'i.details');
+    const shownBy = async (vql: object[]): Promise<string[]> => {
+      const explore = await stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', threshold: 0, vql: JSON.stringify(vql) }).expect(200);
+      return explore.body.clusters.flatMap((cluster: { previews: Array<{ media_id: string }> }) => cluster.previews.map((preview) => preview.media_id)).sort();
+    };
+    const expected = (type: string, match: (details: Record<string, string>) => boolean) =>
+      issues.filter((issue) => issue.issue_type === type && match(issue.details)).map((issue) => issue.media_id).sort();
+
+    const pair = report.confused_pairs[0];
+    const pairIds = await shownBy([{ issues: { op: 'issue', value: 'mislabel', details: { label: [pair.label], suggested_label: [pair.suggested_label] } } }]);
+    expect(pairIds).toHaveLength(pair.count);
+    expect(pairIds).toEqual(expected('mislabel', (details) => details.label === pair.label && details.suggested_label === pair.suggested_label));
+    const flaggedClass = report.classes.find((entry: { flagged: number }) => entry.flagged > 0);
+    const classIds = await shownBy([{ issues: { op: 'issue', value: 'mislabel', details: { label: [flaggedClass.label] } } }]);
+    expect(classIds).toHaveLength(flaggedClass.flagged);
+    const { splits } = report.leakage.by_splits[0];
+    const leakIds = await shownBy([{ issues: { op: 'issue', value: 'leakage', details: { split: splits, duplicate_split: splits } } }]);
+    expect(leakIds.length).toBeGreaterThanOrEqual(2 * PLANTED_COPIES);
+    expect(leakIds).toEqual(expected('leakage', () => true));
+    expect(await shownBy([{ issues: { op: 'issue', value: 'leakage', details: { split: ['validation'] } } }])).toEqual([]);
+    const refused = await stack.request
+      .get(`/api/v1/explore/${datasetId}`)
+      .query({ entity_type: 'IMAGES', threshold: 0, vql: JSON.stringify([{ issues: { op: 'issue', value: 'mislabel', details: { score: ['1'] } } }]) })
+      .expect(422);
+    expect(refused.body.detail).toContain('details keys must be among label, suggested_label, split, duplicate_split');
+  });
+
+  it('exports carry the report as label_quality.json and each media item\'s mislabel score and suggested label, in JSON and Parquet', async () => {
+    const report = (await stack.request.get(`/api/v1/dataset/${datasetId}/label_quality`).expect(200)).body;
+    const json = await exportWholeDataset(stack, datasetId, { file_name: 'labels', export_format: 'json' });
+    expect([...json.entries.keys()]).toEqual(['metadata.json', 'label_quality.json']);
+    expect(JSON.parse(json.entries.get('label_quality.json')!.toString('utf8'))).toEqual(report);
+    const records: Array<Record<string, unknown>> = JSON.parse(json.entries.get('metadata.json')!.toString('utf8'));
+    const mislabels = new Map<string, { score: number; suggested_label: string }>(
+      (
+        await stack.deps.db('media_issues as i')
+          .join('datasets as d', 'd.head_version_id', 'i.version_id')
+          .where({ 'd.id': datasetId, 'i.issue_type': 'mislabel' })
+          .select('i.media_id', 'i.details')
+      ).map((row) => [row.media_id, row.details]),
+    );
+    expect(mislabels.size).toBe(report.n_flagged);
+    for (const record of records) {
+      const mislabel = mislabels.get(record.media_id as string);
+      expect([record.mislabel_score, record.suggested_label]).toEqual(mislabel ? [mislabel.score, mislabel.suggested_label] : [null, null]);
+    }
+
+    const parquet = await exportWholeDataset(stack, datasetId, { file_name: 'labels', export_format: 'parquet' });
+    expect(JSON.parse(parquet.entries.get('label_quality.json')!.toString('utf8'))).toEqual(report);
+    const rows = await parquetReadObjects({ file: new Uint8Array(parquet.entries.get('metadata.parquet')!).buffer, columns: ['media_id', 'mislabel_score', 'suggested_label'] });
+    expect(rows.map((row) => [row.media_id, row.mislabel_score, row.suggested_label])).toEqual(records.map((record) => [record.media_id, record.mislabel_score, record.suggested_label]));
+  }, 300_000);
+
   it('checks again after a metadata import: a corrected label is no longer flagged', async () => {
     const ids = await idsByName();
     const before = (await stack.request.get(`/api/v1/dataset/${datasetId}/label_quality`).expect(200)).body;
@@ -213,6 +260,17 @@ describe('label quality while it waits for a worker', () => {
     await api.request.put(url()).send(body).expect(401);
     await api.request.get(`/api/v1/dataset/${datasetId}/label_quality`).expect(401);
     expect((await api.request.get(`/api/v1/dataset/${datasetId}/label_quality`).set('Cookie', viewer).expect(404)).body.detail).toContain('declare the label field first');
+    // The fields to declare from: a viewer may read them, a caller without a session may not, nor may a malformed id pass.
+    expect((await api.request.get(url()).set('Cookie', viewer).expect(200)).body).toEqual({
+      label_field: null,
+      split_field: null,
+      candidates: [
+        { name: 'class', media: 1, values: 1 },
+        { name: 'split', media: 1, values: 1 },
+      ],
+    });
+    await api.request.get(url()).expect(401);
+    expect((await api.request.get('/api/v1/dataset/not-a-uuid/label_fields').set('Cookie', viewer).expect(422)).body.detail).toMatch(/^params\.dataset_id: /);
     expect(await databaseFingerprint(api.deps.db)).toEqual(before);
   });
 

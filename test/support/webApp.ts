@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { assertBrowserPrerequisites, launchChromium, localPublicUrl, screenshotsDir, serveOverHttp } from './browser';
@@ -54,4 +55,24 @@ export async function waitForLoadedImages(page: Page): Promise<void> {
     const images = Array.from(document.querySelectorAll('ul[aria-label="Clusters"] img'));
     return images.length > 0 && images.every((image) => image.complete && image.naturalWidth > 0);
   })()`);
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[] }>;
+}
+
+/** The page is no wider than the screen (what sticks out is named) and axe-core finds no serious or critical violation on it. */
+export async function expectFitsAndAccessible(page: Page): Promise<void> {
+  const widths = (await page.evaluate('({ document: document.documentElement.scrollWidth, viewport: window.innerWidth })')) as { document: number; viewport: number };
+  const overflowing = widths.document > widths.viewport ? await page.evaluate(`Array.from(document.querySelectorAll('body *')).filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5 && !element.closest('.table-scroll table')).slice(0, 6).map((element) => element.tagName.toLowerCase() + (element.className ? '.' + String(element.className).split(' ').join('.') : '') + ' ' + Math.round(element.getBoundingClientRect().right) + 'px')`) : [];
+  expect({ ...widths, overflowing }).toEqual({ document: widths.viewport, viewport: widths.viewport, overflowing: [] });
+  await page.addScriptTag({ content: fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8') });
+  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)`)) as AxeViolation[];
+  const serious = violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id} (${violation.impact}): ${violation.help} at ${violation.nodes.map((node) => node.target.join(' ')).slice(0, 5).join(', ')}`);
+  expect(serious).toEqual([]);
 }

@@ -37,6 +37,8 @@ function record(n: number, overrides: Partial<ExportRecord> = {}): ExportRecord 
     uniqueness_score: (n % 1000) / 1000,
     duplicate_of: n % 50 === 0 ? uuid(n - 1) : null,
     similarity: n % 50 === 0 ? 0.97 : null,
+    mislabel_score: n % 40 === 0 ? 0.85 : null,
+    suggested_label: n % 40 === 0 ? 'dog' : null,
     issues: n % 20 === 0 ? [{ type: 'dark', confidence: 0.8, details: null }] : [],
     labels: n % 5 === 0 ? [{ label: ['cat', 'dog'][n % 2], source: 'custom', confidence: null }] : [],
     tags: n % 10 === 0 ? [{ id: uuid(9), name: 'keep' }] : [],

@@ -13,6 +13,7 @@ describe('parseVql', () => {
         { issues: { op: 'issue', value: 'blur', mode: 'in' } },
         { duplicates: { op: 'duplicates', value: 0.9 } },
         { uniqueness: { op: 'uniqueness', value: 0.5 } },
+        { issues: { op: 'issue', value: 'mislabel', details: { label: ['cat'], suggested_label: ['dog'] } } },
       ]),
     );
     expect(filters).toEqual([
@@ -23,6 +24,7 @@ describe('parseVql', () => {
       { key: 'issues', op: 'issue', value: 'blur', mode: 'in' },
       { key: 'duplicates', op: 'duplicates', value: 0.9 },
       { key: 'uniqueness', op: 'uniqueness', value: 0.5 },
+      { key: 'issues', op: 'issue', value: 'mislabel', mode: 'in', details: { label: ['cat'], suggested_label: ['dog'] } },
     ]);
     expect(parseVql('[]')).toEqual([]);
   });
@@ -34,6 +36,9 @@ describe('parseVql', () => {
     ['[{}]', 'vql[0]: each filter must have exactly one key, got 0'],
     ['[{"colour":{"op":"is","value":"red"}}]', 'vql[0]: unknown key "colour" (expected one of text, labels, tags, issues, duplicates, uniqueness)'],
     ['[{"labels":{"op":"one_of","value":["a"]}},{"issues":{"op":"issue","value":"smudge"}}]', 'vql[1].issues.value: value must be one of duplicates, outliers, blur, dark, bright, broken, mislabel, leakage'],
+    ['[{"issues":{"op":"issue","value":"mislabel","details":{"colour":["red"]}}}]', 'vql[0].issues.details: details keys must be among label, suggested_label, split, duplicate_split'],
+    ['[{"issues":{"op":"issue","value":"leakage","details":{"split":[]}}}]', 'vql[0].issues.details.split: details values must list at least one value'],
+    ['[{"issues":{"op":"issue","value":"leakage","details":{"split":"test"}}}]', 'vql[0].issues.details.split:'],
     ['[{"text":{"op":"regex","value":"a.*"}}]', 'vql[0].text.op: op must be fts or semantic'],
     ['[{"text":{"op":"semantic","value":"cat","threshold":1.5}}]', 'vql[0].text.threshold: must be between 0 and 1'],
     ['[{"tags":{"op":"is","value":["nope"]}}]', 'vql[0].tags.value.0: tags must be UUIDs'],

@@ -9,6 +9,7 @@ import { DatasetsPage } from './pages/DatasetsPage';
 import { DatasetPage } from './pages/DatasetPage';
 import { DuplicatesPage } from './pages/DuplicatesPage';
 import { ClusterPage } from './pages/ClusterPage';
+import { LabelsPage } from './pages/LabelsPage';
 import { ExplorePage } from './pages/ExplorePage';
 import { TasksPage } from './pages/TasksPage';
 import { NotFoundPage } from './pages/NotFoundPage';
@@ -34,6 +35,7 @@ const router = createBrowserRouter([
       { path: 'datasets/:datasetId', element: <DatasetPage /> },
       { path: 'datasets/:datasetId/explore', element: <ExplorePage /> },
       { path: 'datasets/:datasetId/duplicates', element: <DuplicatesPage /> },
+      { path: 'datasets/:datasetId/labels', element: <LabelsPage /> },
       // WebGL and its scatterplot load with the page that needs them, not with the app.
       { path: 'datasets/:datasetId/map', lazy: async () => ({ Component: (await import('./pages/MapPage')).MapPage }) },
       { path: 'datasets/:datasetId/clusters/:clusterId', element: <ClusterPage /> },

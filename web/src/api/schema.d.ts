@@ -3345,7 +3345,65 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** The declared label and split fields, and the custom-metadata fields they may be declared from */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Fields */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LabelFields"];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         /**
          * Declare the custom-metadata fields holding labels and splits, and check them in a LABEL_QUALITY task
          * @description The task flags likely mislabelled images (issue mislabel, with the suggested label) from their nearest neighbours’ labels, near-duplicates in different splits (issue leakage), and writes the report of GET …/label_quality. A reindex checks again.
@@ -7235,6 +7293,18 @@ export interface components {
             clients: {
                 [key: string]: string;
             };
+        };
+        LabelFields: {
+            /** @description The label field the last check read; null before the first declaration */
+            label_field: string | null;
+            split_field: string | null;
+            /** @description Custom-metadata fields of the dataset’s media, most carried first (at most 100) */
+            candidates: {
+                name: string;
+                media: number;
+                /** @description Distinct values among those media */
+                values: number;
+            }[];
         };
         LabelQualityReport: {
             label_field: string;

@@ -1,9 +1,14 @@
 /** Explore's VQL filters as the page's controls hold them; `toVql` gives the JSON array the API takes (lib/vql/parseVql.ts). */
 export const ISSUE_TYPES = ['duplicates', 'outliers', 'blur', 'dark', 'bright', 'broken', 'mislabel', 'leakage'] as const;
 export type IssueType = (typeof ISSUE_TYPES)[number];
+/** Fields of a label-quality issue's details a filter may match, each against a list of values (lib/vql/parseVql.ts). */
+export const ISSUE_DETAIL_FIELDS = ['label', 'suggested_label', 'split', 'duplicate_split'] as const;
+export type IssueDetails = Partial<Record<(typeof ISSUE_DETAIL_FIELDS)[number], string[]>>;
 
 export interface VqlControls {
   issue?: IssueType;
+  /** Only the issues whose details match (the label-quality report's links set them). */
+  issueDetails?: IssueDetails;
   /** Keep media whose duplicate similarity is at least this (0-1). */
   duplicates?: number;
   /** Keep media whose uniqueness score is at least this (0-1). */
@@ -15,7 +20,7 @@ export interface VqlControls {
 }
 
 type VqlElement =
-  | { issues: { op: 'issue'; value: IssueType; mode: 'in' } }
+  | { issues: { op: 'issue'; value: IssueType; mode: 'in'; details?: IssueDetails } }
   | { duplicates: { op: 'duplicates'; value: number } }
   | { uniqueness: { op: 'uniqueness'; value: number } }
   | { text: { op: 'fts'; value: string } }
@@ -24,7 +29,7 @@ type VqlElement =
 
 export function toVql(controls: VqlControls): VqlElement[] {
   const elements: VqlElement[] = [];
-  if (controls.issue) elements.push({ issues: { op: 'issue', value: controls.issue, mode: 'in' } });
+  if (controls.issue) elements.push({ issues: { op: 'issue', value: controls.issue, mode: 'in', ...(controls.issueDetails && { details: controls.issueDetails }) } });
   if (controls.duplicates !== undefined) elements.push({ duplicates: { op: 'duplicates', value: controls.duplicates } });
   if (controls.uniqueness !== undefined) elements.push({ uniqueness: { op: 'uniqueness', value: controls.uniqueness } });
   if (controls.text?.trim()) elements.push({ text: { op: 'fts', value: controls.text.trim() } });
@@ -44,8 +49,12 @@ export function fromVql(raw: string | null): VqlControls {
   }
   if (!Array.isArray(elements)) return {};
   const controls: VqlControls = {};
-  for (const element of elements as Partial<Record<string, { value?: unknown }>>[]) {
-    if (element.issues && ISSUE_TYPES.includes(element.issues.value as IssueType)) controls.issue = element.issues.value as IssueType;
+  for (const element of elements as Partial<Record<string, { value?: unknown; details?: unknown }>>[]) {
+    if (element.issues && ISSUE_TYPES.includes(element.issues.value as IssueType)) {
+      controls.issue = element.issues.value as IssueType;
+      const details = issueDetailsOf(element.issues.details);
+      if (details) controls.issueDetails = details;
+    }
     if (typeof element.duplicates?.value === 'number') controls.duplicates = element.duplicates.value;
     if (typeof element.uniqueness?.value === 'number') controls.uniqueness = element.uniqueness.value;
     if (typeof element.text?.value === 'string') controls.text = element.text.value;
@@ -53,4 +62,15 @@ export function fromVql(raw: string | null): VqlControls {
     if (Array.isArray(element.tags?.value)) controls.tags = element.tags.value.map(String);
   }
   return controls;
+}
+
+/** The details filter of an issues element, if it is one this page could have written. */
+function issueDetailsOf(raw: unknown): IssueDetails | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const details: IssueDetails = {};
+  for (const field of ISSUE_DETAIL_FIELDS) {
+    const values = (raw as Record<string, unknown>)[field];
+    if (Array.isArray(values) && values.length > 0) details[field] = values.map(String);
+  }
+  return Object.keys(details).length > 0 ? details : undefined;
 }

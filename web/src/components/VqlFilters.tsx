@@ -20,13 +20,24 @@ export function VqlFilters({ datasetId, controls, onChange }: { datasetId: strin
       <div className="inline-form">
         <label>
           Issue{' '}
-          <select aria-label="Issue" value={controls.issue ?? ''} onChange={(event) => set({ issue: (event.target.value || undefined) as IssueType | undefined })}>
+          <select aria-label="Issue" value={controls.issue ?? ''} onChange={(event) => set({ issue: (event.target.value || undefined) as IssueType | undefined, issueDetails: undefined })}>
             <option value="">any</option>
             {ISSUE_TYPES.map((issue) => (
               <option key={issue}>{issue}</option>
             ))}
           </select>
         </label>
+        {controls.issueDetails && (
+          <span data-testid="issue-details">
+            where{' '}
+            {Object.entries(controls.issueDetails)
+              .map(([field, values]) => `${field.replace('_', ' ')} is ${values.join(' or ')}`)
+              .join(', ')}{' '}
+            <button type="button" onClick={() => set({ issueDetails: undefined })}>
+              Any {controls.issue}
+            </button>
+          </span>
+        )}
         <label>
           <input type="checkbox" checked={controls.duplicates !== undefined} onChange={(event) => set({ duplicates: event.target.checked ? 0.9 : undefined })} /> Duplicates, similarity ≥{' '}
           <input

@@ -1,7 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api, unwrap } from '../api/client';
 import { TRANSIENT_DATASET_STATUSES } from '../api/status';
+import { useDataset } from '../api/useDataset';
 import { AddMedia } from '../components/AddMedia';
 import { EnrichPanel } from '../components/EnrichPanel';
 import { ErrorMessage } from '../components/ErrorMessage';
@@ -13,11 +12,7 @@ import { DeleteDataset } from '../components/DeleteDataset';
 
 export function DatasetPage() {
   const { datasetId = '' } = useParams();
-  const dataset = useQuery({
-    queryKey: ['dataset', datasetId],
-    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: datasetId } } })),
-    refetchInterval: (query) => (query.state.data && TRANSIENT_DATASET_STATUSES.has(query.state.data.status_new) ? 2000 : false),
-  });
+  const dataset = useDataset(datasetId);
   const data = dataset.data;
   return (
     <>
@@ -46,7 +41,7 @@ export function DatasetPage() {
             <dd>{new Date(data.created_at).toLocaleString()}</dd>
           </dl>
           <p>
-            <Link to={`/datasets/${datasetId}/explore`}>Explore</Link> · <Link to={`/datasets/${datasetId}/map`}>Map</Link> · <Link to={`/datasets/${datasetId}/duplicates`}>Duplicates</Link> · <Link to={`/tasks?dataset_id=${datasetId}`}>Tasks</Link>
+            <Link to={`/datasets/${datasetId}/explore`}>Explore</Link> · <Link to={`/datasets/${datasetId}/map`}>Map</Link> · <Link to={`/datasets/${datasetId}/duplicates`}>Duplicates</Link> · <Link to={`/datasets/${datasetId}/labels`}>Labels</Link> · <Link to={`/tasks?dataset_id=${datasetId}`}>Tasks</Link>
           </p>
         </section>
       )}

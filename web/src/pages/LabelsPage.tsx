@@ -1,0 +1,35 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { useDataset } from '../api/useDataset';
+import { ErrorMessage } from '../components/ErrorMessage';
+import { fetchLabelFields, fetchLabelReport, labelKeys } from '../features/labels/api';
+import { LabelFieldsForm } from '../features/labels/LabelFieldsForm';
+import { LabelReport } from '../features/labels/LabelReport';
+
+/** The dataset's labels: which custom-metadata fields hold labels and splits, and the label-quality report of their last check. */
+export function LabelsPage() {
+  const { datasetId = '' } = useParams();
+  const dataset = useDataset(datasetId);
+  const fields = useQuery({ queryKey: labelKeys.fields(datasetId), queryFn: () => fetchLabelFields(datasetId) });
+  // A report exists once fields were declared (GET …/label_quality is a 404 before).
+  const checked = Boolean(fields.data?.label_field);
+  const report = useQuery({ queryKey: labelKeys.report(datasetId), queryFn: () => fetchLabelReport(datasetId), enabled: checked });
+  const name = dataset.data?.display_name ?? datasetId;
+  return (
+    <>
+      <p>
+        <Link to="/">Datasets</Link> › <Link to={`/datasets/${datasetId}`}>{name}</Link> › Labels
+      </p>
+      <h1>Labels of {dataset.data?.display_name ?? 'the dataset'}</h1>
+      <ErrorMessage error={dataset.error ?? fields.error} />
+      {dataset.data && fields.data && <LabelFieldsForm dataset={dataset.data} fields={fields.data} />}
+      <ErrorMessage error={report.error} prefix="The label-quality report could not be read" />
+      {fields.data && !checked && (
+        <p className="card" data-testid="no-label-report">
+          No label-quality report yet: choose the field holding each image’s label (and, to find leakage, its split) and check the labels.
+        </p>
+      )}
+      {report.data && <LabelReport datasetId={datasetId} report={report.data} />}
+    </>
+  );
+}
