@@ -1,24 +1,17 @@
 import type { Db } from '../db/connection';
-import { requireDatasetTransition } from '../db/repositories/datasets';
 import { labelledMedia, writeLabelQuality, type LabelIssueRow } from '../db/repositories/labelQuality';
 import { updateTaskProgress } from '../db/repositories/tasks';
 import { headVersion } from '../db/repositories/versions';
-import { releaseTransition } from '../lib/datasetStates';
 import { checkLabels, LABEL_QUALITY, leakagePairs, summariseLabelQuality, type LabelQualityReport } from '../lib/quality/labelQuality';
 import type { Neighbour } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { completeLabelQuality, type LabelQualitySummary } from '../services/labelQuality';
 import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { LabelQualityInput } from '../workflows/contracts';
 import { createProgressReporter, type TaskRef } from './progress';
 import { vectorNeighbours } from './vectorNeighbours';
 
 type Release = Pick<LabelQualityInput, 'taskId' | 'datasetId' | 'previousStatus'>;
-
-export interface LabelQualitySummary {
-  labelled: number;
-  flagged: number;
-  leakagePairs: number;
-}
 
 const summaryOf = (report: LabelQualityReport): LabelQualitySummary => ({
   labelled: report.n_labelled,
@@ -83,7 +76,7 @@ export function createLabelQualityActivities(deps: { db: Db; vectors: VectorStor
       });
     }
     const summary = summariseLabelQuality({ fields, classes, labels, splits, check: result, leakage, checkedAt: new Date() });
-    await db.transaction((trx) => writeLabelQuality(trx, version.id, issues, summary));
+    await writeLabelQuality(db, version.id, issues, summary);
     return summary;
   }
 
@@ -100,17 +93,7 @@ export function createLabelQualityActivities(deps: { db: Db; vectors: VectorStor
       return summaryOf(await check(ref, { label: previous.label_field, split: previous.split_field }, 'analyze'));
     },
 
-    /** The task COMPLETED with what was found; the dataset back to the status it was claimed from. */
-    async completeLabelQuality(input: Release & LabelQualitySummary): Promise<void> {
-      await db.transaction(async (trx) => {
-        await updateTaskProgress(trx, input.taskId, {
-          status: 'COMPLETED',
-          progressPercentage: 100,
-          statusMessage: `Checked ${input.labelled} labelled media: ${input.flagged} likely mislabelled, ${input.leakagePairs} near-duplicate pairs across splits`,
-        });
-        await requireDatasetTransition(trx, input.datasetId, releaseTransition('check_labels', input.previousStatus));
-      });
-    },
+    completeLabelQuality: (input: Release & LabelQualitySummary) => completeLabelQuality(db, input),
 
     /** The task FAILED or ABORTED; nothing was written (the results go in one transaction at the end). */
     async failLabelQuality(input: Release & Ending): Promise<void> {

@@ -1,3 +1,4 @@
+import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { countMediaWithField, customMetadataFields, labelQualityReport, type MetadataFieldRow } from '../db/repositories/labelQuality';
@@ -7,6 +8,7 @@ import type { LabelQualityReport } from '../lib/quality/labelQuality';
 import type { LabelQualityInput } from '../workflows/contracts';
 import { claimDatasetFor, requireStatusFor } from './datasetStates';
 import { createTask, type TaskDeps } from './taskWorkflows';
+import { completeTask } from './taskTypes';
 
 export interface LabelFields {
   labelField: string;
@@ -68,4 +70,20 @@ export async function labelFieldsOf(deps: Pick<TaskDeps, 'db'>, dataset: Dataset
     customMetadataFields(deps.db, dataset.head_version_id, CANDIDATE_FIELDS),
   ]);
   return { label_field: report?.label_field ?? null, split_field: report?.split_field ?? null, candidates };
+}
+
+/** What a check found, for its task's message. */
+export interface LabelQualitySummary {
+  labelled: number;
+  flagged: number;
+  leakagePairs: number;
+}
+
+/** The task COMPLETED with what was found; the dataset back to the status it was claimed from. */
+export async function completeLabelQuality(
+  db: Db,
+  input: Pick<LabelQualityInput, 'taskId' | 'datasetId' | 'previousStatus'> & LabelQualitySummary,
+): Promise<void> {
+  const message = `Checked ${input.labelled} labelled media: ${input.flagged} likely mislabelled, ${input.leakagePairs} near-duplicate pairs across splits`;
+  await db.transaction((trx) => completeTask(trx, input, releaseTransition('check_labels', input.previousStatus), message));
 }

@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import type { LabelQualityReport } from '../../lib/quality/labelQuality';
 import { insertInBatches } from './clusters';
@@ -56,15 +55,17 @@ export interface LabelIssueRow {
 }
 
 /** Replaces the version's mislabel and leakage issues and its report, in the caller's transaction. */
-export async function writeLabelQuality(db: Knex.Transaction, versionId: string, issues: LabelIssueRow[], report: LabelQualityReport): Promise<void> {
-  await db('media_issues').where({ version_id: versionId }).whereIn('issue_type', LABEL_ISSUE_TYPES).delete();
-  await insertInBatches(
-    db,
-    'media_issues',
-    issues.map((issue) => ({ ...issue, details: JSON.stringify(issue.details) })),
-    versionId,
-  );
-  await db('dataset_versions').where({ id: versionId }).update({ label_quality: JSON.stringify(report) });
+export async function writeLabelQuality(db: Db, versionId: string, issues: LabelIssueRow[], report: LabelQualityReport): Promise<void> {
+  await db.transaction(async (trx) => {
+    await trx('media_issues').where({ version_id: versionId }).whereIn('issue_type', LABEL_ISSUE_TYPES).delete();
+    await insertInBatches(
+      trx,
+      'media_issues',
+      issues.map((issue) => ({ ...issue, details: JSON.stringify(issue.details) })),
+      versionId,
+    );
+    await trx('dataset_versions').where({ id: versionId }).update({ label_quality: JSON.stringify(report) });
+  });
 }
 
 /** The version's label-quality report, or undefined before its first check. */
