@@ -5,6 +5,7 @@ import type { createDatasetLifecycleActivities } from '../activities/datasetLife
 import type { createEmbeddingActivities } from '../activities/embedding';
 import type { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../activities/enrichment';
 import type { createIngestActivities } from '../activities/ingest';
+import type { createKnnGraphActivities } from '../activities/knnGraph';
 import type { createLabelQualityActivities } from '../activities/labelQuality';
 import type { createSnapshotActivities } from '../activities/snapshots';
 import type { createVersionActivities } from '../activities/versions';
@@ -79,6 +80,16 @@ export const enrichment = proxyActivities<ReturnType<typeof createEnrichmentActi
 export const analysis = proxyActivities<ReturnType<typeof createAnalysisActivities>>({
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: '2 minutes',
+  retry: OUTAGE_RETRY,
+});
+
+/**
+ * The analysis as fan-out. A neighbour-search chunk heartbeats every batch of queries, so a chunk held by a dead
+ * worker goes to another after 30 s; the final clustering step heartbeats per part it reads and writes.
+ */
+export const knnGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '30 seconds',
   retry: OUTAGE_RETRY,
 });
 
