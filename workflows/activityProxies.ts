@@ -85,11 +85,18 @@ export const analysis = proxyActivities<ReturnType<typeof createAnalysisActiviti
 
 /**
  * The analysis as fan-out. A neighbour-search chunk heartbeats every batch of queries, so a chunk held by a dead
- * worker goes to another after 30 s; the final clustering step heartbeats per part it reads and writes.
+ * worker goes to another after 30 s. The final clustering step cannot heartbeat while the map's layout computes
+ * (minutes on a busy machine), so it keeps the analysis's 2 minutes.
  */
 export const knnGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: '30 seconds',
+  retry: OUTAGE_RETRY,
+});
+
+export const storedGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '2 minutes',
   retry: OUTAGE_RETRY,
 });
 

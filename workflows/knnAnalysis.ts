@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { knnGraph } from './activityProxies';
+import { knnGraph, storedGraph } from './activityProxies';
 
 /**
  * Clusters and scores the dataset's head version as fan-out: neighbour-search chunks, `concurrency` at a time,
@@ -11,5 +11,5 @@ export async function analyzeInChunks(ref: { taskId: string; datasetId: string }
   const step = { ...ref, versionId: plan.versionId, collection: plan.collection, chunks: plan.chunks.length };
   const limit = pLimit(plan.concurrency);
   await Promise.all(plan.chunks.map((chunk) => limit(() => knnGraph.searchKnnChunk({ ...step, analysisId: plan.analysisId, chunk }))));
-  await knnGraph.clusterStoredGraph(step);
+  await storedGraph.clusterStoredGraph(step);
 }

@@ -33,8 +33,13 @@ export async function replaceClustering(db: Knex.Transaction, versionId: string,
   await insertClustering(db, versionId, clusters, members);
 }
 
-/** Removes a version's whole clustering: the start of a replacement written part by part (insertClustering). */
+/**
+ * Removes a version's whole clustering: the start of a replacement written part by part (insertClustering). It locks
+ * the version first, so two attempts of one analysis (a retry while a slow first attempt still runs) replace it one
+ * after the other instead of colliding on memberships.
+ */
 export async function clearClustering(db: Knex.Transaction, versionId: string): Promise<void> {
+  await db('dataset_versions').where({ id: versionId }).forUpdate().select('id');
   // Memberships no longer go with their clusters by a foreign key (20261127300000): remove them first.
   await db('cluster_members').where({ version_id: versionId }).delete();
   await db('clusters').where({ version_id: versionId }).delete();
