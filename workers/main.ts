@@ -8,6 +8,7 @@ import { ensureSearchAttributes } from '../lib/temporal/searchAttributes';
 import { taskQueues } from '../workflows/contracts';
 import { createDb } from '../db/connection';
 import { createAnalysisActivities } from '../activities/analysis';
+import { createKnnGraphActivities } from '../activities/knnGraph';
 import { createLabelPropagationActivities } from '../activities/labelPropagation';
 import { createLabelQualityActivities } from '../activities/labelQuality';
 import { createCustomMetadataActivities } from '../activities/customMetadata';
@@ -86,6 +87,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
         decodeConcurrency: config.indexing.decodeConcurrency,
       }),
       ...createAnalysisActivities({ db, vectors }),
+      ...createKnnGraphActivities({ db, vectors, chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency } }),
       ...createCustomMetadataActivities({ db, store }),
       ...createLabelPropagationActivities({ db, vectors }),
       ...createLabelQualityActivities({ db, vectors }),

@@ -5,6 +5,7 @@ import type { createDatasetLifecycleActivities } from '../activities/datasetLife
 import type { createEmbeddingActivities } from '../activities/embedding';
 import type { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../activities/enrichment';
 import type { createIngestActivities } from '../activities/ingest';
+import type { createKnnGraphActivities } from '../activities/knnGraph';
 import type { createLabelQualityActivities } from '../activities/labelQuality';
 import type { createSnapshotActivities } from '../activities/snapshots';
 import type { createVersionActivities } from '../activities/versions';
@@ -77,6 +78,23 @@ export const enrichment = proxyActivities<ReturnType<typeof createEnrichmentActi
 });
 
 export const analysis = proxyActivities<ReturnType<typeof createAnalysisActivities>>({
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '2 minutes',
+  retry: OUTAGE_RETRY,
+});
+
+/**
+ * The analysis as fan-out. A neighbour-search chunk heartbeats every batch of queries, so a chunk held by a dead
+ * worker goes to another after 30 s. The final clustering step cannot heartbeat while the map's layout computes
+ * (minutes on a busy machine), so it keeps the analysis's 2 minutes.
+ */
+export const knnGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '30 seconds',
+  retry: OUTAGE_RETRY,
+});
+
+export const storedGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: '2 minutes',
   retry: OUTAGE_RETRY,

@@ -49,6 +49,37 @@ export interface FileChunk {
   ordinal: number;
 }
 
+/** Items ordinal start … end-1 of a version's images and frames (by id): one neighbour-search chunk of an analysis. */
+export interface KnnChunk {
+  ordinal: number;
+  start: number;
+  end: number;
+}
+
+/** The head version an analysis works on and its image vectors' collection. */
+export interface KnnStep {
+  taskId: string;
+  datasetId: string;
+  versionId: string;
+  collection: string;
+  /** How many chunks the stored graph has. */
+  chunks: number;
+}
+
+/** The plan of an analysis as fan-out: its chunks, how many run at once (INDEX_CHUNK_CONCURRENCY), and a key for the workers' caches. */
+export interface KnnPlan {
+  versionId: string;
+  collection: string;
+  analysisId: string;
+  chunks: KnnChunk[];
+  concurrency: number;
+}
+
+export interface KnnChunkStep extends KnnStep {
+  analysisId: string;
+  chunk: KnnChunk;
+}
+
 /** The chunks of one run, planned a window at a time. */
 export interface ChunkPlan {
   chunks: FileChunk[];

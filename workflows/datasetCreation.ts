@@ -1,7 +1,8 @@
 import { ApplicationFailure, CancellationScope, isCancellation, setHandler, uuid4 } from '@temporalio/workflow';
-import { analysis, embedding, lifecycle, snapshots } from './activityProxies';
+import { embedding, lifecycle, snapshots } from './activityProxies';
 import { creationPhaseQuery, type CreationPhase, type DatasetCreationInput } from './contracts';
 import { failureMessage } from './failures';
+import { analyzeInChunks } from './knnAnalysis';
 import { indexMediaChunks } from './mediaChunks';
 
 /** DATASET_CREATION: ingest and embed the uploaded files chunk by chunk (MEDIA_CHUNKS), cluster and score, snapshot the result (reason `creation`), then commit. */
@@ -15,7 +16,7 @@ export async function datasetCreationWorkflow(input: DatasetCreationInput): Prom
     await indexMediaChunks({ taskId, datasetId, batchId: input.batchId, selection: { transactionId: input.transactionId } });
     await embedding().embedDatasetMedia({ taskId, datasetId });
     phase = 'analyzing';
-    await analysis.analyzeDataset({ taskId, datasetId });
+    await analyzeInChunks({ taskId, datasetId });
     phase = 'snapshot';
     await snapshots.takeCreationSnapshot({ datasetId, snapshotId: uuid4() });
     phase = 'commit';

@@ -1,7 +1,8 @@
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import { analysis, embedding, labelQuality, lifecycle } from './activityProxies';
+import { embedding, labelQuality, lifecycle } from './activityProxies';
 import type { ReindexInput } from './contracts';
 import { failureMessage } from './failures';
+import { analyzeInChunks } from './knnAnalysis';
 import { indexMediaChunks } from './mediaChunks';
 
 /**
@@ -15,7 +16,7 @@ export async function reindexWorkflow(input: ReindexInput): Promise<void> {
     await lifecycle.beginReindex(ref);
     await indexMediaChunks({ ...ref, batchId: input.taskId, selection: { pendingOf: input.datasetId } });
     await embedding().embedDatasetMedia(ref);
-    await analysis.analyzeDataset(ref);
+    await analyzeInChunks(ref);
     await labelQuality.recheckLabelQuality(ref);
     await CancellationScope.nonCancellable(() => lifecycle.commitReindex(ref));
   } catch (error) {

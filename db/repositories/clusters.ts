@@ -29,17 +29,31 @@ export async function insertInBatches(db: Db, table: string, rows: object[], ver
 
 /** Replaces the whole clustering of a version (a full index). */
 export async function replaceClustering(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
+  await clearClustering(db, versionId);
+  await insertClustering(db, versionId, clusters, members);
+}
+
+/**
+ * Removes a version's whole clustering: the start of a replacement written part by part (insertClustering). It locks
+ * the version first, so two attempts of one analysis (a retry while a slow first attempt still runs) replace it one
+ * after the other instead of colliding on memberships.
+ */
+export async function clearClustering(db: Knex.Transaction, versionId: string): Promise<void> {
+  await db('dataset_versions').where({ id: versionId }).forUpdate().select('id');
   // Memberships no longer go with their clusters by a foreign key (20261127300000): remove them first.
   await db('cluster_members').where({ version_id: versionId }).delete();
   await db('clusters').where({ version_id: versionId }).delete();
+}
+
+/** Adds clusters and memberships as they are (no recount: the rows carry their final counts). */
+export async function insertClustering(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
   await insertInBatches(db, 'clusters', clusters, versionId);
   await insertInBatches(db, 'cluster_members', members, versionId);
 }
 
 /** Adds placed media (and the new clusters some of them opened), then recounts every touched cluster. */
 export async function addPlacements(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
-  await insertInBatches(db, 'clusters', clusters, versionId);
-  await insertInBatches(db, 'cluster_members', members, versionId);
+  await insertClustering(db, versionId, clusters, members);
   await recountClusters(db, versionId, [...new Set(members.map((member) => member.cluster_id))]);
 }
 

@@ -156,6 +156,17 @@ export async function indexItems(db: Db, versionId: string): Promise<IndexItem[]
   return db('media').where({ version_id: versionId }).whereIn('kind', INDEXED_KINDS).orderBy('id').select('id', 'kind', 'parent_id', 'embedded');
 }
 
+/** How many images and frames the version holds (the items indexItems lists). */
+export async function indexItemCount(db: Db, versionId: string): Promise<number> {
+  return Number((await db('media').where({ version_id: versionId }).whereIn('kind', INDEXED_KINDS).count({ n: '*' }))[0].n);
+}
+
+/** The ids of indexItems, in their order, and which are embedded: what a neighbour-search chunk needs of every item. */
+export async function indexItemIds(db: Db, versionId: string): Promise<{ ids: string[]; embedded: Uint8Array }> {
+  const rows: Array<{ id: string; embedded: boolean }> = await db('media').where({ version_id: versionId }).whereIn('kind', INDEXED_KINDS).orderBy('id').select('id', 'embedded');
+  return { ids: rows.map((row) => row.id), embedded: Uint8Array.from(rows, (row) => (row.embedded ? 1 : 0)) };
+}
+
 /** Images and frames of one batch not yet placed into the clusters. */
 export async function unplacedBatchItems(db: Db, versionId: string, batchId: string): Promise<IndexItem[]> {
   return db('media as m')

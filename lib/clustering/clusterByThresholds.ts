@@ -1,4 +1,4 @@
-import { UnionFind } from './unionFind';
+import { componentLabels, UnionFind } from './unionFind';
 
 /** An undirected edge of the kNN similarity graph between items `a` and `b` (indexes). */
 export interface SimilarityEdge {
@@ -33,14 +33,7 @@ export function clusterByThresholds(
       sets.union(sorted[next].a, sorted[next].b);
       next++;
     }
-    const smallestMember = new Int32Array(itemCount).fill(-1);
-    const labels = new Int32Array(itemCount);
-    for (let i = 0; i < itemCount; i++) {
-      const root = sets.find(i);
-      if (smallestMember[root] === -1) smallestMember[root] = i;
-      labels[i] = smallestMember[root];
-    }
-    levels.push(labels);
+    levels.push(componentLabels(sets, itemCount));
   }
   return levels;
 }

@@ -26,3 +26,15 @@ export class UnionFind {
     this.size[ra] += this.size[rb];
   }
 }
+
+/** Each item's component, named by its smallest member index. */
+export function componentLabels(sets: UnionFind, count: number): Int32Array {
+  const smallestMember = new Int32Array(count).fill(-1);
+  const labels = new Int32Array(count);
+  for (let i = 0; i < count; i++) {
+    const root = sets.find(i);
+    if (smallestMember[root] === -1) smallestMember[root] = i;
+    labels[i] = smallestMember[root];
+  }
+  return labels;
+}

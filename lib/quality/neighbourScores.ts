@@ -36,16 +36,24 @@ export interface NeighbourStats {
   items: number;
 }
 
-function meanTopK(item: NeighbourItem): number {
+/** Mean similarity to an item's 5 nearest neighbours (0 without neighbours). */
+export function meanTopK(item: NeighbourItem): number {
   const top = item.neighbours.slice(0, NEIGHBOUR_SCORING.outlierNeighbours);
   return top.length === 0 ? 0 : top.reduce((sum, n) => sum + n.similarity, 0) / top.length;
 }
 
 export function neighbourStats(items: NeighbourItem[]): NeighbourStats {
-  const values = items.map(meanTopK);
-  const mean = values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
-  const std = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / Math.max(1, values.length));
-  return { mean, std, items: values.length };
+  return statsOfMeanTopK(items.map(meanTopK));
+}
+
+/** The distribution of items' meanTopK values (a typed array when the items are too many to hold as objects). */
+export function statsOfMeanTopK(values: ArrayLike<number>): NeighbourStats {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += values[i];
+  const mean = sum / Math.max(1, values.length);
+  let squares = 0;
+  for (let i = 0; i < values.length; i++) squares += (values[i] - mean) ** 2;
+  return { mean, std: Math.sqrt(squares / Math.max(1, values.length)), items: values.length };
 }
 
 /**

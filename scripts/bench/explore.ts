@@ -29,7 +29,7 @@ import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore
 import type { AnalyzeStageResult } from './analyzeStage';
 import { benchMachine, freePort, percentile, say, writeReport } from './common';
 import { httpGet } from './loadClients';
-import { memoryOf, mib, startNode, waitFor } from './nodeProcesses';
+import { memoryOf, mib, runStage, startNode, waitFor } from './nodeProcesses';
 import { seedSyntheticDataset, writeSyntheticVectors, WORDS } from './syntheticDataset';
 
 const { values: args, positionals } = parseArgs({
@@ -174,13 +174,8 @@ async function measureApi(env: Record<string, string>, logs: string, seeded: See
 }
 
 /** The worker's clustering stage in a process of its own (analyzeStage.ts). */
-async function measureClustering(env: Record<string, string>, logs: string, datasetId: string): Promise<AnalyzeStageResult> {
-  const log = path.join(logs, 'analyze.log');
-  const stage = startNode(projectRoot(), 'scripts/bench/analyzeStage.ts', env, log, [], [datasetId]);
-  const { code, signal } = await stage.exited;
-  const output = fs.readFileSync(log, 'utf8');
-  if (code !== 0) throw new Error(`the clustering stage exited with ${code ?? signal}:\n${output.slice(-4000)}`);
-  return JSON.parse(output.trim().split('\n').at(-1)!) as AnalyzeStageResult;
+function measureClustering(env: Record<string, string>, logs: string, datasetId: string): Promise<AnalyzeStageResult> {
+  return runStage<AnalyzeStageResult>('scripts/bench/analyzeStage.ts', env, path.join(logs, 'analyze.log'), [datasetId]);
 }
 
 function markdown(report: Record<string, unknown> & { queries: QueryRow[]; api_rss_mib: Record<string, number>; clustering?: AnalyzeStageResult; clustering_error?: string }): string {

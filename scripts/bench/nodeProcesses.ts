@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { spawnManaged, type ManagedProcess } from '../../lib/embedded/process';
+import { projectRoot } from '../../lib/projectRoot';
 
 // The service's own processes (API, worker) started by a bench, and what they hold in memory.
 
@@ -39,4 +40,13 @@ export async function waitFor(describe: string, process: ManagedProcess, ready: 
     if (Date.now() > until) throw new Error(`${describe} was not ready within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** Runs a bench stage (`entry` with `entryArgs`) in a node process of its own and parses the JSON line it prints last. */
+export async function runStage<T>(entry: string, env: Record<string, string>, logFile: string, entryArgs: string[]): Promise<T> {
+  const stage = startNode(projectRoot(), entry, env, logFile, [], entryArgs);
+  const { code, signal } = await stage.exited;
+  const output = fs.readFileSync(logFile, 'utf8');
+  if (code !== 0) throw new Error(`${entry} ${entryArgs.join(' ')} exited with ${code ?? signal}:\n${output.slice(-4000)}`);
+  return JSON.parse(output.trim().split('\n').at(-1)!) as T;
 }

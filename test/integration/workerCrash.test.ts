@@ -1,5 +1,4 @@
 import { headVersionId } from '../support/versions';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,11 +8,10 @@ import { createLogger } from '../../lib/logger';
 import { startWorkers } from '../../workers/main';
 import type { Knex } from 'knex';
 import { makeZip } from '../support/archives';
-import { createReadyDataset, newDatasetWithTransaction, uploadFiles, waitForTask } from '../support/datasets';
-import { eventually, makeVideo, photo, PHOTO_NAMES } from '../support/media';
+import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
+import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { startTestApi, type TestApi } from '../support/testStack';
-
-const root = path.join(__dirname, '..', '..');
+import { crashAndResume } from '../support/workerCrash';
 
 describe('a worker killed in the middle of a dataset creation or a media batch', () => {
   let api: TestApi;
@@ -40,40 +38,18 @@ describe('a worker killed in the middle of a dataset creation or a media batch',
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  /** Runs `start` with a worker in a child process, SIGKILLs it once `started` holds, then finishes on a new worker. */
-  async function crashAndResume(datasetId: string, start: () => Promise<unknown>, started: () => Promise<boolean>) {
-    // node itself runs the worker, so the SIGKILL below reaches the worker (a tsx wrapper would die alone).
-    const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
-      cwd: root,
-      env: { ...process.env, ...api.env, LOG_LEVEL: 'warn' },
-      stdio: 'ignore',
-    });
-    const exited = new Promise((resolve) => worker.once('exit', resolve));
-    await start();
-    await eventually(started, Boolean, 120_000, 'work under way');
-    worker.kill('SIGKILL');
-    await exited;
-    const interrupted = await waitForTask(api, datasetId, ['RUNNING']);
-    expect(interrupted.progress_percentage).toBeLessThan(100);
-
-    const { stop: stopWorkers } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
-    try {
-      return await waitForTask(api, datasetId, ['COMPLETED', 'FAILED'], 180_000);
-    } finally {
-      await stopWorkers();
-    }
-  }
-
   const count = async (query: Knex.QueryBuilder) => Number((await query.count({ n: '*' }))[0].n);
 
   it('loses and duplicates nothing: the workflow resumes on a new worker and completes', async () => {
     const { datasetId, transId } = await newDatasetWithTransaction(api, 'crash');
     await uploadFiles(api, datasetId, transId, [videoA, ...files.slice(0, 12), videoB, ...files.slice(12)]).expect(202);
     const { db } = api.deps;
-    const task = await crashAndResume(
+    const { task } = await crashAndResume(
+      api,
       datasetId,
       () => api.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202),
       async () => (await count(db('media').where({ version_id: await headVersionId(db, datasetId) }).whereNull('parent_id'))) >= 3,
+      Boolean,
     );
     expect(task.status).toBe('COMPLETED');
 
@@ -101,10 +77,12 @@ describe('a worker killed in the middle of a dataset creation or a media batch',
       path.join(scratch, 'batch.zip'),
       Object.fromEntries([videoA, ...files, videoB].map((file) => [`batch/${path.basename(file)}`, file])),
     );
-    const task = await crashAndResume(
+    const { task } = await crashAndResume(
+      api,
       datasetId,
       () => api.request.post(`/api/v1/dataset/${datasetId}/add_media`).attach('archive', archive).expect(202),
       async () => (await count(db('media').where({ version_id: await headVersionId(db, datasetId) }).whereNull('parent_id'))) >= 5,
+      Boolean,
     );
     expect(task).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
 

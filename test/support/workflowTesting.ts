@@ -12,6 +12,7 @@ import type { createEmbeddingActivities } from '../../activities/embedding';
 import type { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../../activities/enrichment';
 import type { createExportActivities } from '../../activities/export';
 import type { createIngestActivities } from '../../activities/ingest';
+import type { createKnnGraphActivities } from '../../activities/knnGraph';
 import type { createLabelQualityActivities } from '../../activities/labelQuality';
 import type { createSnapshotActivities } from '../../activities/snapshots';
 import type { createStorageCollectionActivities } from '../../activities/storageCollection';
@@ -31,6 +32,7 @@ type Activities = ReturnType<typeof createAnalysisActivities> &
   ReturnType<typeof createEnrichmentInferenceActivities> &
   ReturnType<typeof createExportActivities> &
   ReturnType<typeof createIngestActivities> &
+  ReturnType<typeof createKnnGraphActivities> &
   ReturnType<typeof createLabelQualityActivities> &
   ReturnType<typeof createSnapshotActivities> &
   ReturnType<typeof createStorageCollectionActivities> &
@@ -58,6 +60,25 @@ export interface MockActivities {
   inputsOf(name: ActivityName): unknown[];
 }
 
+/** The activities of an analysis as fan-out (one neighbour-search chunk), in order. */
+export const ANALYSIS_STEPS: ActivityName[] = ['planKnnChunks', 'searchKnnChunk', 'clusterStoredGraph'];
+
+/** What planKnnChunks answers: `total` chunks of one item each, two in flight. */
+export function knnPlan(total = 1): Behaviour {
+  const chunks = Array.from({ length: total }, (_, ordinal) => ({ ordinal, start: ordinal, end: ordinal + 1 }));
+  return () => ({ versionId: 'version-1', collection: 'dataset_1', analysisId: 'analysis-1', chunks, concurrency: 2 });
+}
+
+/** The calls of an analysis of `ref` as knnPlan(1) plans it, on `taskQueue`. */
+export function analysisCalls(ref: { taskId: string; datasetId: string }, taskQueue: string): ActivityCall[] {
+  const step = { ...ref, versionId: 'version-1', collection: 'dataset_1', chunks: 1 };
+  return [
+    { name: 'planKnnChunks', input: ref, taskQueue },
+    { name: 'searchKnnChunk', input: { ...step, analysisId: 'analysis-1', chunk: { ordinal: 0, start: 0, end: 1 } }, taskQueue },
+    { name: 'clusterStoredGraph', input: step, taskQueue },
+  ];
+}
+
 /** The activities of a dataset creation that completes, in order (one chunk). */
 export const creationSteps: ActivityName[] = [
   'beginDatasetCreation',
@@ -65,7 +86,7 @@ export const creationSteps: ActivityName[] = [
   'ingestChunk',
   'embedChunk',
   'embedDatasetMedia',
-  'analyzeDataset',
+  ...ANALYSIS_STEPS,
   'takeCreationSnapshot',
   'commitDatasetCreation',
 ];
@@ -85,10 +106,10 @@ export function chunkPlans(total: number, window = total, concurrency = 2): Beha
 
 /**
  * Plain functions that record each call, then do what `behaviours` says (by default return undefined;
- * planMediaChunks plans one chunk).
+ * planMediaChunks and planKnnChunks plan one chunk).
  */
 export function mockActivities(names: ActivityName[], behaviours: Partial<Record<ActivityName, Behaviour>> = {}): MockActivities {
-  behaviours = { planMediaChunks: chunkPlans(1), ...behaviours };
+  behaviours = { planMediaChunks: chunkPlans(1), planKnnChunks: knnPlan(1), ...behaviours };
   const calls: ActivityCall[] = [];
   const implementations = Object.fromEntries(
     names.map((name) => [

@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { creationPhaseQuery, inferenceQueueOf, type CreationPhase, type DatasetCreationInput } from '../../workflows/contracts';
 import {
+  analysisCalls,
   cancellationSeen,
   chunkFile,
   creationSteps,
@@ -45,7 +46,7 @@ describe('datasetCreationWorkflow', () => {
         { name: 'ingestChunk', input: step, taskQueue },
         { name: 'embedChunk', input: step, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
-        { name: 'analyzeDataset', input: ref, taskQueue },
+        ...analysisCalls(ref, taskQueue),
         { name: 'takeCreationSnapshot', input: { datasetId: input.datasetId, snapshotId: expect.stringMatching(/^[0-9a-f-]{36}$/) }, taskQueue },
         { name: 'commitDatasetCreation', input: ref, taskQueue },
       ]);
@@ -58,7 +59,9 @@ describe('datasetCreationWorkflow', () => {
     ['ingestChunk', 'indexing'],
     ['embedChunk', 'indexing'],
     ['embedDatasetMedia', 'indexing'],
-    ['analyzeDataset', 'analyzing'],
+    ['planKnnChunks', 'analyzing'],
+    ['searchKnnChunk', 'analyzing'],
+    ['clusterStoredGraph', 'analyzing'],
     ['takeCreationSnapshot', 'snapshot'],
   ])('an abort while %s runs (phase %s) records the task as aborted and commits nothing', async (running, phase) => {
     const input = newInput();

@@ -1,6 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { inferenceQueueOf, type BatchSource, type MediaAdditionInput } from '../../workflows/contracts';
 import {
+  ANALYSIS_STEPS,
   cancellationSeen,
   chunkFile,
   failsWith,
@@ -27,7 +28,7 @@ const reindexingSteps: ActivityName[] = [
   'indexBatch',
   'evaluateViews',
   'beginReindex',
-  'analyzeDataset',
+  ...ANALYSIS_STEPS,
   'commitReindex',
 ];
 const all: ActivityName[] = [...reindexingSteps, 'completeMediaAddition', 'failBatchTask'];
@@ -100,7 +101,7 @@ describe('mediaAdditionWorkflow', () => {
     expect(mocks.names()).toEqual(reindexingSteps);
     const ref = { taskId: input.taskId, datasetId: input.datasetId };
     expect(mocks.inputsOf('beginReindex')).toEqual([ref]);
-    expect(mocks.inputsOf('analyzeDataset')).toEqual([ref]);
+    expect(mocks.inputsOf('planKnnChunks')).toEqual([ref]);
     expect(mocks.inputsOf('commitReindex')).toEqual([ref]);
   });
 

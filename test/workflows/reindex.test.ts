@@ -1,6 +1,8 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { inferenceQueueOf, type ReindexInput } from '../../workflows/contracts';
 import {
+  ANALYSIS_STEPS,
+  analysisCalls,
   cancellationSeen,
   chunkFile,
   failsWith,
@@ -14,7 +16,7 @@ import {
   type Behaviour,
 } from '../support/workflowTesting';
 
-const steps: ActivityName[] = ['beginReindex', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'analyzeDataset', 'recheckLabelQuality', 'commitReindex'];
+const steps: ActivityName[] = ['beginReindex', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', ...ANALYSIS_STEPS, 'recheckLabelQuality', 'commitReindex'];
 const all: ActivityName[] = [...steps, 'failBatchTask'];
 
 const testbed = workflowTestbed();
@@ -46,7 +48,7 @@ describe('reindexWorkflow', () => {
         { name: 'ingestChunk', input: step, taskQueue },
         { name: 'embedChunk', input: step, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedDatasetMedia', input, taskQueue: inferenceQueueOf(taskQueue) },
-        { name: 'analyzeDataset', input, taskQueue },
+        ...analysisCalls({ taskId: input.taskId, datasetId: input.datasetId }, taskQueue),
         { name: 'recheckLabelQuality', input, taskQueue },
         { name: 'commitReindex', input, taskQueue },
       ]);
@@ -105,7 +107,7 @@ describe('reindexWorkflow', () => {
       analyzeCalls++;
       if (analyzeCalls === 1) return failsWith('the vector store was unreachable')(call);
     };
-    const mocks = mockActivities(all, { analyzeDataset: failOnce });
+    const mocks = mockActivities(all, { clusterStoredGraph: failOnce });
     await testbed.withWorkers(mocks, async (taskQueue) => {
       const first = await start(taskQueue, input);
       expect((await outcomeOf(first)).status).toBe('FAILED');
@@ -113,6 +115,6 @@ describe('reindexWorkflow', () => {
       expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
       expect((await outcomeOf(retry)).status).toBe('COMPLETED');
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf('analyzeDataset') + 1), 'failBatchTask', ...steps]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf('clusterStoredGraph') + 1), 'failBatchTask', ...steps]);
   });
 });

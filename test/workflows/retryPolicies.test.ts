@@ -37,7 +37,7 @@ async function scheduledPolicies(handle: Awaited<ReturnType<typeof testbed.start
 describe('activity retry policies of a dataset creation', () => {
   it('every activity, the failure handler included, keeps retrying through an outage of more than 20 minutes, at most 30 s apart, and not forever', async () => {
     const completing = mockActivities(all);
-    const failing = mockActivities(all, { analyzeDataset: failsWith('no clusters: bad input') });
+    const failing = mockActivities(all, { clusterStoredGraph: failsWith('no clusters: bad input') });
     const scheduled: Awaited<ReturnType<typeof scheduledPolicies>> = [];
     for (const [mocks, status] of [[completing, 'COMPLETED'], [failing, 'FAILED']] as const) {
       await testbed.withWorkers(mocks, async (taskQueue) => {
@@ -54,7 +54,7 @@ describe('activity retry policies of a dataset creation', () => {
       expect({ activity, outlasts20Minutes: retryWindowSeconds(policy) > 20 * 60 }).toEqual({ activity, outlasts20Minutes: true });
     }
     // A validation failure is not retried: the failing activity ran once.
-    expect(failing.inputsOf('analyzeDataset')).toHaveLength(1);
+    expect(failing.inputsOf('clusterStoredGraph')).toHaveLength(1);
   });
 
   it('an activity failing as it does while Postgres is down is retried, and the creation completes once it is back', async () => {

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import type { Db } from '../db/connection';
+import { clearClustering, insertClustering, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
+import { clearKnnEdges, forEachKnnChunk, storedKnnChunks, writeKnnChunk } from '../db/repositories/knnEdges';
+import { replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
+import { indexItemCount, indexItemIds, indexItems, type IndexItem } from '../db/repositories/media';
+import { findVersion, headVersion, setNeighbourStats } from '../db/repositories/versions';
+import { CLUSTER_SIMILARITY_CUTOFFS } from '../lib/clustering/clusterByThresholds';
+import { componentCounts } from '../lib/clustering/componentCounts';
+import { addKnnHits, clusterKnnGraph, emptyKnnGraph, encodeKnnHits, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
+import { layoutMap } from '../lib/map/layoutMap';
+import { shuffled } from '../lib/map/shuffled';
+import { meanTopK, scoreNeighbours, statsOfMeanTopK, type NeighbourItem } from '../lib/quality/neighbourScores';
+import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import type { KnnChunkStep, KnnPlan, KnnStep } from '../workflows/contracts';
+import { GRAPH_K } from './analysis';
+import { createProgressReporter, type TaskRef } from './progress';
+import { forEachNeighbourBatch, storedVectors } from './vectorNeighbours';
+
+/** Rows written (and items scored) at a time in the final step. */
+const WRITE_SLICE = 5000;
+
+/** Place of `id` in the sorted `ids`, or -1. Postgres orders uuids as their lowercase text sorts. */
+function ordinalOf(ids: readonly string[], id: string): number {
+  let low = 0;
+  let high = ids.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    if (ids[middle] === id) return middle;
+    if (ids[middle] < id) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
+}
+
+/**
+ * The analysis as fan-out (docs/decisions.md "Analysis as fan-out"): `planKnnChunks` splits the version's images
+ * and frames into chunks, `searchKnnChunk` (any worker, any number at once) stores one chunk's kNN hits in
+ * knn_edges, and `clusterStoredGraph` reads them into typed arrays, clusters at the five thresholds, scores, lays
+ * out the map and replaces it all in one transaction. Same results as analyzeDataset, the single-activity path.
+ */
+export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; chunks: { size: number; concurrency: number } }) {
+  const { db, vectors } = deps;
+  // Every chunk maps hits to ordinals through all the version's ids: loaded once per analysis and worker.
+  let items: { analysisId: string; ids: Promise<{ ids: string[]; embedded: Uint8Array }> } | undefined;
+  const itemIdsOf = (step: KnnChunkStep) => {
+    if (items?.analysisId !== step.analysisId) items = { analysisId: step.analysisId, ids: indexItemIds(db, step.versionId) };
+    const loading = items.ids;
+    loading.catch(() => (items = undefined));
+    return loading;
+  };
+
+  return {
+    /** Chunks of the head version's images and frames (by ordinal), its stored graph forgotten. */
+    async planKnnChunks(ref: TaskRef): Promise<KnnPlan> {
+      const version = await headVersion(db, ref.datasetId);
+      const count = await indexItemCount(db, version.id);
+      await clearKnnEdges(db, version.id);
+      const chunks = Array.from({ length: Math.ceil(count / deps.chunks.size) }, (_, ordinal) => ({
+        ordinal,
+        start: ordinal * deps.chunks.size,
+        end: Math.min(count, (ordinal + 1) * deps.chunks.size),
+      }));
+      return { versionId: version.id, collection: imageCollection(version.vector_space_id), analysisId: randomUUID(), chunks, concurrency: deps.chunks.concurrency };
+    },
+
+    /** Searches the GRAPH_K + 1 nearest of a chunk's embedded items and stores the hits; a repeat overwrites. */
+    async searchKnnChunk(step: KnnChunkStep): Promise<{ searched: number; hits: number }> {
+      const { ids, embedded } = await itemIdsOf(step);
+      const searching: number[] = [];
+      for (let i = step.chunk.start; i < step.chunk.end; i++) if (embedded[i]) searching.push(i);
+      const sources: number[] = [];
+      const targets: number[] = [];
+      const similarities: number[] = [];
+      await forEachNeighbourBatch(vectors, step.collection, searching.map((i) => ids[i]), GRAPH_K + 1, async (start, hits) => {
+        hits.forEach((itemHits, b) => {
+          const source = searching[start + b];
+          for (const hit of itemHits) {
+            // Hits the version does not hold (vectors are shared with other versions) are not neighbours.
+            const target = ordinalOf(ids, hit.id);
+            if (target === -1 || target === source) continue;
+            sources.push(source);
+            targets.push(target);
+            similarities.push(1 - hit.distance);
+          }
+        });
+      });
+      await writeKnnChunk(db, step.versionId, step.chunk.ordinal, encodeKnnHits(sources, targets, similarities));
+      const report = createProgressReporter(db, step, 'analyze', 'Searching neighbours', { from: 0, to: 0.8 });
+      await report(await storedKnnChunks(db, step.versionId), step.chunks, true);
+      return { searched: searching.length, hits: sources.length };
+    },
+
+    /** Clusters and scores the stored graph with typed arrays, lays out the map, and replaces them in one transaction. */
+    async clusterStoredGraph(step: KnnStep): Promise<{ items: number; edges: number }> {
+      const context = Context.current();
+      const version = await findVersion(db, step.versionId);
+      if (!version) throw new Error(`version ${step.versionId} is gone`);
+      const all = await indexItems(db, version.id);
+      const graph = emptyKnnGraph(all.length, GRAPH_K + 1);
+      await forEachKnnChunk(db, version.id, step.chunks, (hits) => {
+        addKnnHits(graph, hits);
+        context.heartbeat();
+      });
+      const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
+      await report(0, 1, true);
+      const levels = clusterKnnGraph(graph, CLUSTER_SIMILARITY_CUTOFFS);
+      const embedded = all.flatMap((item, i) => (item.embedded ? [i] : []));
+      const ids = all.map((item) => item.id);
+      const itemOf = (i: number): NeighbourItem => ({ neighbours: neighboursIn(graph, i), group: all[i].parent_id ?? undefined });
+      const reference = statsOfMeanTopK(Float64Array.from(embedded, (i) => meanTopK(itemOf(i))));
+      const layout = await layoutMap({
+        count: all.length,
+        embedded,
+        neighboursOf: (i) => neighboursIn(graph, i),
+        vectorsOf: (indexes) => storedVectors(vectors, step.collection, indexes.map((i) => ids[i])),
+      });
+      // Points in a random order, as analyzeDataset writes them (any first part of the map's pages is an even sample).
+      const mapPoints: MapPoint[] = shuffled(embedded, 11).map((i) => ({ mediaId: ids[i], x: layout.positions[i * 2], y: layout.positions[i * 2 + 1] }));
+      context.heartbeat();
+
+      await db.transaction(async (trx) => {
+        await clearClustering(trx, version.id);
+        for (const [threshold, labels] of levels.entries()) {
+          await insertClusterLevel(trx, version.id, threshold, labels, all);
+          context.heartbeat();
+        }
+        for (let start = 0; start < embedded.length; start += WRITE_SLICE) {
+          const slice = embedded.slice(start, start + WRITE_SLICE);
+          const scores = scoreNeighbours(slice.map(itemOf), ids, { reference, groupOf: (index) => all[index].parent_id ?? undefined });
+          await writeNeighbourScores(trx, version.id, slice.map((i, b) => ({ id: ids[i], score: scores[b] })));
+          context.heartbeat();
+        }
+        await setNeighbourStats(trx, version.id, reference);
+        await replaceMapPoints(trx, version.id, randomUUID(), mapPoints);
+      });
+      await report(1, 1, true);
+      return { items: all.length, edges: undirectedEdgeCount(graph) };
+    },
+  };
+}
+
+/** Writes one threshold's clusters and memberships a slice at a time (each cluster is opened at its smallest member). */
+async function insertClusterLevel(trx: Parameters<typeof insertClustering>[0], versionId: string, threshold: number, labels: Int32Array, items: readonly IndexItem[]): Promise<void> {
+  const videos = new Map<string | null, number>();
+  const videoOf = Int32Array.from(items, (item) => {
+    if (item.kind !== 'VIDEO_FRAME') return -1;
+    if (!videos.has(item.parent_id)) videos.set(item.parent_id, videos.size);
+    return videos.get(item.parent_id)!;
+  });
+  const counts = componentCounts(labels, videoOf);
+  const clusterIds: string[] = [];
+  for (let start = 0; start < items.length; start += WRITE_SLICE) {
+    const clusters: NewCluster[] = [];
+    const members: ClusterMembership[] = [];
+    for (let i = start; i < Math.min(items.length, start + WRITE_SLICE); i++) {
+      const label = labels[i];
+      if (label === i) {
+        clusterIds[i] = randomUUID();
+        const size = counts.size[i];
+        clusters.push({ id: clusterIds[i], threshold, n_images: size - counts.frames[i], n_frames: counts.frames[i], n_videos: counts.videos[i], size });
+      }
+      members.push({ threshold, media_id: items[i].id, cluster_id: clusterIds[label] });
+    }
+    await insertClustering(trx, versionId, clusters, members);
+  }
+}

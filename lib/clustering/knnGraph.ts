@@ -1,0 +1,102 @@
+import { componentLabels, UnionFind } from './unionFind';
+
+/** One neighbour of an item: its index and their cosine similarity. */
+export interface GraphNeighbour {
+  index: number;
+  similarity: number;
+}
+
+/**
+ * Every item's kNN neighbours in flat typed arrays, nearest first: slot s of item i is at i * width + s.
+ * No object per item or per edge, so a million items with 11 slots take ~130 MB.
+ */
+export interface KnnGraph {
+  count: number;
+  width: number;
+  degree: Uint8Array;
+  neighbour: Int32Array;
+  similarity: Float64Array;
+}
+
+/** Bytes per stored hit: searching item (int32), neighbour (int32), similarity (float64), little-endian. */
+export const KNN_HIT_BYTES = 16;
+
+export function emptyKnnGraph(count: number, width: number): KnnGraph {
+  return { count, width, degree: new Uint8Array(count), neighbour: new Int32Array(count * width), similarity: new Float64Array(count * width) };
+}
+
+/** The hits of one searched chunk (parallel arrays, each item's hits nearest first) as one blob. */
+export function encodeKnnHits(sources: readonly number[], targets: readonly number[], similarities: readonly number[]): Buffer {
+  const blob = Buffer.alloc(sources.length * KNN_HIT_BYTES);
+  for (let h = 0; h < sources.length; h++) {
+    blob.writeInt32LE(sources[h], h * KNN_HIT_BYTES);
+    blob.writeInt32LE(targets[h], h * KNN_HIT_BYTES + 4);
+    blob.writeDoubleLE(similarities[h], h * KNN_HIT_BYTES + 8);
+  }
+  return blob;
+}
+
+/** Adds a chunk's blob of hits (encodeKnnHits) to the graph, after each item's hits so far. */
+export function addKnnHits(graph: KnnGraph, blob: Buffer): void {
+  for (let offset = 0; offset < blob.length; offset += KNN_HIT_BYTES) {
+    const source = blob.readInt32LE(offset);
+    const slot = source * graph.width + graph.degree[source];
+    if (graph.degree[source] >= graph.width) throw new Error(`item ${source} has more than ${graph.width} stored neighbours`);
+    graph.neighbour[slot] = blob.readInt32LE(offset + 4);
+    graph.similarity[slot] = blob.readDoubleLE(offset + 8);
+    graph.degree[source]++;
+  }
+}
+
+/** Item i's neighbours, nearest first (a new array each call: callers hold few at a time). */
+export function neighboursIn(graph: KnnGraph, i: number): GraphNeighbour[] {
+  const neighbours: GraphNeighbour[] = [];
+  for (let slot = i * graph.width; slot < i * graph.width + graph.degree[i]; slot++) {
+    neighbours.push({ index: graph.neighbour[slot], similarity: graph.similarity[slot] });
+  }
+  return neighbours;
+}
+
+function hasNeighbour(graph: KnnGraph, i: number, j: number): boolean {
+  for (let slot = i * graph.width; slot < i * graph.width + graph.degree[i]; slot++) if (graph.neighbour[slot] === j) return true;
+  return false;
+}
+
+/**
+ * Which slots are edges of the undirected graph: a pair that are each other's neighbours counts once, with the
+ * similarity the smaller item found (as analyzeDataset builds it: the two searches may differ in the last bits).
+ */
+export function edgeSlots(graph: KnnGraph): Uint8Array {
+  const edges = new Uint8Array(graph.count * graph.width);
+  for (let a = 0; a < graph.count; a++) {
+    for (let slot = a * graph.width; slot < a * graph.width + graph.degree[a]; slot++) {
+      const b = graph.neighbour[slot];
+      if (b > a || !hasNeighbour(graph, b, a)) edges[slot] = 1;
+    }
+  }
+  return edges;
+}
+
+export function undirectedEdgeCount(graph: KnnGraph): number {
+  return edgeSlots(graph).reduce((sum, edge) => sum + edge, 0);
+}
+
+/**
+ * clusterByThresholds over the graph's edges (edgeSlots), without listing them as objects: connected components do
+ * not depend on the order edges join in, so each level unions every edge at or above its cut-off (cut-offs
+ * descend, so each level extends the previous one's unions). Labels are each component's smallest member index.
+ */
+export function clusterKnnGraph(graph: KnnGraph, cutoffs: readonly number[]): Int32Array[] {
+  const edges = edgeSlots(graph);
+  const sets = new UnionFind(graph.count);
+  const levels: Int32Array[] = [];
+  for (const cutoff of cutoffs) {
+    for (let a = 0; a < graph.count; a++) {
+      for (let slot = a * graph.width; slot < a * graph.width + graph.degree[a]; slot++) {
+        if (edges[slot] === 1 && graph.similarity[slot] >= cutoff) sets.union(a, graph.neighbour[slot]);
+      }
+    }
+    levels.push(componentLabels(sets, graph.count));
+  }
+  return levels;
+}

@@ -1,0 +1,211 @@
+/**
+ * `npm run bench:analysis [-- N] [--workers 1,2] [--keep] [--reuse DIR]`: the analysis after indexing at N media
+ * (default 100,000; 1280-d vectors sampled around 1,000 centres, as bench:explore seeds them), old and new in one run:
+ * - the single-activity `analyzeDataset` in a process of its own (analyzeStage.ts);
+ * - the analysis as fan-out (activities/knnGraph.ts) with 1 and 2 worker processes: each searches its share of the
+ *   chunks (fanoutStage.ts search), then one process clusters the stored graph (fanoutStage.ts cluster).
+ * Activities run through MockActivityEnvironment, so neither side pays Temporal's scheduling. Wall time, peak RSS
+ * per process, the stored graph's size, and whether both found the same clusters per threshold.
+ * Results go to bench/results/analysis-<N>-<date>.json and .md.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { randomUUID } from 'node:crypto';
+import { createKnnGraphActivities } from '../../activities/knnGraph';
+import { createDb, migrateLatest, type Db } from '../../db/connection';
+import { knnEdgeBytes } from '../../db/repositories/knnEdges';
+import { KNN_HIT_BYTES } from '../../lib/clustering/knnGraph';
+import { ensureDefaultTenant } from '../../db/repositories/users';
+import { createVectorPointRows } from '../../db/repositories/vectorPoints';
+import { loadConfig } from '../../lib/config';
+import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
+import { createObjectStore } from '../../lib/storage/createObjectStore';
+import { indexPersistence } from '../../lib/vectors/createVectorStore';
+import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
+import type { KnnPlan } from '../../workflows/contracts';
+import type { AnalyzeStageResult } from './analyzeStage';
+import { benchMachine, freePort, say, timed, writeReport } from './common';
+import type { FanoutStageResult } from './fanoutStage';
+import { runStage } from './nodeProcesses';
+import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { keep: { type: 'boolean', default: false }, reuse: { type: 'string' }, workers: { type: 'string', default: '1,2' } },
+});
+const count = Number(positionals[0] ?? 100_000);
+const DIM = 1280;
+
+interface FanoutRun {
+  workers: number;
+  chunks: number;
+  knn_seconds: number;
+  cluster_seconds: number;
+  total_seconds: number;
+  searchers: FanoutStageResult[];
+  cluster: FanoutStageResult;
+  peak_rss_mib_per_worker: number;
+  stored_graph_bytes: number;
+  clusters_per_threshold: number[];
+  storage_probe: Awaited<ReturnType<typeof storageProbe>>;
+}
+
+async function seed(env: Record<string, string>, scratch: string): Promise<{ datasetId: string; seed_seconds: number }> {
+  const config = loadConfig({ ...process.env, ...env });
+  const db = createDb(env.DATABASE_URL, 4);
+  try {
+    await migrateLatest(db);
+    await ensureDefaultTenant(db, config.admin);
+    const { value, seconds } = await timed(async () => {
+      const { datasetId, versionId } = await seedSyntheticDataset(db, count, DIM);
+      // Written as a worker writes them: its store publishes the index the stages load.
+      const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), persistence: indexPersistence(config, createObjectStore(config), 'worker') });
+      await writeSyntheticImageVectors(db, store, { datasetId, versionId, dim: DIM });
+      await store.close();
+      await db.raw('VACUUM ANALYZE');
+      return datasetId;
+    });
+    const seeded = { datasetId: value, seed_seconds: seconds };
+    fs.writeFileSync(path.join(scratch, 'seeded.json'), JSON.stringify(seeded));
+    return seeded;
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * Bytes per hit of the stored blobs against a row per hit (version, two ordinals, similarity, primary key), the
+ * rows made from chunk 0's blob in a scratch table: the choice docs/decisions.md records, measured.
+ */
+async function storageProbe(db: Db, versionId: string): Promise<{ hits: number; blob_bytes_per_hit: number; row_bytes_per_hit: number }> {
+  const { hits } = await db('knn_edges').where({ version_id: versionId, chunk: 0 }).first('hits');
+  const rows = Array.from({ length: hits.length / KNN_HIT_BYTES }, (_, h) => ({
+    version_id: versionId,
+    a: hits.readInt32LE(h * KNN_HIT_BYTES),
+    b: hits.readInt32LE(h * KNN_HIT_BYTES + 4),
+    similarity: hits.readDoubleLE(h * KNN_HIT_BYTES + 8),
+  }));
+  await db.raw('CREATE TABLE knn_edge_rows_probe (version_id uuid, a integer, b integer, similarity double precision, PRIMARY KEY (version_id, a, b))');
+  try {
+    for (let i = 0; i < rows.length; i += 5000) await db('knn_edge_rows_probe').insert(rows.slice(i, i + 5000));
+    await db.raw('VACUUM ANALYZE knn_edge_rows_probe');
+    const { bytes } = (await db.raw("SELECT pg_total_relation_size('knn_edge_rows_probe') AS bytes")).rows[0];
+    return { hits: rows.length, blob_bytes_per_hit: KNN_HIT_BYTES, row_bytes_per_hit: Number(bytes) / rows.length };
+  } finally {
+    await db.raw('DROP TABLE knn_edge_rows_probe');
+  }
+}
+
+async function clustersPerThreshold(db: Db, datasetId: string): Promise<number[]> {
+  const rows: Array<{ threshold: number; n: string }> = await db('clusters as c')
+    .join('datasets as d', 'd.head_version_id', 'c.version_id')
+    .where('d.id', datasetId)
+    .groupBy('c.threshold')
+    .orderBy('c.threshold')
+    .select('c.threshold', db.raw('count(*) AS n'));
+  return rows.map((row) => Number(row.n));
+}
+
+/** The fan-out with `workers` search processes at once, then the clustering process. */
+async function measureFanout(env: Record<string, string>, logs: string, db: Db, datasetId: string, workers: number): Promise<FanoutRun> {
+  const config = loadConfig({ ...process.env, ...env });
+  const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), persistence: indexPersistence(config, createObjectStore(config), 'api') });
+  const ref = { taskId: randomUUID(), datasetId };
+  const { planKnnChunks } = createKnnGraphActivities({ db, vectors: store, chunks: { size: config.indexing.analysisChunkSize, concurrency: 1 } });
+  const plan = (await new MockActivityEnvironment().run(planKnnChunks, ref)) as KnnPlan;
+  await store.close();
+  const planFile = path.join(logs, `plan-${workers}.json`);
+  fs.writeFileSync(planFile, JSON.stringify({ plan, ref }));
+  const searched = await timed(() =>
+    Promise.all(
+      Array.from({ length: workers }, (_, w) =>
+        runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, `search-${workers}-${w}.log`), [planFile, 'search', String(w), String(workers)]),
+      ),
+    ),
+  );
+  const clustered = await timed(() => runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, `cluster-${workers}.log`), [planFile, 'cluster']));
+  const peaks = [...searched.value.map((stage) => stage.rss_mib.peak), clustered.value.rss_mib.peak];
+  return {
+    workers,
+    chunks: plan.chunks.length,
+    knn_seconds: searched.seconds,
+    cluster_seconds: clustered.seconds,
+    total_seconds: searched.seconds + clustered.seconds,
+    searchers: searched.value,
+    cluster: clustered.value,
+    peak_rss_mib_per_worker: Math.max(...peaks),
+    stored_graph_bytes: await knnEdgeBytes(db, plan.versionId),
+    clusters_per_threshold: await clustersPerThreshold(db, datasetId),
+    storage_probe: await storageProbe(db, plan.versionId),
+  };
+}
+
+function markdown(report: { date: string; baseline: AnalyzeStageResult & { wall_seconds: number; clusters_per_threshold: number[] }; fanout: FanoutRun[]; load_average: number[][] }): string {
+  const machine = benchMachine();
+  const { baseline } = report;
+  return [
+    `# bench:analysis at ${count.toLocaleString('en-US')} media (${report.date.slice(0, 10)})`,
+    '',
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; shared with other jobs (load average ${report.load_average.map((l) => l.map((n) => n.toFixed(1)).join('/')).join(' → ')}).`,
+    `Chunks of ${loadConfig(process.env).indexing.analysisChunkSize} media; each process loads the published index itself; wall times include it.`,
+    '',
+    '| path | kNN graph s | clustering + scores + map + writes s | total s | peak RSS per process MiB | clusters per threshold |',
+    '|---|---:|---:|---:|---:|---|',
+    `| single activity (analyzeDataset) | ${(baseline.index_ready_seconds + baseline.knn_graph_seconds).toFixed(1)} | ${baseline.cluster_and_write_seconds.toFixed(1)} | ${baseline.wall_seconds.toFixed(1)} | ${baseline.rss_mib.peak} | ${baseline.clusters_per_threshold.join(' / ')} |`,
+    ...report.fanout.map(
+      (run) =>
+        `| fan-out, ${run.workers} worker process${run.workers > 1 ? 'es' : ''} (${run.chunks} chunks: ${run.searchers.map((s) => s.chunks.length).join(' + ')}) | ${run.knn_seconds.toFixed(1)} | ${run.cluster_seconds.toFixed(1)} | ${run.total_seconds.toFixed(1)} | ${run.peak_rss_mib_per_worker} (search ${run.searchers.map((s) => s.rss_mib.peak).join(', ')}; cluster ${run.cluster.rss_mib.peak}) | ${run.clusters_per_threshold.join(' / ')} |`,
+    ),
+    '',
+    `Stored graph: ${(report.fanout[0].stored_graph_bytes / 2 ** 20).toFixed(1)} MiB (${(report.fanout[0].stored_graph_bytes / count).toFixed(0)} bytes per media), ${report.fanout[0].storage_probe.blob_bytes_per_hit} bytes per hit; as a row per hit (chunk 0's ${report.fanout[0].storage_probe.hits} hits in a table keyed by version and pair) ${report.fanout[0].storage_probe.row_bytes_per_hit.toFixed(1)} bytes per hit.`,
+    `Activity time inside the processes (no process start-up), fan-out: ${report.fanout.map((run) => `${run.workers} worker(s) search ${run.searchers.map((s) => s.seconds.toFixed(1)).join(' / ')} s, cluster ${run.cluster.seconds.toFixed(1)} s`).join('; ')}. Single activity: ${(baseline.total_seconds + baseline.index_ready_seconds).toFixed(1)} s.`,
+    '',
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  say(`bench:analysis: ${count} media on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
+  const loadAverage = [os.loadavg()];
+  const scratch = args.reuse ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bench-analysis-'));
+  const logs = path.join(scratch, 'logs');
+  fs.mkdirSync(logs, { recursive: true });
+  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
+  try {
+    const databaseUrl = await ensureDatabase(postgres.url, 'bench_analysis');
+    const env = { LOG_LEVEL: 'warn', DATA_DIR: path.join(scratch, 'data'), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: '127.0.0.1:1', PIPELINE_PORT: '0' };
+    const seeded = args.reuse ? JSON.parse(fs.readFileSync(path.join(scratch, 'seeded.json'), 'utf8')) : await seed(env, scratch);
+    say(`  seeded in ${seeded.seed_seconds.toFixed(1)} s`);
+    const db = createDb(databaseUrl, 2);
+    try {
+      say('single-activity analysis (analyzeDataset):');
+      const old = await timed(() => runStage<AnalyzeStageResult>('scripts/bench/analyzeStage.ts', env, path.join(logs, 'analyze.log'), [seeded.datasetId]));
+      const baseline = { ...old.value, wall_seconds: old.seconds, clusters_per_threshold: await clustersPerThreshold(db, seeded.datasetId) };
+      say(`  ${baseline.wall_seconds.toFixed(1)} s (kNN ${baseline.knn_graph_seconds.toFixed(1)} s, rest ${baseline.cluster_and_write_seconds.toFixed(1)} s), peak RSS ${baseline.rss_mib.peak} MiB`);
+      loadAverage.push(os.loadavg());
+      const fanout: FanoutRun[] = [];
+      for (const workers of args.workers!.split(',').map(Number)) {
+        say(`fan-out with ${workers} worker process(es):`);
+        const run = await measureFanout(env, logs, db, seeded.datasetId, workers);
+        say(`  ${run.total_seconds.toFixed(1)} s (kNN ${run.knn_seconds.toFixed(1)} s, clustering ${run.cluster_seconds.toFixed(1)} s), peak RSS per worker ${run.peak_rss_mib_per_worker} MiB`);
+        fanout.push(run);
+        loadAverage.push(os.loadavg());
+      }
+      const report = { date: new Date().toISOString(), machine: benchMachine(), media: count, seed_seconds: seeded.seed_seconds, load_average: loadAverage, baseline, fanout };
+      writeReport(`analysis-${count}`, report, markdown(report));
+    } finally {
+      await db.destroy();
+    }
+  } finally {
+    await postgres.stop();
+    if (args.keep || args.reuse) say(`scratch kept: ${scratch} (--reuse ${scratch})`);
+    else fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${(error as Error).stack}\n`);
+  process.exitCode = 1;
+});

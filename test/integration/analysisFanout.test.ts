@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import sharp from 'sharp';
+import { analysisOf, analyzeInOneActivity } from '../support/analysisResult';
+import { createReadyDataset } from '../support/datasets';
+import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
+import { startTestStack } from '../support/testStack';
+import { headVersionId } from '../support/versions';
+
+describe('the analysis as fan-out (neighbour-search chunks, then clustering over the stored graph)', () => {
+  let stack: Awaited<ReturnType<typeof startTestStack>>;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'fanout-'));
+  // Real photos, each as it is, tinted, cropped and blurred (near-duplicates and looser likenesses), and a video's frames.
+  const files: string[] = [];
+
+  beforeAll(async () => {
+    stack = await startTestStack({ ANALYSIS_CHUNK_SIZE: '7' });
+    for (const name of PHOTO_NAMES) {
+      const source = sharp(photo(name));
+      const { width, height } = await source.metadata();
+      const variants = {
+        original: source.clone(),
+        tinted: source.clone().tint('#ffa080'),
+        cropped: source.clone().extract({ left: 0, top: 0, width: Math.floor(width! * 0.7), height: Math.floor(height! * 0.7) }),
+        blurred: source.clone().blur(6),
+      };
+      for (const [variant, image] of Object.entries(variants)) {
+        const file = path.join(scratch, `${name}_${variant}.jpg`);
+        await image.jpeg().toFile(file);
+        files.push(file);
+      }
+    }
+    const video = path.join(scratch, 'clip.mp4');
+    fs.copyFileSync(makeVideo(10), video);
+    files.push(video);
+  }, 120_000);
+  afterAll(async () => {
+    await stack.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('stores the graph chunk by chunk and gives exactly the clusters, scores, issues and map of the single-activity analysis', async () => {
+    const { db } = stack.deps;
+    const datasetId = await createReadyDataset(stack, 'fan-out', files);
+    const versionId = await headVersionId(db, datasetId);
+    const items = Number((await db('media').where({ version_id: versionId }).whereIn('kind', ['IMAGE', 'VIDEO_FRAME']).count({ n: '*' }))[0].n);
+    expect(items).toBeGreaterThan(32);
+    expect(Number((await db('knn_edges').where({ version_id: versionId }).count({ n: '*' }))[0].n)).toBe(Math.ceil(items / 7));
+    const fannedOut = await analysisOf(db, versionId);
+
+    await analyzeInOneActivity(db, stack.deps.vectors, datasetId);
+    const single = await analysisOf(db, versionId);
+
+    expect(fannedOut).toEqual(single);
+    // The comparison is worth something: variants of a photo share clusters, frames and images are counted apart.
+    expect(fannedOut.levels[4].some((cluster) => cluster.n_images > 1)).toBe(true);
+    expect(fannedOut.levels[4].some((cluster) => cluster.n_frames > 1 && cluster.n_videos === 1)).toBe(true);
+    expect(fannedOut.levels[0].length).toBeGreaterThan(fannedOut.levels[4].length);
+    expect(fannedOut.uniqueness).toHaveLength(items);
+    expect(fannedOut.mapPoints).toHaveLength(items);
+  }, 300_000);
+});

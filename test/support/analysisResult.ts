@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createAnalysisActivities } from '../../activities/analysis';
+import type { Db } from '../../db/connection';
+import type { VectorStore } from '../../lib/vectors/vectorStore';
+
+/**
+ * What an analysis wrote to a version, free of the random cluster ids: each threshold's clusters as their sorted
+ * member ids with their counts, every item's uniqueness, the duplicate and outlier issues, the outlier reference and
+ * the map points.
+ */
+export async function analysisOf(db: Db, versionId: string) {
+  const clusters: Array<{ id: string; threshold: number; n_images: number; n_frames: number; n_videos: number; size: number }> = await db('clusters')
+    .where({ version_id: versionId })
+    .select('id', 'threshold', 'n_images', 'n_frames', 'n_videos', 'size');
+  const members: Array<{ cluster_id: string; media_id: string }> = await db('cluster_members').where({ version_id: versionId }).select('cluster_id', 'media_id');
+  const membersOf = new Map<string, string[]>();
+  for (const member of members) membersOf.set(member.cluster_id, [...(membersOf.get(member.cluster_id) ?? []), member.media_id]);
+  const levels = [0, 1, 2, 3, 4].map((threshold) =>
+    clusters
+      .filter((cluster) => cluster.threshold === threshold)
+      .map(({ id, n_images, n_frames, n_videos, size }) => ({ members: (membersOf.get(id) ?? []).sort(), n_images, n_frames, n_videos, size }))
+      .sort((x, y) => x.members[0].localeCompare(y.members[0])),
+  );
+  return {
+    levels,
+    uniqueness: await db('media').where({ version_id: versionId }).whereNotNull('uniqueness_score').orderBy('id').select('id', 'uniqueness_score'),
+    issues: await db('media_issues')
+      .where({ version_id: versionId })
+      .whereIn('issue_type', ['duplicates', 'outliers'])
+      .orderBy(['media_id', 'issue_type'])
+      .select('media_id', 'issue_type', 'confidence', 'details'),
+    neighbourStats: (await db('dataset_versions').where({ id: versionId }).first('neighbour_stats')).neighbour_stats,
+    mapPoints: await db('map_points').where({ version_id: versionId }).orderBy('point_index').select('media_id', 'point_index', 'x', 'y'),
+  };
+}
+
+/** Runs today's single-activity analysis (analyzeDataset) of the dataset's head, as the reference the fan-out must equal. */
+export async function analyzeInOneActivity(db: Db, vectors: VectorStore, datasetId: string): Promise<void> {
+  const { analyzeDataset } = createAnalysisActivities({ db, vectors });
+  await new MockActivityEnvironment().run(analyzeDataset, { datasetId, taskId: randomUUID() });
+}

@@ -1,0 +1,37 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { loadConfig } from '../../lib/config';
+import { createLogger } from '../../lib/logger';
+import { startWorkers } from '../../workers/main';
+import { waitForTask } from './datasets';
+import { eventually } from './media';
+import type { TestApi } from './testStack';
+
+const root = path.join(__dirname, '..', '..');
+
+/**
+ * Runs `start` with a worker in a child process, SIGKILLs it once `started` holds (returning what `started` read
+ * then), then finishes on a new in-process worker and returns the task.
+ */
+export async function crashAndResume<T>(api: TestApi, datasetId: string, start: () => Promise<unknown>, started: () => Promise<T>, accept: (value: T) => boolean) {
+  // node itself runs the worker, so the SIGKILL below reaches the worker (a tsx wrapper would die alone).
+  const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...api.env, LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
+  await start();
+  const atKill = await eventually(started, accept, 120_000, 'work under way');
+  worker.kill('SIGKILL');
+  await exited;
+  const interrupted = await waitForTask(api, datasetId, ['RUNNING']);
+  expect(interrupted.progress_percentage).toBeLessThan(100);
+
+  const { stop: stopWorkers } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
+  try {
+    return { atKill, task: await waitForTask(api, datasetId, ['COMPLETED', 'FAILED'], 180_000) };
+  } finally {
+    await stopWorkers();
+  }
+}

@@ -1,0 +1,15 @@
+import pLimit from 'p-limit';
+import { knnGraph, storedGraph } from './activityProxies';
+
+/**
+ * Clusters and scores the dataset's head version as fan-out: neighbour-search chunks, `concurrency` at a time,
+ * that every worker on the queue takes (a killed worker loses only the chunks it held: Temporal retries them),
+ * then one step that clusters the stored graph. One event group per chunk: ~1,000 chunks for 10M media.
+ */
+export async function analyzeInChunks(ref: { taskId: string; datasetId: string }): Promise<void> {
+  const plan = await knnGraph.planKnnChunks(ref);
+  const step = { ...ref, versionId: plan.versionId, collection: plan.collection, chunks: plan.chunks.length };
+  const limit = pLimit(plan.concurrency);
+  await Promise.all(plan.chunks.map((chunk) => limit(() => knnGraph.searchKnnChunk({ ...step, analysisId: plan.analysisId, chunk }))));
+  await storedGraph.clusterStoredGraph(step);
+}
