@@ -3,6 +3,7 @@ import type { DatasetRow } from '../db/repositories/datasets';
 import { mapLegends, mapPointCount, mapPointsPage, mapSummary, mediaIdsAtPoints, type MapLegends, type MapSummary } from '../db/repositories/mapPoints';
 import { findVersion } from '../db/repositories/versions';
 import { conflict, unprocessable } from '../lib/errors';
+import type { MediaFilter } from '../lib/vql/compileVql';
 import { requireStatusFor } from './datasetStates';
 
 /** Categories a map colours by, each with a colour of its own; the rest share colour 0. */
@@ -41,10 +42,23 @@ export async function datasetMapPage(
   return { layoutId, count: page.x.length / 4, total, bytes: Buffer.concat([page.x, page.y, page.cluster, page.label, page.issue]) };
 }
 
+const STALE_LAYOUT = 'The map was laid out anew since it was loaded; load it again';
+
+/**
+ * 409 when a map region (VQL `map`) names a layout other than the dataset's current one: a reindex lays
+ * the map out anew, and a polygon drawn on the old layout would select other media.
+ */
+export async function requireCurrentMapLayout(db: Db, dataset: DatasetRow, filters: readonly MediaFilter[]): Promise<void> {
+  const regions = filters.filter((filter) => filter.kind === 'mapRegion');
+  if (regions.length === 0) return;
+  const current = await layoutIdOf(db, dataset);
+  if (regions.some((region) => region.layoutId !== current)) throw conflict(`vql: map region: ${STALE_LAYOUT}, then lasso again`);
+}
+
 /** The media ids of the points at `indices` of layout `layoutId`; 409 when the map was laid out anew since. */
 export async function mediaAtMapPoints(db: Db, dataset: DatasetRow, layoutId: string, indices: readonly number[]): Promise<string[]> {
   requireStatusFor(dataset, 'search');
-  if ((await layoutIdOf(db, dataset)) !== layoutId) throw conflict('The map was laid out anew since it was loaded; load it again');
+  if ((await layoutIdOf(db, dataset)) !== layoutId) throw conflict(STALE_LAYOUT);
   const ids = await mediaIdsAtPoints(db, dataset.head_version_id, indices);
   const missing = indices.filter((_, i) => ids[i] === undefined);
   if (missing.length > 0) throw unprocessable(`body.indices: no point at ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}`);

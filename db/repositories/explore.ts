@@ -43,7 +43,26 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
     case 'fullText':
       query.whereRaw(`m.caption_tsv @@ websearch_to_tsquery('english', ?)`, [filter.query]);
       return;
+    case 'mapRegion':
+      query.whereExists(mapPointsWithin(db, filter).whereRaw(sameMedia('p')));
+      return;
   }
+}
+
+/**
+ * The map points of layout `layoutId` inside `polygon` (Postgres's own `point <@ polygon`, no PostGIS);
+ * the polygon's bounding box first, so only points near the lasso meet the vertex-by-vertex test.
+ */
+function mapPointsWithin(db: Db, region: Extract<MediaFilter, { kind: 'mapRegion' }>): Knex.QueryBuilder {
+  const xs = region.polygon.map(([x]) => x);
+  const ys = region.polygon.map(([, y]) => y);
+  const polygon = `(${region.polygon.map(([x, y]) => `(${x},${y})`).join(',')})`;
+  return db('map_points as p')
+    .join('dataset_versions as pv', 'pv.id', 'p.version_id')
+    .where('pv.map_layout_id', region.layoutId)
+    .whereBetween('p.x', [Math.min(...xs), Math.max(...xs)])
+    .whereBetween('p.y', [Math.min(...ys), Math.max(...ys)])
+    .whereRaw('point(p.x, p.y) <@ ?::polygon', [polygon]);
 }
 
 /**
