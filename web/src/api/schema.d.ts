@@ -7359,7 +7359,7 @@ export interface components {
             /** @description Every image and frame the filters match ("[]" matches all). JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since */
             vql?: string;
         };
-        /** @description Items {type: media, payload: {media_ids}} (a video id takes its frames too) or {type: cluster, payload: {cluster_id, cluster_filters: {entity_type}, exclude_media_ids}}; ids come from Explore. OBJECTS clusters add nothing until objects exist. */
+        /** @description Items {type: media, payload: {media_ids}} (a video id takes its frames too) or {type: cluster, payload: {cluster_id, cluster_filters: {entity_type}, exclude_media_ids}}; ids come from Explore. An OBJECTS cluster selects the images holding one of its objects. */
         MediaSelectionBody: {
             media_selection: ({
                 /** @constant */
