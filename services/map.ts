@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/repositories/datasets';
-import { mapLegends, mapPointCount, mapPointsPage, mapSummary, mediaIdsAtPoints, type MapLegends, type MapSummary } from '../db/repositories/mapPoints';
+import { mapLegends, mapPointsPage, mapStamp, mapSummary, mediaIdsAtPoints, type MapLegends, type MapSummary } from '../db/repositories/mapPoints';
 import { findVersion } from '../db/repositories/versions';
 import { conflict, unprocessable } from '../lib/errors';
 import type { MediaFilter } from '../lib/vql/compileVql';
@@ -18,28 +19,67 @@ async function layoutIdOf(db: Db, dataset: DatasetRow): Promise<string | null> {
   return (await findVersion(db, dataset.head_version_id))?.map_layout_id ?? null;
 }
 
+/**
+ * Summaries and legends computed at most once per version, threshold and stamp (and per minute: a
+ * label edited outside a task shows within one): at 1,000,000 points each takes seconds of scans and
+ * group-bys, and every page of points needs the legends. Requests that arrive together share one computation.
+ */
+const CACHE_MS = 60_000;
+const CACHE_ENTRIES = 32;
+interface Computed {
+  summary: MapSummary;
+  legends: MapLegends;
+}
+const computed = new Map<string, { stamp: string; at: number; value: Promise<Computed> }>();
+
+async function summaryAndLegends(db: Db, dataset: DatasetRow, threshold: number): Promise<Computed & { stamp: string }> {
+  const versionId = dataset.head_version_id;
+  const current = await mapStamp(db, dataset.id, versionId);
+  const stamp = `${current.layoutId}:${current.count}:${current.changedAt?.toISOString()}`;
+  const key = `${versionId}:${threshold}`;
+  let entry = computed.get(key);
+  if (!entry || entry.stamp !== stamp || Date.now() - entry.at > CACHE_MS) {
+    const value = Promise.all([mapSummary(db, versionId, current.layoutId), mapLegends(db, versionId, threshold, MAP_LEGEND_SIZE)]).then(([summary, legends]) => ({ summary, legends }));
+    const fresh = { stamp, at: Date.now(), value };
+    entry = fresh;
+    computed.delete(key);
+    computed.set(key, fresh);
+    if (computed.size > CACHE_ENTRIES) computed.delete(computed.keys().next().value!);
+    value.catch(() => computed.get(key) === fresh && computed.delete(key));
+  }
+  return { stamp, ...(await entry.value) };
+}
+
 /** How many points the dataset's map has, where they lie, and what each colour means (clusters at `threshold`, labels, issues). */
 export async function datasetMap(db: Db, dataset: DatasetRow, threshold: number): Promise<DatasetMap> {
   requireStatusFor(dataset, 'search');
-  const versionId = dataset.head_version_id;
-  const [summary, legends] = await Promise.all([mapSummary(db, versionId, await layoutIdOf(db, dataset)), mapLegends(db, versionId, threshold, MAP_LEGEND_SIZE)]);
+  const { summary, legends } = await summaryAndLegends(db, dataset, threshold);
   return { ...summary, threshold, legends };
 }
 
 /**
  * Points `offset` … `offset + limit - 1` as one binary page (see mapPointsPage): x and y as
  * little-endian Float32, then cluster, label and issue colours as Uint8, each a column of `count`.
+ * `etag` names the page's content (layout, points, legends), known before `read` builds it, so a
+ * client holding it is answered without reading a point.
  */
 export async function datasetMapPage(
   db: Db,
   dataset: DatasetRow,
   query: { threshold: number; offset: number; limit: number },
-): Promise<{ layoutId: string | null; count: number; total: number; bytes: Buffer }> {
+): Promise<{ layoutId: string | null; total: number; etag: string; read(): Promise<{ count: number; bytes: Buffer }> }> {
   requireStatusFor(dataset, 'search');
-  const versionId = dataset.head_version_id;
-  const legends = await mapLegends(db, versionId, query.threshold, MAP_LEGEND_SIZE);
-  const [page, total, layoutId] = await Promise.all([mapPointsPage(db, versionId, legends, query.threshold, query), mapPointCount(db, versionId), layoutIdOf(db, dataset)]);
-  return { layoutId, count: page.x.length / 4, total, bytes: Buffer.concat([page.x, page.y, page.cluster, page.label, page.issue]) };
+  const { stamp, summary, legends } = await summaryAndLegends(db, dataset, query.threshold);
+  const etag = createHash('sha256').update(`${dataset.head_version_id}:${stamp}:${query.threshold}:${query.offset}:${query.limit}`).digest('base64url').slice(0, 27);
+  return {
+    layoutId: summary.layoutId,
+    total: summary.count,
+    etag,
+    async read() {
+      const page = await mapPointsPage(db, dataset.head_version_id, legends, query.threshold, query);
+      return { count: page.x.length / 4, bytes: Buffer.concat([page.x, page.y, page.cluster, page.label, page.issue]) };
+    },
+  };
 }
 
 const STALE_LAYOUT = 'The map was laid out anew since it was loaded; load it again';

@@ -136,10 +136,24 @@ export async function mapPointsPage(db: Db, versionId: string, legends: MapLegen
   };
 }
 
-/** Points on a version's map: indexes are dense, so the last one's + 1 (read from the index, not by counting). */
-export async function mapPointCount(db: Db, versionId: string): Promise<number> {
-  const row = await db('map_points').where({ version_id: versionId }).first(db.raw('coalesce(max(point_index) + 1, 0)::int AS count'));
-  return row.count;
+/** What a version's map summary and legends depend on, read from indexes alone (no scan of a million rows). */
+export interface MapStamp {
+  layoutId: string | null;
+  /** Points on the map: indexes are dense, so the last one's + 1. */
+  count: number;
+  /** The dataset's last change of a task (every task that writes labels, issues, clusters or points updates its row) or of its own row. */
+  changedAt: Date | null;
+}
+
+export async function mapStamp(db: Db, datasetId: string, versionId: string): Promise<MapStamp> {
+  const { rows } = await db.raw(
+    `SELECT v.map_layout_id AS "layoutId",
+            (SELECT coalesce(max(point_index) + 1, 0)::int FROM map_points WHERE version_id = v.id) AS count,
+            greatest((SELECT max(updated_at) FROM tasks WHERE dataset_id = ?), (SELECT updated_at FROM datasets WHERE id = ?)) AS "changedAt"
+     FROM dataset_versions v WHERE v.id = ?`,
+    [datasetId, datasetId, versionId],
+  );
+  return rows[0] ?? { layoutId: null, count: 0, changedAt: null };
 }
 
 /** The media ids at point indexes `indices`, in their order; undefined for an index without a point. */

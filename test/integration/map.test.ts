@@ -78,6 +78,14 @@ describe('dataset map', () => {
     const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
     expect(mean(pairs.filter((p) => p.same).map((p) => p.d))).toBeLessThan(mean(pairs.filter((p) => !p.same).map((p) => p.d)) / 3);
 
+    // A page is revalidated by its ETag: 304 and no points while nothing changed; another threshold is another page.
+    const pointsUrl = `${base()}/points`;
+    const etag = (await stack.request.get(pointsUrl).query({ threshold: 2 }).expect(200)).headers.etag as string;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const revalidated = await stack.request.get(pointsUrl).query({ threshold: 2 }).set('If-None-Match', etag).expect(304);
+    expect(revalidated.headers['x-map-total']).toBe(String(n));
+    expect((await stack.request.get(pointsUrl).query({ threshold: 1 }).set('If-None-Match', etag).expect(200)).headers.etag).not.toBe(etag);
+
     // Pages put together are the whole map.
     const first = await points(datasetId, { threshold: 2, offset: 0, limit: 10 });
     const rest = await points(datasetId, { threshold: 2, offset: 10, limit: 1000 });
@@ -89,6 +97,7 @@ describe('dataset map', () => {
   it('keeps the map in a snapshot\'s clone and keeps every point\'s index when a batch is added', async () => {
     const before = await map();
     const whole = await points();
+    const staleTag = (await stack.request.get(`${base()}/points`).expect(200)).headers.etag as string;
     const [current] = ((await stack.request.get(`/api/v1/dataset/${datasetId}/snapshot`).expect(200)).body as Array<{ snapshot_id: string; is_current: boolean }>).filter((s) => s.is_current);
     await stack.request.post(`/api/v1/dataset/${datasetId}/snapshot/${current.snapshot_id}/clone`).expect(202);
     const task = await eventually(
@@ -107,6 +116,7 @@ describe('dataset map', () => {
     await waitForDatasetStatus(stack, datasetId, ['PARTIAL INDEX']);
     const after = await map();
     expect(after).toMatchObject({ layout_id: before.layout_id, count: before.count + 1, unplaced: 0 });
+    expect((await stack.request.get(`${base()}/points`).set('If-None-Match', staleTag).expect(200)).headers.etag).not.toBe(staleTag);
     const grown = await points();
     expect([...grown.x.subarray(0, before.count)]).toEqual([...whole.x]);
     const [newId] = (await stack.request.post(`${base()}/selection`).send({ layout_id: after.layout_id, indices: [before.count] }).expect(200)).body.media_ids;
