@@ -20,40 +20,43 @@ async function layoutIdOf(db: Db, dataset: DatasetRow): Promise<string | null> {
 }
 
 /**
- * Summaries and legends computed at most once per version, threshold and stamp (and per minute: a
- * label edited outside a task shows within one): at 1,000,000 points each takes seconds of scans and
- * group-bys, and every page of points needs the legends. Requests that arrive together share one computation.
+ * Summaries and legends are computed at most once per version (and threshold) and stamp, and at most
+ * a minute apart (a label edited outside a task shows within one): at 1,000,000 points each takes
+ * seconds of scans and group-bys, and every page of points needs the legends. Requests that arrive
+ * together share one computation.
  */
 const CACHE_MS = 60_000;
-const CACHE_ENTRIES = 32;
-interface Computed {
-  summary: MapSummary;
-  legends: MapLegends;
-}
-const computed = new Map<string, { stamp: string; at: number; value: Promise<Computed> }>();
+const CACHE_ENTRIES = 64;
+const computed = new Map<string, { stamp: string; at: number; value: Promise<unknown> }>();
 
-async function summaryAndLegends(db: Db, dataset: DatasetRow, threshold: number): Promise<Computed & { stamp: string }> {
-  const versionId = dataset.head_version_id;
-  const current = await mapStamp(db, dataset.id, versionId);
-  const stamp = `${current.layoutId}:${current.count}:${current.changedAt?.toISOString()}`;
-  const key = `${versionId}:${threshold}`;
-  let entry = computed.get(key);
-  if (!entry || entry.stamp !== stamp || Date.now() - entry.at > CACHE_MS) {
-    const value = Promise.all([mapSummary(db, versionId, current.layoutId), mapLegends(db, versionId, threshold, MAP_LEGEND_SIZE)]).then(([summary, legends]) => ({ summary, legends }));
-    const fresh = { stamp, at: Date.now(), value };
-    entry = fresh;
-    computed.delete(key);
-    computed.set(key, fresh);
-    if (computed.size > CACHE_ENTRIES) computed.delete(computed.keys().next().value!);
-    value.catch(() => computed.get(key) === fresh && computed.delete(key));
-  }
-  return { stamp, ...(await entry.value) };
+function memoized<T>(key: string, stamp: string, compute: () => Promise<T>): Promise<T> {
+  const entry = computed.get(key);
+  if (entry && entry.stamp === stamp && Date.now() - entry.at <= CACHE_MS) return entry.value as Promise<T>;
+  const fresh = { stamp, at: Date.now(), value: compute() };
+  computed.delete(key);
+  computed.set(key, fresh);
+  if (computed.size > CACHE_ENTRIES) computed.delete(computed.keys().next().value!);
+  fresh.value.catch(() => computed.get(key) === fresh && computed.delete(key));
+  return fresh.value;
 }
+
+/** The map's stamp: what its summary and legends depend on (layout, point count, last change of the dataset or its tasks). */
+async function stampOf(db: Db, dataset: DatasetRow): Promise<{ stamp: string; layoutId: string | null; count: number }> {
+  const current = await mapStamp(db, dataset.id, dataset.head_version_id);
+  return { ...current, stamp: `${current.layoutId}:${current.count}:${current.changedAt?.toISOString()}` };
+}
+
+const legendsOf = (db: Db, dataset: DatasetRow, stamp: string, threshold: number) =>
+  memoized(`legends:${dataset.head_version_id}:${threshold}`, stamp, () => mapLegends(db, dataset.head_version_id, threshold, MAP_LEGEND_SIZE));
 
 /** How many points the dataset's map has, where they lie, and what each colour means (clusters at `threshold`, labels, issues). */
 export async function datasetMap(db: Db, dataset: DatasetRow, threshold: number): Promise<DatasetMap> {
   requireStatusFor(dataset, 'search');
-  const { summary, legends } = await summaryAndLegends(db, dataset, threshold);
+  const { stamp, layoutId } = await stampOf(db, dataset);
+  const [summary, legends] = await Promise.all([
+    memoized(`summary:${dataset.head_version_id}`, stamp, () => mapSummary(db, dataset.head_version_id, layoutId)),
+    legendsOf(db, dataset, stamp, threshold),
+  ]);
   return { ...summary, threshold, legends };
 }
 
@@ -69,13 +72,14 @@ export async function datasetMapPage(
   query: { threshold: number; offset: number; limit: number },
 ): Promise<{ layoutId: string | null; total: number; etag: string; read(): Promise<{ count: number; bytes: Buffer }> }> {
   requireStatusFor(dataset, 'search');
-  const { stamp, summary, legends } = await summaryAndLegends(db, dataset, query.threshold);
+  const { stamp, layoutId, count } = await stampOf(db, dataset);
   const etag = createHash('sha256').update(`${dataset.head_version_id}:${stamp}:${query.threshold}:${query.offset}:${query.limit}`).digest('base64url').slice(0, 27);
   return {
-    layoutId: summary.layoutId,
-    total: summary.count,
+    layoutId,
+    total: count,
     etag,
     async read() {
+      const legends = await legendsOf(db, dataset, stamp, query.threshold);
       const page = await mapPointsPage(db, dataset.head_version_id, legends, query.threshold, query);
       return { count: page.x.length / 4, bytes: Buffer.concat([page.x, page.y, page.cluster, page.label, page.issue]) };
     },

@@ -14,7 +14,7 @@ const MEDIA_ROW: MediaKey = { version: 'm.version_id', id: 'm.id' };
 const MEMBER_ROW: MediaKey = { version: 'cm.version_id', id: 'cm.media_id' };
 
 /** Filters answered from other tables by media id alone, without the media row. */
-const BY_MEDIA_ID: ReadonlySet<MediaFilter['kind']> = new Set(['issue', 'duplicateSimilarity', 'labels', 'tags']);
+const BY_MEDIA_ID: ReadonlySet<MediaFilter['kind']> = new Set(['issue', 'duplicateSimilarity', 'labels', 'tags', 'mapRegion']);
 
 /** Keeps the rows of `query` whose media item passes `filter` (`m` is the media row, unless `key` names other columns). */
 export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilter, key: MediaKey = MEDIA_ROW): void {
