@@ -99,29 +99,30 @@ export async function mapPointsPage(db: Db, versionId: string, legends: MapLegen
   // Rows come sorted once from the subquery and the aggregates keep that order (as Postgres documents), instead of five sorts.
   const column = (expr: string) => `string_agg(${expr}, '')`;
   const byte = (expr: string) => column(`set_byte('\\x00'::bytea, 0, coalesce(${expr}, 0)::int)`);
+  // Colours are looked up for the page's points only (by the tables' keys), so a first page costs what its points cost, not the dataset.
   const { rows } = await db.raw(
-    `WITH cl AS (SELECT cm.media_id, l.n FROM cluster_members cm JOIN unnest(?::uuid[]) WITH ORDINALITY AS l(id, n) ON cm.cluster_id = l.id
-                 WHERE cm.version_id = ? AND cm.threshold = ?),
-          lb AS (SELECT ml.media_id, min(l.n) AS n FROM media_labels ml JOIN unnest(?::text[]) WITH ORDINALITY AS l(label, n) ON ml.label = l.label
-                 WHERE ml.version_id = ? GROUP BY ml.media_id),
-          iss AS (SELECT mi.media_id, min(l.n) AS n FROM media_issues mi JOIN unnest(?::text[]) WITH ORDINALITY AS l(issue_type, n) ON mi.issue_type = l.issue_type
-                  WHERE mi.version_id = ? GROUP BY mi.media_id)
+    `WITH pts AS (SELECT media_id, x, y, point_index FROM map_points WHERE version_id = ? AND point_index >= ? AND point_index < ?),
+          cl AS (SELECT cm.media_id, l.n FROM pts JOIN cluster_members cm ON cm.version_id = ? AND cm.threshold = ? AND cm.media_id = pts.media_id
+                 JOIN unnest(?::uuid[]) WITH ORDINALITY AS l(id, n) ON cm.cluster_id = l.id),
+          lb AS (SELECT ml.media_id, min(l.n) AS n FROM pts JOIN media_labels ml ON ml.version_id = ? AND ml.media_id = pts.media_id
+                 JOIN unnest(?::text[]) WITH ORDINALITY AS l(label, n) ON ml.label = l.label GROUP BY ml.media_id),
+          iss AS (SELECT mi.media_id, min(l.n) AS n FROM pts JOIN media_issues mi ON mi.version_id = ? AND mi.media_id = pts.media_id
+                  JOIN unnest(?::text[]) WITH ORDINALITY AS l(issue_type, n) ON mi.issue_type = l.issue_type GROUP BY mi.media_id)
      SELECT ${column('float4send(p.x)')} AS x, ${column('float4send(p.y)')} AS y, ${byte('p.cn')} AS cluster, ${byte('p.ln')} AS label, ${byte('p.isn')} AS issue
-     FROM (SELECT mp.x, mp.y, cl.n AS cn, lb.n AS ln, iss.n AS isn
-           FROM map_points mp LEFT JOIN cl USING (media_id) LEFT JOIN lb USING (media_id) LEFT JOIN iss USING (media_id)
-           WHERE mp.version_id = ? AND mp.point_index >= ? AND mp.point_index < ?
-           ORDER BY mp.point_index) p`,
+     FROM (SELECT pts.x, pts.y, cl.n AS cn, lb.n AS ln, iss.n AS isn
+           FROM pts LEFT JOIN cl USING (media_id) LEFT JOIN lb USING (media_id) LEFT JOIN iss USING (media_id)
+           ORDER BY pts.point_index) p`,
     [
-      legends.clusters.map((c) => c.cluster_id),
-      versionId,
-      threshold,
-      legends.labels.map((l) => l.label),
-      versionId,
-      legends.issues.map((i) => i.issue_type),
-      versionId,
       versionId,
       page.offset,
       page.offset + page.limit,
+      versionId,
+      threshold,
+      legends.clusters.map((c) => c.cluster_id),
+      versionId,
+      legends.labels.map((l) => l.label),
+      versionId,
+      legends.issues.map((i) => i.issue_type),
     ],
   );
   const row = rows[0] as Partial<MapPage>;
