@@ -8,6 +8,7 @@ import type { VectorStore } from '../lib/vectors/vectorStore';
 import { splitVql, type MediaFilter } from '../lib/vql/compileVql';
 import type { VqlFilter } from '../lib/vql/parseVql';
 import { requireStatusFor } from './datasetStates';
+import { requireCurrentMapLayout } from './map';
 import { semanticRelevance } from './semanticSearch';
 import { visualRelevance } from './visualSearch';
 
@@ -51,6 +52,7 @@ export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, req
   const filters: MediaFilter[] = splitVql(request.vql).filters;
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });
   if (request.tags?.length) filters.push({ kind: 'tags', anyOf: request.tags });
+  await requireCurrentMapLayout(deps.db, dataset, filters);
   const relevance = await ranking(deps, dataset, request);
   const options = { versionId: dataset.head_version_id, threshold: request.threshold, page: request.page, filters, relevance };
   // Objects come with OBJECT_DETECTION enrichment; a dataset without it has no object clusters.

@@ -44,33 +44,38 @@ const EXPORT_STATUS: Record<TaskRow['status'], ExportStatus> = {
   ABORTED: 'FAILED',
 };
 
+/** A cluster mentioned once more: a media item stays left out only when every mention leaves it out. */
+function mention(clusters: Map<string, Set<string>>, clusterId: string, excludeMediaIds: string[]): void {
+  const excluded = clusters.get(clusterId);
+  const exclude = new Set(excludeMediaIds);
+  clusters.set(clusterId, excluded ? new Set([...excluded].filter((id) => exclude.has(id))) : exclude);
+}
+
+const asClusterInputs = (clusters: Map<string, Set<string>>) => [...clusters].map(([clusterId, exclude]) => ({ clusterId, excludeMediaIds: [...exclude] }));
+
 /**
- * The selection as the export reads it: ids deduplicated, clusters of objects dropped (no media
- * has objects until object detection exists). Ids the dataset does not hold are refused (422).
+ * The selection as the export reads it: ids deduplicated; an OBJECTS cluster selects the images that
+ * hold one of its objects. Ids the version does not hold (as media, image clusters or object clusters) are refused (422).
  */
 async function resolveSelection(deps: TaskDeps, versionId: string, items: SelectionItem[]): Promise<ExportSelectionInput> {
   const mediaIds = new Set<string>();
   const clusters = new Map<string, Set<string>>();
-  const clusterIds = new Set<string>();
+  const objectClusters = new Map<string, Set<string>>();
   for (const item of items) {
     if (item.type === 'media') {
       for (const id of item.payload.media_ids) mediaIds.add(id);
       continue;
     }
-    clusterIds.add(item.payload.cluster_id);
-    if (item.payload.cluster_filters.entity_type !== 'IMAGES') continue;
-    const excluded = clusters.get(item.payload.cluster_id);
-    // The same cluster twice: a media item is left out only when every mention leaves it out.
-    const exclude = new Set(item.payload.exclude_media_ids);
-    clusters.set(item.payload.cluster_id, excluded ? new Set([...excluded].filter((id) => exclude.has(id))) : exclude);
+    const of = item.payload.cluster_filters.entity_type === 'OBJECTS' ? objectClusters : clusters;
+    mention(of, item.payload.cluster_id, item.payload.exclude_media_ids);
   }
-  const unknown = await unknownSelectionIds(deps.db, versionId, { mediaIds: [...mediaIds], clusterIds: [...clusterIds] });
+  const unknown = await unknownSelectionIds(deps.db, versionId, { mediaIds: [...mediaIds], clusterIds: [...clusters.keys()], objectClusterIds: [...objectClusters.keys()] });
   if (unknown.mediaIds.length > 0) throw unprocessable(`body.media_selection: media not in this dataset: ${unknown.mediaIds.join(', ')}`);
   if (unknown.clusterIds.length > 0) throw unprocessable(`body.media_selection: clusters not in this dataset: ${unknown.clusterIds.join(', ')}`);
-  return {
-    mediaIds: [...mediaIds],
-    clusters: [...clusters].map(([clusterId, exclude]) => ({ clusterId, excludeMediaIds: [...exclude] })),
-  };
+  if (unknown.objectClusterIds.length > 0) {
+    throw unprocessable(`body.media_selection: object clusters (entity_type OBJECTS) not in this dataset: ${unknown.objectClusterIds.join(', ')}`);
+  }
+  return { mediaIds: [...mediaIds], clusters: asClusterInputs(clusters), ...(objectClusters.size > 0 ? { objectClusters: asClusterInputs(objectClusters) } : {}) };
 }
 
 /** The version an export reads: a snapshot's frozen one, or the head of a READY dataset (409 otherwise). */

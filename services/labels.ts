@@ -7,6 +7,7 @@ import { releaseTransition } from '../lib/datasetStates';
 import { unprocessable } from '../lib/errors';
 import type { LabelPropagationInput } from '../workflows/contracts';
 import { claimDatasetFor, requireStatusFor } from './datasetStates';
+import { requireCurrentMapLayout } from './map';
 import { createTask, type TaskDeps } from './taskWorkflows';
 import { completeTask } from './taskTypes';
 
@@ -20,6 +21,7 @@ export interface LabelRequest {
 /** Starts a LABEL_PROPAGATION task: the label on the selected media and on their near neighbours. */
 export async function startLabelPropagation(deps: TaskDeps, dataset: DatasetRow, user: User, request: LabelRequest): Promise<string> {
   requireStatusFor(dataset, 'propagate_labels');
+  await requireCurrentMapLayout(deps.db, dataset, request.selection.filters ?? []);
   const named = await countSelectedMedia(deps.db, dataset.head_version_id, request.selection);
   if (named === 0) throw unprocessable('The selection names no media of this dataset');
   let previousStatus = dataset.status_new;

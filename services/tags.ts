@@ -4,6 +4,7 @@ import type { DatasetRow } from '../db/repositories/datasets';
 import { createTag, deleteTag, listTags, tagExists, tagMedia, untagMedia, type TagRow } from '../db/repositories/tags';
 import type { MediaSelection } from '../db/repositories/selection';
 import { conflict, notFound } from '../lib/errors';
+import { requireCurrentMapLayout } from './map';
 
 export function listDatasetTags(db: Db, dataset: DatasetRow): Promise<TagRow[]> {
   return listTags(db, dataset.id);
@@ -21,18 +22,19 @@ export async function removeTag(db: Db, dataset: DatasetRow, tagId: string): Pro
   if (!(await deleteTag(db, dataset.id, tagId))) throw notFound('Tag not found');
 }
 
-async function requireTag(db: Db, dataset: DatasetRow, tagId: string): Promise<void> {
+async function requireTag(db: Db, dataset: DatasetRow, tagId: string, selection: MediaSelection): Promise<void> {
   if (!(await tagExists(db, dataset.id, tagId))) throw notFound('Tag not found');
+  await requireCurrentMapLayout(db, dataset, selection.filters ?? []);
 }
 
 /** Tags the selected media; returns how many were newly tagged. */
 export async function tagSelection(db: Db, dataset: DatasetRow, tagId: string, selection: MediaSelection): Promise<number> {
-  await requireTag(db, dataset, tagId);
+  await requireTag(db, dataset, tagId, selection);
   return tagMedia(db, dataset.id, tagId, selection);
 }
 
 /** Takes the tag off the selected media; returns how many were untagged. */
 export async function untagSelection(db: Db, dataset: DatasetRow, tagId: string, selection: MediaSelection): Promise<number> {
-  await requireTag(db, dataset, tagId);
+  await requireTag(db, dataset, tagId, selection);
   return untagMedia(db, dataset.id, tagId, selection);
 }

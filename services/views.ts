@@ -4,7 +4,9 @@ import type { DatasetRow } from '../db/repositories/datasets';
 import { insertNotifications } from '../db/repositories/notifications';
 import { createView, deleteView, findView, listViews, recordViewEvaluation, renameView, setAlerting, trendPoints, type ViewFilters, type ViewRow } from '../db/repositories/views';
 import { invalid, notFound, unprocessable } from '../lib/errors';
+import { splitVql } from '../lib/vql/compileVql';
 import { parseVql, VqlError } from '../lib/vql/parseVql';
+import { requireCurrentMapLayout } from './map';
 
 export interface NewView {
   name: string;
@@ -25,7 +27,7 @@ export async function saveView(db: Db, dataset: DatasetRow, user: User, input: N
   let vql: unknown[] = [];
   try {
     if (input.vql) {
-      parseVql(input.vql);
+      await requireCurrentMapLayout(db, dataset, splitVql(parseVql(input.vql)).filters);
       vql = JSON.parse(input.vql);
     }
   } catch (error) {

@@ -248,6 +248,8 @@ export interface EnrichmentInput {
 export interface ExportSelectionInput {
   mediaIds: string[];
   clusters: Array<{ clusterId: string; excludeMediaIds: string[] }>;
+  /** Object clusters: the images holding one of their objects, less some media (absent in exports asked for before they were read). */
+  objectClusters?: Array<{ clusterId: string; excludeMediaIds: string[] }>;
 }
 
 /** EXPORT: one version of a dataset packaged into a ZIP in the object store. */

@@ -51,7 +51,7 @@ export function createExportsRouter(deps: TaskDeps & { signer: UrlSigner; public
       file_name: answer.request.fileName,
       export_format: answer.request.format,
       include_images: answer.request.includeImages,
-      selection: answer.request.selection ? { n_media: answer.request.selection.mediaIds.length, n_clusters: answer.request.selection.clusters.length } : null,
+      selection: answer.request.selection ? { n_media: answer.request.selection.mediaIds.length, n_clusters: answer.request.selection.clusters.length + (answer.request.selection.objectClusters?.length ?? 0) } : null,
     };
   });
 

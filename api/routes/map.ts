@@ -31,11 +31,20 @@ export function createMapRouter(deps: { db: Db }): Router<ApiState> {
     const { params, query } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
     const page = await datasetMapPage(deps.db, dataset, query);
-    ctx.set('X-Map-Points', String(page.count));
+    // Kept by the browser and asked again with If-None-Match: an unchanged page is a 304 that reads no point.
+    ctx.set('ETag', `"${page.etag}"`);
+    ctx.set('Cache-Control', 'private, no-cache');
     ctx.set('X-Map-Total', String(page.total));
     if (page.layoutId) ctx.set('X-Map-Layout-Id', page.layoutId);
+    ctx.status = 200;
+    if (ctx.fresh) {
+      ctx.status = 304;
+      return;
+    }
+    const { count, bytes } = await page.read();
+    ctx.set('X-Map-Points', String(count));
     ctx.type = 'application/octet-stream';
-    ctx.body = page.bytes;
+    ctx.body = bytes;
   });
 
   mount(router, mapRoutes.selection, async (ctx) => {

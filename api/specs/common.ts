@@ -28,3 +28,10 @@ export const errorSchema = z.object({ detail: z.string() }).meta({ id: 'Error' }
 
 /** `{"task_id": ...}` of a request that started a task. */
 export const startedTask = z.object({ task_id: z.uuid() });
+
+/** What a `vql` parameter takes, the contract's keys and our map extension (docs/decisions.md). */
+export const VQL_DESCRIPTION =
+  'JSON array of VQL filters, combined with AND. Besides the contract\'s keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, ' +
+  '"polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since';
+/** The refusal of a map region drawn on an older layout of the map. */
+export const STALE_MAP_REGION: [409, string] = [409, 'A VQL map region of an older map layout (the map was laid out anew since)'];

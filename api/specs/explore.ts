@@ -3,7 +3,7 @@ import { defineRoute } from '../routeSpec';
 import { clusterSchema, previewSchema } from '../presenters/cluster';
 import { mediaFactsSchema } from '../presenters/mediaFacts';
 import { clusteringThreshold, entityType, requireEntityType } from '../searchParams';
-import { datasetIdParams, filePart } from './common';
+import { datasetIdParams, filePart, VQL_DESCRIPTION } from './common';
 
 /** A query parameter holding a JSON array, e.g. labels=["cat","dog"]. */
 const jsonArray = <T extends z.ZodType>(item: T, name: string) =>
@@ -33,7 +33,7 @@ const exploreQuery = z.object({
     .meta({ description: 'Keep caption/semantic results with a cosine distance below this' }),
   labels: jsonArray(z.string().min(1), 'labels').optional().meta({ description: 'JSON array of labels' }),
   tags: jsonArray(z.uuid(), 'tags (of UUIDs)').optional().meta({ description: 'JSON array of tag UUIDs' }),
-  vql: z.string().optional().meta({ description: 'JSON array of VQL filters' }),
+  vql: z.string().optional().meta({ description: VQL_DESCRIPTION }),
   anchor_media_id: z.uuid('anchor_media_id must be a UUID').optional(),
   anchor_type: z.enum(['UPLOAD', 'MEDIA'], { message: 'anchor_type must be UPLOAD or MEDIA' }).optional(),
 });
@@ -84,7 +84,7 @@ export const exploreRoutes = {
         schema: z.object({ clusters: z.array(clusterSchema), metadata: z.object({ used_duckdb: z.boolean() }) }),
       },
     },
-    errors: [[400, 'entity_type missing'], 403, 404, [409, 'The dataset cannot be searched in its status']],
+    errors: [[400, 'entity_type missing'], 403, 404, [409, 'The dataset cannot be searched in its status, or a VQL map region of an older map layout']],
   }),
   uploadAnchor: defineRoute({
     method: 'post',

@@ -80,7 +80,7 @@ export const mediaSelectionBody = z
     id: 'MediaSelectionBody',
     description:
       'Items {type: media, payload: {media_ids}} (a video id takes its frames too) or {type: cluster, payload: {cluster_id, ' +
-      'cluster_filters: {entity_type}, exclude_media_ids}}; ids come from Explore. OBJECTS clusters add nothing until objects exist.',
+      'cluster_filters: {entity_type}, exclude_media_ids}}; ids come from Explore. An OBJECTS cluster selects the images holding one of its objects.',
   });
 
 const startedExport = z.object({ id: z.uuid().meta({ description: 'The export task id (also listed in /api/v1/tasks)' }) });

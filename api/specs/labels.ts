@@ -77,7 +77,7 @@ export const labelRoutes = {
     auth: 'user',
     request: { params: datasetIdParams, body: propagationBody },
     responses: { 202: { description: 'Started', schema: startedTask } },
-    errors: [403, 404, [409, 'The dataset cannot take labels in its status'], [422, 'Invalid input, or a selection naming no media of the dataset']],
+    errors: [403, 404, [409, 'The dataset cannot take labels in its status, or a VQL map region of an older map layout'], [422, 'Invalid input, or a selection naming no media of the dataset']],
   }),
   declareFields: defineRoute({
     method: 'put',

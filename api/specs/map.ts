@@ -52,7 +52,8 @@ export const mapRoutes = {
     description:
       'Points offset … offset+limit-1 in index order, as columns of n = the `X-Map-Points` header: x (n little-endian Float32), y (n Float32), ' +
       'then the cluster, label and issue colour of each point (n Uint8 each; 1 + its place in the legend of `GET …/map` with the same threshold, 0 for none). ' +
-      '`X-Map-Total` is the number of points on the map (a client can page on without `GET …/map`); `X-Map-Layout-Id` names the layout the indexes belong to.',
+      '`X-Map-Total` is the number of points on the map (a client can page on without `GET …/map`); `X-Map-Layout-Id` names the layout the indexes belong to. ' +
+      'An `ETag` names the page\'s content (layout, points, legends): asked with `If-None-Match` and unchanged, the answer is 304 without reading a point.',
     auth: 'user',
     request: {
       params: datasetIdParams,

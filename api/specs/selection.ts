@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { MediaSelection } from '../../db/repositories/selection';
 import { splitVql } from '../../lib/vql/compileVql';
 import { parseVql, VqlError } from '../../lib/vql/parseVql';
+import { VQL_DESCRIPTION } from './common';
 
 /** The filters of a selection by VQL: row predicates only (a semantic search ranks media, it selects none). */
 const selectionVql = z.string().transform((raw, ctx) => {
@@ -23,7 +24,7 @@ export const selectionBody = z
     cluster_id: z.uuid('cluster_id must be a UUID').optional().meta({ description: 'One whole cluster (every member)' }),
     cluster_ids: z.array(z.uuid('cluster_ids must be UUIDs')).min(1, 'cluster_ids must not be empty').max(1_000).optional(),
     vql: selectionVql.optional().meta({
-      description: 'Every image and frame the filters match (a JSON array of VQL filters, as Explore takes; "[]" matches all)',
+      description: `Every image and frame the filters match ("[]" matches all). ${VQL_DESCRIPTION}`,
     }),
   })
   .refine((body) => body.media_ids || body.cluster_id || body.cluster_ids || body.vql, 'give media_ids, cluster_id, cluster_ids or vql')

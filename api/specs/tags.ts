@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
 import { tagSchema } from '../presenters/tag';
-import { datasetIdParams } from './common';
+import { datasetIdParams, STALE_MAP_REGION } from './common';
 import { selectionBody } from './selection';
 
 const tagParams = datasetIdParams.extend({ tag_id: z.uuid('tag_id must be a UUID') });
@@ -45,7 +45,7 @@ export const tagRoutes = {
     auth: 'user',
     request: { params: tagParams, body: selectionBody },
     responses: { 200: { description: 'Tagged', schema: z.object({ tagged: z.number().int() }) } },
-    errors: [403, 404],
+    errors: [403, 404, STALE_MAP_REGION],
   }),
   untagMedia: defineRoute({
     method: 'delete',
@@ -55,6 +55,6 @@ export const tagRoutes = {
     auth: 'user',
     request: { params: tagParams, body: selectionBody },
     responses: { 200: { description: 'Untagged', schema: z.object({ untagged: z.number().int() }) } },
-    errors: [403, 404],
+    errors: [403, 404, STALE_MAP_REGION],
   }),
 };

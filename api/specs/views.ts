@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
 import { viewSchema, viewTrendSchema } from '../presenters/view';
-import { datasetIdParams } from './common';
+import { datasetIdParams, STALE_MAP_REGION, VQL_DESCRIPTION } from './common';
 
 const viewParams = datasetIdParams.extend({ view_id: z.uuid('view_id must be a UUID') });
 const createQuery = z.object({
@@ -12,7 +12,7 @@ const createQuery = z.object({
     .max(1, 'threshold must be a number 0-1')
     .default(0),
   caption: z.string().trim().min(1).optional(),
-  vql: z.string().optional().meta({ description: 'JSON array of VQL filters' }),
+  vql: z.string().optional().meta({ description: VQL_DESCRIPTION }),
 });
 /** The form of a new view (multipart or urlencoded). */
 export const viewForm = z.object({
@@ -49,7 +49,7 @@ export const viewRoutes = {
     request: { params: datasetIdParams, query: createQuery },
     handlerReads: { form: viewForm },
     responses: { 200: { description: 'View', schema: viewSchema } },
-    errors: [403, datasetOrView, [422, 'A malformed query or form, or a name taken in this dataset']],
+    errors: [403, datasetOrView, STALE_MAP_REGION, [422, 'A malformed query or form, or a name taken in this dataset']],
   }),
   rename: defineRoute({
     method: 'patch',

@@ -14,7 +14,7 @@ const MEDIA_ROW: MediaKey = { version: 'm.version_id', id: 'm.id' };
 const MEMBER_ROW: MediaKey = { version: 'cm.version_id', id: 'cm.media_id' };
 
 /** Filters answered from other tables by media id alone, without the media row. */
-const BY_MEDIA_ID: ReadonlySet<MediaFilter['kind']> = new Set(['issue', 'duplicateSimilarity', 'labels', 'tags']);
+const BY_MEDIA_ID: ReadonlySet<MediaFilter['kind']> = new Set(['issue', 'duplicateSimilarity', 'labels', 'tags', 'mapRegion']);
 
 /** Keeps the rows of `query` whose media item passes `filter` (`m` is the media row, unless `key` names other columns). */
 export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilter, key: MediaKey = MEDIA_ROW): void {
@@ -46,7 +46,26 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
     case 'fullText':
       query.whereRaw(`m.caption_tsv @@ websearch_to_tsquery('english', ?)`, [filter.query]);
       return;
+    case 'mapRegion':
+      query.whereExists(mapPointsWithin(db, filter).whereRaw(sameMedia('p')));
+      return;
   }
+}
+
+/**
+ * The map points of layout `layoutId` inside `polygon` (Postgres's own `point <@ polygon`, no PostGIS);
+ * the polygon's bounding box first, so only points near the lasso meet the vertex-by-vertex test.
+ */
+function mapPointsWithin(db: Db, region: Extract<MediaFilter, { kind: 'mapRegion' }>): Knex.QueryBuilder {
+  const xs = region.polygon.map(([x]) => x);
+  const ys = region.polygon.map(([, y]) => y);
+  const polygon = `(${region.polygon.map(([x, y]) => `(${x},${y})`).join(',')})`;
+  return db('map_points as p')
+    .join('dataset_versions as pv', 'pv.id', 'p.version_id')
+    .where('pv.map_layout_id', region.layoutId)
+    .whereBetween('p.x', [Math.min(...xs), Math.max(...xs)])
+    .whereBetween('p.y', [Math.min(...ys), Math.max(...ys)])
+    .whereRaw('point(p.x, p.y) <@ ?::polygon', [polygon]);
 }
 
 /**

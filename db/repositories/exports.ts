@@ -10,7 +10,12 @@ const THRESHOLDS = CLUSTER_SIMILARITY_CUTOFFS.map((_, threshold) => threshold);
 export interface ExportSelection {
   mediaIds: string[];
   clusters: Array<{ clusterId: string; excludeMediaIds: string[] }>;
+  /** The images holding an object of each cluster (`media_objects.cluster_ids` at any threshold), less some media. */
+  objectClusters?: Array<{ clusterId: string; excludeMediaIds: string[] }>;
 }
+
+const clustersJson = (clusters: ExportSelection['clusters']) => JSON.stringify(clusters.map((cluster) => ({ cluster_id: cluster.clusterId, exclude: cluster.excludeMediaIds })));
+const CLUSTERS_RECORDSET = 'jsonb_to_recordset(?::jsonb) AS s(cluster_id uuid, exclude uuid[])';
 
 /** What an export reads: one version, as it was when the export was asked for. */
 export interface ExportScope {
@@ -26,8 +31,7 @@ export interface ExportScope {
 /** The selected media ids of `scope` (its own CTE, so each page joins it instead of testing every row). */
 function selectedIds(db: Db, scope: ExportScope & { selection: ExportSelection }): Knex.QueryBuilder {
   const { versionId, selection } = scope;
-  const clusters = JSON.stringify(selection.clusters.map((cluster) => ({ cluster_id: cluster.clusterId, exclude: cluster.excludeMediaIds })));
-  return db
+  const query = db
     .select('id')
     .from('media')
     .where('version_id', versionId)
@@ -36,10 +40,21 @@ function selectedIds(db: Db, scope: ExportScope & { selection: ExportSelection }
       union
         .select('cm.media_id')
         .from('cluster_members as cm')
-        .joinRaw('JOIN jsonb_to_recordset(?::jsonb) AS s(cluster_id uuid, exclude uuid[]) ON s.cluster_id = cm.cluster_id', [clusters])
+        .joinRaw(`JOIN ${CLUSTERS_RECORDSET} ON s.cluster_id = cm.cluster_id`, [clustersJson(selection.clusters)])
         .where('cm.version_id', versionId)
         .whereRaw('NOT (cm.media_id = ANY(coalesce(s.exclude, ARRAY[]::uuid[])))'),
     );
+  if (selection.objectClusters?.length) {
+    query.union((union) =>
+      union
+        .select('o.media_id')
+        .from('media_objects as o')
+        .joinRaw(`JOIN ${CLUSTERS_RECORDSET} ON s.cluster_id = ANY(o.cluster_ids)`, [clustersJson(selection.objectClusters!)])
+        .where('o.version_id', versionId)
+        .whereRaw('NOT (o.media_id = ANY(coalesce(s.exclude, ARRAY[]::uuid[])))'),
+    );
+  }
+  return query;
 }
 
 /** The exported media of `scope`, whatever the page: the version's rows (that arrived in time) and the selection. */
@@ -148,19 +163,24 @@ export async function batchSources(db: Db, versionId: string): Promise<Map<strin
 export async function unknownSelectionIds(
   db: Db,
   versionId: string,
-  selection: { mediaIds: string[]; clusterIds: string[] },
-): Promise<{ mediaIds: string[]; clusterIds: string[] }> {
-  const missing = async (table: 'media' | 'clusters', ids: string[]) => {
+  selection: { mediaIds: string[]; clusterIds: string[]; objectClusterIds: string[] },
+): Promise<{ mediaIds: string[]; clusterIds: string[]; objectClusterIds: string[] }> {
+  const missing = async (ids: string[], held: (c: string) => Knex.QueryBuilder) => {
     if (ids.length === 0) return [];
     const rows: Array<{ id: string }> = await db
       .select('c.id')
       .from(db.raw('unnest(?::uuid[]) WITH ORDINALITY AS c(id, n)', [ids]))
-      .whereNotExists(db(table).where('version_id', versionId).whereRaw(`${table}.id = c.id`))
+      .whereNotExists(held('c.id'))
       .orderBy('c.n')
       .limit(10);
     return rows.map((row) => row.id);
   };
-  return { mediaIds: await missing('media', selection.mediaIds), clusterIds: await missing('clusters', selection.clusterIds) };
+  const heldIn = (table: 'media' | 'clusters') => (id: string) => db(table).where('version_id', versionId).whereRaw(`${table}.id = ${id}`);
+  return {
+    mediaIds: await missing(selection.mediaIds, heldIn('media')),
+    clusterIds: await missing(selection.clusterIds, heldIn('clusters')),
+    objectClusterIds: await missing(selection.objectClusterIds, (id) => db('media_objects as o').where('o.version_id', versionId).whereRaw(`${id} = ANY(o.cluster_ids)`)),
+  };
 }
 
 /**

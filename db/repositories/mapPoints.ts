@@ -99,29 +99,30 @@ export async function mapPointsPage(db: Db, versionId: string, legends: MapLegen
   // Rows come sorted once from the subquery and the aggregates keep that order (as Postgres documents), instead of five sorts.
   const column = (expr: string) => `string_agg(${expr}, '')`;
   const byte = (expr: string) => column(`set_byte('\\x00'::bytea, 0, coalesce(${expr}, 0)::int)`);
+  // Colours are looked up for the page's points only (by the tables' keys), so a first page costs what its points cost, not the dataset.
   const { rows } = await db.raw(
-    `WITH cl AS (SELECT cm.media_id, l.n FROM cluster_members cm JOIN unnest(?::uuid[]) WITH ORDINALITY AS l(id, n) ON cm.cluster_id = l.id
-                 WHERE cm.version_id = ? AND cm.threshold = ?),
-          lb AS (SELECT ml.media_id, min(l.n) AS n FROM media_labels ml JOIN unnest(?::text[]) WITH ORDINALITY AS l(label, n) ON ml.label = l.label
-                 WHERE ml.version_id = ? GROUP BY ml.media_id),
-          iss AS (SELECT mi.media_id, min(l.n) AS n FROM media_issues mi JOIN unnest(?::text[]) WITH ORDINALITY AS l(issue_type, n) ON mi.issue_type = l.issue_type
-                  WHERE mi.version_id = ? GROUP BY mi.media_id)
+    `WITH pts AS (SELECT media_id, x, y, point_index FROM map_points WHERE version_id = ? AND point_index >= ? AND point_index < ?),
+          cl AS (SELECT cm.media_id, l.n FROM pts JOIN cluster_members cm ON cm.version_id = ? AND cm.threshold = ? AND cm.media_id = pts.media_id
+                 JOIN unnest(?::uuid[]) WITH ORDINALITY AS l(id, n) ON cm.cluster_id = l.id),
+          lb AS (SELECT ml.media_id, min(l.n) AS n FROM pts JOIN media_labels ml ON ml.version_id = ? AND ml.media_id = pts.media_id
+                 JOIN unnest(?::text[]) WITH ORDINALITY AS l(label, n) ON ml.label = l.label GROUP BY ml.media_id),
+          iss AS (SELECT mi.media_id, min(l.n) AS n FROM pts JOIN media_issues mi ON mi.version_id = ? AND mi.media_id = pts.media_id
+                  JOIN unnest(?::text[]) WITH ORDINALITY AS l(issue_type, n) ON mi.issue_type = l.issue_type GROUP BY mi.media_id)
      SELECT ${column('float4send(p.x)')} AS x, ${column('float4send(p.y)')} AS y, ${byte('p.cn')} AS cluster, ${byte('p.ln')} AS label, ${byte('p.isn')} AS issue
-     FROM (SELECT mp.x, mp.y, cl.n AS cn, lb.n AS ln, iss.n AS isn
-           FROM map_points mp LEFT JOIN cl USING (media_id) LEFT JOIN lb USING (media_id) LEFT JOIN iss USING (media_id)
-           WHERE mp.version_id = ? AND mp.point_index >= ? AND mp.point_index < ?
-           ORDER BY mp.point_index) p`,
+     FROM (SELECT pts.x, pts.y, cl.n AS cn, lb.n AS ln, iss.n AS isn
+           FROM pts LEFT JOIN cl USING (media_id) LEFT JOIN lb USING (media_id) LEFT JOIN iss USING (media_id)
+           ORDER BY pts.point_index) p`,
     [
-      legends.clusters.map((c) => c.cluster_id),
-      versionId,
-      threshold,
-      legends.labels.map((l) => l.label),
-      versionId,
-      legends.issues.map((i) => i.issue_type),
-      versionId,
       versionId,
       page.offset,
       page.offset + page.limit,
+      versionId,
+      threshold,
+      legends.clusters.map((c) => c.cluster_id),
+      versionId,
+      legends.labels.map((l) => l.label),
+      versionId,
+      legends.issues.map((i) => i.issue_type),
     ],
   );
   const row = rows[0] as Partial<MapPage>;
@@ -136,10 +137,24 @@ export async function mapPointsPage(db: Db, versionId: string, legends: MapLegen
   };
 }
 
-/** Points on a version's map: indexes are dense, so the last one's + 1 (read from the index, not by counting). */
-export async function mapPointCount(db: Db, versionId: string): Promise<number> {
-  const row = await db('map_points').where({ version_id: versionId }).first(db.raw('coalesce(max(point_index) + 1, 0)::int AS count'));
-  return row.count;
+/** What a version's map summary and legends depend on, read from indexes alone (no scan of a million rows). */
+export interface MapStamp {
+  layoutId: string | null;
+  /** Points on the map: indexes are dense, so the last one's + 1. */
+  count: number;
+  /** The dataset's last change of a task (every task that writes labels, issues, clusters or points updates its row) or of its own row. */
+  changedAt: Date | null;
+}
+
+export async function mapStamp(db: Db, datasetId: string, versionId: string): Promise<MapStamp> {
+  const { rows } = await db.raw(
+    `SELECT v.map_layout_id AS "layoutId",
+            (SELECT coalesce(max(point_index) + 1, 0)::int FROM map_points WHERE version_id = v.id) AS count,
+            greatest((SELECT max(updated_at) FROM tasks WHERE dataset_id = ?), (SELECT updated_at FROM datasets WHERE id = ?)) AS "changedAt"
+     FROM dataset_versions v WHERE v.id = ?`,
+    [datasetId, datasetId, versionId],
+  );
+  return rows[0] ?? { layoutId: null, count: 0, changedAt: null };
 }
 
 /** The media ids at point indexes `indices`, in their order; undefined for an index without a point. */

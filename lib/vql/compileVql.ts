@@ -8,7 +8,9 @@ export type MediaFilter =
   | { kind: 'uniqueness'; atLeast: number }
   | { kind: 'labels'; anyOf: string[] }
   | { kind: 'tags'; anyOf: string[] }
-  | { kind: 'fullText'; query: string };
+  | { kind: 'fullText'; query: string }
+  /** Media whose point on the map of layout `layoutId` lies in the polygon (none when the map was laid out anew). */
+  | { kind: 'mapRegion'; layoutId: string; polygon: Array<[number, number]> };
 
 export type SemanticFilter = Extract<VqlFilter, { key: 'text' }> & { op: 'semantic' };
 
@@ -29,6 +31,8 @@ export function compileVql(filter: Exclude<VqlFilter, SemanticFilter>): MediaFil
       return { kind: 'tags', anyOf: filter.value };
     case 'text':
       return { kind: 'fullText', query: filter.value };
+    case 'map':
+      return { kind: 'mapRegion', layoutId: filter.layout_id, polygon: filter.polygon };
   }
 }
 

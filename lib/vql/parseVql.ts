@@ -34,6 +34,18 @@ const issuesFilter = z.strictObject({
     .partial()
     .optional(),
 });
+/** A map region (a lasso) has at most this many vertices; the web app simplifies a lasso to far fewer. */
+export const MAX_POLYGON_VERTICES = 1_000;
+const coordinate = z.number({ message: 'each coordinate must be a finite number' }).refine(Number.isFinite, 'each coordinate must be a finite number');
+// An extension of the contract's VQL (docs/decisions.md): the media whose point on the dataset map lies in a polygon of the layout `layout_id`.
+const mapFilter = z.strictObject({
+  op: z.literal('within', { message: 'op must be within' }),
+  layout_id: z.uuid('layout_id must be the UUID of the map layout (GET …/map)'),
+  polygon: z
+    .array(z.tuple([coordinate, coordinate], { message: 'each vertex must be [x, y]' }), { message: 'polygon must be an array of [x, y] vertices' })
+    .min(3, 'polygon must have at least 3 vertices')
+    .max(MAX_POLYGON_VERTICES, `polygon must have at most ${MAX_POLYGON_VERTICES} vertices`),
+});
 const duplicatesFilter = z.strictObject({ op: z.literal('duplicates', { message: 'op must be duplicates' }), value: fraction });
 const uniquenessFilter = z.strictObject({ op: z.literal('uniqueness', { message: 'op must be uniqueness' }), value: fraction });
 
@@ -44,6 +56,7 @@ const ELEMENT_SCHEMAS = {
   issues: issuesFilter,
   duplicates: duplicatesFilter,
   uniqueness: uniquenessFilter,
+  map: mapFilter,
 } as const;
 
 export type VqlKey = keyof typeof ELEMENT_SCHEMAS;

@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { createDb } from '../../db/connection';
 import { seedMapPoints, seedSyntheticDataset } from '../../scripts/bench/syntheticDataset';
 import { createReadyDataset } from '../support/datasets';
-import { mapPage } from '../support/map';
+import { insidePolygon, mapPage } from '../support/map';
 import { photo, PHOTO_NAMES } from '../support/media';
 import { expectText, startWebApp, type WebApp } from '../support/webApp';
 
@@ -26,7 +26,7 @@ describe('web app: dataset map', () => {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('draws every image, and a lasso round the left part selects exactly those points for tagging', async () => {
+  it('draws every image; a lasso round the left part selects exactly those points for tagging, and opens them in Explore', async () => {
     const { request } = web.stack;
     const summary = (await request.get(`/api/v1/dataset/${datasetId}/map`).expect(200)).body as { layout_id: string; count: number };
     const points = await mapPage(request.get(`/api/v1/dataset/${datasetId}/map/points`));
@@ -39,7 +39,8 @@ describe('web app: dataset map', () => {
       if (xs[i] - xs[i - 1] > widest) [widest, cut] = [xs[i] - xs[i - 1], (xs[i] + xs[i - 1]) / 2];
     }
     const left = [...points.x.keys()].filter((i) => points.x[i] < cut);
-    const leftIds = (await request.post(`/api/v1/dataset/${datasetId}/map/selection`).send({ layout_id: summary.layout_id, indices: left }).expect(200)).body.media_ids as string[];
+    const idOf = (await request.post(`/api/v1/dataset/${datasetId}/map/selection`).send({ layout_id: summary.layout_id, indices: [...points.x.keys()] }).expect(200)).body.media_ids as string[];
+    const leftIds = left.map((i) => idOf[i]);
 
     const page = web.page;
     await page.goto(`/datasets/${datasetId}/map`);
@@ -65,7 +66,7 @@ describe('web app: dataset map', () => {
     await page.mouse.up();
     await web.screenshot('map-lassoed');
 
-    await expectText(page.getByTestId('selection-size'), new RegExp(`^${left.length} images? selected$`));
+    await expectText(page.getByTestId('selection-size'), new RegExp(`^${left.length} lassoed images? selected$`));
     const bar = page.getByRole('region', { name: 'Selection' });
     await bar.getByLabel('Tag name').fill('left side');
     await bar.getByRole('button', { name: 'Tag', exact: true }).click();
@@ -74,6 +75,25 @@ describe('web app: dataset map', () => {
     const tag = ((await request.get(`/api/v1/dataset/${datasetId}/tags`).expect(200)).body.tags as Array<{ id: string; name: string }>).find((t) => t.name === 'left side')!;
     const tagged = await web.stack.deps.db('media_tags').where({ tag_id: tag.id }).pluck('media_id');
     expect([...tagged].sort()).toEqual([...leftIds].sort());
+
+    // Open in Explore: the region travels as a VQL map filter; the grid shows exactly the media whose points lie in its polygon.
+    await page.getByRole('link', { name: new RegExp(`^Open the ${left.length} lassoed images? in Explore$`) }).click();
+    await page.waitForURL(/\/explore\?/);
+    const [{ map: region }] = JSON.parse(new URL(page.url()).searchParams.get('vql')!) as Array<{ map: { op: string; layout_id: string; polygon: Array<[number, number]> } }>;
+    expect(region).toMatchObject({ op: 'within', layout_id: summary.layout_id });
+    const inside = [...points.x.keys()].filter((i) => insidePolygon(points.x[i], points.y[i], region.polygon)).map((i) => idOf[i]);
+    expect([...inside].sort()).toEqual([...leftIds].sort());
+    await expectText(page.getByTestId('map-region-chip'), new RegExp(`^Map region \\(${left.length} points?\\)`));
+    const grid = page.locator('[data-media-id]');
+    await grid.nth(inside.length - 1).waitFor();
+    const shown = await grid.evaluateAll((thumbs) => thumbs.map((thumb) => thumb.getAttribute('data-media-id')));
+    expect([...shown].sort()).toEqual([...inside].sort());
+    await web.screenshot('explore-map-region');
+
+    await page.getByRole('button', { name: 'Remove the map region' }).click();
+    await page.getByTestId('map-region-chip').waitFor({ state: 'detached' });
+    expect(new URL(page.url()).searchParams.get('vql')).toBeNull();
+    await grid.nth(inside.length).waitFor();
     expect(web.pageErrors).toEqual([]);
   });
 
@@ -109,7 +129,7 @@ describe('web app: dataset map', () => {
     await page.mouse.up();
     await page.keyboard.up('Shift');
     const size = page.getByTestId('selection-size');
-    await expectText(size, /^\d+ images selected$/);
+    await expectText(size, /^[\d,]+ lassoed images selected$/);
     const selected = await size.textContent();
 
     await page.mouse.move(cx, cy);

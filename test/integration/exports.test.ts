@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -230,7 +230,7 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
     expect(coco.annotations).toBe(3);
   });
 
-  it('exports a selection: media by id (a video with its frames), a cluster less excluded media, no objects yet', async () => {
+  it('exports a selection: media by id (a video with its frames) and a cluster less excluded media', async () => {
     const { db } = stack.deps;
     const chelsea = await mediaIdOf('chelsea.jpg');
     const video = await mediaIdOf('pattern.mp4');
@@ -243,7 +243,6 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
       media_selection: [
         { type: 'media', payload: { media_ids: [chelsea, video] } },
         { type: 'cluster', payload: { cluster_id: biggest.id, cluster_filters: { entity_type: 'IMAGES' }, exclude_media_ids: [excluded] } },
-        { type: 'cluster', payload: { cluster_id: biggest.id, cluster_filters: { entity_type: 'OBJECTS' }, exclude_media_ids: [] } },
       ],
     };
     const { id } = (await stack.request.post(`${exportsOf(datasetId)}/export_entities_async`).query({ export_format: 'json' }).send(body).expect(200)).body;
@@ -253,6 +252,42 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
     const records = jsonRecords(await readZip((await download(status.download_uri)).body));
     const wanted = new Set([chelsea, video, ...frames, ...members.filter((member) => member !== excluded)]);
     expect(records.map((record) => record.media_id).sort()).toEqual([...wanted].sort());
+  });
+
+  it('exports an OBJECTS cluster as the images holding one of its objects, and refuses an object cluster the dataset lacks', async () => {
+    const { db } = stack.deps;
+    // Objects as object detection and its clustering leave them (this dataset was not enriched): two clusters at each threshold.
+    const [chelsea, rocket, coffee] = [await mediaIdOf('chelsea.jpg'), await mediaIdOf('rocket.jpg'), await mediaIdOf('coffee.jpg')];
+    const [animals, things] = [Array.from({ length: 5 }, () => randomUUID()), Array.from({ length: 5 }, () => randomUUID())];
+    const object = (mediaId: string, label: string, clusterIds: string[]) => ({
+      version_id: versionId, media_id: mediaId, label, confidence: 0.9, box_x: 0.1, box_y: 0.1, box_width: 0.5, box_height: 0.5, cluster_ids: clusterIds,
+    });
+    const objects = [object(chelsea, 'cat', animals), object(chelsea, 'cat', animals), object(rocket, 'rocket', things), object(coffee, 'cup', things)];
+    const objectIds: string[] = (await db('media_objects').insert(objects).returning('id')).map((row: { id: string }) => row.id);
+    try {
+      const cluster = (clusterId: string, exclude: string[] = []) => ({ type: 'cluster', payload: { cluster_id: clusterId, cluster_filters: { entity_type: 'OBJECTS' }, exclude_media_ids: exclude } });
+      const exported = async (items: unknown[]) => {
+        const { id } = (await stack.request.post(`${exportsOf(datasetId)}/export_entities_async`).query({ export_format: 'json' }).send({ media_selection: items }).expect(200)).body;
+        const status = await finished(id);
+        return { status, ids: jsonRecords(await readZip((await download(status.download_uri)).body)).map((record) => record.media_id).sort() };
+      };
+      // A coarse threshold's cluster, a fine one's less an image, and the same cluster twice (left out only if every mention leaves it out).
+      const first = await exported([cluster(animals[4]), cluster(things[0], [coffee]), cluster(things[0])]);
+      expect(first.status).toMatchObject({ selection: { n_media: 0, n_clusters: 2 } });
+      expect(first.ids).toEqual([chelsea, rocket, coffee].sort());
+      expect((await exported([cluster(things[2], [coffee])])).ids).toEqual([rocket]);
+
+      // An image cluster's id is no object cluster, and the reverse: 422 naming it, nothing started.
+      const [imageCluster] = await db('clusters').where({ version_id: versionId }).limit(1).pluck('id');
+      const tasks = await db('tasks').count({ n: '*' });
+      const refused = async (items: unknown[]) => (await stack.request.post(`${exportsOf(datasetId)}/export_entities_async`).query({ export_format: 'json' }).send({ media_selection: items }).expect(422)).body;
+      expect(await refused([cluster(imageCluster)])).toEqual({ detail: `body.media_selection: object clusters (entity_type OBJECTS) not in this dataset: ${imageCluster}` });
+      const imageItem = { type: 'cluster', payload: { cluster_id: animals[0], cluster_filters: { entity_type: 'IMAGES' }, exclude_media_ids: [] } };
+      expect(await refused([imageItem])).toEqual({ detail: `body.media_selection: clusters not in this dataset: ${animals[0]}` });
+      expect(await db('tasks').count({ n: '*' })).toEqual(tasks);
+    } finally {
+      await db('media_objects').where({ version_id: versionId }).whereIn('id', objectIds).delete();
+    }
   });
 
   it('leaves out media that arrived after the export was asked for', async () => {

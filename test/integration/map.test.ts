@@ -8,7 +8,7 @@ import { createDataset } from '../../db/repositories/datasets';
 import { createUser } from '../../db/repositories/users';
 import { createReadyDataset, waitForDatasetStatus } from '../support/datasets';
 import { databaseFingerprint } from '../support/databaseFingerprint';
-import { mapPage } from '../support/map';
+import { insidePolygon, lowerLeftTriangle, mapPage } from '../support/map';
 import { eventually, photo, PHOTO_NAMES } from '../support/media';
 import { datasetSharedWithViewer, loginCookie } from '../support/sessions';
 import { startTestApi, startTestStack } from '../support/testStack';
@@ -78,6 +78,14 @@ describe('dataset map', () => {
     const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
     expect(mean(pairs.filter((p) => p.same).map((p) => p.d))).toBeLessThan(mean(pairs.filter((p) => !p.same).map((p) => p.d)) / 3);
 
+    // A page is revalidated by its ETag: 304 and no points while nothing changed; another threshold is another page.
+    const pointsUrl = `${base()}/points`;
+    const etag = (await stack.request.get(pointsUrl).query({ threshold: 2 }).expect(200)).headers.etag as string;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    const revalidated = await stack.request.get(pointsUrl).query({ threshold: 2 }).set('If-None-Match', etag).expect(304);
+    expect(revalidated.headers['x-map-total']).toBe(String(n));
+    expect((await stack.request.get(pointsUrl).query({ threshold: 1 }).set('If-None-Match', etag).expect(200)).headers.etag).not.toBe(etag);
+
     // Pages put together are the whole map.
     const first = await points(datasetId, { threshold: 2, offset: 0, limit: 10 });
     const rest = await points(datasetId, { threshold: 2, offset: 10, limit: 1000 });
@@ -89,6 +97,7 @@ describe('dataset map', () => {
   it('keeps the map in a snapshot\'s clone and keeps every point\'s index when a batch is added', async () => {
     const before = await map();
     const whole = await points();
+    const staleTag = (await stack.request.get(`${base()}/points`).expect(200)).headers.etag as string;
     const [current] = ((await stack.request.get(`/api/v1/dataset/${datasetId}/snapshot`).expect(200)).body as Array<{ snapshot_id: string; is_current: boolean }>).filter((s) => s.is_current);
     await stack.request.post(`/api/v1/dataset/${datasetId}/snapshot/${current.snapshot_id}/clone`).expect(202);
     const task = await eventually(
@@ -107,11 +116,59 @@ describe('dataset map', () => {
     await waitForDatasetStatus(stack, datasetId, ['PARTIAL INDEX']);
     const after = await map();
     expect(after).toMatchObject({ layout_id: before.layout_id, count: before.count + 1, unplaced: 0 });
+    expect((await stack.request.get(`${base()}/points`).set('If-None-Match', staleTag).expect(200)).headers.etag).not.toBe(staleTag);
     const grown = await points();
     expect([...grown.x.subarray(0, before.count)]).toEqual([...whole.x]);
     const [newId] = (await stack.request.post(`${base()}/selection`).send({ layout_id: after.layout_id, indices: [before.count] }).expect(200)).body.media_ids;
     expect(await fileNames([newId])).toEqual(['chelsea_230.jpg']);
   }, 240_000);
+
+  it('selects by a map region (VQL map within a polygon) in Explore and for tags: exactly the points inside, as a brute-force check finds', async () => {
+    const summary = await map();
+    const page = await points();
+    const ids = (await stack.request.post(`${base()}/selection`).send({ layout_id: summary.layout_id, indices: [...Array(summary.count).keys()] }).expect(200)).body.media_ids as string[];
+    const polygon = lowerLeftTriangle(page);
+    const inside = ids.filter((_, i) => insidePolygon(page.x[i], page.y[i], polygon));
+    expect(inside.length).toBeGreaterThan(0);
+    expect(inside.length).toBeLessThan(summary.count);
+    const region = JSON.stringify([{ map: { op: 'within', layout_id: summary.layout_id, polygon } }]);
+
+    const clusters = (await stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', threshold: 0, vql: region }).expect(200)).body.clusters as Array<{ n_images: number; previews: Array<{ media_id: string }> }>;
+    expect(clusters.reduce((sum, cluster) => sum + cluster.n_images, 0)).toBe(inside.length);
+    expect(clusters.flatMap((cluster) => cluster.previews.map((preview) => preview.media_id)).sort()).toEqual([...inside].sort());
+
+    const tag = (await stack.request.post(`/api/v1/dataset/${datasetId}/tags`).send({ name: 'lassoed' }).expect(201)).body as { id: string };
+    expect((await stack.request.post(`/api/v1/dataset/${datasetId}/tags/${tag.id}/media`).send({ vql: region }).expect(200)).body).toEqual({ tagged: inside.length });
+    expect((await stack.deps.db('media_tags').where({ tag_id: tag.id }).pluck('media_id')).sort()).toEqual([...inside].sort());
+
+    // A map region of another layout (the map was laid out anew by a reindex) is refused, not read against the new layout.
+    const stale = JSON.stringify([{ map: { op: 'within', layout_id: randomUUID(), polygon } }]);
+    const detail = 'vql: map region: The map was laid out anew since it was loaded; load it again, then lasso again';
+    const before = await databaseFingerprint(stack.deps.db);
+    expect((await stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', vql: stale }).expect(409)).body).toEqual({ detail });
+    expect((await stack.request.post(`/api/v1/dataset/${datasetId}/tags/${tag.id}/media`).send({ vql: stale }).expect(409)).body).toEqual({ detail });
+    const form = (vql: string) => stack.request.post(`/api/v1/dataset/${datasetId}/views`).query({ entity_type: 'IMAGES', vql }).field('name', 'lasso');
+    expect((await form(stale).expect(409)).body).toEqual({ detail });
+    const bad: Array<[unknown, string]> = [
+      [{ op: 'within', layout_id: summary.layout_id, polygon: polygon.slice(0, 2) }, 'vql[0].map.polygon: polygon must have at least 3 vertices'],
+      [{ op: 'within', layout_id: summary.layout_id, polygon: [[0, 0], [1, 0], [0, '1']] }, 'vql[0].map.polygon.2.1: each coordinate must be a finite number'],
+    ];
+    for (const [element, message] of bad) {
+      const vql = JSON.stringify([{ map: element }]);
+      expect((await stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', vql }).expect(422)).body).toEqual({ detail: message });
+      expect((await stack.request.post(`/api/v1/dataset/${datasetId}/tags/${tag.id}/media`).send({ vql }).expect(422)).body).toEqual({ detail: `body.vql: ${message}` });
+    }
+    // Only a body holds a thousand vertices (a URL stops at Node's 16 KB of headers, 431).
+    const huge = JSON.stringify([{ map: { op: 'within', layout_id: summary.layout_id, polygon: Array.from({ length: 1001 }, (_, i) => [Math.cos(i), Math.sin(i)]) } }]);
+    expect((await stack.request.post(`/api/v1/dataset/${datasetId}/tags/${tag.id}/media`).send({ vql: huge }).expect(422)).body).toEqual({
+      detail: 'body.vql: vql[0].map.polygon: polygon must have at most 1000 vertices',
+    });
+    expect(await databaseFingerprint(stack.deps.db)).toEqual(before);
+
+    // Saved in a view, the region is kept as given.
+    const view = (await form(region).expect(200)).body as { filters: { vql: unknown[] } };
+    expect(view.filters.vql).toEqual(JSON.parse(region));
+  });
 
   it('refuses bad input with 422 {detail}, a stale layout with 409 and an unknown dataset with 404', async () => {
     const { layout_id: layoutId, count } = await map();
@@ -165,6 +222,10 @@ describe('dataset map access', () => {
       expect((await api.request.get(base).set('Cookie', asOutsider).expect(403)).body).toEqual(refused);
       expect((await api.request.get(`${base}/points`).set('Cookie', asOutsider).expect(403)).body).toEqual(refused);
       expect((await api.request.post(`${base}/selection`).set('Cookie', asOutsider).send({ layout_id: randomUUID(), indices: [0] }).expect(403)).body).toEqual(refused);
+      // A map region in VQL: an outsider learns nothing (403) and a viewer cannot tag by it.
+      const region = JSON.stringify([{ map: { op: 'within', layout_id: randomUUID(), polygon: [[-1, -1], [1, -1], [0, 1]] } }]);
+      expect((await api.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', vql: region }).set('Cookie', asOutsider).expect(403)).body).toEqual(refused);
+      expect((await api.request.post(`/api/v1/dataset/${datasetId}/tags/${randomUUID()}/media`).set('Cookie', asViewer).send({ vql: region }).expect(403)).body).toEqual({ detail: expect.any(String) });
       for (const request of [api.request.get(base), api.request.get(`${base}/points`), api.request.post(`${base}/selection`).send({ layout_id: randomUUID(), indices: [0] })]) {
         expect((await request.expect(401)).body).toEqual({ detail: expect.any(String) });
       }

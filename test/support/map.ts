@@ -33,3 +33,27 @@ export async function mapPage(request: Test): Promise<MapPage> {
     issue: new Uint8Array(copy, n * 10, n),
   };
 }
+
+/** Whether (x, y) lies inside `polygon` (even-odd ray casting): the brute-force check of the SQL's `point <@ polygon`. */
+export function insidePolygon(x: number, y: number, polygon: ReadonlyArray<readonly [number, number]>): boolean {
+  let inside = false;
+  for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
+    const [xi, yi] = polygon[i];
+    const [xj, yj] = polygon[j];
+    if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+/**
+ * A triangle whose long edge is the line x + y = c, with c in the middle of the widest gap between the
+ * points' x + y near the middle of the map: it holds the lower-left points and no point lies near its edge.
+ */
+export function lowerLeftTriangle(page: Pick<MapPage, 'x' | 'y'>): Array<[number, number]> {
+  const sums = [...page.x.keys()].map((i) => page.x[i] + page.y[i]).sort((a, b) => a - b);
+  let [c, widest] = [0, -1];
+  for (let i = Math.floor(sums.length / 4); i < Math.ceil((sums.length * 3) / 4); i++) {
+    if (sums[i] - sums[i - 1] > widest) [widest, c] = [sums[i] - sums[i - 1], (sums[i] + sums[i - 1]) / 2];
+  }
+  return [[-10, -10], [c + 10, -10], [-10, c + 10]];
+}

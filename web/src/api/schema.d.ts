@@ -1754,7 +1754,7 @@ export interface paths {
                     labels?: string;
                     /** @description JSON array of tag UUIDs */
                     tags?: string;
-                    /** @description JSON array of VQL filters */
+                    /** @description JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since */
                     vql?: string;
                     anchor_media_id?: string;
                     anchor_type?: "UPLOAD" | "MEDIA";
@@ -1817,7 +1817,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The dataset cannot be searched in its status */
+                /** @description The dataset cannot be searched in its status, or a VQL map region of an older map layout */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -2417,6 +2417,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A VQL map region of an older map layout (the map was laid out anew since) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Invalid parameters */
                 422: {
                     headers: {
@@ -2476,6 +2485,15 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A VQL map region of an older map layout (the map was laid out anew since) */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2949,7 +2967,7 @@ export interface paths {
         };
         /**
          * A page of map points, binary
-         * @description Points offset … offset+limit-1 in index order, as columns of n = the `X-Map-Points` header: x (n little-endian Float32), y (n Float32), then the cluster, label and issue colour of each point (n Uint8 each; 1 + its place in the legend of `GET …/map` with the same threshold, 0 for none). `X-Map-Total` is the number of points on the map (a client can page on without `GET …/map`); `X-Map-Layout-Id` names the layout the indexes belong to.
+         * @description Points offset … offset+limit-1 in index order, as columns of n = the `X-Map-Points` header: x (n little-endian Float32), y (n Float32), then the cluster, label and issue colour of each point (n Uint8 each; 1 + its place in the legend of `GET …/map` with the same threshold, 0 for none). `X-Map-Total` is the number of points on the map (a client can page on without `GET …/map`); `X-Map-Layout-Id` names the layout the indexes belong to. An `ETag` names the page's content (layout, points, legends): asked with `If-None-Match` and unchanged, the answer is 304 without reading a point.
          */
         get: {
             parameters: {
@@ -3312,7 +3330,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The dataset cannot take labels in its status */
+                /** @description The dataset cannot take labels in its status, or a VQL map region of an older map layout */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3973,7 +3991,7 @@ export interface paths {
                     entity_type?: "IMAGES" | "OBJECTS" | "VIDEOS";
                     threshold?: number;
                     caption?: string;
-                    /** @description JSON array of VQL filters */
+                    /** @description JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since */
                     vql?: string;
                 };
                 header?: never;
@@ -4019,6 +4037,15 @@ export interface paths {
                 };
                 /** @description Dataset or view not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A VQL map region of an older map layout (the map was laid out anew since) */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7399,10 +7426,10 @@ export interface components {
              */
             cluster_id?: string;
             cluster_ids?: string[];
-            /** @description Every image and frame the filters match (a JSON array of VQL filters, as Explore takes; "[]" matches all) */
+            /** @description Every image and frame the filters match ("[]" matches all). JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since */
             vql?: string;
         };
-        /** @description Items {type: media, payload: {media_ids}} (a video id takes its frames too) or {type: cluster, payload: {cluster_id, cluster_filters: {entity_type}, exclude_media_ids}}; ids come from Explore. OBJECTS clusters add nothing until objects exist. */
+        /** @description Items {type: media, payload: {media_ids}} (a video id takes its frames too) or {type: cluster, payload: {cluster_id, cluster_filters: {entity_type}, exclude_media_ids}}; ids come from Explore. An OBJECTS cluster selects the images holding one of its objects. */
         MediaSelectionBody: {
             media_selection: ({
                 /** @constant */

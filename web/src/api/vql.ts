@@ -5,6 +5,12 @@ export type IssueType = (typeof ISSUE_TYPES)[number];
 export const ISSUE_DETAIL_FIELDS = ['label', 'suggested_label', 'split', 'duplicate_split'] as const;
 export type IssueDetails = Partial<Record<(typeof ISSUE_DETAIL_FIELDS)[number], string[]>>;
 
+/** A region of the dataset map (a lasso): the media whose point on layout `layout_id` lies in the polygon. */
+export interface MapRegion {
+  layout_id: string;
+  polygon: Array<[number, number]>;
+}
+
 export interface VqlControls {
   issue?: IssueType;
   /** Only the issues whose details match (the label-quality report's links set them). */
@@ -17,6 +23,7 @@ export interface VqlControls {
   text?: string;
   labels?: string[];
   tags?: string[];
+  map?: MapRegion;
 }
 
 type VqlElement =
@@ -25,7 +32,8 @@ type VqlElement =
   | { uniqueness: { op: 'uniqueness'; value: number } }
   | { text: { op: 'fts'; value: string } }
   | { labels: { op: 'one_of'; value: string[] } }
-  | { tags: { op: 'is'; value: string[] } };
+  | { tags: { op: 'is'; value: string[] } }
+  | { map: { op: 'within' } & MapRegion };
 
 export function toVql(controls: VqlControls): VqlElement[] {
   const elements: VqlElement[] = [];
@@ -35,6 +43,7 @@ export function toVql(controls: VqlControls): VqlElement[] {
   if (controls.text?.trim()) elements.push({ text: { op: 'fts', value: controls.text.trim() } });
   if (controls.labels?.length) elements.push({ labels: { op: 'one_of', value: controls.labels } });
   if (controls.tags?.length) elements.push({ tags: { op: 'is', value: controls.tags } });
+  if (controls.map) elements.push({ map: { op: 'within', ...controls.map } });
   return elements;
 }
 
@@ -49,7 +58,7 @@ export function fromVql(raw: string | null): VqlControls {
   }
   if (!Array.isArray(elements)) return {};
   const controls: VqlControls = {};
-  for (const element of elements as Partial<Record<string, { value?: unknown; details?: unknown }>>[]) {
+  for (const element of elements as Partial<Record<string, { value?: unknown; details?: unknown; layout_id?: unknown; polygon?: unknown }>>[]) {
     if (element.issues && ISSUE_TYPES.includes(element.issues.value as IssueType)) {
       controls.issue = element.issues.value as IssueType;
       const details = issueDetailsOf(element.issues.details);
@@ -60,6 +69,9 @@ export function fromVql(raw: string | null): VqlControls {
     if (typeof element.text?.value === 'string') controls.text = element.text.value;
     if (Array.isArray(element.labels?.value)) controls.labels = element.labels.value.map(String);
     if (Array.isArray(element.tags?.value)) controls.tags = element.tags.value.map(String);
+    if (typeof element.map?.layout_id === 'string' && Array.isArray(element.map.polygon)) {
+      controls.map = { layout_id: element.map.layout_id, polygon: element.map.polygon as MapRegion['polygon'] };
+    }
   }
   return controls;
 }

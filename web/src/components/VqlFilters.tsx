@@ -1,10 +1,15 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { ISSUE_TYPES, toVql, type IssueType, type VqlControls } from '../api/vql';
 
-/** Explore's filters built from controls; the VQL they make is shown as text (and can be copied into an API call). */
-export function VqlFilters({ datasetId, controls, onChange }: { datasetId: string; controls: VqlControls; onChange(next: VqlControls): void }) {
+/**
+ * Explore's filters built from controls; the VQL they make is shown as text (and can be copied into an
+ * API call). A map region (a lasso on the map) shows as a chip that can be removed; `mapPoints` is how
+ * many points the lasso held, when the map said so.
+ */
+export function VqlFilters({ datasetId, controls, mapPoints, onChange }: { datasetId: string; controls: VqlControls; mapPoints?: number; onChange(next: VqlControls): void }) {
   const [text, setText] = useState(controls.text ?? '');
   const [labels, setLabels] = useState((controls.labels ?? []).join(', '));
   const tags = useQuery({
@@ -67,6 +72,15 @@ export function VqlFilters({ datasetId, controls, onChange }: { datasetId: strin
           {(controls.uniqueness ?? 0.5).toFixed(2)}
         </label>
       </div>
+      {controls.map && (
+        <p className="filter-chip" data-testid="map-region-chip">
+          <Link to={`/datasets/${datasetId}/map`}>Map region</Link>
+          {mapPoints !== undefined ? ` (${mapPoints.toLocaleString()} point${mapPoints === 1 ? '' : 's'})` : ' (a lasso on the map)'}{' '}
+          <button type="button" aria-label="Remove the map region" onClick={() => set({ map: undefined })}>
+            ×
+          </button>
+        </p>
+      )}
       <form
         className="inline-form"
         onSubmit={(event) => {

@@ -231,9 +231,10 @@ export function ExplorePage() {
       <VqlFilters
         datasetId={datasetId}
         controls={vqlControls}
+        mapPoints={params.get('map_points') ? Number(params.get('map_points')) : undefined}
         onChange={(next) => {
           const elements = toVql(next);
-          change({ vql: elements.length > 0 ? JSON.stringify(elements) : undefined });
+          change({ vql: elements.length > 0 ? JSON.stringify(elements) : undefined, map_points: next.map ? (params.get('map_points') ?? undefined) : undefined });
         }}
       />
       {anchor && (

@@ -5,12 +5,11 @@ import { api, unwrap } from '../api/client';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { EMPTY_SELECTION, type Selection } from '../api/selection';
 import { SelectionBar } from '../components/SelectionBar';
+import { toVql, type MapRegion } from '../api/vql';
 import { fetchMap, fetchSelectedMedia, mapKeys, useMapPoints, type ColourBy, type DatasetMap } from '../features/map/api';
 import { MAP_COLOURS, MapCanvas } from '../features/map/MapCanvas';
+import { lassoRegion, pointsInRegion } from '../features/map/region';
 import { useUrlState } from '../urlState';
-
-/** The API turns at most this many points into media ids at once (POST …/map/selection). */
-const SELECTION_LIMIT = 100_000;
 
 const COLOUR_BY: Record<ColourBy, string> = { cluster: 'Cluster', label: 'Label', issue: 'Issue' };
 const NONE: Record<ColourBy, string> = { cluster: 'Smaller clusters', label: 'No label (or a rarer one)', issue: 'No issue (or a rarer one)' };
@@ -21,7 +20,11 @@ function legendOf(map: DatasetMap, by: ColourBy): Array<{ index: number; name: s
   return map.legends.issue.map((entry) => ({ index: entry.index, name: entry.issue_type, count: entry.count }));
 }
 
-/** A 2D map of every image's embedding, coloured by cluster, label or issue; a lasso picks points for the selection bar. */
+/**
+ * A 2D map of every image's embedding, coloured by cluster, label or issue. A lasso selects a region:
+ * the selection bar acts on it on the server (a VQL map filter, so any number of points) and Explore
+ * opens with it as a filter; a click selects one image.
+ */
 export function MapPage() {
   const { datasetId = '' } = useParams();
   const [params, change] = useUrlState();
@@ -29,6 +32,7 @@ export function MapPage() {
   const threshold = Math.min(4, Math.max(0, Number(params.get('threshold')) || 0));
   const [lasso, setLasso] = useState(false);
   const [picked, setPicked] = useState<number[]>([]);
+  const [region, setRegion] = useState<MapRegion>();
   const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
   const [selectionError, setSelectionError] = useState<Error | null>(null);
 
@@ -41,17 +45,28 @@ export function MapPage() {
 
   const clear = () => {
     setPicked([]);
+    setRegion(undefined);
     setSelection(EMPTY_SELECTION);
     setSelectionError(null);
   };
+  const onLasso = (lasso: Array<[number, number]>) => {
+    const loaded = points.points;
+    const lassoed = loaded?.layoutId ? lassoRegion(loaded.layoutId, lasso) : undefined;
+    if (!loaded || !lassoed) return clear();
+    const inside = pointsInRegion(loaded, lassoed);
+    setSelectionError(null);
+    setPicked(inside);
+    setRegion(inside.length > 0 ? lassoed : undefined);
+    if (inside.length === 0) return setSelection(EMPTY_SELECTION);
+    // Counted in the browser once every point is in; the server selects by the same polygon either way.
+    const description = loaded.loaded === loaded.total ? `${inside.length.toLocaleString()} lassoed image${inside.length === 1 ? '' : 's'}` : 'the lassoed images';
+    setSelection({ mediaIds: [], clusters: [], matching: { vql: JSON.stringify(toVql({ map: lassoed })), description } });
+  };
   const onSelect = (indices: number[]) => {
     setPicked(indices);
+    setRegion(undefined);
     setSelectionError(null);
     if (indices.length === 0) return setSelection(EMPTY_SELECTION);
-    if (indices.length > SELECTION_LIMIT) {
-      setSelection(EMPTY_SELECTION);
-      return setSelectionError(new Error(`${indices.length.toLocaleString()} points lassoed; a selection holds at most ${SELECTION_LIMIT.toLocaleString()}: zoom in and lasso fewer`));
-    }
     fetchSelectedMedia(datasetId, points.points!.layoutId!, indices).then(
       (mediaIds) => setSelection({ mediaIds, clusters: [] }),
       (error: Error) => setSelectionError(error),
@@ -66,7 +81,8 @@ export function MapPage() {
       </p>
       <h1>Map {name}</h1>
       <p className="muted">
-        Every image where its embedding puts it: similar images lie close together. Drag to pan, scroll to zoom; switch to Lasso (or hold Shift) and draw round points to select them; Escape clears the selection.{' '}
+        Every image where its embedding puts it: similar images lie close together. Drag to pan, scroll to zoom; switch to Lasso (or hold Shift) and draw round points to select
+        them, then tag them or open them in Explore; Escape clears the selection.{' '}
         <Link to={`/datasets/${datasetId}/explore`}>Explore</Link>
       </p>
       <ErrorMessage error={map.error ?? points.error} prefix="The map could not be loaded" />
@@ -115,14 +131,21 @@ export function MapPage() {
       )}
       {map.data && count === 0 && <p>No map yet: it is laid out when the dataset is indexed.</p>}
       {(map.isPending || (!points.points && !points.error && count > 0)) && <p>Loading the map…</p>}
-      {picked.length > 0 && selection.mediaIds.length === 0 && !selectionError && (
+      {picked.length > 0 && !region && selection.mediaIds.length === 0 && !selectionError && (
         <p role="status" className="muted">
-          Looking up the {picked.length.toLocaleString()} lassoed images…
+          Looking up the selected image…
         </p>
       )}
-      {selection.mediaIds.length > 0 && <SelectionBar datasetId={datasetId} selection={selection} onClear={clear} />}
+      {region && (
+        <p>
+          <Link to={`/datasets/${datasetId}/explore?${new URLSearchParams({ vql: JSON.stringify(toVql({ map: region })), map_points: String(picked.length) })}`}>
+            Open the {picked.length.toLocaleString()} lassoed image{picked.length === 1 ? '' : 's'} in Explore
+          </Link>
+        </p>
+      )}
+      {(region || selection.mediaIds.length > 0) && <SelectionBar datasetId={datasetId} selection={selection} onClear={clear} />}
       <ErrorMessage error={selectionError} prefix="The selection could not be made" />
-      {count > 0 && <MapCanvas count={count} points={points.points} colourBy={colourBy} lasso={lasso} selected={picked} onSelect={onSelect} />}
+      {count > 0 && <MapCanvas count={count} points={points.points} colourBy={colourBy} lasso={lasso} selected={picked} onSelect={onSelect} onLasso={onLasso} />}
       {map.data && count > 0 && (
         <ul className="map-legend" aria-label="Colours">
           {[{ index: 0, name: NONE[colourBy], count: -1 }, ...legendOf(map.data, colourBy)].map((entry) => (

@@ -23,7 +23,9 @@ const firstIndexes = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /**
  * The points drawn with WebGL (regl-scatterplot): drag pans, the wheel zooms, and in lasso mode (or
- * with Shift held) a drag selects the points it encircles. `onSelect` receives their indexes. The
+ * with Shift held) a drag draws a lasso: `onLasso` receives its polygon in the points' coordinates,
+ * and the page answers with the points to show selected (`selected`). A click on a point gives
+ * `onSelect` its index. The
  * frame's data-points says how many points are drawn and data-state whether they are all of them
  * (`drawn`) or the first page while the rest loads (`partial`).
  */
@@ -34,6 +36,7 @@ export function MapCanvas({
   lasso,
   selected,
   onSelect,
+  onLasso,
 }: {
   /** Points the map has: the canvas is made ready while they load. */
   count: number;
@@ -42,12 +45,15 @@ export function MapCanvas({
   lasso: boolean;
   selected: number[];
   onSelect(indices: number[]): void;
+  onLasso(polygon: Array<[number, number]>): void;
 }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const plot = useRef<Scatterplot | null>(null);
   const frame = useRef<HTMLDivElement>(null);
   const select = useRef(onSelect);
   select.current = onSelect;
+  const lassoed = useRef(onLasso);
+  lassoed.current = onLasso;
   const picked = useRef(selected);
   picked.current = selected;
   const drawn = useRef(0);
@@ -66,7 +72,14 @@ export function MapCanvas({
       deselectOnDblClick: false,
       performanceMode: count > 500_000,
     });
-    scatterplot.subscribe('select', ({ points: indices }) => select.current(indices));
+    // A lasso's own selection is the page's to make (from the polygon, as the API will read it); a click's is the point.
+    let lassoing = false;
+    scatterplot.subscribe('lassoStart', () => (lassoing = true));
+    scatterplot.subscribe('lassoEnd', ({ coordinates }) => {
+      lassoing = false;
+      lassoed.current(coordinates as unknown as Array<[number, number]>);
+    });
+    scatterplot.subscribe('select', ({ points: indices }) => lassoing || select.current(indices));
     scatterplot.subscribe('deselect', () => select.current([]));
     plot.current = scatterplot;
 
@@ -144,6 +157,7 @@ export function MapCanvas({
     const scatterplot = plot.current;
     if (!scatterplot) return;
     if (selected.length === 0) scatterplot.deselect({ preventEvent: true });
+    else scatterplot.select(selected, { preventEvent: true });
   }, [selected]);
 
   return (
