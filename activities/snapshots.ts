@@ -11,6 +11,7 @@ import { cloneCommitted, restoreCommitted, type SnapshotStatus } from '../lib/da
 import { takeSnapshot } from '../services/snapshots';
 import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { SnapshotCloneInput, SnapshotRestoreInput } from '../workflows/contracts';
+import { heartbeating } from './liveness';
 
 
 /**
@@ -28,7 +29,7 @@ export function createSnapshotActivities(deps: { db: Db }) {
     await takeSnapshot(db, { datasetId, reason, datasetStatus, createdBy: owner?.id ?? null, snapshotId, onTable: (table) => context.heartbeat(table) });
   }
 
-  return {
+  return heartbeating({
     /** The snapshot a dataset's first index leaves (reason `creation`). */
     async takeCreationSnapshot(input: { datasetId: string; snapshotId: string }): Promise<void> {
       await takeOnce(input.datasetId, 'creation', input.snapshotId, 'READY');
@@ -77,5 +78,5 @@ export function createSnapshotActivities(deps: { db: Db }) {
     async failClone(input: SnapshotCloneInput & Ending): Promise<void> {
       await TASK_TYPE_REGISTRY.SNAPSHOT_CLONE.endUnfinished(db, input, input);
     },
-  };
+  });
 }

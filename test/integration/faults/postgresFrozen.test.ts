@@ -1,7 +1,7 @@
 import { faultMatrix } from '../../support/faultMatrix';
 
 /** Longer than the file's query timeout (5 s), so statements fail and activities retry. */
-const FROZEN_MS = 20_000;
+const FROZEN_MS = 10_000;
 
 // Every Postgres process SIGSTOPped with every task type under way, then thawed.
 faultMatrix({

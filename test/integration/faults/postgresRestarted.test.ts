@@ -1,7 +1,7 @@
 import { faultMatrix } from '../../support/faultMatrix';
 
 /** How long Postgres stays down while the worker runs on. */
-const DOWN_MS = 10_000;
+const DOWN_MS = 5_000;
 
 // Postgres stopped (fast shutdown: open transactions roll back) with every task type under way, and started again.
 faultMatrix({

@@ -1,7 +1,7 @@
 import { faultMatrix } from '../../support/faultMatrix';
 
 /** Longer than the 20 s and 30 s heartbeat timeouts of ingestion and embedding: Temporal gives up on attempts the frozen worker holds. */
-const FROZEN_MS = 40_000;
+const FROZEN_MS = 35_000;
 
 // The worker SIGSTOPped with every task type under way, then thawed (SIGCONT): late results of timed-out attempts must not duplicate anything.
 faultMatrix({
