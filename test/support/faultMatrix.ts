@@ -18,7 +18,7 @@ export interface FaultKind {
    * Injects the fault into the stack with every task mid-task, and heals it (new worker, thaw, Postgres
    * back). It is called with the worker frozen (SIGSTOP, see underWay), which is thawed after it returns.
    */
-  injectAndHeal(stack: FaultStack): Promise<void>;
+  injectAndHeal(stack: FaultStack, taskIds: string[]): Promise<void>;
   /** COMPLETED: the run rides the fault out. FAILED: the fault ends the run (a terminated workflow), and a retry or a new run completes. */
   ends: 'COMPLETED' | 'FAILED';
   /** How long after healing a task may take to end (its activities' heartbeat timeouts bound it). */
@@ -133,7 +133,7 @@ export function faultMatrix(kind: FaultKind): void {
           statuses = await underWay(stack, entries().map((entry) => entry.taskId), sliceMs);
         }
         for (const entry of entries()) entry.statusAtFault = statuses.get(entry.taskId)!;
-        await kind.injectAndHeal(stack);
+        await kind.injectAndHeal(stack, entries().map((entry) => entry.taskId));
         stack.worker.signal('SIGCONT');
         for (const entry of entries()) entry.healedAt = Date.now();
       };

@@ -4,9 +4,18 @@ import { faultMatrix } from '../../support/faultMatrix';
 faultMatrix({
   name: 'workflow terminated from Temporal mid-task',
   ownPostgres: false,
-  async injectAndHeal(stack) {
-    const running: string[] = await stack.api.deps.db('tasks').where({ status: 'RUNNING' }).pluck('task_id');
-    await Promise.all(running.map((taskId) => stack.api.deps.temporal.workflow.getHandle(taskId).terminate('fault matrix')));
+  async injectAndHeal(stack, taskIds) {
+    await Promise.all(
+      taskIds.map(async (taskId) => {
+        try {
+          await stack.api.deps.temporal.workflow.getHandle(taskId).terminate('fault matrix');
+        } catch (error) {
+          const task = await stack.api.deps.db('tasks').where({ task_id: taskId }).first('task_type', 'status', 'status_message', 'phase');
+          const description = await stack.api.deps.temporal.workflow.getHandle(taskId).describe();
+          throw new Error(`could not terminate ${JSON.stringify(task)} (workflow ${description.status.name}): ${(error as Error).message}`);
+        }
+      }),
+    );
   },
   ends: 'FAILED',
   // Listing tasks repairs them at once.
