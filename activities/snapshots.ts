@@ -7,6 +7,7 @@ import type { SnapshotStatus } from '../lib/datasetStates';
 import { adoptClone, commitRestore, completeClone, takeSnapshot } from '../services/snapshots';
 import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { SnapshotCloneInput, SnapshotRestoreInput } from '../workflows/contracts';
+import { heartbeating } from './liveness';
 
 /**
  * Snapshot work that runs in workflows: the automatic snapshots (at a dataset's first index and of
@@ -23,7 +24,7 @@ export function createSnapshotActivities(deps: { db: Db }) {
     await takeSnapshot(db, { datasetId, reason, datasetStatus, createdBy: owner?.id ?? null, snapshotId, onTable: (table) => context.heartbeat(table) });
   }
 
-  return {
+  return heartbeating({
     /** The snapshot a dataset's first index leaves (reason `creation`). */
     async takeCreationSnapshot(input: { datasetId: string; snapshotId: string }): Promise<void> {
       await takeOnce(input.datasetId, 'creation', input.snapshotId, 'READY');
@@ -49,5 +50,5 @@ export function createSnapshotActivities(deps: { db: Db }) {
     async failClone(input: SnapshotCloneInput & Ending): Promise<void> {
       await TASK_TYPE_REGISTRY.SNAPSHOT_CLONE.endUnfinished(db, input, input);
     },
-  };
+  });
 }

@@ -1,6 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import { copyVersion, findVersion, type VersionTable } from '../db/repositories/versions';
+import { heartbeating } from './liveness';
 
 export interface VersionCopy {
   sourceVersionId: string;
@@ -17,7 +18,7 @@ export interface VersionCopy {
  */
 export function createVersionActivities(deps: { db: Db }) {
   const { db } = deps;
-  return {
+  return heartbeating({
     async copyDatasetVersion(copy: VersionCopy): Promise<{ versionId: string; rows: Partial<Record<VersionTable, number>> }> {
       const context = Context.current();
       const source = await findVersion(db, copy.sourceVersionId);
@@ -27,5 +28,5 @@ export function createVersionActivities(deps: { db: Db }) {
       const rows = await copyVersion(db, source, copy.targetDatasetId, copy.versionId, (table) => context.heartbeat(table));
       return { versionId: copy.versionId, rows };
     },
-  };
+  });
 }

@@ -105,8 +105,12 @@ export const monitoring = proxyActivities<ReturnType<typeof createViewMonitoring
   retry: OUTAGE_RETRY,
 });
 
-/** Version copies and the snapshot steps around them: one copy is one transaction, heartbeating per table. */
-const copyOptions = { startToCloseTimeout: '6 hours', heartbeatTimeout: '10 minutes', retry: OUTAGE_RETRY } as const;
+/**
+ * Version copies and the snapshot steps around them: one copy is one transaction, heartbeating per
+ * table and every few seconds between (activities/liveness.ts), so an attempt a dead worker held goes
+ * to another after 30 s.
+ */
+const copyOptions = { startToCloseTimeout: '6 hours', heartbeatTimeout: '30 seconds', retry: OUTAGE_RETRY } as const;
 
 export const versions = proxyActivities<ReturnType<typeof createVersionActivities>>(copyOptions);
 

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,20 +10,8 @@ import { startTemporalDevServer, type EmbeddedTemporal } from '../../lib/embedde
 import { createLogger } from '../../lib/logger';
 import { newDatasetWithTransaction, uploadFiles } from '../support/datasets';
 import { eventually, photo } from '../support/media';
+import { processTree, restartServer as restart } from '../support/faultStack';
 import { freePort, holdPort } from '../support/ports';
-
-/** Starts a server again once its killed predecessor has let go of port and data (bounded). */
-async function restart<T>(start: () => Promise<T>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await start();
-    } catch (error) {
-      if (Date.now() > deadline) throw new Error(`${what} did not come back: ${(error as Error).message}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
-}
 
 /**
  * The API in front of a Postgres and a Temporal of this file's own, which the tests SIGKILL: data
@@ -105,7 +92,7 @@ describe('the API while Postgres or Temporal is unreachable', () => {
 
   it('answers 503 within seconds while every Postgres process is frozen (SIGSTOP), on pooled connections and /health too, and serves again once thawed', async () => {
     const { datasetId } = await newDatasetWithTransaction(api, 'before the freeze');
-    const processes = [postgres.pid!, ...execFileSync('pgrep', ['-P', String(postgres.pid)]).toString().trim().split(/\s+/).map(Number)];
+    const processes = processTree(postgres.pid!);
     for (const pid of processes) process.kill(pid, 'SIGSTOP');
     try {
       for (const route of dataRoutes(datasetId)) expectUnavailable(await route(), /database is unavailable/);

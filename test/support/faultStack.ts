@@ -1,0 +1,135 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Env } from '../../lib/config';
+import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../lib/embedded/postgres';
+import { projectRoot } from '../../lib/projectRoot';
+import { freePort } from './ports';
+import { quietTemporalLogs, startTestApi, type TestApi } from './testStack';
+
+/** Starts a server again once its stopped or killed predecessor has let go of port and data (bounded). */
+export async function restartServer<T>(start: () => Promise<T>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await start();
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`${what} did not come back: ${(error as Error).message}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/** The processes of a server: the postmaster and every backend it forked. */
+export function processTree(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = execFileSync('pgrep', ['-P', String(pid)]).toString().trim().split(/\s+/).map(Number);
+  } catch {
+    // pgrep exits 1 when there is no child
+  }
+  return [pid, ...children];
+}
+
+/** A worker as `npm run worker` runs it, in a child process the tests signal (node itself runs it, so a signal reaches the worker). */
+export interface WorkerProcess {
+  pid: number;
+  signal(signal: NodeJS.Signals): void;
+  /** SIGKILL, and waits until it is gone. */
+  kill(): Promise<void>;
+  /** A graceful stop (thawed first if frozen). */
+  stop(): Promise<void>;
+}
+
+export function spawnWorker(env: Env): WorkerProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
+    cwd: projectRoot(),
+    env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const running = () => child.exitCode === null && child.signalCode === null;
+  return {
+    pid: child.pid!,
+    signal: (signal) => {
+      if (running()) child.kill(signal);
+    },
+    async kill() {
+      if (running()) child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (!running()) return;
+      child.kill('SIGCONT');
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The API in process, a worker in a child process, and (optionally) a Postgres of the file's own that the tests may stop and freeze. */
+export interface FaultStack {
+  api: TestApi;
+  worker: WorkerProcess;
+  /** Replaces the worker (the previous one killed or stopped) with a new one. */
+  newWorker(): WorkerProcess;
+  postgres?: {
+    /** Every process of the server, to freeze and thaw. */
+    processes(): number[];
+    /** A fast shutdown (open transactions roll back). */
+    stop(): Promise<void>;
+    /** Starts it again on the same data and port. */
+    start(): Promise<void>;
+  };
+  close(): Promise<void>;
+}
+
+export async function startFaultStack(options: { ownPostgres: boolean }): Promise<FaultStack> {
+  quietTemporalLogs();
+  let postgres: EmbeddedPostgres | undefined;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-faults-'));
+  const env: Env = {
+    VIDEO_FRAME_INTERVAL_MS: '500',
+    // A frozen or restarted database answers within seconds, so activities fail and are retried instead of hanging.
+    DATABASE_CONNECT_TIMEOUT_SECONDS: '2',
+    DATABASE_QUERY_TIMEOUT_SECONDS: '5',
+    // Room for a connection per task held mid-task (test/support/faultMatrix.ts underWay) and the rest.
+    DATABASE_POOL_MAX: '24',
+  };
+  let startPostgres: (() => Promise<EmbeddedPostgres>) | undefined;
+  if (options.ownPostgres) {
+    const port = await freePort();
+    startPostgres = () => startEmbeddedPostgres({ dataDir, port });
+    postgres = await startPostgres();
+    env.DATABASE_URL = await ensureDatabase(postgres.url, 'faults');
+  }
+  const api = await startTestApi(env);
+  let worker = spawnWorker(api.env);
+  const stack: FaultStack = {
+    api,
+    get worker() {
+      return worker;
+    },
+    newWorker() {
+      worker = spawnWorker(api.env);
+      return worker;
+    },
+    postgres: startPostgres && {
+      processes: () => processTree(postgres!.pid!),
+      stop: () => postgres!.stop(),
+      async start() {
+        postgres = await restartServer(startPostgres!, 'Postgres');
+      },
+    },
+    async close() {
+      await worker.stop();
+      await api.close();
+      await postgres?.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return stack;
+}
