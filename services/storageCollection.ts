@@ -15,7 +15,7 @@ import {
 } from '../db/repositories/storageRelease';
 import { dropUnusedVersions } from '../db/repositories/versions';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
-import { clipCollection, imageCollection, isCollectionOfSpace, type VectorStore } from '../lib/vectors/vectorStore';
+import { isCollectionOfSpace, isMediaCollectionOfSpace, type VectorStore } from '../lib/vectors/vectorStore';
 import { collectNowSignal, storageCollectionWorkflowId } from '../workflows/contracts';
 
 /** How long deleted snapshots and finished exports' archives are kept, and how often the collector runs (lib/config.ts). */
@@ -126,13 +126,15 @@ export function releaseVectorPoints(deps: CollectionDeps): Promise<number> {
     () => releaseCandidates(deps.db, 'vector_point', BATCH),
     async (keys) => {
       const unused = new Map<string, string[]>();
-      for (const point of await unusedVectorPoints(deps.db, keys)) unused.set(point.spaceId, [...(unused.get(point.spaceId) ?? []), point.mediaId]);
+      for (const { spaceId, mediaId } of await unusedVectorPoints(deps.db, keys)) {
+        const mediaIds = unused.get(spaceId);
+        if (mediaIds) mediaIds.push(mediaId);
+        else unused.set(spaceId, [mediaId]);
+      }
       if (unused.size > 0) {
         const collections = await deps.vectors.listCollections();
         for (const [spaceId, mediaIds] of unused) {
-          const clipPrefix = clipCollection(spaceId, '');
-          const named = collections.filter((name) => name === imageCollection(spaceId) || name.startsWith(clipPrefix));
-          for (const name of named) await deps.vectors.delete(name, mediaIds);
+          for (const name of collections.filter((collection) => isMediaCollectionOfSpace(collection, spaceId))) await deps.vectors.delete(name, mediaIds);
         }
       }
       await forgetCandidates(deps.db, 'vector_point', keys);

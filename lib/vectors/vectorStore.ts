@@ -41,9 +41,12 @@ export function imageCollection(vectorSpaceId: string): string {
 
 /** Whether `collection` is one of the vector space's (any of the names below). */
 export function isCollectionOfSpace(collection: string, vectorSpaceId: string): boolean {
-  const space = hex(vectorSpaceId);
-  return [imageCollection, captionCollection, objectCollection, conceptCollection].some((name) => name(vectorSpaceId) === collection) ||
-    collection.startsWith(`clip_${space}_`);
+  return isMediaCollectionOfSpace(collection, vectorSpaceId) || [captionCollection, objectCollection, conceptCollection].some((name) => name(vectorSpaceId) === collection);
+}
+
+/** Whether `collection` is one of the vector space's keyed by media id: its images' or a CLIP model's. */
+export function isMediaCollectionOfSpace(collection: string, vectorSpaceId: string): boolean {
+  return collection === imageCollection(vectorSpaceId) || collection.startsWith(`clip_${hex(vectorSpaceId)}_`);
 }
 
 /** Caption vectors of a vector space, keyed by the caption's content (media.caption_key), for semantic text search. */
