@@ -118,7 +118,10 @@ describe('embedded vector store (Postgres + usearch)', () => {
     expect((await reader.searchMany('c', [vectors[2450]], 1))[0][0].id).toBe(ids[2450]);
     expect((await reader.searchMany('c', [vectors[10]], 3))[0].map((hit) => hit.id)).not.toContain(ids[10]);
     expect((await reader.searchMany('c', [vectors[11]], 3))[0].map((hit) => hit.id)).not.toContain(ids[11]);
-    expect((await reader.searchMany('c', [vectors[1234]], 1))[0][0].id).toBe(ids[1234]);
+    // The published points are found (the index is approximate: nearly every one is its own nearest).
+    const published = Array.from({ length: 100 }, (_, i) => 24 * i + 12);
+    const nearest = await reader.searchMany('c', published.map((i) => vectors[i]), 1);
+    expect(nearest.filter((hits, q) => hits[0]?.id === ids[published[q]]).length).toBeGreaterThanOrEqual(98);
     // It never rebuilt: its first catch-up started after the published seq and read only the 202 newer writes.
     expect(recorded.replays[0].after).not.toBe('0');
     expect(recorded.replays[0].rows).toBe(202);

@@ -18,10 +18,19 @@ export function uploadFiles(api: Api, datasetId: string, transId: number, files:
   return request;
 }
 
-/** Polls /api/v1/tasks (as a client would) until the dataset's newest task reaches one of `statuses`. */
+/**
+ * Polls /api/v1/tasks (as a client would) until the dataset's newest task reaches one of `statuses`.
+ * A 503 (a dependency too slow right now, with Retry-After) is polled again, as the contract asks of
+ * clients; any other status fails at once.
+ */
 export function waitForTask(api: Api, datasetId: string, statuses: string[], timeoutMs = 120_000) {
   return eventually(
-    async () => (await api.request.get('/api/v1/tasks').query({ dataset_id: datasetId }).expect(200)).body.tasks[0],
+    async () => {
+      const response = await api.request.get('/api/v1/tasks').query({ dataset_id: datasetId });
+      if (response.status === 503) return { unavailable: response.body.detail as string };
+      if (response.status !== 200) throw new Error(`GET /api/v1/tasks answered ${response.status}: ${JSON.stringify(response.body)}`);
+      return response.body.tasks[0];
+    },
     (task) => Boolean(task) && statuses.includes(task.status),
     timeoutMs,
     `task of ${datasetId} in ${statuses.join('/')}`,
