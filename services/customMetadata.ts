@@ -10,7 +10,7 @@ import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
 import { claimDatasetFor, requireStatusFor } from './datasetStates';
 import { createTask, type TaskDeps } from './taskWorkflows';
-import { completeTask } from './taskTypes';
+import { commitTaskEnd, completeTask } from './taskTypes';
 
 /** Stores the metadata file and starts a CUSTOM_METADATA task that applies it. */
 export async function importCustomMetadata(
@@ -81,5 +81,5 @@ export async function completeCustomMetadata(db: Db, input: Pick<CustomMetadataI
   const { applied, unknown } = input;
   const shown = unknown.slice(0, UNKNOWN_SHOWN).join(', ') + (unknown.length > UNKNOWN_SHOWN ? ', …' : '');
   const message = `Imported metadata for ${applied} media` + (unknown.length ? `; ${unknown.length} unknown: ${shown}` : '');
-  await db.transaction((trx) => completeTask(trx, input, releaseTransition('import_metadata', input.previousStatus), message));
+  await commitTaskEnd(db, (trx) => completeTask(trx, input, releaseTransition('import_metadata', input.previousStatus), message));
 }

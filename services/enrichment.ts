@@ -14,7 +14,7 @@ import { enrichmentModels } from './enrichmentModels';
 import type { EnrichBatch, ModelRun } from './enrichmentModels/plugin';
 import { requireCreatorWorkspace } from './ingestion';
 import { createTask, type TaskDeps } from './taskWorkflows';
-import { completeTask } from './taskTypes';
+import { commitTaskEnd, completeTask } from './taskTypes';
 
 export interface EnrichmentDeps extends TaskDeps {
   /** What is installed here, read once per request (a model dropped into MODELS_DIR shows up without a restart). */
@@ -142,7 +142,7 @@ export async function adoptEnrichedCopy(db: Db, input: EnrichmentInput): Promise
 
 /** The enriched copy READY with its counts, the source back to its status, the task COMPLETED. */
 export async function commitEnrichment(db: Db, input: EnrichmentInput): Promise<void> {
-  await db.transaction(async (trx) => {
+  await commitTaskEnd(db, async (trx) => {
     await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
     await requireDatasetTransition(trx, input.sourceDatasetId, releaseTransition('enrich', input.sourcePreviousStatus));
     await completeTask(trx, input, TRANSITIONS.enrichmentCommitted, 'Enriched dataset ready', { progress: 100 });

@@ -8,7 +8,7 @@ import type { LabelQualityReport } from '../lib/quality/labelQuality';
 import type { LabelQualityInput } from '../workflows/contracts';
 import { claimDatasetFor, requireStatusFor } from './datasetStates';
 import { createTask, type TaskDeps } from './taskWorkflows';
-import { completeTask } from './taskTypes';
+import { commitTaskEnd, completeTask } from './taskTypes';
 
 export interface LabelFields {
   labelField: string;
@@ -85,5 +85,5 @@ export async function completeLabelQuality(
   input: Pick<LabelQualityInput, 'taskId' | 'datasetId' | 'previousStatus'> & LabelQualitySummary,
 ): Promise<void> {
   const message = `Checked ${input.labelled} labelled media: ${input.flagged} likely mislabelled, ${input.leakagePairs} near-duplicate pairs across splits`;
-  await db.transaction((trx) => completeTask(trx, input, releaseTransition('check_labels', input.previousStatus), message));
+  await commitTaskEnd(db, (trx) => completeTask(trx, input, releaseTransition('check_labels', input.previousStatus), message));
 }

@@ -9,7 +9,7 @@ import type { LabelPropagationInput } from '../workflows/contracts';
 import { claimDatasetFor, requireStatusFor } from './datasetStates';
 import { requireCurrentMapLayout } from './map';
 import { createTask, type TaskDeps } from './taskWorkflows';
-import { completeTask } from './taskTypes';
+import { commitTaskEnd, completeTask } from './taskTypes';
 
 export interface LabelRequest {
   label: string;
@@ -63,5 +63,5 @@ export async function completeLabelPropagation(
   input: Pick<LabelPropagationInput, 'taskId' | 'datasetId' | 'previousStatus'> & PropagationResult & { label: string },
 ): Promise<void> {
   const message = `Labelled ${input.seeds} selected media “${input.label}” and propagated it to ${input.propagated} neighbours`;
-  await db.transaction((trx) => completeTask(trx, input, releaseTransition('propagate_labels', input.previousStatus), message));
+  await commitTaskEnd(db, (trx) => completeTask(trx, input, releaseTransition('propagate_labels', input.previousStatus), message));
 }

@@ -9,7 +9,10 @@ export type MediaVariant = 'file' | 'thumbnail';
 export function createUrlSigner(secretKey: string, ttlSeconds: number) {
   const key = createHmac('sha256', 'media-url').update(secretKey).digest();
   const sign = (message: string) => createHmac('sha256', key).update(message).digest('base64url');
-  const expiry = (now: number) => Math.floor(now / 1000) + ttlSeconds;
+  // Expiries are rounded up to a quarter of the lifetime, so every link to an item made within that
+  // window is the same URL and browsers reuse the thumbnails they cached (a link lives ttl to 1.25 ttl).
+  const step = Math.max(1, Math.floor(ttlSeconds / 4));
+  const expiry = (now: number) => Math.ceil((Math.floor(now / 1000) + ttlSeconds) / step) * step;
   const verify = (message: string, expires: number, signature: string, now: number) => {
     if (!Number.isInteger(expires) || expires < Math.floor(now / 1000)) return false;
     const expected = Buffer.from(sign(message));
@@ -19,7 +22,7 @@ export function createUrlSigner(secretKey: string, ttlSeconds: number) {
   // An export's message starts with `export:`, a media item's with its id: one can never pass for the other.
   const exportMessage = (taskId: string, expires: number) => `export:${taskId}:${expires}`;
   return {
-    /** How long a link lives, in seconds. */
+    /** How long a link lives at least, in seconds. */
     ttlSeconds,
     mediaPath(mediaId: string, variant: MediaVariant, now = Date.now()): string {
       const expires = expiry(now);

@@ -18,7 +18,10 @@ export async function seedSyntheticDataset(
   db: Db,
   count: number,
   dim: number,
+  options: { analyze?: boolean } = {},
 ): Promise<{ datasetId: string; versionId: string; tagId: string }> {
+  // analyze: false leaves the tables as a task's writes leave them, never analyzed (fine to a few hundred thousand media).
+  const analyze = options.analyze ?? true;
   const admin = await db('users').first();
   const workspace = await db('workspaces').first();
   const dataset = await createDataset(db, { name: `bench-${count}`, ownerId: admin.id, workspaceId: workspace.id, status: 'READY' });
@@ -46,7 +49,7 @@ export async function seedSyntheticDataset(
       [versionId, CLUSTER_SIZES[threshold], versionId, threshold],
     );
     // Fresh statistics, or the planner takes a million new clusters for a few and joins them by nested loop (minutes at 1,000,000).
-    await db.raw('ANALYZE clusters');
+    if (analyze) await db.raw('ANALYZE clusters');
     await db.raw(
       `WITH numbered AS (SELECT id, (row_number() OVER (ORDER BY id) - 1) / ? AS g FROM media WHERE version_id = ?),
             ordered AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS g FROM clusters WHERE version_id = ? AND threshold = ?)
@@ -73,7 +76,7 @@ export async function seedSyntheticDataset(
      SELECT ?, id, ? FROM (SELECT id, row_number() OVER () AS n FROM media WHERE version_id = ?) m WHERE n % 10 = 0`,
     [versionId, tag.id, versionId],
   );
-  await db.raw('ANALYZE');
+  if (analyze) await db.raw('ANALYZE');
   return { datasetId: dataset.id, versionId, tagId: tag.id };
 }
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
+import { eventually, makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { newDatasetWithTransaction as createDataset, uploadFiles as upload, waitForTask } from '../support/datasets';
 import { blobKey } from '../../lib/storage/objectStore';
 import { startTestStack } from '../support/testStack';
@@ -109,6 +109,18 @@ describe('dataset creation from local files, end to end', () => {
 
     // Blobs are content-addressed in the object store.
     expect(await stack.deps.store.exists(blobKey(byName('chelsea.jpg').blob_sha256))).toBe(true);
+
+    // The commit refreshed the planner's statistics (a manual ANALYZE: autovacuum's sets last_autoanalyze),
+    // so the first Explore is planned for the rows the task wrote.
+    const analyzed = await eventually(
+      async () => (await db.raw(`SELECT relname, last_analyze FROM pg_stat_user_tables WHERE relname IN ('media', 'cluster_members', 'media_issues')`)).rows,
+      (rows: Array<{ last_analyze: Date | null }>) => rows.length === 3 && rows.every((row) => row.last_analyze !== null),
+      15_000,
+      'explored tables analyzed',
+    );
+    for (const row of analyzed) expect(row.last_analyze!.getTime()).toBeGreaterThanOrEqual(new Date(task.start_time).getTime());
+    const { rows: [members] } = await db.raw(`SELECT reltuples FROM pg_class WHERE relname = 'cluster_members'`);
+    expect(members.reltuples).toBeGreaterThanOrEqual(5 * clusterable);
   });
 
   it('refuses bad uploads with the spec codes and changes nothing', async () => {
