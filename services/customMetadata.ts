@@ -81,5 +81,5 @@ export async function completeCustomMetadata(db: Db, input: Pick<CustomMetadataI
   const { applied, unknown } = input;
   const shown = unknown.slice(0, UNKNOWN_SHOWN).join(', ') + (unknown.length > UNKNOWN_SHOWN ? ', …' : '');
   const message = `Imported metadata for ${applied} media` + (unknown.length ? `; ${unknown.length} unknown: ${shown}` : '');
-  await commitTaskEnd(db, (trx) => completeTask(trx, input, releaseTransition('import_metadata', input.previousStatus), message));
+  await commitTaskEnd(db, input.datasetId, (trx) => completeTask(trx, input, releaseTransition('import_metadata', input.previousStatus), message));
 }

@@ -35,7 +35,7 @@ async function commitReady(
   transition: { from: readonly DatasetStatus[]; to: DatasetStatus },
   describe: (counts: { n_images: number; n_videos: number }) => string,
 ): Promise<void> {
-  await commitTaskEnd(db, async (trx) => {
+  await commitTaskEnd(db, ref.datasetId, async (trx) => {
     const counts = await headCounts(trx, ref.datasetId);
     await commitIndexedDataset(trx, ref.datasetId, transition, { counts, embeddingConfig });
     await markTaskCompleted(trx, ref.taskId, describe(counts));
@@ -55,7 +55,7 @@ export function commitDatasetCreation(db: Db, ref: TaskRef, embeddingConfig: Emb
 
 /** The batch is processed and visible: READ ONLY → PARTIAL INDEX until a reindex re-clusters. */
 export async function completeMediaAddition(db: Db, ref: TaskRef & { batchId: string; missing: string[] }): Promise<void> {
-  await commitTaskEnd(db, async (trx) => {
+  await commitTaskEnd(db, ref.datasetId, async (trx) => {
     const version = await headVersion(trx, ref.datasetId);
     const added = await countBatchMedia(trx, version.id, ref.batchId);
     await updateDatasetCounts(trx, ref.datasetId, await mediaCounts(trx, version.id));

@@ -142,7 +142,7 @@ export async function adoptEnrichedCopy(db: Db, input: EnrichmentInput): Promise
 
 /** The enriched copy READY with its counts, the source back to its status, the task COMPLETED. */
 export async function commitEnrichment(db: Db, input: EnrichmentInput): Promise<void> {
-  await commitTaskEnd(db, async (trx) => {
+  await commitTaskEnd(db, input.datasetId, async (trx) => {
     await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
     await requireDatasetTransition(trx, input.sourceDatasetId, releaseTransition('enrich', input.sourcePreviousStatus));
     await completeTask(trx, input, TRANSITIONS.enrichmentCommitted, 'Enriched dataset ready', { progress: 100 });

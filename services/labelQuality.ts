@@ -85,5 +85,5 @@ export async function completeLabelQuality(
   input: Pick<LabelQualityInput, 'taskId' | 'datasetId' | 'previousStatus'> & LabelQualitySummary,
 ): Promise<void> {
   const message = `Checked ${input.labelled} labelled media: ${input.flagged} likely mislabelled, ${input.leakagePairs} near-duplicate pairs across splits`;
-  await commitTaskEnd(db, (trx) => completeTask(trx, input, releaseTransition('check_labels', input.previousStatus), message));
+  await commitTaskEnd(db, input.datasetId, (trx) => completeTask(trx, input, releaseTransition('check_labels', input.previousStatus), message));
 }

@@ -63,5 +63,5 @@ export async function completeLabelPropagation(
   input: Pick<LabelPropagationInput, 'taskId' | 'datasetId' | 'previousStatus'> & PropagationResult & { label: string },
 ): Promise<void> {
   const message = `Labelled ${input.seeds} selected media “${input.label}” and propagated it to ${input.propagated} neighbours`;
-  await commitTaskEnd(db, (trx) => completeTask(trx, input, releaseTransition('propagate_labels', input.previousStatus), message));
+  await commitTaskEnd(db, input.datasetId, (trx) => completeTask(trx, input, releaseTransition('propagate_labels', input.previousStatus), message));
 }

@@ -233,7 +233,7 @@ export async function startClone(deps: TaskDeps, dataset: DatasetRow, user: User
 
 /** A restore's end: the copied version becomes the head, the restored snapshot the current one, its views come back; the old head goes. */
 export async function commitRestore(db: Db, input: SnapshotRestoreInput): Promise<void> {
-  await commitTaskEnd(db, async (trx) => {
+  await commitTaskEnd(db, input.datasetId, async (trx) => {
     if ((await headVersion(trx, input.datasetId)).id !== input.versionId) {
       await setHeadVersion(trx, input.datasetId, input.versionId);
       await discardUploadsMissingFromHead(trx, input.datasetId);
@@ -258,7 +258,7 @@ export async function adoptClone(db: Db, input: SnapshotCloneInput): Promise<voi
 
 /** The clone (with its own snapshot taken) is ready. */
 export async function completeClone(db: Db, input: SnapshotCloneInput): Promise<void> {
-  await commitTaskEnd(db, async (trx) => {
+  await commitTaskEnd(db, input.datasetId, async (trx) => {
     await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
     await completeTask(trx, input, cloneCommitted(input.snapshotStatus), 'Clone ready', { progress: 100 });
   });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
+import { forgetFacetCounts } from './clusterFacets';
 import type { NeighbourScores } from '../../lib/quality/neighbourScores';
 
 const INSERT_BATCH = 5000;
@@ -40,6 +41,7 @@ export async function replaceClustering(db: Knex.Transaction, versionId: string,
  */
 export async function clearClustering(db: Knex.Transaction, versionId: string): Promise<void> {
   await db('dataset_versions').where({ id: versionId }).forUpdate().select('id');
+  await forgetFacetCounts(db, versionId);
   // Memberships no longer go with their clusters by a foreign key (20261127300000): remove them first.
   await db('cluster_members').where({ version_id: versionId }).delete();
   await db('clusters').where({ version_id: versionId }).delete();
@@ -53,6 +55,7 @@ export async function insertClustering(db: Knex.Transaction, versionId: string, 
 
 /** Adds placed media (and the new clusters some of them opened), then recounts every touched cluster. */
 export async function addPlacements(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
+  await forgetFacetCounts(db, versionId);
   await insertClustering(db, versionId, clusters, members);
   await recountClusters(db, versionId, [...new Set(members.map((member) => member.cluster_id))]);
 }
@@ -85,6 +88,7 @@ export async function clusterMemberships(db: Db, versionId: string, mediaIds: st
 
 /** Writes the neighbour-based issues (duplicates, outliers) and uniqueness of scored items, replacing earlier ones. */
 export async function writeNeighbourScores(db: Knex.Transaction, versionId: string, scored: Array<{ id: string; score: NeighbourScores }>) {
+  await forgetFacetCounts(db, versionId);
   await db('media_issues')
     .where({ version_id: versionId })
     .whereRaw('media_id = ANY(?::uuid[])', [scored.map(({ id }) => id)])

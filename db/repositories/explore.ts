@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import type { MediaFilter } from '../../lib/vql/compileVql';
+import { facetOf, facetPage, facetsCounted } from './clusterFacets';
 
 export const CLUSTERS_PER_PAGE = 100;
 export const PREVIEWS_PER_CLUSTER = 10;
@@ -190,6 +191,10 @@ export async function exploreClusters(
     // media id they come from the memberships alone, and media rows are read only for the page's
     // clusters (their counts by kind and their previews).
     const byIdOnly = !options.relevance && options.filters.every((filter) => BY_MEDIA_ID.has(filter.kind));
+    // One issue type, label or tag: the page's clusters come in order from the stored counts, and
+    // only their members are read (the version's counts must be current).
+    const facet = options.relevance ? undefined : facetOf(options.filters);
+    const counted = facet !== undefined && (await facetsCounted(db, options.versionId));
     const matching = db('cluster_members as cm').where(where).select('cm.cluster_id', 'cm.media_id as id');
     if (!byIdOnly) matching.join('media as m', (join) => join.on('m.version_id', 'cm.version_id').andOn('m.id', 'cm.media_id'));
     if (options.relevance) {
@@ -198,12 +203,16 @@ export async function exploreClusters(
       matching.select(db.raw('NULL::real AS distance'));
     }
     for (const filter of options.filters) applyFilter(matching, db, filter, byIdOnly ? MEMBER_ROW : MEDIA_ROW);
-    const ordered = db('matching')
-      .groupBy('cluster_id')
-      .select('cluster_id', db.raw('count(*)::int as size'), db.raw('min(distance) as relevance'))
-      .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
-      .limit(CLUSTERS_PER_PAGE)
-      .offset(options.page * CLUSTERS_PER_PAGE);
+    const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
+    const ordered = counted
+      ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
+      : db('matching')
+          .groupBy('cluster_id')
+          .select('cluster_id', db.raw('count(*)::int as size'), db.raw('min(distance) as relevance'))
+          .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
+          .limit(pageRange.limit)
+          .offset(pageRange.offset);
+    if (counted) matching.whereIn('cm.cluster_id', db('ordered').select('cluster_id'));
     const members = db('matching').whereIn('cluster_id', db('ordered').select('cluster_id')).select('cluster_id', 'id', 'distance');
     const page = db('ordered as o')
       .join(
@@ -220,7 +229,11 @@ export async function exploreClusters(
         'o.cluster_id',
       )
       .select('o.cluster_id', 'c.n_images', 'c.n_frames', 'c.n_videos', 'o.size', 'o.relevance');
-    query = db.with('matching', matching).with('ordered', ordered).with('members', members).with('ranked', ranked).with('page', page);
+    // A CTE reads only those before it: the counted page needs `ordered` before `matching`.
+    query = (counted ? db.with('ordered', ordered).with('matching', matching) : db.with('matching', matching).with('ordered', ordered))
+      .with('members', members)
+      .with('ranked', ranked)
+      .with('page', page);
   }
 
   const rows = await query

@@ -1,4 +1,5 @@
 import type { Db } from '../connection';
+import { forgetFacetCounts } from './clusterFacets';
 import type { LabelQualityReport } from '../../lib/quality/labelQuality';
 import { insertInBatches } from './clusters';
 
@@ -57,6 +58,7 @@ export interface LabelIssueRow {
 /** Replaces the version's mislabel and leakage issues and its report, in the caller's transaction. */
 export async function writeLabelQuality(db: Db, versionId: string, issues: LabelIssueRow[], report: LabelQualityReport): Promise<void> {
   await db.transaction(async (trx) => {
+    await forgetFacetCounts(trx, versionId);
     await trx('media_issues').where({ version_id: versionId }).whereIn('issue_type', LABEL_ISSUE_TYPES).delete();
     await insertInBatches(
       trx,

@@ -1,4 +1,5 @@
 import type { Db } from '../connection';
+import { forgetFacetCounts } from './clusterFacets';
 import type { PredictedClass } from '../../lib/ml/imageEncoder';
 import type { MetadataRecord } from '../../lib/metadata/parseMetadataFile';
 import type { Issue } from '../../lib/quality/imageIssues';
@@ -75,7 +76,10 @@ export async function insertMediaGroups(db: Db, versionId: string, groups: Media
     const rowsOfIssues = groups.flatMap((group) =>
       group.rows.flatMap((row, i) => issueRows(versionId, idOf.get(keyOf(row))!, group.issues[i] ?? [])),
     );
-    if (rowsOfIssues.length > 0) await trx('media_issues').insert(rowsOfIssues);
+    if (rowsOfIssues.length > 0) {
+      await forgetFacetCounts(trx, versionId);
+      await trx('media_issues').insert(rowsOfIssues);
+    }
   });
 }
 

@@ -1,7 +1,7 @@
 import type { Db } from '../connection';
 
 /** The tables Explore, search and the map read, which a task's steps fill in bulk. */
-const EXPLORED_TABLES = ['media', 'clusters', 'cluster_members', 'media_issues', 'media_labels', 'media_tags', 'media_objects', 'map_points'];
+const EXPLORED_TABLES = ['media', 'clusters', 'cluster_members', 'media_issues', 'media_labels', 'media_tags', 'media_objects', 'map_points', 'cluster_facet_counts'];
 
 /**
  * Fresh planner statistics for the explored tables. ANALYZE reads a fixed-size sample (30,000 rows

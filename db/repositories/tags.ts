@@ -1,4 +1,5 @@
 import type { Db } from '../connection';
+import { dropTagCounts, writeTagChange } from './clusterFacets';
 import { selectedMedia, type MediaSelection } from './selection';
 
 // Tags belong to a dataset's head version; callers name the dataset.
@@ -31,7 +32,11 @@ export async function createTag(db: Db, datasetId: string, name: string, userId:
 }
 
 export async function deleteTag(db: Db, datasetId: string, tagId: string): Promise<boolean> {
-  return (await db('tags').where({ id: tagId, version_id: headOf(db, datasetId) }).delete()) === 1;
+  const versionId = await headVersionId(db, datasetId);
+  return db.transaction(async (trx) => {
+    await dropTagCounts(trx, versionId, tagId);
+    return (await trx('tags').where({ id: tagId, version_id: versionId }).delete()) === 1;
+  });
 }
 
 export async function tagExists(db: Db, datasetId: string, tagId: string): Promise<boolean> {
@@ -45,16 +50,14 @@ async function headVersionId(db: Db, datasetId: string): Promise<string> {
 /** Tags the selected media; returns how many were newly tagged (already tagged ones are kept). */
 export async function tagMedia(db: Db, datasetId: string, tagId: string, selection: MediaSelection): Promise<number> {
   const versionId = await headVersionId(db, datasetId);
-  const result = await db.raw(
-    `INSERT INTO media_tags (version_id, media_id, tag_id)
+  const sql = `INSERT INTO media_tags (version_id, media_id, tag_id)
      SELECT ?, s.id, ? FROM (${selectedMedia(db, versionId, selection).toQuery()}) s
-     ON CONFLICT DO NOTHING`,
-    [versionId, tagId],
-  );
-  return result.rowCount ?? 0;
+     ON CONFLICT DO NOTHING RETURNING media_id`;
+  return db.transaction((trx) => writeTagChange(trx, versionId, tagId, { sql, bindings: [versionId, tagId] }, 1));
 }
 
 export async function untagMedia(db: Db, datasetId: string, tagId: string, selection: MediaSelection): Promise<number> {
   const versionId = await headVersionId(db, datasetId);
-  return db('media_tags').where({ tag_id: tagId, version_id: versionId }).whereIn('media_id', selectedMedia(db, versionId, selection)).delete();
+  const change = db('media_tags').where({ tag_id: tagId, version_id: versionId }).whereIn('media_id', selectedMedia(db, versionId, selection)).delete().returning('media_id').toSQL();
+  return db.transaction((trx) => writeTagChange(trx, versionId, tagId, change, -1));
 }

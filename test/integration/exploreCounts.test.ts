@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createDataset } from '../../db/repositories/datasets';
+import { countFacets, facetsCounted, forgetFacetCounts } from '../../db/repositories/clusterFacets';
 import { exploreClusters } from '../../db/repositories/explore';
+import { writeNeighbourScores } from '../../db/repositories/clusters';
+import { tagMedia, untagMedia } from '../../db/repositories/tags';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { startTestApi, type TestApi } from '../support/testStack';
 
@@ -14,7 +17,7 @@ describe('filtered Explore counts (real Postgres)', () => {
   let api: TestApi;
   let versionId: string;
   let tagId: string;
-  interface Item { id: string; kind: 'IMAGE' | 'VIDEO_FRAME'; parent: string | null; cluster: string; uniqueness: number; tagged: boolean; blurry: boolean }
+  interface Item { id: string; kind: 'IMAGE' | 'VIDEO_FRAME'; parent: string | null; cluster: string; uniqueness: number; tagged: boolean; blurry: boolean; cat: boolean }
   const items: Item[] = [];
   const clusters = Array.from({ length: 5 }, () => randomUUID());
 
@@ -38,6 +41,7 @@ describe('filtered Explore counts (real Postgres)', () => {
         uniqueness: (i * 37 % 100) / 100,
         tagged: i % 3 === 0,
         blurry: i % 4 === 1,
+        cat: i % 5 === 2,
       });
     }
     const row = (id: string, kind: string, fileName: string, extra: object) => ({
@@ -55,6 +59,7 @@ describe('filtered Explore counts (real Postgres)', () => {
     [{ id: tagId }] = await db('tags').insert({ version_id: versionId, name: 'picked' }).returning('id');
     await db('media_tags').insert(items.filter((item) => item.tagged).map((item) => ({ version_id: versionId, media_id: item.id, tag_id: tagId })));
     await db('media_issues').insert(items.filter((item) => item.blurry).map((item) => ({ version_id: versionId, media_id: item.id, issue_type: 'blur', confidence: 0.9 })));
+    await db('media_labels').insert(items.filter((item) => item.cat).map((item) => ({ version_id: versionId, media_id: item.id, label: 'cat', source: 'model', confidence: 0.8 })));
   });
   afterAll(() => api.close());
 
@@ -75,9 +80,15 @@ describe('filtered Explore counts (real Postgres)', () => {
     return found.map(({ cluster_id, n_images, n_frames, n_videos, previews }) => ({ cluster_id, n_images, n_frames, n_videos, previews: previews.length }));
   }
 
-  it.each([
+  type Case = [string, () => MediaFilter[], (item: Item) => boolean];
+  const SINGLE_FACETS: Case[] = [
     ['tags (by media id)', (): MediaFilter[] => [{ kind: 'tags', anyOf: [tagId] }], (item: Item) => item.tagged],
     ['an issue (by media id)', (): MediaFilter[] => [{ kind: 'issue', issue: 'blur' }], (item: Item) => item.blurry],
+  ];
+
+  it.each<Case>([
+    ...SINGLE_FACETS,
+    ['a label (by media id)', (): MediaFilter[] => [{ kind: 'labels', anyOf: ['cat'] }], (item: Item) => item.cat],
     ['tags and an issue (by media id)', (): MediaFilter[] => [{ kind: 'tags', anyOf: [tagId] }, { kind: 'issue', issue: 'blur' }], (item: Item) => item.tagged && item.blurry],
     ['uniqueness (the media row)', (): MediaFilter[] => [{ kind: 'uniqueness', atLeast: 0.5 }], (item: Item) => item.uniqueness >= 0.5],
     ['tags and uniqueness (mixed)', (): MediaFilter[] => [{ kind: 'tags', anyOf: [tagId] }, { kind: 'uniqueness', atLeast: 0.3 }], (item: Item) => item.tagged && item.uniqueness >= 0.3],
@@ -85,5 +96,69 @@ describe('filtered Explore counts (real Postgres)', () => {
     const want = expected(passes);
     expect(want.some((cluster) => cluster.n_frames > 0)).toBe(true);
     expect(await page(filters())).toEqual(want.map((cluster) => ({ ...cluster, previews: Math.min(cluster.previews, 10) })));
+  });
+
+  describe('with the per-cluster counts of issue types and tags stored', () => {
+    const facetRows = async () =>
+      (await api.deps.db('cluster_facet_counts').where({ version_id: versionId }).orderBy(['facet', 'cluster_id']).select('threshold', 'facet', 'cluster_id', 'n'))
+        .map((row) => ({ ...row }));
+    const recounted = async () => {
+      await forgetFacetCounts(api.deps.db, versionId);
+      await countFacets(api.deps.db, versionId);
+      return facetRows();
+    };
+    const want = (facet: string, passes: (item: Item) => boolean) =>
+      expected(passes).map((cluster) => ({ threshold: 0, facet, cluster_id: cluster.cluster_id, n: cluster.previews }));
+
+    beforeAll(async () => {
+      await countFacets(api.deps.db, versionId);
+    });
+
+    it('counts each facet per cluster', async () => {
+      expect(await facetsCounted(api.deps.db, versionId)).toBe(true);
+      const rows = await facetRows();
+      const sorted = (list: Array<{ cluster_id: string }>) => [...list].sort((a, b) => (a.cluster_id < b.cluster_id ? -1 : 1));
+      expect(rows.filter((row) => row.facet === 'issue:blur')).toEqual(sorted(want('issue:blur', (item) => item.blurry)));
+      expect(rows.filter((row) => row.facet.startsWith('label:'))).toEqual([]);
+      expect(rows.filter((row) => row.facet === `tag:${tagId}`)).toEqual(sorted(want(`tag:${tagId}`, (item) => item.tagged)));
+    });
+
+    it.each(SINGLE_FACETS)('orders the clusters by %s from the counts, with the same page', async (_name, filters, passes) => {
+      expect(await page(filters())).toEqual(expected(passes).map((cluster) => ({ ...cluster, previews: Math.min(cluster.previews, 10) })));
+    });
+
+    it('reads the order from the counts (a count changed by hand moves its cluster first)', async () => {
+      const last = expected((item) => item.blurry).at(-1)!;
+      await api.deps.db('cluster_facet_counts').where({ version_id: versionId, facet: 'issue:blur', cluster_id: last.cluster_id }).update({ n: 1000 });
+      expect((await page([{ kind: 'issue', issue: 'blur' }]))[0].cluster_id).toBe(last.cluster_id);
+      await recounted();
+      expect((await page([{ kind: 'issue', issue: 'blur' }]))[0].cluster_id).toBe(expected((item) => item.blurry)[0].cluster_id);
+    });
+
+    it('keeps the tag counts equal to a recount through tagging and untagging', async () => {
+      const datasetId = (await api.deps.db('dataset_versions').where({ id: versionId }).first('dataset_id')).dataset_id;
+      const untagged = items.filter((item) => !item.tagged).slice(0, 7).map((item) => item.id);
+      expect(await tagMedia(api.deps.db, datasetId, tagId, { mediaIds: [...untagged, items[0].id] })).toBe(7);
+      const removed = items.filter((item) => item.tagged).slice(0, 4).map((item) => item.id);
+      expect(await untagMedia(api.deps.db, datasetId, tagId, { mediaIds: removed })).toBe(4);
+      expect(await facetsCounted(api.deps.db, versionId)).toBe(true);
+      const kept = await facetRows();
+      expect(kept).toEqual(await recounted());
+      for (const item of items) item.tagged = (item.tagged && !removed.includes(item.id)) || untagged.includes(item.id);
+      expect(await page([{ kind: 'tags', anyOf: [tagId] }])).toEqual(expected((item) => item.tagged).map((cluster) => ({ ...cluster, previews: Math.min(cluster.previews, 10) })));
+    });
+
+    it('forgets the counts when issues are written, and the page is counted from the rows meanwhile', async () => {
+      const outliers = items.filter((item) => item.tagged).slice(0, 6);
+      await api.deps.db.transaction((trx) =>
+        writeNeighbourScores(trx, versionId, outliers.map((item) => ({ id: item.id, score: { uniqueness: item.uniqueness, issues: [{ type: 'outliers' as const, confidence: 0.6 }] } }))));
+      expect(await facetsCounted(api.deps.db, versionId)).toBe(false);
+      const outlierIds = new Set(outliers.map((item) => item.id));
+      const pageOfOutliers = expected((item) => outlierIds.has(item.id)).map((cluster) => ({ ...cluster, previews: Math.min(cluster.previews, 10) }));
+      expect(await page([{ kind: 'issue', issue: 'outliers' }])).toEqual(pageOfOutliers);
+      await countFacets(api.deps.db, versionId);
+      expect(await facetsCounted(api.deps.db, versionId)).toBe(true);
+      expect(await page([{ kind: 'issue', issue: 'outliers' }])).toEqual(pageOfOutliers);
+    });
   });
 });

@@ -1,0 +1,114 @@
+import type { Knex } from 'knex';
+import type { Db } from '../connection';
+import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
+import type { MediaFilter } from '../../lib/vql/compileVql';
+
+/**
+ * Per-cluster counts of issue types and tags (facets), so that a page filtered by one issue type or
+ * one tag reads its clusters, biggest first, from an index instead of counting every matching member
+ * (migration 20261202500000). Labels are left out: enrichment gives every media item several, so
+ * their counts would be as large as the memberships. The counts of a version are trusted only while
+ * `facets_counted_at` is set: writers of issues and memberships clear it in their transaction
+ * (`forgetFacetCounts`), tag writes add and subtract their own changes, and a task's end counts a
+ * version whose counts were cleared (`countFacets`).
+ */
+
+/** The facet a page's filters select, when they are one lookup a count answers; undefined otherwise. */
+export function facetOf(filters: MediaFilter[]): string | undefined {
+  if (filters.length !== 1) return undefined;
+  const [filter] = filters;
+  if (filter.kind === 'issue' && Object.keys(filter.details ?? {}).length === 0) return `issue:${filter.issue}`;
+  if (filter.kind === 'tags' && filter.anyOf.length === 1) return `tag:${filter.anyOf[0]}`;
+  return undefined;
+}
+
+export async function facetsCounted(db: Db, versionId: string): Promise<boolean> {
+  const row = await db('dataset_versions').where({ id: versionId }).first('facets_counted_at');
+  return Boolean(row?.facets_counted_at);
+}
+
+/** The version's counts no longer match its rows (call it in the transaction that changes them). */
+export async function forgetFacetCounts(db: Db, versionId: string): Promise<void> {
+  // Conditional, so writers after the first neither write nor lock the version row.
+  await db('dataset_versions').where({ id: versionId }).whereNotNull('facets_counted_at').update({ facets_counted_at: null });
+}
+
+/** The page's clusters in order (`cluster_id`, `size`: its members with the facet), from the counts. */
+export function facetPage(db: Db, options: { versionId: string; threshold: number; facet: string; limit: number; offset: number }): Knex.QueryBuilder {
+  return db('cluster_facet_counts')
+    .where({ version_id: options.versionId, threshold: options.threshold, facet: options.facet })
+    .select('cluster_id', 'n as size', db.raw('NULL::real AS relevance'))
+    .orderBy([{ column: 'n', order: 'desc' }, { column: 'cluster_id' }])
+    .limit(options.limit)
+    .offset(options.offset);
+}
+
+/** Each media item of the version with each facet it carries (once: each table's key is version, media and value). */
+const FACETS_OF_MEDIA = `
+  SELECT media_id, 'issue:' || issue_type AS facet FROM media_issues WHERE version_id = :version
+  UNION ALL SELECT media_id, 'tag:' || tag_id FROM media_tags WHERE version_id = :version`;
+
+const COUNT_WORK_MEM = '256MB';
+/** Every clustering threshold, named so a media item's memberships are found through the key (version, threshold, media). */
+const THRESHOLDS = CLUSTER_SIMILARITY_CUTOFFS.map((_, threshold) => threshold);
+
+/**
+ * Counts the version's facets per cluster at every threshold, unless they are counted already. It
+ * holds the version row, so tag writes (which hold it shared) wait for it and then count their own
+ * changes on top; it reads the rows after taking it, so it sees every change committed before.
+ */
+export async function countFacets(db: Db, versionId: string): Promise<void> {
+  await db.transaction(async (trx) => {
+    const version = await trx('dataset_versions').where({ id: versionId }).forNoKeyUpdate().first('facets_counted_at');
+    if (!version || version.facets_counted_at) return;
+    await trx('cluster_facet_counts').where({ version_id: versionId }).delete();
+    // Grouped in memory, and inserted in key order (the indexes grow at their ends).
+    await trx.raw(`SET LOCAL work_mem = '${COUNT_WORK_MEM}'`);
+    await trx.raw(
+      `INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n)
+       SELECT :version, cm.threshold, f.facet, cm.cluster_id, count(*)
+       FROM (${FACETS_OF_MEDIA}) f
+       JOIN cluster_members cm ON cm.version_id = :version AND cm.media_id = f.media_id
+       GROUP BY cm.threshold, f.facet, cm.cluster_id
+       ORDER BY cm.threshold, f.facet, cm.cluster_id`,
+      { version: versionId },
+    );
+    await trx('dataset_versions').where({ id: versionId }).update({ facets_counted_at: trx.fn.now() });
+  });
+}
+
+/**
+ * Runs `change`, a statement that tags or untags media with `tagId` and returns their `media_id`s,
+ * and adds `sign` (1 or -1) times the changed media to the tag's counts per cluster at every
+ * threshold (counts that reach 0 go); the number of media changed. It holds the version row shared,
+ * so a count in progress finishes first, or starts after and sees the change.
+ */
+export async function writeTagChange(
+  trx: Knex.Transaction,
+  versionId: string,
+  tagId: string,
+  change: { sql: string; bindings: readonly Knex.RawBinding[] },
+  sign: 1 | -1,
+): Promise<number> {
+  const version = await trx('dataset_versions').where({ id: versionId }).forShare().first('facets_counted_at');
+  if (!version?.facets_counted_at) return (await trx.raw(change.sql, change.bindings)).rowCount ?? 0;
+  const { rows } = await trx.raw(
+    `WITH changed AS (${change.sql}),
+          shift AS (SELECT cm.threshold, cm.cluster_id, count(*)::int * ? AS n
+                    FROM changed JOIN cluster_members cm
+                      ON cm.version_id = ? AND cm.threshold = ANY(?::smallint[]) AND cm.media_id = changed.media_id
+                    GROUP BY cm.threshold, cm.cluster_id),
+          shifted AS (INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n)
+                      SELECT ?, threshold, ?, cluster_id, n FROM shift
+                      ON CONFLICT (version_id, threshold, facet, cluster_id) DO UPDATE SET n = cluster_facet_counts.n + EXCLUDED.n)
+     SELECT count(*)::int AS n FROM changed`,
+    [...change.bindings, sign, versionId, THRESHOLDS, versionId, `tag:${tagId}`],
+  );
+  if (sign < 0) await trx('cluster_facet_counts').where({ version_id: versionId, facet: `tag:${tagId}` }).where('n', '<=', 0).delete();
+  return rows[0].n;
+}
+
+/** A deleted tag's counts. */
+export async function dropTagCounts(db: Db, versionId: string, tagId: string): Promise<void> {
+  await db('cluster_facet_counts').where({ version_id: versionId, facet: `tag:${tagId}` }).delete();
+}
