@@ -39,6 +39,9 @@ export async function completeTask(
   await markTaskCompleted(trx, task.taskId, message);
 }
 
+/** The commit activities have a minute; counting stops well before, leaving Explore to count from the rows. */
+const FACET_COUNT_TIMEOUT_MS = 30_000;
+
 /**
  * A task's final transaction, then what the first Explore after it needs: the per-cluster counts of
  * the dataset's issue types and tags when its writes cleared them, and fresh planner statistics
@@ -49,7 +52,7 @@ export async function completeTask(
  */
 export async function commitTaskEnd(db: Db, datasetId: string, commit: (trx: Db) => Promise<void>): Promise<void> {
   await db.transaction(commit);
-  await countFacets(db, (await headVersion(db, datasetId)).id).catch(() => undefined);
+  await countFacets(db, (await headVersion(db, datasetId)).id, FACET_COUNT_TIMEOUT_MS).catch(() => undefined);
   await analyzeExploredTables(db).catch(() => undefined);
 }
 

@@ -57,8 +57,10 @@ const THRESHOLDS = CLUSTER_SIMILARITY_CUTOFFS.map((_, threshold) => threshold);
  * holds the version row, so tag writes (which hold it shared) wait for it and then count their own
  * changes on top; it reads the rows after taking it, so it sees every change committed before.
  */
-export async function countFacets(db: Db, versionId: string): Promise<void> {
+export async function countFacets(db: Db, versionId: string, timeoutMs = 0): Promise<void> {
   await db.transaction(async (trx) => {
+    // A statement over `timeoutMs` fails the count (0: no limit); the version stays uncounted.
+    await trx.raw(`SET LOCAL statement_timeout = ${Math.round(timeoutMs)}`);
     const version = await trx('dataset_versions').where({ id: versionId }).forNoKeyUpdate().first('facets_counted_at');
     if (!version || version.facets_counted_at) return;
     await trx('cluster_facet_counts').where({ version_id: versionId }).delete();
