@@ -110,6 +110,11 @@ export async function writeTagChange(
   return rows[0].n;
 }
 
+/** The counts of versions about to be deleted (the table has no foreign key to cascade). */
+export async function deleteFacetCounts(db: Db, versionIds: Knex.QueryBuilder | string[]): Promise<void> {
+  await db('cluster_facet_counts').whereIn('version_id', versionIds).delete();
+}
+
 /** A deleted tag's counts. */
 export async function dropTagCounts(db: Db, versionId: string, tagId: string): Promise<void> {
   await db('cluster_facet_counts').where({ version_id: versionId, facet: `tag:${tagId}` }).delete();

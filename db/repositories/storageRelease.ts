@@ -1,4 +1,5 @@
 import type { Db } from '../connection';
+import { deleteFacetCounts } from './clusterFacets';
 import { ACTIVE_TASK_STATUSES } from '../../lib/datasetStates';
 import type { DatasetStatus } from '../models';
 
@@ -107,6 +108,7 @@ export async function purgeDeletedDataset(db: Db, datasetId: string, archiveKey:
     // Media of other datasets (clones) may name these uploads: clear them in one statement, not one scan per upload.
     await trx('media').whereIn('uploaded_file_id', trx('uploaded_files').where({ dataset_id: datasetId }).select('id')).update({ uploaded_file_id: null });
     await trx('snapshots').where({ dataset_id: datasetId }).delete();
+    await deleteFacetCounts(trx, trx('dataset_versions').where({ dataset_id: datasetId }).select('id'));
     await trx('datasets').where({ id: datasetId }).delete();
     return true;
   });

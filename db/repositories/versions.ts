@@ -1,6 +1,7 @@
 import type { Db } from '../connection';
 import type { LabelQualityReport } from '../../lib/quality/labelQuality';
 import type { NeighbourStats } from '../../lib/quality/neighbourScores';
+import { deleteFacetCounts } from './clusterFacets';
 import { recordVersionCandidates } from './storageRelease';
 
 export interface DatasetVersion {
@@ -162,6 +163,7 @@ export async function dropUnusedVersions(db: Db, datasetId: string): Promise<num
       .pluck('v.id');
     await recordVersionCandidates(trx, unused);
     if (unused.length === 0) return 0;
+    await deleteFacetCounts(trx, unused);
     return Number(await trx('dataset_versions').whereIn('id', unused).delete());
   });
 }

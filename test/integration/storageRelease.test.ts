@@ -92,6 +92,11 @@ describe('dataset delete and the storage collector', () => {
 
   it('deletes a dataset: gone from every answer at once; its clone keeps the blobs and vectors they share', async () => {
     const filesBefore = blobFiles();
+    // A tag of every media item: a's versions then hold per-cluster facet counts, which must go with them.
+    const tag = (await stack.request.post(`/api/v1/dataset/${a}/tags`).send({ name: 'kept' }).expect(201)).body;
+    await stack.request.post(`/api/v1/dataset/${a}/tags/${tag.id}/media`).send({ vql: '[]' }).expect(200);
+    const versionsOfA = stack.deps.db('dataset_versions').where({ dataset_id: a }).select('id');
+    expect(Number((await stack.deps.db('cluster_facet_counts').whereIn('version_id', versionsOfA).count({ n: '*' }))[0].n)).toBeGreaterThan(0);
     await stack.request.delete(`/api/v1/dataset/${a}`).expect(200);
     expect(await listed()).not.toContain(a);
     await stack.request.get(`/api/v1/dataset/${a}`).expect(404);
@@ -101,6 +106,7 @@ describe('dataset delete and the storage collector', () => {
     expect(tasks.map((t) => t.dataset_id)).not.toContain(a);
     await collected();
     expect(await stack.deps.db('dataset_versions').where({ dataset_id: a }).count({ n: '*' })).toEqual([{ n: '0' }]);
+    expect(await stack.deps.db('cluster_facet_counts').whereNotIn('version_id', stack.deps.db('dataset_versions').select('id')).count({ n: '*' })).toEqual([{ n: '0' }]);
 
     // The clone reads a's blobs and a's vector space: all kept, and it still searches by similarity.
     expect(blobFiles()).toBe(filesBefore);
