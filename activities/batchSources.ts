@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import { recordedFileNames, recordUploadedFiles } from '../db/repositories/ingestion';
+import { splitFolder } from '../lib/media/folderLabel';
 import { mediaKindOf } from '../lib/media/mediaTypes';
 import { archiveEntries, type ArchiveLimits } from '../lib/sources/archive';
 import { localEntries } from '../lib/sources/localPath';
@@ -97,7 +98,7 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
                 await fs.promises.rm(staged.path, { force: true });
               }
               await recordUploadedFiles(db, input.datasetId, input.transactionId, [
-                { fileName: entry.name, mediaKind: kind, sha256: staged.sha256, size: staged.size },
+                { fileName: entry.name, mediaKind: kind, sha256: staged.sha256, size: staged.size, folder: splitFolder(entry.name).folder },
               ]);
             }
             found.media++;

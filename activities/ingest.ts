@@ -135,6 +135,7 @@ export function createIngestActivities(deps: IngestDeps) {
       file_name: file.file_name,
       blob_sha256: file.blob_sha256,
       size_bytes: Number(file.size_bytes),
+      ...(file.label_field !== null && file.folder !== null && { custom_metadata: JSON.stringify({ [file.label_field]: file.folder }) }),
     };
     return file.media_kind === 'IMAGE' ? ingestImage(file, base) : ingestVideo(file, base);
   }

@@ -1,14 +1,16 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Context, Middleware } from 'koa';
 import busboy from 'busboy';
 import { stageStream, type StagedFile } from '../lib/storage/staging';
 import { HttpError } from './errors';
 import { containsNul } from '../lib/nulText';
+import { splitFolder } from '../lib/media/folderLabel';
 
 export interface ReceivedFile extends StagedFile {
   fileName: string;
+  /** The name of the folder the client sent the file from (`cats` for `cats/1.jpg`), or null. */
+  folder: string | null;
   /** The multipart field the file came in. */
   field: string;
 }
@@ -44,6 +46,7 @@ function limitsOf(ctx: Context): MultipartLimits {
 interface FilePart {
   field: string;
   fileName: string;
+  folder: string | null;
   stream: Readable;
 }
 
@@ -64,6 +67,8 @@ async function readMultipart(
   try {
     parser = busboy({
       headers: ctx.req.headers,
+      // The folder a file was sent from can be its label (labels_from=folder); the name kept is the base name.
+      preservePath: true,
       limits: {
         fields: limits.maxFields,
         fieldSize: limits.maxFieldBytes,
@@ -135,11 +140,11 @@ async function readMultipart(
       stream.resume();
       return refuse(new HttpError(422, 'A file part name or file name contains a NUL character'));
     }
-    const fileName = path.basename(info.filename ?? '');
+    const { fileName, folder } = splitFolder(info.filename ?? '');
     stream.on('limit', () => refuse(new HttpError(413, `File ${fileName} exceeds ${files.maxFileBytes} bytes`)));
     openStreams.add(stream);
     stream.once('close', () => openStreams.delete(stream));
-    const handled = onFile({ field, fileName, stream }, refuse);
+    const handled = onFile({ field, fileName, folder, stream }, refuse);
     if (!handled) return;
     work.push(
       handled.catch((error: unknown) => {
@@ -195,7 +200,7 @@ export async function receiveFiles(ctx: Context, options: ReceiveOptions): Promi
   if (!ctx.is('multipart/form-data')) throw new HttpError(422, `Expected multipart/form-data with file parts named ${expected}`);
   const files: ReceivedFile[] = [];
   try {
-    const fields = await readMultipart(ctx, options.limits, ({ field, fileName, stream }, refuse) => {
+    const fields = await readMultipart(ctx, options.limits, ({ field, fileName, folder, stream }, refuse) => {
       const refusal = !options.fields.includes(field)
         ? new HttpError(422, `File parts must use the field name ${expected} (got "${field}")`)
         : !fileName
@@ -206,7 +211,7 @@ export async function receiveFiles(ctx: Context, options: ReceiveOptions): Promi
         refuse(refusal);
         return undefined;
       }
-      return stageStream(stream, options.stagingDir).then((staged) => void files.push({ ...staged, fileName, field }));
+      return stageStream(stream, options.stagingDir).then((staged) => void files.push({ ...staged, fileName, folder, field }));
     });
     return { files, fields };
   } catch (error) {

@@ -2,6 +2,7 @@ import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { createDataset, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import {
+  countFilesWithFolder,
   countUploadedFiles,
   findUploadTransaction,
   openUploadTransaction,
@@ -58,22 +59,29 @@ export async function storeUploads(
   db: Db,
   store: ObjectStore,
   transaction: UploadTransaction,
-  files: Array<StagedFile & { fileName: string }>,
+  files: Array<StagedFile & { fileName: string; folder?: string | null }>,
 ): Promise<void> {
   for (const file of files) await store.putFile(blobKey(file.sha256), file.path);
   const recorded = await recordUploadsWhile(
     db,
     transaction,
-    files.map((file) => ({ fileName: file.fileName, mediaKind: mediaKindOf(file.fileName)!, sha256: file.sha256, size: file.size })),
+    files.map((file) => ({ fileName: file.fileName, mediaKind: mediaKindOf(file.fileName)!, sha256: file.sha256, size: file.size, folder: file.folder })),
   );
   if (!recorded) throw invalid(`Transaction ${transaction.id} is already being processed; these files were not added`);
 }
 
-/** Step 4: INDEXING and a DATASET_CREATION task whose workflow does the work. */
-export async function processFiles(deps: TaskDeps, dataset: DatasetRow, transaction: UploadTransaction, user: User): Promise<string> {
+/**
+ * Step 4: INDEXING and a DATASET_CREATION task whose workflow does the work. With `labelField`
+ * (labels_from=folder), each file's folder becomes the value of that custom-metadata field, the
+ * field is declared as the label field, and the labels are checked at the end of indexing.
+ */
+export async function processFiles(deps: TaskDeps, dataset: DatasetRow, transaction: UploadTransaction, user: User, labelField: string | null = null): Promise<string> {
   requireUploading(dataset, 'process_files');
   if ((await countUploadedFiles(deps.db, transaction.id)) === 0) {
     throw invalid(`Transaction ${transaction.id} has no uploaded files`);
+  }
+  if (labelField !== null && (await countFilesWithFolder(deps.db, transaction.id)) === 0) {
+    throw invalid(`labels_from=folder: no file of transaction ${transaction.id} was sent with a folder in its name (such as cats/1.jpg)`);
   }
   return createTask(
     deps,
@@ -87,7 +95,7 @@ export async function processFiles(deps: TaskDeps, dataset: DatasetRow, transact
     async (trx) => {
       const claimed = await transitionDatasetStatus(trx, dataset.id, claimTransition('process_files'), { progress: 0 });
       if (!claimed) throw invalid(statusRefusal(dataset.id, 'process_files', 'INDEXING'));
-      if (!(await startProcessingTransaction(trx, transaction.id))) throw invalid(`Transaction ${transaction.id} is already being processed`);
+      if (!(await startProcessingTransaction(trx, transaction.id, labelField))) throw invalid(`Transaction ${transaction.id} is already being processed`);
     },
     async (db) => {
       await transitionDatasetStatus(db, dataset.id, releaseTransition('process_files', 'UPLOADING'));

@@ -90,7 +90,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       ...createKnnGraphActivities({ db, vectors, chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency } }),
       ...createCustomMetadataActivities({ db, store }),
       ...createLabelPropagationActivities({ db, vectors }),
-      ...createLabelQualityActivities({ db, vectors }),
+      ...createLabelQualityActivities({ db, vectors, chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency } }),
       ...createExportActivities({ db, store, stagingDir: uploadStagingDir(config) }),
       ...createBatchSourceActivities({
         db,

@@ -118,3 +118,10 @@ export const snapshots = proxyActivities<ReturnType<typeof createSnapshotActivit
 
 /** Label-quality checks: their own task, and again after a full index of a dataset with declared labels. */
 export const labelQuality = proxyActivities<ReturnType<typeof createLabelQualityActivities>>(HOUR_LONG);
+
+/** A label-quality check's neighbour-search chunks heartbeat every batch of queries, so a chunk held by a dead worker goes to another after 30 s. */
+export const labelChunks = proxyActivities<ReturnType<typeof createLabelQualityActivities>>({
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '30 seconds',
+  retry: OUTAGE_RETRY,
+});

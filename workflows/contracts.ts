@@ -204,6 +204,35 @@ export interface LabelQualityInput {
   previousStatus: DatasetStatus;
 }
 
+/** Which fields a label-quality check reads: given (LABEL_QUALITY), the ones the head's report names (a recheck), or the folder field of a creation transaction. */
+export type LabelFieldsSource = { label: string; split: string | null } | { declared: true } | { transactionId: number };
+
+/** A label-quality check spread over workers: what to check, and the stage its progress counts in. */
+export interface LabelCheckInput {
+  taskId: string;
+  datasetId: string;
+  fields: LabelFieldsSource;
+  stage: 'check_labels' | 'analyze';
+}
+
+/** A planned check: the head version, the fields, and chunks of its labelled images (by ordinal, ANALYSIS_CHUNK_SIZE each). */
+export interface LabelCheckStep {
+  taskId: string;
+  datasetId: string;
+  versionId: string;
+  collection: string;
+  /** A key for the workers' caches of the labelled images. */
+  checkId: string;
+  fields: { label: string; split: string | null };
+  stage: LabelCheckInput['stage'];
+  chunks: number;
+}
+
+export interface LabelCheckPlan extends Omit<LabelCheckStep, 'chunks'> {
+  chunks: KnnChunk[];
+  concurrency: number;
+}
+
 /** A snapshot's frozen version copied into `versionId` of `datasetId` (restore and clone). */
 interface SnapshotCopyInput {
   taskId: string;

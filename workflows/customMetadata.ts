@@ -1,9 +1,10 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { createCustomMetadataActivities } from '../activities/customMetadata';
 import type { createEmbeddingActivities } from '../activities/embedding';
-import { HOUR_LONG, labelQuality } from './activityProxies';
+import { HOUR_LONG } from './activityProxies';
 import { failureMessage } from './failures';
 import { inferenceQueueOf, type CustomMetadataInput } from './contracts';
+import { recheckLabels } from './labelQualityChunks';
 
 const metadata = proxyActivities<ReturnType<typeof createCustomMetadataActivities>>(HOUR_LONG);
 
@@ -18,7 +19,7 @@ export async function customMetadataWorkflow(input: CustomMetadataInput): Promis
     });
     await embedCaptions({ datasetId: input.datasetId });
     // Labels and splits may have changed: a dataset with declared label fields is checked again.
-    await labelQuality.recheckLabelQuality({ taskId: input.taskId, datasetId: input.datasetId });
+    await recheckLabels({ taskId: input.taskId, datasetId: input.datasetId });
     await CancellationScope.nonCancellable(() => metadata.completeCustomMetadata({ ...release, ...result }));
   } catch (error) {
     const aborted = isCancellation(error);

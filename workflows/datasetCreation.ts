@@ -1,11 +1,15 @@
-import { ApplicationFailure, CancellationScope, isCancellation, setHandler, uuid4 } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, patched, setHandler, uuid4 } from '@temporalio/workflow';
 import { embedding, lifecycle, snapshots } from './activityProxies';
 import { creationPhaseQuery, type CreationPhase, type DatasetCreationInput } from './contracts';
 import { failureMessage } from './failures';
 import { analyzeInChunks } from './knnAnalysis';
+import { checkLabelsInChunks } from './labelQualityChunks';
 import { indexMediaChunks } from './mediaChunks';
 
-/** DATASET_CREATION: ingest and embed the uploaded files chunk by chunk (MEDIA_CHUNKS), cluster and score, snapshot the result (reason `creation`), then commit. */
+/**
+ * DATASET_CREATION: ingest and embed the uploaded files chunk by chunk (MEDIA_CHUNKS), cluster and score, check the
+ * labels their folders gave (labels_from=folder), snapshot the result (reason `creation`), then commit.
+ */
 export async function datasetCreationWorkflow(input: DatasetCreationInput): Promise<void> {
   let phase: CreationPhase = 'starting';
   setHandler(creationPhaseQuery, () => phase);
@@ -17,6 +21,9 @@ export async function datasetCreationWorkflow(input: DatasetCreationInput): Prom
     await embedding().embedDatasetMedia({ taskId, datasetId });
     phase = 'analyzing';
     await analyzeInChunks({ taskId, datasetId });
+    if (patched('creation-labels-from-folders')) {
+      await checkLabelsInChunks({ taskId, datasetId, fields: { transactionId: input.transactionId }, stage: 'analyze' });
+    }
     phase = 'snapshot';
     await snapshots.takeCreationSnapshot({ datasetId, snapshotId: uuid4() });
     phase = 'commit';

@@ -1,8 +1,9 @@
 import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
-import { embedding, labelQuality, lifecycle } from './activityProxies';
+import { embedding, lifecycle } from './activityProxies';
 import type { ReindexInput } from './contracts';
 import { failureMessage } from './failures';
 import { analyzeInChunks } from './knnAnalysis';
+import { recheckLabels } from './labelQualityChunks';
 import { indexMediaChunks } from './mediaChunks';
 
 /**
@@ -17,7 +18,7 @@ export async function reindexWorkflow(input: ReindexInput): Promise<void> {
     await indexMediaChunks({ ...ref, batchId: input.taskId, selection: { pendingOf: input.datasetId } });
     await embedding().embedDatasetMedia(ref);
     await analyzeInChunks(ref);
-    await labelQuality.recheckLabelQuality(ref);
+    await recheckLabels(ref);
     await CancellationScope.nonCancellable(() => lifecycle.commitReindex(ref));
   } catch (error) {
     const aborted = isCancellation(error);

@@ -11,7 +11,10 @@ import { HttpError } from '../errors';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
 import { withReceivedFiles, type UploadLimits } from '../uploads';
-import { ingestionRoutes, newDatasetQuery } from '../specs/ingestion';
+import { ingestionRoutes, newDatasetQuery, processFilesQuery } from '../specs/ingestion';
+
+/** The custom-metadata field folder names go in when labels_from=folder names none. */
+const DEFAULT_LABEL_FIELD = 'label';
 
 export function refuseUnsupportedForCreation(fileName: string): HttpError | undefined {
   if (isArchiveName(fileName)) {
@@ -56,7 +59,11 @@ export function createIngestionRouter(deps: TaskDeps & { db: Db; store: ObjectSt
     const { params } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'upload');
     const transaction = await requireOpenTransaction(deps.db, dataset, params.transaction_id);
-    const taskId = await processFiles(deps, dataset, transaction, ctx.state.user);
+    const parsed = processFilesQuery.safeParse(ctx.query);
+    if (!parsed.success) throw new HttpError(400, parsed.error.issues[0].message);
+    const { labels_from: labelsFrom, label_field: labelField } = parsed.data;
+    if (labelField !== undefined && labelsFrom === undefined) throw new HttpError(400, 'label_field needs labels_from=folder');
+    const taskId = await processFiles(deps, dataset, transaction, ctx.state.user, labelsFrom === 'folder' ? (labelField ?? DEFAULT_LABEL_FIELD) : null);
     ctx.status = 202;
     ctx.body = { task_id: taskId };
   });

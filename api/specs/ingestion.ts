@@ -9,6 +9,21 @@ const transactionParams = datasetIdParams.extend({
 });
 const transaction = { trans_id: z.number().int() };
 
+/** Checked by the handler (400 as the spec's ingestion codes say): labels from the folders the files were sent from. */
+export const processFilesQuery = z.object({
+  labels_from: z
+    .enum(['folder'], { error: 'labels_from must be "folder"' })
+    .optional()
+    .meta({ description: "folder: each file's parent folder name (cats for cats/1.jpg) is its label, checked at the end of indexing" }),
+  label_field: z
+    .string({ error: 'label_field must be a single string' })
+    .trim()
+    .min(1, 'label_field must not be empty')
+    .max(100, 'label_field is at most 100 characters')
+    .optional()
+    .meta({ description: 'The custom-metadata field the folder names go in (default label); needs labels_from=folder' }),
+});
+
 export const ingestionRoutes = {
   newDataset: defineRoute({
     method: 'get',
@@ -51,7 +66,8 @@ export const ingestionRoutes = {
     summary: 'Step 4: start the DATASET_CREATION task',
     auth: 'user',
     request: { params: transactionParams },
+    handlerReads: { query: processFilesQuery },
     responses: { 202: { description: 'Started', schema: startedTask } },
-    errors: [[400, 'No uploaded files, or already processing'], 403, 404],
+    errors: [[400, 'No uploaded files, already processing, or a bad labels_from / label_field (or no file sent from a folder)'], 403, 404],
   }),
 };

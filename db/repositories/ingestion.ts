@@ -13,6 +13,8 @@ export interface UploadedFileRecord {
   mediaKind: MediaKind;
   sha256: string;
   size: number;
+  /** The folder it was sent from (`cats` for `cats/1.jpg`); a label with labels_from=folder. */
+  folder?: string | null;
 }
 
 /** A transaction collecting files: OPEN for creation uploads, PROCESSING at once for an add_media batch. */
@@ -62,10 +64,11 @@ export async function recordUploadedFiles(db: Db, datasetId: string, transaction
         media_kind: file.mediaKind,
         blob_sha256: file.sha256,
         size_bytes: file.size,
+        folder: file.folder ?? null,
       })),
     )
     .onConflict(['transaction_id', 'file_name'])
-    .merge(['media_kind', 'blob_sha256', 'size_bytes', 'created_at']);
+    .merge(['media_kind', 'blob_sha256', 'size_bytes', 'folder', 'created_at']);
 }
 
 export async function countUploadedFiles(db: Db, transactionId: number): Promise<number> {
@@ -79,6 +82,9 @@ export interface UploadedFile {
   media_kind: MediaKind;
   blob_sha256: string;
   size_bytes: string;
+  folder: string | null;
+  /** The custom-metadata field its folder goes in (its transaction's labels_from=folder), or null. */
+  label_field: string | null;
 }
 
 export async function recordedFileNames(db: Db, transactionId: number): Promise<Set<string>> {
@@ -120,16 +126,30 @@ export function planFileChunks(db: Db, files: FileSelection, after: string | nul
 
 /** The selected files of one chunk, in id order (for pending files: those still pending). */
 export async function chunkFiles(db: Db, files: FileSelection, chunk: IdRange): Promise<UploadedFile[]> {
-  return inRange(selectedFiles(db, files), 'f.id', chunk).orderBy('f.id').select('f.*');
+  return inRange(selectedFiles(db, files), 'f.id', chunk)
+    .orderBy('f.id')
+    .select('f.*', db('upload_transactions as lt').whereRaw('lt.id = f.transaction_id').select('lt.label_field').as('label_field'));
 }
 
 export async function hasPendingUploads(db: Db, datasetId: string): Promise<boolean> {
   return Boolean(await pendingUploadsQuery(db, datasetId).first('f.id'));
 }
 
-/** Claims an open creation transaction for processing; false when it was not open any more. */
-export async function startProcessingTransaction(db: Db, transactionId: number): Promise<boolean> {
-  return (await db('upload_transactions').where({ id: transactionId, status: 'OPEN' }).update({ status: 'PROCESSING' })) === 1;
+/** Claims an open creation transaction for processing (with the field its files' folders go in, or null); false when it was not open any more. */
+export async function startProcessingTransaction(db: Db, transactionId: number, labelField: string | null = null): Promise<boolean> {
+  return (await db('upload_transactions').where({ id: transactionId, status: 'OPEN' }).update({ status: 'PROCESSING', label_field: labelField })) === 1;
+}
+
+/** How many files of the transaction were sent from a folder. */
+export async function countFilesWithFolder(db: Db, transactionId: number): Promise<number> {
+  const [{ count }] = await db('uploaded_files').where({ transaction_id: transactionId }).whereNotNull('folder').count({ count: '*' });
+  return Number(count);
+}
+
+/** The field a creation transaction records its files' folders in, or null. */
+export async function transactionLabelField(db: Db, transactionId: number): Promise<string | null> {
+  const row = await db('upload_transactions').where({ id: transactionId }).first('label_field');
+  return row?.label_field ?? null;
 }
 
 export async function reopenTransaction(db: Db, transactionId: number): Promise<void> {

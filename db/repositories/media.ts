@@ -24,6 +24,8 @@ export interface NewMedia {
   duration_ms?: number | null;
   mean_luma?: number | null;
   sharpness?: number | null;
+  /** JSON text: the label its folder gave it (labels_from=folder), else none. */
+  custom_metadata?: string;
 }
 
 /** An image or frame as indexing sees it. */

@@ -2,8 +2,9 @@
  * `npm run bench:label-quality [-- IMAGES]`: real labelled photos (Fashion-MNIST from Debian's
  * package, scripts/fetch-labelled-images.sh; default 2,000) embedded by the service's image model,
  * 10 % of their labels flipped with a fixed seed, and 100 slightly brightened copies planted in the
- * other split. The LABEL_QUALITY activity (neighbour search in the embedded index, confident learning,
- * one transaction of writes) runs on a READY dataset made in Postgres; its mislabel issues are scored
+ * other split. The LABEL_QUALITY check (neighbour search in the embedded index, confident learning,
+ * one transaction of writes) runs on a READY dataset made in Postgres, in one activity and then as
+ * the service runs it (fan-out chunks, then the final step; their issues must be the same); its mislabel issues are scored
  * against the flips, its leakage issues against the planted pairs. The peer in the same run is
  * cleanlab's find_label_issues (scripts/install-cleanlab.sh) on the same kNN probabilities and on a
  * cross-validated logistic regression over the same embeddings; recall@1-3 of the true class ranks
@@ -16,6 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createLabelQualityActivities } from '../../activities/labelQuality';
@@ -29,12 +31,16 @@ import { LABEL_QUALITY, neighbourProbabilities } from '../../lib/quality/labelQu
 import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { createVectorStore } from '../../lib/vectors/createVectorStore';
 import { imageCollection, type VectorHit } from '../../lib/vectors/vectorStore';
+import type { LabelCheckInput, LabelCheckPlan } from '../../workflows/contracts';
 import { benchMachine, createDatasetOverHttp, filesForm, say, timed, waitForNewestTask, withBenchDatabase, withScratchStack, writeReport } from './common';
 
 const images = Number(process.argv[2] ?? 2000);
 const NOISE_RATE = 0.1;
 const PLANTED = 100;
 const SEED = 27;
+/** The fan-out's chunks (ANALYSIS_CHUNK_SIZE in the service) and how many run at once. */
+const CHUNK_SIZE = 500;
+const CHUNK_CONCURRENCY = 2;
 const root = projectRoot();
 const labelledDir = path.join(root, '.tools', 'labelled-images');
 
@@ -165,10 +171,26 @@ async function main(): Promise<void> {
         // The index is loaded by the first search, as in a worker: not counted in the run below.
         await vectors.searchMany(collection, [embedded.value[0]], 1);
 
-        const activities = createLabelQualityActivities({ db, vectors });
+        const activities = createLabelQualityActivities({ db, vectors, chunks: { size: CHUNK_SIZE, concurrency: CHUNK_CONCURRENCY } });
         const environment = new MockActivityEnvironment();
         const input = { taskId: randomUUID(), datasetId: dataset.id, labelField: 'class', splitField: 'split', previousStatus: 'READY' as const };
-        const run = await timed(() => environment.run(activities.checkLabelQuality, input));
+        const labelIssues = () => db('media_issues').where({ version_id: dataset.head_version_id }).orderBy(['media_id', 'issue_type']).select('media_id', 'issue_type', 'confidence', 'details');
+        // The peer: the whole check in one activity, as before the fan-out.
+        const single = await timed(() => environment.run(activities.checkLabelQuality, input));
+        const singleIssues = await labelIssues();
+        // The service's check: neighbour-search chunks two at a time (as two workers would take them), then the final step.
+        const run = await timed(async () => {
+          const checkInput: LabelCheckInput = { taskId: input.taskId, datasetId: dataset.id, fields: { label: 'class', split: 'split' }, stage: 'check_labels' };
+          const plan = (await environment.run(activities.planLabelChunks, checkInput)) as LabelCheckPlan | null;
+          if (!plan) throw new Error('a check with its fields given always has a plan');
+          const { chunks, concurrency, ...rest } = plan;
+          const step = { ...rest, chunks: chunks.length };
+          const limit = pLimit(concurrency);
+          await Promise.all(chunks.map((chunk) => limit(() => new MockActivityEnvironment().run(activities.checkLabelChunk, { ...step, chunk }))));
+          return environment.run(activities.aggregateLabelQuality, step);
+        });
+        const chunkedEqualsSingle = JSON.stringify(await labelIssues()) === JSON.stringify(singleIssues);
+        say(`  one activity ${single.seconds.toFixed(2)} s; ${Math.ceil(items.length / CHUNK_SIZE)} chunks of ${CHUNK_SIZE}, ${CHUNK_CONCURRENCY} at a time, ${run.seconds.toFixed(2)} s; same issues: ${chunkedEqualsSingle}`);
         const indexOf = new Map<string, number>(ids.map((id, i) => [id, i]));
         const issues: Array<{ media_id: string; issue_type: string; details: { suggested_label?: string; duplicate_of?: string } }> = await db('media_issues')
           .where({ version_id: dataset.head_version_id })
@@ -239,6 +261,15 @@ async function main(): Promise<void> {
           leakage_planted: PLANTED,
           ms_per_1000_media: (run.seconds * 1000 * 1000) / items.length,
           check_seconds: run.seconds,
+          fan_out: {
+            chunk_size: CHUNK_SIZE,
+            concurrency: CHUNK_CONCURRENCY,
+            chunks: Math.ceil(items.length / CHUNK_SIZE),
+            same_issues_as_one_activity: chunkedEqualsSingle,
+            one_activity_seconds: single.seconds,
+            one_activity_ms_per_1000_media: (single.seconds * 1000 * 1000) / items.length,
+            method: 'ms_per_1000_media and check_seconds time the check as the service runs it (plan, chunks two at a time in one process, final step); the peer is the one-activity check on the same data just before',
+          },
           embedding_seconds: embedded.seconds,
           indexing: { ...share, method: 'The same images through the real API and worker of a bench stack: DATASET_CREATION, then a LABEL_QUALITY task after the labels are imported; each timed by its task start_time to end_time' },
         } as { date: string });

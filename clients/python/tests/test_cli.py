@@ -61,6 +61,19 @@ def test_create_wait_prints_the_id_and_shows_progress(client: Client, folder: Pa
     assert lines(tasks.stdout)[1].split()[1:4] == ["DATASET_CREATION", "COMPLETED", "100%"]
 
 
+def test_create_labels_from_folders_checks_them_while_indexing(client: Client, tmp_path: Path) -> None:
+    for label, names in {"portraits": ("grace_hopper.jpg", "astronaut.jpg"), "space": ("hubble_deep_field.jpg", "rocket.jpg")}.items():
+        (tmp_path / label).mkdir()
+        for name in names:
+            shutil.copy(PHOTOS / name, tmp_path / label / name)
+    created = mds("create", unique("cli-labelled"), str(tmp_path), "--labels-from-folders", "--label-field", "kind", "--wait", "--no-progress")
+    assert created.returncode == 0, created.stderr
+    dataset_id = created.stdout.strip()
+    report = client.request("GET", f"/dataset/{dataset_id}/label_quality")
+    assert report["label_field"] == "kind" and report["n_labelled"] == 4
+    assert sorted((entry["label"], entry["count"]) for entry in report["classes"]) == [("portraits", 2), ("space", 2)]
+
+
 def test_tasks_watch_follows_a_running_task_to_its_end(client: Client, folder: Path, tmp_path: Path) -> None:
     archive = tmp_path / "photos.tar.gz"
     with tarfile.open(archive, "w:gz") as tarred:

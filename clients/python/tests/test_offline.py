@@ -57,3 +57,20 @@ def test_reads_wait_out_a_503_with_retry_after_and_writes_do_not() -> None:
             client.request("POST", "/ingestion/x/process_files/1")
     assert (refused.value.status_code, refused.value.detail) == (503, "Database unavailable")
     assert answers == ["GET", "GET", "POST"]
+
+
+def test_labels_from_folders_send_each_file_under_its_folder(tmp_path) -> None:
+    from mds_client.client import folder_names
+
+    for relative in ("cats/a.jpg", "dogs/b.jpg", "top.jpg"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_bytes(b"")
+    files = [tmp_path / "cats/a.jpg", tmp_path / "dogs/b.jpg", tmp_path / "top.jpg"]
+    # A file directly in the folder given has no label; a list of files takes each one's own folder.
+    assert folder_names(files, tmp_path) == ["cats/a.jpg", "dogs/b.jpg", "top.jpg"]
+    assert folder_names(files, None) == ["cats/a.jpg", "dogs/b.jpg", f"{tmp_path.name}/top.jpg"]
+    (tmp_path / "dogs/a.jpg").write_bytes(b"")
+    with pytest.raises(MdsError, match="a.jpg is in two folders"):
+        folder_names(files + [tmp_path / "dogs/a.jpg"], tmp_path)
+    with pytest.raises(MdsError, match="No file is in a folder"):
+        folder_names([tmp_path / "top.jpg"], tmp_path)

@@ -1330,7 +1330,12 @@ export interface paths {
         /** Step 4: start the DATASET_CREATION task */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description folder: each file's parent folder name (cats for cats/1.jpg) is its label, checked at the end of indexing */
+                    labels_from?: "folder";
+                    /** @description The custom-metadata field the folder names go in (default label); needs labels_from=folder */
+                    label_field?: string;
+                };
                 header?: never;
                 path: {
                     dataset_id: string;
@@ -1352,7 +1357,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description No uploaded files, or already processing */
+                /** @description No uploaded files, already processing, or a bad labels_from / label_field (or no file sent from a folder) */
                 400: {
                     headers: {
                         [name: string]: unknown;

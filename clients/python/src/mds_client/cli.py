@@ -49,6 +49,10 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument("name")
     create.add_argument("source", nargs="+", metavar="SOURCE", help="a folder, an archive (.zip, .tar, .tar.gz) or media files")
     create.add_argument("--wait", action="store_true", help="follow indexing to its end (exit 1 unless it completes)")
+    create.add_argument(
+        "--labels-from-folders", action="store_true", help="each file's folder is its label (cats/1.jpg: cats), checked for mislabels while indexing"
+    )
+    create.add_argument("--label-field", default="label", help="the custom-metadata field the folder labels go in (default: label)")
     create.set_defaults(run=run_create)
 
     datasets = commands.add_parser("datasets", parents=[connection], help="list your datasets")
@@ -85,7 +89,7 @@ def parser() -> argparse.ArgumentParser:
 
 def run_create(client: Client, args: argparse.Namespace) -> int:
     source: Any = args.source[0] if len(args.source) == 1 else args.source
-    dataset = client.create_dataset(args.name, source, wait=args.wait)
+    dataset = client.create_dataset(args.name, source, wait=args.wait, labels_from_folders=args.labels_from_folders, label_field=args.label_field)
     print(dataset.id, flush=True)
     return 0
 

@@ -80,6 +80,24 @@ def media_files(source: Source) -> List[Path]:
     return files
 
 
+def folder_names(files: Sequence[Path], root: Optional[Path]) -> List[str]:
+    """``<folder>/<name>`` of each file, its folder being its label (files directly in ``root`` have none).
+
+    The service keeps files by base name, so a name in two folders is refused before anything is sent.
+    """
+    seen: Dict[str, str] = {}
+    names: List[str] = []
+    for path in files:
+        folder = path.parent.name if root is None or path.parent.resolve() != root.resolve() else ""
+        if path.name in seen:
+            raise MdsError(f"{path.name} is in two folders ({seen[path.name] or '.'} and {folder or '.'}): file names must be unique to take labels from folders")
+        seen[path.name] = folder
+        names.append(f"{folder}/{path.name}" if folder else path.name)
+    if not any("/" in name for name in names):
+        raise MdsError("No file is in a folder: labels from folders need a layout such as cats/1.jpg, dogs/2.jpg")
+    return names
+
+
 def hidden(relative: Path) -> bool:
     """Dot files and folders, and the resource forks macOS puts in archives, are not the user's media."""
     return any(part.startswith(".") or part == "__MACOSX" for part in relative.parts)
@@ -204,27 +222,38 @@ class Client:
         wait: bool = False,
         progress: Optional[bool] = None,
         timeout: Optional[float] = None,
+        labels_from_folders: bool = False,
+        label_field: str = "label",
     ) -> Dataset:
         """A dataset from a folder (its media files, recursively), a list of files, or a .zip/.tar archive.
 
         Uploads in batches with a progress bar, starts indexing (a DATASET_CREATION task) and, with
-        ``wait``, follows the task to its end (``TaskFailed`` unless it completes).
+        ``wait``, follows the task to its end (``TaskFailed`` unless it completes). With
+        ``labels_from_folders`` each file's folder (``cats`` for ``cats/1.jpg``) becomes its label in the
+        custom-metadata field ``label_field``, checked for likely mislabels as part of indexing.
         """
         path = Path(source) if isinstance(source, (str, os.PathLike)) else None
         if path is not None and path.is_file() and is_archive(path):
             with extracted(path) as folder:
-                return self.create_dataset(name, folder, wait=wait, progress=progress, timeout=timeout)
+                return self.create_dataset(
+                    name, folder, wait=wait, progress=progress, timeout=timeout, labels_from_folders=labels_from_folders, label_field=label_field
+                )
         files = media_files(source)
+        names = folder_names(files, path) if labels_from_folders else None
         dataset_id = NewDataset.model_validate(self.request("GET", "/ingestion/new_dataset", params={"dataset_name": name})).dataset_id
         trans_id = Transaction.model_validate(self.request("GET", f"/ingestion/{dataset_id}/data_files")).trans_id
-        self.upload_files(dataset_id, trans_id, files, progress=progress)
-        started = StartedTask.model_validate(self.request("POST", f"/ingestion/{dataset_id}/process_files/{trans_id}"))
+        self.upload_files(dataset_id, trans_id, files, progress=progress, names=names)
+        params = {"labels_from": "folder", "label_field": label_field} if labels_from_folders else None
+        started = StartedTask.model_validate(self.request("POST", f"/ingestion/{dataset_id}/process_files/{trans_id}", params=params))
         if wait:
             self.wait_for_task(started.task_id, dataset_id, progress=progress, timeout=timeout)
         return self.dataset(dataset_id)
 
-    def upload_files(self, dataset_id: Id, trans_id: int, files: Sequence[Path], *, progress: Optional[bool] = None) -> List[str]:
-        """Step 3 of creation: the files, ``UPLOAD_BATCH_FILES`` per request; the stored names."""
+    def upload_files(
+        self, dataset_id: Id, trans_id: int, files: Sequence[Path], *, progress: Optional[bool] = None, names: Optional[Sequence[str]] = None
+    ) -> List[str]:
+        """Step 3 of creation: the files, ``UPLOAD_BATCH_FILES`` per request, sent under ``names`` (default: their base names); the stored names."""
+        sent = list(names) if names is not None else [path.name for path in files]
         stored: List[str] = []
         total = sum(path.stat().st_size for path in files)
         with progress_bar(self._show(progress), total=total, unit="B", unit_scale=True, desc="upload") as bar:
@@ -233,8 +262,8 @@ class Client:
                 handles = [path.open("rb") for path in batch]
                 try:
                     parts = [
-                        ("files", (path.name, _CountingReader(handle, bar), mimetypes.guess_type(path.name)[0] or "application/octet-stream"))
-                        for path, handle in zip(batch, handles)
+                        ("files", (sent_name, _CountingReader(handle, bar), mimetypes.guess_type(path.name)[0] or "application/octet-stream"))
+                        for path, handle, sent_name in zip(batch, handles, sent[start : start + UPLOAD_BATCH_FILES])
                     ]
                     body = self.request("POST", f"/ingestion/{dataset_id}/data_files/{trans_id}", files=parts)
                 finally:
