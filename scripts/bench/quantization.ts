@@ -29,7 +29,7 @@ import { agreementWithExact, knnGraphOfHits, recallAtK, type Agreement } from '.
 import { createQdrantVectorStore, QDRANT_OVERSAMPLING, type QdrantQuantization } from '../../lib/vectors/qdrantVectorStore';
 import type { VectorHit, VectorStore } from '../../lib/vectors/vectorStore';
 import { evalPhotos } from '../../test/support/evalPhotos';
-import { findQdrantBinary, startQdrantServer } from '../../test/support/qdrant';
+import { findQdrantBinary, indexWhateverTheSize, qdrantCall, startQdrantServer } from '../../test/support/qdrant';
 import { benchDir, benchMachine, percentile, say, writeReport } from './common';
 import { syntheticImageVectors } from './syntheticDataset';
 
@@ -144,11 +144,6 @@ interface QdrantVariant {
 
 async function qdrantVariant(url: string, collection: string, quantization: QdrantQuantization, rescore: boolean): Promise<QdrantVariant> {
   const store: VectorStore = createQdrantVectorStore({ url, quantization, timeoutMs: 300_000 });
-  const call = async (method: string, route: string, body?: unknown) => {
-    const response = await fetch(`${url}${route}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-    if (!response.ok) throw new Error(`Qdrant ${method} ${route}: ${response.status} ${await response.text()}`);
-    return ((await response.json()) as { result: unknown }).result;
-  };
   let ids: string[] = [];
   let nameOf = new Map<string, string>();
   return {
@@ -156,19 +151,14 @@ async function qdrantVariant(url: string, collection: string, quantization: Qdra
       ids = names.map((_, i) => `00000000-0000-4000-8000-${i.toString(16).padStart(12, '0')}`);
       nameOf = new Map(ids.map((id, i) => [id, names[i]]));
       await store.ensureCollection(collection, vectors[0].length);
-      await call('PATCH', `/collections/${collection}`, { optimizers_config: { indexing_threshold: 1 }, hnsw_config: { full_scan_threshold: 10 } });
       await store.upsert(collection, vectors.map((vector, i) => ({ id: ids[i], vector })));
       // Searched once every point sits in an indexed (and quantized) segment.
-      for (;;) {
-        const info = (await call('GET', `/collections/${collection}`)) as { status: string; indexed_vectors_count: number; points_count: number };
-        if (info.status === 'green' && info.indexed_vectors_count >= info.points_count) break;
-        await new Promise((resolve) => setTimeout(resolve, 500));
-      }
+      await indexWhateverTheSize(url, collection);
     },
     async search(queries, k) {
       if (rescore) return (await store.searchMany(collection, queries, k)).map((hits) => hits.map((hit) => ({ ...hit, id: nameOf.get(hit.id)! })));
       const searches = queries.map((vector) => ({ vector: Array.from(vector), limit: k, params: { quantization: { rescore: false } } }));
-      const results = (await call('POST', `/collections/${collection}/points/search/batch`, { searches })) as Array<Array<{ id: string; score: number }>>;
+      const results = await qdrantCall<Array<Array<{ id: string; score: number }>>>(url, 'POST', `/collections/${collection}/points/search/batch`, { searches });
       return results.map((hits) => hits.map((hit) => ({ id: nameOf.get(hit.id)!, distance: 1 - hit.score })));
     },
   };
