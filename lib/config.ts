@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { projectRoot } from './projectRoot';
 import type { LoginThrottleSettings } from './auth/loginThrottle';
 import type { LogFormat } from './logger';
+import type { QdrantQuantization } from './vectors/qdrantVectorStore';
 import type { ArchiveLimits } from './sources/archive';
 import { canonicalS3Location, parseS3Uri, s3UriOf, type S3Location, type S3Settings } from './sources/s3';
 import { EVERY_ORGANIZATION, type S3SourceGrant, type S3SourcePolicy } from './sources/sourcePolicy';
@@ -85,6 +86,7 @@ export const envSchema = z.object({
   TASK_QUEUE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, . _ -').default('media'),
   QDRANT_URL: url.optional(),
   QDRANT_API_KEY: secret(16).optional(),
+  QDRANT_QUANTIZATION: z.enum(['int8', 'none'], { message: 'expected int8 or none' }).default('int8'),
   SECRET_KEY: secret(32).optional(),
   ADMIN_EMAIL: z.string().email('expected an email address').default('admin@localhost.localdomain'),
   ADMIN_PASSWORD: secret(8).optional(),
@@ -196,7 +198,7 @@ export interface Config {
     /** Where browsers open the Temporal Web UI (the web app links each task's workflow there); none when unknown. */
     uiUrl: string | null;
   };
-  qdrant: { url?: string; apiKey?: string };
+  qdrant: { url?: string; apiKey?: string; quantization: QdrantQuantization };
   secretKey?: string;
   admin: { email: string; password?: string };
   auth: {
@@ -390,7 +392,7 @@ export function loadConfig(env: Env = process.env): Config {
       rpcTimeoutMs: Math.round(e.TEMPORAL_RPC_TIMEOUT_SECONDS * 1000),
       uiUrl: (e.TEMPORAL_UI_URL ?? (e.TEMPORAL_ADDRESS ? undefined : embeddedTemporalUiUrl(publicUrl, e.TEMPORAL_UI_PORT)))?.replace(/\/+$/, '') ?? null,
     },
-    qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY },
+    qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, quantization: e.QDRANT_QUANTIZATION },
     secretKey: e.SECRET_KEY,
     admin: { email: e.ADMIN_EMAIL.toLowerCase(), password: e.ADMIN_PASSWORD },
     auth: {

@@ -21,6 +21,6 @@ export function indexPersistence(config: Config, objects: ObjectStore, role: 'ap
 
 /** Qdrant when QDRANT_URL is set, else the embedded index (points in Postgres, indexes shared through the object store). */
 export function createVectorStore(config: Config, embeddedRows: PointRows, shared: { objects: ObjectStore; role: 'api' | 'worker'; logger?: Logger }): VectorStore {
-  if (config.qdrant.url) return createQdrantVectorStore({ url: config.qdrant.url, apiKey: config.qdrant.apiKey });
+  if (config.qdrant.url) return createQdrantVectorStore({ url: config.qdrant.url, apiKey: config.qdrant.apiKey, quantization: config.qdrant.quantization });
   return createEmbeddedVectorStore({ rows: embeddedRows, persistence: indexPersistence(config, shared.objects, shared.role, shared.logger) });
 }

@@ -59,11 +59,15 @@ export interface PointRows {
   changesAfter(name: string, seq: string, limit: number): Promise<CollectionChanges | undefined>;
 }
 
-function newIndex(dim: number): Index {
+/**
+ * The HNSW index every process builds of a collection. F16: half of F32's memory with the same duplicate pairs and
+ * clusters; I8 saves another half but loses pairs (figures in docs/models.md "Quantized vectors", bench:quantization).
+ */
+export function newIndex(dim: number, quantization: ScalarKind = ScalarKind.F16): Index {
   return new Index({
     dimensions: dim,
     metric: MetricKind.Cos,
-    quantization: ScalarKind.F16,
+    quantization,
     connectivity: 16,
     expansion_add: 128,
     expansion_search: 128,

@@ -34,9 +34,34 @@ function explained(error: unknown, operation: string, collection: string, timeou
   return error;
 }
 
+/** QDRANT_QUANTIZATION: int8 scalar-quantized copies of the vectors beside the float32 ones, or float32 only. */
+export type QdrantQuantization = 'int8' | 'none';
+
+/**
+ * int8 per dimension, its range the 0.99 quantile of the values (a few outliers do not stretch the scale for all),
+ * kept in RAM while the float32 vectors may sit on disk for re-scoring. Measured in docs/models.md ("Quantized vectors").
+ */
+export const INT8_SCALAR_QUANTIZATION = { scalar: { type: 'int8', quantile: 0.99, always_ram: true } } as const;
+/**
+ * Searches take this many times `k` candidates by the quantized vectors and re-score them with the float32 ones, so
+ * the answers' order and distances are float32's: a neighbour that int8 ranks just past k is still found.
+ */
+export const QDRANT_OVERSAMPLING = 2;
+
+/** Whether a collection's quantization config is the one `wanted` (absent for none). */
+function quantizedAsWanted(config: unknown, wanted: QdrantQuantization): boolean {
+  if (wanted === 'none') return config === null || config === undefined;
+  const scalar = (config as { scalar?: { type?: string; quantile?: number | null; always_ram?: boolean | null } } | null | undefined)?.scalar;
+  const target = INT8_SCALAR_QUANTIZATION.scalar;
+  return scalar?.type === target.type && scalar.quantile === target.quantile && scalar.always_ram === target.always_ram;
+}
+
 /** VectorStore over a Qdrant server (QDRANT_URL), through the official REST client. */
-export function createQdrantVectorStore(options: { url: string; apiKey?: string; timeoutMs?: number }): VectorStore {
+export function createQdrantVectorStore(options: { url: string; apiKey?: string; timeoutMs?: number; quantization?: QdrantQuantization }): VectorStore {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const quantization = options.quantization ?? 'int8';
+  const quantizationConfig = quantization === 'int8' ? INT8_SCALAR_QUANTIZATION : undefined;
+  const searchParams = quantization === 'int8' ? { quantization: { rescore: true, oversampling: QDRANT_OVERSAMPLING } } : undefined;
   const client = new QdrantClient({ url: options.url, apiKey: options.apiKey, checkCompatibility: false, timeout: timeoutMs });
   /** One request of `operation` on `collection`, its errors explained. */
   const request = async <T>(operation: string, collection: string, send: () => Promise<T>): Promise<T> => {
@@ -52,7 +77,7 @@ export function createQdrantVectorStore(options: { url: string; apiKey?: string;
       const exists = async () => (await request('collectionExists', collection, () => client.collectionExists(collection))).exists;
       if (!(await exists())) {
         try {
-          await request('createCollection', collection, () => client.createCollection(collection, { vectors: { size: dim, distance: 'Cosine' } }));
+          await request('createCollection', collection, () => client.createCollection(collection, { vectors: { size: dim, distance: 'Cosine' }, quantization_config: quantizationConfig }));
         } catch (error) {
           // Another process created it in between; the dimension check below still applies.
           if (!(await exists())) throw error;
@@ -61,6 +86,10 @@ export function createQdrantVectorStore(options: { url: string; apiKey?: string;
       const info = await request('getCollection', collection, () => client.getCollection(collection));
       const vectors = info.config.params.vectors as { size?: number } | undefined;
       if (vectors?.size !== dim) throw new Error(`vector collection ${collection} has dimension ${vectors?.size}, not ${dim}`);
+      // A collection made before the setting (or under another value) is brought to it; Qdrant re-quantizes in the background.
+      if (!quantizedAsWanted(info.config.quantization_config, quantization)) {
+        await request('updateCollection', collection, () => client.updateCollection(collection, { quantization_config: quantizationConfig ?? 'Disabled' }));
+      }
     },
 
     async dropCollection(collection) {
@@ -96,7 +125,7 @@ export function createQdrantVectorStore(options: { url: string; apiKey?: string;
 
     async searchMany(collection, queries, k): Promise<VectorHit[][]> {
       if (queries.length === 0) return [];
-      const searches = queries.map((vector) => ({ vector: Array.from(vector), limit: k, with_payload: false }));
+      const searches = queries.map((vector) => ({ vector: Array.from(vector), limit: k, with_payload: false, params: searchParams }));
       const results = await request('searchBatch', collection, () => client.searchBatch(collection, { searches }));
       // Qdrant's Cosine score is the similarity; the port speaks cosine distance.
       return results.map((hits) => hits.map((hit) => ({ id: String(hit.id), distance: Math.max(0, 1 - hit.score) })));

@@ -113,18 +113,23 @@ export async function writeSyntheticImageVectors(
 ): Promise<string[]> {
   const { datasetId, versionId, dim } = options;
   const ids: string[] = await db('media').where({ version_id: versionId }).orderBy('id').pluck('id');
-  const random = seeded(42);
-  const centres = Array.from({ length: 1000 }, () => Float32Array.from({ length: dim }, random));
+  const vectors = syntheticImageVectors(dim);
   await store.ensureCollection(imageCollection(datasetId), dim);
   for (let i = 0; i < ids.length; i += 1000) {
-    await store.upsert(imageCollection(datasetId), ids.slice(i, i + 1000).map((id, j) => {
-      const centre = centres[(i + j) % centres.length];
-      const vector = centre.map((value) => value + random() * 0.3);
-      const norm = Math.hypot(...vector);
-      return { id, vector: vector.map((value) => value / norm) };
-    }));
+    await store.upsert(imageCollection(datasetId), ids.slice(i, i + 1000).map((id) => ({ id, vector: vectors.next().value })));
   }
   return ids;
+}
+
+/** The seeded image vectors of a synthetic dataset, in order: around 1,000 random centres (item i near centre i mod 1000) plus noise, normalised. */
+export function* syntheticImageVectors(dim: number): Generator<Float32Array, never> {
+  const random = seeded(42);
+  const centres = Array.from({ length: 1000 }, () => Float32Array.from({ length: dim }, random));
+  for (let i = 0; ; i++) {
+    const vector = centres[i % centres.length].map((value) => value + random() * 0.3);
+    const norm = Math.hypot(...vector);
+    yield vector.map((value) => value / norm);
+  }
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -5,9 +6,13 @@ import sharp from 'sharp';
 import { headVersion } from '../../db/repositories/versions';
 import { createQdrantVectorStore } from '../../lib/vectors/qdrantVectorStore';
 import { imageCollection } from '../../lib/vectors/vectorStore';
+import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
+import { agreementWithExact, knnGraphOfHits } from '../../lib/vectors/neighbourAgreement';
+import { createVectorPointRows } from '../../db/repositories/vectorPoints';
+import { GRAPH_K } from '../../activities/analysis';
 import { createReadyDataset, waitForTask } from '../support/datasets';
 import { photo } from '../support/media';
-import { testQdrantUrl } from '../support/qdrant';
+import { indexWhateverTheSize, qdrantCall, testQdrantUrl, type QdrantCollectionInfo } from '../support/qdrant';
 import { startTestStack } from '../support/testStack';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
@@ -83,6 +88,44 @@ if (qdrantUrl) {
       expect(copy.details.duplicate_of).toBe(await mediaId('chelsea.jpg'));
       const [first, second] = await ranked(datasetId, await mediaId('chelsea.jpg'), 'MEDIA');
       expect([first.file_name, second.file_name]).toEqual(['chelsea.jpg', 'chelsea_again.jpg']);
+    });
+
+    it('a quantized collection, indexed, gives the embedded store\'s duplicate pairs and clusters on real photos and their copies', async () => {
+      const files: string[] = [];
+      for (const name of ['chelsea', 'coffee', 'astronaut', 'rocket', 'camera', 'grace_hopper', 'motorcycle_left', 'hubble_deep_field']) {
+        files.push(photo(name));
+        const half = path.join(scratch, `${name}_half.jpg`);
+        await sharp(photo(name)).resize(256).jpeg({ quality: 80 }).toFile(half);
+        const recompressed = path.join(scratch, `${name}_q35.jpg`);
+        await sharp(photo(name)).jpeg({ quality: 35 }).toFile(recompressed);
+        files.push(half, recompressed);
+      }
+      const datasetId = await createReadyDataset(stack, 'quantized qdrant', files);
+      const { db } = stack.deps;
+      const version = await headVersion(db, datasetId);
+      const collection = imageCollection(version.vector_space_id);
+      const info = await qdrantCall<QdrantCollectionInfo>(qdrantUrl, 'GET', `/collections/${collection}`);
+      expect(info.config.quantization_config).toEqual({ scalar: { type: 'int8', quantile: 0.99, always_ram: true } });
+      // Small collections are scanned with float32 vectors: make this one search its HNSW index of quantized vectors.
+      await indexWhateverTheSize(qdrantUrl, collection);
+
+      const ids: string[] = await db('media').where({ version_id: version.id }).orderBy('file_name').pluck('id');
+      const stored = await qdrant.get(collection, ids);
+      const vectors = ids.map((id) => stored.get(id)!);
+      const embedded = createEmbeddedVectorStore({ rows: createVectorPointRows(db), exactSearchMaxPoints: 0 });
+      const copy = `quantization_check_${randomUUID().replace(/-/g, '')}`;
+      await embedded.ensureCollection(copy, vectors[0].length);
+      await embedded.upsert(copy, ids.map((id, i) => ({ id, vector: vectors[i] })));
+
+      const quantized = knnGraphOfHits(await qdrant.searchMany(collection, vectors, GRAPH_K + 1), ids, GRAPH_K);
+      const reference = knnGraphOfHits(await embedded.searchMany(copy, vectors, GRAPH_K + 1), ids, GRAPH_K);
+      const agreement = agreementWithExact(quantized, reference);
+      // Each photo with its two copies: three pairs each, at least.
+      expect(agreement.exact_duplicate_pairs).toBeGreaterThanOrEqual(24);
+      expect(agreement).toMatchObject({ duplicate_pair_recall: 1, extra_duplicate_pairs: 0 });
+      expect(agreement.clusters.map((level) => [level.adjusted_rand, level.identical_clusters])).toEqual(agreement.clusters.map(() => [1, 1]));
+      await embedded.dropCollection(copy);
+      await embedded.close();
     });
   });
 }

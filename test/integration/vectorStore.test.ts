@@ -11,7 +11,7 @@ import { createQdrantVectorStore } from '../../lib/vectors/qdrantVectorStore';
 import { unitVectors, vectorStoreContract } from '../contract/vectorStore.contract';
 import { knownError } from '../../api/errors';
 import { freePort, holdPort } from '../support/ports';
-import { testQdrantUrl } from '../support/qdrant';
+import { indexWhateverTheSize, qdrantCall, testQdrantUrl, type QdrantCollectionInfo } from '../support/qdrant';
 import { createTestDatabase } from '../support/testStack';
 
 async function embeddedStack() {
@@ -421,6 +421,31 @@ if (qdrantUrl) {
       await store.ensureCollection(missing, 8);
       await expect(store.upsert(missing, [{ id: 'not-a-uuid', vector: unitVectors(1, 8)[0] }])).rejects.toThrow(/^Qdrant refused upsert of .*: 400 .*not-a-uuid/);
       await store.dropCollection(missing);
+    });
+
+    it('makes collections with int8 scalar quantization, brings a float32 collection to it on first use, and takes it off under none', async () => {
+      const collection = `quantized_${randomUUID().replace(/-/g, '')}`;
+      const quantizationOf = async () => (await qdrantCall<QdrantCollectionInfo>(qdrantUrl, 'GET', `/collections/${collection}`)).config.quantization_config;
+      const float32 = createQdrantVectorStore({ url: qdrantUrl, quantization: 'none' });
+      const int8 = createQdrantVectorStore({ url: qdrantUrl });
+      await float32.ensureCollection(collection, 8);
+      expect(await quantizationOf()).toBeNull();
+      const points = unitVectors(300, 8).map((vector) => ({ id: randomUUID(), vector }));
+      await float32.upsert(collection, points);
+      const before = await float32.searchMany(collection, [points[0].vector], 5);
+
+      await int8.ensureCollection(collection, 8);
+      expect(await quantizationOf()).toEqual({ scalar: { type: 'int8', quantile: 0.99, always_ram: true } });
+      await indexWhateverTheSize(qdrantUrl, collection);
+      // Re-scored with the float32 vectors: the same neighbours at the same distances.
+      const after = await int8.searchMany(collection, [points[0].vector], 5);
+      expect(after[0].map((hit) => hit.id)).toEqual(before[0].map((hit) => hit.id));
+      after[0].forEach((hit, i) => expect(hit.distance).toBeCloseTo(before[0][i].distance, 5));
+      expect(await int8.count(collection)).toBe(300);
+
+      await float32.ensureCollection(collection, 8);
+      expect(await quantizationOf()).toBeNull();
+      await int8.dropCollection(collection);
     });
   });
 }

@@ -116,3 +116,32 @@ function ready(url: string): Promise<boolean> {
 export function testQdrantUrl(): string | undefined {
   return process.env.TEST_QDRANT_URL || undefined;
 }
+
+/** A call to Qdrant's REST API (for what the VectorStore port does not expose), its `result`. */
+export async function qdrantCall<T>(url: string, method: string, route: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${url}${route}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!response.ok) throw new Error(`Qdrant ${method} ${route}: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { result: T }).result;
+}
+
+export interface QdrantCollectionInfo {
+  status: string;
+  points_count: number;
+  indexed_vectors_count: number;
+  config: { quantization_config: { scalar?: { type: string; quantile?: number; always_ram?: boolean } } | null };
+}
+
+/**
+ * Has the collection build its HNSW index and quantized vectors however few its points, and waits until every point
+ * is in an indexed segment: Qdrant otherwise scans small collections with their float32 vectors only.
+ */
+export async function indexWhateverTheSize(url: string, collection: string): Promise<void> {
+  await qdrantCall(url, 'PATCH', `/collections/${collection}`, { optimizers_config: { indexing_threshold: 1 }, hnsw_config: { full_scan_threshold: 10 } });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const info = await qdrantCall<QdrantCollectionInfo>(url, 'GET', `/collections/${collection}`);
+    if (info.status === 'green' && info.indexed_vectors_count >= info.points_count) return;
+    if (Date.now() > deadline) throw new Error(`Qdrant collection ${collection} not indexed after 120 s: ${JSON.stringify(info)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

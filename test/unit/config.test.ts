@@ -87,6 +87,12 @@ describe('loadConfig', () => {
     expect(config.qdrant.url).toBe('http://qdrant:6333');
   });
 
+  it('quantizes Qdrant collections to int8 unless QDRANT_QUANTIZATION=none, and refuses other values', () => {
+    expect(loadConfig({}).qdrant.quantization).toBe('int8');
+    expect(loadConfig({ QDRANT_QUANTIZATION: 'none' }).qdrant.quantization).toBe('none');
+    expect(() => loadConfig({ QDRANT_QUANTIZATION: 'f16' })).toThrow('Invalid configuration: QDRANT_QUANTIZATION="f16": expected int8 or none');
+  });
+
   it('has safe defaults for request, upload, archive and login limits', () => {
     const config = loadConfig({});
     expect(config.trustProxy).toBe(false);

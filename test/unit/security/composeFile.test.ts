@@ -127,7 +127,7 @@ it('starts with the secrets scripts/compose-secrets.sh writes, which loadConfig 
   expect(new Set([...Object.values(vars), ...Object.values(secrets)]).size).toBe(2 * required.length);
   for (const service of ['api', 'worker']) {
     const config = loadConfig(serviceEnv(compose.services[service], vars));
-    expect(config.qdrant).toEqual({ url: 'http://qdrant:6333', apiKey: vars.QDRANT_API_KEY });
+    expect(config.qdrant).toEqual({ url: 'http://qdrant:6333', apiKey: vars.QDRANT_API_KEY, quantization: 'int8' });
     expect(config.database.url).toBe(`postgres://media:${vars.POSTGRES_PASSWORD}@postgres:5432/media_dataset`);
     expect([config.secretKey, config.admin.password, config.pipeline.token]).toEqual([vars.SECRET_KEY, vars.ADMIN_PASSWORD, vars.PIPELINE_TOKEN]);
   }
