@@ -14,6 +14,7 @@ import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { addBatchAnalysis, replaceAnalysis } from '../services/analysisResults';
 import { createProgressReporter, type TaskRef } from './progress';
 import { storedVectors, vectorNeighbours } from './vectorNeighbours';
+import { heartbeating } from './liveness';
 
 /** Neighbours per item in the kNN graph. */
 export const GRAPH_K = 10;
@@ -47,7 +48,7 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
     return batch.filter((i) => !unreached.has(i)).map((i) => ({ mediaId: ids[i], x: positions[i * 2], y: positions[i * 2 + 1] }));
   };
 
-  return {
+  return heartbeating({
     async analyzeDataset(ref: TaskRef): Promise<{ items: number; edges: number }> {
       const version = await headVersion(db, ref.datasetId);
       const items = await indexItems(db, version.id);
@@ -201,5 +202,5 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
       await report(embedded.length + 1, embedded.length + 1, true);
       return { placed: items.length };
     },
-  };
+  });
 }

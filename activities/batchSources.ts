@@ -13,6 +13,7 @@ import { StagingLimitError, stageStream } from '../lib/storage/staging';
 import { openS3Source } from '../services/s3Sources';
 import { describeSource, type MediaAdditionInput } from '../workflows/contracts';
 import { createProgressReporter } from './progress';
+import { heartbeating } from './liveness';
 
 /** Names of missing manifest entries shown in the task's status message. */
 const MISSING_SHOWN = 10;
@@ -63,7 +64,7 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
     }
   }
 
-  return {
+  return heartbeating({
     async collectBatchMedia(input: MediaAdditionInput): Promise<{ media: number; skipped: number; missing: string[] }> {
       const context = Context.current();
       const recorded = await recordedFileNames(db, input.transactionId);
@@ -118,5 +119,5 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
       await report(found.media, found.media, true);
       return { ...found, missing: found.missing.slice(0, MISSING_SHOWN) };
     },
-  };
+  });
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import type { ClusterMembership, NewCluster } from '../db/repositories/clusters';
@@ -8,7 +9,7 @@ import { indexItemCount, indexItemIds, indexItems, type IndexItem } from '../db/
 import { findVersion, headVersion } from '../db/repositories/versions';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../lib/clustering/clusterByThresholds';
 import { componentCounts } from '../lib/clustering/componentCounts';
-import { addKnnHits, clusterKnnGraph, emptyKnnGraph, encodeKnnHits, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
+import { addKnnHits, emptyKnnGraph, encodeKnnHits, knnGraphLevels, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
 import { layoutMap } from '../lib/map/layoutMap';
 import { shuffled } from '../lib/map/shuffled';
 import { meanTopK, scoreNeighbours, statsOfMeanTopK, type NeighbourItem } from '../lib/quality/neighbourScores';
@@ -18,6 +19,7 @@ import type { KnnChunkStep, KnnPlan, KnnStep } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
 import { createProgressReporter, type TaskRef } from './progress';
 import { forEachNeighbourBatch, storedVectors } from './vectorNeighbours';
+import { heartbeating } from './liveness';
 
 /** Rows written (and items scored) at a time in the final step. */
 const WRITE_SLICE = 5000;
@@ -52,7 +54,7 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
     return loading;
   };
 
-  return {
+  return heartbeating({
     /** Chunks of the head version's images and frames (by ordinal), its stored graph forgotten. */
     async planKnnChunks(ref: TaskRef): Promise<KnnPlan> {
       const version = await headVersion(db, ref.datasetId);
@@ -106,7 +108,12 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       });
       const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
       await report(0, 1, true);
-      const levels = clusterKnnGraph(graph, CLUSTER_SIMILARITY_CUTOFFS);
+      // A level at a time, the event loop let through between levels so the timer's heartbeats go on (seconds each at 1,000,000 media).
+      const levels: Int32Array[] = [];
+      for (const level of knnGraphLevels(graph, CLUSTER_SIMILARITY_CUTOFFS)) {
+        levels.push(level);
+        await setImmediatePromise();
+      }
       const embedded = all.flatMap((item, i) => (item.embedded ? [i] : []));
       const ids = all.map((item) => item.id);
       const itemOf = (i: number): NeighbourItem => ({ neighbours: neighboursIn(graph, i), group: all[i].parent_id ?? undefined });
@@ -136,7 +143,7 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       await report(1, 1, true);
       return { items: all.length, edges: undirectedEdgeCount(graph) };
     },
-  };
+  });
 }
 
 /** One threshold's clusters and memberships, a slice at a time (each cluster is opened at its smallest member). */

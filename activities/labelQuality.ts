@@ -10,6 +10,7 @@ import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { LabelQualityInput } from '../workflows/contracts';
 import { createProgressReporter, type TaskRef } from './progress';
 import { vectorNeighbours } from './vectorNeighbours';
+import { heartbeating } from './liveness';
 
 type Release = Pick<LabelQualityInput, 'taskId' | 'datasetId' | 'previousStatus'>;
 
@@ -80,7 +81,7 @@ export function createLabelQualityActivities(deps: { db: Db; vectors: VectorStor
     return summary;
   }
 
-  return {
+  return heartbeating({
     async checkLabelQuality(input: LabelQualityInput): Promise<LabelQualitySummary> {
       await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Finding neighbours', progressPercentage: 0 });
       return summaryOf(await check(input, { label: input.labelField, split: input.splitField }, 'check_labels'));
@@ -99,5 +100,5 @@ export function createLabelQualityActivities(deps: { db: Db; vectors: VectorStor
     async failLabelQuality(input: Release & Ending): Promise<void> {
       await TASK_TYPE_REGISTRY.LABEL_QUALITY.endUnfinished(db, input, input);
     },
-  };
+  });
 }
