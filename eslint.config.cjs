@@ -49,7 +49,6 @@ module.exports = tseslint.config(
   // Activities adapt services to Temporal: what must change together (a commit, a task's end) is a service's transaction.
   {
     files: ['activities/**/*.ts'],
-    ignores: ['activities/analysis.ts', 'activities/knnGraph.ts'],
     rules: {
       'no-restricted-syntax': [
         'error',

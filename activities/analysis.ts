@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
-import { addPlacements, clusterMemberships, replaceClustering, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
+import { clusterMemberships, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
 import { indexItems, parentsOf, unplacedBatchItems, type IndexItem } from '../db/repositories/media';
-import { appendMapPoints, mapPointsOf, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
-import { headVersion, setNeighbourStats } from '../db/repositories/versions';
+import { mapPointsOf, type MapPoint } from '../db/repositories/mapPoints';
+import { headVersion } from '../db/repositories/versions';
 import { clusterByThresholds, CLUSTER_SIMILARITY_CUTOFFS, type SimilarityEdge } from '../lib/clustering/clusterByThresholds';
 import { placeBatch, type ClusterLink } from '../lib/clustering/placeBatch';
 import { layoutMap } from '../lib/map/layoutMap';
@@ -11,8 +11,10 @@ import { shuffled } from '../lib/map/shuffled';
 import { placeFromNeighbours, type Neighbour } from '../lib/map/placeFromNeighbours';
 import { neighbourStats, scoreNeighbours, type NeighbourItem, type NeighbourStats } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { addBatchAnalysis, replaceAnalysis } from '../services/analysisResults';
 import { createProgressReporter, type TaskRef } from './progress';
 import { storedVectors, vectorNeighbours } from './vectorNeighbours';
+import { heartbeating } from './liveness';
 
 /** Neighbours per item in the kNN graph. */
 export const GRAPH_K = 10;
@@ -21,7 +23,7 @@ export const GRAPH_K = 10;
  * Clustering and neighbour scores. `analyzeDataset` builds the kNN similarity graph from the vector
  * index (never all pairs), clusters it at the five thresholds and scores every item; `indexBatch`
  * places a batch of added media into the existing clustering and scores it against the whole
- * dataset. Each replaces what it writes in one transaction, so Explore never sees half of it.
+ * dataset. Each commits what it found through services/analysisResults (one transaction each).
  */
 export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore }) {
   const { db, vectors } = deps;
@@ -46,7 +48,7 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
     return batch.filter((i) => !unreached.has(i)).map((i) => ({ mediaId: ids[i], x: positions[i * 2], y: positions[i * 2 + 1] }));
   };
 
-  return {
+  return heartbeating({
     async analyzeDataset(ref: TaskRef): Promise<{ items: number; edges: number }> {
       const version = await headVersion(db, ref.datasetId);
       const items = await indexItems(db, version.id);
@@ -112,11 +114,11 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
           for (const i of indexes) memberRows.push({ threshold, media_id: items[i].id, cluster_id: id });
         }
       });
-      await db.transaction(async (trx) => {
-        await replaceClustering(trx, version.id, clusterRows, memberRows);
-        await writeNeighbourScores(trx, version.id, embedded.map(({ item, i }) => ({ id: item.id, score: scores[i] })));
-        await setNeighbourStats(trx, version.id, reference);
-        await replaceMapPoints(trx, version.id, randomUUID(), mapPoints);
+      await replaceAnalysis(db, version.id, {
+        clustering: [{ clusters: clusterRows, members: memberRows }],
+        scores: [embedded.map(({ item, i }) => ({ id: item.id, score: scores[i] }))],
+        reference,
+        mapPoints,
       });
       await report(embedded.length + 1, embedded.length + 1, true);
       return { items: items.length, edges: edgeCount };
@@ -191,13 +193,14 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
           memberRows.push({ threshold, media_id: items[i].id, cluster_id: clusterId });
         });
       });
-      await db.transaction(async (trx) => {
-        await addPlacements(trx, version.id, clusterRows, memberRows);
-        await writeNeighbourScores(trx, version.id, embedded.map(({ item }, b) => ({ id: item.id, score: scores[b] })));
-        await appendMapPoints(trx, version.id, mapPoints);
+      await addBatchAnalysis(db, version.id, {
+        clusters: clusterRows,
+        members: memberRows,
+        scores: embedded.map(({ item }, b) => ({ id: item.id, score: scores[b] })),
+        mapPoints,
       });
       await report(embedded.length + 1, embedded.length + 1, true);
       return { placed: items.length };
     },
-  };
+  });
 }

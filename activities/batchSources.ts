@@ -14,6 +14,7 @@ import { StagingLimitError, stageStream } from '../lib/storage/staging';
 import { openS3Source } from '../services/s3Sources';
 import { describeSource, type MediaAdditionInput } from '../workflows/contracts';
 import { createProgressReporter } from './progress';
+import { heartbeating } from './liveness';
 
 /** Names of missing manifest entries shown in the task's status message. */
 const MISSING_SHOWN = 10;
@@ -64,7 +65,7 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
     }
   }
 
-  return {
+  return heartbeating({
     async collectBatchMedia(input: MediaAdditionInput): Promise<{ media: number; skipped: number; missing: string[] }> {
       const context = Context.current();
       const recorded = await recordedFileNames(db, input.transactionId);
@@ -119,5 +120,5 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
       await report(found.media, found.media, true);
       return { ...found, missing: found.missing.slice(0, MISSING_SHOWN) };
     },
-  };
+  });
 }

@@ -6,6 +6,7 @@ import type { CustomMetadataInput } from '../workflows/contracts';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { applyMetadataRecords, completeCustomMetadata, type MetadataApplied } from '../services/customMetadata';
 import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
+import { heartbeating } from './liveness';
 
 type Release = Pick<CustomMetadataInput, 'taskId' | 'datasetId' | 'previousStatus'>;
 
@@ -16,7 +17,7 @@ type Release = Pick<CustomMetadataInput, 'taskId' | 'datasetId' | 'previousStatu
  */
 export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStore }) {
   const { db } = deps;
-  return {
+  return heartbeating({
     async importCustomMetadata(input: CustomMetadataInput): Promise<MetadataApplied> {
       await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Importing custom metadata', progressPercentage: 0 });
       let records;
@@ -38,5 +39,5 @@ export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStor
     async failCustomMetadata(input: Release & Ending): Promise<void> {
       await TASK_TYPE_REGISTRY.CUSTOM_METADATA.endUnfinished(db, input, input);
     },
-  };
+  });
 }

@@ -27,6 +27,7 @@ import { encodeImageBlobs } from './embedding';
 import type { ChunkStep } from '../workflows/contracts';
 import { createChunkProgressReporter, createProgressReporter, type ProgressReporter, type TaskRef } from './progress';
 import { vectorNeighbours } from './vectorNeighbours';
+import { heartbeating } from './liveness';
 
 /** Media per model batch (and per transaction). */
 const ENRICH_BATCH = 16;
@@ -123,7 +124,7 @@ export function createEnrichmentInferenceActivities(context: ModelContext) {
     return enriched;
   }
 
-  return {
+  return heartbeating({
     /** Runs the version's models over one chunk of its media (a MEDIA_CHUNKS step of an enrichment). */
     async enrichChunk(step: ChunkStep): Promise<{ enriched: Partial<Record<EnrichmentType, number>> }> {
       const version = await headVersion(db, step.datasetId);
@@ -146,5 +147,5 @@ export function createEnrichmentInferenceActivities(context: ModelContext) {
       if (version.enrichment_models.OBJECT_DETECTION !== undefined && (await hasUnclusteredObjects(db, version.id))) await clusterObjects(version);
       return { enriched };
     },
-  };
+  });
 }

@@ -23,6 +23,7 @@ import { createZipWriter, type ZipWriter } from '../lib/export/zipWriter';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ExportInput } from '../workflows/contracts';
 import { markTaskCompleted, TASK_TYPE_REGISTRY } from '../services/taskTypes';
+import { heartbeating } from './liveness';
 
 /** The version's label-quality report (GET …/label_quality), in every archive of a version that has one. */
 const LABEL_QUALITY_ENTRY = 'label_quality.json';
@@ -136,7 +137,7 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
     }
   }
 
-  return {
+  return heartbeating({
     async packageExport(input: ExportInput): Promise<{ items: number; bytes: number }> {
       await updateTaskProgress(db, input.taskId, {
         status: 'RUNNING',
@@ -173,5 +174,5 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
     async failExport(input: { taskId: string; message: string; aborted: boolean }): Promise<void> {
       await TASK_TYPE_REGISTRY.EXPORT.endUnfinished(db, input, input);
     },
-  };
+  });
 }

@@ -1,22 +1,25 @@
 import { randomUUID } from 'node:crypto';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { clearClustering, insertClustering, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
+import type { ClusterMembership, NewCluster } from '../db/repositories/clusters';
 import { clearKnnEdges, forEachKnnChunk, storedKnnChunks, writeKnnChunk } from '../db/repositories/knnEdges';
-import { replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
+import type { MapPoint } from '../db/repositories/mapPoints';
 import { indexItemCount, indexItemIds, indexItems, type IndexItem } from '../db/repositories/media';
-import { findVersion, headVersion, setNeighbourStats } from '../db/repositories/versions';
+import { findVersion, headVersion } from '../db/repositories/versions';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../lib/clustering/clusterByThresholds';
 import { componentCounts } from '../lib/clustering/componentCounts';
-import { addKnnHits, clusterKnnGraph, emptyKnnGraph, encodeKnnHits, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
+import { addKnnHits, emptyKnnGraph, encodeKnnHits, knnGraphLevels, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
 import { layoutMap } from '../lib/map/layoutMap';
 import { shuffled } from '../lib/map/shuffled';
 import { meanTopK, scoreNeighbours, statsOfMeanTopK, type NeighbourItem } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { replaceAnalysis, type ClusteringSlice, type ScoredMedia } from '../services/analysisResults';
 import type { KnnChunkStep, KnnPlan, KnnStep } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
 import { createProgressReporter, type TaskRef } from './progress';
 import { forEachNeighbourBatch, storedVectors } from './vectorNeighbours';
+import { heartbeating } from './liveness';
 
 /** Rows written (and items scored) at a time in the final step. */
 const WRITE_SLICE = 5000;
@@ -38,7 +41,7 @@ function ordinalOf(ids: readonly string[], id: string): number {
  * The analysis as fan-out (docs/decisions.md "Analysis as fan-out"): `planKnnChunks` splits the version's images
  * and frames into chunks, `searchKnnChunk` (any worker, any number at once) stores one chunk's kNN hits in
  * knn_edges, and `clusterStoredGraph` reads them into typed arrays, clusters at the five thresholds, scores, lays
- * out the map and replaces it all in one transaction. Same results as analyzeDataset, the single-activity path.
+ * out the map and replaces it all in one transaction (services/analysisResults). Same results as analyzeDataset, the single-activity path.
  */
 export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; chunks: { size: number; concurrency: number } }) {
   const { db, vectors } = deps;
@@ -51,7 +54,7 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
     return loading;
   };
 
-  return {
+  return heartbeating({
     /** Chunks of the head version's images and frames (by ordinal), its stored graph forgotten. */
     async planKnnChunks(ref: TaskRef): Promise<KnnPlan> {
       const version = await headVersion(db, ref.datasetId);
@@ -105,7 +108,12 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       });
       const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
       await report(0, 1, true);
-      const levels = clusterKnnGraph(graph, CLUSTER_SIMILARITY_CUTOFFS);
+      // A level at a time, the event loop let through between levels so the timer's heartbeats go on (seconds each at 1,000,000 media).
+      const levels: Int32Array[] = [];
+      for (const level of knnGraphLevels(graph, CLUSTER_SIMILARITY_CUTOFFS)) {
+        levels.push(level);
+        await setImmediatePromise();
+      }
       const embedded = all.flatMap((item, i) => (item.embedded ? [i] : []));
       const ids = all.map((item) => item.id);
       const itemOf = (i: number): NeighbourItem => ({ neighbours: neighboursIn(graph, i), group: all[i].parent_id ?? undefined });
@@ -120,29 +128,26 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       const mapPoints: MapPoint[] = shuffled(embedded, 11).map((i) => ({ mediaId: ids[i], x: layout.positions[i * 2], y: layout.positions[i * 2 + 1] }));
       context.heartbeat();
 
-      await db.transaction(async (trx) => {
-        await clearClustering(trx, version.id);
-        for (const [threshold, labels] of levels.entries()) {
-          await insertClusterLevel(trx, version.id, threshold, labels, all);
-          context.heartbeat();
-        }
+      // Slices are computed as the service writes them.
+      function* scoreSlices(): Generator<ScoredMedia> {
         for (let start = 0; start < embedded.length; start += WRITE_SLICE) {
           const slice = embedded.slice(start, start + WRITE_SLICE);
           const scores = scoreNeighbours(slice.map(itemOf), ids, { reference, groupOf: (index) => all[index].parent_id ?? undefined });
-          await writeNeighbourScores(trx, version.id, slice.map((i, b) => ({ id: ids[i], score: scores[b] })));
-          context.heartbeat();
+          yield slice.map((i, b) => ({ id: ids[i], score: scores[b] }));
         }
-        await setNeighbourStats(trx, version.id, reference);
-        await replaceMapPoints(trx, version.id, randomUUID(), mapPoints);
-      });
+      }
+      function* clusterSlices(): Generator<ClusteringSlice> {
+        for (const [threshold, labels] of levels.entries()) yield* clusterLevelSlices(threshold, labels, all);
+      }
+      await replaceAnalysis(db, version.id, { clustering: clusterSlices(), scores: scoreSlices(), reference, mapPoints }, () => context.heartbeat());
       await report(1, 1, true);
       return { items: all.length, edges: undirectedEdgeCount(graph) };
     },
-  };
+  });
 }
 
-/** Writes one threshold's clusters and memberships a slice at a time (each cluster is opened at its smallest member). */
-async function insertClusterLevel(trx: Parameters<typeof insertClustering>[0], versionId: string, threshold: number, labels: Int32Array, items: readonly IndexItem[]): Promise<void> {
+/** One threshold's clusters and memberships, a slice at a time (each cluster is opened at its smallest member). */
+function* clusterLevelSlices(threshold: number, labels: Int32Array, items: readonly IndexItem[]): Generator<ClusteringSlice> {
   const videos = new Map<string | null, number>();
   const videoOf = Int32Array.from(items, (item) => {
     if (item.kind !== 'VIDEO_FRAME') return -1;
@@ -163,6 +168,6 @@ async function insertClusterLevel(trx: Parameters<typeof insertClustering>[0], v
       }
       members.push({ threshold, media_id: items[i].id, cluster_id: clusterIds[label] });
     }
-    await insertClustering(trx, versionId, clusters, members);
+    yield { clusters, members };
   }
 }

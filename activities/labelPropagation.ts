@@ -9,6 +9,7 @@ import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { LabelPropagationInput } from '../workflows/contracts';
 import { createProgressReporter } from './progress';
 import { forEachNeighbourBatch } from './vectorNeighbours';
+import { heartbeating } from './liveness';
 
 type Release = Pick<LabelPropagationInput, 'taskId' | 'datasetId' | 'previousStatus'>;
 
@@ -20,7 +21,7 @@ type Release = Pick<LabelPropagationInput, 'taskId' | 'datasetId' | 'previousSta
  */
 export function createLabelPropagationActivities(deps: { db: Db; vectors: VectorStore }) {
   const { db, vectors } = deps;
-  return {
+  return heartbeating({
     async propagateLabel(input: LabelPropagationInput): Promise<PropagationResult> {
       await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Finding neighbours', progressPercentage: 0 });
       const version = await headVersion(db, input.datasetId);
@@ -59,5 +60,5 @@ export function createLabelPropagationActivities(deps: { db: Db; vectors: Vector
     async failLabelPropagation(input: Release & Ending): Promise<void> {
       await TASK_TYPE_REGISTRY.LABEL_PROPAGATION.endUnfinished(db, input, input);
     },
-  };
+  });
 }

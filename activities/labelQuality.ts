@@ -15,6 +15,7 @@ import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { KnnChunk, LabelCheckInput, LabelCheckPlan, LabelCheckStep, LabelQualityInput } from '../workflows/contracts';
 import { createProgressReporter, type TaskRef } from './progress';
 import { forEachNeighbourBatch, vectorNeighbours } from './vectorNeighbours';
+import { heartbeating } from './liveness';
 
 type Release = Pick<LabelQualityInput, 'taskId' | 'datasetId' | 'previousStatus'>;
 type LabelFields = LabelCheckStep['fields'];
@@ -131,7 +132,7 @@ export function createLabelQualityActivities(deps: { db: Db; vectors: VectorStor
     return previous ? { label: previous.label_field, split: previous.split_field } : null;
   }
 
-  return {
+  return heartbeating({
     async checkLabelQuality(input: LabelQualityInput): Promise<LabelQualitySummary> {
       await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Finding neighbours', progressPercentage: 0 });
       return summaryOf(await check(input, { label: input.labelField, split: input.splitField }, 'check_labels'));
@@ -215,5 +216,5 @@ export function createLabelQualityActivities(deps: { db: Db; vectors: VectorStor
     async failLabelQuality(input: Release & Ending): Promise<void> {
       await TASK_TYPE_REGISTRY.LABEL_QUALITY.endUnfinished(db, input, input);
     },
-  };
+  });
 }

@@ -9,7 +9,8 @@ type Activity = (...args: never[]) => Promise<unknown>;
  * The activities, each heartbeating every few seconds while it runs, whatever it waits on (one long
  * INSERT … SELECT of a version copy gives no other moment to). A worker that dies or freezes stops
  * them, so Temporal gives the attempt to another worker after a heartbeat timeout of seconds instead
- * of the copy's whole allowance (the fault matrix found a restore held 10 minutes by a killed worker).
+ * of minutes (the fault matrix found a restore held 10 minutes by a killed worker). Every long task
+ * activity is wrapped; CPU-bound steps let the event loop through now and then so the timer can fire.
  */
 export function heartbeating<T extends Record<string, Activity>>(activities: T): T {
   const wrapped = Object.entries(activities).map(([name, activity]) => [

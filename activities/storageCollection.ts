@@ -3,12 +3,13 @@ import type { Db } from '../db/connection';
 import type { ObjectStore } from '../lib/storage/objectStore';
 import type { VectorStore } from '../lib/vectors/vectorStore';
 import * as collection from '../services/storageCollection';
+import { heartbeating } from './liveness';
 
 /** The storage collector's steps: thin adapters over services/storageCollection.ts that heartbeat. */
 export function createStorageCollectionActivities(deps: { db: Db; store: ObjectStore; vectors: VectorStore; settings: collection.CollectionSettings }) {
   const heartbeat = () => Context.current().heartbeat();
   const steps = { ...deps, heartbeat };
-  return {
+  return heartbeating({
     purgeDeletedDatasets: () => collection.purgeDeletedDatasets(steps),
     purgeDeletedSnapshots: () => collection.purgeExpiredSnapshots(steps),
     releaseExpiredExportArchives: () => collection.releaseExpiredExportArchives(steps),
@@ -19,5 +20,5 @@ export function createStorageCollectionActivities(deps: { db: Db; store: ObjectS
     async collectionSettings(): Promise<{ intervalMinutes: number }> {
       return { intervalMinutes: deps.settings.intervalMinutes };
     },
-  };
+  });
 }

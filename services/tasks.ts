@@ -53,7 +53,8 @@ const PHASE_QUERY_WAIT_MS = 3000;
 
 /**
  * Temporal is the source of truth for execution: a task row that says it is running while its
- * workflow has closed (worker lost, terminated in the Temporal UI) is repaired to FAILED or ABORTED.
+ * workflow has closed (worker lost, terminated in the Temporal UI) is repaired to FAILED or ABORTED,
+ * or to COMPLETED when the workflow completed.
  */
 export async function repairTask(
   deps: TaskDeps,
@@ -77,9 +78,22 @@ export async function repairTask(
   // Not found at all: the workflow was never started or its history is gone — unless the request
   // that wrote the row is still starting it, so a fresh row is left alone.
   if (status === undefined && Date.now() - new Date(task.updated_at).getTime() < WORKFLOW_START_GRACE_MS) return false;
+  // A workflow completes only once its last activity recorded the task COMPLETED with the datasets' end, in one
+  // transaction: a row still active was written over afterwards, so only the row is put back.
+  if (status === WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED) return markCompletedAgain(deps.db, task.task_id);
   const verdict = status === undefined ? { to: 'FAILED' as const, message: 'The workflow no longer exists' } : closedAs[status ?? -1];
   if (!verdict) return false;
   return endRunningTask(deps.db, task, { aborted: verdict.to === 'ABORTED', message: task.error_message ?? verdict.message });
+}
+
+/** A task whose workflow COMPLETED while its row reads INITIALIZING or RUNNING: the row COMPLETED, as the workflow's end wrote it. */
+function markCompletedAgain(db: TaskDeps['db'], taskId: string): Promise<boolean> {
+  return transitionTaskStatus(db, taskId, ACTIVE_TASK_STATUSES, 'COMPLETED', {
+    statusMessage: 'Completed (its workflow completed; this row was read back from it)',
+    progressPercentage: 100,
+    phase: 'done',
+    errorMessage: null,
+  });
 }
 
 /**

@@ -29,8 +29,15 @@ export const OUTAGE_RETRY: RetryPolicy = {
   nonRetryableErrorTypes: ['TransitionRefused'],
 };
 
+/**
+ * How long Temporal waits for a heartbeat before it gives an attempt to another worker. Long activities heartbeat
+ * every 5 s from a timer while they run (activities/liveness.ts), so a killed or frozen worker's attempt moves on
+ * after 30 s; see "Long activities heartbeat on a timer" in docs/decisions.md.
+ */
+export const LIVENESS_TIMEOUT = '30 seconds';
+
 /** An activity of a task that works for up to an hour, heartbeating. */
-export const HOUR_LONG = { startToCloseTimeout: '1 hour', heartbeatTimeout: '2 minutes', retry: OUTAGE_RETRY } as const;
+export const HOUR_LONG = { startToCloseTimeout: '1 hour', heartbeatTimeout: LIVENESS_TIMEOUT, retry: OUTAGE_RETRY } as const;
 
 export const lifecycle = proxyActivities<ReturnType<typeof createDatasetLifecycleActivities>>({
   startToCloseTimeout: '1 minute',
@@ -39,7 +46,7 @@ export const lifecycle = proxyActivities<ReturnType<typeof createDatasetLifecycl
 
 export const sources = proxyActivities<ReturnType<typeof createBatchSourceActivities>>({
   startToCloseTimeout: '24 hours',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: LIVENESS_TIMEOUT,
   retry: OUTAGE_RETRY,
 });
 
@@ -67,7 +74,7 @@ export function enrichmentModels() {
   return proxyActivities<ReturnType<typeof createEnrichmentInferenceActivities>>({
     taskQueue: inferenceQueueOf(workflowInfo().taskQueue),
     startToCloseTimeout: '12 hours',
-    heartbeatTimeout: '2 minutes',
+    heartbeatTimeout: LIVENESS_TIMEOUT,
     retry: OUTAGE_RETRY,
   });
 }
@@ -79,24 +86,25 @@ export const enrichment = proxyActivities<ReturnType<typeof createEnrichmentActi
 
 export const analysis = proxyActivities<ReturnType<typeof createAnalysisActivities>>({
   startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: LIVENESS_TIMEOUT,
+  retry: OUTAGE_RETRY,
+});
+
+/** The analysis as fan-out: a neighbour-search chunk held by a dead worker goes to another after 30 s. */
+export const knnGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: LIVENESS_TIMEOUT,
   retry: OUTAGE_RETRY,
 });
 
 /**
- * The analysis as fan-out. A neighbour-search chunk heartbeats every batch of queries, so a chunk held by a dead
- * worker goes to another after 30 s. The final clustering step cannot heartbeat while the map's layout computes
- * (minutes on a busy machine), so it keeps the analysis's 2 minutes.
+ * The final clustering step lets its timer heartbeat through between UMAP's epochs and the clustering's levels,
+ * but UMAP's neighbour search over the map's 5,000-vector sample is one synchronous block (22 s measured with
+ * the 2 cores four times oversubscribed): 60 s keeps a margin over it.
  */
-export const knnGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
-  startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '30 seconds',
-  retry: OUTAGE_RETRY,
-});
-
 export const storedGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
   startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: '60 seconds',
   retry: OUTAGE_RETRY,
 });
 
@@ -110,7 +118,7 @@ export const monitoring = proxyActivities<ReturnType<typeof createViewMonitoring
  * table and every few seconds between (activities/liveness.ts), so an attempt a dead worker held goes
  * to another after 30 s.
  */
-const copyOptions = { startToCloseTimeout: '6 hours', heartbeatTimeout: '30 seconds', retry: OUTAGE_RETRY } as const;
+const copyOptions = { startToCloseTimeout: '6 hours', heartbeatTimeout: LIVENESS_TIMEOUT, retry: OUTAGE_RETRY } as const;
 
 export const versions = proxyActivities<ReturnType<typeof createVersionActivities>>(copyOptions);
 

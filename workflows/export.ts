@@ -1,6 +1,6 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { createExportActivities } from '../activities/export';
-import { OUTAGE_RETRY } from './activityProxies';
+import { LIVENESS_TIMEOUT, OUTAGE_RETRY } from './activityProxies';
 import type { ExportInput } from './contracts';
 import { failureMessage } from './failures';
 
@@ -10,7 +10,7 @@ import { failureMessage } from './failures';
  */
 const packaging = proxyActivities<ReturnType<typeof createExportActivities>>({
   startToCloseTimeout: '24 hours',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: LIVENESS_TIMEOUT,
   retry: OUTAGE_RETRY,
 });
 

@@ -1,12 +1,12 @@
 import { condition, continueAsNew, patched, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { createStorageCollectionActivities } from '../activities/storageCollection';
-import { OUTAGE_RETRY } from './activityProxies';
+import { LIVENESS_TIMEOUT, OUTAGE_RETRY } from './activityProxies';
 import { collectNowSignal } from './contracts';
 
 /** Each step works through its backlog in batches, heartbeating; a crash resumes from what is left. */
 const steps = proxyActivities<ReturnType<typeof createStorageCollectionActivities>>({
   startToCloseTimeout: '6 hours',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: LIVENESS_TIMEOUT,
   retry: OUTAGE_RETRY,
 });
 

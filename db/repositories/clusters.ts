@@ -28,12 +28,6 @@ export async function insertInBatches(db: Db, table: string, rows: object[], ver
   }
 }
 
-/** Replaces the whole clustering of a version (a full index). */
-export async function replaceClustering(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
-  await clearClustering(db, versionId);
-  await insertClustering(db, versionId, clusters, members);
-}
-
 /**
  * Removes a version's whole clustering: the start of a replacement written part by part (insertClustering). It locks
  * the version first, so two attempts of one analysis (a retry while a slow first attempt still runs) replace it one

@@ -13,7 +13,11 @@ export interface TaskProgress {
 }
 
 
-/** Writes a workflow's phase and progress into the tasks read model; final statuses also set end_time. */
+/**
+ * Writes a workflow's phase and progress into the tasks read model; final statuses also set end_time. A write that
+ * does not end the task applies only while it has not ended: a late attempt of a timed-out activity (a frozen worker
+ * thawed) must not bring a COMPLETED task back to RUNNING.
+ */
 export async function updateTaskProgress(db: Db, taskId: string, progress: TaskProgress): Promise<void> {
   const patch: Partial<Task> = { updated_at: new Date() };
   if (progress.status !== undefined) {
@@ -24,7 +28,11 @@ export async function updateTaskProgress(db: Db, taskId: string, progress: TaskP
   if (progress.progressPercentage !== undefined) patch.progress_percentage = progress.progressPercentage;
   if (progress.phase !== undefined) patch.phase = progress.phase;
   if (progress.errorMessage !== undefined) patch.error_message = progress.errorMessage;
-  await Task.query(db).patch(patch).where({ task_id: taskId });
+  const ends = progress.status !== undefined && FINAL_TASK_STATUSES.includes(progress.status);
+  await Task.query(db)
+    .patch(patch)
+    .where({ task_id: taskId })
+    .modify((query) => (ends ? query : query.whereIn('status', ACTIVE_TASK_STATUSES)));
 }
 
 /** A task that ended without completing: ABORTED by a user, or FAILED with why. */
@@ -193,6 +201,7 @@ export async function reportTaskProgress(
     // Chunks run in parallel and report out of order: progress only ever grows.
     const updated = await trx('tasks')
       .where({ task_id: ref.taskId })
+      .whereIn('status', ACTIVE_TASK_STATUSES)
       .where((query) => query.whereNull('progress_percentage').orWhere('progress_percentage', '<=', progress.percent))
       .update({ progress_percentage: progress.percent, status_message: progress.message, phase: progress.phase, updated_at: trx.fn.now() });
     if (updated === 1) await trx('datasets').where({ id: ref.datasetId }).update({ progress: progress.percent, updated_at: trx.fn.now() });

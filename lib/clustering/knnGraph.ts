@@ -87,16 +87,19 @@ export function undirectedEdgeCount(graph: KnnGraph): number {
  * descend, so each level extends the previous one's unions). Labels are each component's smallest member index.
  */
 export function clusterKnnGraph(graph: KnnGraph, cutoffs: readonly number[]): Int32Array[] {
+  return Array.from(knnGraphLevels(graph, cutoffs));
+}
+
+/** clusterKnnGraph a level at a time (at 1,000,000 items a level takes seconds: the caller may let other work run between). */
+export function* knnGraphLevels(graph: KnnGraph, cutoffs: readonly number[]): Generator<Int32Array> {
   const edges = edgeSlots(graph);
   const sets = new UnionFind(graph.count);
-  const levels: Int32Array[] = [];
   for (const cutoff of cutoffs) {
     for (let a = 0; a < graph.count; a++) {
       for (let slot = a * graph.width; slot < a * graph.width + graph.degree[a]; slot++) {
         if (edges[slot] === 1 && graph.similarity[slot] >= cutoff) sets.union(a, graph.neighbour[slot]);
       }
     }
-    levels.push(componentLabels(sets, graph.count));
+    yield componentLabels(sets, graph.count);
   }
-  return levels;
 }

@@ -17,15 +17,16 @@ export function unitVector(vector: Float32Array): Float32Array {
  * 2D positions (x0, y0, x1, y1, …) of `vectors` (by cosine), scaled into [-1, 1] with their aspect
  * kept: UMAP, seeded so the same vectors give the same layout, or PCA for a handful of vectors.
  */
-export function embedSample(vectors: readonly Float32Array[], seed = 42): Float32Array {
+export async function embedSample(vectors: readonly Float32Array[], seed = 42): Promise<Float32Array> {
   const data = vectors.map((vector) => Array.from(unitVector(vector)));
-  const positions = data.length >= LEAST_FOR_UMAP ? umapOf(data, seed) : principalPlane(data);
+  const positions = data.length >= LEAST_FOR_UMAP ? await umapOf(data, seed) : principalPlane(data);
   return fitToUnitSquare(positions);
 }
 
-function umapOf(data: number[][], seed: number): Float32Array {
+/** UMAP's epochs run one event-loop turn each (a 5,000-vector sample takes a minute on a busy machine), so the worker's heartbeats go on meanwhile. */
+async function umapOf(data: number[][], seed: number): Promise<Float32Array> {
   const umap = new UMAP({ nComponents: 2, nNeighbors: Math.min(UMAP_NEIGHBOURS, data.length - 1), minDist: 0.1, random: seededRandom(seed) });
-  return Float32Array.from(umap.fit(data).flat());
+  return Float32Array.from((await umap.fitAsync(data)).flat());
 }
 
 /** The projection onto the first two principal components (power iteration on the centred data). */

@@ -35,7 +35,7 @@ export async function layoutMap(input: MapLayoutInput): Promise<{ positions: Flo
   const placed = new Uint8Array(input.count);
   const sample = evenSample(input.embedded, input.sampleSize ?? MAP_SAMPLE_SIZE);
   const sampleVectors = (await input.vectorsOf(sample)).map(unitVector);
-  const sampled = embedSample(sampleVectors);
+  const sampled = await embedSample(sampleVectors);
   sample.forEach((item, i) => {
     positions[item * 2] = sampled[i * 2];
     positions[item * 2 + 1] = sampled[i * 2 + 1];

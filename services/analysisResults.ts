@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/connection';
+import { addPlacements, clearClustering, insertClustering, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
+import { appendMapPoints, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
+import { setNeighbourStats } from '../db/repositories/versions';
+import type { NeighbourScores, NeighbourStats } from '../lib/quality/neighbourScores';
+
+/** Clusters (with their final counts) and the memberships that go with them. */
+export interface ClusteringSlice {
+  clusters: NewCluster[];
+  members: ClusterMembership[];
+}
+
+export type ScoredMedia = Array<{ id: string; score: NeighbourScores }>;
+
+/** A version's whole analysis: clustering at every threshold, neighbour scores and their reference, map points. */
+export interface AnalysisResults {
+  /** Slices are produced as they are written, so at 1,000,000 media the rows never sit in memory all at once. */
+  clustering: Iterable<ClusteringSlice>;
+  scores: Iterable<ScoredMedia>;
+  reference: NeighbourStats;
+  mapPoints: readonly MapPoint[];
+}
+
+/**
+ * Replaces a version's analysis in one transaction, so Explore never sees half of it; the map gets a new
+ * layout id. `afterSlice` runs after each slice is written (the activity reports that it is alive).
+ */
+export async function replaceAnalysis(db: Db, versionId: string, results: AnalysisResults, afterSlice: () => void = () => {}): Promise<void> {
+  await db.transaction(async (trx) => {
+    await clearClustering(trx, versionId);
+    for (const slice of results.clustering) {
+      await insertClustering(trx, versionId, slice.clusters, slice.members);
+      afterSlice();
+    }
+    for (const scored of results.scores) {
+      await writeNeighbourScores(trx, versionId, scored);
+      afterSlice();
+    }
+    await setNeighbourStats(trx, versionId, results.reference);
+    await replaceMapPoints(trx, versionId, randomUUID(), results.mapPoints);
+  });
+}
+
+/** Adds a batch's placements (clusters it opened, memberships, scores, map points) to a version's analysis in one transaction. */
+export async function addBatchAnalysis(db: Db, versionId: string, batch: ClusteringSlice & { scores: ScoredMedia; mapPoints: readonly MapPoint[] }): Promise<void> {
+  await db.transaction(async (trx) => {
+    await addPlacements(trx, versionId, batch.clusters, batch.members);
+    await writeNeighbourScores(trx, versionId, batch.scores);
+    await appendMapPoints(trx, versionId, batch.mapPoints);
+  });
+}
