@@ -1,7 +1,7 @@
 import { createDatasetLifecycleActivities } from '../../activities/datasetLifecycle';
 import { createProgressReporter } from '../../activities/progress';
 import { createReadyDataset, waitForTask } from '../support/datasets';
-import { photo } from '../support/media';
+import { eventually, photo } from '../support/media';
 import { startTestStack, type TestApi } from '../support/testStack';
 
 interface TaskRow {
@@ -48,10 +48,11 @@ describe('the row of a completed task', () => {
   });
 
   it('reads back COMPLETED when it reads RUNNING while its workflow completed', async () => {
+    // The row is COMPLETED in the commit's transaction; the workflow completes once that activity returns.
+    const handle = api.deps.temporal.workflow.getHandle(completed.task_id);
+    await eventually(async () => (await handle.describe()).status.name, (status) => status === 'COMPLETED', 30_000, 'the workflow completed');
     // As a late write landed before the guard above: only the row changed, the dataset is READY.
     await api.deps.db('tasks').where({ task_id: completed.task_id }).update({ status: 'RUNNING', status_message: 'A late attempt starting', end_time: null, progress_percentage: 40 });
-    const description = await api.deps.temporal.workflow.getHandle(completed.task_id).describe();
-    expect(description.status.name).toBe('COMPLETED');
 
     const repaired = await listed();
     expect(repaired).toMatchObject({ task_id: completed.task_id, status: 'COMPLETED', progress_percentage: 100 });
