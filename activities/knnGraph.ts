@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import { clearClustering, insertClustering, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
-import { clearKnnEdges, forEachKnnChunk, storedKnnChunks, writeKnnChunk } from '../db/repositories/knnEdges';
+import { clearKnnEdges, findKnnGraphManifest, forEachKnnChunk, storedKnnChunks, writeKnnChunk, writeKnnGraphManifest } from '../db/repositories/knnEdges';
 import { replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { indexItemCount, indexItemIds, indexItems, type IndexItem } from '../db/repositories/media';
 import { findVersion, headVersion, setNeighbourStats } from '../db/repositories/versions';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../lib/clustering/clusterByThresholds';
+import { placesIn } from '../lib/clustering/incrementalGraph';
 import { componentCounts } from '../lib/clustering/componentCounts';
 import { addKnnHits, clusterKnnGraph, emptyKnnGraph, encodeKnnHits, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
 import { layoutMap } from '../lib/map/layoutMap';
@@ -22,7 +23,7 @@ import { forEachNeighbourBatch, storedVectors } from './vectorNeighbours';
 const WRITE_SLICE = 5000;
 
 /** Place of `id` in the sorted `ids`, or -1. Postgres orders uuids as their lowercase text sorts. */
-function ordinalOf(ids: readonly string[], id: string): number {
+export function ordinalOf(ids: readonly string[], id: string): number {
   let low = 0;
   let high = ids.length - 1;
   while (low <= high) {
@@ -98,16 +99,19 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       const version = await findVersion(db, step.versionId);
       if (!version) throw new Error(`version ${step.versionId} is gone`);
       const all = await indexItems(db, version.id);
+      const ids = all.map((item) => item.id);
+      // An extended graph's ordinals are its manifest's (new items after the others); a full analysis's are by id.
+      const manifest = await findKnnGraphManifest(db, version.id);
+      const placeOf = manifest && placesIn(ids, manifest.ids);
       const graph = emptyKnnGraph(all.length, GRAPH_K + 1);
-      await forEachKnnChunk(db, version.id, step.chunks, (hits) => {
-        addKnnHits(graph, hits);
+      await forEachKnnChunk(db, version.id, step.chunks, (hits, chunk) => {
+        addKnnHits(graph, hits, chunk, placeOf);
         context.heartbeat();
       });
       const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
       await report(0, 1, true);
       const levels = clusterKnnGraph(graph, CLUSTER_SIMILARITY_CUTOFFS);
       const embedded = all.flatMap((item, i) => (item.embedded ? [i] : []));
-      const ids = all.map((item) => item.id);
       const itemOf = (i: number): NeighbourItem => ({ neighbours: neighboursIn(graph, i), group: all[i].parent_id ?? undefined });
       const reference = statsOfMeanTopK(Float64Array.from(embedded, (i) => meanTopK(itemOf(i))));
       const layout = await layoutMap({
@@ -133,6 +137,10 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
           context.heartbeat();
         }
         await setNeighbourStats(trx, version.id, reference);
+        if (!manifest) {
+          const searched = Uint8Array.from(all, (item) => (item.embedded ? 1 : 0));
+          await writeKnnGraphManifest(trx, version.id, { vectorSpaceId: version.vector_space_id, ids, searched, chunks: step.chunks });
+        }
         await replaceMapPoints(trx, version.id, randomUUID(), mapPoints);
       });
       await report(1, 1, true);

@@ -4,6 +4,7 @@ import type { createBatchSourceActivities } from '../activities/batchSources';
 import type { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
 import type { createEmbeddingActivities } from '../activities/embedding';
 import type { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../activities/enrichment';
+import type { createIncrementalKnnActivities } from '../activities/incrementalKnn';
 import type { createIngestActivities } from '../activities/ingest';
 import type { createKnnGraphActivities } from '../activities/knnGraph';
 import type { createLabelQualityActivities } from '../activities/labelQuality';
@@ -83,18 +84,21 @@ export const analysis = proxyActivities<ReturnType<typeof createAnalysisActiviti
   retry: OUTAGE_RETRY,
 });
 
+/** The analysis's activities and the incremental reindex's (its chunks as knnGraph, its merge as storedGraph). */
+type KnnActivities = ReturnType<typeof createKnnGraphActivities> & ReturnType<typeof createIncrementalKnnActivities>;
+
 /**
  * The analysis as fan-out. A neighbour-search chunk heartbeats every batch of queries, so a chunk held by a dead
  * worker goes to another after 30 s. The final clustering step cannot heartbeat while the map's layout computes
  * (minutes on a busy machine), so it keeps the analysis's 2 minutes.
  */
-export const knnGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
+export const knnGraph = proxyActivities<KnnActivities>({
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: '30 seconds',
   retry: OUTAGE_RETRY,
 });
 
-export const storedGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
+export const storedGraph = proxyActivities<KnnActivities>({
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: '2 minutes',
   retry: OUTAGE_RETRY,
