@@ -3,9 +3,10 @@ import type { Knex } from 'knex';
 /**
  * What a version's stored kNN graph is over, so a reindex can extend it (docs/decisions.md "Incremental reindex"):
  * the item ids its ordinals stand for (16 bytes each, in ordinal order: by id at a full analysis, each incremental
- * reindex appending its new items), which items' lists were searched, how many chunk rows make the graph, the vector
- * space it was searched in. A row exists only for a complete graph: the analysis step that completes it writes it. `knn_edges.candidates` holds, for a chunk of new items, the
- * existing items each new item may enter (the existing item, the new item, their similarity), merged once.
+ * reindex appending its new items), which items' lists were searched, how many chunk rows make the graph, and the
+ * vector space it was searched in. A row exists only for a complete graph: the step that completes it writes it.
+ * `knn_edges.candidates` holds, for a chunk of new items, the existing items each new item may enter (the existing
+ * item, the new item, their similarity), merged once.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
