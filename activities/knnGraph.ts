@@ -3,11 +3,12 @@ import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import type { ClusterMembership, NewCluster } from '../db/repositories/clusters';
-import { clearKnnEdges, forEachKnnChunk, storedKnnChunks, writeKnnChunk } from '../db/repositories/knnEdges';
+import { clearKnnEdges, findKnnGraphManifest, forEachKnnChunk, storedKnnChunks, writeKnnChunk } from '../db/repositories/knnEdges';
 import type { MapPoint } from '../db/repositories/mapPoints';
 import { indexItemCount, indexItemIds, indexItems, type IndexItem } from '../db/repositories/media';
 import { findVersion, headVersion } from '../db/repositories/versions';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../lib/clustering/clusterByThresholds';
+import { placesIn } from '../lib/clustering/incrementalGraph';
 import { componentCounts } from '../lib/clustering/componentCounts';
 import { addKnnHits, emptyKnnGraph, encodeKnnHits, knnGraphLevels, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
 import { layoutMap } from '../lib/map/layoutMap';
@@ -25,7 +26,7 @@ import { heartbeating } from './liveness';
 const WRITE_SLICE = 5000;
 
 /** Place of `id` in the sorted `ids`, or -1. Postgres orders uuids as their lowercase text sorts. */
-function ordinalOf(ids: readonly string[], id: string): number {
+export function ordinalOf(ids: readonly string[], id: string): number {
   let low = 0;
   let high = ids.length - 1;
   while (low <= high) {
@@ -101,9 +102,13 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       const version = await findVersion(db, step.versionId);
       if (!version) throw new Error(`version ${step.versionId} is gone`);
       const all = await indexItems(db, version.id);
+      const ids = all.map((item) => item.id);
+      // An extended graph's ordinals are its manifest's (new items after the others); a full analysis's are by id.
+      const manifest = await findKnnGraphManifest(db, version.id);
+      const placeOf = manifest && placesIn(ids, manifest.ids);
       const graph = emptyKnnGraph(all.length, GRAPH_K + 1);
-      await forEachKnnChunk(db, version.id, step.chunks, (hits) => {
-        addKnnHits(graph, hits);
+      await forEachKnnChunk(db, version.id, step.chunks, (hits, chunk) => {
+        addKnnHits(graph, hits, chunk, placeOf);
         context.heartbeat();
       });
       const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
@@ -115,7 +120,6 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
         await setImmediatePromise();
       }
       const embedded = all.flatMap((item, i) => (item.embedded ? [i] : []));
-      const ids = all.map((item) => item.id);
       const itemOf = (i: number): NeighbourItem => ({ neighbours: neighboursIn(graph, i), group: all[i].parent_id ?? undefined });
       const reference = statsOfMeanTopK(Float64Array.from(embedded, (i) => meanTopK(itemOf(i))));
       const layout = await layoutMap({
@@ -139,7 +143,9 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       function* clusterSlices(): Generator<ClusteringSlice> {
         for (const [threshold, labels] of levels.entries()) yield* clusterLevelSlices(threshold, labels, all);
       }
-      await replaceAnalysis(db, version.id, { clustering: clusterSlices(), scores: scoreSlices(), reference, mapPoints }, () => context.heartbeat());
+      // A full analysis's graph is recorded with it, so the next reindex may extend it (an extended one recorded itself).
+      const graphManifest = manifest ? undefined : { vectorSpaceId: version.vector_space_id, ids, searched: Uint8Array.from(all, (item) => (item.embedded ? 1 : 0)), chunks: step.chunks };
+      await replaceAnalysis(db, version.id, { clustering: clusterSlices(), scores: scoreSlices(), reference, mapPoints, graphManifest }, () => context.heartbeat());
       await report(1, 1, true);
       return { items: all.length, edges: undirectedEdgeCount(graph) };
     },

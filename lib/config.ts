@@ -129,6 +129,7 @@ export const envSchema = z.object({
   INDEX_CHUNK_SIZE: wholeNumber('expected a whole number of files, 1-100000', 1, 100_000).default(256),
   INDEX_CHUNK_CONCURRENCY: wholeNumber('expected a whole number of chunks, 1-1000', 1, 1000).default(4),
   ANALYSIS_CHUNK_SIZE: wholeNumber('expected a whole number of media, 1-1000000', 1, 1_000_000).default(10_000),
+  REINDEX_INCREMENTAL_MAX_SHARE: z.coerce.number({ message: 'expected a share of the media, 0-1' }).min(0, 'expected a share of the media, 0-1').max(1, 'expected a share of the media, 0-1').default(0.5),
   DECODE_CONCURRENCY: wholeNumber('expected a whole number of files, 1-64', 1, 64).optional(),
   VIDEO_FRAME_INTERVAL_MS: z.coerce.number().int().min(100).default(1000),
   VIDEO_MAX_FRAMES: z.coerce.number().int().min(1).default(300),
@@ -245,7 +246,7 @@ export interface Config {
    * How indexing splits a run's files: files per chunk, chunks of one run in flight, files one chunk activity decodes at once;
    * and how many images and frames one neighbour-search chunk of an analysis searches (its chunks run chunkConcurrency at once).
    */
-  indexing: { chunkSize: number; chunkConcurrency: number; decodeConcurrency: number; analysisChunkSize: number };
+  indexing: { chunkSize: number; chunkConcurrency: number; decodeConcurrency: number; analysisChunkSize: number; reindexIncrementalMaxShare: number };
   archives: ArchiveLimits;
   s3: S3Settings;
   /** Which object-storage locations and roles each organization's add_media may read (S3_SOURCE_POLICY); none by default. */
@@ -428,6 +429,7 @@ export function loadConfig(env: Env = process.env): Config {
       chunkSize: e.INDEX_CHUNK_SIZE,
       chunkConcurrency: e.INDEX_CHUNK_CONCURRENCY,
       analysisChunkSize: e.ANALYSIS_CHUNK_SIZE,
+      reindexIncrementalMaxShare: e.REINDEX_INCREMENTAL_MAX_SHARE,
       decodeConcurrency: e.DECODE_CONCURRENCY ?? Math.min(64, DECODES_PER_CORE * Math.max(1, os.availableParallelism())),
     },
     video: { everyMs: e.VIDEO_FRAME_INTERVAL_MS, maxFrames: e.VIDEO_MAX_FRAMES },

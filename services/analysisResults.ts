@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import { addPlacements, clearClustering, insertClustering, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
+import { writeKnnGraphManifest, type KnnGraphManifest } from '../db/repositories/knnEdges';
 import { appendMapPoints, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { setNeighbourStats } from '../db/repositories/versions';
 import type { NeighbourScores, NeighbourStats } from '../lib/quality/neighbourScores';
@@ -20,6 +21,8 @@ export interface AnalysisResults {
   scores: Iterable<ScoredMedia>;
   reference: NeighbourStats;
   mapPoints: readonly MapPoint[];
+  /** What the stored kNN graph the analysis came from is over, recorded with it (a full analysis's). */
+  graphManifest?: KnnGraphManifest;
 }
 
 /**
@@ -38,6 +41,7 @@ export async function replaceAnalysis(db: Db, versionId: string, results: Analys
       afterSlice();
     }
     await setNeighbourStats(trx, versionId, results.reference);
+    if (results.graphManifest) await writeKnnGraphManifest(trx, versionId, results.graphManifest);
     await replaceMapPoints(trx, versionId, randomUUID(), results.mapPoints);
   });
 }

@@ -8,6 +8,7 @@ import { ensureSearchAttributes } from '../lib/temporal/searchAttributes';
 import { taskQueues } from '../workflows/contracts';
 import { createDb } from '../db/connection';
 import { createAnalysisActivities } from '../activities/analysis';
+import { createIncrementalKnnActivities } from '../activities/incrementalKnn';
 import { createKnnGraphActivities } from '../activities/knnGraph';
 import { createLabelPropagationActivities } from '../activities/labelPropagation';
 import { createLabelQualityActivities } from '../activities/labelQuality';
@@ -88,6 +89,12 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       }),
       ...createAnalysisActivities({ db, vectors }),
       ...createKnnGraphActivities({ db, vectors, chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency } }),
+      ...createIncrementalKnnActivities({
+        db,
+        vectors,
+        chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency },
+        maxShare: config.indexing.reindexIncrementalMaxShare,
+      }),
       ...createCustomMetadataActivities({ db, store }),
       ...createLabelPropagationActivities({ db, vectors }),
       ...createLabelQualityActivities({ db, vectors, chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency } }),

@@ -4,6 +4,7 @@ import type { createBatchSourceActivities } from '../activities/batchSources';
 import type { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
 import type { createEmbeddingActivities } from '../activities/embedding';
 import type { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../activities/enrichment';
+import type { createIncrementalKnnActivities } from '../activities/incrementalKnn';
 import type { createIngestActivities } from '../activities/ingest';
 import type { createKnnGraphActivities } from '../activities/knnGraph';
 import type { createLabelQualityActivities } from '../activities/labelQuality';
@@ -90,8 +91,11 @@ export const analysis = proxyActivities<ReturnType<typeof createAnalysisActiviti
   retry: OUTAGE_RETRY,
 });
 
+/** The analysis's activities and the incremental reindex's (its chunks as knnGraph, its merge as storedGraph). */
+type KnnActivities = ReturnType<typeof createKnnGraphActivities> & ReturnType<typeof createIncrementalKnnActivities>;
+
 /** The analysis as fan-out: a neighbour-search chunk held by a dead worker goes to another after 30 s. */
-export const knnGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
+export const knnGraph = proxyActivities<KnnActivities>({
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: LIVENESS_TIMEOUT,
   retry: OUTAGE_RETRY,
@@ -102,7 +106,7 @@ export const knnGraph = proxyActivities<ReturnType<typeof createKnnGraphActiviti
  * but UMAP's neighbour search over the map's 5,000-vector sample is one synchronous block (22 s measured with
  * the 2 cores four times oversubscribed): 60 s keeps a margin over it.
  */
-export const storedGraph = proxyActivities<ReturnType<typeof createKnnGraphActivities>>({
+export const storedGraph = proxyActivities<KnnActivities>({
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: '60 seconds',
   retry: OUTAGE_RETRY,

@@ -75,6 +75,31 @@ export interface KnnPlan {
   concurrency: number;
 }
 
+/** A reindex's plan: a full rebuild (and why), or the chunks of new items that extend the stored graph. */
+export type IncrementalKnnPlan =
+  | { kind: 'full'; reason: string }
+  | {
+      kind: 'incremental';
+      versionId: string;
+      collection: string;
+      analysisId: string;
+      /** The stored graph's chunk rows; the new items' chunks are stored after them. */
+      baseChunks: number;
+      /** Ranges over the items to search (new, or embedded since). */
+      chunks: KnnChunk[];
+      concurrency: number;
+    };
+
+/** The steps of an incremental reindex: `chunks` counts the new items' chunks, stored after the graph's `baseChunks`. */
+export interface NewKnnStep extends KnnStep {
+  analysisId: string;
+  baseChunks: number;
+}
+
+export interface NewKnnChunkStep extends NewKnnStep {
+  chunk: KnnChunk;
+}
+
 export interface KnnChunkStep extends KnnStep {
   analysisId: string;
   chunk: KnnChunk;

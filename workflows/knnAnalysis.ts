@@ -1,3 +1,4 @@
+import { patched } from '@temporalio/workflow';
 import pLimit from 'p-limit';
 import { knnGraph, storedGraph } from './activityProxies';
 
@@ -12,4 +13,20 @@ export async function analyzeInChunks(ref: { taskId: string; datasetId: string }
   const limit = pLimit(plan.concurrency);
   await Promise.all(plan.chunks.map((chunk) => limit(() => knnGraph.searchKnnChunk({ ...step, analysisId: plan.analysisId, chunk }))));
   await storedGraph.clusterStoredGraph(step);
+}
+
+/**
+ * A reindex's analysis: when the stored graph can be extended (planIncrementalKnn), only the new media are searched,
+ * in chunks as above, entered into the lists they belong to, and the stored graph re-clustered; otherwise the full
+ * analysis. Histories started before the incremental reindex replay the full analysis they recorded.
+ */
+export async function reanalyzeInChunks(ref: { taskId: string; datasetId: string }): Promise<void> {
+  if (!patched('incremental-reindex')) return analyzeInChunks(ref);
+  const plan = await knnGraph.planIncrementalKnn(ref);
+  if (plan.kind === 'full') return analyzeInChunks(ref);
+  const step = { ...ref, versionId: plan.versionId, collection: plan.collection, analysisId: plan.analysisId, baseChunks: plan.baseChunks, chunks: plan.chunks.length };
+  const limit = pLimit(plan.concurrency);
+  await Promise.all(plan.chunks.map((chunk) => limit(() => knnGraph.searchNewKnnChunk({ ...step, chunk }))));
+  const merged = await storedGraph.mergeNewNeighbours(step);
+  await storedGraph.clusterStoredGraph({ ...ref, versionId: merged.versionId, collection: merged.collection, chunks: merged.chunks });
 }

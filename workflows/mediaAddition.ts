@@ -2,7 +2,7 @@ import { ApplicationFailure, CancellationScope, isCancellation } from '@temporal
 import { analysis, embedding, enrichmentModels, lifecycle, monitoring, sources } from './activityProxies';
 import type { MediaAdditionInput } from './contracts';
 import { failureMessage } from './failures';
-import { analyzeInChunks } from './knnAnalysis';
+import { reanalyzeInChunks } from './knnAnalysis';
 import { indexMediaChunks } from './mediaChunks';
 
 /**
@@ -26,7 +26,7 @@ export async function mediaAdditionWorkflow(input: MediaAdditionInput): Promise<
     await monitoring.evaluateViews({ ...ref, batchId });
     if (input.autoReindex) {
       await lifecycle.beginReindex(ref);
-      await analyzeInChunks(ref);
+      await reanalyzeInChunks(ref);
       await CancellationScope.nonCancellable(() => lifecycle.commitReindex(ref));
     } else {
       await CancellationScope.nonCancellable(() => lifecycle.completeMediaAddition({ ...ref, batchId, missing: collected?.missing ?? [] }));

@@ -2,7 +2,7 @@ import { ApplicationFailure, CancellationScope, isCancellation } from '@temporal
 import { embedding, lifecycle } from './activityProxies';
 import type { ReindexInput } from './contracts';
 import { failureMessage } from './failures';
-import { analyzeInChunks } from './knnAnalysis';
+import { reanalyzeInChunks } from './knnAnalysis';
 import { recheckLabels } from './labelQualityChunks';
 import { indexMediaChunks } from './mediaChunks';
 
@@ -17,7 +17,7 @@ export async function reindexWorkflow(input: ReindexInput): Promise<void> {
     await lifecycle.beginReindex(ref);
     await indexMediaChunks({ ...ref, batchId: input.taskId, selection: { pendingOf: input.datasetId } });
     await embedding().embedDatasetMedia(ref);
-    await analyzeInChunks(ref);
+    await reanalyzeInChunks(ref);
     await recheckLabels(ref);
     await CancellationScope.nonCancellable(() => lifecycle.commitReindex(ref));
   } catch (error) {

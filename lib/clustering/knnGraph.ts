@@ -16,13 +16,22 @@ export interface KnnGraph {
   degree: Uint8Array;
   neighbour: Int32Array;
   similarity: Float64Array;
+  /** The stored chunk each item's list came from: a later chunk's list of an item replaces the earlier one. */
+  listChunk: Int32Array;
 }
 
 /** Bytes per stored hit: searching item (int32), neighbour (int32), similarity (float64), little-endian. */
 export const KNN_HIT_BYTES = 16;
 
 export function emptyKnnGraph(count: number, width: number): KnnGraph {
-  return { count, width, degree: new Uint8Array(count), neighbour: new Int32Array(count * width), similarity: new Float64Array(count * width) };
+  return {
+    count,
+    width,
+    degree: new Uint8Array(count),
+    neighbour: new Int32Array(count * width),
+    similarity: new Float64Array(count * width),
+    listChunk: new Int32Array(count).fill(-1),
+  };
 }
 
 /** The hits of one searched chunk (parallel arrays, each item's hits nearest first) as one blob. */
@@ -36,13 +45,22 @@ export function encodeKnnHits(sources: readonly number[], targets: readonly numb
   return blob;
 }
 
-/** Adds a chunk's blob of hits (encodeKnnHits) to the graph, after each item's hits so far. */
-export function addKnnHits(graph: KnnGraph, blob: Buffer): void {
+/**
+ * Adds stored chunk `chunk`'s blob of hits (encodeKnnHits) to the graph: an item's hits go after its hits from the
+ * same chunk and replace its list from an earlier chunk (an incremental reindex stores changed lists in new chunks).
+ * `placeOf` maps stored ordinals to the graph's (identity without it).
+ */
+export function addKnnHits(graph: KnnGraph, blob: Buffer, chunk = 0, placeOf?: Int32Array): void {
+  const place = (ordinal: number) => (placeOf ? placeOf[ordinal] : ordinal);
   for (let offset = 0; offset < blob.length; offset += KNN_HIT_BYTES) {
-    const source = blob.readInt32LE(offset);
+    const source = place(blob.readInt32LE(offset));
+    if (graph.listChunk[source] !== chunk) {
+      graph.listChunk[source] = chunk;
+      graph.degree[source] = 0;
+    }
     const slot = source * graph.width + graph.degree[source];
     if (graph.degree[source] >= graph.width) throw new Error(`item ${source} has more than ${graph.width} stored neighbours`);
-    graph.neighbour[slot] = blob.readInt32LE(offset + 4);
+    graph.neighbour[slot] = place(blob.readInt32LE(offset + 4));
     graph.similarity[slot] = blob.readDoubleLE(offset + 8);
     graph.degree[source]++;
   }
@@ -55,6 +73,44 @@ export function neighboursIn(graph: KnnGraph, i: number): GraphNeighbour[] {
     neighbours.push({ index: graph.neighbour[slot], similarity: graph.similarity[slot] });
   }
   return neighbours;
+}
+
+/**
+ * Puts `neighbour` into item i's list (nearest first) if the list has fewer than `capacity` neighbours or `neighbour`
+ * is nearer than its last, which then drops out. Whether the list changed.
+ */
+export function enterNeighbour(graph: KnnGraph, i: number, neighbour: number, similarity: number, capacity: number): boolean {
+  const first = i * graph.width;
+  let degree = graph.degree[i];
+  if (hasNeighbour(graph, i, neighbour)) return false;
+  if (degree >= capacity) {
+    if (similarity <= graph.similarity[first + degree - 1]) return false;
+    degree--;
+  }
+  let slot = first + degree;
+  for (; slot > first && graph.similarity[slot - 1] < similarity; slot--) {
+    graph.neighbour[slot] = graph.neighbour[slot - 1];
+    graph.similarity[slot] = graph.similarity[slot - 1];
+  }
+  graph.neighbour[slot] = neighbour;
+  graph.similarity[slot] = similarity;
+  graph.degree[i] = degree + 1;
+  return true;
+}
+
+/** The lists of `items` as one blob (encodeKnnHits). */
+export function encodeLists(graph: KnnGraph, items: readonly number[]): Buffer {
+  const sources: number[] = [];
+  const targets: number[] = [];
+  const similarities: number[] = [];
+  for (const i of items) {
+    for (const neighbour of neighboursIn(graph, i)) {
+      sources.push(i);
+      targets.push(neighbour.index);
+      similarities.push(neighbour.similarity);
+    }
+  }
+  return encodeKnnHits(sources, targets, similarities);
 }
 
 function hasNeighbour(graph: KnnGraph, i: number, j: number): boolean {

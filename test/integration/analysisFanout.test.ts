@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import sharp from 'sharp';
 import { analysisOf, analyzeInOneActivity } from '../support/analysisResult';
 import { createReadyDataset } from '../support/datasets';
-import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
+import { makeVideo } from '../support/media';
+import { writePhotoVariants } from '../support/photoVariants';
 import { startTestStack } from '../support/testStack';
 import { headVersionId } from '../support/versions';
 
@@ -16,21 +16,7 @@ describe('the analysis as fan-out (neighbour-search chunks, then clustering over
 
   beforeAll(async () => {
     stack = await startTestStack({ ANALYSIS_CHUNK_SIZE: '7' });
-    for (const name of PHOTO_NAMES) {
-      const source = sharp(photo(name));
-      const { width, height } = await source.metadata();
-      const variants = {
-        original: source.clone(),
-        tinted: source.clone().tint('#ffa080'),
-        cropped: source.clone().extract({ left: 0, top: 0, width: Math.floor(width! * 0.7), height: Math.floor(height! * 0.7) }),
-        blurred: source.clone().blur(6),
-      };
-      for (const [variant, image] of Object.entries(variants)) {
-        const file = path.join(scratch, `${name}_${variant}.jpg`);
-        await image.jpeg().toFile(file);
-        files.push(file);
-      }
-    }
+    files.push(...[...(await writePhotoVariants(scratch)).values()].flat());
     const video = path.join(scratch, 'clip.mp4');
     fs.copyFileSync(makeVideo(10), video);
     files.push(video);

@@ -11,6 +11,7 @@ import type { createDatasetLifecycleActivities } from '../../activities/datasetL
 import type { createEmbeddingActivities } from '../../activities/embedding';
 import type { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../../activities/enrichment';
 import type { createExportActivities } from '../../activities/export';
+import type { createIncrementalKnnActivities } from '../../activities/incrementalKnn';
 import type { createIngestActivities } from '../../activities/ingest';
 import type { createKnnGraphActivities } from '../../activities/knnGraph';
 import type { createLabelQualityActivities } from '../../activities/labelQuality';
@@ -31,6 +32,7 @@ type Activities = ReturnType<typeof createAnalysisActivities> &
   ReturnType<typeof createEnrichmentActivities> &
   ReturnType<typeof createEnrichmentInferenceActivities> &
   ReturnType<typeof createExportActivities> &
+  ReturnType<typeof createIncrementalKnnActivities> &
   ReturnType<typeof createIngestActivities> &
   ReturnType<typeof createKnnGraphActivities> &
   ReturnType<typeof createLabelQualityActivities> &
@@ -67,6 +69,14 @@ export const ANALYSIS_STEPS: ActivityName[] = ['planKnnChunks', 'searchKnnChunk'
 export function knnPlan(total = 1): Behaviour {
   const chunks = Array.from({ length: total }, (_, ordinal) => ({ ordinal, start: ordinal, end: ordinal + 1 }));
   return () => ({ versionId: 'version-1', collection: 'dataset_1', analysisId: 'analysis-1', chunks, concurrency: 2 });
+}
+
+/** A reindex's analysis when planIncrementalKnn answers a full rebuild (the mocks' default): the full analysis after it. */
+export const REANALYSIS_STEPS: ActivityName[] = ['planIncrementalKnn', ...ANALYSIS_STEPS];
+
+/** The calls of a reindex's full analysis of `ref` (REANALYSIS_STEPS), on `taskQueue`. */
+export function reanalysisCalls(ref: { taskId: string; datasetId: string }, taskQueue: string): ActivityCall[] {
+  return [{ name: 'planIncrementalKnn', input: ref, taskQueue }, ...analysisCalls(ref, taskQueue)];
 }
 
 /** The calls of an analysis of `ref` as knnPlan(1) plans it, on `taskQueue`. */
@@ -109,7 +119,7 @@ export function chunkPlans(total: number, window = total, concurrency = 2): Beha
  * planMediaChunks and planKnnChunks plan one chunk).
  */
 export function mockActivities(names: ActivityName[], behaviours: Partial<Record<ActivityName, Behaviour>> = {}): MockActivities {
-  behaviours = { planMediaChunks: chunkPlans(1), planKnnChunks: knnPlan(1), ...behaviours };
+  behaviours = { planMediaChunks: chunkPlans(1), planKnnChunks: knnPlan(1), planIncrementalKnn: () => ({ kind: 'full', reason: 'mocked' }), ...behaviours };
   const calls: ActivityCall[] = [];
   const implementations = Object.fromEntries(
     names.map((name) => [

@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { inferenceQueueOf, type BatchSource, type MediaAdditionInput } from '../../workflows/contracts';
 import {
-  ANALYSIS_STEPS,
+  REANALYSIS_STEPS,
   cancellationSeen,
   chunkFile,
   failsWith,
@@ -28,7 +28,7 @@ const reindexingSteps: ActivityName[] = [
   'indexBatch',
   'evaluateViews',
   'beginReindex',
-  ...ANALYSIS_STEPS,
+  ...REANALYSIS_STEPS,
   'commitReindex',
 ];
 const all: ActivityName[] = [...reindexingSteps, 'completeMediaAddition', 'failBatchTask'];

@@ -1,8 +1,8 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { inferenceQueueOf, type ReindexInput } from '../../workflows/contracts';
 import {
-  ANALYSIS_STEPS,
-  analysisCalls,
+  REANALYSIS_STEPS,
+  reanalysisCalls,
   cancellationSeen,
   chunkFile,
   failsWith,
@@ -16,7 +16,7 @@ import {
   type Behaviour,
 } from '../support/workflowTesting';
 
-const steps: ActivityName[] = ['beginReindex', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', ...ANALYSIS_STEPS, 'recheckLabelQuality', 'commitReindex'];
+const steps: ActivityName[] = ['beginReindex', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', ...REANALYSIS_STEPS, 'recheckLabelQuality', 'commitReindex'];
 const all: ActivityName[] = [...steps, 'failBatchTask'];
 
 const testbed = workflowTestbed();
@@ -48,7 +48,7 @@ describe('reindexWorkflow', () => {
         { name: 'ingestChunk', input: step, taskQueue },
         { name: 'embedChunk', input: step, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedDatasetMedia', input, taskQueue: inferenceQueueOf(taskQueue) },
-        ...analysisCalls({ taskId: input.taskId, datasetId: input.datasetId }, taskQueue),
+        ...reanalysisCalls({ taskId: input.taskId, datasetId: input.datasetId }, taskQueue),
         { name: 'recheckLabelQuality', input, taskQueue },
         { name: 'commitReindex', input, taskQueue },
       ]);
@@ -116,5 +116,24 @@ describe('reindexWorkflow', () => {
       expect((await outcomeOf(retry)).status).toBe('COMPLETED');
     });
     expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf('clusterStoredGraph') + 1), 'failBatchTask', ...steps]);
+  });
+
+  it('extends the stored graph when planIncrementalKnn allows: searches only the new media chunk by chunk, merges them, re-clusters the merged graph', async () => {
+    const input = newInput();
+    const ref = { taskId: input.taskId, datasetId: input.datasetId };
+    const chunks = [{ ordinal: 0, start: 0, end: 2 }, { ordinal: 1, start: 2, end: 3 }];
+    const plan = { kind: 'incremental', versionId: 'version-1', collection: 'dataset_1', analysisId: 'analysis-2', baseChunks: 4, chunks, concurrency: 2 };
+    const step = { ...ref, versionId: 'version-1', collection: 'dataset_1', analysisId: 'analysis-2', baseChunks: 4, chunks: 2 };
+    const merged = { ...ref, versionId: 'version-1', collection: 'dataset_1', chunks: 7 };
+    const mocks = mockActivities([...all, 'searchNewKnnChunk', 'mergeNewNeighbours'], { planIncrementalKnn: () => plan, mergeNewNeighbours: () => ({ ...merged, changed: 3 }) });
+    await testbed.withWorkers(mocks, async (taskQueue) => {
+      expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
+    });
+    expect(mocks.names()).not.toContain('planKnnChunks');
+    expect(mocks.names()).not.toContain('searchKnnChunk');
+    expect(mocks.inputsOf('searchNewKnnChunk')).toEqual(chunks.map((chunk) => ({ ...step, chunk })));
+    expect(mocks.inputsOf('mergeNewNeighbours')).toEqual([step]);
+    expect(mocks.inputsOf('clusterStoredGraph')).toEqual([merged]);
+    expect(mocks.names().slice(-4)).toEqual(['mergeNewNeighbours', 'clusterStoredGraph', 'recheckLabelQuality', 'commitReindex']);
   });
 });

@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { analysisOf, analyzeInOneActivity } from '../support/analysisResult';
+import { createReadyDataset, waitForTask } from '../support/datasets';
+import { makeVideo, PHOTO_NAMES } from '../support/media';
+import { writePhotoVariants } from '../support/photoVariants';
+import { startTestStack } from '../support/testStack';
+import { headVersionId } from '../support/versions';
+
+describe('the incremental reindex (only the new media searched, the stored graph extended and re-clustered)', () => {
+  let stack: Awaited<ReturnType<typeof startTestStack>>;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'incremental-'));
+  // Per photo: as it is, tinted, cropped and blurred (near-duplicates and looser likenesses).
+  let variantsOf: Map<string, string[]>;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ ANALYSIS_CHUNK_SIZE: '7' });
+    variantsOf = await writePhotoVariants(scratch);
+  }, 120_000);
+  afterAll(async () => {
+    await stack.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  const filesOf = (names: string[]) => names.flatMap((name) => variantsOf.get(name)!);
+  const addMedia = (datasetId: string, files: string[]) => {
+    const request = stack.request.post(`/api/v1/dataset/${datasetId}/add_media`);
+    for (const file of files) request.attach('files', file);
+    return request;
+  };
+
+  it('after add_media, a reindex and an auto_reindex give exactly the clusters, scores and issues of a full rebuild of the same media', async () => {
+    const { db } = stack.deps;
+    const video = path.join(scratch, 'clip.mp4');
+    fs.copyFileSync(makeVideo(10), video);
+    const datasetId = await createReadyDataset(stack, 'incremental', [...filesOf(PHOTO_NAMES.slice(0, 5)), video]);
+    const versionId = await headVersionId(db, datasetId);
+    const graph = async () => db('knn_graphs').where({ version_id: versionId }).first('chunks', db.raw('octet_length(item_ids) / 16 AS items'));
+    const created = await graph();
+    expect(created.chunks).toBe(Math.ceil(created.items / 7));
+
+    // Two photos' variants, then a reindex: their 8 items in 2 chunks, then one chunk of the existing lists they entered.
+    await addMedia(datasetId, filesOf(PHOTO_NAMES.slice(5, 7))).expect(202);
+    expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
+    await stack.request.post(`/api/v1/dataset/${datasetId}/reindex`).expect(202);
+    expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'REINDEX', status: 'COMPLETED' });
+    expect(await graph()).toEqual({ chunks: created.chunks + 2 + 1, items: created.items + 8 });
+    const changed = await db('knn_edges').where({ version_id: versionId, chunk: created.chunks + 2 }).first(db.raw('octet_length(hits) AS bytes'));
+    expect(changed.bytes).toBeGreaterThan(0);
+
+    // One more photo with auto_reindex: the graph extended again, from the extended one.
+    await addMedia(datasetId, filesOf(PHOTO_NAMES.slice(7))).field('auto_reindex', 'true').expect(202);
+    expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
+    expect(await graph()).toEqual({ chunks: created.chunks + 3 + 2, items: created.items + 12 });
+    expect(await headVersionId(db, datasetId)).toBe(versionId);
+    const incremental = await analysisOf(db, versionId);
+
+    // The full rebuild of the same media: every item searched again.
+    await analyzeInOneActivity(db, stack.deps.vectors, datasetId);
+    const full = await analysisOf(db, versionId);
+
+    expect(incremental).toEqual(full);
+    // The comparison is worth something: an added photo's variants share a cluster, and the lists of existing items changed.
+    const names = new Map<string, string>();
+    for (const row of await db('media').where({ version_id: versionId }).select('id', 'file_name')) names.set(row.id, row.file_name);
+    const photoOf = (id: string) => names.get(id)?.split('_').slice(0, -1).join('_');
+    const addedNames = PHOTO_NAMES.slice(5);
+    expect(full.levels[4].some((cluster) => addedNames.some((name) => cluster.members.filter((id) => photoOf(id) === name).length > 1))).toBe(true);
+    expect(full.uniqueness).toHaveLength(created.items + 12);
+  }, 600_000);
+});
