@@ -79,6 +79,11 @@ export function reanalysisCalls(ref: { taskId: string; datasetId: string }, task
   return [{ name: 'planIncrementalKnn', input: ref, taskQueue }, ...analysisCalls(ref, taskQueue)];
 }
 
+/** The label check's first call (a plan of null: no labels to check, as the mocks answer by default). */
+export function labelCheckCall(ref: { taskId: string; datasetId: string }, fields: object, taskQueue: string): ActivityCall {
+  return { name: 'planLabelChunks', input: { ...ref, fields, stage: 'analyze' }, taskQueue };
+}
+
 /** The calls of an analysis of `ref` as knnPlan(1) plans it, on `taskQueue`. */
 export function analysisCalls(ref: { taskId: string; datasetId: string }, taskQueue: string): ActivityCall[] {
   const step = { ...ref, versionId: 'version-1', collection: 'dataset_1', chunks: 1 };
@@ -97,6 +102,7 @@ export const creationSteps: ActivityName[] = [
   'embedChunk',
   'embedDatasetMedia',
   ...ANALYSIS_STEPS,
+  'planLabelChunks',
   'takeCreationSnapshot',
   'commitDatasetCreation',
 ];
@@ -116,10 +122,10 @@ export function chunkPlans(total: number, window = total, concurrency = 2): Beha
 
 /**
  * Plain functions that record each call, then do what `behaviours` says (by default return undefined;
- * planMediaChunks and planKnnChunks plan one chunk).
+ * planMediaChunks and planKnnChunks plan one chunk, planLabelChunks finds no labels).
  */
 export function mockActivities(names: ActivityName[], behaviours: Partial<Record<ActivityName, Behaviour>> = {}): MockActivities {
-  behaviours = { planMediaChunks: chunkPlans(1), planKnnChunks: knnPlan(1), planIncrementalKnn: () => ({ kind: 'full', reason: 'mocked' }), ...behaviours };
+  behaviours = { planMediaChunks: chunkPlans(1), planKnnChunks: knnPlan(1), planIncrementalKnn: () => ({ kind: 'full', reason: 'mocked' }), planLabelChunks: () => null, ...behaviours };
   const calls: ActivityCall[] = [];
   const implementations = Object.fromEntries(
     names.map((name) => [

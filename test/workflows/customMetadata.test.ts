@@ -3,6 +3,7 @@ import { inferenceQueueOf, type CustomMetadataInput } from '../../workflows/cont
 import {
   cancellationSeen,
   failsWith,
+  labelCheckCall,
   heldUntilReleased,
   mockActivities,
   newTaskId,
@@ -13,7 +14,7 @@ import {
   type Behaviour,
 } from '../support/workflowTesting';
 
-const steps: ActivityName[] = ['importCustomMetadata', 'embedCaptions', 'recheckLabelQuality', 'completeCustomMetadata'];
+const steps: ActivityName[] = ['importCustomMetadata', 'embedCaptions', 'planLabelChunks', 'completeCustomMetadata'];
 const all: ActivityName[] = [...steps, 'failCustomMetadata'];
 const imported = { applied: 4, unknown: ['missing.jpg'] };
 
@@ -39,7 +40,7 @@ describe('customMetadataWorkflow', () => {
       expect(mocks.calls).toEqual([
         { name: 'importCustomMetadata', input, taskQueue },
         { name: 'embedCaptions', input: { datasetId: input.datasetId }, taskQueue: inferenceQueueOf(taskQueue) },
-        { name: 'recheckLabelQuality', input: { taskId: input.taskId, datasetId: input.datasetId }, taskQueue },
+        labelCheckCall({ taskId: input.taskId, datasetId: input.datasetId }, { declared: true }, taskQueue),
         { name: 'completeCustomMetadata', input: { ...releaseOf(input), ...imported }, taskQueue },
       ]);
     });

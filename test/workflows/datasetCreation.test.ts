@@ -5,6 +5,7 @@ import {
   cancellationSeen,
   chunkFile,
   creationSteps,
+  labelCheckCall,
   failsWith,
   heldUntilReleased,
   mockActivities,
@@ -47,6 +48,7 @@ describe('datasetCreationWorkflow', () => {
         { name: 'embedChunk', input: step, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
         ...analysisCalls(ref, taskQueue),
+        labelCheckCall(ref, { transactionId: input.transactionId }, taskQueue),
         { name: 'takeCreationSnapshot', input: { datasetId: input.datasetId, snapshotId: expect.stringMatching(/^[0-9a-f-]{36}$/) }, taskQueue },
         { name: 'commitDatasetCreation', input: ref, taskQueue },
       ]);

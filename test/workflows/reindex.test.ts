@@ -6,6 +6,7 @@ import {
   cancellationSeen,
   chunkFile,
   failsWith,
+  labelCheckCall,
   heldUntilReleased,
   mockActivities,
   newTaskId,
@@ -16,7 +17,7 @@ import {
   type Behaviour,
 } from '../support/workflowTesting';
 
-const steps: ActivityName[] = ['beginReindex', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', ...REANALYSIS_STEPS, 'recheckLabelQuality', 'commitReindex'];
+const steps: ActivityName[] = ['beginReindex', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', ...REANALYSIS_STEPS, 'planLabelChunks', 'commitReindex'];
 const all: ActivityName[] = [...steps, 'failBatchTask'];
 
 const testbed = workflowTestbed();
@@ -49,7 +50,7 @@ describe('reindexWorkflow', () => {
         { name: 'embedChunk', input: step, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedDatasetMedia', input, taskQueue: inferenceQueueOf(taskQueue) },
         ...reanalysisCalls({ taskId: input.taskId, datasetId: input.datasetId }, taskQueue),
-        { name: 'recheckLabelQuality', input, taskQueue },
+        labelCheckCall(input, { declared: true }, taskQueue),
         { name: 'commitReindex', input, taskQueue },
       ]);
     });
@@ -134,6 +135,6 @@ describe('reindexWorkflow', () => {
     expect(mocks.inputsOf('searchNewKnnChunk')).toEqual(chunks.map((chunk) => ({ ...step, chunk })));
     expect(mocks.inputsOf('mergeNewNeighbours')).toEqual([step]);
     expect(mocks.inputsOf('clusterStoredGraph')).toEqual([merged]);
-    expect(mocks.names().slice(-4)).toEqual(['mergeNewNeighbours', 'clusterStoredGraph', 'recheckLabelQuality', 'commitReindex']);
+    expect(mocks.names().slice(-4)).toEqual(['mergeNewNeighbours', 'clusterStoredGraph', 'planLabelChunks', 'commitReindex']);
   });
 });
