@@ -43,10 +43,11 @@ export async function semanticRelevance(
     const [clipQuery] = await clip.encodeTexts([text]);
     searches.push({ key: 'id', collection: clipCollection(dataset.vector_space_id, clip.modelId), query: clipQuery, weight: CONCEPT_WEIGHT });
   }
+  // A collection not made yet (no caption was ever embedded in this vector space) finds nothing.
+  const existing = new Set(await deps.vectors.listCollections());
   const by = await Promise.all(
     searches.map(async ({ key, collection, query, weight, rescale }) => {
-      // The collections exist from indexing (captions) and the enrichment's start (concepts) on.
-      const [hits] = await deps.vectors.searchMany(collection, [query], VISUAL_SEARCH_LIMIT);
+      const [hits] = existing.has(collection) ? await deps.vectors.searchMany(collection, [query], VISUAL_SEARCH_LIMIT) : [[]];
       const distances = hits.map((hit) => (rescale === undefined ? hit.distance : withoutTemplate(hit.distance, rescale)));
       return { key, ids: hits.map((hit) => hit.id), distances, weight };
     }),
