@@ -27,7 +27,7 @@ import { indexPersistence } from '../../lib/vectors/createVectorStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import type { KnnPlan } from '../../workflows/contracts';
 import type { AnalyzeStageResult } from './analyzeStage';
-import { benchMachine, freePort, say, timed, writeReport } from './common';
+import { benchMachine, directoryBytes, freePort, say, timed, writeReport } from './common';
 import type { FanoutStageResult } from './fanoutStage';
 import { runStage } from './nodeProcesses';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
@@ -53,7 +53,7 @@ interface FanoutRun {
   storage_probe: Awaited<ReturnType<typeof storageProbe>>;
 }
 
-async function seed(env: Record<string, string>, scratch: string): Promise<{ datasetId: string; seed_seconds: number }> {
+async function seed(env: Record<string, string>, scratch: string): Promise<{ datasetId: string; seed_seconds: number; index_bytes: number }> {
   const config = loadConfig({ ...process.env, ...env });
   const db = createDb(env.DATABASE_URL, 4);
   try {
@@ -68,7 +68,7 @@ async function seed(env: Record<string, string>, scratch: string): Promise<{ dat
       await db.raw('VACUUM ANALYZE');
       return datasetId;
     });
-    const seeded = { datasetId: value, seed_seconds: seconds };
+    const seeded = { datasetId: value, seed_seconds: seconds, index_bytes: directoryBytes(path.join(env.DATA_DIR, 'objects', 'vector-indexes')) };
     fs.writeFileSync(path.join(scratch, 'seeded.json'), JSON.stringify(seeded));
     return seeded;
   } finally {
@@ -193,7 +193,16 @@ async function main(): Promise<void> {
         fanout.push(run);
         loadAverage.push(os.loadavg());
       }
-      const report = { date: new Date().toISOString(), machine: benchMachine(), media: count, seed_seconds: seeded.seed_seconds, load_average: loadAverage, baseline, fanout };
+      const report = {
+        date: new Date().toISOString(),
+        machine: benchMachine(),
+        media: count,
+        seed_seconds: seeded.seed_seconds,
+        index_bytes: seeded.index_bytes,
+        load_average: loadAverage,
+        baseline,
+        fanout,
+      };
       writeReport(`analysis-${count}`, report, markdown(report));
     } finally {
       await db.destroy();

@@ -31,6 +31,15 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ seconds: number;
   return { seconds: Number(process.hrtime.bigint() - started) / 1e9, value };
 }
 
+/** Bytes of every file under `dir` (0 when it does not exist). */
+export function directoryBytes(dir: string): number {
+  if (!fs.existsSync(dir)) return 0;
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .reduce((sum, entry) => sum + fs.statSync(path.join(entry.parentPath, entry.name)).size, 0);
+}
+
 /** A migrated database with the default tenant on an embedded Postgres of its own, removed afterwards. */
 export async function withBenchDatabase<T>(name: string, body: (db: Db, admin: User) => Promise<T>): Promise<T> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));

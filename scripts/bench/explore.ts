@@ -1,5 +1,5 @@
 /**
- * `npm run bench:explore [-- N] [--keep] [--reuse DIR] [--label L]`: builds a READY dataset of N media
+ * `npm run bench:explore [-- N] [--keep] [--reuse DIR] [--label L] [--queries-only]`: builds a READY dataset of N media
  * (default 100,000) straight in Postgres (rows, 5 clustering levels, issues, captions, labels, tags)
  * with sampled vectors (1,000 random unit centres in the image model's 1280 dimensions plus noise,
  * normalised; caption vectors from the real text encoder), then:
@@ -8,6 +8,7 @@
  *   index, after the queries, peak);
  * - stops it and runs the worker's clustering stage (analyzeDataset: kNN graph, clustering at five
  *   thresholds, neighbour scores, writes) in a process of its own (analyzeStage.ts): its time and peak RSS.
+ * --queries-only leaves the clustering stage out (bench:scale measures it with bench:analysis);
  * --keep leaves the scratch directory (Postgres data, published indexes) in place and says where;
  * --reuse DIR measures again on a kept one without seeding. Results go to
  * bench/results/explore-<N>[-<label>]-<date>.json and .md.
@@ -38,6 +39,7 @@ const { values: args, positionals } = parseArgs({
     keep: { type: 'boolean', default: false },
     reuse: { type: 'string' },
     label: { type: 'string' },
+    'queries-only': { type: 'boolean', default: false },
   },
 });
 const count = Number(positionals[0] ?? 100_000);
@@ -248,6 +250,7 @@ async function main(): Promise<void> {
     // The query figures are kept even if the clustering stage fails.
     writeReport(stem, report, markdown(report));
 
+    if (args['queries-only']) return;
     say('clustering stage (analyzeDataset) in its own process:');
     try {
       report.clustering = await measureClustering(env, logs, seeded.datasetId);
