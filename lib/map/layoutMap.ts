@@ -1,5 +1,5 @@
 import { embedSample, unitVector } from './embedSample';
-import { nearestRow, placeFromNeighbours, PLACEMENT_JITTER, type Neighbour } from './placeFromNeighbours';
+import { nearestRows, placeFromNeighbours, PLACEMENT_JITTER, type Neighbour } from './placeFromNeighbours';
 import { seededRandom } from './seededRandom';
 
 /** Vectors UMAP lays out; every other item is placed from its neighbours, so the cost stays about linear. */
@@ -35,6 +35,9 @@ export async function layoutMap(input: MapLayoutInput): Promise<{ positions: Flo
   const placed = new Uint8Array(input.count);
   const sample = evenSample(input.embedded, input.sampleSize ?? MAP_SAMPLE_SIZE);
   const sampleVectors = (await input.vectorsOf(sample)).map(unitVector);
+  const dim = sampleVectors[0]?.length ?? 0;
+  const sampleMatrix = new Float32Array(sampleVectors.length * dim);
+  sampleVectors.forEach((vector, i) => sampleMatrix.set(vector, i * dim));
   const sampled = await embedSample(sampleVectors);
   sample.forEach((item, i) => {
     positions[item * 2] = sampled[i * 2];
@@ -47,8 +50,9 @@ export async function layoutMap(input: MapLayoutInput): Promise<{ positions: Flo
   let unreached = placeFromNeighbours(positions, placed, input.neighboursOf, input.embedded);
   while (unreached.length > 0) {
     const batch = unreached.slice(0, VECTOR_BATCH);
-    (await input.vectorsOf(batch)).forEach((vector, b) => {
-      const nearest = sample[nearestRow(unitVector(vector), sampleVectors)];
+    const vectors = await input.vectorsOf(batch);
+    nearestRows(vectors.map(unitVector), sampleMatrix, dim).forEach((row, b) => {
+      const nearest = sample[row];
       positions[batch[b] * 2] = positions[nearest * 2] + (jitter() - 0.5) * 2 * PLACEMENT_JITTER;
       positions[batch[b] * 2 + 1] = positions[nearest * 2 + 1] + (jitter() - 0.5) * 2 * PLACEMENT_JITTER;
       placed[batch[b]] = 1;

@@ -1,3 +1,4 @@
+import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
 import { seededRandom } from './seededRandom';
 
 export interface Neighbour {
@@ -47,13 +48,15 @@ export function placeFromNeighbours(
   }
 }
 
-/** The index of the row of `sample` (unit vectors) nearest to unit vector `vector` by cosine. */
-export function nearestRow(vector: Float32Array, sample: readonly Float32Array[]): number {
-  let best = 0, bestDot = -Infinity;
-  sample.forEach((row, i) => {
-    let dot = 0;
-    for (let d = 0; d < row.length; d++) dot += row[d] * vector[d];
-    if (dot > bestDot) [best, bestDot] = [i, dot];
-  });
-  return best;
+/**
+ * The index of the row of `sample` (unit vectors, `dim` each, as one matrix) nearest by cosine to each of `vectors`:
+ * usearch's exact search (SIMD, all cores), since a map of many small groups no neighbour chain links to the sample
+ * asks this for one member of each.
+ */
+export function nearestRows(vectors: readonly Float32Array[], sample: Float32Array, dim: number): number[] {
+  if (vectors.length === 0) return [];
+  const queries = new Float32Array(vectors.length * dim);
+  vectors.forEach((vector, i) => queries.set(vector, i * dim));
+  const matches = exactSearch(sample, queries, dim, 1, MetricKind.Cos) as BatchMatches;
+  return vectors.map((_, i) => Number(matches.keys[i * matches.k]));
 }
