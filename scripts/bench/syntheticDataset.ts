@@ -121,12 +121,16 @@ export async function writeSyntheticImageVectors(
   return ids;
 }
 
-/** The seeded image vectors of a synthetic dataset, in order: around 1,000 random centres (item i near centre i mod 1000) plus noise, normalised. */
+/**
+ * The seeded image vectors of a synthetic dataset, in order: around 1,000 random centres (each item near one drawn at
+ * random, so the groups are spread over media id order as real ones are) plus noise, normalised.
+ */
 export function* syntheticImageVectors(dim: number): Generator<Float32Array, never> {
   const random = seeded(42);
   const centres = Array.from({ length: 1000 }, () => Float32Array.from({ length: dim }, random));
-  for (let i = 0; ; i++) {
-    const vector = centres[i % centres.length].map((value) => value + random() * 0.3);
+  for (;;) {
+    const centre = centres[Math.floor((random() + 0.5) * centres.length)];
+    const vector = centre.map((value) => value + random() * 0.3);
     const norm = Math.hypot(...vector);
     yield vector.map((value) => value / norm);
   }
