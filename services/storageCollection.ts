@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/connection';
+import { blobsBeingWritten, blobWritersRunning, forgetStaleBlobWrites, withBlobReleaseLock } from '../db/repositories/blobWrites';
 import {
-  blobWritersRunning,
   blobsInUse,
   deletedDatasetIds,
   expiredExportArchives,
@@ -17,6 +17,7 @@ import { dropUnusedVersions } from '../db/repositories/versions';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import { isCollectionOfSpace, isMediaCollectionOfSpace, type VectorStore } from '../lib/vectors/vectorStore';
 import { collectNowSignal, storageCollectionWorkflowId } from '../workflows/contracts';
+import { BLOB_STORING_TASK_TYPES } from './taskTypes';
 
 /** How long deleted snapshots and finished exports' archives are kept, and how often the collector runs (lib/config.ts). */
 export interface CollectionSettings {
@@ -97,22 +98,38 @@ export function releaseExpiredExportArchives(deps: CollectionDeps): Promise<numb
   );
 }
 
+/** A registration older than this is a writer that died: writers forget theirs once their rows committed. */
+const BLOB_WRITE_HORIZON_DAYS = 1;
+/** Blobs checked and removed under one hold of the blob release lock, which writers wait for. */
+const BLOB_BATCH = 200;
+
 /**
  * Removes candidate blobs no live row names (blobs are shared by content across datasets, versions and
- * clones, so each is checked against all of them), and forgets the candidates. Waits for the next run
- * while a creation or an added batch runs: it may have stored a blob of the same content whose row is
- * not written yet.
+ * clones, so each is checked against all of them) and no writer is storing, and forgets the candidates.
+ * Each batch is checked and removed under the blob release lock (db/repositories/blobWrites.ts), so a
+ * writer either announced itself before the check or stores its blob after the removal. A blob a
+ * registered writer is storing stays a candidate for the next run (the writer may fail before its row
+ * commits). Waits for the next run while a task that stores blobs runs.
  */
-export function releaseBlobs(deps: CollectionDeps): Promise<number> {
-  return inBatches(
-    deps,
-    async () => ((await blobWritersRunning(deps.db)) ? [] : releaseCandidates(deps.db, 'blob', BATCH)),
-    async (sha256s) => {
-      const used = await blobsInUse(deps.db, sha256s);
-      await removeObjects(deps.store, sha256s.filter((sha256) => !used.has(sha256)).map(blobKey));
-      await forgetCandidates(deps.db, 'blob', sha256s);
-    },
-  );
+export async function releaseBlobs(deps: CollectionDeps): Promise<number> {
+  await forgetStaleBlobWrites(deps.db, daysAgo(BLOB_WRITE_HORIZON_DAYS));
+  let checked = 0;
+  for (let after: string | null = null; ; ) {
+    const sha256s = await releaseCandidates(deps.db, 'blob', BLOB_BATCH, after);
+    if (sha256s.length === 0) return checked;
+    const released = await withBlobReleaseLock(deps.db, async (trx) => {
+      if (await blobWritersRunning(trx, BLOB_STORING_TASK_TYPES)) return false;
+      const used = await blobsInUse(trx, sha256s);
+      const writing = await blobsBeingWritten(trx, sha256s);
+      await removeObjects(deps.store, sha256s.filter((sha256) => !used.has(sha256) && !writing.has(sha256)).map(blobKey));
+      await forgetCandidates(trx, 'blob', sha256s.filter((sha256) => !writing.has(sha256)));
+      return true;
+    });
+    if (!released) return checked;
+    checked += sha256s.length;
+    after = sha256s[sha256s.length - 1];
+    deps.heartbeat();
+  }
 }
 
 /**

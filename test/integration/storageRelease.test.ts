@@ -7,10 +7,10 @@ import { insertTask } from '../../db/repositories/tasks';
 import { pendingReleaseCounts } from '../../db/repositories/storageRelease';
 import { blobKey } from '../../lib/storage/objectStore';
 import { imageCollection } from '../../lib/vectors/vectorStore';
-import { purgeDeletedDatasets, requestStorageCollection } from '../../services/storageCollection';
+import { purgeDeletedDatasets, releaseBlobs, requestStorageCollection } from '../../services/storageCollection';
 import { sha256Hex } from '../../lib/sha256';
 import { storageCollectionWorkflowId } from '../../workflows/contracts';
-import { createReadyDataset, waitForDatasetStatus } from '../support/datasets';
+import { createReadyDataset, newDatasetWithTransaction, uploadFiles, waitForDatasetStatus, waitForTask } from '../support/datasets';
 import { eventually, photo } from '../support/media';
 import { freePort } from '../support/ports';
 import { s3TestClientConfig, startS3Server, type S3Server } from '../support/s3Server';
@@ -222,6 +222,58 @@ describe('dataset delete and the storage collector', () => {
     const [hits] = await vectors.searchMany(collection, [(await vectors.get(collection, [coffee.id])).get(coffee.id)!], 1);
     expect(hits[0].id).toBe(coffee.id);
     expect((await explore(lineage).expect(200)).body.clusters.length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('keeps a blob an upload of the same bytes is storing while the collector releases it, and releases it once nothing names it', async () => {
+    const { db } = stack.deps;
+    const taskQueue = stack.deps.config.temporal.taskQueue;
+    // Only the runs this test makes: the collector's workflow waits until the end.
+    await stack.deps.temporal.workflow.getHandle(storageCollectionWorkflowId(taskQueue)).terminate().catch(() => undefined);
+    const deps = { db, store: stack.deps.store, vectors: stack.deps.vectors, heartbeat: () => undefined, settings: stack.deps.config.storageRelease };
+    const camera = shaOf('camera');
+    const doomed = await createReadyDataset(stack, 'doomed camera', [photo('camera')]);
+    await db('datasets').where({ id: doomed }).update({ deleted_at: db.fn.now() });
+    await purgeDeletedDatasets(deps);
+    expect(stored(camera)).toBe(true);
+
+    // An upload of the same bytes, held between its put (which finds the blob stored and keeps it) and the
+    // insert of its row: the insert waits for this lock on its upload transaction.
+    const { datasetId: receiver, transId } = await newDatasetWithTransaction(stack, 'receiver');
+    const held = await db.transaction();
+    try {
+      await held('upload_transactions').where({ id: transId }).forUpdate().first('id');
+      const upload = uploadFiles(stack, receiver, transId, [photo('camera')]).then((response) => response);
+      await eventually(
+        async () => (await db.raw(`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE NOT l.granted AND a.query ILIKE '%upload_transactions%'`)).rows[0].n,
+        (waiting: number) => waiting > 0,
+        30_000,
+        'the upload to wait for its row',
+      );
+      await releaseBlobs(deps);
+      expect(stored(camera)).toBe(true);
+      expect(await db('blob_writes').where({ sha256: camera }).count({ n: '*' })).toEqual([{ n: '1' }]);
+      expect(await db('storage_release_candidates').where({ kind: 'blob', key: camera }).count({ n: '*' })).toEqual([{ n: '1' }]);
+      await held.commit();
+      expect((await upload).status).toBe(202);
+    } finally {
+      if (!held.isCompleted()) await held.rollback();
+    }
+    expect(await db('blob_writes').where({ sha256: camera }).count({ n: '*' })).toEqual([{ n: '0' }]);
+
+    // The row's media can be read: indexed, and its original served.
+    await stack.request.post(`/api/v1/ingestion/${receiver}/process_files/${transId}`).expect(202);
+    expect((await waitForTask(stack, receiver, ['COMPLETED', 'FAILED'])).status).toBe('COMPLETED');
+    const [preview] = ((await explore(receiver).expect(200)).body.clusters as Array<{ previews: Array<{ media_uri: string }> }>).flatMap((c) => c.previews);
+    const image = await stack.request.get(new URL(preview.media_uri).pathname + new URL(preview.media_uri).search).expect(200);
+    expect(sha256Hex(image.body as Buffer)).toBe(camera);
+    // Named by a row now: the next run forgets the candidate and keeps the blob.
+    await releaseBlobs(deps);
+    expect(stored(camera)).toBe(true);
+    expect(await db('storage_release_candidates').where({ kind: 'blob', key: camera }).count({ n: '*' })).toEqual([{ n: '0' }]);
+
+    await stack.request.delete(`/api/v1/dataset/${receiver}`).expect(200);
+    await collected();
+    expect(stored(camera)).toBe(false);
   }, 180_000);
 });
 
