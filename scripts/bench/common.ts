@@ -21,6 +21,17 @@ const photosDir = path.join(benchDir, 'data', 'photos');
 
 export const say = (line: string) => process.stdout.write(`${line}\n`);
 
+/**
+ * Runs a benchmark script's `main`. A failure prints its stack and ends the process with status 1 once
+ * `main` has taken down what it started (its own finally blocks), so nothing left open keeps it alive.
+ */
+export function runBench(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  });
+}
+
 /** The value below which a fraction `p` of the ascending `sorted` values lie. */
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 

@@ -19,7 +19,7 @@ import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore
 import { readHead, snapshotKeys } from '../../lib/vectors/persistedIndex';
 import { imageCollection } from '../../lib/vectors/vectorStore';
 import { startApiProcess } from '../../test/support/apiProcess';
-import { benchMachine, freePort, say, writeReport } from './common';
+import { benchMachine, freePort, say, writeReport, runBench } from './common';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
 
 const count = Number(process.argv[2] ?? 100_000);
@@ -142,7 +142,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -29,7 +29,7 @@ import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore
 import { imageCollection, type VectorStore } from '../../lib/vectors/vectorStore';
 import type { KnnPlan } from '../../workflows/contracts';
 import { GRAPH_K } from '../../activities/analysis';
-import { benchMachine, freePort, say, timed, writeReport } from './common';
+import { benchMachine, freePort, say, timed, writeReport, runBench } from './common';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
 
 const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { added: { type: 'string', default: '1000' } } });
@@ -199,7 +199,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -24,7 +24,7 @@ import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import * as collection from '../../services/storageCollection';
 import { takeSnapshot } from '../../services/snapshots';
-import { benchMachine, say, timed, withBenchDatabase, writeReport } from './common';
+import { benchMachine, say, timed, withBenchDatabase, writeReport, runBench } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 
 const count = Number(process.argv[2] ?? 100_000);
@@ -141,7 +141,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);
