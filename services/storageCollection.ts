@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db/connection';
 import { blobsBeingWritten, blobWritersRunning, forgetStaleBlobWrites, withBlobReleaseLock } from '../db/repositories/blobWrites';
 import {
+  blobsAwaitingEmbedding,
   blobsInUse,
   deletedDatasetIds,
   expiredExportArchives,
@@ -14,7 +15,7 @@ import {
   vectorSpacesInUse,
 } from '../db/repositories/storageRelease';
 import { dropUnusedVersions } from '../db/repositories/versions';
-import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
+import { blobKey, exportArchiveKey, MODEL_INPUTS, type ObjectStore } from '../lib/storage/objectStore';
 import { isCollectionOfSpace, isMediaCollectionOfSpace, type VectorStore } from '../lib/vectors/vectorStore';
 import { collectNowSignal, storageCollectionWorkflowId } from '../workflows/contracts';
 import { BLOB_STORING_TASK_TYPES } from './taskTypes';
@@ -130,6 +131,47 @@ export async function releaseBlobs(deps: CollectionDeps): Promise<number> {
     after = sha256s[sha256s.length - 1];
     deps.heartbeat();
   }
+}
+
+/** The image blob a prepared model input was made from: its key ends in the blob's sha256 (modelInputKey). */
+const blobOfModelInput = (key: string) => /\/([0-9a-f]{64})$/.exec(key)?.[1];
+
+/** Removes the model inputs of `keys` no media waiting for its embedding needs; undefined while a blob-storing task runs. */
+function releaseModelInputPage(deps: CollectionDeps, keys: string[]): Promise<number | undefined> {
+  return withBlobReleaseLock(deps.db, async (trx) => {
+    if (await blobWritersRunning(trx, BLOB_STORING_TASK_TYPES)) return undefined;
+    const awaiting = await blobsAwaitingEmbedding(trx, keys.map((key) => blobOfModelInput(key)!));
+    const unused = keys.filter((key) => !awaiting.has(blobOfModelInput(key)!));
+    await removeObjects(deps.store, unused);
+    return unused.length;
+  });
+}
+
+/**
+ * Removes prepared model inputs (`model-inputs/…`, made by the ingest for the embedding, which removes
+ * them) that nothing will read: left by an interrupted ingest, or of a blob that was released. An input
+ * stays while a media item naming its blob is not embedded yet (a reindex embeds it). Only runs while no
+ * task that stores blobs runs (they write and read inputs), under the blob release lock. Answers how
+ * many it removed.
+ */
+export async function releaseModelInputs(deps: CollectionDeps): Promise<number> {
+  let removed = 0;
+  const page: string[] = [];
+  const release = async () => {
+    const done = await releaseModelInputPage(deps, page.splice(0));
+    deps.heartbeat();
+    if (done === undefined) return false;
+    removed += done;
+    return true;
+  };
+  for await (const key of deps.store.list(MODEL_INPUTS)) {
+    // Skips the temporary file of a put in progress.
+    if (!blobOfModelInput(key)) continue;
+    page.push(key);
+    if (page.length === BLOB_BATCH && !(await release())) return removed;
+  }
+  if (page.length > 0) await release();
+  return removed;
 }
 
 /**

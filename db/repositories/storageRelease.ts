@@ -161,6 +161,13 @@ export async function blobsInUse(db: Db, sha256s: string[]): Promise<Set<string>
   return new Set((rows as Array<{ sha: string }>).map((row) => row.sha));
 }
 
+/** Which of the blobs `sha256s` a media item not embedded yet names: the model input prepared from it may still be read. */
+export async function blobsAwaitingEmbedding(db: Db, sha256s: string[]): Promise<Set<string>> {
+  if (sha256s.length === 0) return new Set();
+  const awaiting: string[] = await db('media').whereRaw('blob_sha256 = ANY(?::text[])', [sha256s]).where({ embedded: false }).distinct().pluck('blob_sha256');
+  return new Set(awaiting);
+}
+
 /**
  * Of the vector candidates `keys` (`<space>/<media id>`), those whose vector may go: a version still
  * reads the space (else the whole space goes, see vectorSpacesInUse) and no version of it holds the media.

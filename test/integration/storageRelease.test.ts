@@ -5,9 +5,9 @@ import path from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { insertTask } from '../../db/repositories/tasks';
 import { pendingReleaseCounts } from '../../db/repositories/storageRelease';
-import { blobKey } from '../../lib/storage/objectStore';
+import { blobKey, modelInputKey } from '../../lib/storage/objectStore';
 import { imageCollection } from '../../lib/vectors/vectorStore';
-import { purgeDeletedDatasets, releaseBlobs, requestStorageCollection } from '../../services/storageCollection';
+import { purgeDeletedDatasets, releaseBlobs, releaseModelInputs, requestStorageCollection } from '../../services/storageCollection';
 import { sha256Hex } from '../../lib/sha256';
 import { storageCollectionWorkflowId } from '../../workflows/contracts';
 import { createReadyDataset, newDatasetWithTransaction, uploadFiles, waitForDatasetStatus, waitForTask } from '../support/datasets';
@@ -275,6 +275,45 @@ describe('dataset delete and the storage collector', () => {
     await collected();
     expect(stored(camera)).toBe(false);
   }, 180_000);
+
+  it('removes prepared model inputs nothing will read (an interrupted ingest\'s, an embedded item\'s), keeps the one a media item waiting for its embedding needs, and waits while a blob-storing task runs', async () => {
+    const { db, store } = stack.deps;
+    const deps = { db, store, vectors: stack.deps.vectors, heartbeat: () => undefined, settings: stack.deps.config.storageRelease };
+    const spec = { size: 224, resize: 'fill' };
+    const inputsDir = path.join(objectsDir(), 'model-inputs');
+    const onDisk = () => (fs.existsSync(inputsDir) ? (fs.readdirSync(inputsDir, { recursive: true }) as string[]).map((name) => path.join(inputsDir, name)).filter((file) => fs.statSync(file).isFile()) : []);
+    const bytes = () => onDisk().reduce((sum, file) => sum + fs.statSync(file).size, 0);
+    const present = (sha256: string) => fs.existsSync(path.join(objectsDir(), modelInputKey(sha256, spec)));
+    // The ingest made them and the embedding removed them: none left by the datasets made so far.
+    expect(onDisk()).toEqual([]);
+    const head = db('datasets').where({ id: b }).select('head_version_id');
+    const waiting = await db('media').where({ version_id: head, file_name: 'chelsea.jpg' }).first('id', 'blob_sha256');
+    const orphan = sha256Hex(Buffer.from(`an upload whose ingest was interrupted ${randomUUID()}`));
+    const input = Buffer.alloc(spec.size * spec.size * 3, 7);
+    await db('media').where({ id: waiting.id }).update({ embedded: false });
+    try {
+      for (const sha256 of [orphan, shaOf('rocket'), waiting.blob_sha256]) await store.put(modelInputKey(sha256, spec), input);
+      const before = bytes();
+      expect(before).toBe(3 * input.length);
+
+      const taskId = randomUUID();
+      await insertTask(db, { taskId, datasetId: b, taskType: 'REINDEX', createdBy: stack.deps.defaultUser.id, input: {}, statusMessage: 'x' });
+      try {
+        expect(await releaseModelInputs(deps)).toBe(0);
+        expect(bytes()).toBe(before);
+      } finally {
+        await db('tasks').where({ task_id: taskId }).update({ status: 'FAILED' });
+      }
+
+      expect(await releaseModelInputs(deps)).toBe(2);
+      expect([present(orphan), present(shaOf('rocket')), present(waiting.blob_sha256)]).toEqual([false, false, true]);
+      expect(bytes()).toBe(before - 2 * input.length);
+    } finally {
+      await db('media').where({ id: waiting.id }).update({ embedded: true });
+      await store.delete(modelInputKey(waiting.blob_sha256, spec));
+    }
+    await explore(b).expect(200);
+  }, 60_000);
 });
 
 /** The same release against a real S3-compatible server (OBJECT_STORE_URL): objects counted in the bucket. */
@@ -305,6 +344,9 @@ describe('dataset delete with the object store in a bucket', () => {
     const indexOfDoomed = `service/vector-indexes/${imageCollection(doomed)}`;
     await eventually(() => keys('vector-indexes/'), (found) => found.some((key) => key.startsWith(indexOfDoomed)), 30_000, 'a published index');
     const blobsBefore = await keys('blobs/');
+    // An input prepared for one of its images that no embedding removed (an interrupted ingest's).
+    await stack.deps.store.put(modelInputKey(shaOf('grace_hopper'), { size: 224, resize: 'fill' }), Buffer.alloc(1024));
+    expect(await keys('model-inputs/')).toHaveLength(1);
 
     await stack.request.delete(`/api/v1/dataset/${doomed}`).expect(200);
     await requestStorageCollection({ temporal: stack.deps.temporal, taskQueue: stack.deps.config.temporal.taskQueue });
@@ -313,6 +355,7 @@ describe('dataset delete with the object store in a bucket', () => {
     expect(gone.sort()).toEqual(expect.arrayContaining([`service/${blobKey(shaOf('hubble_deep_field'))}`, `service/${blobKey(shaOf('grace_hopper'))}`]));
     expect(blobsAfter).toContain(`service/${blobKey(shaOf('chelsea'))}`);
     await eventually(() => keys('vector-indexes/'), (found) => !found.some((key) => key.startsWith(indexOfDoomed)), 30_000, 'the index to go');
+    await eventually(() => keys('model-inputs/'), (found) => found.length === 0, 30_000, 'the model input to go');
     expect((await stack.request.get(`/api/v1/explore/${kept}`).query({ entity_type: 'IMAGES' }).expect(200)).body.clusters).toHaveLength(1);
   }, 240_000);
 });
