@@ -14,6 +14,7 @@ export function createStorageCollectionActivities(deps: { db: Db; store: ObjectS
     purgeDeletedSnapshots: () => collection.purgeExpiredSnapshots(steps),
     releaseExpiredExportArchives: () => collection.releaseExpiredExportArchives(steps),
     releaseBlobs: () => collection.releaseBlobs(steps),
+    releaseModelInputs: () => collection.releaseModelInputs(steps),
     releaseVectorPoints: () => collection.releaseVectorPoints(steps),
     releaseVectorSpaces: () => collection.releaseVectorSpaces(steps),
     releaseExportArchives: () => collection.releaseExportArchives(steps),

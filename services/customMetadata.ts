@@ -6,10 +6,11 @@ import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/dat
 import { releaseTransition } from '../lib/datasetStates';
 import type { CustomMetadataInput } from '../workflows/contracts';
 import { metadataFormatOf, type MetadataRecord } from '../lib/metadata/parseMetadataFile';
-import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import type { ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
 import { claimDatasetFor, requireStatusFor } from './datasetStates';
 import { createTask, type TaskDeps } from './taskWorkflows';
+import { storeBlobs } from './blobWrites';
 import { commitTaskEnd, completeTask } from './taskTypes';
 
 /** Stores the metadata file and starts a CUSTOM_METADATA task that applies it. */
@@ -22,22 +23,23 @@ export async function importCustomMetadata(
   requireStatusFor(dataset, 'import_metadata');
   const format = metadataFormatOf(file.fileName)!;
   let previousStatus = dataset.status_new;
-  await deps.store.putFile(blobKey(file.sha256), file.path);
-  return createTask(
-    deps,
-    {
-      taskType: 'CUSTOM_METADATA',
-      datasetId: dataset.id,
-      user,
-      statusMessage: `Queued: ${file.fileName}`,
-      input: (taskId): CustomMetadataInput => ({ taskId, datasetId: dataset.id, blobSha256: file.sha256, format, previousStatus }),
-    },
-    async (trx) => {
-      previousStatus = await claimDatasetFor(trx, dataset, 'import_metadata');
-    },
-    async (db) => {
-      await transitionDatasetStatus(db, dataset.id, releaseTransition('import_metadata', previousStatus));
-    },
+  return storeBlobs(deps, [file], () =>
+    createTask(
+      deps,
+      {
+        taskType: 'CUSTOM_METADATA',
+        datasetId: dataset.id,
+        user,
+        statusMessage: `Queued: ${file.fileName}`,
+        input: (taskId): CustomMetadataInput => ({ taskId, datasetId: dataset.id, blobSha256: file.sha256, format, previousStatus }),
+      },
+      async (trx) => {
+        previousStatus = await claimDatasetFor(trx, dataset, 'import_metadata');
+      },
+      async (db) => {
+        await transitionDatasetStatus(db, dataset.id, releaseTransition('import_metadata', previousStatus));
+      },
+    ),
   );
 }
 

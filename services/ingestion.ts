@@ -15,9 +15,10 @@ import { primaryWorkspaceRole } from '../db/repositories/users';
 import { forbidden, invalid, notFound } from '../lib/errors';
 import { canStart, claimTransition, releaseTransition, statusRefusal } from '../lib/datasetStates';
 import { mediaKindOf } from '../lib/media/mediaTypes';
-import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import type { ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
 import { createTask, type TaskDeps } from './taskWorkflows';
+import { storeBlobs } from './blobWrites';
 
 /** The workspace a user's new datasets go to; making one needs the editor or admin role there. */
 export async function requireCreatorWorkspace(db: Db, user: User): Promise<string> {
@@ -61,11 +62,12 @@ export async function storeUploads(
   transaction: UploadTransaction,
   files: Array<StagedFile & { fileName: string; folder?: string | null }>,
 ): Promise<void> {
-  for (const file of files) await store.putFile(blobKey(file.sha256), file.path);
-  const recorded = await recordUploadsWhile(
-    db,
-    transaction,
-    files.map((file) => ({ fileName: file.fileName, mediaKind: mediaKindOf(file.fileName)!, sha256: file.sha256, size: file.size, folder: file.folder })),
+  const recorded = await storeBlobs({ db, store }, files, () =>
+    recordUploadsWhile(
+      db,
+      transaction,
+      files.map((file) => ({ fileName: file.fileName, mediaKind: mediaKindOf(file.fileName)!, sha256: file.sha256, size: file.size, folder: file.folder })),
+    ),
   );
   if (!recorded) throw invalid(`Transaction ${transaction.id} is already being processed; these files were not added`);
 }

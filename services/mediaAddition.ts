@@ -18,10 +18,11 @@ import { readArchiveKind } from '../lib/sources/archive';
 import { localEntries } from '../lib/sources/localPath';
 import { parseS3Uri } from '../lib/sources/s3';
 import { containsMedia, MediaSourceError, MissingEntryError, SourceNotAllowedError } from '../lib/sources/sourceEntry';
-import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import type { ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
 import { describeSource, type BatchHints, type BatchSource, type MediaAdditionInput } from '../workflows/contracts';
 import { storeUploads } from './ingestion';
+import { storeBlobs } from './blobWrites';
 import { openS3Source } from './s3Sources';
 import { createTask, type TaskDeps } from './taskWorkflows';
 import { repairTask } from './tasks';
@@ -73,10 +74,9 @@ export async function checkAddMediaPreconditions(deps: TaskDeps, dataset: Datase
   }
 }
 
-/** An archive upload, checked by its first bytes and stored as one blob the workflow extracts. */
-export async function storeArchive(store: ObjectStore, file: StagedFile & { fileName: string }): Promise<BatchSource> {
+/** An archive upload, checked by its first bytes; startMediaAddition stores it as one blob the workflow extracts. */
+export async function checkArchive(file: StagedFile & { fileName: string }): Promise<BatchSource> {
   if (!(await readArchiveKind(file.path))) throw invalid(`${file.fileName} is not a valid .zip, .tar or .tar.gz archive`);
-  await store.putFile(blobKey(file.sha256), file.path);
   return { kind: 'archive', blobSha256: file.sha256, fileName: file.fileName };
 }
 
@@ -129,42 +129,45 @@ export async function startMediaAddition(
   deps: MediaAdditionDeps,
   dataset: DatasetRow,
   user: Pick<User, 'id' | 'email'>,
-  request: { source: BatchSource; uploads?: Array<StagedFile & { fileName: string }>; autoReindex: boolean; hints: BatchHints },
+  request: { source: BatchSource; uploads?: Array<StagedFile & { fileName: string }>; archive?: StagedFile; autoReindex: boolean; hints: BatchHints },
 ): Promise<string> {
   const { db } = deps;
   const transactionId = await openUploadTransaction(db, dataset.id, user.id, 'PROCESSING');
   let previousStatus: DatasetStatus = dataset.status_new;
   try {
     await storeUploads(db, deps.store, { id: transactionId, dataset_id: dataset.id, status: 'PROCESSING' }, request.uploads ?? []);
-    return await createTask(
-      deps,
-      {
-        taskType: 'MEDIA_ADDITION',
-        datasetId: dataset.id,
-        user,
-        statusMessage: `Queued: ${describeSource(request.source)}`,
-        input: (taskId): MediaAdditionInput => ({
-          taskId,
+    // Only the task's input names the archive: registered until the task row commits; the collector then waits for the task.
+    return await storeBlobs(deps, request.archive ? [request.archive] : [], () =>
+      createTask(
+        deps,
+        {
+          taskType: 'MEDIA_ADDITION',
           datasetId: dataset.id,
-          transactionId,
-          batchId: taskId,
-          source: request.source,
-          autoReindex: request.autoReindex,
-          previousStatus,
-          hints: request.hints,
-        }),
-      },
-      async (trx) => {
-        const claim = await claimDatasetStatus(trx, dataset.id, claimTransition('add_media'));
-        previousStatus = claim.previous ?? previousStatus;
-        if (!claim.claimed) {
-          // No repair here: this transaction holds the dataset row a repair would update.
-          throw (await blocked(deps, dataset.id, 'add_media', { repair: false })) ?? conflict(`Dataset ${dataset.id} changed status; try again`);
-        }
-      },
-      async (db) => {
-        await transitionDatasetStatus(db, dataset.id, releaseTransition('add_media', previousStatus));
-      },
+          user,
+          statusMessage: `Queued: ${describeSource(request.source)}`,
+          input: (taskId): MediaAdditionInput => ({
+            taskId,
+            datasetId: dataset.id,
+            transactionId,
+            batchId: taskId,
+            source: request.source,
+            autoReindex: request.autoReindex,
+            previousStatus,
+            hints: request.hints,
+          }),
+        },
+        async (trx) => {
+          const claim = await claimDatasetStatus(trx, dataset.id, claimTransition('add_media'));
+          previousStatus = claim.previous ?? previousStatus;
+          if (!claim.claimed) {
+            // No repair here: this transaction holds the dataset row a repair would update.
+            throw (await blocked(deps, dataset.id, 'add_media', { repair: false })) ?? conflict(`Dataset ${dataset.id} changed status; try again`);
+          }
+        },
+        async (db) => {
+          await transitionDatasetStatus(db, dataset.id, releaseTransition('add_media', previousStatus));
+        },
+      ),
     );
   } catch (error) {
     await deleteTransaction(db, transactionId);

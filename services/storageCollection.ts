@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/connection';
+import { blobsBeingWritten, blobWritersRunning, forgetStaleBlobWrites, withBlobReleaseLock } from '../db/repositories/blobWrites';
 import {
-  blobWritersRunning,
+  blobsAwaitingEmbedding,
   blobsInUse,
   deletedDatasetIds,
   expiredExportArchives,
@@ -14,9 +15,10 @@ import {
   vectorSpacesInUse,
 } from '../db/repositories/storageRelease';
 import { dropUnusedVersions } from '../db/repositories/versions';
-import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
+import { blobKey, exportArchiveKey, MODEL_INPUTS, type ObjectStore } from '../lib/storage/objectStore';
 import { isCollectionOfSpace, isMediaCollectionOfSpace, type VectorStore } from '../lib/vectors/vectorStore';
 import { collectNowSignal, storageCollectionWorkflowId } from '../workflows/contracts';
+import { BLOB_STORING_TASK_TYPES } from './taskTypes';
 
 /** How long deleted snapshots and finished exports' archives are kept, and how often the collector runs (lib/config.ts). */
 export interface CollectionSettings {
@@ -97,22 +99,79 @@ export function releaseExpiredExportArchives(deps: CollectionDeps): Promise<numb
   );
 }
 
+/** A registration older than this is a writer that died: writers forget theirs once their rows committed. */
+const BLOB_WRITE_HORIZON_DAYS = 1;
+/** Blobs checked and removed under one hold of the blob release lock, which writers wait for. */
+const BLOB_BATCH = 200;
+
 /**
  * Removes candidate blobs no live row names (blobs are shared by content across datasets, versions and
- * clones, so each is checked against all of them), and forgets the candidates. Waits for the next run
- * while a creation or an added batch runs: it may have stored a blob of the same content whose row is
- * not written yet.
+ * clones, so each is checked against all of them) and no writer is storing, and forgets the candidates.
+ * Each batch is checked and removed under the blob release lock (db/repositories/blobWrites.ts), so a
+ * writer either announced itself before the check or stores its blob after the removal. A blob a
+ * registered writer is storing stays a candidate for the next run (the writer may fail before its row
+ * commits). Waits for the next run while a task that stores blobs runs.
  */
-export function releaseBlobs(deps: CollectionDeps): Promise<number> {
-  return inBatches(
-    deps,
-    async () => ((await blobWritersRunning(deps.db)) ? [] : releaseCandidates(deps.db, 'blob', BATCH)),
-    async (sha256s) => {
-      const used = await blobsInUse(deps.db, sha256s);
-      await removeObjects(deps.store, sha256s.filter((sha256) => !used.has(sha256)).map(blobKey));
-      await forgetCandidates(deps.db, 'blob', sha256s);
-    },
-  );
+export async function releaseBlobs(deps: CollectionDeps): Promise<number> {
+  await forgetStaleBlobWrites(deps.db, daysAgo(BLOB_WRITE_HORIZON_DAYS));
+  let checked = 0;
+  for (let after: string | null = null; ; ) {
+    const sha256s = await releaseCandidates(deps.db, 'blob', BLOB_BATCH, after);
+    if (sha256s.length === 0) return checked;
+    const released = await withBlobReleaseLock(deps.db, async (trx) => {
+      if (await blobWritersRunning(trx, BLOB_STORING_TASK_TYPES)) return false;
+      const used = await blobsInUse(trx, sha256s);
+      const writing = await blobsBeingWritten(trx, sha256s);
+      await removeObjects(deps.store, sha256s.filter((sha256) => !used.has(sha256) && !writing.has(sha256)).map(blobKey));
+      await forgetCandidates(trx, 'blob', sha256s.filter((sha256) => !writing.has(sha256)));
+      return true;
+    });
+    if (!released) return checked;
+    checked += sha256s.length;
+    after = sha256s[sha256s.length - 1];
+    deps.heartbeat();
+  }
+}
+
+/** The image blob a prepared model input was made from: its key ends in the blob's sha256 (modelInputKey). */
+const blobOfModelInput = (key: string) => /\/([0-9a-f]{64})$/.exec(key)?.[1];
+
+/** Removes the model inputs of `keys` no media waiting for its embedding needs; undefined while a blob-storing task runs. */
+function releaseModelInputPage(deps: CollectionDeps, keys: string[]): Promise<number | undefined> {
+  return withBlobReleaseLock(deps.db, async (trx) => {
+    if (await blobWritersRunning(trx, BLOB_STORING_TASK_TYPES)) return undefined;
+    const awaiting = await blobsAwaitingEmbedding(trx, keys.map((key) => blobOfModelInput(key)!));
+    const unused = keys.filter((key) => !awaiting.has(blobOfModelInput(key)!));
+    await removeObjects(deps.store, unused);
+    return unused.length;
+  });
+}
+
+/**
+ * Removes prepared model inputs (`model-inputs/…`, made by the ingest for the embedding, which removes
+ * them) that nothing will read: left by an interrupted ingest, or of a blob that was released. An input
+ * stays while a media item naming its blob is not embedded yet (a reindex embeds it). Only runs while no
+ * task that stores blobs runs (they write and read inputs), under the blob release lock. Answers how
+ * many it removed.
+ */
+export async function releaseModelInputs(deps: CollectionDeps): Promise<number> {
+  let removed = 0;
+  const page: string[] = [];
+  const release = async () => {
+    const done = await releaseModelInputPage(deps, page.splice(0));
+    deps.heartbeat();
+    if (done === undefined) return false;
+    removed += done;
+    return true;
+  };
+  for await (const key of deps.store.list(MODEL_INPUTS)) {
+    // Skips the temporary file of a put in progress.
+    if (!blobOfModelInput(key)) continue;
+    page.push(key);
+    if (page.length === BLOB_BATCH && !(await release())) return removed;
+  }
+  if (page.length > 0) await release();
+  return removed;
 }
 
 /**

@@ -145,21 +145,31 @@ type EndUnfinished = (db: Db, input: never, ending: Ending) => Promise<void>;
  * What the service knows of each task type, in one place: the workflow that runs it and how it ends
  * unfinished. Its workflow's failure path and the repair of a lost workflow (services/tasks.ts) both
  * call `endUnfinished`, so a terminated workflow leaves its datasets as a failed one does; each is
- * safe to run twice. Whether a type can be aborted or retried is `TASK_RULES` (lib/datasetStates.ts),
- * which the docs and the Tasks API read too.
+ * safe to run twice. `storesBlobs`: the task stores blobs before the rows naming them (or reads a blob
+ * only its input names), so it becomes active under the blob release lock and the storage collector
+ * releases no blob while it runs. Whether a type can be aborted or retried is `TASK_RULES`
+ * (lib/datasetStates.ts), which the docs and the Tasks API read too.
  */
 export const TASK_TYPE_REGISTRY = {
-  DATASET_CREATION: { workflow: 'datasetCreationWorkflow', endUnfinished: endCreation },
-  MEDIA_ADDITION: { workflow: 'mediaAdditionWorkflow', endUnfinished: (db: Db, input: MediaAdditionInput, ending: Ending) => endBatch(db, input, ending) },
+  DATASET_CREATION: { workflow: 'datasetCreationWorkflow', endUnfinished: endCreation, storesBlobs: true },
+  MEDIA_ADDITION: {
+    workflow: 'mediaAdditionWorkflow',
+    endUnfinished: (db: Db, input: MediaAdditionInput, ending: Ending) => endBatch(db, input, ending),
+    storesBlobs: true,
+  },
   REINDEX: {
     workflow: 'reindexWorkflow',
     endUnfinished: (db: Db, input: ReindexInput, ending: Ending) => endBatch(db, { ...input, batchId: input.taskId, previousStatus: 'PARTIAL INDEX' }, ending),
+    storesBlobs: true,
   },
   EXPORT: { workflow: 'exportWorkflow', endUnfinished: endTaskOnly },
-  CUSTOM_METADATA: { workflow: 'customMetadataWorkflow', endUnfinished: released('import_metadata') },
+  CUSTOM_METADATA: { workflow: 'customMetadataWorkflow', endUnfinished: released('import_metadata'), storesBlobs: true },
   LABEL_PROPAGATION: { workflow: 'labelPropagationWorkflow', endUnfinished: released('propagate_labels') },
   LABEL_QUALITY: { workflow: 'labelQualityWorkflow', endUnfinished: released('check_labels') },
   ENRICHMENT: { workflow: 'enrichmentWorkflow', endUnfinished: endEnrichment },
   SNAPSHOT_RESTORE: { workflow: 'snapshotRestoreWorkflow', endUnfinished: endRestore },
   SNAPSHOT_CLONE: { workflow: 'snapshotCloneWorkflow', endUnfinished: endClone },
-} satisfies Record<TaskType, { workflow: string; endUnfinished: EndUnfinished }>;
+} satisfies Record<TaskType, { workflow: string; endUnfinished: EndUnfinished; storesBlobs?: true }>;
+
+/** The task types the storage collector waits for before it releases blobs. */
+export const BLOB_STORING_TASK_TYPES = (Object.keys(TASK_TYPE_REGISTRY) as TaskType[]).filter((type) => 'storesBlobs' in TASK_TYPE_REGISTRY[type]);

@@ -4,7 +4,8 @@ import type { Db } from '../db/connection';
 import type { TaskType } from '../db/models';
 import { insertTask, updateTaskProgress } from '../db/repositories/tasks';
 import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../lib/temporal/searchAttributes';
-import { TASK_TYPE_REGISTRY } from './taskTypes';
+import { announceBlobWriter } from '../db/repositories/blobWrites';
+import { BLOB_STORING_TASK_TYPES, TASK_TYPE_REGISTRY } from './taskTypes';
 
 export interface TaskDeps {
   db: Db;
@@ -69,6 +70,7 @@ export async function createTask(
   const taskId = randomUUID();
   let input: object = {};
   await deps.db.transaction(async (trx) => {
+    if (BLOB_STORING_TASK_TYPES.includes(start.taskType)) await announceBlobWriter(trx);
     await claim(trx, taskId);
     // Built after the claim, so the input can carry what the claim saw (e.g. the status it left).
     input = start.input(taskId);

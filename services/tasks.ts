@@ -2,6 +2,7 @@ import { WorkflowFailedError, WorkflowNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import type { User } from '../db/models';
 import { transitionDatasetStatus } from '../db/repositories/datasets';
+import { announceBlobWriter } from '../db/repositories/blobWrites';
 import {
   findTaskForUser,
   listTasks,
@@ -20,7 +21,7 @@ import {
 } from '../lib/datasetStates';
 import { creationPhaseQuery, type CreationPhase } from '../workflows/contracts';
 import { requireDataset } from './datasetAccess';
-import { TASK_TYPE_REGISTRY, type Ending } from './taskTypes';
+import { BLOB_STORING_TASK_TYPES, TASK_TYPE_REGISTRY, type Ending } from './taskTypes';
 import { startTaskWorkflow, type TaskDeps } from './taskWorkflows';
 
 const { WorkflowExecutionStatus } = temporal.api.enums.v1;
@@ -171,6 +172,7 @@ export async function retryTask(deps: TaskDeps, taskId: string, user: User): Pro
   const previousRun = deps.temporal.workflow.getHandle(taskId);
   await deps.temporal.connection.withDeadline(Date.now() + PREVIOUS_RUN_CLOSE_WAIT_MS, () => previousRun.result()).catch(() => undefined);
   const claimed = await deps.db.transaction(async (trx) => {
+    if (BLOB_STORING_TASK_TYPES.includes(task.task_type)) await announceBlobWriter(trx);
     const moved = await transitionTaskStatus(trx, taskId, ['FAILED', 'ABORTED'], 'INITIALIZING', {
       statusMessage: 'Retrying',
       errorMessage: null,

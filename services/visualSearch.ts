@@ -9,9 +9,10 @@ import { conflict, invalid, notFound, unprocessable } from '../lib/errors';
 import type { BoundingBox } from '../lib/media/crop';
 import { requireStatusFor } from './datasetStates';
 import type { StagedFile } from '../lib/storage/staging';
-import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
+import type { ObjectStore } from '../lib/storage/objectStore';
 import { imageCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { hasObject, hasObjects } from '../db/repositories/enrichment';
+import { storeBlobs } from './blobWrites';
 
 /** How many nearest media a visual search ranks (its clusters are then paged as usual). */
 export const VISUAL_SEARCH_LIMIT = 1000;
@@ -34,15 +35,17 @@ export async function createUploadAnchor(
   threshold: number | null,
 ): Promise<string> {
   requireVisualIndex(dataset);
-  await deps.store.putFile(blobKey(file.sha256), file.path);
   const anchorId = randomUUID();
   try {
-    await deps.temporal.workflow.execute('encodeQueryImageWorkflow', {
-      taskQueue: deps.taskQueue,
-      workflowId: `anchor-${anchorId}`,
-      args: [{ anchorId, datasetId: dataset.id, blobSha256: file.sha256, boundingBox: box, threshold, createdBy: user.id }],
-      workflowExecutionTimeout: '2 minutes',
-    });
+    // The worker writes the anchor's row, naming the blob, before the workflow completes.
+    await storeBlobs(deps, [file], () =>
+      deps.temporal.workflow.execute('encodeQueryImageWorkflow', {
+        taskQueue: deps.taskQueue,
+        workflowId: `anchor-${anchorId}`,
+        args: [{ anchorId, datasetId: dataset.id, blobSha256: file.sha256, boundingBox: box, threshold, createdBy: user.id }],
+        workflowExecutionTimeout: '2 minutes',
+      }),
+    );
   } catch (error) {
     const cause = error instanceof WorkflowFailedError ? error.cause?.cause ?? error.cause : undefined;
     if (cause instanceof ApplicationFailure && cause.type === 'UndecodableImage') throw invalid(cause.message);

@@ -15,7 +15,7 @@ const RUNS_PER_HISTORY = 50;
 
 /**
  * The storage collector: purges deleted datasets and snapshots past their retention, then releases
- * the blobs, single vectors, vector spaces and export archives nothing uses any more. Every step is idempotent and
+ * the blobs, prepared model inputs, single vectors, vector spaces and export archives nothing uses any more. Every step is idempotent and
  * records what it may release before it removes rows, so it is safe to stop at any point and run again.
  * It runs every STORAGE_COLLECTION_INTERVAL_MINUTES and whenever signalled.
  */
@@ -30,6 +30,7 @@ export async function storageCollectionWorkflow(): Promise<void> {
     await steps.purgeDeletedSnapshots();
     await steps.releaseExpiredExportArchives();
     await steps.releaseBlobs();
+    if (patched('release-model-inputs')) await steps.releaseModelInputs();
     // Added after collectors were running: histories recorded before it replay without the step.
     if (patched('release-vector-points')) await steps.releaseVectorPoints();
     await steps.releaseVectorSpaces();

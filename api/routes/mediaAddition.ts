@@ -11,7 +11,7 @@ import {
   requireAddMediaEnabled,
   startMediaAddition,
   startReindex,
-  storeArchive,
+  checkArchive,
 } from '../../services/mediaAddition';
 import type { TaskDeps } from '../../services/taskWorkflows';
 import type { BatchSource } from '../../workflows/contracts';
@@ -52,11 +52,12 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
       if (form.assume_role && !form.s3_uri) throw new HttpError(400, 'assume_role applies only to an s3_uri source');
 
       let source: BatchSource = { kind: 'upload' };
-      if (archives.length === 1) source = await storeArchive(deps.store, archives[0]);
+      if (archives.length === 1) source = await checkArchive(archives[0]);
       if (form.s3_uri) source = await checkS3Source(deps, dataset, form.s3_uri, form.assume_role);
       await startMediaAddition(deps, dataset, ctx.state.user, {
         source,
         uploads,
+        archive: archives[0],
         autoReindex: form.auto_reindex,
         hints: {
           batchNImages: form.batch_n_images,

@@ -136,9 +136,11 @@ export async function purgeDeletedSnapshots(db: Db, deletedBefore: Date, limit: 
   return [...new Set(rows.map((row) => row.dataset_id))];
 }
 
-/** Up to `limit` candidates of one kind, oldest first. */
-export async function releaseCandidates(db: Db, kind: ReleaseKind, limit: number): Promise<string[]> {
-  return db('storage_release_candidates').where({ kind }).orderBy('recorded_at').orderBy('key').limit(limit).pluck('key');
+/** Up to `limit` candidates of one kind in key order, after the key `after` when given (a step that keeps some for its next run). */
+export async function releaseCandidates(db: Db, kind: ReleaseKind, limit: number, after: string | null = null): Promise<string[]> {
+  const candidates = db('storage_release_candidates').where({ kind });
+  if (after !== null) candidates.where('key', '>', after);
+  return candidates.orderBy('key').limit(limit).pluck('key');
 }
 
 export async function forgetCandidates(db: Db, kind: ReleaseKind, keys: string[]): Promise<void> {
@@ -159,13 +161,11 @@ export async function blobsInUse(db: Db, sha256s: string[]): Promise<Set<string>
   return new Set((rows as Array<{ sha: string }>).map((row) => row.sha));
 }
 
-/**
- * Whether a task that stores new blobs runs (a creation or an added batch): such a task writes a blob
- * before the row that names it, so a blob of the same content released meanwhile would be lost.
- */
-export async function blobWritersRunning(db: Db): Promise<boolean> {
-  const row = await db('tasks').whereIn('status', ACTIVE_TASK_STATUSES).whereIn('task_type', ['DATASET_CREATION', 'MEDIA_ADDITION']).first('task_id');
-  return row !== undefined;
+/** Which of the blobs `sha256s` a media item not embedded yet names: the model input prepared from it may still be read. */
+export async function blobsAwaitingEmbedding(db: Db, sha256s: string[]): Promise<Set<string>> {
+  if (sha256s.length === 0) return new Set();
+  const awaiting: string[] = await db('media').whereRaw('blob_sha256 = ANY(?::text[])', [sha256s]).where({ embedded: false }).distinct().pluck('blob_sha256');
+  return new Set(awaiting);
 }
 
 /**

@@ -26,6 +26,22 @@ export function createLocalObjectStore(root: string): ObjectStore {
     }
   }
 
+  /** The files below `dir` (a folder that is missing has none), as keys. */
+  async function* filesBelow(dir: string): AsyncGenerator<string> {
+    let entries: fs.Dirent[];
+    try {
+      entries = await fsp.readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) yield* filesBelow(full);
+      else yield path.relative(root, full).split(path.sep).join('/');
+    }
+  }
+
   return {
     async putFile(key, localPath) {
       const target = pathOf(key);
@@ -71,6 +87,7 @@ export function createLocalObjectStore(root: string): ObjectStore {
     },
     exists,
     delete: (key) => fsp.rm(pathOf(key), { force: true }),
+    list: (folder) => filesBelow(pathOf(folder)),
     withLocalFile: (key, fn) => fn(pathOf(key)),
   };
 }

@@ -15,6 +15,8 @@ export interface ObjectStore {
   exists(key: string): Promise<boolean>;
   /** Removes the object; removing one that is not there is no error. */
   delete(key: string): Promise<void>;
+  /** The keys of the objects under `folder` (ending in `/`), in no set order; one removed meanwhile may still be listed. */
+  list(folder: string): AsyncIterable<string>;
   /** Runs `fn` with a local path holding the object (tools like ffmpeg need a file). */
   withLocalFile<T>(key: string, fn: (localPath: string) => Promise<T>): Promise<T>;
 }
@@ -25,6 +27,9 @@ export function blobKey(sha256: string): string {
   return `blobs/${sha256.slice(0, 2)}/${sha256.slice(2, 4)}/${sha256}`;
 }
 
+/** The folder of every prepared model input (the storage collector removes those nothing will read). */
+export const MODEL_INPUTS = 'model-inputs/';
+
 /**
  * Where the ingest keeps an image's model input (raw RGB, `size` x `size` x 3 bytes) for the model
  * input spec it was made for, keyed by the image blob's content: the embedding stage reads it instead
@@ -34,7 +39,7 @@ export function blobKey(sha256: string): string {
  */
 export function modelInputKey(sha256: string, spec: { size: number; resize: string }): string {
   if (!/^[a-z-]+$/.test(spec.resize) || !Number.isInteger(spec.size)) throw new Error(`not a model input spec: ${spec.size} ${spec.resize}`);
-  return `model-inputs/${spec.size}-${spec.resize}/${blobKey(sha256).slice('blobs/'.length)}`;
+  return `${MODEL_INPUTS}${spec.size}-${spec.resize}/${blobKey(sha256).slice('blobs/'.length)}`;
 }
 
 /** Where an export task's archive is kept. */

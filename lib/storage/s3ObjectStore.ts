@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NotFound, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NotFound, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { ObjectStore } from './objectStore';
 
@@ -74,6 +74,17 @@ export function createS3ObjectStore(client: S3Client, bucket: string, prefix: st
     }
   }
 
+  /** The keys under `folder`, a page (up to 1,000) at a time. */
+  async function* list(folder: string): AsyncGenerator<string> {
+    const root = prefix === '' ? '' : `${prefix.replace(/\/+$/, '')}/`;
+    let token: string | undefined;
+    do {
+      const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: root + folder, ContinuationToken: token }));
+      for (const object of page.Contents ?? []) yield object.Key!.slice(root.length);
+      token = page.NextContinuationToken;
+    } while (token);
+  }
+
   return {
     async putFile(key, localPath) {
       if (!(await exists(key))) await upload(key, fs.createReadStream(localPath));
@@ -93,6 +104,7 @@ export function createS3ObjectStore(client: S3Client, bucket: string, prefix: st
     async delete(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: keyOf(key) }));
     },
+    list,
     withLocalFile: (key, fn) =>
       withTempDir(async (dir) => {
         const local = path.join(dir, path.posix.basename(key));

@@ -12,7 +12,7 @@ import tar from 'tar-stream';
 import { startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { createLogger } from '../../lib/logger';
 import { installSdkLogger } from '../../workers/main';
-import { benchMachine, createDatasetOverHttp, filesForm, freePort, prepareImages, say, startBenchStack, waitForNewestTask, writeReport } from './common';
+import { benchMachine, createDatasetOverHttp, filesForm, freePort, prepareImages, say, startBenchStack, waitForNewestTask, writeReport, runBench } from './common';
 
 const baseCount = Number(process.argv[2] ?? 2000);
 const batchCount = Number(process.argv[3] ?? 200);
@@ -81,7 +81,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

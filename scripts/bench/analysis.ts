@@ -27,7 +27,7 @@ import { indexPersistence } from '../../lib/vectors/createVectorStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import type { KnnPlan } from '../../workflows/contracts';
 import type { AnalyzeStageResult } from './analyzeStage';
-import { benchMachine, directoryBytes, freePort, say, timed, writeReport } from './common';
+import { benchMachine, directoryBytes, freePort, runBench, say, timed, writeReport } from './common';
 import type { FanoutStageResult } from './fanoutStage';
 import { runStage } from './nodeProcesses';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
@@ -214,7 +214,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

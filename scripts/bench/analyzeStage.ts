@@ -16,6 +16,7 @@ import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { createVectorStore } from '../../lib/vectors/createVectorStore';
 import { imageCollection, type VectorStore } from '../../lib/vectors/vectorStore';
 import { memoryOf, mib } from './nodeProcesses';
+import { runBench } from './common';
 
 export interface AnalyzeStageResult {
   items: number;
@@ -89,7 +90,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

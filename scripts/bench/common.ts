@@ -21,6 +21,17 @@ const photosDir = path.join(benchDir, 'data', 'photos');
 
 export const say = (line: string) => process.stdout.write(`${line}\n`);
 
+/**
+ * Runs a benchmark script's `main`. A failure prints its stack and ends the process with status 1 once
+ * `main` has taken down what it started (its own finally blocks), so nothing left open keeps it alive.
+ */
+export function runBench(main: () => Promise<void>): void {
+  main().catch((error: unknown) => {
+    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  });
+}
+
 /** The value below which a fraction `p` of the ascending `sorted` values lie. */
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 
@@ -41,16 +52,26 @@ export function directoryBytes(dir: string): number {
 }
 
 /** A migrated database with the default tenant on an embedded Postgres of its own, removed afterwards. */
-export async function withBenchDatabase<T>(name: string, body: (db: Db, admin: User) => Promise<T>): Promise<T> {
+export function withBenchDatabase<T>(name: string, body: (db: Db, admin: User) => Promise<T>): Promise<T> {
+  return withScratchPostgres(name, async (postgres) => {
+    const db = createDb(await ensureDatabase(postgres.url, `bench_${name.replaceAll('-', '_')}`), 4);
+    try {
+      await migrateLatest(db);
+      const { admin } = await ensureDefaultTenant(db, { email: 'bench@localhost.localdomain' });
+      return await body(db, admin);
+    } finally {
+      await db.destroy();
+    }
+  });
+}
+
+/** An embedded Postgres in a new scratch directory named after `name`, for `body`; both removed afterwards, however `body` ends. */
+export async function withScratchPostgres<T>(name: string, body: (postgres: { url: string }, scratch: string) => Promise<T>): Promise<T> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
   const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
-  const db = createDb(await ensureDatabase(postgres.url, `bench_${name.replaceAll('-', '_')}`), 4);
   try {
-    await migrateLatest(db);
-    const { admin } = await ensureDefaultTenant(db, { email: 'bench@localhost.localdomain' });
-    return await body(db, admin);
+    return await body(postgres, scratch);
   } finally {
-    await db.destroy();
     await postgres.stop();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
@@ -247,20 +268,15 @@ export function writeReport(stem: string, report: { date: string }, markdown?: s
  * Runs `body` against a bench stack of its own (an embedded Postgres and startBenchStack in a new
  * scratch directory named after `name`), and takes it all down afterwards, however `body` ends.
  */
-export async function withScratchStack<T>(name: string, body: (apiUrl: string) => Promise<T>): Promise<T> {
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
-  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
-  try {
+export function withScratchStack<T>(name: string, body: (apiUrl: string) => Promise<T>): Promise<T> {
+  return withScratchPostgres(name, async (postgres, scratch) => {
     const stack = await startBenchStack(scratch, postgres.url, `bench_${name.replace(/\W/g, '_')}`);
     try {
       return await body(stack.apiUrl);
     } finally {
       await stack.stop();
     }
-  } finally {
-    await postgres.stop();
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Worker processes a bench starts instead of the in-process worker: each runs `workers/main.ts` of `sourceDir` with `env` added. */

@@ -10,7 +10,7 @@ import os from 'node:os';
 import type { Db } from '../../db/connection';
 import { requireDataset } from '../../services/datasetAccess';
 import { acceptSuggestions, decideDuplicates, reviewDuplicates } from '../../services/duplicates';
-import { benchMachine, say, timed, withBenchDatabase, writeReport } from './common';
+import { benchMachine, say, timed, withBenchDatabase, writeReport, runBench } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 
 const groups = Number(process.argv[2] ?? 10_000);
@@ -72,7 +72,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

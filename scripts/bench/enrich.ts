@@ -14,7 +14,7 @@ import os from 'node:os';
 import { APPLY_ORDER } from '../../lib/enrichment/catalog';
 import { createLogger } from '../../lib/logger';
 import { installSdkLogger } from '../../workers/main';
-import { activeEnrichment, benchMachine, createDatasetOverHttp, enrichOverHttp, prepareImages, say, withDependencies, withScratchStack, writeReport } from './common';
+import { activeEnrichment, benchMachine, createDatasetOverHttp, enrichOverHttp, prepareImages, say, withDependencies, withScratchStack, writeReport, runBench } from './common';
 
 const args = process.argv.slice(2);
 const count = Number(/^\d+$/.test(args[0] ?? '') ? args[0] : 2000);
@@ -139,7 +139,4 @@ async function main(): Promise<void> {
   if (report.failed.length > 0) process.exitCode = 1;
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

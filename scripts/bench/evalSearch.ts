@@ -16,7 +16,7 @@ import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { projectRoot } from '../../lib/projectRoot';
 import { installSdkLogger } from '../../workers/main';
-import { activeEnrichment, benchDir, benchMachine, createDatasetOverHttp, enrichOverHttp, say, withScratchStack, writeReport } from './common';
+import { activeEnrichment, benchDir, benchMachine, createDatasetOverHttp, enrichOverHttp, say, withScratchStack, writeReport, runBench } from './common';
 
 interface EvalPhoto {
   file: string;
@@ -219,7 +219,4 @@ function markdown(report: {
   return `${lines.join('\n')}\n`;
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

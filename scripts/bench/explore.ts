@@ -28,7 +28,7 @@ import { indexPersistence } from '../../lib/vectors/createVectorStore';
 import { projectRoot } from '../../lib/projectRoot';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import type { AnalyzeStageResult } from './analyzeStage';
-import { benchMachine, freePort, percentile, say, writeReport } from './common';
+import { benchMachine, freePort, percentile, say, writeReport, runBench } from './common';
 import { httpGet } from './loadClients';
 import { memoryOf, mib, runStage, startNode, waitFor } from './nodeProcesses';
 import { seedSyntheticDataset, writeSyntheticVectors, WORDS } from './syntheticDataset';
@@ -272,7 +272,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -12,7 +12,7 @@ import { countFacets, forgetFacetCounts } from '../../db/repositories/clusterFac
 import { exploreClusters } from '../../db/repositories/explore';
 import { tagMedia, untagMedia } from '../../db/repositories/tags';
 import type { MediaFilter } from '../../lib/vql/compileVql';
-import { benchMachine, percentile, say, timed, withBenchDatabase, writeReport } from './common';
+import { benchMachine, percentile, say, timed, withBenchDatabase, writeReport, runBench } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 
 const count = Number(process.argv[2] ?? 250_000);
@@ -74,4 +74,4 @@ async function main(): Promise<void> {
   writeReport(`explore-facets-${count}`, report, markdown);
 }
 
-void main();
+runBench(main);

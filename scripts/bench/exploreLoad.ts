@@ -31,7 +31,7 @@ import { projectRoot } from '../../lib/projectRoot';
 import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { captionCollection, imageCollection } from '../../lib/vectors/vectorStore';
-import { benchMachine, filesForm, freePort, prepareImages, say, waitForNewestTask, writeReport } from './common';
+import { benchMachine, filesForm, freePort, prepareImages, say, waitForNewestTask, writeReport, runBench } from './common';
 import { summariseProfile, type ProfileSummary } from './cpuProfile';
 import { runLoad, type LoadRequest, type LoadResult } from './loadClients';
 import { memoryOf, mib, startNode, waitFor } from './nodeProcesses';
@@ -469,7 +469,4 @@ function compare(phases: Phase[]) {
   };
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

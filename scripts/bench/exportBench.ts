@@ -28,7 +28,7 @@ import { spawnManaged, type ManagedProcess } from '../../lib/embedded/process';
 import { startTemporalDevServer } from '../../lib/embedded/temporal';
 import { createLogger } from '../../lib/logger';
 import { projectRoot } from '../../lib/projectRoot';
-import { benchMachine, createDatasetOverHttp, freePort, prepareImages, say, writeReport } from './common';
+import { benchMachine, createDatasetOverHttp, freePort, prepareImages, say, writeReport, runBench } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -286,7 +286,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

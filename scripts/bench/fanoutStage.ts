@@ -14,6 +14,7 @@ import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { createVectorStore } from '../../lib/vectors/createVectorStore';
 import type { KnnPlan } from '../../workflows/contracts';
 import { memoryOf, mib } from './nodeProcesses';
+import { runBench } from './common';
 
 export interface FanoutStageResult {
   role: 'search' | 'cluster';
@@ -52,7 +53,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -11,7 +11,7 @@ import type { Db } from '../../db/connection';
 import { exploreClusters } from '../../db/repositories/explore';
 import { analyzeExploredTables } from '../../db/repositories/plannerStatistics';
 import type { MediaFilter } from '../../lib/vql/compileVql';
-import { benchMachine, percentile, say, timed, withBenchDatabase, writeReport } from './common';
+import { benchMachine, percentile, say, timed, withBenchDatabase, writeReport, runBench } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 
 const count = Number(process.argv[2] ?? 100_000);
@@ -61,4 +61,4 @@ async function main(): Promise<void> {
   writeReport(`first-explore-${count}`, report, markdown);
 }
 
-void main();
+runBench(main);

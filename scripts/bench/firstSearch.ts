@@ -12,14 +12,14 @@ import { createDb, migrateLatest } from '../../db/connection';
 import { ensureDefaultTenant } from '../../db/repositories/users';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { loadConfig } from '../../lib/config';
-import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
+import { ensureDatabase } from '../../lib/embedded/postgres';
 import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { indexPersistence } from '../../lib/vectors/createVectorStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { readHead, snapshotKeys } from '../../lib/vectors/persistedIndex';
 import { imageCollection } from '../../lib/vectors/vectorStore';
 import { startApiProcess } from '../../test/support/apiProcess';
-import { benchMachine, freePort, say, writeReport } from './common';
+import { benchMachine, say, writeReport, runBench, withScratchPostgres } from './common';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
 
 const count = Number(process.argv[2] ?? 100_000);
@@ -62,9 +62,7 @@ async function firstSearchAfterStart(env: Record<string, string>, dataDir: strin
 
 async function main(): Promise<void> {
   say(`bench:first-search: ${count} media on ${os.cpus()[0].model}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}`);
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-first-search-'));
-  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
-  try {
+  await withScratchPostgres('first-search', async (postgres, scratch) => {
     const databaseUrl = await ensureDatabase(postgres.url, 'bench_first_search');
     const env = { LOG_LEVEL: 'info', DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: '127.0.0.1:1', PIPELINE_PORT: '0' };
     const workerDataDir = path.join(scratch, 'data');
@@ -136,13 +134,7 @@ async function main(): Promise<void> {
     };
     say(`  first visual search: ${withIndex} ms with the published index vs ${without} ms without: ${report.ratio_without_over_with_first_search}x`);
     writeReport(`first-search-${count}`, report);
-  } finally {
-    await postgres.stop();
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -34,7 +34,7 @@ import { installSdkLogger } from '../../workers/main';
 import { workerProcessEnv } from '../../lib/embedded/workerProcesses';
 import { summariseProfile, type ProfileSummary } from './cpuProfile';
 import { postmasterOf, treeCpuSeconds } from './processCpu';
-import { benchDir, benchMachine, createDatasetOverHttp, freePort, prepareImages, say, startBenchStack, writeReport, type BenchWorkerProcess } from './common';
+import { benchDir, benchMachine, createDatasetOverHttp, freePort, prepareImages, say, startBenchStack, writeReport, type BenchWorkerProcess, runBench } from './common';
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
@@ -453,9 +453,10 @@ async function main(): Promise<void> {
   writeReport(`ingest-${count}`, report);
 }
 
-main()
-  .catch((error) => {
-    process.stderr.write(`${(error as Error).stack}\n`);
-    process.exitCode = 1;
-  })
-  .finally(() => clearInterval(sampler));
+runBench(async () => {
+  try {
+    await main();
+  } finally {
+    clearInterval(sampler);
+  }
+});

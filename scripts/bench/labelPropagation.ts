@@ -19,7 +19,7 @@ import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { createVectorStore } from '../../lib/vectors/createVectorStore';
 import { imageCollection } from '../../lib/vectors/vectorStore';
 import type { LabelPropagationInput } from '../../workflows/contracts';
-import { benchMachine, say, timed, withBenchDatabase, writeReport } from './common';
+import { benchMachine, say, timed, withBenchDatabase, writeReport, runBench } from './common';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
 
 const media = Number(process.argv[2] ?? 100_000);
@@ -109,7 +109,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

@@ -32,7 +32,7 @@ import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { createVectorStore } from '../../lib/vectors/createVectorStore';
 import { imageCollection, type VectorHit } from '../../lib/vectors/vectorStore';
 import type { LabelCheckInput, LabelCheckPlan } from '../../workflows/contracts';
-import { benchMachine, createDatasetOverHttp, filesForm, say, timed, waitForNewestTask, withBenchDatabase, withScratchStack, writeReport } from './common';
+import { benchMachine, createDatasetOverHttp, filesForm, say, timed, waitForNewestTask, withBenchDatabase, withScratchStack, writeReport, runBench } from './common';
 
 const images = Number(process.argv[2] ?? 2000);
 const NOISE_RATE = 0.1;
@@ -282,7 +282,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

@@ -17,7 +17,7 @@ import { createDataset } from '../../db/repositories/datasets';
 import { Workspace } from '../../db/models';
 import { createDb } from '../../db/connection';
 import { createCookieJar, loginFormAction } from '../../test/support/cookieJar';
-import { benchMachine, freePort, percentile, say, writeReport } from './common';
+import { benchMachine, freePort, percentile, say, writeReport, runBench } from './common';
 
 const argument = (name: string, fallback: number) => {
   const index = process.argv.indexOf(`--${name}`);
@@ -131,7 +131,4 @@ async function main(): Promise<void> {
   }
 }
 
-void main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-  process.exit(1);
-});
+runBench(main);

@@ -17,7 +17,7 @@ import { exploreClusters } from '../../db/repositories/explore';
 import { countSelectedMedia } from '../../db/repositories/selection';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { datasetMap, datasetMapPage } from '../../services/map';
-import { benchMachine, percentile, say, timed, withBenchDatabase, writeReport } from './common';
+import { benchMachine, percentile, say, timed, withBenchDatabase, writeReport, runBench } from './common';
 import { seedMapPoints, seedSyntheticDataset } from './syntheticDataset';
 
 const count = Number(process.argv[2] ?? 1_000_000);
@@ -113,4 +113,4 @@ async function main(): Promise<void> {
   writeReport(`map-server-${count}`, report, markdown);
 }
 
-void main();
+runBench(main);

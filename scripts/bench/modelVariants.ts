@@ -26,7 +26,7 @@ import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresh
 import { imagePixels, imageTensor, loadImageEncoder, readImageModelManifest, type ImageEncoder } from '../../lib/ml/imageEncoder';
 import { projectRoot } from '../../lib/projectRoot';
 import { NEIGHBOUR_SCORING } from '../../lib/quality/neighbourScores';
-import { benchDir, benchMachine, percentile, say, writeReport } from './common';
+import { benchDir, benchMachine, percentile, say, writeReport, runBench } from './common';
 
 const rounds = Number(process.argv[2] ?? 3);
 const root = projectRoot();
@@ -521,7 +521,4 @@ function markdown(report: Report): string {
   return `${lines.join('\n')}\n`;
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

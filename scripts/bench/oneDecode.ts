@@ -12,7 +12,7 @@ import path from 'node:path';
 import { loadConfig } from '../../lib/config';
 import { analyzeImage } from '../../lib/media/imageAnalysis';
 import { imagePixels, loadImageEncoder } from '../../lib/ml/imageEncoder';
-import { benchMachine, prepareImages, say, writeReport } from './common';
+import { benchMachine, prepareImages, say, writeReport, runBench } from './common';
 
 const count = Number(process.argv[2] ?? 300);
 const rounds = Number(process.argv[3] ?? 3);
@@ -73,7 +73,4 @@ async function main(): Promise<void> {
   writeReport(`one-decode-${dir ? `${path.basename(dir)}-` : ''}${files.length}`, report);
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -30,7 +30,7 @@ import { createQdrantVectorStore, QDRANT_OVERSAMPLING, type QdrantQuantization }
 import type { VectorHit, VectorStore } from '../../lib/vectors/vectorStore';
 import { evalPhotos } from '../../test/support/evalPhotos';
 import { findQdrantBinary, indexWhateverTheSize, qdrantCall, startQdrantServer } from '../../test/support/qdrant';
-import { benchDir, benchMachine, percentile, say, writeReport } from './common';
+import { benchDir, benchMachine, percentile, say, writeReport, runBench } from './common';
 import { syntheticImageVectors } from './syntheticDataset';
 
 const syntheticCount = Number(process.argv[2] ?? 100_000);
@@ -271,7 +271,4 @@ async function main(): Promise<void> {
   writeReport('quantization', report, markdown(report));
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

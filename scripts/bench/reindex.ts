@@ -7,7 +7,6 @@
  * and how far the two agree: items whose neighbour lists differ, and the clusters per threshold.
  * Results go to bench/results/reindex-<N>-<date>.json and .md.
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,14 +21,14 @@ import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { placesIn } from '../../lib/clustering/incrementalGraph';
 import { addKnnHits, emptyKnnGraph, neighboursIn } from '../../lib/clustering/knnGraph';
 import { loadConfig } from '../../lib/config';
-import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
+import { ensureDatabase } from '../../lib/embedded/postgres';
 import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { indexPersistence } from '../../lib/vectors/createVectorStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { imageCollection, type VectorStore } from '../../lib/vectors/vectorStore';
 import type { KnnPlan } from '../../workflows/contracts';
 import { GRAPH_K } from '../../activities/analysis';
-import { benchMachine, freePort, say, timed, writeReport } from './common';
+import { benchMachine, say, timed, writeReport, runBench, withScratchPostgres } from './common';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
 
 const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { added: { type: 'string', default: '1000' } } });
@@ -118,9 +117,7 @@ async function addMedia(db: Db, store: VectorStore, datasetId: string, versionId
 async function main(): Promise<void> {
   say(`bench:reindex: ${count} media + ${added} on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
   const loadAverage = [os.loadavg()];
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-reindex-'));
-  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
-  try {
+  await withScratchPostgres('reindex', async (postgres, scratch) => {
     const databaseUrl = await ensureDatabase(postgres.url, 'bench_reindex');
     const env = { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: path.join(scratch, 'data'), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: '127.0.0.1:1', PIPELINE_PORT: '0' };
     const config = loadConfig(env);
@@ -193,13 +190,7 @@ async function main(): Promise<void> {
       await store.close();
       await db.destroy();
     }
-  } finally {
-    await postgres.stop();
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

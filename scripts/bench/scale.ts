@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchDir, benchMachine, say, timed, writeReport } from './common';
+import { benchDir, benchMachine, runBench, say, timed, writeReport } from './common';
 
 const PARTS = ['analysis', 'reindex', 'explore', 'snapshot'] as const;
 type Part = (typeof PARTS)[number];
@@ -154,7 +154,4 @@ async function main(): Promise<void> {
   writeReport(`scale-${count}`, report, markdown(report));
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -15,7 +15,7 @@ import { createDb } from '../../db/connection';
 import { createDataset } from '../../db/repositories/datasets';
 import { versionTablesBytes } from '../../db/repositories/versions';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
-import { benchMachine, freePort, say, startBenchStack, timed, writeReport } from './common';
+import { benchMachine, freePort, say, startBenchStack, timed, writeReport, runBench } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 
 const count = Number(process.argv[2] ?? 100_000);
@@ -100,7 +100,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

@@ -7,7 +7,9 @@
  *    the same run is the snapshot copy itself.
  * 2. A dataset: FILES media (default 20,000) whose blobs are real 4 KiB files in a local object
  *    store, half of them shared by content with the first dataset, deleted and collected; bytes on
- *    disk and rows before and after (the shared half must stay).
+ *    disk and rows before and after (the shared half must stay). Every one of its blobs also has a
+ *    prepared model input left behind (an interrupted ingest's), and 100 media of the live dataset
+ *    wait for their embedding with theirs: the former go, the latter stay.
  * Results: bench/results/storage-release-<N>-<FILES>-<date>.json.
  */
 import fs from 'node:fs';
@@ -19,17 +21,20 @@ import { markDatasetDeleted, pendingReleaseCounts } from '../../db/repositories/
 import { softDeleteSnapshot } from '../../db/repositories/snapshots';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { VERSION_TABLES, versionTablesBytes } from '../../db/repositories/versions';
-import { blobKey } from '../../lib/storage/objectStore';
+import { blobKey, MODEL_INPUTS, modelInputKey } from '../../lib/storage/objectStore';
 import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import * as collection from '../../services/storageCollection';
 import { takeSnapshot } from '../../services/snapshots';
-import { benchMachine, say, timed, withBenchDatabase, writeReport } from './common';
+import { benchMachine, say, timed, withBenchDatabase, writeReport, runBench } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 
 const count = Number(process.argv[2] ?? 100_000);
 const files = Number(process.argv[3] ?? 20_000);
 const mib = (bytes: number) => Number((bytes / 2 ** 20).toFixed(1));
+/** Media of the live dataset whose model inputs an embedding still needs. */
+const AWAITING_EMBEDDING = 100;
+const INPUT_SPEC = { size: 224, resize: 'fill' };
 
 async function versionRows(db: Db): Promise<number> {
   let rows = 0;
@@ -55,6 +60,7 @@ async function collectAll(deps: Parameters<typeof collection.purgeDeletedDataset
     purgeDeletedDatasets: await timed(() => collection.purgeDeletedDatasets(deps)),
     purgeDeletedSnapshots: await timed(() => collection.purgeExpiredSnapshots(deps)),
     releaseBlobs: await timed(() => collection.releaseBlobs(deps)),
+    releaseModelInputs: await timed(() => collection.releaseModelInputs(deps)),
     releaseVectorSpaces: await timed(() => collection.releaseVectorSpaces(deps)),
   };
   return Object.fromEntries(Object.entries(steps).map(([name, step]) => [name, { seconds: step.seconds, items: step.value }]));
@@ -102,11 +108,20 @@ async function main(): Promise<void> {
       const shas: string[] = await db('media').where({ version_id: other.versionId }).distinct().pluck('blob_sha256');
       const blob = randomBytes(4096);
       for (let i = 0; i < shas.length; i += 64) await Promise.all(shas.slice(i, i + 64).map((sha) => store.put(blobKey(sha), blob)));
+      const awaiting: string[] = await db('media').where({ version_id: seeded.versionId }).orderBy('id').limit(AWAITING_EMBEDDING).pluck('blob_sha256');
+      await db('media').whereIn('blob_sha256', awaiting).update({ embedded: false });
+      const inputShas = [...shas, ...awaiting];
+      for (let i = 0; i < inputShas.length; i += 64) await Promise.all(inputShas.slice(i, i + 64).map((sha) => store.put(modelInputKey(sha, INPUT_SPEC), blob)));
+      const inputsDir = path.join(scratch, 'objects', MODEL_INPUTS);
+      const inputsBefore = dirBytes(inputsDir);
       const diskBefore = dirBytes(path.join(scratch, 'objects'));
       const rowsBefore = await versionRows(db);
       if (!(await markDatasetDeleted(db, other.datasetId, ['READY']))) throw new Error('the dataset was not deleted');
       const datasetSteps = await collectAll(deps);
       const diskAfter = dirBytes(path.join(scratch, 'objects'));
+      const inputsAfter = dirBytes(inputsDir);
+      const inputsKept = (await Promise.all(awaiting.map((sha) => store.exists(modelInputKey(sha, INPUT_SPEC))))).filter(Boolean).length;
+      say(`  model inputs: ${inputsBefore.files} files, ${mib(inputsBefore.bytes)} MiB → ${inputsAfter.files} files, ${mib(inputsAfter.bytes)} MiB (${inputsKept} of ${awaiting.length} awaiting embedding kept)`);
       const rowsAfterDelete = await versionRows(db);
       say(`  dataset delete: ${diskBefore.files} files, ${mib(diskBefore.bytes)} MiB → ${diskAfter.files} files, ${mib(diskAfter.bytes)} MiB; rows ${rowsBefore} → ${rowsAfterDelete}`);
       for (const [name, step] of Object.entries(datasetSteps)) say(`    ${name}: ${step.seconds.toFixed(2)} s, ${step.items} items`);
@@ -118,7 +133,8 @@ async function main(): Promise<void> {
         method:
           'Synthetic datasets in an embedded Postgres; the collector steps (services/storageCollection.ts) run in process as its activities do. ' +
           'Bytes: pg_total_relation_size of the version tables (files shrink only with VACUUM FULL; after plain VACUUM the space is reused by later rows). ' +
-          'Blobs: 4 KiB files in a local object store, one per media item; half of the deleted dataset\'s blobs are shared by content with the live one and must stay.',
+          'Blobs: 4 KiB files in a local object store, one per media item; half of the deleted dataset\'s blobs are shared by content with the live one and must stay. ' +
+          `Model inputs: 4 KiB files (a real one is 150 KB) under ${MODEL_INPUTS}, one per blob of the deleted dataset (left by an interrupted ingest) and one per ${AWAITING_EMBEDDING} live media not embedded yet, which must stay.`,
         snapshot_delete: {
           media: count,
           snapshot_copy_seconds: first.seconds,
@@ -130,6 +146,11 @@ async function main(): Promise<void> {
         dataset_delete: {
           media: files,
           object_store: { before: { files: diskBefore.files, mib: mib(diskBefore.bytes) }, after: { files: diskAfter.files, mib: mib(diskAfter.bytes) } },
+          model_inputs: {
+            before: { files: inputsBefore.files, mib: mib(inputsBefore.bytes) },
+            after: { files: inputsAfter.files, mib: mib(inputsAfter.bytes) },
+            awaiting_embedding_kept: `${inputsKept} of ${awaiting.length}`,
+          },
           version_rows: { before: rowsBefore, after: rowsAfterDelete },
           steps: datasetSteps,
           pending_after: await pendingReleaseCounts(db),
@@ -141,7 +162,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

@@ -13,7 +13,7 @@ import { createVersionActivities } from '../../activities/versions';
 import type { Db } from '../../db/connection';
 import { createDataset } from '../../db/repositories/datasets';
 import { createCopyVersion, findVersion, VERSION_TABLES, versionTablesBytes } from '../../db/repositories/versions';
-import { benchMachine, say, timed, withBenchDatabase, writeReport } from './common';
+import { benchMachine, say, timed, withBenchDatabase, writeReport, runBench } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 
 const sizes = (process.argv[2] ?? '100000').split(',').map(Number);
@@ -105,7 +105,4 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runBench(main);

@@ -14,7 +14,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { CHROMIUM_PATH, WEB_DIST } from '../../test/support/browser';
-import { benchMachine, percentile, say, writeReport } from './common';
+import { benchMachine, percentile, say, writeReport, runBench } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 import { withWebBenchStack } from './webBenchStack';
 
@@ -210,7 +210,4 @@ async function main(): Promise<void> {
   writeReport('web-explore', report, markdown(report));
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

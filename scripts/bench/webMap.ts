@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM_PATH } from '../../test/support/browser';
-import { benchDir, benchMachine, percentile, say, timed, writeReport } from './common';
+import { benchDir, benchMachine, percentile, say, timed, writeReport, runBench } from './common';
 import { withWebBenchStack } from './webBenchStack';
 import { seedMapPoints, seedSyntheticDataset } from './syntheticDataset';
 
@@ -293,7 +293,4 @@ async function main(): Promise<void> {
   writeReport(POINTS === 1_000_000 ? 'web-map' : `web-map-${POINTS}`, report, markdown(report));
 }
 
-main().catch((error) => {
-  process.stderr.write(`${(error as Error).stack}\n`);
-  process.exitCode = 1;
-});
+runBench(main);

@@ -5,12 +5,12 @@ import path from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { insertTask } from '../../db/repositories/tasks';
 import { pendingReleaseCounts } from '../../db/repositories/storageRelease';
-import { blobKey } from '../../lib/storage/objectStore';
+import { blobKey, modelInputKey } from '../../lib/storage/objectStore';
 import { imageCollection } from '../../lib/vectors/vectorStore';
-import { purgeDeletedDatasets, requestStorageCollection } from '../../services/storageCollection';
+import { purgeDeletedDatasets, releaseBlobs, releaseModelInputs, requestStorageCollection } from '../../services/storageCollection';
 import { sha256Hex } from '../../lib/sha256';
 import { storageCollectionWorkflowId } from '../../workflows/contracts';
-import { createReadyDataset, waitForDatasetStatus } from '../support/datasets';
+import { createReadyDataset, newDatasetWithTransaction, uploadFiles, waitForDatasetStatus, waitForTask } from '../support/datasets';
 import { eventually, photo } from '../support/media';
 import { freePort } from '../support/ports';
 import { s3TestClientConfig, startS3Server, type S3Server } from '../support/s3Server';
@@ -223,6 +223,97 @@ describe('dataset delete and the storage collector', () => {
     expect(hits[0].id).toBe(coffee.id);
     expect((await explore(lineage).expect(200)).body.clusters.length).toBeGreaterThan(0);
   }, 180_000);
+
+  it('keeps a blob an upload of the same bytes is storing while the collector releases it, and releases it once nothing names it', async () => {
+    const { db } = stack.deps;
+    const taskQueue = stack.deps.config.temporal.taskQueue;
+    // Only the runs this test makes: the collector's workflow waits until the end.
+    await stack.deps.temporal.workflow.getHandle(storageCollectionWorkflowId(taskQueue)).terminate().catch(() => undefined);
+    const deps = { db, store: stack.deps.store, vectors: stack.deps.vectors, heartbeat: () => undefined, settings: stack.deps.config.storageRelease };
+    const camera = shaOf('camera');
+    const doomed = await createReadyDataset(stack, 'doomed camera', [photo('camera')]);
+    await db('datasets').where({ id: doomed }).update({ deleted_at: db.fn.now() });
+    await purgeDeletedDatasets(deps);
+    expect(stored(camera)).toBe(true);
+
+    // An upload of the same bytes, held between its put (which finds the blob stored and keeps it) and the
+    // insert of its row: the insert waits for this lock on its upload transaction.
+    const { datasetId: receiver, transId } = await newDatasetWithTransaction(stack, 'receiver');
+    const held = await db.transaction();
+    try {
+      await held('upload_transactions').where({ id: transId }).forUpdate().first('id');
+      const upload = uploadFiles(stack, receiver, transId, [photo('camera')]).then((response) => response);
+      await eventually(
+        async () => (await db.raw(`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE NOT l.granted AND a.query ILIKE '%upload_transactions%'`)).rows[0].n,
+        (waiting: number) => waiting > 0,
+        30_000,
+        'the upload to wait for its row',
+      );
+      await releaseBlobs(deps);
+      expect(stored(camera)).toBe(true);
+      expect(await db('blob_writes').where({ sha256: camera }).count({ n: '*' })).toEqual([{ n: '1' }]);
+      expect(await db('storage_release_candidates').where({ kind: 'blob', key: camera }).count({ n: '*' })).toEqual([{ n: '1' }]);
+      await held.commit();
+      expect((await upload).status).toBe(202);
+    } finally {
+      if (!held.isCompleted()) await held.rollback();
+    }
+    expect(await db('blob_writes').where({ sha256: camera }).count({ n: '*' })).toEqual([{ n: '0' }]);
+
+    // The row's media can be read: indexed, and its original served.
+    await stack.request.post(`/api/v1/ingestion/${receiver}/process_files/${transId}`).expect(202);
+    expect((await waitForTask(stack, receiver, ['COMPLETED', 'FAILED'])).status).toBe('COMPLETED');
+    const [preview] = ((await explore(receiver).expect(200)).body.clusters as Array<{ previews: Array<{ media_uri: string }> }>).flatMap((c) => c.previews);
+    const image = await stack.request.get(new URL(preview.media_uri).pathname + new URL(preview.media_uri).search).expect(200);
+    expect(sha256Hex(image.body as Buffer)).toBe(camera);
+    // Named by a row now: the next run forgets the candidate and keeps the blob.
+    await releaseBlobs(deps);
+    expect(stored(camera)).toBe(true);
+    expect(await db('storage_release_candidates').where({ kind: 'blob', key: camera }).count({ n: '*' })).toEqual([{ n: '0' }]);
+
+    await stack.request.delete(`/api/v1/dataset/${receiver}`).expect(200);
+    await collected();
+    expect(stored(camera)).toBe(false);
+  }, 180_000);
+
+  it('removes prepared model inputs nothing will read (an interrupted ingest\'s, an embedded item\'s), keeps the one a media item waiting for its embedding needs, and waits while a blob-storing task runs', async () => {
+    const { db, store } = stack.deps;
+    const deps = { db, store, vectors: stack.deps.vectors, heartbeat: () => undefined, settings: stack.deps.config.storageRelease };
+    const spec = { size: 224, resize: 'fill' };
+    const inputsDir = path.join(objectsDir(), 'model-inputs');
+    const onDisk = () => (fs.existsSync(inputsDir) ? (fs.readdirSync(inputsDir, { recursive: true }) as string[]).map((name) => path.join(inputsDir, name)).filter((file) => fs.statSync(file).isFile()) : []);
+    const bytes = () => onDisk().reduce((sum, file) => sum + fs.statSync(file).size, 0);
+    const present = (sha256: string) => fs.existsSync(path.join(objectsDir(), modelInputKey(sha256, spec)));
+    // The ingest made them and the embedding removed them: none left by the datasets made so far.
+    expect(onDisk()).toEqual([]);
+    const head = db('datasets').where({ id: b }).select('head_version_id');
+    const waiting = await db('media').where({ version_id: head, file_name: 'chelsea.jpg' }).first('id', 'blob_sha256');
+    const orphan = sha256Hex(Buffer.from(`an upload whose ingest was interrupted ${randomUUID()}`));
+    const input = Buffer.alloc(spec.size * spec.size * 3, 7);
+    await db('media').where({ id: waiting.id }).update({ embedded: false });
+    try {
+      for (const sha256 of [orphan, shaOf('rocket'), waiting.blob_sha256]) await store.put(modelInputKey(sha256, spec), input);
+      const before = bytes();
+      expect(before).toBe(3 * input.length);
+
+      const taskId = randomUUID();
+      await insertTask(db, { taskId, datasetId: b, taskType: 'REINDEX', createdBy: stack.deps.defaultUser.id, input: {}, statusMessage: 'x' });
+      try {
+        expect(await releaseModelInputs(deps)).toBe(0);
+        expect(bytes()).toBe(before);
+      } finally {
+        await db('tasks').where({ task_id: taskId }).update({ status: 'FAILED' });
+      }
+
+      expect(await releaseModelInputs(deps)).toBe(2);
+      expect([present(orphan), present(shaOf('rocket')), present(waiting.blob_sha256)]).toEqual([false, false, true]);
+      expect(bytes()).toBe(before - 2 * input.length);
+    } finally {
+      await db('media').where({ id: waiting.id }).update({ embedded: true });
+      await store.delete(modelInputKey(waiting.blob_sha256, spec));
+    }
+    await explore(b).expect(200);
+  }, 60_000);
 });
 
 /** The same release against a real S3-compatible server (OBJECT_STORE_URL): objects counted in the bucket. */
@@ -253,6 +344,9 @@ describe('dataset delete with the object store in a bucket', () => {
     const indexOfDoomed = `service/vector-indexes/${imageCollection(doomed)}`;
     await eventually(() => keys('vector-indexes/'), (found) => found.some((key) => key.startsWith(indexOfDoomed)), 30_000, 'a published index');
     const blobsBefore = await keys('blobs/');
+    // An input prepared for one of its images that no embedding removed (an interrupted ingest's).
+    await stack.deps.store.put(modelInputKey(shaOf('grace_hopper'), { size: 224, resize: 'fill' }), Buffer.alloc(1024));
+    expect(await keys('model-inputs/')).toHaveLength(1);
 
     await stack.request.delete(`/api/v1/dataset/${doomed}`).expect(200);
     await requestStorageCollection({ temporal: stack.deps.temporal, taskQueue: stack.deps.config.temporal.taskQueue });
@@ -261,6 +355,7 @@ describe('dataset delete with the object store in a bucket', () => {
     expect(gone.sort()).toEqual(expect.arrayContaining([`service/${blobKey(shaOf('hubble_deep_field'))}`, `service/${blobKey(shaOf('grace_hopper'))}`]));
     expect(blobsAfter).toContain(`service/${blobKey(shaOf('chelsea'))}`);
     await eventually(() => keys('vector-indexes/'), (found) => !found.some((key) => key.startsWith(indexOfDoomed)), 30_000, 'the index to go');
+    await eventually(() => keys('model-inputs/'), (found) => found.length === 0, 30_000, 'the model input to go');
     expect((await stack.request.get(`/api/v1/explore/${kept}`).query({ entity_type: 'IMAGES' }).expect(200)).body.clusters).toHaveLength(1);
   }, 240_000);
 });

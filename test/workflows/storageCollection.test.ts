@@ -7,6 +7,7 @@ const steps: ActivityName[] = [
   'purgeDeletedSnapshots',
   'releaseExpiredExportArchives',
   'releaseBlobs',
+  'releaseModelInputs',
   'releaseVectorPoints',
   'releaseVectorSpaces',
   'releaseExportArchives',
