@@ -124,11 +124,12 @@ export function createLabelQualityActivities(deps: { db: Db; vectors: VectorStor
   /** The fields a check reads; null when there is nothing to check (no declaration, no labels from folders). */
   async function fieldsOf(datasetId: string, source: LabelCheckInput['fields']): Promise<LabelFields | null> {
     if ('label' in source) return source;
-    if ('transactionId' in source) {
-      const label = await transactionLabelField(db, source.transactionId);
-      return label === null ? null : { label, split: null };
-    }
     const previous = (await headVersion(db, datasetId)).label_quality;
+    if ('transactionId' in source) {
+      // A batch's folders go in the declared label field (or declare it): the declared split stays.
+      const label = await transactionLabelField(db, source.transactionId);
+      return label === null ? null : { label, split: previous?.label_field === label ? previous.split_field : null };
+    }
     return previous ? { label: previous.label_field, split: previous.split_field } : null;
   }
 

@@ -3,6 +3,7 @@ import type { User } from '../db/models';
 import { claimDatasetStatus, datasetStatus, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { deleteTransaction, openUploadTransaction } from '../db/repositories/ingestion';
 import { runningTaskOf } from '../db/repositories/tasks';
+import { headVersion } from '../db/repositories/versions';
 import {
   BATCH_TASK_TYPES,
   canStart,
@@ -14,6 +15,7 @@ import {
 import { DomainError, conflict, forbidden, invalid } from '../lib/errors';
 import type { Config } from '../lib/config';
 import type { Logger } from '../lib/logger';
+import { DEFAULT_LABEL_FIELD } from '../lib/media/folderLabel';
 import { readArchiveKind } from '../lib/sources/archive';
 import { localEntries } from '../lib/sources/localPath';
 import { parseS3Uri } from '../lib/sources/s3';
@@ -120,6 +122,22 @@ export async function checkS3Source(
 }
 
 /**
+ * The field a batch's folders go in (labels_from=folder): the one asked for, else the dataset's declared label field, else
+ * `label`. A dataset checks one label field, so asking for another than the declared one is refused (declare it first with
+ * PUT label_fields); so is a batch of uploads none of which was sent from a folder (archives and S3 keys show theirs later).
+ */
+async function folderLabelField(db: Db, datasetId: string, asked: string | null, uploads: Array<{ folder?: string | null }>): Promise<string> {
+  const declared = (await headVersion(db, datasetId)).label_quality?.label_field ?? null;
+  if (asked !== null && declared !== null && asked !== declared) {
+    throw invalid(`label_field ${asked} is not the label field dataset ${datasetId} checks (${declared}): send label_field=${declared}, or declare ${asked} with PUT label_fields first`);
+  }
+  if (uploads.length > 0 && !uploads.some((file) => file.folder)) {
+    throw invalid('labels_from=folder: no uploaded file was sent with a folder in its name (such as cats/1.jpg)');
+  }
+  return asked ?? declared ?? DEFAULT_LABEL_FIELD;
+}
+
+/**
  * Starts a MEDIA_ADDITION batch: the dataset goes READY or PARTIAL INDEX → READ ONLY in one
  * guarded update (of two concurrent requests exactly one wins), the batch's files (uploads now,
  * other sources in the workflow) are held by a new upload transaction, and the workflow starts.
@@ -129,10 +147,19 @@ export async function startMediaAddition(
   deps: MediaAdditionDeps,
   dataset: DatasetRow,
   user: Pick<User, 'id' | 'email'>,
-  request: { source: BatchSource; uploads?: Array<StagedFile & { fileName: string }>; archive?: StagedFile; autoReindex: boolean; hints: BatchHints },
+  request: {
+    source: BatchSource;
+    uploads?: Array<StagedFile & { fileName: string; folder?: string | null }>;
+    archive?: StagedFile;
+    autoReindex: boolean;
+    hints: BatchHints;
+    /** labels_from=folder: the field asked for (null: the declared one, else `label`); null without labels_from. */
+    folderLabels?: { field: string | null } | null;
+  },
 ): Promise<string> {
   const { db } = deps;
-  const transactionId = await openUploadTransaction(db, dataset.id, user.id, 'PROCESSING');
+  const labelField = request.folderLabels ? await folderLabelField(db, dataset.id, request.folderLabels.field, request.uploads ?? []) : null;
+  const transactionId = await openUploadTransaction(db, dataset.id, user.id, 'PROCESSING', labelField);
   let previousStatus: DatasetStatus = dataset.status_new;
   try {
     await storeUploads(db, deps.store, { id: transactionId, dataset_id: dataset.id, status: 'PROCESSING' }, request.uploads ?? []);

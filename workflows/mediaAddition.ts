@@ -1,14 +1,15 @@
-import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import { analysis, embedding, enrichmentModels, lifecycle, monitoring, sources } from './activityProxies';
 import type { MediaAdditionInput } from './contracts';
 import { failureMessage } from './failures';
 import { reanalyzeInChunks } from './knnAnalysis';
+import { checkLabelsInChunks } from './labelQualityChunks';
 import { indexMediaChunks } from './mediaChunks';
 
 /**
  * MEDIA_ADDITION: the dataset is READ ONLY (claimed by the request). The batch is collected,
- * decoded, embedded, enriched by the models the dataset was enriched with, placed into the existing clusters and scored against the whole dataset, and
- * evaluated by the saved views; then the dataset is PARTIAL INDEX, or with auto_reindex it is
+ * decoded, embedded, enriched by the models the dataset was enriched with, placed into the existing clusters and scored against the whole dataset,
+ * its labels checked when its folders gave some (labels_from=folder), and evaluated by the saved views; then the dataset is PARTIAL INDEX, or with auto_reindex it is
  * re-clustered (INDEXING) and ends READY.
  */
 export async function mediaAdditionWorkflow(input: MediaAdditionInput): Promise<void> {
@@ -23,6 +24,10 @@ export async function mediaAdditionWorkflow(input: MediaAdditionInput): Promise<
     await enrichmentModels().enrichDatasetMedia(ref);
     await embedding().embedCaptions(ref);
     await analysis.indexBatch({ ...ref, batchId });
+    // labels_from=folder: the labels checked again with the batch's (nothing when the batch brought none).
+    if (patched('add-media-labels-from-folders')) {
+      await checkLabelsInChunks({ ...ref, fields: { transactionId: input.transactionId }, stage: 'analyze' });
+    }
     await monitoring.evaluateViews({ ...ref, batchId });
     if (input.autoReindex) {
       await lifecycle.beginReindex(ref);

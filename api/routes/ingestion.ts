@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import type { Config } from '../../lib/config';
+import { DEFAULT_LABEL_FIELD } from '../../lib/media/folderLabel';
 import { isArchiveName, mediaKindOf, SUPPORTED_EXTENSIONS } from '../../lib/media/mediaTypes';
 import type { ObjectStore } from '../../lib/storage/objectStore';
 import { uploadStagingDir } from '../../lib/storage/staging';
@@ -12,9 +13,6 @@ import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
 import { withReceivedFiles, type UploadLimits } from '../uploads';
 import { ingestionRoutes, newDatasetQuery, processFilesQuery } from '../specs/ingestion';
-
-/** The custom-metadata field folder names go in when labels_from=folder names none. */
-const DEFAULT_LABEL_FIELD = 'label';
 
 export function refuseUnsupportedForCreation(fileName: string): HttpError | undefined {
   if (isArchiveName(fileName)) {
@@ -62,7 +60,6 @@ export function createIngestionRouter(deps: TaskDeps & { db: Db; store: ObjectSt
     const parsed = processFilesQuery.safeParse(ctx.query);
     if (!parsed.success) throw new HttpError(400, parsed.error.issues[0].message);
     const { labels_from: labelsFrom, label_field: labelField } = parsed.data;
-    if (labelField !== undefined && labelsFrom === undefined) throw new HttpError(400, 'label_field needs labels_from=folder');
     const taskId = await processFiles(deps, dataset, transaction, ctx.state.user, labelsFrom === 'folder' ? (labelField ?? DEFAULT_LABEL_FIELD) : null);
     ctx.status = 202;
     ctx.body = { task_id: taskId };

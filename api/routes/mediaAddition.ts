@@ -59,6 +59,7 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
         uploads,
         archive: archives[0],
         autoReindex: form.auto_reindex,
+        folderLabels: form.labels_from === 'folder' ? { field: form.label_field ?? null } : null,
         hints: {
           batchNImages: form.batch_n_images,
           batchNVideos: form.batch_n_videos,

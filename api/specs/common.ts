@@ -35,3 +35,23 @@ export const VQL_DESCRIPTION =
   '"polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since';
 /** The refusal of a map region drawn on an older layout of the map. */
 export const STALE_MAP_REGION: [409, string] = [409, 'A VQL map region of an older map layout (the map was laid out anew since)'];
+
+/** labels_from=folder and label_field, of process_files (query) and add_media (form): each file's folder as its label. */
+export const labelsFromFields = (when: string, fieldDefault: string) => ({
+  labels_from: z
+    .enum(['folder'], { error: 'labels_from must be "folder"' })
+    .optional()
+    .meta({ description: `folder: each file's parent folder name (cats for cats/1.jpg) is its label, ${when}` }),
+  label_field: z
+    .string({ error: 'label_field must be a single string' })
+    .trim()
+    .min(1, 'label_field must not be empty')
+    .max(100, 'label_field is at most 100 characters')
+    .optional()
+    .meta({ description: `The custom-metadata field the folder names go in (default ${fieldDefault}); needs labels_from=folder` }),
+});
+
+/** label_field only goes with labels_from. */
+export const labelFieldNeedsLabelsFrom = (input: { labels_from?: string; label_field?: string }) =>
+  input.label_field === undefined || input.labels_from !== undefined;
+export const LABEL_FIELD_ALONE = 'label_field needs labels_from=folder';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
-import { datasetIdParams, datasetName, filePart, startedTask } from './common';
+import { datasetIdParams, datasetName, filePart, LABEL_FIELD_ALONE, labelFieldNeedsLabelsFrom, labelsFromFields, startedTask } from './common';
 
 /** Checked by the handler: the spec's ingestion codes make a missing dataset_name a 400, not a 422. */
 export const newDatasetQuery = z.object({ dataset_name: datasetName('dataset_name', 'dataset_name must be a single string') });
@@ -10,19 +10,9 @@ const transactionParams = datasetIdParams.extend({
 const transaction = { trans_id: z.number().int() };
 
 /** Checked by the handler (400 as the spec's ingestion codes say): labels from the folders the files were sent from. */
-export const processFilesQuery = z.object({
-  labels_from: z
-    .enum(['folder'], { error: 'labels_from must be "folder"' })
-    .optional()
-    .meta({ description: "folder: each file's parent folder name (cats for cats/1.jpg) is its label, checked at the end of indexing" }),
-  label_field: z
-    .string({ error: 'label_field must be a single string' })
-    .trim()
-    .min(1, 'label_field must not be empty')
-    .max(100, 'label_field is at most 100 characters')
-    .optional()
-    .meta({ description: 'The custom-metadata field the folder names go in (default label); needs labels_from=folder' }),
-});
+export const processFilesQuery = z
+  .object(labelsFromFields('checked at the end of indexing', 'label'))
+  .refine(labelFieldNeedsLabelsFrom, LABEL_FIELD_ALONE);
 
 export const ingestionRoutes = {
   newDataset: defineRoute({

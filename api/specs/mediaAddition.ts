@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
-import { booleanParam, datasetIdParams, filePart } from './common';
+import { booleanParam, datasetIdParams, filePart, LABEL_FIELD_ALONE, labelFieldNeedsLabelsFrom, labelsFromFields } from './common';
 
 const formCount = (name: string) =>
   z.coerce
@@ -20,9 +20,13 @@ export const addMediaFields = z.strictObject(
     batch_n_images: formCount('batch_n_images').optional(),
     batch_n_objects: formCount('batch_n_objects').optional(),
     use_spot: booleanParam('use_spot').optional(),
+    ...labelsFromFields(
+      "the label check running again as part of the batch (files, archive members and S3 keys alike; one at the source's top has none)",
+      'the label field the dataset declared, else label; another field than the declared one is a 400',
+    ),
   },
   { error: (issue) => (issue.code === 'unrecognized_keys' ? `Unknown form field: ${issue.keys.join(', ')}` : undefined) },
-);
+).refine(labelFieldNeedsLabelsFrom, LABEL_FIELD_ALONE);
 
 const running = 'an add_media or reindex is running';
 
@@ -44,7 +48,7 @@ export const mediaAdditionRoutes = {
     },
     responses: { 202: { description: 'Accepted (empty body)' } },
     errors: [
-      [400, 'Invalid parameters, source or embedding configuration'],
+      [400, 'Invalid parameters, source or embedding configuration, or a bad labels_from / label_field (another field than the declared label field, or no uploaded file sent from a folder)'],
       [403, "Feature disabled, no write access, or an s3_uri, manifest entry or assume_role the dataset's organization may not use"],
       [404, 'Dataset not found'],
       [409, `Status not READY or PARTIAL INDEX, or ${running}`],

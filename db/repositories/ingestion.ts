@@ -23,8 +23,9 @@ export async function openUploadTransaction(
   datasetId: string,
   userId: string,
   status: UploadTransaction['status'] = 'OPEN',
+  labelField: string | null = null,
 ): Promise<number> {
-  const [row] = await db('upload_transactions').insert({ dataset_id: datasetId, created_by: userId, status }).returning('id');
+  const [row] = await db('upload_transactions').insert({ dataset_id: datasetId, created_by: userId, status, label_field: labelField }).returning('id');
   return Number(row.id);
 }
 
@@ -146,7 +147,7 @@ export async function countFilesWithFolder(db: Db, transactionId: number): Promi
   return Number(count);
 }
 
-/** The field a creation transaction records its files' folders in, or null. */
+/** The field a transaction (creation or add_media batch) records its files' folders in, or null. */
 export async function transactionLabelField(db: Db, transactionId: number): Promise<string | null> {
   const row = await db('upload_transactions').where({ id: transactionId }).first('label_field');
   return row?.label_field ?? null;

@@ -6,6 +6,7 @@ import {
   chunkFile,
   failsWith,
   heldUntilReleased,
+  labelCheckCall,
   mockActivities,
   newTaskId,
   outcomeOf,
@@ -26,12 +27,13 @@ const reindexingSteps: ActivityName[] = [
   'enrichDatasetMedia',
   'embedCaptions',
   'indexBatch',
+  'planLabelChunks',
   'evaluateViews',
   'beginReindex',
   ...REANALYSIS_STEPS,
   'commitReindex',
 ];
-const all: ActivityName[] = [...reindexingSteps, 'completeMediaAddition', 'failBatchTask'];
+const all: ActivityName[] = [...reindexingSteps, 'checkLabelChunk', 'aggregateLabelQuality', 'completeMediaAddition', 'failBatchTask'];
 const collected = { media: 3, skipped: 1, missing: ['gone.jpg'] };
 
 const testbed = workflowTestbed();
@@ -73,6 +75,7 @@ describe('mediaAdditionWorkflow', () => {
         { name: 'enrichDatasetMedia', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'embedCaptions', input: ref, taskQueue: inferenceQueueOf(taskQueue) },
         { name: 'indexBatch', input: { ...ref, batchId: input.batchId }, taskQueue },
+        labelCheckCall(ref, { transactionId: input.transactionId }, taskQueue),
         { name: 'evaluateViews', input: { ...ref, batchId: input.batchId }, taskQueue },
         { name: 'completeMediaAddition', input: { ...ref, batchId: input.batchId, missing: [] }, taskQueue },
       ]);
@@ -90,6 +93,32 @@ describe('mediaAdditionWorkflow', () => {
     expect(mocks.inputsOf('completeMediaAddition')).toEqual([
       { taskId: input.taskId, datasetId: input.datasetId, batchId: input.batchId, missing: ['gone.jpg'] },
     ]);
+  });
+
+  it('checks the labels its folders gave (labels_from=folder) in chunks before the saved views see the batch', async () => {
+    const input = newInput(archive, false);
+    const ref = { taskId: input.taskId, datasetId: input.datasetId };
+    const plan = {
+      ...ref,
+      versionId: 'version-1',
+      collection: 'dataset_1',
+      checkId: 'check-1',
+      fields: { label: 'category', split: 'split' },
+      stage: 'analyze',
+      chunks: [0, 1].map((ordinal) => ({ ordinal, start: ordinal * 8, end: ordinal * 8 + 8 })),
+      concurrency: 2,
+    };
+    const mocks = mockActivities(all, { collectBatchMedia: () => collected, planLabelChunks: () => plan });
+    await testbed.withWorkers(mocks, async (taskQueue) => {
+      expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
+    });
+    const names = mocks.names();
+    expect(names.slice(names.indexOf('indexBatch'))).toEqual(['indexBatch', 'planLabelChunks', 'checkLabelChunk', 'checkLabelChunk', 'aggregateLabelQuality', 'evaluateViews', 'completeMediaAddition']);
+    expect(mocks.inputsOf('planLabelChunks')).toEqual([{ ...ref, fields: { transactionId: input.transactionId }, stage: 'analyze' }]);
+    const { chunks, concurrency, ...step } = plan;
+    expect(concurrency).toBe(2);
+    expect(mocks.inputsOf('checkLabelChunk')).toEqual(expect.arrayContaining(chunks.map((chunk) => ({ ...step, chunks: 2, chunk }))));
+    expect(mocks.inputsOf('aggregateLabelQuality')).toEqual([{ ...step, chunks: 2 }]);
   });
 
   it('with auto_reindex re-clusters the whole dataset and commits the reindex instead', async () => {
@@ -182,7 +211,7 @@ describe('mediaAdditionWorkflow', () => {
     });
     expect(mocks.names()).toEqual([
       'beginTask', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'failBatchTask',
-      'beginTask', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'enrichDatasetMedia', 'embedCaptions', 'indexBatch', 'evaluateViews', 'completeMediaAddition',
+      'beginTask', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'enrichDatasetMedia', 'embedCaptions', 'indexBatch', 'planLabelChunks', 'evaluateViews', 'completeMediaAddition',
     ]);
   });
 });

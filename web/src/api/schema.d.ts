@@ -4984,6 +4984,13 @@ export interface paths {
                         batch_n_objects?: number;
                         /** @enum {string} */
                         use_spot?: "0" | "1" | "true" | "false";
+                        /**
+                         * @description folder: each file's parent folder name (cats for cats/1.jpg) is its label, the label check running again as part of the batch (files, archive members and S3 keys alike; one at the source's top has none)
+                         * @enum {string}
+                         */
+                        labels_from?: "folder";
+                        /** @description The custom-metadata field the folder names go in (default the label field the dataset declared, else label; another field than the declared one is a 400); needs labels_from=folder */
+                        label_field?: string;
                     };
                 };
             };
@@ -4995,7 +5002,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Invalid parameters, source or embedding configuration */
+                /** @description Invalid parameters, source or embedding configuration, or a bad labels_from / label_field (another field than the declared label field, or no uploaded file sent from a folder) */
                 400: {
                     headers: {
                         [name: string]: unknown;

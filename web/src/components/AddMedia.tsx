@@ -1,8 +1,9 @@
 import { useState, type DragEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Dataset } from '../api/client';
-import { addMedia, type MediaSource } from '../api/upload';
+import { addMedia, uploadName, type MediaSource } from '../api/upload';
 import { ErrorMessage } from './ErrorMessage';
+import { FolderInput } from './FolderInput';
 import { TaskNotice, type FollowedTask } from './TaskNotice';
 
 type Kind = MediaSource['kind'];
@@ -21,6 +22,7 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
   const [archive, setArchive] = useState<File | undefined>();
   const [uri, setUri] = useState('');
   const [autoReindex, setAutoReindex] = useState(false);
+  const [labelsFromFolders, setLabelsFromFolders] = useState(false);
   const [progress, setProgress] = useState(0);
   // The task the last batch or reindex started: its notice lasts as long as it runs.
   const [followed, setFollowed] = useState<FollowedTask | undefined>();
@@ -33,8 +35,10 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
   const source: MediaSource | undefined =
     kind === 'files' ? (files.length > 0 ? { kind, files } : undefined) : kind === 'archive' ? (archive ? { kind, archive } : undefined) : uri.trim() ? { kind, uri: uri.trim() } : undefined;
 
+  // Uploads need a folder in their names; an archive's or S3 folder's sub-folders show only once the batch is collected.
+  const foldersUsable = kind !== 'files' || files.some((file) => uploadName(file).includes('/'));
   const add = useMutation({
-    mutationFn: (chosen: MediaSource) => addMedia(dataset.id, chosen, autoReindex, setProgress),
+    mutationFn: (chosen: MediaSource) => addMedia(dataset.id, chosen, { autoReindex, labelsFromFolders: foldersUsable && labelsFromFolders }, setProgress),
     onMutate: () => {
       setFollowed(undefined);
       setProgress(0);
@@ -83,7 +87,10 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
         </fieldset>
         <p>
           {kind === 'files' && (
-            <input key={inputKey} type="file" multiple aria-label="Media files" onChange={(event) => setFiles(Array.from(event.target.files ?? []))} />
+            <>
+              <input key={inputKey} type="file" multiple aria-label="Media files" onChange={(event) => setFiles(Array.from(event.target.files ?? []))} /> or a folder{' '}
+              <FolderInput key={`folder-${inputKey}`} aria-label="Media folder" onChange={(event) => setFiles(Array.from(event.target.files ?? []))} />
+            </>
           )}
           {kind === 'archive' && <input key={inputKey} type="file" accept={ARCHIVE_TYPES} aria-label="Archive" onChange={(event) => setArchive(event.target.files?.[0])} />}
           {kind === 's3' && (
@@ -91,11 +98,16 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
           )}{' '}
           <label>
             <input type="checkbox" checked={autoReindex} onChange={(event) => setAutoReindex(event.target.checked)} /> Reindex when done
+          </label>{' '}
+          <label>
+            <input type="checkbox" checked={labelsFromFolders} onChange={(event) => setLabelsFromFolders(event.target.checked)} disabled={!foldersUsable} /> Use folders as
+            labels
           </label>
+          {!foldersUsable && <span className="muted"> (no file was picked from a folder)</span>}
         </p>
         {kind === 'files' && files.length > 0 && (
           <p className="muted">
-            {files.length} file{files.length === 1 ? '' : 's'}: {files.map((file) => file.name).join(', ')}
+            {files.length} file{files.length === 1 ? '' : 's'}: {files.map(uploadName).join(', ')}
           </p>
         )}
         <p>

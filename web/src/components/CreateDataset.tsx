@@ -1,9 +1,11 @@
 import { useRef, useState, type DragEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
+import { Link } from 'react-router';
 import { api, ApiError, unwrap } from '../api/client';
 import { isAcceptedFile, ACCEPTED_EXTENSIONS } from '../api/status';
-import { uploadBatch } from '../api/upload';
+import { uploadBatch, uploadName } from '../api/upload';
 import { ErrorMessage } from './ErrorMessage';
+import { FolderInput } from './FolderInput';
 
 /** Files per upload request: small enough for steady progress, far under MAX_FILES_PER_REQUEST. */
 const BATCH_SIZE = 50;
@@ -16,7 +18,11 @@ interface PickedFile {
   reason?: string;
 }
 
-type Phase = { kind: 'picking' } | { kind: 'running'; step: string } | { kind: 'done'; taskId?: string; message: string } | { kind: 'failed'; error: unknown };
+type Phase =
+  | { kind: 'picking' }
+  | { kind: 'running'; step: string }
+  | { kind: 'done'; taskId?: string; message: string; labelsOf?: string }
+  | { kind: 'failed'; error: unknown };
 
 /** Statuses on which the API refuses a batch for something in it (a file type, a size, a malformed part). */
 const REFUSALS = new Set([400, 413, 422]);
@@ -29,7 +35,10 @@ export function CreateDataset() {
   const [phase, setPhase] = useState<Phase>({ kind: 'picking' });
   const [dragging, setDragging] = useState(false);
   const input = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement | null>(null);
+  const [labelsFromFolders, setLabelsFromFolders] = useState(false);
   const busy = phase.kind === 'running';
+  const fromFolders = files.some(({ file, state }) => state === 'waiting' && uploadName(file).includes('/'));
 
   function addFiles(list: FileList | null) {
     if (!list || busy) return;
@@ -106,12 +115,14 @@ export function CreateDataset() {
         return;
       }
       setPhase({ kind: 'running', step: 'Starting the indexing…' });
+      const labelled = labelsFromFolders && fromFolders;
       const { task_id: taskId } = unwrap(
         await api.POST('/api/v1/ingestion/{dataset_id}/process_files/{transaction_id}', {
-          params: { path: { dataset_id: datasetId, transaction_id: transactionId } },
+          params: { path: { dataset_id: datasetId, transaction_id: transactionId }, query: labelled ? { labels_from: 'folder' } : {} },
         }),
       );
-      setPhase({ kind: 'done', taskId, message: `${uploaded} file${uploaded === 1 ? '' : 's'} uploaded; indexing started.` });
+      const message = `${uploaded} file${uploaded === 1 ? '' : 's'} uploaded; indexing started${labelled ? ', with each folder as its files\' label' : ''}.`;
+      setPhase({ kind: 'done', taskId, message, labelsOf: labelled ? datasetId : undefined });
     } catch (error) {
       setPhase({ kind: 'failed', error });
     } finally {
@@ -164,13 +175,33 @@ export function CreateDataset() {
               addFiles(event.target.files);
               event.target.value = '';
             }}
+          />{' '}
+          <button type="button" onClick={() => folderInput.current?.click()} disabled={busy}>
+            Choose a folder…
+          </button>
+          <FolderInput
+            inputRef={folderInput}
+            hidden
+            aria-label="Folder"
+            onChange={(event) => {
+              addFiles(event.target.files);
+              event.target.value = '';
+            }}
           />
         </div>
+        <p>
+          <label>
+            <input type="checkbox" checked={labelsFromFolders} onChange={(event) => setLabelsFromFolders(event.target.checked)} disabled={busy || !fromFolders} /> Use folders as
+            labels
+          </label>
+          {!fromFolders && <span className="muted"> (no file was picked from a folder: choose one with a sub-folder per class, such as cats/ and dogs/)</span>}
+        </p>
         {files.length > 0 && (
-          <ul className="files" aria-label="Files to upload">
+          // A long list scrolls: focusable, so the keyboard can scroll it too.
+          <ul className="files" aria-label="Files to upload" tabIndex={0}>
             {files.map(({ file, state, progress, reason }, index) => (
               <li key={`${file.name}-${index}`} className={`file ${state}`} data-state={state}>
-                <span className="file-name">{file.name}</span>
+                <span className="file-name">{uploadName(file)}</span>
                 <span className="file-size">{formatBytes(file.size)}</span>
                 {state === 'refused' ? (
                   <span className="refusal" role="note">
@@ -199,6 +230,12 @@ export function CreateDataset() {
         <p role="status">
           {phase.message}
           {phase.taskId ? ` Task ${phase.taskId}.` : ''}
+          {phase.labelsOf && (
+            <>
+              {' '}
+              <Link to={`/datasets/${phase.labelsOf}/labels`}>Label quality report</Link> (once indexing ends).
+            </>
+          )}
         </p>
       )}
       {phase.kind === 'failed' && <ErrorMessage error={phase.error} prefix="The dataset could not be created" />}
