@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../connection';
 import type { LabelQualityReport } from '../../lib/quality/labelQuality';
 import type { NeighbourStats } from '../../lib/quality/neighbourScores';
 import { deleteFacetCounts } from './clusterFacets';
+import { releaseClusterings } from './clusters';
 import { recordVersionCandidates } from './storageRelease';
 
 export interface DatasetVersion {
@@ -14,6 +16,8 @@ export interface DatasetVersion {
   neighbour_stats: NeighbourStats | null;
   /** Enrichment type → model id of every enrichment applied to this version's data. */
   enrichment_models: Record<string, string>;
+  /** The clusters and memberships this version reads; copies share it until one changes it (db/repositories/clusters.ts ownClustering). */
+  clustering_id: string;
   /** The full map layout this version's map points belong to (null before the first). */
   map_layout_id: string | null;
   /** The last label-quality check of this version (with the fields it read), null before one. */
@@ -23,7 +27,8 @@ export interface DatasetVersion {
 
 /**
  * Tables whose rows belong to a version, parents before children (the order a copy inserts in).
- * Every one is keyed by (version_id, …), so a copied row keeps its ids.
+ * Every one is keyed by (version_id, …), so a copied row keeps its ids. Clusters and memberships
+ * are not among them: they belong to a clustering that copies share (CLUSTERING_TABLES).
  */
 export const VERSION_TABLES = [
   'media',
@@ -32,16 +37,19 @@ export const VERSION_TABLES = [
   'media_labels',
   'media_objects',
   'media_tags',
-  'clusters',
-  'cluster_members',
   'duplicate_decisions',
   'map_points',
 ] as const;
 export type VersionTable = (typeof VERSION_TABLES)[number];
 
+/** Tables keyed by (clustering_id, …): a version reads those of its clustering_id. */
+export const CLUSTERING_TABLES = ['clusters', 'cluster_members'] as const;
+
 /** The first version of a new dataset: it owns the dataset's own vector collections. */
 export async function createInitialVersion(db: Db, datasetId: string): Promise<string> {
-  const [row] = await db('dataset_versions').insert({ dataset_id: datasetId, vector_space_id: datasetId, reason: 'initial' }).returning('id');
+  // Its first clustering is keyed by its own id, as every version's was before clusterings were shared.
+  const id = randomUUID();
+  const [row] = await db('dataset_versions').insert({ id, clustering_id: id, dataset_id: datasetId, vector_space_id: datasetId, reason: 'initial' }).returning('id');
   await db('datasets').where({ id: datasetId }).update({ head_version_id: row.id });
   return row.id;
 }
@@ -77,7 +85,7 @@ async function copiedColumns(db: Db, table: VersionTable): Promise<string[]> {
 
 /**
  * An empty version `versionId` of `datasetId` that will receive a copy of `source`; it shares the
- * source's vectors. False when that version exists already (a repeated copy).
+ * source's vectors and clustering. False when that version exists already (a repeated copy).
  */
 export async function createCopyVersion(db: Db, source: DatasetVersion, datasetId: string, versionId: string): Promise<boolean> {
   const rows = await db('dataset_versions')
@@ -90,6 +98,7 @@ export async function createCopyVersion(db: Db, source: DatasetVersion, datasetI
       neighbour_stats: source.neighbour_stats ? JSON.stringify(source.neighbour_stats) : null,
       enrichment_models: JSON.stringify(source.enrichment_models ?? {}),
       map_layout_id: source.map_layout_id,
+      clustering_id: source.clustering_id,
       label_quality: source.label_quality ? JSON.stringify(source.label_quality) : null,
     })
     .onConflict('id')
@@ -164,15 +173,18 @@ export async function dropUnusedVersions(db: Db, datasetId: string): Promise<num
     await recordVersionCandidates(trx, unused);
     if (unused.length === 0) return 0;
     await deleteFacetCounts(trx, unused);
-    return Number(await trx('dataset_versions').whereIn('id', unused).delete());
+    const clusterings: string[] = await trx('dataset_versions').whereIn('id', unused).distinct().pluck('clustering_id');
+    const deleted = Number(await trx('dataset_versions').whereIn('id', unused).delete());
+    await releaseClusterings(trx, clusterings);
+    return deleted;
   });
 }
 
-/** Bytes the version-owned tables and their indexes take, for measuring what a copy adds. */
+/** Bytes the version-owned and clustering tables and their indexes take, for measuring what a copy adds. */
 export async function versionTablesBytes(db: Db): Promise<number> {
   const row = await db
     .select(db.raw(`sum(pg_total_relation_size(t::regclass))::bigint AS bytes`))
-    .from(db.raw('unnest(?::text[]) AS t', [[...VERSION_TABLES, 'dataset_versions']]))
+    .from(db.raw('unnest(?::text[]) AS t', [[...VERSION_TABLES, ...CLUSTERING_TABLES, 'dataset_versions']]))
     .first();
   return Number(row.bytes);
 }

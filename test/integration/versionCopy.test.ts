@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createVersionActivities } from '../../activities/versions';
 import { createDb } from '../../db/connection';
+import { CLUSTERING_OF } from '../../db/repositories/clusteringOf';
 import { createDataset } from '../../db/repositories/datasets';
 import { headVersion, setHeadVersion } from '../../db/repositories/versions';
 import { createReadyDataset } from '../support/datasets';
@@ -45,9 +46,14 @@ describe('dataset versions: a copy of a version is the same data, sharing bytes 
     type Copied = Awaited<ReturnType<typeof activities.copyDatasetVersion>>;
     const copyIn = (environment: MockActivityEnvironment) =>
       environment.run(activities.copyDatasetVersion, { sourceVersionId: source.id, targetDatasetId: copy.id, versionId }) as Promise<Copied>;
+    const clusteringRows = async () => Number((await db('cluster_members').count({ n: '*' }).first())!.n) + Number((await db('clusters').count({ n: '*' }).first())!.n);
+    const clusteringRowsBefore = await clusteringRows();
     const result = await copyIn(env);
-    expect(result.rows).toMatchObject({ media: 5, tags: 1, media_tags: 1, clusters: expect.any(Number), cluster_members: 25, map_points: 5 });
-    expect(heartbeats).toEqual(['media', 'tags', 'media_issues', 'media_labels', 'media_objects', 'media_tags', 'clusters', 'cluster_members', 'duplicate_decisions', 'map_points']);
+    expect(result.rows).toMatchObject({ media: 5, tags: 1, media_tags: 1, map_points: 5 });
+    expect(heartbeats).toEqual(['media', 'tags', 'media_issues', 'media_labels', 'media_objects', 'media_tags', 'duplicate_decisions', 'map_points']);
+    // The clustering is shared, not copied: the copy reads the source's, and no cluster or membership row was added.
+    expect((await db('dataset_versions').where({ id: versionId }).first()).clustering_id).toBe(source.clustering_id);
+    expect(await clusteringRows()).toBe(clusteringRowsBefore);
     // Repeated (a retried activity): nothing is copied twice.
     expect((await copyIn(new MockActivityEnvironment())).rows).toEqual({});
     expect((await db('media').where({ version_id: versionId }).count({ n: '*' }).first())!.n).toBe('5');
@@ -78,10 +84,10 @@ describe('dataset versions: a copy of a version is the same data, sharing bytes 
       const killed = await eventually(
         async () =>
           (await db.raw(`SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
-                         WHERE state = 'active' AND query LIKE 'INSERT INTO cluster_members%' AND pid <> pg_backend_pid()`)).rows,
+                         WHERE state = 'active' AND query LIKE 'INSERT INTO % (version_id, %' AND pid <> pg_backend_pid()`)).rows,
         (rows: unknown[]) => rows.length > 0,
         60_000,
-        'the copy inserting cluster memberships',
+        'the copy inserting rows',
       );
       expect(killed).toEqual([{ killed: true }]);
       expect(await outcome).toMatch(/terminat/i);
@@ -98,8 +104,8 @@ describe('dataset versions: a copy of a version is the same data, sharing bytes 
       (
         await db.raw(
           `SELECT (SELECT md5(string_agg(id || coalesce(caption, '') || coalesce(uniqueness_score::text, ''), ',' ORDER BY id)) FROM media WHERE version_id = :id) AS media,
-                  (SELECT md5(string_agg(media_id || ':' || threshold || ':' || cluster_id, ',' ORDER BY media_id, threshold)) FROM cluster_members WHERE version_id = :id) AS members,
-                  (SELECT md5(string_agg(id || ':' || size, ',' ORDER BY id)) FROM clusters WHERE version_id = :id) AS clusters,
+                  (SELECT md5(string_agg(media_id || ':' || threshold || ':' || cluster_id, ',' ORDER BY media_id, threshold)) FROM cluster_members WHERE clustering_id = ${CLUSTERING_OF.replace('?', ':id')}) AS members,
+                  (SELECT md5(string_agg(id || ':' || size, ',' ORDER BY id)) FROM clusters WHERE clustering_id = ${CLUSTERING_OF.replace('?', ':id')}) AS clusters,
                   (SELECT md5(string_agg(media_id || issue_type, ',' ORDER BY media_id, issue_type)) FROM media_issues WHERE version_id = :id) AS issues,
                   (SELECT md5(string_agg(media_id || label, ',' ORDER BY media_id, label)) FROM media_labels WHERE version_id = :id) AS labels,
                   (SELECT md5(string_agg(media_id || ':' || tag_id, ',' ORDER BY media_id, tag_id)) FROM media_tags WHERE version_id = :id) AS tags`,
