@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../connection';
+import { uuidRanges, type UuidRange } from '../../lib/uuidRanges';
 import type { LabelQualityReport } from '../../lib/quality/labelQuality';
 import type { NeighbourStats } from '../../lib/quality/neighbourScores';
 import { deleteFacetCounts } from './clusterFacets';
@@ -107,23 +108,53 @@ export async function createCopyVersion(db: Db, source: DatasetVersion, datasetI
   return rows.length === 1;
 }
 
+/** Media a copy statement moves at most (about: ranges split random ids evenly), so each stays well inside a statement time limit. */
+const COPY_RANGE_MEDIA = 50_000;
+
+/** The key column after version_id in a version-owned table's primary key (a media id, or a tag's own id): what a copy splits the rows on. */
+async function rangeColumn(db: Db, table: VersionTable): Promise<string> {
+  const { rows } = await db.raw(
+    `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[1]
+     WHERE i.indrelid = ?::regclass AND i.indisprimary`,
+    [table],
+  );
+  return rows[0].attname;
+}
+
 /**
- * Copies every row of one version-owned table from `fromVersionId` to `toVersionId` in one
- * INSERT … SELECT: ids are kept, no media bytes or vectors are touched. Returns the rows copied.
+ * Copies every row of one version-owned table from `fromVersionId` to `toVersionId`, one INSERT …
+ * SELECT per range of keys (`ranges`), so no statement grows with the version; ids are kept, no
+ * media bytes or vectors are touched. Returns the rows copied.
  */
-async function copyVersionTable(db: Db, table: VersionTable, fromVersionId: string, toVersionId: string): Promise<number> {
+async function copyVersionTable(
+  db: Db,
+  table: VersionTable,
+  fromVersionId: string,
+  toVersionId: string,
+  ranges: UuidRange[],
+): Promise<number> {
   const columns = (await copiedColumns(db, table)).map((column) => `"${column}"`).join(', ');
-  const result = await db.raw(`INSERT INTO ${table} (version_id, ${columns}) SELECT ?, ${columns} FROM ${table} WHERE version_id = ?`, [
-    toVersionId,
-    fromVersionId,
-  ]);
-  return result.rowCount ?? 0;
+  const key = await rangeColumn(db, table);
+  // A frame names its video by a foreign key checked at once: every video (and image) goes before any frame.
+  const passes = table === 'media' ? ['parent_id IS NULL', 'parent_id IS NOT NULL'] : ['true'];
+  let copied = 0;
+  for (const pass of passes) {
+    for (const range of ranges) {
+      const result = await db.raw(
+        `INSERT INTO ${table} (version_id, ${columns}) SELECT ?, ${columns} FROM ${table}
+         WHERE version_id = ? AND ${pass} AND "${key}" >= ?${range.to === null ? '' : ` AND "${key}" < ?`}`,
+        [toVersionId, fromVersionId, range.from, ...(range.to === null ? [] : [range.to])],
+      );
+      copied += result.rowCount ?? 0;
+    }
+  }
+  return copied;
 }
 
 /**
  * Copies every row of `source` into a new version `versionId` of `datasetId`, inside the caller's
- * transaction. Ids are kept; no media bytes or vectors are touched. Returns the rows copied per
- * table, none when version `versionId` exists already (a repeated copy).
+ * transaction; the clustering is shared, not copied. Ids are kept; no media bytes or vectors are
+ * touched. Returns the rows copied per table, none when version `versionId` exists already (a repeated copy).
  */
 export async function copyVersionIn(
   trx: Db,
@@ -131,12 +162,15 @@ export async function copyVersionIn(
   datasetId: string,
   versionId: string,
   onTable: (table: VersionTable) => void = () => undefined,
+  rangeMedia = COPY_RANGE_MEDIA,
 ): Promise<Partial<Record<VersionTable, number>>> {
   const rows: Partial<Record<VersionTable, number>> = {};
   if (!(await createCopyVersion(trx, source, datasetId, versionId))) return rows;
+  const media = Number((await trx('media').where({ version_id: source.id }).count({ n: '*' }).first())!.n);
+  const ranges = uuidRanges(Math.max(1, Math.ceil(media / rangeMedia)));
   for (const table of VERSION_TABLES) {
     onTable(table);
-    rows[table] = await copyVersionTable(trx, table, source.id, versionId);
+    rows[table] = await copyVersionTable(trx, table, source.id, versionId, ranges);
   }
   return rows;
 }
@@ -153,8 +187,9 @@ export function copyVersion(
   datasetId: string,
   versionId: string,
   onTable?: (table: VersionTable) => void,
+  rangeMedia?: number,
 ): Promise<Partial<Record<VersionTable, number>>> {
-  return inSnapshotTransaction(db, (trx) => copyVersionIn(trx, source, datasetId, versionId, onTable));
+  return inSnapshotTransaction(db, (trx) => copyVersionIn(trx, source, datasetId, versionId, onTable, rangeMedia));
 }
 
 /**
