@@ -12,7 +12,7 @@ import { clusteringOf } from '../../db/repositories/clusteringOf';
  */
 export async function analysisOf(db: Db, versionId: string) {
   const clusters: Array<{ id: string; threshold: number; n_images: number; n_frames: number; n_videos: number; size: number }> = await db('clusters')
-    .where({ version_id: versionId })
+    .where({ clustering_id: clusteringOf(db, versionId) })
     .select('id', 'threshold', 'n_images', 'n_frames', 'n_videos', 'size');
   const members: Array<{ cluster_id: string; media_id: string }> = await db('cluster_members').where({ clustering_id: clusteringOf(db, versionId) }).select('cluster_id', 'media_id');
   const membersOf = new Map<string, string[]>();
