@@ -12,9 +12,9 @@ export interface VersionCopy {
 }
 
 /**
- * Copies of dataset versions: every row of the source version (media, tags, issues, labels,
- * clusters and their members) into a new version in one transaction, one INSERT … SELECT per
- * table. Ids are kept; media bytes and vectors are shared, never copied or recomputed.
+ * Copies of dataset versions: every row of the source version (media, tags, issues, labels, …)
+ * into a new version in one transaction, a range of media ids per INSERT … SELECT; the clustering
+ * is shared, not copied. Ids are kept; media bytes and vectors are shared, never copied or recomputed.
  */
 export function createVersionActivities(deps: { db: Db }) {
   const { db } = deps;

@@ -31,9 +31,9 @@ export interface AnalysisResults {
  */
 export async function replaceAnalysis(db: Db, versionId: string, results: AnalysisResults, afterSlice: () => void = () => {}): Promise<void> {
   await db.transaction(async (trx) => {
-    await clearClustering(trx, versionId);
+    const clusteringId = await clearClustering(trx, versionId);
     for (const slice of results.clustering) {
-      await insertClustering(trx, versionId, slice.clusters, slice.members);
+      await insertClustering(trx, clusteringId, slice.clusters, slice.members);
       afterSlice();
     }
     for (const scored of results.scores) {

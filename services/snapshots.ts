@@ -59,9 +59,10 @@ export async function listDatasetSnapshots(db: Db, dataset: DatasetRow): Promise
 }
 
 /**
- * Freezes the dataset's head as a snapshot: its rows are copied (one INSERT … SELECT per table, in
- * one transaction that sees one state of the data) into a version nothing writes again, and the
- * snapshot becomes the current one. Media bytes and vectors are shared, not copied.
+ * Freezes the dataset's head as a snapshot: its rows are copied (a range of media ids per INSERT …
+ * SELECT, each well inside the API's statement limit, in one transaction that sees one state of
+ * the data) into a version nothing writes again, and the snapshot becomes the current one. Media
+ * bytes, vectors and the clustering are shared, not copied.
  */
 export async function takeSnapshot(
   db: Db,

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
+import { CLUSTERING_OF } from './clusteringOf';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 
@@ -70,7 +71,7 @@ export async function countFacets(db: Db, versionId: string, timeoutMs = 0): Pro
       `INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n)
        SELECT :version, cm.threshold, f.facet, cm.cluster_id, count(*)
        FROM (${FACETS_OF_MEDIA}) f
-       JOIN cluster_members cm ON cm.version_id = :version AND cm.media_id = f.media_id
+       JOIN cluster_members cm ON cm.clustering_id = (SELECT clustering_id FROM dataset_versions WHERE id = :version) AND cm.media_id = f.media_id
        GROUP BY cm.threshold, f.facet, cm.cluster_id
        ORDER BY cm.threshold, f.facet, cm.cluster_id`,
       { version: versionId },
@@ -98,7 +99,7 @@ export async function writeTagChange(
     `WITH changed AS (${change.sql}),
           shift AS (SELECT cm.threshold, cm.cluster_id, count(*)::int * ? AS n
                     FROM changed JOIN cluster_members cm
-                      ON cm.version_id = ? AND cm.threshold = ANY(?::smallint[]) AND cm.media_id = changed.media_id
+                      ON cm.clustering_id = ${CLUSTERING_OF} AND cm.threshold = ANY(?::smallint[]) AND cm.media_id = changed.media_id
                     GROUP BY cm.threshold, cm.cluster_id),
           shifted AS (INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n)
                       SELECT ?, threshold, ?, cluster_id, n FROM shift

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
+import { clusteringOf } from './clusteringOf';
 import { forgetFacetCounts } from './clusterFacets';
 import type { NeighbourScores } from '../../lib/quality/neighbourScores';
 
@@ -20,42 +21,102 @@ export interface ClusterMembership {
   cluster_id: string;
 }
 
-/** Inserts `rows` a batch at a time, each row with `version_id` added as its batch is sent (not a copy of them all at once). */
-export async function insertInBatches(db: Db, table: string, rows: object[], versionId?: string): Promise<void> {
+/** Inserts `rows` a batch at a time, each row with `key` (e.g. its `version_id`) added as its batch is sent (not a copy of them all at once). */
+export async function insertInBatches(db: Db, table: string, rows: object[], key?: Record<string, string>): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_BATCH) {
     const batch = rows.slice(i, i + INSERT_BATCH);
-    await db(table).insert(versionId === undefined ? batch : batch.map((row) => ({ ...row, version_id: versionId })));
+    await db(table).insert(key === undefined ? batch : batch.map((row) => ({ ...row, ...key })));
   }
 }
 
-/**
- * Removes a version's whole clustering: the start of a replacement written part by part (insertClustering). It locks
- * the version first, so two attempts of one analysis (a retry while a slow first attempt still runs) replace it one
- * after the other instead of colliding on memberships.
- */
-export async function clearClustering(db: Knex.Transaction, versionId: string): Promise<void> {
-  await db('dataset_versions').where({ id: versionId }).forUpdate().select('id');
-  await forgetFacetCounts(db, versionId);
-  // Memberships no longer go with their clusters by a foreign key (20261127300000): remove them first.
-  await db('cluster_members').where({ version_id: versionId }).delete();
-  await db('clusters').where({ version_id: versionId }).delete();
+/** Whether a version other than `versionId` reads the clustering `clusteringId`. */
+async function sharedWithOthers(db: Db, clusteringId: string, versionId: string): Promise<boolean> {
+  return Boolean(await db('dataset_versions').where({ clustering_id: clusteringId }).whereNot({ id: versionId }).first('id'));
 }
 
-/** Adds clusters and memberships as they are (no recount: the rows carry their final counts). */
-export async function insertClustering(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
-  await insertInBatches(db, 'clusters', clusters, versionId);
-  await insertInBatches(db, 'cluster_members', members, versionId);
+/** Locks the version row (writers of one version's clustering go one after the other) and returns its clustering id. */
+async function lockedClustering(db: Knex.Transaction, versionId: string): Promise<string> {
+  const version = await db('dataset_versions').where({ id: versionId }).forUpdate().first('clustering_id');
+  if (!version) throw new Error(`version ${versionId} does not exist`);
+  return version.clustering_id;
+}
+
+/** Columns of a clustering table but its key column, for copying its rows. */
+async function clusteringColumns(db: Db, table: 'clusters' | 'cluster_members'): Promise<string> {
+  const rows: Array<{ column_name: string }> = await db('information_schema.columns')
+    .where({ table_schema: db.raw('current_schema()'), table_name: table, is_generated: 'NEVER' })
+    .whereNot('column_name', 'clustering_id')
+    .orderBy('ordinal_position')
+    .select('column_name');
+  return rows.map((row) => `"${row.column_name}"`).join(', ');
+}
+
+/**
+ * The clustering of `versionId` that no other version reads, ready to be changed in place: when a copy
+ * shares it, the version gets a copy of its rows first (copy-on-write, the only place clustering
+ * rows are copied). Run it in the transaction that then changes the clustering.
+ */
+export async function ownClustering(db: Knex.Transaction, versionId: string): Promise<string> {
+  const clusteringId = await lockedClustering(db, versionId);
+  if (!(await sharedWithOthers(db, clusteringId, versionId))) return clusteringId;
+  const [{ id: ownId }] = (await db.raw('SELECT gen_random_uuid() AS id')).rows;
+  for (const table of ['clusters', 'cluster_members'] as const) {
+    const columns = await clusteringColumns(db, table);
+    await db.raw(`INSERT INTO ${table} (clustering_id, ${columns}) SELECT ?, ${columns} FROM ${table} WHERE clustering_id = ?`, [ownId, clusteringId]);
+  }
+  await db('dataset_versions').where({ id: versionId }).update({ clustering_id: ownId });
+  return ownId;
+}
+
+/**
+ * Empties a version's clustering: the start of a replacement written part by part (insertClustering);
+ * returns the clustering id to write into. A clustering a copy shares stays as it is for the copy and
+ * the version gets a new, empty one. It locks the version first, so two attempts of one analysis (a
+ * retry while a slow first attempt still runs) replace it one after the other instead of colliding on memberships.
+ */
+export async function clearClustering(db: Knex.Transaction, versionId: string): Promise<string> {
+  const clusteringId = await lockedClustering(db, versionId);
+  await forgetFacetCounts(db, versionId);
+  if (await sharedWithOthers(db, clusteringId, versionId)) {
+    const [{ id: newId }] = await db('dataset_versions').where({ id: versionId }).update({ clustering_id: db.raw('gen_random_uuid()') }, ['clustering_id as id']);
+    return newId;
+  }
+  await deleteClusteringRows(db, [clusteringId]);
+  return clusteringId;
+}
+
+async function deleteClusteringRows(db: Db, clusteringIds: string[]): Promise<void> {
+  // Memberships do not go with their clusters by a foreign key (20261127300000): remove them first.
+  await db('cluster_members').whereIn('clustering_id', clusteringIds).delete();
+  await db('clusters').whereIn('clustering_id', clusteringIds).delete();
+}
+
+/**
+ * Removes the rows of those of `clusteringIds` that no version reads any more: call it in the
+ * transaction that deletes the versions that read them (the ids read before the deletion).
+ */
+export async function releaseClusterings(db: Db, clusteringIds: string[]): Promise<void> {
+  const referenced: string[] = await db('dataset_versions').whereIn('clustering_id', clusteringIds).distinct().pluck('clustering_id');
+  const unreferenced = clusteringIds.filter((id) => !referenced.includes(id));
+  if (unreferenced.length > 0) await deleteClusteringRows(db, unreferenced);
+}
+
+/** Adds clusters and memberships as they are (no recount: the rows carry their final counts) to the clustering `clusteringId`. */
+export async function insertClustering(db: Knex.Transaction, clusteringId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
+  await insertInBatches(db, 'clusters', clusters, { clustering_id: clusteringId });
+  await insertInBatches(db, 'cluster_members', members, { clustering_id: clusteringId });
 }
 
 /** Adds placed media (and the new clusters some of them opened), then recounts every touched cluster. */
 export async function addPlacements(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
+  const clusteringId = await ownClustering(db, versionId);
   await forgetFacetCounts(db, versionId);
-  await insertClustering(db, versionId, clusters, members);
-  await recountClusters(db, versionId, [...new Set(members.map((member) => member.cluster_id))]);
+  await insertClustering(db, clusteringId, clusters, members);
+  await recountClusters(db, versionId, clusteringId, [...new Set(members.map((member) => member.cluster_id))]);
 }
 
 /** Recounts the members of clusters, so stored sizes always match cluster_members. */
-async function recountClusters(db: Knex.Transaction, versionId: string, clusterIds: string[]): Promise<void> {
+async function recountClusters(db: Knex.Transaction, versionId: string, clusteringId: string, clusterIds: string[]): Promise<void> {
   for (let i = 0; i < clusterIds.length; i += INSERT_BATCH) {
     await db.raw(
       `UPDATE clusters c SET n_images = s.n_images, n_frames = s.n_frames, n_videos = s.n_videos, size = s.size
@@ -64,10 +125,10 @@ async function recountClusters(db: Knex.Transaction, versionId: string, clusterI
                     count(*) FILTER (WHERE m.kind = 'VIDEO_FRAME')::int AS n_frames,
                     count(DISTINCT m.parent_id)::int AS n_videos,
                     count(*)::int AS size
-             FROM cluster_members cm JOIN media m ON m.version_id = cm.version_id AND m.id = cm.media_id
-             WHERE cm.version_id = ? AND cm.cluster_id = ANY(?::uuid[]) GROUP BY cm.cluster_id) s
-       WHERE c.version_id = ? AND c.id = s.cluster_id`,
-      [versionId, clusterIds.slice(i, i + INSERT_BATCH), versionId],
+             FROM cluster_members cm JOIN media m ON m.version_id = ? AND m.id = cm.media_id
+             WHERE cm.clustering_id = ? AND cm.cluster_id = ANY(?::uuid[]) GROUP BY cm.cluster_id) s
+       WHERE c.clustering_id = ? AND c.id = s.cluster_id`,
+      [versionId, clusteringId, clusterIds.slice(i, i + INSERT_BATCH), clusteringId],
     );
   }
 }
@@ -75,7 +136,7 @@ async function recountClusters(db: Knex.Transaction, versionId: string, clusterI
 /** The cluster of each of `mediaIds` at every threshold. */
 export async function clusterMemberships(db: Db, versionId: string, mediaIds: string[]): Promise<ClusterMembership[]> {
   return db('cluster_members')
-    .where({ version_id: versionId })
+    .where('clustering_id', clusteringOf(db, versionId))
     .whereRaw('media_id = ANY(?::uuid[])', [mediaIds])
     .select('media_id', 'threshold', 'cluster_id');
 }

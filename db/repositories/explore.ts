@@ -1,28 +1,33 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
+import { clusteringOf } from './clusteringOf';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { facetOf, facetPage, facetsCounted } from './clusterFacets';
 
 export const CLUSTERS_PER_PAGE = 100;
 export const PREVIEWS_PER_CLUSTER = 10;
 
-/** The columns naming a media item's version and id in a query: the media row's, or a cluster member's. */
+/**
+ * What names a media item's version and id in a query: the media row's columns, or a cluster
+ * member's id in a version given as a binding (memberships belong to a clustering, not a version).
+ */
 interface MediaKey {
   version: string;
+  versionBindings: string[];
   id: string;
 }
-const MEDIA_ROW: MediaKey = { version: 'm.version_id', id: 'm.id' };
-const MEMBER_ROW: MediaKey = { version: 'cm.version_id', id: 'cm.media_id' };
+const MEDIA_ROW: MediaKey = { version: 'm.version_id', versionBindings: [], id: 'm.id' };
+const memberRow = (versionId: string): MediaKey => ({ version: '?', versionBindings: [versionId], id: 'cm.media_id' });
 
 /** Filters answered from other tables by media id alone, without the media row. */
 const BY_MEDIA_ID: ReadonlySet<MediaFilter['kind']> = new Set(['issue', 'duplicateSimilarity', 'labels', 'tags', 'mapRegion']);
 
 /** Keeps the rows of `query` whose media item passes `filter` (`m` is the media row, unless `key` names other columns). */
 export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilter, key: MediaKey = MEDIA_ROW): void {
-  const sameMedia = (alias: string) => `${alias}.version_id = ${key.version} AND ${alias}.media_id = ${key.id}`;
+  const sameMedia = (alias: string): [string, string[]] => [`${alias}.version_id = ${key.version} AND ${alias}.media_id = ${key.id}`, key.versionBindings];
   switch (filter.kind) {
     case 'issue': {
-      const issues = db('media_issues as i').whereRaw(sameMedia('i')).where('i.issue_type', filter.issue);
+      const issues = db('media_issues as i').whereRaw(...sameMedia('i')).where('i.issue_type', filter.issue);
       for (const [field, values] of Object.entries(filter.details ?? {})) issues.whereRaw(`i.details->>? IN (${values.map(() => '?').join(', ')})`, [field, ...values]);
       query.whereExists(issues);
       return;
@@ -30,7 +35,7 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
     case 'duplicateSimilarity':
       query.whereExists(
         db('media_issues as i')
-          .whereRaw(sameMedia('i'))
+          .whereRaw(...sameMedia('i'))
           .where('i.issue_type', 'duplicates')
           .whereRaw(`(i.details->>'similarity')::float >= ?`, [filter.atLeast]),
       );
@@ -39,16 +44,16 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
       query.where('m.uniqueness_score', '>=', filter.atLeast);
       return;
     case 'labels':
-      query.whereExists(db('media_labels as l').whereRaw(sameMedia('l')).whereIn('l.label', filter.anyOf));
+      query.whereExists(db('media_labels as l').whereRaw(...sameMedia('l')).whereIn('l.label', filter.anyOf));
       return;
     case 'tags':
-      query.whereExists(db('media_tags as t').whereRaw(sameMedia('t')).whereIn('t.tag_id', filter.anyOf));
+      query.whereExists(db('media_tags as t').whereRaw(...sameMedia('t')).whereIn('t.tag_id', filter.anyOf));
       return;
     case 'fullText':
       query.whereRaw(`m.caption_tsv @@ websearch_to_tsquery('english', ?)`, [filter.query]);
       return;
     case 'mapRegion':
-      query.whereExists(mapPointsWithin(db, filter).whereRaw(sameMedia('p')));
+      query.whereExists(mapPointsWithin(db, filter).whereRaw(...sameMedia('p')));
       return;
   }
 }
@@ -160,7 +165,7 @@ export async function exploreClusters(
   db: Db,
   options: { versionId: string; threshold: number; page: number; filters: MediaFilter[]; relevance?: Relevance },
 ): Promise<ExploreCluster[]> {
-  const where = { 'cm.version_id': options.versionId, 'cm.threshold': options.threshold };
+  const where = { 'cm.clustering_id': clusteringOf(db, options.versionId), 'cm.threshold': options.threshold };
   // Up to PREVIEWS_PER_CLUSTER previews per cluster of the page: nearest, then most unique, first.
   const ranked = db('members as mm')
     .join('media as m', 'm.id', 'mm.id')
@@ -176,7 +181,7 @@ export async function exploreClusters(
   let query: Knex.QueryBuilder;
   if (options.filters.length === 0 && !options.relevance) {
     const page = db('clusters')
-      .where({ version_id: options.versionId, threshold: options.threshold, entity_type: 'IMAGES' })
+      .where({ clustering_id: clusteringOf(db, options.versionId), threshold: options.threshold, entity_type: 'IMAGES' })
       .select('id as cluster_id', 'n_images', 'n_frames', 'n_videos', 'size', db.raw('NULL::real AS relevance'))
       .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
       .limit(CLUSTERS_PER_PAGE)
@@ -196,13 +201,13 @@ export async function exploreClusters(
     const facet = options.relevance ? undefined : facetOf(options.filters);
     const counted = facet !== undefined && (await facetsCounted(db, options.versionId));
     const matching = db('cluster_members as cm').where(where).select('cm.cluster_id', 'cm.media_id as id');
-    if (!byIdOnly) matching.join('media as m', (join) => join.on('m.version_id', 'cm.version_id').andOn('m.id', 'cm.media_id'));
+    if (!byIdOnly) matching.join('media as m', (join) => join.onVal('m.version_id', options.versionId).andOn('m.id', 'cm.media_id'));
     if (options.relevance) {
       joinRelevance(matching, db, options.relevance, (key) => `m.${key === 'object_id' ? 'id' : key}`);
     } else {
       matching.select(db.raw('NULL::real AS distance'));
     }
-    for (const filter of options.filters) applyFilter(matching, db, filter, byIdOnly ? MEMBER_ROW : MEDIA_ROW);
+    for (const filter of options.filters) applyFilter(matching, db, filter, byIdOnly ? memberRow(options.versionId) : MEDIA_ROW);
     const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
     const ordered = counted
       ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
@@ -328,11 +333,11 @@ export async function clusterMembersPage(
   clusterId: string,
   page: { offset: number; limit: number },
 ): Promise<{ threshold: number; total: number; members: PreviewRow[] } | undefined> {
-  const cluster = await db('clusters').where({ version_id: versionId, id: clusterId, entity_type: 'IMAGES' }).first('threshold', 'size');
+  const cluster = await db('clusters').where({ clustering_id: clusteringOf(db, versionId), id: clusterId, entity_type: 'IMAGES' }).first('threshold', 'size');
   if (!cluster) return undefined;
   const members: PreviewRow[] = await db('cluster_members as cm')
-    .join('media as m', (join) => join.on('m.version_id', 'cm.version_id').andOn('m.id', 'cm.media_id'))
-    .where({ 'cm.version_id': versionId, 'cm.cluster_id': clusterId })
+    .join('media as m', (join) => join.onVal('m.version_id', versionId).andOn('m.id', 'cm.media_id'))
+    .where({ 'cm.clustering_id': clusteringOf(db, versionId), 'cm.cluster_id': clusterId })
     .orderByRaw('m.uniqueness_score DESC NULLS LAST, m.id')
     .offset(page.offset)
     .limit(page.limit)

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
+import { clusteringOf } from './clusteringOf';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 import { batchSourceOf, type BatchSource, type ExportRow } from '../../lib/export/exportRecord';
 
@@ -41,7 +42,7 @@ function selectedIds(db: Db, scope: ExportScope & { selection: ExportSelection }
         .select('cm.media_id')
         .from('cluster_members as cm')
         .joinRaw(`JOIN ${CLUSTERS_RECORDSET} ON s.cluster_id = cm.cluster_id`, [clustersJson(selection.clusters)])
-        .where('cm.version_id', versionId)
+        .where('cm.clustering_id', clusteringOf(db, versionId))
         .whereRaw('NOT (cm.media_id = ANY(coalesce(s.exclude, ARRAY[]::uuid[])))'),
     );
   if (selection.objectClusters?.length) {
@@ -114,10 +115,10 @@ export async function exportPage(db: Db, scope: ExportScope, afterId: string | n
       db.raw(`(SELECT json_agg(json_build_object('label', o.label, 'confidence', o.confidence, 'bounding_box',
                  json_build_object('x', o.box_x, 'y', o.box_y, 'width', o.box_width, 'height', o.box_height)) ORDER BY o.confidence DESC, o.id)
                FROM media_objects o WHERE o.version_id = m.version_id AND o.media_id = m.id) AS objects`),
-      // The thresholds are named so the key (version_id, threshold, media_id) serves the lookup without a skip scan (Postgres < 18).
+      // The thresholds are named so the key (clustering_id, threshold, media_id) serves the lookup without a skip scan (Postgres < 18).
       db.raw(
         `(SELECT json_object_agg(cm.threshold, cm.cluster_id) FROM cluster_members cm
-          WHERE cm.version_id = m.version_id AND cm.threshold = ANY(?::smallint[]) AND cm.media_id = m.id) AS clusters`,
+          WHERE cm.clustering_id = (SELECT v.clustering_id FROM dataset_versions v WHERE v.id = m.version_id) AND cm.threshold = ANY(?::smallint[]) AND cm.media_id = m.id) AS clusters`,
         [THRESHOLDS],
       ),
     )
@@ -175,7 +176,10 @@ export async function unknownSelectionIds(
       .limit(10);
     return rows.map((row) => row.id);
   };
-  const heldIn = (table: 'media' | 'clusters') => (id: string) => db(table).where('version_id', versionId).whereRaw(`${table}.id = ${id}`);
+  const heldIn = (table: 'media' | 'clusters') => (id: string) =>
+    db(table)
+      .where(table === 'media' ? 'version_id' : 'clustering_id', table === 'media' ? versionId : clusteringOf(db, versionId))
+      .whereRaw(`${table}.id = ${id}`);
   return {
     mediaIds: await missing(selection.mediaIds, heldIn('media')),
     clusterIds: await missing(selection.clusterIds, heldIn('clusters')),

@@ -64,7 +64,7 @@ export async function writeLabelQuality(db: Db, versionId: string, issues: Label
       trx,
       'media_issues',
       issues.map((issue) => ({ ...issue, details: JSON.stringify(issue.details) })),
-      versionId,
+      { version_id: versionId },
     );
     await trx('dataset_versions').where({ id: versionId }).update({ label_quality: JSON.stringify(report) });
   });

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
+import { CLUSTERING_OF, clusteringOf } from './clusteringOf';
 import { INDEXED_KINDS } from './media';
 
 const INSERT_BATCH = 50_000;
@@ -83,7 +84,7 @@ export async function mapSummary(db: Db, versionId: string, layoutId: string | n
 export async function mapLegends(db: Db, versionId: string, threshold: number, size: number): Promise<MapLegends> {
   // A media item has a label (an issue) at most once (the tables' primary keys), so count(*) counts media, without count(DISTINCT)'s sort.
   const [clusters, labels, issues] = await Promise.all([
-    db('clusters').where({ version_id: versionId, threshold }).orderBy([{ column: 'size', order: 'desc' }, 'id']).limit(size).select('id as cluster_id', 'size as count'),
+    db('clusters').where({ clustering_id: clusteringOf(db, versionId), threshold }).orderBy([{ column: 'size', order: 'desc' }, 'id']).limit(size).select('id as cluster_id', 'size as count'),
     db('media_labels').where({ version_id: versionId }).groupBy('label').orderBy([{ column: 'count', order: 'desc' }, 'label']).limit(size).select('label', db.raw('count(*)::int AS count')),
     db('media_issues').where({ version_id: versionId }).groupBy('issue_type').orderBy([{ column: 'count', order: 'desc' }, 'issue_type']).limit(size).select('issue_type', db.raw('count(*)::int AS count')),
   ]);
@@ -102,7 +103,7 @@ export async function mapPointsPage(db: Db, versionId: string, legends: MapLegen
   // Colours are looked up for the page's points only (by the tables' keys), so a first page costs what its points cost, not the dataset.
   const { rows } = await db.raw(
     `WITH pts AS (SELECT media_id, x, y, point_index FROM map_points WHERE version_id = ? AND point_index >= ? AND point_index < ?),
-          cl AS (SELECT cm.media_id, l.n FROM pts JOIN cluster_members cm ON cm.version_id = ? AND cm.threshold = ? AND cm.media_id = pts.media_id
+          cl AS (SELECT cm.media_id, l.n FROM pts JOIN cluster_members cm ON cm.clustering_id = ${CLUSTERING_OF} AND cm.threshold = ? AND cm.media_id = pts.media_id
                  JOIN unnest(?::uuid[]) WITH ORDINALITY AS l(id, n) ON cm.cluster_id = l.id),
           lb AS (SELECT ml.media_id, min(l.n) AS n FROM pts JOIN media_labels ml ON ml.version_id = ? AND ml.media_id = pts.media_id
                  JOIN unnest(?::text[]) WITH ORDINALITY AS l(label, n) ON ml.label = l.label GROUP BY ml.media_id),

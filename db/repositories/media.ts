@@ -1,4 +1,5 @@
 import type { Db } from '../connection';
+import { clusteringOf } from './clusteringOf';
 import { forgetFacetCounts } from './clusterFacets';
 import type { PredictedClass } from '../../lib/ml/imageEncoder';
 import type { MetadataRecord } from '../../lib/metadata/parseMetadataFile';
@@ -179,7 +180,7 @@ export async function unplacedBatchItems(db: Db, versionId: string, batchId: str
     .where({ 'm.version_id': versionId, 'm.batch_id': batchId })
     .whereIn('m.kind', INDEXED_KINDS)
     .whereNotExists(
-      db('cluster_members as cm').whereRaw('cm.version_id = m.version_id AND cm.media_id = m.id').where('cm.threshold', 0),
+      db('cluster_members as cm').where('cm.clustering_id', clusteringOf(db, versionId)).whereRaw('cm.media_id = m.id').where('cm.threshold', 0),
     )
     .orderBy('m.id')
     .select('m.id', 'm.kind', 'm.parent_id', 'm.embedded');

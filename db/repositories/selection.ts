@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
+import { clusteringOf } from './clusteringOf';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { applyFilter } from './explore';
 import { INDEXED_KINDS } from './media';
@@ -20,7 +21,7 @@ export function selectedMedia(db: Db, versionId: string, selection: MediaSelecti
   const parts: Knex.QueryBuilder[] = [];
   if (selection.mediaIds?.length) parts.push(db('media').where('version_id', versionId).whereRaw('id = ANY(?::uuid[])', [selection.mediaIds]).select('id'));
   if (selection.clusterIds?.length) {
-    parts.push(db('cluster_members').where('version_id', versionId).whereRaw('cluster_id = ANY(?::uuid[])', [selection.clusterIds]).select('media_id as id'));
+    parts.push(db('cluster_members').where('clustering_id', clusteringOf(db, versionId)).whereRaw('cluster_id = ANY(?::uuid[])', [selection.clusterIds]).select('media_id as id'));
   }
   if (selection.filters) {
     const matching = db('media as m').where('m.version_id', versionId).whereIn('m.kind', INDEXED_KINDS).select('m.id');

@@ -1,6 +1,7 @@
 import type { Db } from '../connection';
 import { deleteFacetCounts } from './clusterFacets';
 import { ACTIVE_TASK_STATUSES } from '../../lib/datasetStates';
+import { releaseClusterings } from './clusters';
 import type { DatasetStatus } from '../models';
 
 /**
@@ -109,7 +110,10 @@ export async function purgeDeletedDataset(db: Db, datasetId: string, archiveKey:
     await trx('media').whereIn('uploaded_file_id', trx('uploaded_files').where({ dataset_id: datasetId }).select('id')).update({ uploaded_file_id: null });
     await trx('snapshots').where({ dataset_id: datasetId }).delete();
     await deleteFacetCounts(trx, trx('dataset_versions').where({ dataset_id: datasetId }).select('id'));
+    const clusterings: string[] = await trx('dataset_versions').where({ dataset_id: datasetId }).distinct().pluck('clustering_id');
     await trx('datasets').where({ id: datasetId }).delete();
+    // Its versions went with it (a cascade); a clone's versions may still read their clusterings.
+    await releaseClusterings(trx, clusterings);
     return true;
   });
 }

@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../connection';
+import { uuidRanges, type UuidRange } from '../../lib/uuidRanges';
 import type { LabelQualityReport } from '../../lib/quality/labelQuality';
 import type { NeighbourStats } from '../../lib/quality/neighbourScores';
 import { deleteFacetCounts } from './clusterFacets';
+import { releaseClusterings } from './clusters';
 import { recordVersionCandidates } from './storageRelease';
 
 export interface DatasetVersion {
@@ -14,6 +17,8 @@ export interface DatasetVersion {
   neighbour_stats: NeighbourStats | null;
   /** Enrichment type → model id of every enrichment applied to this version's data. */
   enrichment_models: Record<string, string>;
+  /** The clusters and memberships this version reads; copies share it until one changes it (db/repositories/clusters.ts ownClustering). */
+  clustering_id: string;
   /** The full map layout this version's map points belong to (null before the first). */
   map_layout_id: string | null;
   /** The last label-quality check of this version (with the fields it read), null before one. */
@@ -23,7 +28,8 @@ export interface DatasetVersion {
 
 /**
  * Tables whose rows belong to a version, parents before children (the order a copy inserts in).
- * Every one is keyed by (version_id, …), so a copied row keeps its ids.
+ * Every one is keyed by (version_id, …), so a copied row keeps its ids. Clusters and memberships
+ * are not among them: they belong to a clustering that copies share (CLUSTERING_TABLES).
  */
 export const VERSION_TABLES = [
   'media',
@@ -32,16 +38,19 @@ export const VERSION_TABLES = [
   'media_labels',
   'media_objects',
   'media_tags',
-  'clusters',
-  'cluster_members',
   'duplicate_decisions',
   'map_points',
 ] as const;
 export type VersionTable = (typeof VERSION_TABLES)[number];
 
+/** Tables keyed by (clustering_id, …): a version reads those of its clustering_id. */
+export const CLUSTERING_TABLES = ['clusters', 'cluster_members'] as const;
+
 /** The first version of a new dataset: it owns the dataset's own vector collections. */
 export async function createInitialVersion(db: Db, datasetId: string): Promise<string> {
-  const [row] = await db('dataset_versions').insert({ dataset_id: datasetId, vector_space_id: datasetId, reason: 'initial' }).returning('id');
+  // Its first clustering is keyed by its own id, as every version's was before clusterings were shared.
+  const id = randomUUID();
+  const [row] = await db('dataset_versions').insert({ id, clustering_id: id, dataset_id: datasetId, vector_space_id: datasetId, reason: 'initial' }).returning('id');
   await db('datasets').where({ id: datasetId }).update({ head_version_id: row.id });
   return row.id;
 }
@@ -77,7 +86,7 @@ async function copiedColumns(db: Db, table: VersionTable): Promise<string[]> {
 
 /**
  * An empty version `versionId` of `datasetId` that will receive a copy of `source`; it shares the
- * source's vectors. False when that version exists already (a repeated copy).
+ * source's vectors and clustering. False when that version exists already (a repeated copy).
  */
 export async function createCopyVersion(db: Db, source: DatasetVersion, datasetId: string, versionId: string): Promise<boolean> {
   const rows = await db('dataset_versions')
@@ -90,6 +99,7 @@ export async function createCopyVersion(db: Db, source: DatasetVersion, datasetI
       neighbour_stats: source.neighbour_stats ? JSON.stringify(source.neighbour_stats) : null,
       enrichment_models: JSON.stringify(source.enrichment_models ?? {}),
       map_layout_id: source.map_layout_id,
+      clustering_id: source.clustering_id,
       label_quality: source.label_quality ? JSON.stringify(source.label_quality) : null,
     })
     .onConflict('id')
@@ -98,23 +108,53 @@ export async function createCopyVersion(db: Db, source: DatasetVersion, datasetI
   return rows.length === 1;
 }
 
+/** Media a copy statement moves at most (about: ranges split random ids evenly), so each stays well inside a statement time limit. */
+const COPY_RANGE_MEDIA = 50_000;
+
+/** The key column after version_id in a version-owned table's primary key (a media id, or a tag's own id): what a copy splits the rows on. */
+async function rangeColumn(db: Db, table: VersionTable): Promise<string> {
+  const { rows } = await db.raw(
+    `SELECT a.attname FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[1]
+     WHERE i.indrelid = ?::regclass AND i.indisprimary`,
+    [table],
+  );
+  return rows[0].attname;
+}
+
 /**
- * Copies every row of one version-owned table from `fromVersionId` to `toVersionId` in one
- * INSERT … SELECT: ids are kept, no media bytes or vectors are touched. Returns the rows copied.
+ * Copies every row of one version-owned table from `fromVersionId` to `toVersionId`, one INSERT …
+ * SELECT per range of keys (`ranges`), so no statement grows with the version; ids are kept, no
+ * media bytes or vectors are touched. Returns the rows copied.
  */
-async function copyVersionTable(db: Db, table: VersionTable, fromVersionId: string, toVersionId: string): Promise<number> {
+async function copyVersionTable(
+  db: Db,
+  table: VersionTable,
+  fromVersionId: string,
+  toVersionId: string,
+  ranges: UuidRange[],
+): Promise<number> {
   const columns = (await copiedColumns(db, table)).map((column) => `"${column}"`).join(', ');
-  const result = await db.raw(`INSERT INTO ${table} (version_id, ${columns}) SELECT ?, ${columns} FROM ${table} WHERE version_id = ?`, [
-    toVersionId,
-    fromVersionId,
-  ]);
-  return result.rowCount ?? 0;
+  const key = await rangeColumn(db, table);
+  // A frame names its video by a foreign key checked at once: every video (and image) goes before any frame.
+  const passes = table === 'media' ? ['parent_id IS NULL', 'parent_id IS NOT NULL'] : ['true'];
+  let copied = 0;
+  for (const pass of passes) {
+    for (const range of ranges) {
+      const result = await db.raw(
+        `INSERT INTO ${table} (version_id, ${columns}) SELECT ?, ${columns} FROM ${table}
+         WHERE version_id = ? AND ${pass} AND "${key}" >= ?${range.to === null ? '' : ` AND "${key}" < ?`}`,
+        [toVersionId, fromVersionId, range.from, ...(range.to === null ? [] : [range.to])],
+      );
+      copied += result.rowCount ?? 0;
+    }
+  }
+  return copied;
 }
 
 /**
  * Copies every row of `source` into a new version `versionId` of `datasetId`, inside the caller's
- * transaction. Ids are kept; no media bytes or vectors are touched. Returns the rows copied per
- * table, none when version `versionId` exists already (a repeated copy).
+ * transaction; the clustering is shared, not copied. Ids are kept; no media bytes or vectors are
+ * touched. Returns the rows copied per table, none when version `versionId` exists already (a repeated copy).
  */
 export async function copyVersionIn(
   trx: Db,
@@ -122,12 +162,15 @@ export async function copyVersionIn(
   datasetId: string,
   versionId: string,
   onTable: (table: VersionTable) => void = () => undefined,
+  rangeMedia = COPY_RANGE_MEDIA,
 ): Promise<Partial<Record<VersionTable, number>>> {
   const rows: Partial<Record<VersionTable, number>> = {};
   if (!(await createCopyVersion(trx, source, datasetId, versionId))) return rows;
+  const media = Number((await trx('media').where({ version_id: source.id }).count({ n: '*' }).first())!.n);
+  const ranges = uuidRanges(Math.max(1, Math.ceil(media / rangeMedia)));
   for (const table of VERSION_TABLES) {
     onTable(table);
-    rows[table] = await copyVersionTable(trx, table, source.id, versionId);
+    rows[table] = await copyVersionTable(trx, table, source.id, versionId, ranges);
   }
   return rows;
 }
@@ -144,8 +187,9 @@ export function copyVersion(
   datasetId: string,
   versionId: string,
   onTable?: (table: VersionTable) => void,
+  rangeMedia?: number,
 ): Promise<Partial<Record<VersionTable, number>>> {
-  return inSnapshotTransaction(db, (trx) => copyVersionIn(trx, source, datasetId, versionId, onTable));
+  return inSnapshotTransaction(db, (trx) => copyVersionIn(trx, source, datasetId, versionId, onTable, rangeMedia));
 }
 
 /**
@@ -164,15 +208,18 @@ export async function dropUnusedVersions(db: Db, datasetId: string): Promise<num
     await recordVersionCandidates(trx, unused);
     if (unused.length === 0) return 0;
     await deleteFacetCounts(trx, unused);
-    return Number(await trx('dataset_versions').whereIn('id', unused).delete());
+    const clusterings: string[] = await trx('dataset_versions').whereIn('id', unused).distinct().pluck('clustering_id');
+    const deleted = Number(await trx('dataset_versions').whereIn('id', unused).delete());
+    await releaseClusterings(trx, clusterings);
+    return deleted;
   });
 }
 
-/** Bytes the version-owned tables and their indexes take, for measuring what a copy adds. */
+/** Bytes the version-owned and clustering tables and their indexes take, for measuring what a copy adds. */
 export async function versionTablesBytes(db: Db): Promise<number> {
   const row = await db
     .select(db.raw(`sum(pg_total_relation_size(t::regclass))::bigint AS bytes`))
-    .from(db.raw('unnest(?::text[]) AS t', [[...VERSION_TABLES, 'dataset_versions']]))
+    .from(db.raw('unnest(?::text[]) AS t', [[...VERSION_TABLES, ...CLUSTERING_TABLES, 'dataset_versions']]))
     .first();
   return Number(row.bytes);
 }

@@ -101,7 +101,8 @@ async function storageProbe(db: Db, versionId: string): Promise<{ hits: number; 
 
 async function clustersPerThreshold(db: Db, datasetId: string): Promise<number[]> {
   const rows: Array<{ threshold: number; n: string }> = await db('clusters as c')
-    .join('datasets as d', 'd.head_version_id', 'c.version_id')
+    .join('dataset_versions as v', 'v.clustering_id', 'c.clustering_id')
+    .join('datasets as d', 'd.head_version_id', 'v.id')
     .where('d.id', datasetId)
     .groupBy('c.threshold')
     .orderBy('c.threshold')

@@ -16,6 +16,7 @@ import { createIncrementalKnnActivities } from '../../activities/incrementalKnn'
 import { createKnnGraphActivities } from '../../activities/knnGraph';
 import { createDb, migrateLatest, type Db } from '../../db/connection';
 import { findKnnGraphManifest, forEachKnnChunk } from '../../db/repositories/knnEdges';
+import { CLUSTERING_OF } from '../../db/repositories/clusteringOf';
 import { ensureDefaultTenant } from '../../db/repositories/users';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { placesIn } from '../../lib/clustering/incrementalGraph';
@@ -85,7 +86,7 @@ async function storedLists(db: Db, versionId: string): Promise<Map<string, strin
 async function partitions(db: Db, versionId: string): Promise<string[][]> {
   const rows: Array<{ threshold: number; members: string }> = (
     await db.raw(
-      `SELECT threshold, string_agg(media_id::text, ',' ORDER BY media_id) AS members FROM cluster_members WHERE version_id = ? GROUP BY threshold, cluster_id`,
+      `SELECT threshold, string_agg(media_id::text, ',' ORDER BY media_id) AS members FROM cluster_members WHERE clustering_id = ${CLUSTERING_OF} GROUP BY threshold, cluster_id`,
       [versionId],
     )
   ).rows;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Db } from '../../db/connection';
+import { CLUSTERING_OF } from '../../db/repositories/clusteringOf';
 import { createDataset } from '../../db/repositories/datasets';
 import { loadTextEncoder } from '../../lib/ml/textEncoder';
 import { captionCollection, imageCollection, type VectorStore } from '../../lib/vectors/vectorStore';
@@ -43,8 +44,8 @@ export async function seedSyntheticDataset(
     await db.raw(
       `WITH numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM media WHERE version_id = ?),
             grouped AS (SELECT id, (n - 1) / ? AS g FROM numbered),
-            made AS (INSERT INTO clusters (version_id, id, threshold, n_images, n_videos, n_frames, size)
-                     SELECT ?, gen_random_uuid(), ?, count(*), 0, 0, count(*) FROM grouped GROUP BY g RETURNING id, size)
+            made AS (INSERT INTO clusters (clustering_id, id, threshold, n_images, n_videos, n_frames, size)
+                     SELECT ${CLUSTERING_OF}, gen_random_uuid(), ?, count(*), 0, 0, count(*) FROM grouped GROUP BY g RETURNING id, size)
        SELECT 1`,
       [versionId, CLUSTER_SIZES[threshold], versionId, threshold],
     );
@@ -52,9 +53,9 @@ export async function seedSyntheticDataset(
     if (analyze) await db.raw('ANALYZE clusters');
     await db.raw(
       `WITH numbered AS (SELECT id, (row_number() OVER (ORDER BY id) - 1) / ? AS g FROM media WHERE version_id = ?),
-            ordered AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS g FROM clusters WHERE version_id = ? AND threshold = ?)
-       INSERT INTO cluster_members (version_id, threshold, media_id, cluster_id)
-       SELECT ?, ?, numbered.id, ordered.id FROM numbered JOIN ordered USING (g)`,
+            ordered AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS g FROM clusters WHERE clustering_id = ${CLUSTERING_OF} AND threshold = ?)
+       INSERT INTO cluster_members (clustering_id, threshold, media_id, cluster_id)
+       SELECT ${CLUSTERING_OF}, ?, numbered.id, ordered.id FROM numbered JOIN ordered USING (g)`,
       [CLUSTER_SIZES[threshold], versionId, versionId, threshold, versionId, threshold],
     );
   }

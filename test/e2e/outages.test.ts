@@ -10,6 +10,7 @@ import { launcherApi, launcherDb, launcherEnv, postmasterPid, processesUsing, re
 import { eventually, photo, PHOTO_NAMES } from '../support/media';
 import { holdPort } from '../support/ports';
 import { headVersionId } from '../support/versions';
+import { clusteringOf } from '../../db/repositories/clusteringOf';
 
 /**
  * Faults as an operator meets them, on the stack `npm start` runs: Postgres or the Temporal dev
@@ -85,10 +86,10 @@ describe('outages during a dataset creation on the launcher stack', () => {
     expect(await db('media_issues').where({ version_id: versionId, issue_type: 'broken' }).count({ n: '*' })).toEqual([{ n: '0' }]);
     expect(await db('uploaded_files').where({ dataset_id: datasetId }).count({ n: '*' })).toEqual([{ n: String(files.length) }]);
     for (let threshold = 0; threshold <= 4; threshold++) {
-      const members = await db('cluster_members').where({ version_id: versionId, threshold });
+      const members = await db('cluster_members').where({ clustering_id: clusteringOf(db, versionId), threshold });
       expect(new Set(members.map((member) => member.media_id)).size).toBe(files.length);
       expect(members).toHaveLength(files.length);
-      const [{ total }] = await db('clusters').where({ version_id: versionId, threshold }).sum({ total: 'size' });
+      const [{ total }] = await db('clusters').where({ clustering_id: clusteringOf(db, versionId), threshold }).sum({ total: 'size' });
       expect(Number(total)).toBe(files.length);
     }
     expect((await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'READY', n_images: files.length });

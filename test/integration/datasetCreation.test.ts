@@ -7,6 +7,7 @@ import { eventually, makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { newDatasetWithTransaction as createDataset, uploadFiles as upload, waitForTask } from '../support/datasets';
 import { blobKey } from '../../lib/storage/objectStore';
 import { startTestStack } from '../support/testStack';
+import { clusteringOf } from '../../db/repositories/clusteringOf';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 
@@ -99,10 +100,10 @@ describe('dataset creation from local files, end to end', () => {
     // Five clustering levels, each covering every image and frame once; the copy joins its original at level 0.
     const clusterable = media.filter((m) => m.kind !== 'VIDEO').length;
     for (let threshold = 0; threshold <= 4; threshold++) {
-      const members = await db('cluster_members').where({ version_id: await headVersionId(db, datasetId), threshold });
+      const members = await db('cluster_members').where({ clustering_id: clusteringOf(db, await headVersionId(db, datasetId)), threshold });
       expect(members).toHaveLength(clusterable);
     }
-    const level0 = await db('cluster_members').where({ version_id: await headVersionId(db, datasetId), threshold: 0 });
+    const level0 = await db('cluster_members').where({ clustering_id: clusteringOf(db, await headVersionId(db, datasetId)), threshold: 0 });
     const clusterOf = (name: string) => level0.find((m) => m.media_id === byName(name).id)!.cluster_id;
     expect(clusterOf('chelsea_copy.jpg')).toBe(clusterOf('chelsea.jpg'));
     expect(clusterOf('camera.jpg')).not.toBe(clusterOf('chelsea.jpg'));

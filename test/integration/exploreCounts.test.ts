@@ -28,6 +28,7 @@ describe('filtered Explore counts (real Postgres)', () => {
     const workspace = await db('workspaces').first();
     const dataset = await createDataset(db, { name: 'counts', ownerId: admin.id, workspaceId: workspace.id, status: 'READY' });
     versionId = dataset.head_version_id!;
+    const { clustering_id: clusteringId } = await db('dataset_versions').where({ id: versionId }).first('clustering_id');
     const batchId = randomUUID();
     const videos = [randomUUID(), randomUUID()];
     // Uneven clusters (i * i % 5), so the order by matching members differs from filter to filter.
@@ -53,9 +54,9 @@ describe('filtered Explore counts (real Postgres)', () => {
     await db('clusters').insert(clusters.map((id) => {
       const members = items.filter((item) => item.cluster === id);
       const frames = members.filter((item) => item.kind === 'VIDEO_FRAME');
-      return { version_id: versionId, id, threshold: 0, n_images: members.length - frames.length, n_frames: frames.length, n_videos: new Set(frames.map((f) => f.parent)).size, size: members.length };
+      return { clustering_id: clusteringId, id, threshold: 0, n_images: members.length - frames.length, n_frames: frames.length, n_videos: new Set(frames.map((f) => f.parent)).size, size: members.length };
     }));
-    await db('cluster_members').insert(items.map((item) => ({ version_id: versionId, threshold: 0, media_id: item.id, cluster_id: item.cluster })));
+    await db('cluster_members').insert(items.map((item) => ({ clustering_id: clusteringId, threshold: 0, media_id: item.id, cluster_id: item.cluster })));
     [{ id: tagId }] = await db('tags').insert({ version_id: versionId, name: 'picked' }).returning('id');
     await db('media_tags').insert(items.filter((item) => item.tagged).map((item) => ({ version_id: versionId, media_id: item.id, tag_id: tagId })));
     await db('media_issues').insert(items.filter((item) => item.blurry).map((item) => ({ version_id: versionId, media_id: item.id, issue_type: 'blur', confidence: 0.9 })));

@@ -18,6 +18,7 @@ import { makeVideo, photo } from '../support/media';
 import { startTestStack } from '../support/testStack';
 import { headVersionId } from '../support/versions';
 import { readZip } from '../support/zip';
+import { clusteringOf } from '../../db/repositories/clusteringOf';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 type ExportRecordJson = Record<string, unknown> & { media_id: string; image_filename: string; sha256: string; media_type: string };
@@ -90,7 +91,7 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
       const labels = await db('media_labels').where({ version_id: versionId, media_id: row.id }).orderBy('label');
       const tags = await db('media_tags as mt').join('tags as t', (j) => j.on('t.version_id', 'mt.version_id').andOn('t.id', 'mt.tag_id'))
         .where({ 'mt.version_id': versionId, 'mt.media_id': row.id }).orderBy('t.name').select('t.id', 't.name');
-      const clusters = await db('cluster_members').where({ version_id: versionId, media_id: row.id });
+      const clusters = await db('cluster_members').where({ clustering_id: clusteringOf(db, versionId), media_id: row.id });
       const clusterAt = (threshold: number) => clusters.find((c) => c.threshold === threshold)?.cluster_id ?? null;
       const duplicate = issues.find((issue) => issue.issue_type === 'duplicates')?.details;
       const top = row.parent_id ? byId.get(row.parent_id) : row;
@@ -235,8 +236,8 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
     const chelsea = await mediaIdOf('chelsea.jpg');
     const video = await mediaIdOf('pattern.mp4');
     const frames: string[] = await db('media').where({ version_id: versionId, parent_id: video }).pluck('id');
-    const [biggest] = await db('clusters').where({ version_id: versionId, threshold: 4 }).orderBy('size', 'desc').limit(1);
-    const members: string[] = await db('cluster_members').where({ version_id: versionId, cluster_id: biggest.id }).pluck('media_id');
+    const [biggest] = await db('clusters').where({ clustering_id: clusteringOf(db, versionId), threshold: 4 }).orderBy('size', 'desc').limit(1);
+    const members: string[] = await db('cluster_members').where({ clustering_id: clusteringOf(db, versionId), cluster_id: biggest.id }).pluck('media_id');
     expect(members.length).toBeGreaterThanOrEqual(2);
     const excluded = members[0];
     const body = {
@@ -278,7 +279,7 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
       expect((await exported([cluster(things[2], [coffee])])).ids).toEqual([rocket]);
 
       // An image cluster's id is no object cluster, and the reverse: 422 naming it, nothing started.
-      const [imageCluster] = await db('clusters').where({ version_id: versionId }).limit(1).pluck('id');
+      const [imageCluster] = await db('clusters').where({ clustering_id: clusteringOf(db, versionId) }).limit(1).pluck('id');
       const tasks = await db('tasks').count({ n: '*' });
       const refused = async (items: unknown[]) => (await stack.request.post(`${exportsOf(datasetId)}/export_entities_async`).query({ export_format: 'json' }).send({ media_selection: items }).expect(422)).body;
       expect(await refused([cluster(imageCluster)])).toEqual({ detail: `body.media_selection: object clusters (entity_type OBJECTS) not in this dataset: ${imageCluster}` });

@@ -13,6 +13,7 @@ import { eventually, photo } from '../support/media';
 import { makeTarGz, makeZip } from '../support/archives';
 import { openStream } from '../support/sse';
 import { startTestStack } from '../support/testStack';
+import { clusteringOf } from '../../db/repositories/clusteringOf';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 
@@ -124,11 +125,11 @@ describe('add_media batches, reindex and saved-view monitoring', () => {
     expect(duplicate.details.duplicate_of).toBe(original.id);
     expect(duplicate.details.similarity).toBeGreaterThan(0.9);
     expect(duplicate.uniqueness_score).toBeLessThan(0.2);
-    const [{ clusters }] = await db('clusters').where({ version_id: versionId, threshold: 0 }).select(db.raw('sum(size)::int as clusters'));
+    const [{ clusters }] = await db('clusters').where({ clustering_id: clusteringOf(db, versionId), threshold: 0 }).select(db.raw('sum(size)::int as clusters'));
     expect(clusters).toBe(8);
     const grouped = await db('cluster_members as a')
-      .join('cluster_members as b', (join) => join.on('a.version_id', 'b.version_id').andOn('a.cluster_id', 'b.cluster_id'))
-      .where({ 'a.version_id': versionId, 'a.media_id': original.id, 'a.threshold': 0 }).count({ n: '*' }).first();
+      .join('cluster_members as b', (join) => join.on('a.clustering_id', 'b.clustering_id').andOn('a.cluster_id', 'b.cluster_id'))
+      .where({ 'a.clustering_id': clusteringOf(db, versionId), 'a.media_id': original.id, 'a.threshold': 0 }).count({ n: '*' }).first();
     expect(Number(grouped!.n)).toBe(2);
 
     // Both views counted the two dark photos of this batch; only the alerting one notified.

@@ -32,6 +32,17 @@ describe('snapshots: take, restore and clone a dataset through the real API and 
     const tags = (await stack.request.get(`/api/v1/dataset/${id}/tags`).expect(200)).body.tags.map((t: { id: string; name: string; n_media: number }) => [t.id, t.name, t.n_media]);
     return { level0: await page(0), level2: await page(2), tags };
   };
+  /** The clustering a version reads, and every cluster and membership row of it (id, threshold, size; media, cluster). */
+  const clusteringOfVersion = async (versionId: string): Promise<string> =>
+    (await stack.deps.db('dataset_versions').where({ id: versionId }).first('clustering_id')).clustering_id;
+  const clusteringRows = async (clusteringId: string) => ({
+    clusters: await stack.deps.db('clusters').where({ clustering_id: clusteringId }).orderBy(['threshold', 'id']).select('id', 'threshold', 'size'),
+    members: await stack.deps.db('cluster_members').where({ clustering_id: clusteringId }).orderBy(['threshold', 'media_id']).select('threshold', 'media_id', 'cluster_id'),
+  });
+  const allClusteringRows = async () =>
+    Number((await stack.deps.db('clusters').count({ n: '*' }).first())!.n) + Number((await stack.deps.db('cluster_members').count({ n: '*' }).first())!.n);
+  const headOf = async (id = datasetId): Promise<string> => (await stack.deps.db('datasets').where({ id }).first('head_version_id')).head_version_id;
+  const snapshotVersion = async (snapshotId: string): Promise<string> => (await stack.deps.db('snapshots').where({ id: snapshotId }).first('version_id')).version_id;
   const mediaId = async (fileName: string) =>
     (await stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES' }).expect(200)).body.clusters
       .flatMap((c: Cluster) => c.previews)
@@ -89,10 +100,22 @@ describe('snapshots: take, restore and clone a dataset through the real API and 
     const viewNames = async (id = datasetId) =>
       (await stack.request.get(`/api/v1/dataset/${id}/views`).expect(200)).body.views.map((v: { id: string; name: string }) => [v.id, v.name]);
     const before = await answer(datasetId);
+    const rowsBeforeSnapshot = await allClusteringRows();
     const taken = (await stack.request.post(api()).send({ name: 'before batch' }).expect(200)).body as Snapshot;
+    // The snapshot shares the head's clustering: not one cluster or membership row more.
+    const shared = await clusteringOfVersion(await snapshotVersion(taken.snapshot_id));
+    expect(shared).toBe(await clusteringOfVersion(await headOf()));
+    expect(await allClusteringRows()).toBe(rowsBeforeSnapshot);
+    const snapshotClustering = await clusteringRows(shared);
+    expect(snapshotClustering.members.length).toBeGreaterThan(0);
 
     await stack.request.post(`/api/v1/dataset/${datasetId}/add_media`).attach('files', photo('grace_hopper')).attach('files', photo('motorcycle_left')).expect(202);
     await waitForDatasetStatus(stack, datasetId, ['PARTIAL INDEX']);
+    // The batch's placements went to a copy of the clustering (copy-on-write): the snapshot's is as it was.
+    const batchClustering = await clusteringOfVersion(await headOf());
+    expect(batchClustering).not.toBe(shared);
+    expect(await clusteringRows(shared)).toEqual(snapshotClustering);
+    expect((await clusteringRows(batchClustering)).members.length).toBe(snapshotClustering.members.length + 2 * 5);
     await stack.request.delete(`/api/v1/dataset/${datasetId}/tags/${tag.id}`).expect(200);
     await stack.request.post(`/api/v1/dataset/${datasetId}/tags`).send({ name: 'later' }).expect(201);
     await stack.request.delete(`${views}/${dark.id}`).expect(200);
@@ -146,6 +169,10 @@ describe('snapshots: take, restore and clone a dataset through the real API and 
     const dataset = (await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body;
     expect(dataset).toMatchObject({ status_new: 'READY', n_images: 5 });
     expect(await answer(datasetId)).toEqual(before);
+    // The restored head reads the snapshot's clustering again; the batch's copy goes with the replaced head (dropped after the commit).
+    expect(await clusteringOfVersion(await headOf())).toBe(shared);
+    const released = await eventually(() => clusteringRows(batchClustering), (rows) => rows.members.length === 0, 30_000, 'the replaced head dropped');
+    expect(released).toEqual({ clusters: [], members: [] });
     // Saved views as they were: the deleted one back under its id, the later one gone.
     expect(await viewNames()).toEqual([[dark.id, 'dark']]);
     expect((await snapshots()).find((s) => s.snapshot_id === taken.snapshot_id)).toMatchObject({ is_current: true, is_restoring: false });
@@ -179,6 +206,7 @@ describe('snapshots: take, restore and clone a dataset through the real API and 
     const clone = task.dataset_id as string;
     expect((await stack.request.get(`/api/v1/dataset/${clone}`).expect(200)).body).toMatchObject({ display_name: 'pets (cloned)', status_new: 'READY', n_images: 5 });
     expect(await answer(clone)).toEqual(source);
+    expect(await clusteringOfVersion(await headOf(clone))).toBe(await clusteringOfVersion(await snapshotVersion(current.snapshot_id)));
     expect((await snapshots(clone)).map((s) => [s.reason, s.is_current, s.n_images])).toEqual([['clone', true, 5]]);
     // The saved views come along as new views of the clone.
     const cloneViews = (await stack.request.get(`/api/v1/dataset/${clone}/views`).expect(200)).body.views;

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { createDb, migrateLatest, type Db } from '../../db/connection';
+import { dropUnusedVersions } from '../../db/repositories/versions';
 import { createTestDatabase } from '../support/testStack';
 
 const migrations = { directory: path.join(__dirname, '..', '..', 'db', 'migrations'), loadExtensions: ['.ts'] };
@@ -42,10 +43,12 @@ describe('the dataset-versions migration on an existing database', () => {
       const dataset = await db('datasets').where({ id: legacy.datasetId }).first();
       const version = await db('dataset_versions').where({ id: dataset.head_version_id }).first();
       expect(version).toMatchObject({ dataset_id: legacy.datasetId, vector_space_id: legacy.datasetId, reason: 'initial', neighbour_stats: { mean: 0.5, std: 0.1 } });
-      const owned = (table: string) => db(table).where({ version_id: version.id }).count({ n: '*' }).first().then((row) => Number(row!.n));
+      const owned = (table: string, key: Record<string, string> = { version_id: version.id }) => db(table).where(key).count({ n: '*' }).first().then((row) => Number(row!.n));
       expect(await owned('media')).toBe(3);
-      expect(await owned('clusters')).toBe(1);
-      expect(await owned('cluster_members')).toBe(3);
+      // Clusters belong to the version's clustering (20261203300000), whose id is the version's own.
+      expect(version.clustering_id).toBe(version.id);
+      expect(await owned('clusters', { clustering_id: version.id })).toBe(1);
+      expect(await owned('cluster_members', { clustering_id: version.id })).toBe(3);
       expect(await owned('media_issues')).toBe(1);
       expect(await owned('media_labels')).toBe(1);
       expect(await owned('tags')).toBe(1);
@@ -58,10 +61,11 @@ describe('the dataset-versions migration on an existing database', () => {
       await expect(
         db('media_issues').insert({ version_id: version.id, media_id: '00000000-0000-4000-8000-00000000dead', issue_type: 'dark', confidence: 1 }),
       ).rejects.toThrow(/foreign key/);
-      // Dropping a version drops its memberships too (they carry no row-level checks; a trigger does it).
+      // Dropping a version drops the clustering no other version reads, memberships too (they carry no row-level checks).
       await db('datasets').where({ id: legacy.datasetId }).update({ head_version_id: null });
-      await db('dataset_versions').where({ id: version.id }).delete();
-      expect(await db('cluster_members').where({ version_id: version.id })).toEqual([]);
+      expect(await dropUnusedVersions(db, legacy.datasetId)).toBe(1);
+      expect(await db('cluster_members').where({ clustering_id: version.id })).toEqual([]);
+      expect(await db('clusters').where({ clustering_id: version.id })).toEqual([]);
       expect(await db('media').where({ version_id: version.id })).toEqual([]);
     } finally {
       await db.destroy();

@@ -12,6 +12,7 @@ import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../s
 import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { crashAndResume } from '../support/workerCrash';
+import { clusteringOf } from '../../db/repositories/clusteringOf';
 
 describe('a worker killed in the middle of a dataset creation or a media batch', () => {
   let api: TestApi;
@@ -92,8 +93,8 @@ describe('a worker killed in the middle of a dataset creation or a media batch',
     expect(await count(db('uploaded_files').where({ dataset_id: datasetId }))).toBe(2 + 26);
     // Every image and frame of the dataset sits in exactly one cluster per threshold, and the counts agree.
     for (let threshold = 0; threshold <= 4; threshold++) {
-      expect(await count(db('cluster_members').where({ version_id: await headVersionId(db, datasetId), threshold }))).toBe(2 + 24 + 200);
-      const [{ total }] = await db('clusters').where({ version_id: await headVersionId(db, datasetId), threshold }).sum({ total: 'size' });
+      expect(await count(db('cluster_members').where({ clustering_id: clusteringOf(db, await headVersionId(db, datasetId)), threshold }))).toBe(2 + 24 + 200);
+      const [{ total }] = await db('clusters').where({ clustering_id: clusteringOf(db, await headVersionId(db, datasetId)), threshold }).sum({ total: 'size' });
       expect(Number(total)).toBe(2 + 24 + 200);
     }
     expect((await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'PARTIAL INDEX', n_images: 26, n_videos: 2 });

@@ -3,6 +3,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createAnalysisActivities } from '../../activities/analysis';
 import type { Db } from '../../db/connection';
 import type { VectorStore } from '../../lib/vectors/vectorStore';
+import { clusteringOf } from '../../db/repositories/clusteringOf';
 
 /**
  * What an analysis wrote to a version, free of the random cluster ids: each threshold's clusters as their sorted
@@ -11,9 +12,9 @@ import type { VectorStore } from '../../lib/vectors/vectorStore';
  */
 export async function analysisOf(db: Db, versionId: string) {
   const clusters: Array<{ id: string; threshold: number; n_images: number; n_frames: number; n_videos: number; size: number }> = await db('clusters')
-    .where({ version_id: versionId })
+    .where({ clustering_id: clusteringOf(db, versionId) })
     .select('id', 'threshold', 'n_images', 'n_frames', 'n_videos', 'size');
-  const members: Array<{ cluster_id: string; media_id: string }> = await db('cluster_members').where({ version_id: versionId }).select('cluster_id', 'media_id');
+  const members: Array<{ cluster_id: string; media_id: string }> = await db('cluster_members').where({ clustering_id: clusteringOf(db, versionId) }).select('cluster_id', 'media_id');
   const membersOf = new Map<string, string[]>();
   for (const member of members) membersOf.set(member.cluster_id, [...(membersOf.get(member.cluster_id) ?? []), member.media_id]);
   const levels = [0, 1, 2, 3, 4].map((threshold) =>

@@ -24,7 +24,7 @@ export async function countsOf(api: TestApi, datasetId: string): Promise<Counts>
   const { db, vectors } = api.deps;
   const version = await headVersion(db, datasetId);
   const media: Array<{ id: string; file_name: string }> = await db('media').where({ version_id: version.id }).select('id', 'file_name');
-  const members: Array<{ threshold: number; n: string }> = await db('cluster_members').where({ version_id: version.id }).groupBy('threshold').select('threshold', db.raw('count(*) as n'));
+  const members: Array<{ threshold: number; n: string }> = await db('cluster_members').where({ clustering_id: version.clustering_id }).groupBy('threshold').select('threshold', db.raw('count(*) as n'));
   const byThreshold = new Map(members.map((row) => [Number(row.threshold), Number(row.n)]));
   return {
     media: media.length,

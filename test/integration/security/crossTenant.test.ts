@@ -15,6 +15,7 @@ import { eventually, photo } from '../../support/media';
 import { sdkToken } from '../../support/sdkToken';
 import { loginCookie } from '../../support/sessions';
 import { startTestStack } from '../../support/testStack';
+import { clusteringOf } from '../../../db/repositories/clusteringOf';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 type Agent = ReturnType<typeof supertest>;
@@ -232,7 +233,7 @@ beforeAll(async () => {
     const tag = (await asB.post(`/api/v1/dataset/${datasetId}/tags`).send({ name: namesOfB.tag }).expect(201)).body;
     const head = await db('datasets').where({ id: datasetId }).first();
     ofB.mediaId = (await db('media').where({ version_id: head.head_version_id }).first()).id;
-    ofB.clusterId = (await db('clusters').where({ version_id: head.head_version_id }).first()).id;
+    ofB.clusterId = (await db('clusters').where({ clustering_id: clusteringOf(db, head.head_version_id) }).first()).id;
     await asB.post(`/api/v1/dataset/${datasetId}/tags/${tag.id}/media`).send({ media_ids: [ofB.mediaId] }).expect(200);
     // A duplicate-review decision of B's (B's one photo has no copy to decide through the API).
     const decisionOfB = randomUUID();
