@@ -107,3 +107,30 @@ export async function writeNeighbourScores(db: Knex.Transaction, versionId: stri
     );
   }
 }
+
+/** A version's memberships at one threshold (media id, cluster id): what an incremental re-clustering compares with. */
+export async function membershipsAt(db: Db, versionId: string, threshold: number): Promise<Array<{ media_id: string; cluster_id: string }>> {
+  return db('cluster_members').where({ version_id: versionId, threshold }).select('media_id', 'cluster_id');
+}
+
+/** Removes clusters of a version (their memberships go with them) and locks the version first, as clearClustering does. */
+export async function removeClusters(db: Knex.Transaction, versionId: string, clusterIds: readonly string[]): Promise<void> {
+  await db('dataset_versions').where({ id: versionId }).forUpdate().select('id');
+  await forgetFacetCounts(db, versionId);
+  for (let i = 0; i < clusterIds.length; i += INSERT_BATCH) {
+    await db('clusters').where({ version_id: versionId }).whereRaw('id = ANY(?::uuid[])', [clusterIds.slice(i, i + INSERT_BATCH)]).delete();
+  }
+}
+
+/** The stored neighbour scores of a version: each scored item's uniqueness and its duplicate and outlier issues. */
+export async function storedNeighbourScores(db: Db, versionId: string) {
+  const uniqueness: Array<{ id: string; uniqueness_score: number }> = await db('media')
+    .where({ version_id: versionId })
+    .whereNotNull('uniqueness_score')
+    .select('id', 'uniqueness_score');
+  const issues: Array<{ media_id: string; issue_type: string; confidence: number; details: Record<string, unknown> | null }> = await db('media_issues')
+    .where({ version_id: versionId })
+    .whereIn('issue_type', ['duplicates', 'outliers'])
+    .select('media_id', 'issue_type', 'confidence', 'details');
+  return { uniqueness, issues };
+}
