@@ -2,20 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import type { ClusterMembership, NewCluster } from '../db/repositories/clusters';
+import { membershipsAt, storedNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
 import { clearKnnEdges, findKnnGraphManifest, forEachKnnChunk, storedKnnChunks, writeKnnChunk } from '../db/repositories/knnEdges';
-import type { MapPoint } from '../db/repositories/mapPoints';
+import { allMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { indexItemCount, indexItemIds, indexItems, type IndexItem } from '../db/repositories/media';
 import { findVersion, headVersion } from '../db/repositories/versions';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../lib/clustering/clusterByThresholds';
 import { placesIn } from '../lib/clustering/incrementalGraph';
 import { componentCounts } from '../lib/clustering/componentCounts';
 import { addKnnHits, emptyKnnGraph, encodeKnnHits, knnGraphLevels, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
-import { layoutMap } from '../lib/map/layoutMap';
+import { keptClusters } from '../lib/clustering/keptClusters';
+import { unitVector } from '../lib/map/embedSample';
+import { layoutMap, placedSample, placeItems } from '../lib/map/layoutMap';
 import { shuffled } from '../lib/map/shuffled';
-import { meanTopK, scoreNeighbours, statsOfMeanTopK, type NeighbourItem } from '../lib/quality/neighbourScores';
+import { meanTopK, scoreNeighbours, statsOfMeanTopK, type NeighbourItem, type NeighbourScores } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
-import { replaceAnalysis, type ClusteringSlice, type ScoredMedia } from '../services/analysisResults';
+import { replaceAnalysis, updateAnalysis, type ClusteringSlice, type ScoredMedia } from '../services/analysisResults';
 import type { KnnChunkStep, KnnPlan, KnnStep } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
 import { createProgressReporter, type TaskRef } from './progress';
@@ -99,29 +101,9 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
     /** Clusters and scores the stored graph with typed arrays, lays out the map, and replaces them in one transaction. */
     async clusterStoredGraph(step: KnnStep): Promise<{ items: number; edges: number }> {
       const context = Context.current();
-      const version = await findVersion(db, step.versionId);
-      if (!version) throw new Error(`version ${step.versionId} is gone`);
-      const all = await indexItems(db, version.id);
-      const ids = all.map((item) => item.id);
-      // An extended graph's ordinals are its manifest's (new items after the others); a full analysis's are by id.
-      const manifest = await findKnnGraphManifest(db, version.id);
-      const placeOf = manifest && placesIn(ids, manifest.ids);
-      const graph = emptyKnnGraph(all.length, GRAPH_K + 1);
-      await forEachKnnChunk(db, version.id, step.chunks, (hits, chunk) => {
-        addKnnHits(graph, hits, chunk, placeOf);
-        context.heartbeat();
-      });
+      const stored = await clusteredStoredGraph(db, step, context);
+      const { version, all, ids, manifest, graph, levels, embedded, reference } = stored;
       const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
-      await report(0, 1, true);
-      // A level at a time, the event loop let through between levels so the timer's heartbeats go on (seconds each at 1,000,000 media).
-      const levels: Int32Array[] = [];
-      for (const level of knnGraphLevels(graph, CLUSTER_SIMILARITY_CUTOFFS)) {
-        levels.push(level);
-        await setImmediatePromise();
-      }
-      const embedded = all.flatMap((item, i) => (item.embedded ? [i] : []));
-      const itemOf = (i: number): NeighbourItem => ({ neighbours: neighboursIn(graph, i), group: all[i].parent_id ?? undefined });
-      const reference = statsOfMeanTopK(Float64Array.from(embedded, (i) => meanTopK(itemOf(i))));
       const layout = await layoutMap({
         count: all.length,
         embedded,
@@ -132,28 +114,162 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       const mapPoints: MapPoint[] = shuffled(embedded, 11).map((i) => ({ mediaId: ids[i], x: layout.positions[i * 2], y: layout.positions[i * 2 + 1] }));
       context.heartbeat();
 
-      // Slices are computed as the service writes them.
-      function* scoreSlices(): Generator<ScoredMedia> {
-        for (let start = 0; start < embedded.length; start += WRITE_SLICE) {
-          const slice = embedded.slice(start, start + WRITE_SLICE);
-          const scores = scoreNeighbours(slice.map(itemOf), ids, { reference, groupOf: (index) => all[index].parent_id ?? undefined });
-          yield slice.map((i, b) => ({ id: ids[i], score: scores[b] }));
-        }
-      }
       function* clusterSlices(): Generator<ClusteringSlice> {
         for (const [threshold, labels] of levels.entries()) yield* clusterLevelSlices(threshold, labels, all);
       }
       // A full analysis's graph is recorded with it, so the next reindex may extend it (an extended one recorded itself).
       const graphManifest = manifest ? undefined : { vectorSpaceId: version.vector_space_id, ids, searched: Uint8Array.from(all, (item) => (item.embedded ? 1 : 0)), chunks: step.chunks };
-      await replaceAnalysis(db, version.id, { clustering: clusterSlices(), scores: scoreSlices(), reference, mapPoints, graphManifest }, () => context.heartbeat());
+      await replaceAnalysis(db, version.id, { clustering: clusterSlices(), scores: scoreSlices(stored), reference, mapPoints, graphManifest }, () => context.heartbeat());
       await report(1, 1, true);
       return { items: all.length, edges: undirectedEdgeCount(graph) };
+    },
+
+    /**
+     * After an extension of the stored graph (mergeNewNeighbours): clusters and scores it as clusterStoredGraph does,
+     * but writes only what differs from the stored analysis (clusters no longer as stored, scores and issues that
+     * changed) and places only the items the map lacks, from their neighbours on the map as it is
+     * (docs/decisions.md "Re-clustering only what changed").
+     */
+    async reclusterStoredGraph(step: KnnStep): Promise<{ items: number; edges: number; rewritten: ReclusterCounts }> {
+      const context = Context.current();
+      const stored = await clusteredStoredGraph(db, step, context);
+      const { version, all, ids, graph, levels, embedded } = stored;
+      const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
+      const ordinals = new Map(ids.map((id, i) => [id, i]));
+      const rewritten: ReclusterCounts = { clusters: 0, removedClusters: 0, memberships: 0, scores: 0, mapPoints: 0 };
+
+      const removedClusters: string[] = [];
+      const keptOfLevel: Int32Array[] = [];
+      for (const [threshold, labels] of levels.entries()) {
+        const storedOf = new Int32Array(all.length).fill(-1);
+        const numberOf = new Map<string, number>();
+        const sizes: number[] = [];
+        for (const row of await membershipsAt(db, version.id, threshold)) {
+          const place = ordinals.get(row.media_id);
+          if (place === undefined) continue;
+          let cluster = numberOf.get(row.cluster_id);
+          if (cluster === undefined) numberOf.set(row.cluster_id, (cluster = sizes.push(0) - 1));
+          storedOf[place] = cluster;
+          sizes[cluster]++;
+        }
+        const { keptOf, kept } = keptClusters(labels, storedOf, Int32Array.from(sizes));
+        for (const [id, cluster] of numberOf) if (!kept[cluster]) removedClusters.push(id);
+        keptOfLevel.push(keptOf);
+        context.heartbeat();
+      }
+      rewritten.removedClusters = removedClusters.length;
+      function* clusterSlices(): Generator<ClusteringSlice> {
+        for (const [threshold, labels] of levels.entries()) {
+          for (const slice of clusterLevelSlices(threshold, labels, all, keptOfLevel[threshold])) {
+            rewritten.clusters += slice.clusters.length;
+            rewritten.memberships += slice.members.length;
+            yield slice;
+          }
+        }
+      }
+
+      const storedScores = await storedNeighbourScores(db, version.id);
+      const storedIssues = new Map<string, string[]>();
+      for (const row of storedScores.issues) storedIssues.set(row.media_id, [...(storedIssues.get(row.media_id) ?? []), issueKey(row.issue_type, row.confidence, row.details)]);
+      const storedKeys = new Map(storedScores.uniqueness.map((row) => [row.id, scoreKeyOf(row.uniqueness_score, storedIssues.get(row.id) ?? [])]));
+      function* changedScores(): Generator<ScoredMedia> {
+        for (const slice of scoreSlices(stored)) {
+          const changed = slice.filter(({ id, score }) => storedKeys.get(id) !== scoreKey(score));
+          rewritten.scores += changed.length;
+          if (changed.length > 0) yield changed;
+        }
+      }
+
+      const positions = new Float32Array(all.length * 2);
+      const placed = new Uint8Array(all.length);
+      for (const point of await allMapPoints(db, version.id)) {
+        const place = ordinals.get(point.mediaId);
+        if (place === undefined) continue;
+        positions[place * 2] = point.x;
+        positions[place * 2 + 1] = point.y;
+        placed[place] = 1;
+      }
+      const unplaced = embedded.filter((i) => !placed[i]);
+      const sample = placedSample(embedded, placed);
+      const vectorsOf = (indexes: readonly number[]) => storedVectors(vectors, step.collection, indexes.map((i) => ids[i]));
+      await placeItems({ positions, placed, items: unplaced, neighboursOf: (i) => neighboursIn(graph, i), vectorsOf, sample, sampleVectors: async () => (await vectorsOf(sample)).map(unitVector) });
+      const newMapPoints: MapPoint[] = shuffled(unplaced, 11).map((i) => ({ mediaId: ids[i], x: positions[i * 2], y: positions[i * 2 + 1] }));
+      rewritten.mapPoints = newMapPoints.length;
+      context.heartbeat();
+
+      await updateAnalysis(db, version.id, { removedClusters, clustering: clusterSlices(), scores: changedScores(), reference: stored.reference, newMapPoints }, () => context.heartbeat());
+      await report(1, 1, true);
+      return { items: all.length, edges: undirectedEdgeCount(graph), rewritten };
     },
   });
 }
 
-/** One threshold's clusters and memberships, a slice at a time (each cluster is opened at its smallest member). */
-function* clusterLevelSlices(threshold: number, labels: Int32Array, items: readonly IndexItem[]): Generator<ClusteringSlice> {
+/** What a re-clustering after an extension wrote: rows inserted or updated, clusters removed. */
+export interface ReclusterCounts {
+  clusters: number;
+  removedClusters: number;
+  memberships: number;
+  scores: number;
+  mapPoints: number;
+}
+
+/** An issue as stored: its confidence as a real, its details with their keys in order. */
+function issueKey(type: string, confidence: number, details: object | null | undefined): string {
+  const sorted = details ? Object.entries(details).sort(([a], [b]) => a.localeCompare(b)) : [];
+  return `${type}|${Math.fround(confidence)}|${JSON.stringify(sorted)}`;
+}
+
+/** An item's scores as stored: the uniqueness as a real, then its issues' keys in order. */
+function scoreKeyOf(uniqueness: number, issueKeys: string[]): string {
+  return [`${Math.fround(uniqueness)}`, ...issueKeys.sort()].join(';');
+}
+
+const scoreKey = (score: NeighbourScores) => scoreKeyOf(score.uniqueness, score.issues.map((issue) => issueKey(issue.type, issue.confidence, issue.details)));
+
+type StoredGraphAnalysis = Awaited<ReturnType<typeof clusteredStoredGraph>>;
+
+/** The stored graph of a step's version over its items now (typed arrays), clustered at the five thresholds, and the outlier reference. */
+async function clusteredStoredGraph(db: Db, step: KnnStep, context: Context) {
+  const version = await findVersion(db, step.versionId);
+  if (!version) throw new Error(`version ${step.versionId} is gone`);
+  const all = await indexItems(db, version.id);
+  const ids = all.map((item) => item.id);
+  // An extended graph's ordinals are its manifest's (new items after the others); a full analysis's are by id.
+  const manifest = await findKnnGraphManifest(db, version.id);
+  const placeOf = manifest && placesIn(ids, manifest.ids);
+  const graph = emptyKnnGraph(all.length, GRAPH_K + 1);
+  await forEachKnnChunk(db, version.id, step.chunks, (hits, chunk) => {
+    addKnnHits(graph, hits, chunk, placeOf);
+    context.heartbeat();
+  });
+  const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
+  await report(0, 1, true);
+  // A level at a time, the event loop let through between levels so the timer's heartbeats go on (seconds each at 1,000,000 media).
+  const levels: Int32Array[] = [];
+  for (const level of knnGraphLevels(graph, CLUSTER_SIMILARITY_CUTOFFS)) {
+    levels.push(level);
+    await setImmediatePromise();
+  }
+  const embedded = all.flatMap((item, i) => (item.embedded ? [i] : []));
+  const itemOf = (i: number): NeighbourItem => ({ neighbours: neighboursIn(graph, i), group: all[i].parent_id ?? undefined });
+  const reference = statsOfMeanTopK(Float64Array.from(embedded, (i) => meanTopK(itemOf(i))));
+  return { version, all, ids, manifest, graph, levels, embedded, itemOf, reference };
+}
+
+/** Every embedded item's neighbour scores, a slice at a time (computed as the service writes them). */
+function* scoreSlices({ all, ids, embedded, itemOf, reference }: StoredGraphAnalysis): Generator<ScoredMedia> {
+  for (let start = 0; start < embedded.length; start += WRITE_SLICE) {
+    const slice = embedded.slice(start, start + WRITE_SLICE);
+    const scores = scoreNeighbours(slice.map(itemOf), ids, { reference, groupOf: (index) => all[index].parent_id ?? undefined });
+    yield slice.map((i, b) => ({ id: ids[i], score: scores[b] }));
+  }
+}
+
+/**
+ * One threshold's clusters and memberships, a slice at a time (each cluster is opened at its smallest member); with
+ * `keptOf` (keptClusters), only the clusters it keeps none of (-1), with their members.
+ */
+function* clusterLevelSlices(threshold: number, labels: Int32Array, items: readonly IndexItem[], keptOf?: Int32Array): Generator<ClusteringSlice> {
   const videos = new Map<string | null, number>();
   const videoOf = Int32Array.from(items, (item) => {
     if (item.kind !== 'VIDEO_FRAME') return -1;
@@ -167,6 +283,7 @@ function* clusterLevelSlices(threshold: number, labels: Int32Array, items: reado
     const members: ClusterMembership[] = [];
     for (let i = start; i < Math.min(items.length, start + WRITE_SLICE); i++) {
       const label = labels[i];
+      if (keptOf && keptOf[label] !== -1) continue;
       if (label === i) {
         clusterIds[i] = randomUUID();
         const size = counts.size[i];

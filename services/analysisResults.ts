@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
-import { addPlacements, clearClustering, insertClustering, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
+import { addPlacements, clearClustering, insertClustering, removeClusters, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
 import { writeKnnGraphManifest, type KnnGraphManifest } from '../db/repositories/knnEdges';
 import { appendMapPoints, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { setNeighbourStats } from '../db/repositories/versions';
@@ -52,5 +52,35 @@ export async function addBatchAnalysis(db: Db, versionId: string, batch: Cluster
     await addPlacements(trx, versionId, batch.clusters, batch.members);
     await writeNeighbourScores(trx, versionId, batch.scores);
     await appendMapPoints(trx, versionId, batch.mapPoints);
+  });
+}
+
+/** What changed in a version's analysis when its stored graph was extended (docs/decisions.md "Re-clustering only what changed"). */
+export interface AnalysisChanges {
+  /** Stored clusters no component keeps (merged, split or grown): removed with their memberships. */
+  removedClusters: readonly string[];
+  /** The components written anew, with all their members. */
+  clustering: Iterable<ClusteringSlice>;
+  /** Items whose scores or issues differ from the stored ones. */
+  scores: Iterable<ScoredMedia>;
+  reference: NeighbourStats;
+  /** Points of the items the map lacked, added after the others (the layout and its id stay). */
+  newMapPoints: readonly MapPoint[];
+}
+
+/** Applies an analysis's changes in one transaction, so Explore sees the old analysis or the new one, never half. */
+export async function updateAnalysis(db: Db, versionId: string, changes: AnalysisChanges, afterSlice: () => void = () => {}): Promise<void> {
+  await db.transaction(async (trx) => {
+    const clusteringId = await removeClusters(trx, versionId, changes.removedClusters);
+    for (const slice of changes.clustering) {
+      await insertClustering(trx, clusteringId, slice.clusters, slice.members);
+      afterSlice();
+    }
+    for (const scored of changes.scores) {
+      await writeNeighbourScores(trx, versionId, scored);
+      afterSlice();
+    }
+    await setNeighbourStats(trx, versionId, changes.reference);
+    await appendMapPoints(trx, versionId, changes.newMapPoints);
   });
 }

@@ -17,8 +17,9 @@ export async function analyzeInChunks(ref: { taskId: string; datasetId: string }
 
 /**
  * A reindex's analysis: when the stored graph can be extended (planIncrementalKnn), only the new media are searched,
- * in chunks as above, entered into the lists they belong to, and the stored graph re-clustered; otherwise the full
- * analysis. Histories started before the incremental reindex replay the full analysis they recorded.
+ * in chunks as above, entered into the lists they belong to, and the stored graph re-clustered, writing only what
+ * changed (reclusterStoredGraph); otherwise the full analysis. Histories started before the incremental reindex
+ * replay the full analysis they recorded.
  */
 export async function reanalyzeInChunks(ref: { taskId: string; datasetId: string }): Promise<void> {
   if (!patched('incremental-reindex')) return analyzeInChunks(ref);
@@ -28,5 +29,8 @@ export async function reanalyzeInChunks(ref: { taskId: string; datasetId: string
   const limit = pLimit(plan.concurrency);
   await Promise.all(plan.chunks.map((chunk) => limit(() => knnGraph.searchNewKnnChunk({ ...step, chunk }))));
   const merged = await storedGraph.mergeNewNeighbours(step);
-  await storedGraph.clusterStoredGraph({ ...ref, versionId: merged.versionId, collection: merged.collection, chunks: merged.chunks });
+  const extended = { ...ref, versionId: merged.versionId, collection: merged.collection, chunks: merged.chunks };
+  // Histories started before the re-clustering of only what changed replay the whole rewrite they recorded.
+  if (patched('recluster-changed')) await storedGraph.reclusterStoredGraph(extended);
+  else await storedGraph.clusterStoredGraph(extended);
 }

@@ -168,3 +168,36 @@ export async function writeNeighbourScores(db: Knex.Transaction, versionId: stri
     );
   }
 }
+
+/** A version's memberships at one threshold (media id, cluster id): what an incremental re-clustering compares with. */
+export async function membershipsAt(db: Db, versionId: string, threshold: number): Promise<Array<{ media_id: string; cluster_id: string }>> {
+  return db('cluster_members').where('clustering_id', clusteringOf(db, versionId)).where({ threshold }).select('media_id', 'cluster_id');
+}
+
+/**
+ * Removes clusters of a version with their memberships, in a clustering no other version reads (ownClustering, which
+ * locks the version first, as clearClustering does); returns that clustering's id, for the rows written next.
+ */
+export async function removeClusters(db: Knex.Transaction, versionId: string, clusterIds: readonly string[]): Promise<string> {
+  const clusteringId = await ownClustering(db, versionId);
+  await forgetFacetCounts(db, versionId);
+  for (let i = 0; i < clusterIds.length; i += INSERT_BATCH) {
+    const batch = clusterIds.slice(i, i + INSERT_BATCH);
+    await db('cluster_members').where({ clustering_id: clusteringId }).whereRaw('cluster_id = ANY(?::uuid[])', [batch]).delete();
+    await db('clusters').where({ clustering_id: clusteringId }).whereRaw('id = ANY(?::uuid[])', [batch]).delete();
+  }
+  return clusteringId;
+}
+
+/** The stored neighbour scores of a version: each scored item's uniqueness and its duplicate and outlier issues. */
+export async function storedNeighbourScores(db: Db, versionId: string) {
+  const uniqueness: Array<{ id: string; uniqueness_score: number }> = await db('media')
+    .where({ version_id: versionId })
+    .whereNotNull('uniqueness_score')
+    .select('id', 'uniqueness_score');
+  const issues: Array<{ media_id: string; issue_type: string; confidence: number; details: Record<string, unknown> | null }> = await db('media_issues')
+    .where({ version_id: versionId })
+    .whereIn('issue_type', ['duplicates', 'outliers'])
+    .select('media_id', 'issue_type', 'confidence', 'details');
+  return { uniqueness, issues };
+}

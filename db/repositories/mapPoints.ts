@@ -167,3 +167,8 @@ export async function mediaIdsAtPoints(db: Db, versionId: string, indices: reado
   const byIndex = new Map(rows.map((row) => [row.point_index, row.media_id]));
   return indices.map((index) => byIndex.get(index));
 }
+
+/** Every point of a version's map. */
+export async function allMapPoints(db: Db, versionId: string): Promise<MapPoint[]> {
+  return db('map_points').where({ version_id: versionId }).select('media_id as mediaId', 'x', 'y');
+}

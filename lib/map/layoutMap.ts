@@ -35,20 +35,38 @@ export async function layoutMap(input: MapLayoutInput): Promise<{ positions: Flo
   const placed = new Uint8Array(input.count);
   const sample = evenSample(input.embedded, input.sampleSize ?? MAP_SAMPLE_SIZE);
   const sampleVectors = (await input.vectorsOf(sample)).map(unitVector);
-  const dim = sampleVectors[0]?.length ?? 0;
-  const sampleMatrix = new Float32Array(sampleVectors.length * dim);
-  sampleVectors.forEach((vector, i) => sampleMatrix.set(vector, i * dim));
   const sampled = await embedSample(sampleVectors);
   sample.forEach((item, i) => {
     positions[item * 2] = sampled[i * 2];
     positions[item * 2 + 1] = sampled[i * 2 + 1];
     placed[item] = 1;
   });
-  // Items no chain of neighbours reaches from the sample (a small group of near-copies, say): a batch of
-  // them goes beside its nearest sampled vectors, then the rest of their groups follow from them.
+  await placeItems({ positions, placed, items: input.embedded, neighboursOf: input.neighboursOf, vectorsOf: input.vectorsOf, sample, sampleVectors: async () => sampleVectors });
+  return { positions, placed };
+}
+
+/**
+ * Places the unplaced of `items` from their placed kNN neighbours; the few no neighbour chain reaches (a small group
+ * of near-copies, say) go a batch at a time beside their nearest `sample` item (placed items, whose unit vectors
+ * `sampleVectors` gives, asked only when needed), then the rest of their groups follow from them. Updates in place.
+ */
+export async function placeItems(input: {
+  positions: Float32Array;
+  placed: Uint8Array;
+  items: readonly number[];
+  neighboursOf: MapLayoutInput['neighboursOf'];
+  vectorsOf: MapLayoutInput['vectorsOf'];
+  sample: readonly number[];
+  sampleVectors: () => Promise<Float32Array[]>;
+}): Promise<void> {
+  const { positions, placed, sample } = input;
   const jitter = seededRandom(7);
-  let unreached = placeFromNeighbours(positions, placed, input.neighboursOf, input.embedded);
-  while (unreached.length > 0) {
+  let unreached = placeFromNeighbours(positions, placed, input.neighboursOf, input.items);
+  const sampleVectors = unreached.length > 0 && sample.length > 0 ? await input.sampleVectors() : [];
+  const dim = sampleVectors[0]?.length ?? 0;
+  const sampleMatrix = new Float32Array(sampleVectors.length * dim);
+  sampleVectors.forEach((vector, i) => sampleMatrix.set(vector, i * dim));
+  while (unreached.length > 0 && sampleVectors.length > 0) {
     const batch = unreached.slice(0, VECTOR_BATCH);
     const vectors = await input.vectorsOf(batch);
     nearestRows(vectors.map(unitVector), sampleMatrix, dim).forEach((row, b) => {
@@ -59,5 +77,9 @@ export async function layoutMap(input: MapLayoutInput): Promise<{ positions: Flo
     });
     unreached = placeFromNeighbours(positions, placed, input.neighboursOf, unreached.slice(VECTOR_BATCH));
   }
-  return { positions, placed };
+}
+
+/** An even sample of the placed `items` (their map's stand-ins when new items reach none by neighbours). */
+export function placedSample(items: readonly number[], placed: Uint8Array, size = MAP_SAMPLE_SIZE): number[] {
+  return evenSample(items.filter((item) => placed[item]), size);
 }

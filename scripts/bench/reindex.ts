@@ -3,7 +3,7 @@
  * 100,000; 1280-d vectors sampled around 1,000 centres, as bench:analysis seeds them), incremental against full in
  * one run and one process, activities through MockActivityEnvironment: the dataset is analysed in full, `added`
  * media are added (rows and vectors), then the incremental reindex (activities/incrementalKnn.ts, then
- * clusterStoredGraph) and the full one (activities/knnGraph.ts) analyse the same final media. Wall times per step,
+ * reclusterStoredGraph, which writes only what changed) and the full one (activities/knnGraph.ts) analyse the same final media. Wall times per step,
  * and how far the two agree: items whose neighbour lists differ, and the clusters per threshold.
  * Results go to bench/results/reindex-<N>-<date>.json and .md.
  */
@@ -62,12 +62,13 @@ async function incrementalReindex(activities: Activities, ref: { taskId: string;
     return step;
   });
   const merged = await timed(() => run(activities.mergeNewNeighbours, searched.value));
-  const clustered = await timed(() => run(activities.clusterStoredGraph, merged.value));
+  const clustered = await timed(() => run(activities.reclusterStoredGraph, merged.value));
   return {
     search_seconds: searched.seconds,
     merge_seconds: merged.seconds,
     changed_lists: merged.value.changed,
     cluster_seconds: clustered.seconds,
+    rewritten: clustered.value.rewritten,
     total_seconds: searched.seconds + merged.seconds + clustered.seconds,
   };
 }
@@ -91,6 +92,15 @@ async function partitions(db: Db, versionId: string): Promise<string[][]> {
     )
   ).rows;
   return [0, 1, 2, 3, 4].map((threshold) => rows.filter((row) => row.threshold === threshold).map((row) => row.members).sort());
+}
+
+/** Every scored item's uniqueness and duplicate and outlier issues (as stored), by media id. */
+async function storedScores(db: Db, versionId: string): Promise<Map<string, string>> {
+  const scores = new Map<string, string>();
+  for (const row of await db('media').where({ version_id: versionId }).whereNotNull('uniqueness_score').select('id', 'uniqueness_score')) scores.set(row.id, `${row.uniqueness_score}`);
+  const issues = await db('media_issues').where({ version_id: versionId }).whereIn('issue_type', ['duplicates', 'outliers']).orderBy(['media_id', 'issue_type']).select('media_id', 'issue_type', 'confidence', db.raw('details::text AS details'));
+  for (const row of issues) scores.set(row.media_id, `${scores.get(row.media_id)};${row.issue_type} ${row.confidence} ${row.details}`);
+  return scores;
 }
 
 /** `added` more media in the version, with vectors around the same centres (new ids, the others' vectors unchanged). */
@@ -145,13 +155,16 @@ async function main(): Promise<void> {
       say(`  incremental reindex ${incremental.total_seconds.toFixed(1)} s (search ${incremental.search_seconds.toFixed(1)}, merge ${incremental.merge_seconds.toFixed(1)}, cluster ${incremental.cluster_seconds.toFixed(1)})`);
       const incrementalLists = await storedLists(db, versionId);
       const incrementalClusters = await partitions(db, versionId);
+      const incrementalScores = await storedScores(db, versionId);
       loadAverage.push(os.loadavg());
       const full = await fullAnalysis(activities, ref);
       say(`  full reindex ${full.total_seconds.toFixed(1)} s (search ${full.search_seconds.toFixed(1)}, cluster ${full.cluster_seconds.toFixed(1)})`);
       const fullLists = await storedLists(db, versionId);
       const fullClusters = await partitions(db, versionId);
+      const fullScores = await storedScores(db, versionId);
       loadAverage.push(os.loadavg());
       const differingLists = [...fullLists].filter(([id, list]) => incrementalLists.get(id) !== list).length;
+      const differingScores = [...fullScores].filter(([id, score]) => incrementalScores.get(id) !== score).length + Math.abs(fullScores.size - incrementalScores.size);
       const sameClusters = fullClusters.map((level, threshold) => JSON.stringify(level) === JSON.stringify(incrementalClusters[threshold]));
       const report = {
         date: new Date().toISOString(),
@@ -166,6 +179,7 @@ async function main(): Promise<void> {
         full_over_incremental: full.total_seconds / incremental.total_seconds,
         search_full_over_incremental: full.search_seconds / (incremental.search_seconds + incremental.merge_seconds),
         items_whose_lists_differ: differingLists,
+        items_whose_scores_differ: differingScores,
         clusters_per_threshold: fullClusters.map((level) => level.length),
         same_clusters_per_threshold: sameClusters,
       };
@@ -178,12 +192,12 @@ async function main(): Promise<void> {
           '',
           `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; shared with other jobs (load average ${loadAverage.map((l) => l.map((n) => n.toFixed(1)).join('/')).join(' → ')}). One process, activities through MockActivityEnvironment.`,
           '',
-          '| reindex | neighbour search s | merge s | clustering + scores + map + writes s | total s |',
+          '| reindex | neighbour search s | merge s | clustering + scores + map + writes s (incremental: only what changed) | total s |',
           '|---|---:|---:|---:|---:|',
           `| incremental | ${incremental.search_seconds.toFixed(1)} | ${incremental.merge_seconds.toFixed(1)} | ${incremental.cluster_seconds.toFixed(1)} | ${incremental.total_seconds.toFixed(1)} |`,
           `| full | ${full.search_seconds.toFixed(1)} | - | ${full.cluster_seconds.toFixed(1)} | ${full.total_seconds.toFixed(1)} |`,
           '',
-          `Full / incremental: ${report.full_over_incremental.toFixed(2)}× in total, ${report.search_full_over_incremental.toFixed(1)}× for the graph (search + merge). Lists changed by the merge: ${incremental.changed_lists}. Items whose neighbour lists differ between the two: ${differingLists} of ${count + added}. Same clusters per threshold: ${sameClusters.join(' / ')} (${report.clusters_per_threshold.join(' / ')} clusters).`,
+          `Full / incremental: ${report.full_over_incremental.toFixed(2)}× in total, ${report.search_full_over_incremental.toFixed(1)}× for the graph (search + merge), ${(full.cluster_seconds / incremental.cluster_seconds).toFixed(1)}× for the re-clustering. Lists changed by the merge: ${incremental.changed_lists}. Rows the incremental re-clustering wrote: ${incremental.rewritten.clusters} clusters (${incremental.rewritten.removedClusters} removed), ${incremental.rewritten.memberships} memberships, ${incremental.rewritten.scores} scores, ${incremental.rewritten.mapPoints} map points. Items whose neighbour lists differ between the two: ${differingLists} of ${count + added}; whose scores or issues differ: ${differingScores}. Same clusters per threshold: ${sameClusters.join(' / ')} (${report.clusters_per_threshold.join(' / ')} clusters).`,
           '',
         ].join('\n'),
       );

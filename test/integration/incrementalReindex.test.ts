@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { clusteringOf } from '../../db/repositories/clusteringOf';
 import { analysisOf, analyzeInOneActivity } from '../support/analysisResult';
 import { createReadyDataset, waitForTask } from '../support/datasets';
 import { makeVideo, PHOTO_NAMES } from '../support/media';
@@ -30,7 +31,7 @@ describe('the incremental reindex (only the new media searched, the stored graph
     return request;
   };
 
-  it('after add_media, a reindex and an auto_reindex give exactly the clusters, scores and issues of a full rebuild of the same media', async () => {
+  it('after add_media, a reindex and an auto_reindex give exactly the clusters, scores and issues of a full rebuild of the same media, rewrite only what changed and keep the map\'s points', async () => {
     const { db } = stack.deps;
     const video = path.join(scratch, 'clip.mp4');
     fs.copyFileSync(makeVideo(10), video);
@@ -38,14 +39,31 @@ describe('the incremental reindex (only the new media searched, the stored graph
     const versionId = await headVersionId(db, datasetId);
     const graph = async () => db('knn_graphs').where({ version_id: versionId }).first('chunks', db.raw('octet_length(item_ids) / 16 AS items'));
     const created = await graph();
+    const mapPoints = async () => db('map_points').where({ version_id: versionId }).orderBy('point_index').select('media_id', 'point_index', 'x', 'y');
+    const embeddedIds = async () => db('media').where({ version_id: versionId, embedded: true }).whereIn('kind', ['IMAGE', 'VIDEO_FRAME']).pluck('id');
+    // Row versions (xmin) and the memberships' too: a kept cluster is neither rewritten nor has a member rewritten.
+    const clusterRows = async () =>
+      db('clusters as c')
+        .where('c.clustering_id', clusteringOf(db, versionId))
+        .select('c.id', db.raw('c.xmin::text AS xmin'), db.raw('(SELECT array_agg(cm.xmin::text || cm.media_id::text ORDER BY cm.media_id) FROM cluster_members cm WHERE cm.clustering_id = c.clustering_id AND cm.cluster_id = c.id) AS members'));
     expect(created.chunks).toBe(Math.ceil(created.items / 7));
 
     // Two photos' variants, then a reindex: their 8 items in 2 chunks, then one chunk of the existing lists they entered.
     await addMedia(datasetId, filesOf(PHOTO_NAMES.slice(5, 7))).expect(202);
     expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
+    const pointsBefore = await mapPoints();
+    const clustersBefore = await clusterRows();
     await stack.request.post(`/api/v1/dataset/${datasetId}/reindex`).expect(202);
     expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'REINDEX', status: 'COMPLETED' });
     expect(await graph()).toEqual({ chunks: created.chunks + 2 + 1, items: created.items + 8 });
+    // The map keeps every point it had (index and place) and gains the items it lacked; clusters no component changed are not rewritten.
+    const pointsAfter = await mapPoints();
+    expect(pointsAfter.slice(0, pointsBefore.length)).toEqual(pointsBefore);
+    expect(new Set(pointsAfter.map((point) => point.media_id))).toEqual(new Set(await embeddedIds()));
+    const clustersAfter = new Map((await clusterRows()).map((row) => [row.id, row]));
+    const kept = clustersBefore.filter((row) => clustersAfter.has(row.id));
+    expect(kept.length).toBeGreaterThan(0);
+    for (const row of kept) expect(clustersAfter.get(row.id)).toEqual(row);
     const changed = await db('knn_edges').where({ version_id: versionId, chunk: created.chunks + 2 }).first(db.raw('octet_length(hits) AS bytes'));
     expect(changed.bytes).toBeGreaterThan(0);
 
@@ -54,13 +72,15 @@ describe('the incremental reindex (only the new media searched, the stored graph
     expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
     expect(await graph()).toEqual({ chunks: created.chunks + 3 + 2, items: created.items + 12 });
     expect(await headVersionId(db, datasetId)).toBe(versionId);
-    const incremental = await analysisOf(db, versionId);
+    const { mapPoints: incrementalMap, ...incremental } = await analysisOf(db, versionId);
+    expect(new Set(incrementalMap.map((point) => point.media_id))).toEqual(new Set(await embeddedIds()));
 
-    // The full rebuild of the same media: every item searched again.
+    // The full rebuild of the same media: every item searched again (and a new map layout).
     await analyzeInOneActivity(db, stack.deps.vectors, datasetId);
-    const full = await analysisOf(db, versionId);
+    const { mapPoints: fullMap, ...full } = await analysisOf(db, versionId);
 
     expect(incremental).toEqual(full);
+    expect(fullMap).toHaveLength(incrementalMap.length);
     // The comparison is worth something: an added photo's variants share a cluster, and the lists of existing items changed.
     const names = new Map<string, string>();
     for (const row of await db('media').where({ version_id: versionId }).select('id', 'file_name')) names.set(row.id, row.file_name);

@@ -119,14 +119,14 @@ describe('reindexWorkflow', () => {
     expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf('clusterStoredGraph') + 1), 'failBatchTask', ...steps]);
   });
 
-  it('extends the stored graph when planIncrementalKnn allows: searches only the new media chunk by chunk, merges them, re-clusters the merged graph', async () => {
+  it('extends the stored graph when planIncrementalKnn allows: searches only the new media chunk by chunk, merges them, re-clusters the merged graph writing only what changed', async () => {
     const input = newInput();
     const ref = { taskId: input.taskId, datasetId: input.datasetId };
     const chunks = [{ ordinal: 0, start: 0, end: 2 }, { ordinal: 1, start: 2, end: 3 }];
     const plan = { kind: 'incremental', versionId: 'version-1', collection: 'dataset_1', analysisId: 'analysis-2', baseChunks: 4, chunks, concurrency: 2 };
     const step = { ...ref, versionId: 'version-1', collection: 'dataset_1', analysisId: 'analysis-2', baseChunks: 4, chunks: 2 };
     const merged = { ...ref, versionId: 'version-1', collection: 'dataset_1', chunks: 7 };
-    const mocks = mockActivities([...all, 'searchNewKnnChunk', 'mergeNewNeighbours'], { planIncrementalKnn: () => plan, mergeNewNeighbours: () => ({ ...merged, changed: 3 }) });
+    const mocks = mockActivities([...all, 'searchNewKnnChunk', 'mergeNewNeighbours', 'reclusterStoredGraph'], { planIncrementalKnn: () => plan, mergeNewNeighbours: () => ({ ...merged, changed: 3 }) });
     await testbed.withWorkers(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
     });
@@ -134,7 +134,8 @@ describe('reindexWorkflow', () => {
     expect(mocks.names()).not.toContain('searchKnnChunk');
     expect(mocks.inputsOf('searchNewKnnChunk')).toEqual(chunks.map((chunk) => ({ ...step, chunk })));
     expect(mocks.inputsOf('mergeNewNeighbours')).toEqual([step]);
-    expect(mocks.inputsOf('clusterStoredGraph')).toEqual([merged]);
-    expect(mocks.names().slice(-4)).toEqual(['mergeNewNeighbours', 'clusterStoredGraph', 'planLabelChunks', 'commitReindex']);
+    expect(mocks.inputsOf('reclusterStoredGraph')).toEqual([merged]);
+    expect(mocks.names()).not.toContain('clusterStoredGraph');
+    expect(mocks.names().slice(-4)).toEqual(['mergeNewNeighbours', 'reclusterStoredGraph', 'planLabelChunks', 'commitReindex']);
   });
 });
