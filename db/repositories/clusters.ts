@@ -113,12 +113,15 @@ export async function membershipsAt(db: Db, versionId: string, threshold: number
   return db('cluster_members').where({ version_id: versionId, threshold }).select('media_id', 'cluster_id');
 }
 
-/** Removes clusters of a version (their memberships go with them) and locks the version first, as clearClustering does. */
+/** Removes clusters of a version and their memberships, and locks the version first, as clearClustering does. */
 export async function removeClusters(db: Knex.Transaction, versionId: string, clusterIds: readonly string[]): Promise<void> {
   await db('dataset_versions').where({ id: versionId }).forUpdate().select('id');
   await forgetFacetCounts(db, versionId);
   for (let i = 0; i < clusterIds.length; i += INSERT_BATCH) {
-    await db('clusters').where({ version_id: versionId }).whereRaw('id = ANY(?::uuid[])', [clusterIds.slice(i, i + INSERT_BATCH)]).delete();
+    const batch = clusterIds.slice(i, i + INSERT_BATCH);
+    // Memberships no longer go with their clusters by a foreign key (20261127300000): remove them first.
+    await db('cluster_members').where({ version_id: versionId }).whereRaw('cluster_id = ANY(?::uuid[])', [batch]).delete();
+    await db('clusters').where({ version_id: versionId }).whereRaw('id = ANY(?::uuid[])', [batch]).delete();
   }
 }
 
