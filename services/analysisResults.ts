@@ -31,16 +31,7 @@ export interface AnalysisResults {
  */
 export async function replaceAnalysis(db: Db, versionId: string, results: AnalysisResults, afterSlice: () => void = () => {}): Promise<void> {
   await db.transaction(async (trx) => {
-    const clusteringId = await clearClustering(trx, versionId);
-    for (const slice of results.clustering) {
-      await insertClustering(trx, clusteringId, slice.clusters, slice.members);
-      afterSlice();
-    }
-    for (const scored of results.scores) {
-      await writeNeighbourScores(trx, versionId, scored);
-      afterSlice();
-    }
-    await setNeighbourStats(trx, versionId, results.reference);
+    await writeSlices(trx, versionId, await clearClustering(trx, versionId), results, afterSlice);
     if (results.graphManifest) await writeKnnGraphManifest(trx, versionId, results.graphManifest);
     await replaceMapPoints(trx, versionId, randomUUID(), results.mapPoints);
   });
@@ -71,16 +62,26 @@ export interface AnalysisChanges {
 /** Applies an analysis's changes in one transaction, so Explore sees the old analysis or the new one, never half. */
 export async function updateAnalysis(db: Db, versionId: string, changes: AnalysisChanges, afterSlice: () => void = () => {}): Promise<void> {
   await db.transaction(async (trx) => {
-    const clusteringId = await removeClusters(trx, versionId, changes.removedClusters);
-    for (const slice of changes.clustering) {
-      await insertClustering(trx, clusteringId, slice.clusters, slice.members);
-      afterSlice();
-    }
-    for (const scored of changes.scores) {
-      await writeNeighbourScores(trx, versionId, scored);
-      afterSlice();
-    }
-    await setNeighbourStats(trx, versionId, changes.reference);
+    await writeSlices(trx, versionId, await removeClusters(trx, versionId, changes.removedClusters), changes, afterSlice);
     await appendMapPoints(trx, versionId, changes.newMapPoints);
   });
+}
+
+/** Writes an analysis's clustering slices into `clusteringId` and its score slices, then the neighbour reference. */
+async function writeSlices(
+  trx: Parameters<typeof insertClustering>[0],
+  versionId: string,
+  clusteringId: string,
+  analysis: Pick<AnalysisResults, 'clustering' | 'scores' | 'reference'>,
+  afterSlice: () => void,
+): Promise<void> {
+  for (const slice of analysis.clustering) {
+    await insertClustering(trx, clusteringId, slice.clusters, slice.members);
+    afterSlice();
+  }
+  for (const scored of analysis.scores) {
+    await writeNeighbourScores(trx, versionId, scored);
+    afterSlice();
+  }
+  await setNeighbourStats(trx, versionId, analysis.reference);
 }
