@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { membershipsAt, storedNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
+import { membershipsAt, storedNeighbourScores, type NewCluster } from '../db/repositories/clusters';
 import { clearKnnEdges, findKnnGraphManifest, forEachKnnChunk, storedKnnChunks, writeKnnChunk } from '../db/repositories/knnEdges';
 import { allMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { indexItemCount, indexItemIds, indexItems, type IndexItem } from '../db/repositories/media';
@@ -136,32 +136,37 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       const { version, all, ids, graph, levels, embedded } = stored;
       const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
       const ordinals = new Map(ids.map((id, i) => [id, i]));
-      const rewritten: ReclusterCounts = { clusters: 0, removedClusters: 0, memberships: 0, scores: 0, mapPoints: 0 };
+      const rewritten: ReclusterCounts = { clusters: 0, changedClusters: 0, removedClusters: 0, memberships: 0, scores: 0, mapPoints: 0 };
 
       const removedClusters: string[] = [];
-      const keptOfLevel: Int32Array[] = [];
+      const storedOfLevel: StoredClusters[] = [];
       for (const [threshold, labels] of levels.entries()) {
         const storedOf = new Int32Array(all.length).fill(-1);
         const numberOf = new Map<string, number>();
+        const storedIds: string[] = [];
         const sizes: number[] = [];
         for (const row of await membershipsAt(db, version.id, threshold)) {
           const place = ordinals.get(row.media_id);
           if (place === undefined) continue;
           let cluster = numberOf.get(row.cluster_id);
-          if (cluster === undefined) numberOf.set(row.cluster_id, (cluster = sizes.push(0) - 1));
+          if (cluster === undefined) {
+            numberOf.set(row.cluster_id, (cluster = sizes.push(0) - 1));
+            storedIds.push(row.cluster_id);
+          }
           storedOf[place] = cluster;
           sizes[cluster]++;
         }
-        const { keptOf, kept } = keptClusters(labels, storedOf, Int32Array.from(sizes));
-        for (const [id, cluster] of numberOf) if (!kept[cluster]) removedClusters.push(id);
-        keptOfLevel.push(keptOf);
+        const { keptOf, kept, changed } = keptClusters(labels, storedOf, Int32Array.from(sizes));
+        storedIds.forEach((id, cluster) => kept[cluster] || removedClusters.push(id));
+        storedOfLevel.push({ keptOf, storedOf, storedIds, changed });
         context.heartbeat();
       }
       rewritten.removedClusters = removedClusters.length;
       function* clusterSlices(): Generator<ClusteringSlice> {
         for (const [threshold, labels] of levels.entries()) {
-          for (const slice of clusterLevelSlices(threshold, labels, all, keptOfLevel[threshold])) {
+          for (const slice of clusterLevelSlices(threshold, labels, all, storedOfLevel[threshold])) {
             rewritten.clusters += slice.clusters.length;
+            rewritten.changedClusters += slice.changed.length;
             rewritten.memberships += slice.members.length;
             yield slice;
           }
@@ -207,6 +212,8 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
 /** What a re-clustering after an extension wrote: rows inserted or updated, clusters removed. */
 export interface ReclusterCounts {
   clusters: number;
+  /** Stored clusters kept with other members: their counts updated. */
+  changedClusters: number;
   removedClusters: number;
   memberships: number;
   scores: number;
@@ -265,11 +272,21 @@ function* scoreSlices({ all, ids, embedded, itemOf, reference }: StoredGraphAnal
   }
 }
 
+/** A level's stored clusters as keptClusters matched them with its components. */
+interface StoredClusters {
+  keptOf: Int32Array;
+  storedOf: Int32Array;
+  /** Each stored cluster's id, by its number in storedOf. */
+  storedIds: string[];
+  changed: Uint8Array;
+}
+
 /**
  * One threshold's clusters and memberships, a slice at a time (each cluster is opened at its smallest member); with
- * `keptOf` (keptClusters), only the clusters it keeps none of (-1), with their members.
+ * `stored` (keptClusters), a component that keeps a stored cluster writes only the memberships of its members that
+ * were not in it, and the cluster's counts if its members changed.
  */
-function* clusterLevelSlices(threshold: number, labels: Int32Array, items: readonly IndexItem[], keptOf?: Int32Array): Generator<ClusteringSlice> {
+function* clusterLevelSlices(threshold: number, labels: Int32Array, items: readonly IndexItem[], stored?: StoredClusters): Generator<Required<ClusteringSlice>> {
   const videos = new Map<string | null, number>();
   const videoOf = Int32Array.from(items, (item) => {
     if (item.kind !== 'VIDEO_FRAME') return -1;
@@ -278,19 +295,22 @@ function* clusterLevelSlices(threshold: number, labels: Int32Array, items: reado
   });
   const counts = componentCounts(labels, videoOf);
   const clusterIds: string[] = [];
+  const countsOf = (id: string, label: number): NewCluster => {
+    const size = counts.size[label];
+    return { id, threshold, n_images: size - counts.frames[label], n_frames: counts.frames[label], n_videos: counts.videos[label], size };
+  };
   for (let start = 0; start < items.length; start += WRITE_SLICE) {
-    const clusters: NewCluster[] = [];
-    const members: ClusterMembership[] = [];
+    const slice: Required<ClusteringSlice> = { clusters: [], members: [], changed: [] };
     for (let i = start; i < Math.min(items.length, start + WRITE_SLICE); i++) {
       const label = labels[i];
-      if (keptOf && keptOf[label] !== -1) continue;
+      const keptCluster = stored ? stored.keptOf[label] : -1;
       if (label === i) {
-        clusterIds[i] = randomUUID();
-        const size = counts.size[i];
-        clusters.push({ id: clusterIds[i], threshold, n_images: size - counts.frames[i], n_frames: counts.frames[i], n_videos: counts.videos[i], size });
+        if (keptCluster === -1) slice.clusters.push(countsOf((clusterIds[i] = randomUUID()), label));
+        else if (stored!.changed[keptCluster]) slice.changed.push(countsOf(stored!.storedIds[keptCluster], label));
       }
-      members.push({ threshold, media_id: items[i].id, cluster_id: clusterIds[label] });
+      if (keptCluster !== -1 && stored!.storedOf[i] === keptCluster) continue;
+      slice.members.push({ threshold, media_id: items[i].id, cluster_id: keptCluster === -1 ? clusterIds[label] : stored!.storedIds[keptCluster] });
     }
-    yield { clusters, members };
+    yield slice;
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
-import { addPlacements, clearClustering, insertClustering, removeClusters, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
+import { addPlacements, clearClustering, insertClustering, removeClusters, updateClusterCounts, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
 import { writeKnnGraphManifest, type KnnGraphManifest } from '../db/repositories/knnEdges';
 import { appendMapPoints, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { setNeighbourStats } from '../db/repositories/versions';
@@ -10,6 +10,8 @@ import type { NeighbourScores, NeighbourStats } from '../lib/quality/neighbourSc
 export interface ClusteringSlice {
   clusters: NewCluster[];
   members: ClusterMembership[];
+  /** Stored clusters kept with other members, with their new counts (a re-clustering's). */
+  changed?: NewCluster[];
 }
 
 export type ScoredMedia = Array<{ id: string; score: NeighbourScores }>;
@@ -50,7 +52,7 @@ export async function addBatchAnalysis(db: Db, versionId: string, batch: Cluster
 export interface AnalysisChanges {
   /** Stored clusters no component keeps (merged, split or grown): removed with their memberships. */
   removedClusters: readonly string[];
-  /** The components written anew, with all their members. */
+  /** The clusters opened, the kept clusters whose counts changed, and the memberships that moved or are new. */
   clustering: Iterable<ClusteringSlice>;
   /** Items whose scores or issues differ from the stored ones. */
   scores: Iterable<ScoredMedia>;
@@ -77,6 +79,7 @@ async function writeSlices(
 ): Promise<void> {
   for (const slice of analysis.clustering) {
     await insertClustering(trx, clusteringId, slice.clusters, slice.members);
+    if (slice.changed?.length) await updateClusterCounts(trx, clusteringId, slice.changed);
     afterSlice();
   }
   for (const scored of analysis.scores) {

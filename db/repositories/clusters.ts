@@ -101,10 +101,51 @@ export async function releaseClusterings(db: Db, clusteringIds: string[]): Promi
   if (unreferenced.length > 0) await deleteClusteringRows(db, unreferenced);
 }
 
-/** Adds clusters and memberships as they are (no recount: the rows carry their final counts) to the clustering `clusteringId`. */
+/**
+ * Adds clusters and memberships as they are (no recount: the rows carry their final counts) to the clustering
+ * `clusteringId`; a membership of an item the level already holds moves it (a re-clustering's).
+ */
 export async function insertClustering(db: Knex.Transaction, clusteringId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
-  await insertInBatches(db, 'clusters', clusters, { clustering_id: clusteringId });
-  await insertInBatches(db, 'cluster_members', members, { clustering_id: clusteringId });
+  // A statement of parallel arrays per batch: Postgres parses one short statement instead of thousands of bound values
+  // (an analysis of 1,000,000 media writes five million memberships).
+  for (let i = 0; i < clusters.length; i += INSERT_BATCH) {
+    const batch = clusters.slice(i, i + INSERT_BATCH);
+    await db.raw(
+      `INSERT INTO clusters (clustering_id, id, threshold, n_images, n_frames, n_videos, size)
+       SELECT ?, unnest(?::uuid[]), unnest(?::smallint[]), unnest(?::int[]), unnest(?::int[]), unnest(?::int[]), unnest(?::int[])`,
+      [
+        clusteringId,
+        batch.map((cluster) => cluster.id),
+        ...(['threshold', 'n_images', 'n_frames', 'n_videos', 'size'] as const).map((column) => batch.map((cluster) => cluster[column])),
+      ],
+    );
+  }
+  for (let i = 0; i < members.length; i += INSERT_BATCH) {
+    const batch = members.slice(i, i + INSERT_BATCH);
+    await db.raw(
+      `INSERT INTO cluster_members (clustering_id, threshold, media_id, cluster_id)
+       SELECT ?, unnest(?::smallint[]), unnest(?::uuid[]), unnest(?::uuid[])
+       ON CONFLICT (clustering_id, threshold, media_id) DO UPDATE SET cluster_id = excluded.cluster_id`,
+      [clusteringId, batch.map((member) => member.threshold), batch.map((member) => member.media_id), batch.map((member) => member.cluster_id)],
+    );
+  }
+}
+
+/** Sets the counts of existing clusters of a clustering (a re-clustering's clusters kept with other members). */
+export async function updateClusterCounts(db: Knex.Transaction, clusteringId: string, clusters: NewCluster[]): Promise<void> {
+  for (let i = 0; i < clusters.length; i += INSERT_BATCH) {
+    const batch = clusters.slice(i, i + INSERT_BATCH);
+    await db.raw(
+      `UPDATE clusters c SET n_images = v.n_images, n_frames = v.n_frames, n_videos = v.n_videos, size = v.size
+       FROM (SELECT unnest(?::uuid[]) AS id, unnest(?::int[]) AS n_images, unnest(?::int[]) AS n_frames, unnest(?::int[]) AS n_videos, unnest(?::int[]) AS size) v
+       WHERE c.clustering_id = ? AND c.id = v.id`,
+      [
+        batch.map((cluster) => cluster.id),
+        ...(['n_images', 'n_frames', 'n_videos', 'size'] as const).map((column) => batch.map((cluster) => cluster[column])),
+        clusteringId,
+      ],
+    );
+  }
 }
 
 /** Adds placed media (and the new clusters some of them opened), then recounts every touched cluster. */
@@ -149,16 +190,21 @@ export async function writeNeighbourScores(db: Knex.Transaction, versionId: stri
     .whereRaw('media_id = ANY(?::uuid[])', [scored.map(({ id }) => id)])
     .whereIn('issue_type', ['duplicates', 'outliers'])
     .delete();
-  const issueRows = scored.flatMap(({ id, score }) =>
-    score.issues.map((issue) => ({
-      version_id: versionId,
-      media_id: id,
-      issue_type: issue.type,
-      confidence: issue.confidence,
-      details: issue.details ? JSON.stringify(issue.details) : null,
-    })),
-  );
-  await insertInBatches(db, 'media_issues', issueRows);
+  const issues = scored.flatMap(({ id, score }) => score.issues.map((issue) => ({ id, ...issue })));
+  for (let i = 0; i < issues.length; i += INSERT_BATCH) {
+    const batch = issues.slice(i, i + INSERT_BATCH);
+    await db.raw(
+      `INSERT INTO media_issues (version_id, media_id, issue_type, confidence, details)
+       SELECT ?, unnest(?::uuid[]), unnest(?::text[]), unnest(?::real[]), nullif(unnest(?::jsonb[]), 'null')`,
+      [
+        versionId,
+        batch.map((issue) => issue.id),
+        batch.map((issue) => issue.type),
+        batch.map((issue) => issue.confidence),
+        batch.map((issue) => JSON.stringify(issue.details ?? null)),
+      ],
+    );
+  }
   for (let i = 0; i < scored.length; i += INSERT_BATCH) {
     const slice = scored.slice(i, i + INSERT_BATCH);
     await db.raw(

@@ -29,7 +29,7 @@ import type { KnnPlan } from '../../workflows/contracts';
 import type { AnalyzeStageResult } from './analyzeStage';
 import { benchMachine, directoryBytes, freePort, runBench, say, timed, writeReport } from './common';
 import type { FanoutStageResult } from './fanoutStage';
-import { runStage } from './nodeProcesses';
+import { runStage, type SampledPeaks } from './nodeProcesses';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
 
 const { values: args, positionals } = parseArgs({
@@ -39,15 +39,20 @@ const { values: args, positionals } = parseArgs({
 const count = Number(positionals[0] ?? 100_000);
 const DIM = 1280;
 
+type SampledStage = FanoutStageResult & { sampled_peaks: SampledPeaks };
+
 interface FanoutRun {
   workers: number;
   chunks: number;
   knn_seconds: number;
   cluster_seconds: number;
   total_seconds: number;
-  searchers: FanoutStageResult[];
-  cluster: FanoutStageResult;
+  searchers: SampledStage[];
+  cluster: SampledStage;
   peak_rss_mib_per_worker: number;
+  /** The sampled peaks of anonymous memory and of file-backed pages (the memory-mapped index) of any one process. */
+  peak_rss_anon_mib_per_worker: number;
+  peak_rss_file_mib_per_worker: number;
   stored_graph_bytes: number;
   clusters_per_threshold: number[];
   storage_probe: Awaited<ReturnType<typeof storageProbe>>;
@@ -128,7 +133,8 @@ async function measureFanout(env: Record<string, string>, logs: string, db: Db, 
     ),
   );
   const clustered = await timed(() => runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, `cluster-${workers}.log`), [planFile, 'cluster']));
-  const peaks = [...searched.value.map((stage) => stage.rss_mib.peak), clustered.value.rss_mib.peak];
+  const stages = [...searched.value, clustered.value];
+  const peaks = stages.map((stage) => stage.rss_mib.peak);
   return {
     workers,
     chunks: plan.chunks.length,
@@ -138,13 +144,15 @@ async function measureFanout(env: Record<string, string>, logs: string, db: Db, 
     searchers: searched.value,
     cluster: clustered.value,
     peak_rss_mib_per_worker: Math.max(...peaks),
+    peak_rss_anon_mib_per_worker: Math.max(...stages.map((stage) => stage.sampled_peaks.anon_mib)),
+    peak_rss_file_mib_per_worker: Math.max(...stages.map((stage) => stage.sampled_peaks.file_mib)),
     stored_graph_bytes: await knnEdgeBytes(db, plan.versionId),
     clusters_per_threshold: await clustersPerThreshold(db, datasetId),
     storage_probe: await storageProbe(db, plan.versionId),
   };
 }
 
-function markdown(report: { date: string; baseline: AnalyzeStageResult & { wall_seconds: number; clusters_per_threshold: number[] }; fanout: FanoutRun[]; load_average: number[][] }): string {
+function markdown(report: { date: string; baseline: AnalyzeStageResult & { sampled_peaks: SampledPeaks; wall_seconds: number; clusters_per_threshold: number[] }; fanout: FanoutRun[]; load_average: number[][] }): string {
   const machine = benchMachine();
   const { baseline } = report;
   return [
@@ -153,12 +161,12 @@ function markdown(report: { date: string; baseline: AnalyzeStageResult & { wall_
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; shared with other jobs (load average ${report.load_average.map((l) => l.map((n) => n.toFixed(1)).join('/')).join(' → ')}).`,
     `Chunks of ${loadConfig(process.env).indexing.analysisChunkSize} media; each process loads the published index itself; wall times include it.`,
     '',
-    '| path | kNN graph s | clustering + scores + map + writes s | total s | peak RSS per process MiB | clusters per threshold |',
-    '|---|---:|---:|---:|---:|---|',
-    `| single activity (analyzeDataset) | ${(baseline.index_ready_seconds + baseline.knn_graph_seconds).toFixed(1)} | ${baseline.cluster_and_write_seconds.toFixed(1)} | ${baseline.wall_seconds.toFixed(1)} | ${baseline.rss_mib.peak} | ${baseline.clusters_per_threshold.join(' / ')} |`,
+    '| path | kNN graph s | clustering + scores + map + writes s | total s | peak RSS per process MiB | peak anonymous / file-backed MiB | clusters per threshold |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    `| single activity (analyzeDataset) | ${(baseline.index_ready_seconds + baseline.knn_graph_seconds).toFixed(1)} | ${baseline.cluster_and_write_seconds.toFixed(1)} | ${baseline.wall_seconds.toFixed(1)} | ${baseline.rss_mib.peak} | ${baseline.sampled_peaks.anon_mib} / ${baseline.sampled_peaks.file_mib} | ${baseline.clusters_per_threshold.join(' / ')} |`,
     ...report.fanout.map(
       (run) =>
-        `| fan-out, ${run.workers} worker process${run.workers > 1 ? 'es' : ''} (${run.chunks} chunks: ${run.searchers.map((s) => s.chunks.length).join(' + ')}) | ${run.knn_seconds.toFixed(1)} | ${run.cluster_seconds.toFixed(1)} | ${run.total_seconds.toFixed(1)} | ${run.peak_rss_mib_per_worker} (search ${run.searchers.map((s) => s.rss_mib.peak).join(', ')}; cluster ${run.cluster.rss_mib.peak}) | ${run.clusters_per_threshold.join(' / ')} |`,
+        `| fan-out, ${run.workers} worker process${run.workers > 1 ? 'es' : ''} (${run.chunks} chunks: ${run.searchers.map((s) => s.chunks.length).join(' + ')}) | ${run.knn_seconds.toFixed(1)} | ${run.cluster_seconds.toFixed(1)} | ${run.total_seconds.toFixed(1)} | ${run.peak_rss_mib_per_worker} (search ${run.searchers.map((s) => s.rss_mib.peak).join(', ')}; cluster ${run.cluster.rss_mib.peak}) | ${run.peak_rss_anon_mib_per_worker} / ${run.peak_rss_file_mib_per_worker} | ${run.clusters_per_threshold.join(' / ')} |`,
     ),
     '',
     `Stored graph: ${(report.fanout[0].stored_graph_bytes / 2 ** 20).toFixed(1)} MiB (${(report.fanout[0].stored_graph_bytes / count).toFixed(0)} bytes per media), ${report.fanout[0].storage_probe.blob_bytes_per_hit} bytes per hit; as a row per hit (chunk 0's ${report.fanout[0].storage_probe.hits} hits in a table keyed by version and pair) ${report.fanout[0].storage_probe.row_bytes_per_hit.toFixed(1)} bytes per hit.`,

@@ -42,11 +42,48 @@ export async function waitFor(describe: string, process: ManagedProcess, ready: 
   }
 }
 
-/** Runs a bench stage (`entry` with `entryArgs`) in a node process of its own and parses the JSON line it prints last. */
-export async function runStage<T>(entry: string, env: Record<string, string>, logFile: string, entryArgs: string[]): Promise<T> {
-  const stage = startNode(projectRoot(), entry, env, logFile, [], entryArgs);
-  const { code, signal } = await stage.exited;
+/** Peaks of a process's anonymous memory (its heap and buffers) and of its file-backed pages (a memory-mapped index), in MiB. */
+export interface SampledPeaks {
+  anon_mib: number;
+  file_mib: number;
+}
+
+/**
+ * Samples `pid`'s RssAnon and RssFile every 100 ms from this process (the sampled one may be blocked in a native
+ * search) until `done` settles. VmHWM gives only the sum's peak: an index mapped from a file counts in it, yet it is
+ * page cache the kernel shares between processes and may drop.
+ */
+export async function sampledPeaks(pid: number, done: Promise<unknown>): Promise<SampledPeaks> {
+  const peaks = { anon: 0, file: 0 };
+  const sample = () => {
+    try {
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+      peaks.anon = Math.max(peaks.anon, field('RssAnon'));
+      peaks.file = Math.max(peaks.file, field('RssFile'));
+    } catch {
+      // The process has exited.
+    }
+  };
+  const timer = setInterval(sample, 100);
+  try {
+    await done;
+  } finally {
+    clearInterval(timer);
+  }
+  return { anon_mib: mib(peaks.anon), file_mib: mib(peaks.file) };
+}
+
+/**
+ * Runs a bench stage (`entry` with `entryArgs`) in a node process of its own and parses the JSON line it prints last,
+ * adding the peaks sampled meanwhile. BENCH_STAGE_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles`) go to
+ * each stage's node.
+ */
+export async function runStage<T>(entry: string, env: Record<string, string>, logFile: string, entryArgs: string[]): Promise<T & { sampled_peaks: SampledPeaks }> {
+  const nodeFlags = (process.env.BENCH_STAGE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const stage = startNode(projectRoot(), entry, env, logFile, nodeFlags, entryArgs);
+  const [{ code, signal }, peaks] = await Promise.all([stage.exited, sampledPeaks(stage.child.pid!, stage.exited)]);
   const output = fs.readFileSync(logFile, 'utf8');
   if (code !== 0) throw new Error(`${entry} ${entryArgs.join(' ')} exited with ${code ?? signal}:\n${output.slice(-4000)}`);
-  return JSON.parse(output.trim().split('\n').at(-1)!) as T;
+  return { ...(JSON.parse(output.trim().split('\n').at(-1)!) as T), sampled_peaks: peaks };
 }

@@ -60,12 +60,14 @@ interface AnalysisRun {
   total_seconds: number;
   searchers: Array<{ chunks: unknown[] }>;
   peak_rss_mib_per_worker: number;
+  peak_rss_anon_mib_per_worker?: number;
+  peak_rss_file_mib_per_worker?: number;
   clusters_per_threshold: number[];
   stored_graph_bytes: number;
 }
 interface AnalysisReport {
   index_bytes?: number;
-  baseline: { wall_seconds: number; rss_mib: { peak: number }; clusters_per_threshold: number[] };
+  baseline: { wall_seconds: number; rss_mib: { peak: number }; sampled_peaks?: { anon_mib: number; file_mib: number }; clusters_per_threshold: number[] };
   fanout: AnalysisRun[];
 }
 interface ReindexReport {
@@ -90,6 +92,9 @@ function analysisFigures({ baseline, fanout, index_bytes }: AnalysisReport) {
     analysis_chunks_per_worker: byWorkers((run) => run.searchers.map((searcher) => searcher.chunks.length)),
     analysis_speedup_over_baseline: byWorkers((run) => baseline.wall_seconds / run.total_seconds),
     peak_rss_mb_per_worker: { baseline: baseline.rss_mib.peak, ...byWorkers((run) => run.peak_rss_mib_per_worker) },
+    // Of which anonymous memory (heap, buffers) and file-backed pages (the memory-mapped index, shared page cache).
+    peak_rss_anon_mb_per_worker: { baseline: baseline.sampled_peaks?.anon_mib, ...byWorkers((run) => run.peak_rss_anon_mib_per_worker) },
+    peak_rss_file_mb_per_worker: { baseline: baseline.sampled_peaks?.file_mib, ...byWorkers((run) => run.peak_rss_file_mib_per_worker) },
     same_clusters_as_baseline: byWorkers((run) => JSON.stringify(run.clusters_per_threshold) === JSON.stringify(baseline.clusters_per_threshold)),
     index_bytes,
     stored_graph_bytes: fanout[0]?.stored_graph_bytes,

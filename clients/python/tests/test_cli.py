@@ -74,6 +74,15 @@ def test_create_labels_from_folders_checks_them_while_indexing(client: Client, t
     assert sorted((entry["label"], entry["count"]) for entry in report["classes"]) == [("portraits", 2), ("space", 2)]
 
 
+def test_add_prints_the_task_id_once_the_batch_completes(client: Client, folder: Path) -> None:
+    dataset = client.create_dataset(unique("cli-add"), [PHOTOS / "rocket.jpg"], wait=True, timeout=300)
+    added = mds("add", str(dataset.id), str(folder), "--auto-reindex", "--no-progress")
+    assert added.returncode == 0, added.stderr
+    task = client.task(added.stdout.strip(), dataset.id)
+    assert (task.task_type, task.status) == ("MEDIA_ADDITION", "COMPLETED")
+    assert (client.dataset(dataset.id).status_new, client.dataset(dataset.id).n_images) == ("READY", 4)
+
+
 def test_tasks_watch_follows_a_running_task_to_its_end(client: Client, folder: Path, tmp_path: Path) -> None:
     archive = tmp_path / "photos.tar.gz"
     with tarfile.open(archive, "w:gz") as tarred:

@@ -1,13 +1,14 @@
 """The client against the real API and worker (see conftest.py)."""
 
 import os
+import shutil
 import uuid
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from mds_client import ApiError, Client, ConnectionFailed, Dataset
+from mds_client import ApiError, Client, ConnectionFailed, Dataset, MdsError
 from conftest import PHOTOS, TASK_TIMEOUT, unique
 
 
@@ -36,6 +37,23 @@ def test_creates_datasets_from_a_list_of_files_and_an_archive(client: Client, tm
         assert finished.status == "COMPLETED" and finished.progress_percentage == 100
         ready = client.dataset(dataset.id)
         assert (ready.status_new, ready.n_images) == ("READY", count)
+
+
+def test_adds_media_from_a_folder_with_its_folders_as_labels(client: Client, tmp_path: Path) -> None:
+    dataset = client.create_dataset(unique("py-add"), [PHOTOS / "rocket.jpg", PHOTOS / "astronaut.jpg"], wait=True, timeout=TASK_TIMEOUT)
+    for folder, name in (("cats", "chelsea.jpg"), ("drinks", "coffee.jpg"), ("drinks", "camera.jpg")):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        shutil.copy(PHOTOS / name, tmp_path / folder / name)
+    task = client.add_media(dataset.id, tmp_path, labels_from_folders=True, label_field="kind", auto_reindex=True, timeout=TASK_TIMEOUT)
+    assert (task.task_type, task.status) == ("MEDIA_ADDITION", "COMPLETED")
+    ready = client.dataset(dataset.id)
+    assert (ready.status_new, ready.n_images) == ("READY", 5)
+    report = client.request("GET", f"/dataset/{dataset.id}/label_quality")
+    assert (report["label_field"], report["n_labelled"]) == ("kind", 3)
+    assert sorted(row["label"] for row in report["classes"]) == ["cats", "drinks"]
+    # A file that is not an archive is refused before anything is sent.
+    with pytest.raises(MdsError, match="not a .zip or .tar archive"):
+        client.add_media(dataset.id, PHOTOS / "rocket.jpg")
 
 
 def test_explores_clusters_as_objects_and_as_a_dataframe(client: Client, photos_dataset: Dataset) -> None:

@@ -55,6 +55,15 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument("--label-field", default="label", help="the custom-metadata field the folder labels go in (default: label)")
     create.set_defaults(run=run_create)
 
+    add = commands.add_parser("add", parents=[connection], help="add media to an indexed dataset; prints the task's id")
+    add.add_argument("dataset")
+    add.add_argument("source", nargs="+", metavar="SOURCE", help="a folder, an archive (.zip, .tar, .tar.gz) or media files")
+    add.add_argument("--auto-reindex", action="store_true", help="reindex after the batch, so the dataset ends READY")
+    add.add_argument("--no-wait", action="store_true", help="return once the batch is accepted instead of following it to its end")
+    add.add_argument("--labels-from-folders", action="store_true", help="each new file's folder is its label (cats/1.jpg: cats), checked again")
+    add.add_argument("--label-field", default=None, help="the field the folder labels go in (default: the one the dataset's labels use, else label)")
+    add.set_defaults(run=run_add)
+
     datasets = commands.add_parser("datasets", parents=[connection], help="list your datasets")
     datasets.add_argument("--json", action="store_true", help="JSON records instead of a table")
     datasets.set_defaults(run=run_datasets)
@@ -91,6 +100,20 @@ def run_create(client: Client, args: argparse.Namespace) -> int:
     source: Any = args.source[0] if len(args.source) == 1 else args.source
     dataset = client.create_dataset(args.name, source, wait=args.wait, labels_from_folders=args.labels_from_folders, label_field=args.label_field)
     print(dataset.id, flush=True)
+    return 0
+
+
+def run_add(client: Client, args: argparse.Namespace) -> int:
+    source: Any = args.source[0] if len(args.source) == 1 else args.source
+    task = client.add_media(
+        args.dataset,
+        source,
+        auto_reindex=args.auto_reindex,
+        wait=not args.no_wait,
+        labels_from_folders=args.labels_from_folders,
+        label_field=args.label_field,
+    )
+    print(task.task_id, flush=True)
     return 0
 
 

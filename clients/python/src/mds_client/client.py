@@ -249,6 +249,56 @@ class Client:
             self.wait_for_task(started.task_id, dataset_id, progress=progress, timeout=timeout)
         return self.dataset(dataset_id)
 
+    def add_media(
+        self,
+        dataset_id: Id,
+        source: Source,
+        *,
+        auto_reindex: bool = False,
+        wait: bool = True,
+        progress: Optional[bool] = None,
+        timeout: Optional[float] = None,
+        labels_from_folders: bool = False,
+        label_field: Optional[str] = None,
+    ) -> Task:
+        """Adds media to an indexed dataset (a MEDIA_ADDITION task) from a folder (its media files, recursively), a list
+        of files, or a .zip/.tar archive; files go up as one uncompressed .zip, so a batch of any size is one request.
+
+        With ``auto_reindex`` the reindex follows. With ``labels_from_folders`` each new file's folder becomes its
+        label in ``label_field`` (default: the field the dataset's labels are checked in, else ``label``), checked
+        again as part of the batch. Returns the task, followed to its end with ``wait`` (``TaskFailed`` unless it completes).
+        """
+        path = Path(source) if isinstance(source, (str, os.PathLike)) else None
+        fields = _without_none(
+            auto_reindex="true" if auto_reindex else None,
+            labels_from="folder" if labels_from_folders else None,
+            label_field=label_field if labels_from_folders else None,
+        )
+        if path is not None and path.is_file():
+            if not is_archive(path):
+                raise MdsError(f"{path} is not a .zip or .tar archive")
+            self._send_archive(dataset_id, path, fields, progress)
+        else:
+            files = media_files(source)
+            names = folder_names(files, path) if labels_from_folders else [file.name for file in files]
+            with tempfile.TemporaryDirectory(prefix="mds-batch-") as folder:
+                archive = Path(folder) / "batch.zip"
+                with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zipped:
+                    for file, name in zip(files, names):
+                        zipped.write(file, name)
+                self._send_archive(dataset_id, archive, fields, progress)
+        # The answer is empty: the batch's task is the dataset's newest MEDIA_ADDITION (one runs at a time).
+        task = self.tasks(dataset_id, task_type="MEDIA_ADDITION", page_size=5).tasks[0]
+        if wait:
+            return self.wait_for_task(task, progress=progress, timeout=timeout)
+        return task
+
+    def _send_archive(self, dataset_id: Id, archive: Path, fields: Dict[str, Any], progress: Optional[bool]) -> None:
+        with progress_bar(self._show(progress), total=archive.stat().st_size, unit="B", unit_scale=True, desc="upload") as bar:
+            with archive.open("rb") as handle:
+                parts = [("archive", (archive.name, _CountingReader(handle, bar), "application/octet-stream"))]
+                self.request("POST", f"/dataset/{dataset_id}/add_media", data=fields, files=parts)
+
     def upload_files(
         self, dataset_id: Id, trans_id: int, files: Sequence[Path], *, progress: Optional[bool] = None, names: Optional[Sequence[str]] = None
     ) -> List[str]:
