@@ -1,12 +1,17 @@
 /**
- * `npm run bench:reindex [-- N] [--added 1000]`: a reindex after adding `added` media to a dataset of N (default
+ * `npm run bench:reindex [-- N] [--added 1000] [--from-analysis DIR [--skip-full]]`: a reindex after adding `added` media to a dataset of N (default
  * 100,000; 1280-d vectors sampled around 1,000 centres, as bench:analysis seeds them), incremental against full in
  * one run and one process, activities through MockActivityEnvironment: the dataset is analysed in full, `added`
  * media are added (rows and vectors), then the incremental reindex (activities/incrementalKnn.ts, then
  * reclusterStoredGraph, which writes only what changed) and the full one (activities/knnGraph.ts) analyse the same final media. Wall times per step,
  * and how far the two agree: items whose neighbour lists differ, and the clusters per threshold.
+ * `--from-analysis DIR` starts from a copy of a scratch bench:analysis kept (`--keep`: seeded and analysed, its graph
+ * stored), instead of seeding and analysing again (at 1,000,000 that is 40 minutes); `--skip-full` leaves out the
+ * full reindex and the comparison with it (the report is then reindex-<N>-incremental-<date>).
  * Results go to bench/results/reindex-<N>-<date>.json and .md.
  */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -22,17 +27,20 @@ import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { placesIn } from '../../lib/clustering/incrementalGraph';
 import { addKnnHits, emptyKnnGraph, neighboursIn } from '../../lib/clustering/knnGraph';
 import { loadConfig } from '../../lib/config';
-import { ensureDatabase } from '../../lib/embedded/postgres';
+import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { indexPersistence } from '../../lib/vectors/createVectorStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { imageCollection, type VectorStore } from '../../lib/vectors/vectorStore';
 import type { KnnPlan } from '../../workflows/contracts';
 import { GRAPH_K } from '../../activities/analysis';
-import { benchMachine, say, timed, writeReport, runBench, withScratchPostgres } from './common';
+import { benchMachine, freePort, say, timed, writeReport, runBench, withScratchPostgres } from './common';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
 
-const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { added: { type: 'string', default: '1000' } } });
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { added: { type: 'string', default: '1000' }, 'from-analysis': { type: 'string' }, 'skip-full': { type: 'boolean', default: false } },
+});
 const count = Number(positionals[0] ?? 100_000);
 const added = Number(args.added);
 const DIM = 1280;
@@ -125,11 +133,29 @@ async function addMedia(db: Db, store: VectorStore, datasetId: string, versionId
   );
 }
 
+/** A scratch Postgres: a new one, or one on a copy of a kept bench:analysis scratch (`--from-analysis`). */
+async function withScratch<T>(body: (postgres: { url: string }, scratch: string, database: string) => Promise<T>): Promise<T> {
+  const from = args['from-analysis'];
+  if (!from) return withScratchPostgres('reindex', (postgres, scratch) => body(postgres, scratch, 'bench_reindex'));
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-reindex-'));
+  try {
+    execFileSync('cp', ['-a', `${from}/.`, scratch]);
+    const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
+    try {
+      return await body(postgres, scratch, 'bench_analysis');
+    } finally {
+      await postgres.stop();
+    }
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   say(`bench:reindex: ${count} media + ${added} on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
   const loadAverage = [os.loadavg()];
-  await withScratchPostgres('reindex', async (postgres, scratch) => {
-    const databaseUrl = await ensureDatabase(postgres.url, 'bench_reindex');
+  await withScratch(async (postgres, scratch, database) => {
+    const databaseUrl = await ensureDatabase(postgres.url, database);
     const env = { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: path.join(scratch, 'data'), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: '127.0.0.1:1', PIPELINE_PORT: '0' };
     const config = loadConfig(env);
     const db = createDb(databaseUrl, 4);
@@ -138,21 +164,30 @@ async function main(): Promise<void> {
     const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), persistence: indexPersistence(config, createObjectStore(config), 'worker') });
     try {
       const seeded = await timed(async () => {
+        if (args['from-analysis']) {
+          const { datasetId } = JSON.parse(fs.readFileSync(path.join(scratch, 'seeded.json'), 'utf8')) as { datasetId: string };
+          const { id: versionId } = await db('dataset_versions').where({ dataset_id: datasetId }).orderBy('created_at', 'desc').first('id');
+          return { datasetId, versionId: versionId as string };
+        }
         const { datasetId, versionId } = await seedSyntheticDataset(db, count, DIM);
         await writeSyntheticImageVectors(db, store, { datasetId, versionId, dim: DIM });
         return { datasetId, versionId };
       });
       const { datasetId, versionId } = seeded.value;
-      say(`  seeded in ${seeded.seconds.toFixed(1)} s`);
+      say(args['from-analysis'] ? `  from the analysed dataset of ${args['from-analysis']}` : `  seeded in ${seeded.seconds.toFixed(1)} s`);
       const chunks = { size: config.indexing.analysisChunkSize, concurrency: 1 };
       const activities = { ...createKnnGraphActivities({ db, vectors: store, chunks }), ...createIncrementalKnnActivities({ db, vectors: store, chunks, maxShare: 0.5 }) };
       const ref = { taskId: randomUUID(), datasetId };
-      const initial = await fullAnalysis(activities, ref);
-      say(`  first analysis ${initial.total_seconds.toFixed(1)} s`);
+      const initial = args['from-analysis'] ? undefined : await fullAnalysis(activities, ref);
+      if (initial) say(`  first analysis ${initial.total_seconds.toFixed(1)} s`);
       loadAverage.push(os.loadavg());
       await addMedia(db, store, datasetId, versionId);
       const incremental = await incrementalReindex(activities, ref);
       say(`  incremental reindex ${incremental.total_seconds.toFixed(1)} s (search ${incremental.search_seconds.toFixed(1)}, merge ${incremental.merge_seconds.toFixed(1)}, cluster ${incremental.cluster_seconds.toFixed(1)})`);
+      if (args['skip-full']) {
+        writeIncrementalOnly(incremental, loadAverage);
+        return;
+      }
       const incrementalLists = await storedLists(db, versionId);
       const incrementalClusters = await partitions(db, versionId);
       const incrementalScores = await storedScores(db, versionId);
@@ -171,7 +206,8 @@ async function main(): Promise<void> {
         machine: benchMachine(),
         media: count,
         added,
-        seed_seconds: seeded.seconds,
+        seed_seconds: args['from-analysis'] ? undefined : seeded.seconds,
+        from_analysis: args['from-analysis'],
         load_average: loadAverage,
         first_analysis: initial,
         incremental,
@@ -206,6 +242,25 @@ async function main(): Promise<void> {
       await db.destroy();
     }
   });
+}
+
+/** The report of a run without the full reindex (`--skip-full`). */
+function writeIncrementalOnly(incremental: Awaited<ReturnType<typeof incrementalReindex>>, loadAverage: number[][]): void {
+  const report = { date: new Date().toISOString(), machine: benchMachine(), media: count, added, from_analysis: args['from-analysis'], load_average: loadAverage, incremental };
+  const machine = benchMachine();
+  const { rewritten } = incremental;
+  writeReport(`reindex-${count}-incremental`, report, [
+    `# bench:reindex: ${added.toLocaleString('en-US')} media added to ${count.toLocaleString('en-US')} (${report.date.slice(0, 10)}), incremental only`,
+    '',
+    `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; load average ${loadAverage.map((l) => l.map((n) => n.toFixed(1)).join('/')).join(' → ')}. One process, activities through MockActivityEnvironment${args['from-analysis'] ? `; the dataset seeded and analysed by bench:analysis (${args['from-analysis']})` : ''}.`,
+    '',
+    '| reindex | neighbour search s | merge s | clustering + scores + map + writes s (only what changed) | total s |',
+    '|---|---:|---:|---:|---:|',
+    `| incremental | ${incremental.search_seconds.toFixed(1)} | ${incremental.merge_seconds.toFixed(1)} | ${incremental.cluster_seconds.toFixed(1)} | ${incremental.total_seconds.toFixed(1)} |`,
+    '',
+    `Lists changed by the merge: ${incremental.changed_lists}. Rows the re-clustering wrote: ${rewritten.clusters} new clusters (${rewritten.changedClusters} kept with other members, ${rewritten.removedClusters} removed), ${rewritten.memberships} memberships, ${rewritten.scores} scores, ${rewritten.mapPoints} map points.`,
+    '',
+  ].join('\n'));
 }
 
 runBench(main);
