@@ -65,14 +65,21 @@ export function withBenchDatabase<T>(name: string, body: (db: Db, admin: User) =
   });
 }
 
-/** An embedded Postgres in a new scratch directory named after `name`, for `body`; both removed afterwards, however `body` ends. */
-export async function withScratchPostgres<T>(name: string, body: (postgres: { url: string }, scratch: string) => Promise<T>): Promise<T> {
+/**
+ * An embedded Postgres in a new scratch directory named after `name` (a copy of the directory `copyOf`, a scratch a
+ * bench kept, when given), for `body`; both removed afterwards, however `body` ends.
+ */
+export async function withScratchPostgres<T>(name: string, body: (postgres: { url: string }, scratch: string) => Promise<T>, copyOf?: string): Promise<T> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `bench-${name}-`));
-  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
   try {
-    return await body(postgres, scratch);
+    if (copyOf) execFileSync('cp', ['-a', `${copyOf}/.`, scratch]);
+    const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
+    try {
+      return await body(postgres, scratch);
+    } finally {
+      await postgres.stop();
+    }
   } finally {
-    await postgres.stop();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

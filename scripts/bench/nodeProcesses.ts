@@ -6,11 +6,11 @@ import { projectRoot } from '../../lib/projectRoot';
 
 export const mib = (kib: number) => Math.round(kib / 1024);
 
-/** VmRSS and VmHWM (peak) of a process, in KiB. */
-export function memoryOf(pid: number | 'self'): { rss: number; peak: number } {
+/** VmRSS, VmHWM (peak), and the RSS's anonymous and file-backed parts (RssAnon, RssFile) of a process, in KiB. */
+export function memoryOf(pid: number | 'self'): { rss: number; peak: number; anon: number; file: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
-  return { rss: field('VmRSS'), peak: field('VmHWM') };
+  return { rss: field('VmRSS'), peak: field('VmHWM'), anon: field('RssAnon'), file: field('RssFile') };
 }
 
 /** Node running `entry` of `sourceDir` (with `entryArgs`) with its output in `logFile`. */
@@ -57,10 +57,9 @@ export async function sampledPeaks(pid: number, done: Promise<unknown>): Promise
   const peaks = { anon: 0, file: 0 };
   const sample = () => {
     try {
-      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-      const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
-      peaks.anon = Math.max(peaks.anon, field('RssAnon'));
-      peaks.file = Math.max(peaks.file, field('RssFile'));
+      const { anon, file } = memoryOf(pid);
+      peaks.anon = Math.max(peaks.anon, anon);
+      peaks.file = Math.max(peaks.file, file);
     } catch {
       // The process has exited.
     }

@@ -10,7 +10,6 @@
  * full reindex and the comparison with it (the report is then reindex-<N>-incremental-<date>).
  * Results go to bench/results/reindex-<N>-<date>.json and .md.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,14 +26,14 @@ import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { placesIn } from '../../lib/clustering/incrementalGraph';
 import { addKnnHits, emptyKnnGraph, neighboursIn } from '../../lib/clustering/knnGraph';
 import { loadConfig } from '../../lib/config';
-import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
+import { ensureDatabase } from '../../lib/embedded/postgres';
 import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { indexPersistence } from '../../lib/vectors/createVectorStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { imageCollection, type VectorStore } from '../../lib/vectors/vectorStore';
 import type { KnnPlan } from '../../workflows/contracts';
 import { GRAPH_K } from '../../activities/analysis';
-import { benchMachine, freePort, say, timed, writeReport, runBench, withScratchPostgres } from './common';
+import { benchMachine, say, timed, writeReport, runBench, withScratchPostgres } from './common';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
 
 const { values: args, positionals } = parseArgs({
@@ -133,29 +132,13 @@ async function addMedia(db: Db, store: VectorStore, datasetId: string, versionId
   );
 }
 
-/** A scratch Postgres: a new one, or one on a copy of a kept bench:analysis scratch (`--from-analysis`). */
-async function withScratch<T>(body: (postgres: { url: string }, scratch: string, database: string) => Promise<T>): Promise<T> {
-  const from = args['from-analysis'];
-  if (!from) return withScratchPostgres('reindex', (postgres, scratch) => body(postgres, scratch, 'bench_reindex'));
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-reindex-'));
-  try {
-    execFileSync('cp', ['-a', `${from}/.`, scratch]);
-    const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
-    try {
-      return await body(postgres, scratch, 'bench_analysis');
-    } finally {
-      await postgres.stop();
-    }
-  } finally {
-    fs.rmSync(scratch, { recursive: true, force: true });
-  }
-}
-
 async function main(): Promise<void> {
   say(`bench:reindex: ${count} media + ${added} on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
   const loadAverage = [os.loadavg()];
-  await withScratch(async (postgres, scratch, database) => {
-    const databaseUrl = await ensureDatabase(postgres.url, database);
+  const from = args['from-analysis'];
+  await withScratchPostgres('reindex', async (postgres, scratch) => {
+    // A kept bench:analysis scratch holds its database under bench:analysis's name.
+    const databaseUrl = await ensureDatabase(postgres.url, from ? 'bench_analysis' : 'bench_reindex');
     const env = { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: path.join(scratch, 'data'), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: '127.0.0.1:1', PIPELINE_PORT: '0' };
     const config = loadConfig(env);
     const db = createDb(databaseUrl, 4);
@@ -241,7 +224,7 @@ async function main(): Promise<void> {
       await store.close();
       await db.destroy();
     }
-  });
+  }, from);
 }
 
 /** The report of a run without the full reindex (`--skip-full`). */
