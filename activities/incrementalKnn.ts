@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { findKnnGraphManifest, forEachKnnCandidates, forEachKnnChunk, storedKnnChunks, storeExtendedKnnGraph, writeKnnCandidateChunk } from '../db/repositories/knnEdges';
+import { findKnnGraphManifest, forEachKnnCandidates, knnGraphChunks, forEachKnnChunk, storedKnnChunks, storeExtendedKnnGraph, writeKnnCandidateChunk } from '../db/repositories/knnEdges';
 import { indexItemIds } from '../db/repositories/media';
 import { findVersion, headVersion } from '../db/repositories/versions';
-import { extendGraph, placesIn, type GraphExtension } from '../lib/clustering/incrementalGraph';
+import { extendGraph, ordinalOf, placesIn, type GraphExtension } from '../lib/clustering/incrementalGraph';
 import { addKnnHits, emptyKnnGraph, encodeKnnHits, encodeLists, enterNeighbour, KNN_HIT_BYTES } from '../lib/clustering/knnGraph';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { IncrementalKnnPlan, KnnStep, NewKnnChunkStep, NewKnnStep } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
-import { ordinalOf } from './knnGraph';
 import { createProgressReporter, type TaskRef } from './progress';
 import { forEachNeighbourBatch } from './vectorNeighbours';
 
@@ -22,7 +21,7 @@ export const REVERSE_K = 50;
 type Extension = Extract<GraphExtension, { kind: 'incremental' }>;
 
 /** How the head version's stored graph extends to its items now, or why it cannot. */
-async function extensionOf(db: Db, vectors: VectorStore, versionId: string, maxShare: number): Promise<GraphExtension & { current: { ids: string[] } }> {
+async function extensionOf(db: Db, vectors: VectorStore, versionId: string, maxShare: number): Promise<GraphExtension & { current: { ids: string[] }; storedChunks: number }> {
   const version = await findVersion(db, versionId);
   if (!version) throw new Error(`version ${versionId} is gone`);
   const current = await indexItemIds(db, versionId);
@@ -31,9 +30,9 @@ async function extensionOf(db: Db, vectors: VectorStore, versionId: string, maxS
   // Vectors the version does not hold (a restore, a clone's lineage) take search slots a stored list does not record.
   const embedded = current.embedded.reduce((sum, flag) => sum + flag, 0);
   if (extension.kind === 'incremental' && (await vectors.count(imageCollection(version.vector_space_id))) > embedded) {
-    return { kind: 'full', reason: 'the vector space holds media the version does not', current };
+    return { kind: 'full', reason: 'the vector space holds media the version does not', current, storedChunks: 0 };
   }
-  return { ...extension, current };
+  return { ...extension, current, storedChunks: manifest?.chunks ?? 0 };
 }
 
 /**
@@ -44,17 +43,17 @@ async function extensionOf(db: Db, vectors: VectorStore, versionId: string, maxS
  */
 export function createIncrementalKnnActivities(deps: { db: Db; vectors: VectorStore; chunks: { size: number; concurrency: number }; maxShare: number }) {
   const { db, vectors } = deps;
-  // Every chunk needs the extension (ids, which to search) and each id's ordinal in it: made once per analysis and worker.
+  // Every chunk and the merge need the extension (ids, which to search) and each id's ordinal in it: made once per analysis and worker.
   let cached: { analysisId: string; loading: Promise<{ extension: Extension; graphOrdinalOf: Int32Array; sortedIds: string[] }> } | undefined;
-  const load = async (versionId: string) => {
-    const extension = await extensionOf(db, vectors, versionId, deps.maxShare);
+  const load = async (versionId: string) => withOrdinals(versionId, await extensionOf(db, vectors, versionId, deps.maxShare));
+  const withOrdinals = (versionId: string, extension: Awaited<ReturnType<typeof extensionOf>>) => {
     if (extension.kind !== 'incremental') throw new Error(`the stored graph of version ${versionId} can no longer be extended: ${extension.reason}`);
     const places = placesIn(extension.current.ids, extension.ids);
     const graphOrdinalOf = new Int32Array(places.length);
     places.forEach((place, ordinal) => (graphOrdinalOf[place] = ordinal));
     return { extension, graphOrdinalOf, sortedIds: extension.current.ids };
   };
-  const extensionFor = (step: NewKnnChunkStep) => {
+  const extensionFor = (step: NewKnnStep) => {
     if (cached?.analysisId !== step.analysisId) cached = { analysisId: step.analysisId, loading: load(step.versionId) };
     const { loading } = cached;
     loading.catch(() => (cached = undefined));
@@ -67,7 +66,9 @@ export function createIncrementalKnnActivities(deps: { db: Db; vectors: VectorSt
       const version = await headVersion(db, ref.datasetId);
       const extension = await extensionOf(db, vectors, version.id, deps.maxShare);
       if (extension.kind === 'full') return { kind: 'full', reason: extension.reason };
-      const manifest = await findKnnGraphManifest(db, version.id);
+      const analysisId = randomUUID();
+      // This worker's chunks and merge of the analysis start from what the plan found.
+      cached = { analysisId, loading: Promise.resolve(withOrdinals(version.id, extension)) };
       const count = extension.searching.length;
       const chunks = Array.from({ length: Math.ceil(count / deps.chunks.size) }, (_, ordinal) => ({
         ordinal,
@@ -78,8 +79,8 @@ export function createIncrementalKnnActivities(deps: { db: Db; vectors: VectorSt
         kind: 'incremental',
         versionId: version.id,
         collection: imageCollection(version.vector_space_id),
-        analysisId: randomUUID(),
-        baseChunks: manifest!.chunks,
+        analysisId,
+        baseChunks: extension.storedChunks,
         chunks,
         concurrency: deps.chunks.concurrency,
       };
@@ -138,11 +139,10 @@ export function createIncrementalKnnActivities(deps: { db: Db; vectors: VectorSt
      */
     async mergeNewNeighbours(step: NewKnnStep): Promise<KnnStep & { changed?: number }> {
       const context = Context.current();
-      const manifest = await findKnnGraphManifest(db, step.versionId);
       const merged = step.baseChunks + step.chunks + 1;
       // A repeat after the transaction below committed finds the graph extended already.
-      if (manifest?.chunks === merged) return { ...stepOf(step), chunks: merged };
-      const { extension } = await load(step.versionId);
+      if ((await knnGraphChunks(db, step.versionId)) === merged) return { ...stepOf(step), chunks: merged };
+      const { extension } = await extensionFor(step);
       const graph = emptyKnnGraph(extension.ids.length, GRAPH_K + 1);
       await forEachKnnChunk(db, step.versionId, step.baseChunks + step.chunks, (hits, chunk) => {
         addKnnHits(graph, hits, chunk);

@@ -2,20 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { membershipsAt, storedNeighbourScores, type NewCluster } from '../db/repositories/clusters';
+import { membershipsAt, type NewCluster } from '../db/repositories/clusters';
 import { clearKnnEdges, findKnnGraphManifest, forEachKnnChunk, storedKnnChunks, writeKnnChunk } from '../db/repositories/knnEdges';
-import { allMapPoints, type MapPoint } from '../db/repositories/mapPoints';
+import { mapPointsOf, type MapPoint } from '../db/repositories/mapPoints';
 import { indexItemCount, indexItemIds, indexItems, type IndexItem } from '../db/repositories/media';
 import { findVersion, headVersion } from '../db/repositories/versions';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../lib/clustering/clusterByThresholds';
-import { placesIn } from '../lib/clustering/incrementalGraph';
+import { ordinalOf, placesIn } from '../lib/clustering/incrementalGraph';
 import { componentCounts } from '../lib/clustering/componentCounts';
-import { addKnnHits, emptyKnnGraph, encodeKnnHits, knnGraphLevels, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
-import { keptClusters } from '../lib/clustering/keptClusters';
+import { addKnnHits, emptyKnnGraph, encodeKnnHits, knnGraphLevels, meanTopKIn, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
+import { storedClustersAround, type StoredClusters } from '../lib/clustering/keptClusters';
 import { unitVector } from '../lib/map/embedSample';
 import { layoutMap, placedSample, placeItems } from '../lib/map/layoutMap';
 import { shuffled } from '../lib/map/shuffled';
-import { meanTopK, scoreNeighbours, statsOfMeanTopK, type NeighbourItem, type NeighbourScores } from '../lib/quality/neighbourScores';
+import { outlierZ, scoreNeighbours, statsOfMeanTopK, type NeighbourItem, type NeighbourScores, type NeighbourStats } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { replaceAnalysis, updateAnalysis, type ClusteringSlice, type ScoredMedia } from '../services/analysisResults';
 import type { KnnChunkStep, KnnPlan, KnnStep } from '../workflows/contracts';
@@ -26,19 +26,6 @@ import { heartbeating } from './liveness';
 
 /** Rows written (and items scored) at a time in the final step. */
 const WRITE_SLICE = 5000;
-
-/** Place of `id` in the sorted `ids`, or -1. Postgres orders uuids as their lowercase text sorts. */
-export function ordinalOf(ids: readonly string[], id: string): number {
-  let low = 0;
-  let high = ids.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >>> 1;
-    if (ids[middle] === id) return middle;
-    if (ids[middle] < id) low = middle + 1;
-    else high = middle - 1;
-  }
-  return -1;
-}
 
 /**
  * The analysis as fan-out (docs/decisions.md "Analysis as fan-out"): `planKnnChunks` splits the version's images
@@ -119,7 +106,8 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       }
       // A full analysis's graph is recorded with it, so the next reindex may extend it (an extended one recorded itself).
       const graphManifest = manifest ? undefined : { vectorSpaceId: version.vector_space_id, ids, searched: Uint8Array.from(all, (item) => (item.embedded ? 1 : 0)), chunks: step.chunks };
-      await replaceAnalysis(db, version.id, { clustering: clusterSlices(), scores: scoreSlices(stored), reference, mapPoints, graphManifest }, () => context.heartbeat());
+      const analysedGraph = { chunks: step.chunks, items: all.length };
+      await replaceAnalysis(db, version.id, { clustering: clusterSlices(), scores: scoreSlices(stored), reference, mapPoints, graphManifest, analysedGraph }, () => context.heartbeat());
       await report(1, 1, true);
       return { items: all.length, edges: undirectedEdgeCount(graph) };
     },
@@ -133,32 +121,19 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
     async reclusterStoredGraph(step: KnnStep): Promise<{ items: number; edges: number; rewritten: ReclusterCounts }> {
       const context = Context.current();
       const stored = await clusteredStoredGraph(db, step, context);
-      const { version, all, ids, graph, levels, embedded } = stored;
+      const { version, all, ids, graph, levels } = stored;
       const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
-      const ordinals = new Map(ids.map((id, i) => [id, i]));
+      const changed = changedSinceAnalysis(stored);
+      const places = new Map(ids.map((id, i) => [id, i]));
+      const placeOfId = (id: string) => places.get(id) ?? -1;
       const rewritten: ReclusterCounts = { clusters: 0, changedClusters: 0, removedClusters: 0, memberships: 0, scores: 0, mapPoints: 0 };
 
       const removedClusters: string[] = [];
       const storedOfLevel: StoredClusters[] = [];
       for (const [threshold, labels] of levels.entries()) {
-        const storedOf = new Int32Array(all.length).fill(-1);
-        const numberOf = new Map<string, number>();
-        const storedIds: string[] = [];
-        const sizes: number[] = [];
-        for (const row of await membershipsAt(db, version.id, threshold)) {
-          const place = ordinals.get(row.media_id);
-          if (place === undefined) continue;
-          let cluster = numberOf.get(row.cluster_id);
-          if (cluster === undefined) {
-            numberOf.set(row.cluster_id, (cluster = sizes.push(0) - 1));
-            storedIds.push(row.cluster_id);
-          }
-          storedOf[place] = cluster;
-          sizes[cluster]++;
-        }
-        const { keptOf, kept, changed } = keptClusters(labels, storedOf, Int32Array.from(sizes));
-        storedIds.forEach((id, cluster) => kept[cluster] || removedClusters.push(id));
-        storedOfLevel.push({ keptOf, storedOf, storedIds, changed });
+        const level = await storedClustersAround(labels, ids, placeOfId, changed, (of) => membershipsAt(db, version.id, threshold, of));
+        level.storedIds.forEach((id, cluster) => level.kept[cluster] || removedClusters.push(id));
+        storedOfLevel.push(level);
         context.heartbeat();
       }
       rewritten.removedClusters = removedClusters.length;
@@ -172,37 +147,21 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
           }
         }
       }
-
-      const storedScores = await storedNeighbourScores(db, version.id);
-      const storedIssues = new Map<string, string[]>();
-      for (const row of storedScores.issues) storedIssues.set(row.media_id, [...(storedIssues.get(row.media_id) ?? []), issueKey(row.issue_type, row.confidence, row.details)]);
-      const storedKeys = new Map(storedScores.uniqueness.map((row) => [row.id, scoreKeyOf(row.uniqueness_score, storedIssues.get(row.id) ?? [])]));
       function* changedScores(): Generator<ScoredMedia> {
-        for (const slice of scoreSlices(stored)) {
-          const changed = slice.filter(({ id, score }) => storedKeys.get(id) !== scoreKey(score));
-          rewritten.scores += changed.length;
-          if (changed.length > 0) yield changed;
+        for (const slice of changedScoreSlices(stored, changed, version.neighbour_stats)) {
+          rewritten.scores += slice.length;
+          yield slice;
         }
       }
 
-      const positions = new Float32Array(all.length * 2);
-      const placed = new Uint8Array(all.length);
-      for (const point of await allMapPoints(db, version.id)) {
-        const place = ordinals.get(point.mediaId);
-        if (place === undefined) continue;
-        positions[place * 2] = point.x;
-        positions[place * 2 + 1] = point.y;
-        placed[place] = 1;
-      }
-      const unplaced = embedded.filter((i) => !placed[i]);
-      const sample = placedSample(embedded, placed);
-      const vectorsOf = (indexes: readonly number[]) => storedVectors(vectors, step.collection, indexes.map((i) => ids[i]));
-      await placeItems({ positions, placed, items: unplaced, neighboursOf: (i) => neighboursIn(graph, i), vectorsOf, sample, sampleVectors: async () => (await vectorsOf(sample)).map(unitVector) });
-      const newMapPoints: MapPoint[] = shuffled(unplaced, 11).map((i) => ({ mediaId: ids[i], x: positions[i * 2], y: positions[i * 2 + 1] }));
+      const newMapPoints = await placeChangedItems(db, vectors, step.collection, stored, changed, placeOfId);
       rewritten.mapPoints = newMapPoints.length;
       context.heartbeat();
 
-      await updateAnalysis(db, version.id, { removedClusters, clustering: clusterSlices(), scores: changedScores(), reference: stored.reference, newMapPoints }, () => context.heartbeat());
+      const analysedGraph = { chunks: step.chunks, items: all.length };
+      await updateAnalysis(db, version.id, { removedClusters, clustering: clusterSlices(), scores: changedScores(), reference: stored.reference, newMapPoints, analysedGraph }, () =>
+        context.heartbeat(),
+      );
       await report(1, 1, true);
       return { items: all.length, edges: undirectedEdgeCount(graph), rewritten };
     },
@@ -259,8 +218,23 @@ async function clusteredStoredGraph(db: Db, step: KnnStep, context: Context) {
   }
   const embedded = all.flatMap((item, i) => (item.embedded ? [i] : []));
   const itemOf = (i: number): NeighbourItem => ({ neighbours: neighboursIn(graph, i), group: all[i].parent_id ?? undefined });
-  const reference = statsOfMeanTopK(Float64Array.from(embedded, (i) => meanTopK(itemOf(i))));
-  return { version, all, ids, manifest, graph, levels, embedded, itemOf, reference };
+  /** Each embedded item's meanTopK, by its place among `embedded`. */
+  const topK = Float64Array.from(embedded, (i) => meanTopKIn(graph, i));
+  const reference = statsOfMeanTopK(topK);
+  return { version, all, ids, manifest, placeOf, graph, levels, embedded, itemOf, topK, reference };
+}
+
+/**
+ * 1 for each item that changed since the stored analysis was made (new, or its list replaced by a later chunk); every
+ * item when the graph does not record which part was analysed.
+ */
+function changedSinceAnalysis({ manifest, placeOf, graph }: StoredGraphAnalysis): Uint8Array {
+  const changed = new Uint8Array(graph.count);
+  const analysed = manifest?.analysed;
+  if (!analysed) return changed.fill(1);
+  for (let i = 0; i < graph.count; i++) if (graph.listChunk[i] >= analysed.chunks) changed[i] = 1;
+  for (let ordinal = analysed.items; ordinal < manifest.ids.length; ordinal++) changed[placeOf![ordinal]] = 1;
+  return changed;
 }
 
 /** Every embedded item's neighbour scores, a slice at a time (computed as the service writes them). */
@@ -272,17 +246,82 @@ function* scoreSlices({ all, ids, embedded, itemOf, reference }: StoredGraphAnal
   }
 }
 
-/** A level's stored clusters as keptClusters matched them with its components. */
-interface StoredClusters {
-  keptOf: Int32Array;
-  storedOf: Int32Array;
-  /** Each stored cluster's id, by its number in storedOf. */
-  storedIds: string[];
-  changed: Uint8Array;
+/**
+ * The scores a re-clustering writes, a slice at a time: every changed item's, and an unchanged item's when its
+ * outlier issue differs between the stored reference and the new one (the rest of its scores comes from its own list,
+ * which did not change); every item's without a stored reference.
+ */
+function* changedScoreSlices(stored: StoredGraphAnalysis, changed: Uint8Array, storedReference: NeighbourStats | null): Generator<ScoredMedia> {
+  const { all, ids, embedded, itemOf, topK, reference } = stored;
+  const scoresOf = (items: number[], against: NeighbourStats) => scoreNeighbours(items.map(itemOf), ids, { reference: against, groupOf: (index) => all[index].parent_id ?? undefined });
+  let rescored: number[] = [];
+  for (let start = 0; start < embedded.length; start += WRITE_SLICE) {
+    const outlying: number[] = [];
+    for (let place = start; place < Math.min(embedded.length, start + WRITE_SLICE); place++) {
+      const i = embedded[place];
+      if (changed[i] || !storedReference) rescored.push(i);
+      else if (outlierZ(topK[place], storedReference) !== undefined || outlierZ(topK[place], reference) !== undefined) outlying.push(i);
+    }
+    if (storedReference && outlying.length > 0) {
+      const before = scoresOf(outlying, storedReference).map(scoreKey);
+      const after = scoresOf(outlying, reference).map(scoreKey);
+      outlying.forEach((i, b) => before[b] !== after[b] && rescored.push(i));
+    }
+    if (rescored.length >= WRITE_SLICE || (start + WRITE_SLICE >= embedded.length && rescored.length > 0)) {
+      const scores = scoresOf(rescored, reference);
+      yield rescored.map((i, b) => ({ id: ids[i], score: scores[b] }));
+      rescored = [];
+    }
+  }
 }
 
 /**
- * One threshold's clusters and memberships, a slice at a time (each cluster is opened at its smallest member); with
+ * Places the changed embedded items the map lacks, on the map as it is (placeItems: from their neighbours' points,
+ * else near the nearest of an even sample of the placed items). Every other embedded item is on the map (the stored
+ * analysis placed it), so only the points of the changed items' neighbours and of the sample are read.
+ */
+async function placeChangedItems(
+  db: Db,
+  vectors: VectorStore,
+  collection: string,
+  { version, ids, graph, embedded }: StoredGraphAnalysis,
+  changed: Uint8Array,
+  placeOfId: (id: string) => number,
+): Promise<MapPoint[]> {
+  const positions = new Float32Array(ids.length * 2);
+  const placed = new Uint8Array(ids.length);
+  const readPoints = async (items: Iterable<number>) => {
+    for (const point of await mapPointsOf(db, version.id, Array.from(items, (i) => ids[i]))) {
+      const place = placeOfId(point.mediaId);
+      positions[place * 2] = point.x;
+      positions[place * 2 + 1] = point.y;
+      placed[place] = 1;
+    }
+  };
+  const near = new Set<number>();
+  for (const i of embedded) {
+    if (!changed[i]) continue;
+    near.add(i);
+    for (const neighbour of neighboursIn(graph, i)) near.add(neighbour.index);
+  }
+  await readPoints(near);
+  const unplaced = embedded.filter((i) => changed[i] && !placed[i]);
+  const mapped = new Uint8Array(ids.length);
+  for (const i of embedded) mapped[i] = 1;
+  for (const i of unplaced) mapped[i] = 0;
+  const sample = placedSample(embedded, mapped);
+  const vectorsOf = (indexes: readonly number[]) => storedVectors(vectors, collection, indexes.map((i) => ids[i]));
+  const sampleVectors = async () => {
+    await readPoints(sample);
+    return (await vectorsOf(sample)).map(unitVector);
+  };
+  await placeItems({ positions, placed, items: unplaced, neighboursOf: (i) => neighboursIn(graph, i), vectorsOf, sample, sampleVectors });
+  return shuffled(unplaced, 11).map((i) => ({ mediaId: ids[i], x: positions[i * 2], y: positions[i * 2 + 1] }));
+}
+
+/**
+ * One threshold's clusters and memberships, a slice of about WRITE_SLICE rows at a time (each cluster is opened at
+ * its smallest member, so with or before its memberships); with
  * `stored` (keptClusters), a component that keeps a stored cluster writes only the memberships of its members that
  * were not in it, and the cluster's counts if its members changed.
  */
@@ -299,18 +338,22 @@ function* clusterLevelSlices(threshold: number, labels: Int32Array, items: reado
     const size = counts.size[label];
     return { id, threshold, n_images: size - counts.frames[label], n_frames: counts.frames[label], n_videos: counts.videos[label], size };
   };
-  for (let start = 0; start < items.length; start += WRITE_SLICE) {
-    const slice: Required<ClusteringSlice> = { clusters: [], members: [], changed: [] };
-    for (let i = start; i < Math.min(items.length, start + WRITE_SLICE); i++) {
-      const label = labels[i];
-      const keptCluster = stored ? stored.keptOf[label] : -1;
-      if (label === i) {
-        if (keptCluster === -1) slice.clusters.push(countsOf((clusterIds[i] = randomUUID()), label));
-        else if (stored!.changed[keptCluster]) slice.changed.push(countsOf(stored!.storedIds[keptCluster], label));
-      }
-      if (keptCluster !== -1 && stored!.storedOf[i] === keptCluster) continue;
-      slice.members.push({ threshold, media_id: items[i].id, cluster_id: keptCluster === -1 ? clusterIds[label] : stored!.storedIds[keptCluster] });
+  let slice: Required<ClusteringSlice> = { clusters: [], members: [], changed: [] };
+  const rows = () => slice.clusters.length + slice.members.length + slice.changed.length;
+  for (let i = 0; i < items.length; i++) {
+    if (rows() >= WRITE_SLICE) {
+      yield slice;
+      slice = { clusters: [], members: [], changed: [] };
     }
-    yield slice;
+    const label = labels[i];
+    if (stored && !stored.affected[label]) continue;
+    const keptCluster = stored ? stored.keptOf[label] : -1;
+    if (label === i) {
+      if (keptCluster === -1) slice.clusters.push(countsOf((clusterIds[i] = randomUUID()), label));
+      else if (stored!.changed[keptCluster]) slice.changed.push(countsOf(stored!.storedIds[keptCluster], label));
+    }
+    if (keptCluster !== -1 && stored!.storedOf[i] === keptCluster) continue;
+    slice.members.push({ threshold, media_id: items[i].id, cluster_id: keptCluster === -1 ? clusterIds[label] : stored!.storedIds[keptCluster] });
   }
+  if (rows() > 0) yield slice;
 }

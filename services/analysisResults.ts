@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import { addPlacements, clearClustering, insertClustering, removeClusters, updateClusterCounts, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
-import { writeKnnGraphManifest, type KnnGraphManifest } from '../db/repositories/knnEdges';
+import { setAnalysedGraph, writeKnnGraphManifest, type AnalysedGraph, type KnnGraphManifest } from '../db/repositories/knnEdges';
 import { appendMapPoints, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { setNeighbourStats } from '../db/repositories/versions';
 import type { NeighbourScores, NeighbourStats } from '../lib/quality/neighbourScores';
@@ -25,6 +25,8 @@ export interface AnalysisResults {
   mapPoints: readonly MapPoint[];
   /** What the stored kNN graph the analysis came from is over, recorded with it (a full analysis's). */
   graphManifest?: KnnGraphManifest;
+  /** The part of the stored graph the analysis was made from (an analysis of a stored graph's). */
+  analysedGraph?: AnalysedGraph;
 }
 
 /**
@@ -35,6 +37,7 @@ export async function replaceAnalysis(db: Db, versionId: string, results: Analys
   await db.transaction(async (trx) => {
     await writeSlices(trx, versionId, await clearClustering(trx, versionId), results, afterSlice);
     if (results.graphManifest) await writeKnnGraphManifest(trx, versionId, results.graphManifest);
+    if (results.analysedGraph) await setAnalysedGraph(trx, versionId, results.analysedGraph);
     await replaceMapPoints(trx, versionId, randomUUID(), results.mapPoints);
   });
 }
@@ -59,6 +62,8 @@ export interface AnalysisChanges {
   reference: NeighbourStats;
   /** Points of the items the map lacked, added after the others (the layout and its id stay). */
   newMapPoints: readonly MapPoint[];
+  /** The part of the extended graph the changes bring the analysis to. */
+  analysedGraph: AnalysedGraph;
 }
 
 /** Applies an analysis's changes in one transaction, so Explore sees the old analysis or the new one, never half. */
@@ -66,6 +71,7 @@ export async function updateAnalysis(db: Db, versionId: string, changes: Analysi
   await db.transaction(async (trx) => {
     await writeSlices(trx, versionId, await removeClusters(trx, versionId, changes.removedClusters), changes, afterSlice);
     await appendMapPoints(trx, versionId, changes.newMapPoints);
+    await setAnalysedGraph(trx, versionId, changes.analysedGraph);
   });
 }
 

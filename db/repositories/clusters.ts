@@ -5,6 +5,8 @@ import { forgetFacetCounts } from './clusterFacets';
 import type { NeighbourScores } from '../../lib/quality/neighbourScores';
 
 const INSERT_BATCH = 5000;
+/** Ids a read asks for at a time. */
+const READ_BATCH = 50_000;
 
 export interface NewCluster {
   id: string;
@@ -215,9 +217,23 @@ export async function writeNeighbourScores(db: Knex.Transaction, versionId: stri
   }
 }
 
-/** A version's memberships at one threshold (media id, cluster id): what an incremental re-clustering compares with. */
-export async function membershipsAt(db: Db, versionId: string, threshold: number): Promise<Array<{ media_id: string; cluster_id: string }>> {
-  return db('cluster_members').where('clustering_id', clusteringOf(db, versionId)).where({ threshold }).select('media_id', 'cluster_id');
+/**
+ * A version's memberships at one threshold (media id, cluster id), of the given media or clusters: what an incremental
+ * re-clustering compares with.
+ */
+export async function membershipsAt(
+  db: Db,
+  versionId: string,
+  threshold: number,
+  of: { column: 'media_id' | 'cluster_id'; ids: readonly string[] },
+): Promise<Array<{ media_id: string; cluster_id: string }>> {
+  const rows: Array<{ media_id: string; cluster_id: string }> = [];
+  for (let i = 0; i < of.ids.length; i += READ_BATCH) {
+    const batch = of.ids.slice(i, i + READ_BATCH);
+    const found = await db('cluster_members').where('clustering_id', clusteringOf(db, versionId)).where({ threshold }).whereRaw(`${of.column} = ANY(?::uuid[])`, [batch]).select('media_id', 'cluster_id');
+    for (const row of found) rows.push(row);
+  }
+  return rows;
 }
 
 /**
@@ -235,15 +251,3 @@ export async function removeClusters(db: Knex.Transaction, versionId: string, cl
   return clusteringId;
 }
 
-/** The stored neighbour scores of a version: each scored item's uniqueness and its duplicate and outlier issues. */
-export async function storedNeighbourScores(db: Db, versionId: string) {
-  const uniqueness: Array<{ id: string; uniqueness_score: number }> = await db('media')
-    .where({ version_id: versionId })
-    .whereNotNull('uniqueness_score')
-    .select('id', 'uniqueness_score');
-  const issues: Array<{ media_id: string; issue_type: string; confidence: number; details: Record<string, unknown> | null }> = await db('media_issues')
-    .where({ version_id: versionId })
-    .whereIn('issue_type', ['duplicates', 'outliers'])
-    .select('media_id', 'issue_type', 'confidence', 'details');
-  return { uniqueness, issues };
-}

@@ -47,6 +47,14 @@ export interface KnnGraphManifest {
   searched: Uint8Array;
   /** The graph is chunk rows 0 … chunks-1; a later row's list of an item replaces an earlier one. */
   chunks: number;
+  /** The part of the graph the stored analysis was made from (undefined: unknown, a graph stored before it was recorded). */
+  analysed?: AnalysedGraph;
+}
+
+/** Chunk rows 0 … chunks-1 over ordinals 0 … items-1. */
+export interface AnalysedGraph {
+  chunks: number;
+  items: number;
 }
 
 const uuidBytes = (ids: readonly string[]): Buffer => Buffer.from(ids.map((id) => id.replace(/-/g, '')).join(''), 'hex');
@@ -74,7 +82,19 @@ export async function writeKnnGraphManifest(db: Db, versionId: string, manifest:
 export async function findKnnGraphManifest(db: Db, versionId: string): Promise<KnnGraphManifest | undefined> {
   const row = await db('knn_graphs').where({ version_id: versionId }).first();
   if (!row) return undefined;
-  return { vectorSpaceId: row.vector_space_id, ids: uuidsOf(row.item_ids), searched: new Uint8Array(row.searched), chunks: row.chunks };
+  const analysed = row.analysed_chunks === null ? undefined : { chunks: row.analysed_chunks, items: row.analysed_items };
+  return { vectorSpaceId: row.vector_space_id, ids: uuidsOf(row.item_ids), searched: new Uint8Array(row.searched), chunks: row.chunks, analysed };
+}
+
+/** How many chunk rows make the version's stored graph (its manifest's `chunks` without its ids), if it has one. */
+export async function knnGraphChunks(db: Db, versionId: string): Promise<number | undefined> {
+  const row: { chunks: number } | undefined = await db('knn_graphs').where({ version_id: versionId }).first('chunks');
+  return row?.chunks;
+}
+
+/** Records which part of the version's stored graph its analysis now comes from (in the transaction that writes the analysis). */
+export async function setAnalysedGraph(db: Db, versionId: string, analysed: AnalysedGraph): Promise<void> {
+  await db('knn_graphs').where({ version_id: versionId }).update({ analysed_chunks: analysed.chunks, analysed_items: analysed.items });
 }
 
 /** Stores a chunk of new items: their lists, and the existing items each may enter (same encoding); a repeat overwrites. */

@@ -62,10 +62,12 @@ export async function appendMapPoints(trx: Knex.Transaction, versionId: string, 
 }
 
 export async function mapPointsOf(db: Db, versionId: string, mediaIds: readonly string[]): Promise<MapPoint[]> {
-  return db('map_points')
-    .where({ version_id: versionId })
-    .whereRaw('media_id = ANY(?::uuid[])', [[...mediaIds]])
-    .select('media_id as mediaId', 'x', 'y');
+  const points: MapPoint[] = [];
+  for (let i = 0; i < mediaIds.length; i += INSERT_BATCH) {
+    const batch = mediaIds.slice(i, i + INSERT_BATCH);
+    for (const point of await db('map_points').where({ version_id: versionId }).whereRaw('media_id = ANY(?::uuid[])', [batch]).select('media_id as mediaId', 'x', 'y')) points.push(point);
+  }
+  return points;
 }
 
 export async function mapSummary(db: Db, versionId: string, layoutId: string | null): Promise<MapSummary> {
@@ -168,7 +170,3 @@ export async function mediaIdsAtPoints(db: Db, versionId: string, indices: reado
   return indices.map((index) => byIndex.get(index));
 }
 
-/** Every point of a version's map. */
-export async function allMapPoints(db: Db, versionId: string): Promise<MapPoint[]> {
-  return db('map_points').where({ version_id: versionId }).select('media_id as mediaId', 'x', 'y');
-}

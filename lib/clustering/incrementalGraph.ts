@@ -63,3 +63,16 @@ export function placesIn(sortedIds: readonly string[], graphIds: readonly string
     return place;
   });
 }
+
+/** Place of `id` in the sorted `ids`, or -1. Postgres orders uuids as their lowercase text sorts. */
+export function ordinalOf(ids: readonly string[], id: string): number {
+  let low = 0;
+  let high = ids.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >>> 1;
+    if (ids[middle] === id) return middle;
+    if (ids[middle] < id) low = middle + 1;
+    else high = middle - 1;
+  }
+  return -1;
+}

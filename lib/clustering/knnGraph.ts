@@ -1,3 +1,4 @@
+import { NEIGHBOUR_SCORING } from '../quality/neighbourScores';
 import { componentLabels, UnionFind } from './unionFind';
 
 /** One neighbour of an item: its index and their cosine similarity. */
@@ -73,6 +74,14 @@ export function neighboursIn(graph: KnnGraph, i: number): GraphNeighbour[] {
     neighbours.push({ index: graph.neighbour[slot], similarity: graph.similarity[slot] });
   }
   return neighbours;
+}
+
+/** meanTopK (lib/quality/neighbourScores) of item i's list, read in place: no objects made for it. */
+export function meanTopKIn(graph: KnnGraph, i: number): number {
+  const top = Math.min(graph.degree[i], NEIGHBOUR_SCORING.outlierNeighbours);
+  let sum = 0;
+  for (let slot = i * graph.width; slot < i * graph.width + top; slot++) sum += graph.similarity[slot];
+  return top === 0 ? 0 : sum / top;
 }
 
 /**

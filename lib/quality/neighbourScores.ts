@@ -56,6 +56,14 @@ export function statsOfMeanTopK(values: ArrayLike<number>): NeighbourStats {
   return { mean, std: Math.sqrt(squares / Math.max(1, values.length)), items: values.length };
 }
 
+/** An item's outlier z-score against `reference` when it counts as an outlier (references of 20 items or more), else undefined. */
+export function outlierZ(meanTopKValue: number, reference: NeighbourStats): number | undefined {
+  const { mean, std, items } = reference;
+  if (items < NEIGHBOUR_SCORING.outlierMinItems || std <= 0) return undefined;
+  const z = (mean - meanTopKValue) / std;
+  return z > NEIGHBOUR_SCORING.outlierZ ? z : undefined;
+}
+
 /**
  * uniqueness = cosine distance to the nearest neighbour / uniqueDistance, capped at 1 (0 for an
  * exact duplicate). Duplicates: nearest neighbour of another group at similarity >= 0.9.
@@ -68,7 +76,7 @@ export function scoreNeighbours(
   ids: string[],
   options: { reference?: NeighbourStats; groupOf?: (index: number) => string | undefined } = {},
 ): NeighbourScores[] {
-  const { mean, std, items: population } = options.reference ?? neighbourStats(items);
+  const reference = options.reference ?? neighbourStats(items);
   const groupOf = options.groupOf ?? ((index: number) => items[index].group);
 
   return items.map((item) => {
@@ -84,12 +92,8 @@ export function scoreNeighbours(
         details: { similarity: duplicate.similarity, duplicate_of: ids[duplicate.index] },
       });
     }
-    if (population >= NEIGHBOUR_SCORING.outlierMinItems && std > 0) {
-      const z = (mean - meanTopK(item)) / std;
-      if (z > NEIGHBOUR_SCORING.outlierZ) {
-        issues.push({ type: 'outliers', confidence: clamp01(0.5 + (z - NEIGHBOUR_SCORING.outlierZ) / 5), details: { z_score: z } });
-      }
-    }
+    const z = outlierZ(meanTopK(item), reference);
+    if (z !== undefined) issues.push({ type: 'outliers', confidence: clamp01(0.5 + (z - NEIGHBOUR_SCORING.outlierZ) / 5), details: { z_score: z } });
     const uniqueness = nearest ? clamp01((1 - nearest.similarity) / NEIGHBOUR_SCORING.uniqueDistance) : 1;
     return { uniqueness, issues };
   });

@@ -19,7 +19,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createIncrementalKnnActivities } from '../../activities/incrementalKnn';
 import { createKnnGraphActivities } from '../../activities/knnGraph';
 import { createDb, migrateLatest, type Db } from '../../db/connection';
-import { findKnnGraphManifest, forEachKnnChunk } from '../../db/repositories/knnEdges';
+import { findKnnGraphManifest, forEachKnnChunk, setAnalysedGraph } from '../../db/repositories/knnEdges';
 import { CLUSTERING_OF } from '../../db/repositories/clusteringOf';
 import { ensureDefaultTenant } from '../../db/repositories/users';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
@@ -29,8 +29,8 @@ import { loadConfig } from '../../lib/config';
 import { ensureDatabase } from '../../lib/embedded/postgres';
 import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { indexPersistence } from '../../lib/vectors/createVectorStore';
-import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
-import { imageCollection, type VectorStore } from '../../lib/vectors/vectorStore';
+import { createEmbeddedVectorStore, type EmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
+import { imageCollection } from '../../lib/vectors/vectorStore';
 import type { KnnPlan } from '../../workflows/contracts';
 import { GRAPH_K } from '../../activities/analysis';
 import { benchMachine, say, timed, writeReport, runBench, withScratchPostgres } from './common';
@@ -111,7 +111,7 @@ async function storedScores(db: Db, versionId: string): Promise<Map<string, stri
 }
 
 /** `added` more media in the version, with vectors around the same centres (new ids, the others' vectors unchanged). */
-async function addMedia(db: Db, store: VectorStore, datasetId: string, versionId: string): Promise<void> {
+async function addMedia(db: Db, store: EmbeddedVectorStore, datasetId: string, versionId: string): Promise<void> {
   await db.raw(
     `INSERT INTO media (version_id, id, kind, batch_id, file_name, blob_sha256, thumb_sha256, width, height, format, embedded, caption_embedded)
      SELECT ?, gen_random_uuid(), 'IMAGE', ?, 'added_' || g || '.jpg', md5(g::text) || md5(g::text), md5(g::text) || md5(g::text), 640, 480, 'jpeg', true, false
@@ -130,6 +130,8 @@ async function addMedia(db: Db, store: VectorStore, datasetId: string, versionId
       return { id, vector: vector.map((value) => value / norm) };
     }),
   );
+  // Publishing the grown index is the addition's work (its worker's), not the reindex's.
+  await store.publishPending();
 }
 
 async function main(): Promise<void> {
@@ -150,6 +152,9 @@ async function main(): Promise<void> {
         if (args['from-analysis']) {
           const { datasetId } = JSON.parse(fs.readFileSync(path.join(scratch, 'seeded.json'), 'utf8')) as { datasetId: string };
           const { id: versionId } = await db('dataset_versions').where({ dataset_id: datasetId }).orderBy('created_at', 'desc').first('id');
+          // A scratch kept before graphs recorded what their analysis came from was analysed from its whole graph.
+          const manifest = await findKnnGraphManifest(db, versionId);
+          if (manifest && !manifest.analysed) await setAnalysedGraph(db, versionId, { chunks: manifest.chunks, items: manifest.ids.length });
           return { datasetId, versionId: versionId as string };
         }
         const { datasetId, versionId } = await seedSyntheticDataset(db, count, DIM);

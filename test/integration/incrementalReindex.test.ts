@@ -96,4 +96,26 @@ describe('the incremental reindex (only the new media searched, the stored graph
     expect(full.levels[4].some((cluster) => addedNames.some((name) => cluster.members.filter((id) => photoOf(id) === name).length > 1))).toBe(true);
     expect(full.uniqueness).toHaveLength(created.items + 12);
   }, 600_000);
+
+  it('a stored graph that does not record what its analysis came from (stored before it was recorded) is re-clustered from everything, to the same result', async () => {
+    const { db } = stack.deps;
+    const datasetId = await createReadyDataset(stack, 'unrecorded', filesOf(PHOTO_NAMES.slice(0, 4)));
+    const versionId = await headVersionId(db, datasetId);
+    const recorded = () => db('knn_graphs').where({ version_id: versionId }).first('chunks', 'analysed_chunks', db.raw('octet_length(item_ids) / 16 AS items'), 'analysed_items');
+    const created = await recorded();
+    expect(created).toEqual({ chunks: created.chunks, analysed_chunks: created.chunks, items: created.items, analysed_items: created.items });
+    await db('knn_graphs').where({ version_id: versionId }).update({ analysed_chunks: null, analysed_items: null });
+
+    await addMedia(datasetId, filesOf(PHOTO_NAMES.slice(4, 6))).field('auto_reindex', 'true').expect(202);
+    expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
+    const extended = await recorded();
+    expect(extended).toEqual({ chunks: extended.chunks, analysed_chunks: extended.chunks, items: created.items + 8, analysed_items: created.items + 8 });
+    expect(extended.chunks).toBeGreaterThan(created.chunks);
+    const { mapPoints: incrementalMap, ...incremental } = await analysisOf(db, versionId);
+
+    await analyzeInOneActivity(db, stack.deps.vectors, datasetId);
+    const { mapPoints: fullMap, ...full } = await analysisOf(db, versionId);
+    expect(incremental).toEqual(full);
+    expect(fullMap).toHaveLength(incrementalMap.length);
+  }, 600_000);
 });

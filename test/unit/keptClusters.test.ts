@@ -1,4 +1,4 @@
-import { keptClusters } from '../../lib/clustering/keptClusters';
+import { keptClusters, storedClustersAround } from '../../lib/clustering/keptClusters';
 
 describe('keptClusters', () => {
   it('keeps a stored cluster unchanged when a component holds exactly its members', () => {
@@ -33,5 +33,49 @@ describe('keptClusters', () => {
     const { keptOf, kept } = keptClusters(Int32Array.from([0, 0, 2]), Int32Array.from([-1, -1, 0]), Int32Array.from([1]));
     expect([keptOf[0], keptOf[2]]).toEqual([-1, 0]);
     expect([...kept]).toEqual([1]);
+  });
+});
+
+describe('storedClustersAround', () => {
+  // Items a…h (ids sorted). Stored clusters: A = {a, b, c, d}, B = {e, f}, C = {g}, D = {h}.
+  const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+  const stored = [
+    ['a', 'A'],
+    ['b', 'A'],
+    ['c', 'A'],
+    ['d', 'A'],
+    ['e', 'B'],
+    ['f', 'B'],
+    ['g', 'C'],
+    ['h', 'D'],
+  ].map(([media_id, cluster_id]) => ({ media_id, cluster_id }));
+  const asked: string[][] = [];
+  const membershipsOf = async (of: { column: 'media_id' | 'cluster_id'; ids: readonly string[] }) => {
+    asked.push([...of.ids]);
+    return stored.filter((row) => of.ids.includes(row[of.column]));
+  };
+
+  it('reads and matches only the components around the changed items, a split-off part of a stored cluster included', async () => {
+    // a's list changed: A split into {a, b} and {c, d}; a now links to g, so C joined {a, b}. B and D stay as stored.
+    const labels = Int32Array.from([0, 0, 2, 2, 4, 4, 0, 7]);
+    const changed = Uint8Array.from([1, 0, 0, 0, 0, 0, 0, 0]);
+    asked.length = 0;
+    const around = await storedClustersAround(labels, ids, (id) => ids.indexOf(id), changed, membershipsOf);
+
+    expect([...around.affected].flatMap((flag, label) => (flag ? [label] : []))).toEqual([0, 2]);
+    expect(asked.flat().sort()).toEqual(['A', 'a', 'g']);
+    const storedIdOf = (label: number) => (around.keptOf[label] === -1 ? undefined : around.storedIds[around.keptOf[label]]);
+    expect([storedIdOf(0), storedIdOf(2)].sort()).toEqual(['A', undefined].sort());
+    // The part that keeps A changed (its counts are written again); the other part opens a new cluster; C is removed.
+    const keptA = around.storedIds.indexOf('A');
+    expect(around.changed[keptA]).toBe(1);
+    expect(around.kept[around.storedIds.indexOf('C')]).toBe(0);
+  });
+
+  it('reads nothing when nothing changed', async () => {
+    asked.length = 0;
+    const around = await storedClustersAround(Int32Array.from([0, 0, 0, 0, 4, 4, 6, 7]), ids, (id) => ids.indexOf(id), new Uint8Array(8), membershipsOf);
+    expect(around.affected.every((flag) => flag === 0)).toBe(true);
+    expect(asked.flat()).toEqual([]);
   });
 });

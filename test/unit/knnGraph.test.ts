@@ -1,6 +1,6 @@
 import { clusterByThresholds, CLUSTER_SIMILARITY_CUTOFFS, type SimilarityEdge } from '../../lib/clustering/clusterByThresholds';
 import { componentCounts } from '../../lib/clustering/componentCounts';
-import { addKnnHits, clusterKnnGraph, emptyKnnGraph, encodeKnnHits, neighboursIn, undirectedEdgeCount, type KnnGraph } from '../../lib/clustering/knnGraph';
+import { addKnnHits, clusterKnnGraph, emptyKnnGraph, encodeKnnHits, meanTopKIn, neighboursIn, undirectedEdgeCount, type KnnGraph } from '../../lib/clustering/knnGraph';
 import { seededRandom } from '../../lib/map/seededRandom';
 import { meanTopK, neighbourStats, statsOfMeanTopK, type NeighbourItem } from '../../lib/quality/neighbourScores';
 
@@ -86,6 +86,14 @@ describe('the kNN graph in typed arrays', () => {
     const graph = storedGraph(100, 5, randomHits(100, 5, 9), 10);
     const items: NeighbourItem[] = Array.from({ length: 100 }, (_, i) => ({ neighbours: neighboursIn(graph, i) }));
     expect(statsOfMeanTopK(Float64Array.from(items, meanTopK))).toEqual(neighbourStats(items));
+  });
+
+  it('reads each item\'s meanTopK in place, as meanTopK gives it from the item\'s neighbours (none, fewer than 5, more)', () => {
+    // Item 0 without neighbours, item 1 with its nearest 3 only.
+    const hits = randomHits(100, 11, 4).filter((hit, _, all) => hit.source !== 0 && (hit.source !== 1 || all.indexOf(hit) < all.findIndex((first) => first.source === 1) + 3));
+    const graph = storedGraph(100, 11, hits, 10);
+    expect([graph.degree[0], graph.degree[1], Math.max(...graph.degree)]).toEqual([0, 3, 11]);
+    for (let i = 0; i < 100; i++) expect(meanTopKIn(graph, i)).toBe(meanTopK({ neighbours: neighboursIn(graph, i) }));
   });
 });
 
