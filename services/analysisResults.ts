@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import { addPlacements, clearClustering, insertClustering, removeClusters, updateClusterCounts, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
-import { setAnalysedGraph, writeKnnGraphManifest, type AnalysedGraph, type KnnGraphManifest } from '../db/repositories/knnEdges';
+import { clearKnnEdges, setAnalysedGraph, writeKnnGraphManifest, type AnalysedGraph, type KnnGraphManifest } from '../db/repositories/knnEdges';
 import { appendMapPoints, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { setNeighbourStats } from '../db/repositories/versions';
 import type { NeighbourScores, NeighbourStats } from '../lib/quality/neighbourScores';
@@ -37,7 +37,9 @@ export async function replaceAnalysis(db: Db, versionId: string, results: Analys
   await db.transaction(async (trx) => {
     await writeSlices(trx, versionId, await clearClustering(trx, versionId), results, afterSlice);
     if (results.graphManifest) await writeKnnGraphManifest(trx, versionId, results.graphManifest);
+    // An analysis not made from the stored graph leaves it stale: the next reindex starts a new one.
     if (results.analysedGraph) await setAnalysedGraph(trx, versionId, results.analysedGraph);
+    else await clearKnnEdges(trx, versionId);
     await replaceMapPoints(trx, versionId, randomUUID(), results.mapPoints);
   });
 }

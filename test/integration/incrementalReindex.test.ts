@@ -85,6 +85,8 @@ describe('the incremental reindex (only the new media searched, the stored graph
     // The full rebuild of the same media: every item searched again (and a new map layout).
     await analyzeInOneActivity(db, stack.deps.vectors, datasetId);
     const { mapPoints: fullMap, ...full } = await analysisOf(db, versionId);
+    // The single-activity analysis was not made from the stored graph: it is forgotten, so no reindex extends it.
+    expect(await graph()).toBeUndefined();
 
     expect(incremental).toEqual(full);
     expect(fullMap).toHaveLength(incrementalMap.length);
