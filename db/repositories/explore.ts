@@ -99,6 +99,54 @@ function joinRelevance(matching: Knex.QueryBuilder, db: Db, relevance: Relevance
   if (relevance.maxDistance !== undefined) matching.whereRaw(`${combined} < ?`, [relevance.maxDistance]);
 }
 
+/** The nearest distances a ranked page's first search round covers; each later round covers four times more. */
+const FIRST_ROUND_DISTANCES = 8;
+/** A cluster is known to be complete when its nearest member lies this far inside the round's cut-off (the hits' distances are real in SQL). */
+const CUTOFF_SLACK = 1e-5;
+
+/**
+ * The clusters a ranked page can hold, found without visiting every match. A cluster ranks by its
+ * nearest matching member, and a member's distance is a weighted mean of the distances its searches
+ * found it at, so it is no nearer than the nearest of them: the clusters whose nearest member lies
+ * within a cut-off are all found from the hits within it. The cut-off grows (FIRST_ROUND_DISTANCES of
+ * the distinct distances, then four times more) until such clusters fill the pages up to this one; only
+ * those as near as the last of them can be on it (the others are nearer, or tie and are ordered by count).
+ */
+async function rankedCandidates(
+  db: Db,
+  options: { versionId: string; threshold: number; filters: MediaFilter[]; relevance: Relevance; needed: number },
+): Promise<string[]> {
+  const { relevance } = options;
+  const cutoffs = [...new Set(relevance.by.flatMap((search) => search.distances))]
+    .filter((distance) => relevance.maxDistance === undefined || distance < relevance.maxDistance)
+    .sort((a, b) => a - b);
+  for (let covered = FIRST_ROUND_DISTANCES; cutoffs.length > 0; covered *= 4) {
+    const every = covered >= cutoffs.length;
+    const cutoff = cutoffs[Math.min(covered, cutoffs.length) - 1];
+    const found = db('media as m')
+      .join('cluster_members as cm', 'cm.media_id', 'm.id')
+      .where({ 'm.version_id': options.versionId, 'cm.clustering_id': clusteringOf(db, options.versionId), 'cm.threshold': options.threshold })
+      .whereRaw(
+        `(${relevance.by.map((search) => `m.${search.key === 'object_id' ? 'id' : search.key} = ANY(?::uuid[])`).join(' OR ')})`,
+        relevance.by.map((search) => search.ids.filter((_, i) => search.distances[i] <= cutoff)),
+      )
+      .select('cm.cluster_id');
+    joinRelevance(found, db, relevance, (key) => `m.${key === 'object_id' ? 'id' : key}`);
+    for (const filter of options.filters) applyFilter(found, db, filter);
+    const clusters: Array<{ cluster_id: string; nearest: number }> = await db
+      .from(found.as('f'))
+      .groupBy('cluster_id')
+      .select('cluster_id', db.raw('min(distance)::float8 AS nearest'));
+    const complete = every ? clusters : clusters.filter((cluster) => cluster.nearest <= cutoff - CUTOFF_SLACK);
+    if (complete.length >= options.needed || every) {
+      const nearest = complete.map((cluster) => cluster.nearest).sort((a, b) => a - b);
+      const last = nearest[Math.min(options.needed, nearest.length) - 1];
+      return complete.filter((cluster) => cluster.nearest <= last).map((cluster) => cluster.cluster_id);
+    }
+  }
+  return [];
+}
+
 export interface ExploreCluster {
   cluster_id: string;
   type: 'IMAGES' | 'OBJECTS';
@@ -200,15 +248,17 @@ export async function exploreClusters(
     // only their members are read (the version's counts must be current).
     const facet = options.relevance ? undefined : facetOf(options.filters);
     const counted = facet !== undefined && (await facetsCounted(db, options.versionId));
+    const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
     const matching = db('cluster_members as cm').where(where).select('cm.cluster_id', 'cm.media_id as id');
     if (!byIdOnly) matching.join('media as m', (join) => join.onVal('m.version_id', options.versionId).andOn('m.id', 'cm.media_id'));
     if (options.relevance) {
       joinRelevance(matching, db, options.relevance, (key) => `m.${key === 'object_id' ? 'id' : key}`);
+      const candidates = await rankedCandidates(db, { ...options, relevance: options.relevance, needed: pageRange.offset + pageRange.limit });
+      matching.whereRaw('cm.cluster_id = ANY(?::uuid[])', [candidates]);
     } else {
       matching.select(db.raw('NULL::real AS distance'));
     }
     for (const filter of options.filters) applyFilter(matching, db, filter, byIdOnly ? memberRow(options.versionId) : MEDIA_ROW);
-    const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
     const ordered = counted
       ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
       : db('matching')

@@ -1,0 +1,123 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createDataset } from '../../db/repositories/datasets';
+import { exploreClusters, type Relevance } from '../../db/repositories/explore';
+import type { MediaFilter } from '../../lib/vql/compileVql';
+import { startTestApi, type TestApi } from '../support/testStack';
+
+/**
+ * Ranked Explore pages (caption and semantic searches, visual search) find their clusters from the
+ * nearest hits outward instead of counting every match. Checked against pages made here from every
+ * row: clusters nearest first by their nearest passing member, ties by how many pass, then by id;
+ * with captions shared by many media (ties), a second search weighing in, a distance limit, a filter,
+ * and pages past the first.
+ */
+describe('ranked Explore pages (real Postgres)', () => {
+  let api: TestApi;
+  let versionId: string;
+  let tagId: string;
+  interface Item { id: string; cluster: string; caption: number; concept: string; tagged: boolean }
+  const items: Item[] = [];
+  const clusters = Array.from({ length: 320 }, () => randomUUID());
+  const captions = Array.from({ length: 40 }, (_, c) => `caption ${c}`);
+  // A caption's key as Postgres makes it (md5(caption)::uuid).
+  const captionKeys = captions.map((caption) => createHash('md5').update(caption).digest('hex').replace(/^(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-'));
+  // Captions shared by many media each (a caption model repeats itself): their clusters tie on the nearest distance.
+  const captionDistances = captionKeys.map((_, c) => 0.2 + c * 0.01);
+  const conceptDistances = new Map<string, number>();
+
+  beforeAll(async () => {
+    api = await startTestApi();
+    const { db } = api.deps;
+    const admin = await db('users').first();
+    const workspace = await db('workspaces').first();
+    const dataset = await createDataset(db, { name: 'ranked', ownerId: admin.id, workspaceId: workspace.id, status: 'READY' });
+    versionId = dataset.head_version_id!;
+    const { clustering_id: clusteringId } = await db('dataset_versions').where({ id: versionId }).first('clustering_id');
+    for (let i = 0; i < 900; i++) {
+      const item = { id: randomUUID(), cluster: clusters[(i * 7919) % 301 % clusters.length], caption: (i * i) % 41, concept: randomUUID(), tagged: i % 3 !== 0 };
+      items.push(item);
+      // Every fourth image has a concept hit of its own, nearer or farther than its caption.
+      if (i % 4 === 0) conceptDistances.set(item.concept, 0.15 + ((i * 13) % 97) * 0.007);
+    }
+    const batchId = randomUUID();
+    await db('media').insert(items.map((item, i) => ({
+      version_id: versionId, id: item.id, kind: 'IMAGE', batch_id: batchId, file_name: `m${i}.jpg`, blob_sha256: 'a'.repeat(64),
+      caption: captions[item.caption] ?? null, concept_key: item.concept, embedded: true,
+    })));
+    const used = [...new Set(items.map((item) => item.cluster))];
+    await db('clusters').insert(used.map((id) => {
+      const size = items.filter((item) => item.cluster === id).length;
+      return { clustering_id: clusteringId, id, threshold: 0, n_images: size, n_frames: 0, n_videos: 0, size };
+    }));
+    await db('cluster_members').insert(items.map((item) => ({ clustering_id: clusteringId, threshold: 0, media_id: item.id, cluster_id: item.cluster })));
+    [{ id: tagId }] = await db('tags').insert({ version_id: versionId, name: 'picked' }).returning('id');
+    await db('media_tags').insert(items.filter((item) => item.tagged).map((item) => ({ version_id: versionId, media_id: item.id, tag_id: tagId })));
+  });
+  afterAll(() => api.close());
+
+  const captionSearch = { key: 'caption_key' as const, ids: captionKeys, distances: captionDistances, weight: 0.3 };
+  const conceptSearch = () => ({ key: 'concept_key' as const, ids: [...conceptDistances.keys()], distances: [...conceptDistances.values()], weight: 0.7 });
+
+  // Every image of the eight nearest captions is far by its concept: the nearest hits are not the nearest images.
+  const farConceptSearch = () => {
+    const distance = (item: Item, i: number) => (item.caption < 8 ? 0.9 : 0.3 + ((i * 13) % 97) * 0.003);
+    return { key: 'concept_key' as const, ids: items.map((item) => item.concept), distances: items.map(distance), weight: 0.7 };
+  };
+
+  /** An item's distance as the page computes it: the weighted mean of the distances its searches found it at. */
+  function distanceOf(item: Item, relevance: Relevance): number | undefined {
+    let sum = 0;
+    let weights = 0;
+    for (const search of relevance.by) {
+      const key = search.key === 'caption_key' ? (item.caption < captionKeys.length ? captionKeys[item.caption] : undefined) : item.concept;
+      const at = key === undefined ? -1 : search.ids.indexOf(key);
+      if (at < 0) continue;
+      sum += (search.weight ?? 1) * Math.fround(search.distances[at]);
+      weights += search.weight ?? 1;
+    }
+    return weights === 0 ? undefined : sum / weights;
+  }
+
+  /** The clusters of page `page` as this test ranks them from every item. */
+  function expected(relevance: Relevance, passes: (item: Item) => boolean, page: number) {
+    const byCluster = new Map<string, { nearest: number; n: number }>();
+    for (const item of items) {
+      const distance = distanceOf(item, relevance);
+      if (distance === undefined || !passes(item) || (relevance.maxDistance !== undefined && distance >= relevance.maxDistance)) continue;
+      const cluster = byCluster.get(item.cluster) ?? { nearest: Infinity, n: 0 };
+      byCluster.set(item.cluster, { nearest: Math.min(cluster.nearest, distance), n: cluster.n + 1 });
+    }
+    return [...byCluster.entries()]
+      .map(([cluster_id, { nearest, n }]) => ({ cluster_id, nearest, n }))
+      .sort((a, b) => a.nearest - b.nearest || b.n - a.n || (a.cluster_id < b.cluster_id ? -1 : 1))
+      .slice(page * 100, page * 100 + 100);
+  }
+
+  async function explored(relevance: Relevance, filters: MediaFilter[], page: number) {
+    const found = await exploreClusters(api.deps.db, { versionId, threshold: 0, page, filters, relevance });
+    return found.map((cluster) => ({ cluster_id: cluster.cluster_id, nearest: cluster.relevance!, n: cluster.n_images }));
+  }
+
+  type Case = [string, () => Relevance, () => MediaFilter[], (item: Item) => boolean];
+  it.each<Case>([
+    ['one caption search', () => ({ by: [captionSearch] }), () => [], () => true],
+    ['a caption and a concept search', () => ({ by: [captionSearch, conceptSearch()] }), () => [], () => true],
+    ['two searches under a distance limit', () => ({ by: [captionSearch, conceptSearch()], maxDistance: 0.5 }), () => [], () => true],
+    ['a caption search whose nearest images a concept search finds far', () => ({ by: [captionSearch, farConceptSearch()] }), () => [], () => true],
+    ['one caption search and a tag filter', () => ({ by: [captionSearch] }), () => [{ kind: 'tags', anyOf: [tagId] }], (item) => item.tagged],
+  ])('orders pages 0 to 3 as every match would, for %s', async (_name, relevance, filters, passes) => {
+    const pages = [0, 1, 2, 3].map((page) => expected(relevance(), passes, page));
+    expect(pages[0].length).toBe(100);
+    // Ties on the nearest distance are ordered by count, so some page must show one.
+    expect(pages.flat().some((cluster, i, all) => i > 0 && cluster.nearest === all[i - 1].nearest)).toBe(true);
+    for (const [page, want] of pages.entries()) {
+      const got = await explored(relevance(), filters(), page);
+      expect(got.map(({ cluster_id, n }) => ({ cluster_id, n }))).toEqual(want.map(({ cluster_id, n }) => ({ cluster_id, n })));
+      got.forEach((cluster, i) => expect(cluster.nearest).toBeCloseTo(want[i].nearest, 5));
+    }
+  });
+
+  it('shows nothing when no search found anything', async () => {
+    expect(await explored({ by: [{ key: 'caption_key', ids: [], distances: [] }] }, [], 0)).toEqual([]);
+  });
+});
