@@ -8,7 +8,7 @@ import { mapPointsOf, type MapPoint } from '../db/repositories/mapPoints';
 import { indexItemCount, indexItemIds, indexItems, type IndexItem } from '../db/repositories/media';
 import { findVersion, headVersion } from '../db/repositories/versions';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../lib/clustering/clusterByThresholds';
-import { ordinalOf, placesIn } from '../lib/clustering/incrementalGraph';
+import { ordinalOf, placeMap, placesIn } from '../lib/clustering/incrementalGraph';
 import { componentCounts } from '../lib/clustering/componentCounts';
 import { addKnnHits, emptyKnnGraph, encodeKnnHits, knnGraphLevels, meanTopKIn, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
 import { storedClustersAround, type StoredClusters } from '../lib/clustering/keptClusters';
@@ -124,8 +124,7 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       const { version, all, ids, graph, levels } = stored;
       const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
       const changed = changedSinceAnalysis(stored);
-      const places = new Map(ids.map((id, i) => [id, i]));
-      const placeOfId = (id: string) => places.get(id) ?? -1;
+      const placeOfId = (id: string) => stored.places.get(id) ?? -1;
       const rewritten: ReclusterCounts = { clusters: 0, changedClusters: 0, removedClusters: 0, memberships: 0, scores: 0, mapPoints: 0 };
 
       const removedClusters: string[] = [];
@@ -186,11 +185,10 @@ function issueKey(type: string, confidence: number, details: object | null | und
 }
 
 /** An item's scores as stored: the uniqueness as a real, then its issues' keys in order. */
-function scoreKeyOf(uniqueness: number, issueKeys: string[]): string {
-  return [`${Math.fround(uniqueness)}`, ...issueKeys.sort()].join(';');
+function scoreKey(score: NeighbourScores): string {
+  const issues = score.issues.map((issue) => issueKey(issue.type, issue.confidence, issue.details)).sort();
+  return [`${Math.fround(score.uniqueness)}`, ...issues].join(';');
 }
-
-const scoreKey = (score: NeighbourScores) => scoreKeyOf(score.uniqueness, score.issues.map((issue) => issueKey(issue.type, issue.confidence, issue.details)));
 
 type StoredGraphAnalysis = Awaited<ReturnType<typeof clusteredStoredGraph>>;
 
@@ -202,7 +200,8 @@ async function clusteredStoredGraph(db: Db, step: KnnStep, context: Context) {
   const ids = all.map((item) => item.id);
   // An extended graph's ordinals are its manifest's (new items after the others); a full analysis's are by id.
   const manifest = await findKnnGraphManifest(db, version.id);
-  const placeOf = manifest && placesIn(ids, manifest.ids);
+  const places = placeMap(ids);
+  const placeOf = manifest && placesIn(places, manifest.ids);
   const graph = emptyKnnGraph(all.length, GRAPH_K + 1);
   await forEachKnnChunk(db, version.id, step.chunks, (hits, chunk) => {
     addKnnHits(graph, hits, chunk, placeOf);
@@ -221,7 +220,7 @@ async function clusteredStoredGraph(db: Db, step: KnnStep, context: Context) {
   /** Each embedded item's meanTopK, by its place among `embedded`. */
   const topK = Float64Array.from(embedded, (i) => meanTopKIn(graph, i));
   const reference = statsOfMeanTopK(topK);
-  return { version, all, ids, manifest, placeOf, graph, levels, embedded, itemOf, topK, reference };
+  return { version, all, ids, places, manifest, placeOf, graph, levels, embedded, itemOf, topK, reference };
 }
 
 /**

@@ -3,7 +3,8 @@ import type { Db } from '../connection';
 import { CLUSTERING_OF, clusteringOf } from './clusteringOf';
 import { INDEXED_KINDS } from './media';
 
-const INSERT_BATCH = 50_000;
+/** Points per statement, written or read (a read binds its media ids as one array). */
+const BATCH = 50_000;
 
 export interface MapPoint {
   mediaId: string;
@@ -36,8 +37,8 @@ export interface MapPage {
 }
 
 async function insertPoints(trx: Knex.Transaction, versionId: string, points: readonly MapPoint[], firstIndex: number): Promise<void> {
-  for (let start = 0; start < points.length; start += INSERT_BATCH) {
-    const batch = points.slice(start, start + INSERT_BATCH);
+  for (let start = 0; start < points.length; start += BATCH) {
+    const batch = points.slice(start, start + BATCH);
     await trx.raw(
       `INSERT INTO map_points (version_id, media_id, point_index, x, y)
        SELECT ?, unnest(?::uuid[]), unnest(?::int[]), unnest(?::real[]), unnest(?::real[])`,
@@ -63,8 +64,8 @@ export async function appendMapPoints(trx: Knex.Transaction, versionId: string, 
 
 export async function mapPointsOf(db: Db, versionId: string, mediaIds: readonly string[]): Promise<MapPoint[]> {
   const points: MapPoint[] = [];
-  for (let i = 0; i < mediaIds.length; i += INSERT_BATCH) {
-    const batch = mediaIds.slice(i, i + INSERT_BATCH);
+  for (let i = 0; i < mediaIds.length; i += BATCH) {
+    const batch = mediaIds.slice(i, i + BATCH);
     for (const point of await db('map_points').where({ version_id: versionId }).whereRaw('media_id = ANY(?::uuid[])', [batch]).select('media_id as mediaId', 'x', 'y')) points.push(point);
   }
   return points;

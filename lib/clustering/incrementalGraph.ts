@@ -53,15 +53,19 @@ export function extendGraph(stored: StoredGraphItems | undefined, current: Curre
   return { kind: 'incremental', ids, searched, searching };
 }
 
-/** For each ordinal of a graph over `graphIds`, its place among `sortedIds` (the same ids by id). */
-export function placesIn(sortedIds: readonly string[], graphIds: readonly string[]): Int32Array {
-  const placeOf = new Map<string, number>();
-  sortedIds.forEach((id, i) => placeOf.set(id, i));
+/** For each ordinal of a graph over `graphIds`, its place among `sortedIds` (the same ids by id; or their `placeMap`). */
+export function placesIn(sortedIds: readonly string[] | ReadonlyMap<string, number>, graphIds: readonly string[]): Int32Array {
+  const placeOf = Array.isArray(sortedIds) ? placeMap(sortedIds) : (sortedIds as ReadonlyMap<string, number>);
   return Int32Array.from(graphIds, (id) => {
     const place = placeOf.get(id);
     if (place === undefined) throw new Error(`item ${id} of the stored graph is not in the version`);
     return place;
   });
+}
+
+/** Each id's place in `ids`. */
+export function placeMap(ids: readonly string[]): Map<string, number> {
+  return new Map(ids.map((id, i) => [id, i]));
 }
 
 /** Place of `id` in the sorted `ids`, or -1. Postgres orders uuids as their lowercase text sorts. */
