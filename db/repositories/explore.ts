@@ -147,6 +147,48 @@ async function rankedCandidates(
   return [];
 }
 
+/** Members the biggest-first walk reads in each stage before it gives up on a page (it then counts every match). */
+const WALK_STAGES = [2_000, 20_000];
+
+/**
+ * The clusters a filtered page (not ranked) can hold, found by reading the clusters biggest first, when
+ * that is cheap; undefined when the page must count every match instead. A page orders clusters by how
+ * many members pass the filters (ties by id), and no cluster has more passing members than members: so
+ * once the clusters read so far fill the pages up to this one, and the next cluster is smaller than the
+ * last one needed (or as big, with a later id), no cluster after it can be on the page. Each stage reads
+ * the clusters that hold its number of members (WALK_STAGES); dense filters on fine clusters stop in the
+ * first, sparse filters and coarse clusters give up and count every match (no worse than before, plus the
+ * stages' reads).
+ */
+async function biggestFirstCandidates(
+  db: Db,
+  options: { versionId: string; threshold: number; matching: () => Knex.QueryBuilder; needed: number },
+): Promise<string[] | undefined> {
+  for (const budget of WALK_STAGES) {
+    const order: Array<{ id: string; size: number }> = await db('clusters')
+      .where({ clustering_id: clusteringOf(db, options.versionId), threshold: options.threshold, entity_type: 'IMAGES' })
+      .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
+      .limit(budget + 1)
+      .select('id', 'size');
+    let covered = 0;
+    let taken = 0;
+    while (taken < order.length && covered + order[taken].size <= budget) covered += order[taken++].size;
+    if (taken === 0) return undefined;
+    // Cluster by cluster (lateral), so that each reads its own members through the index.
+    const counts: Array<{ cluster_id: string; n: number }> = await db
+      .from(db.raw('unnest(?::uuid[]) AS b(id)', [order.slice(0, taken).map((cluster) => cluster.id)]))
+      .crossJoin(db.raw('LATERAL (SELECT count(*)::int AS n FROM (?) AS f) AS c', [options.matching().whereRaw('cm.cluster_id = b.id')]))
+      .where('c.n', '>', 0)
+      .select('b.id as cluster_id', 'c.n');
+    const top = counts.sort((a, b) => b.n - a.n || (a.cluster_id < b.cluster_id ? -1 : 1)).slice(0, options.needed);
+    const next = order[taken];
+    if (!next) return top.map((cluster) => cluster.cluster_id);
+    const last = top.length === options.needed ? top[options.needed - 1] : undefined;
+    if (last && (next.size < last.n || (next.size === last.n && next.id > last.cluster_id))) return top.map((cluster) => cluster.cluster_id);
+  }
+  return undefined;
+}
+
 export interface ExploreCluster {
   cluster_id: string;
   type: 'IMAGES' | 'OBJECTS';
@@ -249,16 +291,23 @@ export async function exploreClusters(
     const facet = options.relevance ? undefined : facetOf(options.filters);
     const counted = facet !== undefined && (await facetsCounted(db, options.versionId));
     const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
-    const matching = db('cluster_members as cm').where(where).select('cm.cluster_id', 'cm.media_id as id');
-    if (!byIdOnly) matching.join('media as m', (join) => join.onVal('m.version_id', options.versionId).andOn('m.id', 'cm.media_id'));
-    if (options.relevance) {
-      joinRelevance(matching, db, options.relevance, (key) => `m.${key === 'object_id' ? 'id' : key}`);
-      const candidates = await rankedCandidates(db, { ...options, relevance: options.relevance, needed: pageRange.offset + pageRange.limit });
-      matching.whereRaw('cm.cluster_id = ANY(?::uuid[])', [candidates]);
-    } else {
-      matching.select(db.raw('NULL::real AS distance'));
-    }
-    for (const filter of options.filters) applyFilter(matching, db, filter, byIdOnly ? memberRow(options.versionId) : MEDIA_ROW);
+    const matchingMembers = () => {
+      const members = db('cluster_members as cm').where(where).select('cm.cluster_id', 'cm.media_id as id');
+      if (!byIdOnly) members.join('media as m', (join) => join.onVal('m.version_id', options.versionId).andOn('m.id', 'cm.media_id'));
+      if (options.relevance) joinRelevance(members, db, options.relevance, (key) => `m.${key === 'object_id' ? 'id' : key}`);
+      else members.select(db.raw('NULL::real AS distance'));
+      for (const filter of options.filters) applyFilter(members, db, filter, byIdOnly ? memberRow(options.versionId) : MEDIA_ROW);
+      return members;
+    };
+    const matching = matchingMembers();
+    // Which clusters can be on the page, when that is known without counting every match.
+    const needed = pageRange.offset + pageRange.limit;
+    const candidates = options.relevance
+      ? await rankedCandidates(db, { ...options, relevance: options.relevance, needed })
+      : counted
+        ? undefined
+        : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed });
+    if (candidates) matching.whereRaw('cm.cluster_id = ANY(?::uuid[])', [candidates]);
     const ordered = counted
       ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
       : db('matching')

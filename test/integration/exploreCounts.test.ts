@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createDataset } from '../../db/repositories/datasets';
 import { countFacets, facetsCounted, forgetFacetCounts } from '../../db/repositories/clusterFacets';
 import { exploreClusters } from '../../db/repositories/explore';
 import { writeNeighbourScores } from '../../db/repositories/clusters';
 import { tagMedia, untagMedia } from '../../db/repositories/tags';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { startTestApi, type TestApi } from '../support/testStack';
+import { emptyReadyVersion } from '../support/versions';
 
 /**
  * Filtered Explore pages count, per cluster, the images, video frames and videos that pass every
@@ -24,11 +24,8 @@ describe('filtered Explore counts (real Postgres)', () => {
   beforeAll(async () => {
     api = await startTestApi();
     const { db } = api.deps;
-    const admin = await db('users').first();
-    const workspace = await db('workspaces').first();
-    const dataset = await createDataset(db, { name: 'counts', ownerId: admin.id, workspaceId: workspace.id, status: 'READY' });
-    versionId = dataset.head_version_id!;
-    const { clustering_id: clusteringId } = await db('dataset_versions').where({ id: versionId }).first('clustering_id');
+    let clusteringId: string;
+    ({ versionId, clusteringId } = await emptyReadyVersion(db, 'counts'));
     const batchId = randomUUID();
     const videos = [randomUUID(), randomUUID()];
     // Uneven clusters (i * i % 5), so the order by matching members differs from filter to filter.

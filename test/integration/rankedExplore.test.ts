@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createDataset } from '../../db/repositories/datasets';
 import { exploreClusters, type Relevance } from '../../db/repositories/explore';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { startTestApi, type TestApi } from '../support/testStack';
+import { emptyReadyVersion } from '../support/versions';
 
 /**
  * Ranked Explore pages (caption and semantic searches, visual search) find their clusters from the
@@ -28,11 +28,8 @@ describe('ranked Explore pages (real Postgres)', () => {
   beforeAll(async () => {
     api = await startTestApi();
     const { db } = api.deps;
-    const admin = await db('users').first();
-    const workspace = await db('workspaces').first();
-    const dataset = await createDataset(db, { name: 'ranked', ownerId: admin.id, workspaceId: workspace.id, status: 'READY' });
-    versionId = dataset.head_version_id!;
-    const { clustering_id: clusteringId } = await db('dataset_versions').where({ id: versionId }).first('clustering_id');
+    let clusteringId: string;
+    ({ versionId, clusteringId } = await emptyReadyVersion(db, 'ranked'));
     for (let i = 0; i < 900; i++) {
       const item = { id: randomUUID(), cluster: clusters[(i * 7919) % 301 % clusters.length], caption: (i * i) % 41, concept: randomUUID(), tagged: i % 3 !== 0 };
       items.push(item);

@@ -1,3 +1,4 @@
+import { createDataset } from '../../db/repositories/datasets';
 import type { Db } from '../../db/connection';
 import { headVersion } from '../../db/repositories/versions';
 
@@ -13,4 +14,14 @@ export async function headMediaIdsByName(db: Db, datasetId: string): Promise<Map
     .where('d.id', datasetId)
     .select('m.id', 'm.file_name');
   return new Map(rows.map((row) => [row.file_name, row.id]));
+}
+
+/** A READY dataset of the first user in the first workspace, with no media: its head version and the clustering it writes. */
+export async function emptyReadyVersion(db: Db, name: string): Promise<{ versionId: string; clusteringId: string }> {
+  const admin = await db('users').first();
+  const workspace = await db('workspaces').first();
+  const dataset = await createDataset(db, { name, ownerId: admin.id, workspaceId: workspace.id, status: 'READY' });
+  const versionId = dataset.head_version_id!;
+  const { clustering_id: clusteringId } = await db('dataset_versions').where({ id: versionId }).first('clustering_id');
+  return { versionId, clusteringId };
 }
