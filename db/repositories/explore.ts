@@ -147,46 +147,60 @@ async function rankedCandidates(
   return [];
 }
 
-/** Members the biggest-first walk reads in each stage before it gives up on a page (it then counts every match). */
-const WALK_STAGES = [2_000, 20_000];
+/** Members the biggest-first walk reads first, and at most in all (past that it counts every match instead). */
+const WALK_FIRST_MEMBERS = 1_000;
+const WALK_MOST_MEMBERS = 20_000;
 
 /**
  * The clusters a filtered page (not ranked) can hold, found by reading the clusters biggest first, when
  * that is cheap; undefined when the page must count every match instead. A page orders clusters by how
  * many members pass the filters (ties by id), and no cluster has more passing members than members: so
- * once the clusters read so far fill the pages up to this one, and the next cluster is smaller than the
- * last one needed (or as big, with a later id), no cluster after it can be on the page. Each stage reads
- * the clusters that hold its number of members (WALK_STAGES); dense filters on fine clusters stop in the
- * first, sparse filters and coarse clusters give up and count every match (no worse than before, plus the
- * stages' reads).
+ * once the clusters read fill the pages up to this one, and the next cluster is smaller than the last one
+ * needed (or as big, with a later id: clusters of one size come in id order), no later cluster can be on
+ * the page. The walk reads WALK_FIRST_MEMBERS members, then as many more as the passing clusters found so
+ * far say the page needs, up to WALK_MOST_MEMBERS in all. It gives up when the pages are filled but the
+ * next cluster could still enter (clusters about as big as their counts), or when the page would need
+ * more: dense filters on fine clusters stop early; sparse filters count every match, which is small.
  */
 async function biggestFirstCandidates(
   db: Db,
   options: { versionId: string; threshold: number; matching: () => Knex.QueryBuilder; needed: number },
 ): Promise<string[] | undefined> {
-  for (const budget of WALK_STAGES) {
+  const counts: Array<{ cluster_id: string; n: number }> = [];
+  let read = 0;
+  let covered = 0;
+  for (let budget = WALK_FIRST_MEMBERS; ; ) {
     const order: Array<{ id: string; size: number }> = await db('clusters')
       .where({ clustering_id: clusteringOf(db, options.versionId), threshold: options.threshold, entity_type: 'IMAGES' })
       .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
+      .offset(read)
       .limit(budget + 1)
       .select('id', 'size');
-    let covered = 0;
     let taken = 0;
-    while (taken < order.length && covered + order[taken].size <= budget) covered += order[taken++].size;
+    for (let stage = 0; taken < order.length && stage + order[taken].size <= budget; taken++) stage += order[taken].size;
     if (taken === 0) return undefined;
+    covered += order.slice(0, taken).reduce((sum, cluster) => sum + cluster.size, 0);
+    read += taken;
     // Cluster by cluster (lateral), so that each reads its own members through the index.
-    const counts: Array<{ cluster_id: string; n: number }> = await db
+    const stageCounts: Array<{ cluster_id: string; n: number }> = await db
       .from(db.raw('unnest(?::uuid[]) AS b(id)', [order.slice(0, taken).map((cluster) => cluster.id)]))
       .crossJoin(db.raw('LATERAL (SELECT count(*)::int AS n FROM (?) AS f) AS c', [options.matching().whereRaw('cm.cluster_id = b.id')]))
       .where('c.n', '>', 0)
       .select('b.id as cluster_id', 'c.n');
-    const top = counts.sort((a, b) => b.n - a.n || (a.cluster_id < b.cluster_id ? -1 : 1)).slice(0, options.needed);
+    counts.push(...stageCounts);
+    const top = [...counts].sort((a, b) => b.n - a.n || (a.cluster_id < b.cluster_id ? -1 : 1)).slice(0, options.needed);
     const next = order[taken];
     if (!next) return top.map((cluster) => cluster.cluster_id);
-    const last = top.length === options.needed ? top[options.needed - 1] : undefined;
-    if (last && (next.size < last.n || (next.size === last.n && next.id > last.cluster_id))) return top.map((cluster) => cluster.cluster_id);
+    if (top.length === options.needed) {
+      const last = top[options.needed - 1];
+      const stops = next.size < last.n || (next.size === last.n && next.id > last.cluster_id);
+      return stops ? top.map((cluster) => cluster.cluster_id) : undefined;
+    }
+    // Not filled yet: read what the passing clusters found so far say the page needs, if the walk may.
+    const wanted = counts.length === 0 ? Infinity : Math.ceil((options.needed * covered) / counts.length) - covered;
+    if (covered + wanted > WALK_MOST_MEMBERS) return undefined;
+    budget = Math.min(WALK_MOST_MEMBERS - covered, Math.max(covered, Math.ceil(wanted * 1.5)));
   }
-  return undefined;
 }
 
 export interface ExploreCluster {

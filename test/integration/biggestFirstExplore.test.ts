@@ -7,7 +7,7 @@ import { emptyReadyVersion } from '../support/versions';
 /**
  * Filtered Explore pages read clusters biggest first and stop once no later cluster can be on the page;
  * when that would read too much they count every match. Either way the page must be the one counted
- * from every row: clusters by how many members pass (ties by id). A version of 4,000 images in clusters
+ * from every row: clusters by how many members pass (ties by id). A version of 8,000 images in clusters
  * of 40, 10 and 1, with filters dense (most images pass), middling, sparse and tied, on pages 0 to 2.
  */
 describe('filtered Explore pages read biggest first (real Postgres)', () => {
@@ -21,19 +21,20 @@ describe('filtered Explore pages read biggest first (real Postgres)', () => {
     const { db } = api.deps;
     let clusteringId: string;
     ({ versionId, clusteringId } = await emptyReadyVersion(db, 'walk'));
-    // 25 clusters of 40 with the last ids, 200 of 10, 1,000 single images: 4,000 images, so the walk's first
-    // stage (2,000 members) stops inside the clusters of 10.
+    // 25 clusters of 40 with the last ids, 600 of 10 in the order made, 1,000 single images: 8,000 images.
     const clusters = [
       ...Array.from({ length: 25 }, () => ({ id: `ffff${randomUUID().slice(4)}`, size: 40 })),
-      ...Array.from({ length: 200 }, () => ({ id: randomUUID(), size: 10 })),
+      ...Array.from({ length: 600 }, (_, c) => ({ id: `${c.toString(16).padStart(8, '0')}${randomUUID().slice(8)}`, size: 10 })),
       ...Array.from({ length: 1000 }, () => ({ id: randomUUID(), size: 1 })),
     ];
     for (const [c, cluster] of clusters.entries()) {
       for (let j = 0; j < cluster.size; j++) {
         const i = items.length;
-        // A dog: 10 members of each cluster of 40, every member of 9 clusters of 10 in 10. The page's last
-        // clusters then tie at 10 dogs, and a cluster of 10 the first stage did not read beats one of 40 by id.
-        const dog = cluster.size === 40 ? j < 10 : cluster.size === 10 && c % 10 !== 0;
+        // A dog: 10 members of each cluster of 40, every member of one cluster of 10 in 5, half of the others.
+        // Page 0's walk reads the clusters of 40 and then 450 of 10 (as many as the first read says it needs):
+        // 90 clusters of 10 dogs and 10 of the clusters of 40 fill it, and the next cluster of 10 may still
+        // enter (it ties at 10 and comes first by id), so the walk must not stop there.
+        const dog = cluster.size === 40 ? j < 10 : cluster.size === 10 && (c % 5 === 0 || j < 5);
         items.push({ id: randomUUID(), cluster: cluster.id, uniqueness: ((i * 37) % 100) / 100, cat: i % 150 === 7, dog });
       }
     }
