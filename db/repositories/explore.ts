@@ -99,18 +99,17 @@ function joinRelevance(matching: Knex.QueryBuilder, db: Db, relevance: Relevance
   if (relevance.maxDistance !== undefined) matching.whereRaw(`${combined} < ?`, [relevance.maxDistance]);
 }
 
-/** The nearest distances a ranked page's first search round covers; each later round covers four times more. */
-const FIRST_ROUND_DISTANCES = 8;
-/** A cluster is known to be complete when its nearest member lies this far inside the round's cut-off (the hits' distances are real in SQL). */
+/** A cluster is known to be complete when its nearest member lies this far inside the next round's cut-off (the hits' distances are real in SQL). */
 const CUTOFF_SLACK = 1e-5;
 
 /**
  * The clusters a ranked page can hold, found without visiting every match. A cluster ranks by its
  * nearest matching member, and a member's distance is a weighted mean of the distances its searches
- * found it at, so it is no nearer than the nearest of them: the clusters whose nearest member lies
- * within a cut-off are all found from the hits within it. The cut-off grows (FIRST_ROUND_DISTANCES of
- * the distinct distances, then four times more) until such clusters fill the pages up to this one; only
- * those as near as the last of them can be on it (the others are nearer, or tie and are ordered by count).
+ * found it at, so it is no nearer than the nearest of them: the clusters whose nearest member is nearer
+ * than the first distance past a cut-off are all found, and complete, from the hits within it. The cut-off starts at the nearest distinct
+ * distance and grows, each round to as many distances as the complete clusters found so far say the page
+ * needs (times 1.5, at least twice as many), until such clusters fill the pages up to this one; only those
+ * as near as the last of them can be on it (the others are nearer, or tie and are ordered by count).
  */
 async function rankedCandidates(
   db: Db,
@@ -120,7 +119,7 @@ async function rankedCandidates(
   const cutoffs = [...new Set(relevance.by.flatMap((search) => search.distances))]
     .filter((distance) => relevance.maxDistance === undefined || distance < relevance.maxDistance)
     .sort((a, b) => a - b);
-  for (let covered = FIRST_ROUND_DISTANCES; cutoffs.length > 0; covered *= 4) {
+  for (let covered = 1; cutoffs.length > 0; ) {
     const every = covered >= cutoffs.length;
     const cutoff = cutoffs[Math.min(covered, cutoffs.length) - 1];
     const found = db('media as m')
@@ -137,19 +136,21 @@ async function rankedCandidates(
       .from(found.as('f'))
       .groupBy('cluster_id')
       .select('cluster_id', db.raw('min(distance)::float8 AS nearest'));
-    const complete = every ? clusters : clusters.filter((cluster) => cluster.nearest <= cutoff - CUTOFF_SLACK);
+    // A member not found has every distance at least the next one, so its mean is no nearer either.
+    const complete = every ? clusters : clusters.filter((cluster) => cluster.nearest <= cutoffs[covered] - CUTOFF_SLACK);
     if (complete.length >= options.needed || every) {
       const nearest = complete.map((cluster) => cluster.nearest).sort((a, b) => a - b);
       const last = nearest[Math.min(options.needed, nearest.length) - 1];
       return complete.filter((cluster) => cluster.nearest <= last).map((cluster) => cluster.cluster_id);
     }
+    covered = Math.max(2 * covered, Math.ceil((1.5 * options.needed * covered) / Math.max(1, complete.length)));
   }
   return [];
 }
 
 /** Members the biggest-first walk reads first, and at most in all (past that it counts every match instead). */
 const WALK_FIRST_MEMBERS = 1_000;
-const WALK_MOST_MEMBERS = 20_000;
+const WALK_MOST_MEMBERS = 7_500;
 
 /**
  * The clusters a filtered page (not ranked) can hold, found by reading the clusters biggest first, when
@@ -316,8 +317,11 @@ export async function exploreClusters(
     const matching = matchingMembers();
     // Which clusters can be on the page, when that is known without counting every match.
     const needed = pageRange.offset + pageRange.limit;
+    // A search by media id (visual) matches at most its hits: counting them all is cheap.
     const candidates = options.relevance
-      ? await rankedCandidates(db, { ...options, relevance: options.relevance, needed })
+      ? options.relevance.by.every((search) => search.key === 'id')
+        ? undefined
+        : await rankedCandidates(db, { ...options, relevance: options.relevance, needed })
       : counted
         ? undefined
         : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed });
