@@ -106,10 +106,11 @@ const CUTOFF_SLACK = 1e-5;
  * The clusters a ranked page can hold, found without visiting every match. A cluster ranks by its
  * nearest matching member, and a member's distance is a weighted mean of the distances its searches
  * found it at, so it is no nearer than the nearest of them: the clusters whose nearest member is nearer
- * than the first distance past a cut-off are all found, and complete, from the hits within it. The cut-off starts at the nearest distinct
- * distance and grows, each round to as many distances as the complete clusters found so far say the page
- * needs (times 1.5, at least twice as many), until such clusters fill the pages up to this one; only those
- * as near as the last of them can be on it (the others are nearer, or tie and are ordered by count).
+ * than the first distance past a cut-off are all found, and complete, from the hits within it. The
+ * cut-off starts at the nearest distinct distance and grows, each round to as many distances as the
+ * complete clusters found so far say the page needs (times 1.5, at least twice as many), until such
+ * clusters fill the pages up to this one; only those as near as the last of them can be on it (the
+ * others are nearer, or tie and are ordered by count).
  */
 async function rankedCandidates(
   db: Db,
