@@ -8,6 +8,7 @@ import { databaseFingerprint } from '../support/databaseFingerprint';
 import { eventually, photo } from '../support/media';
 import { datasetSharedWithViewer } from '../support/sessions';
 import { startTestApi, startTestStack } from '../support/testStack';
+import { unusedVersionsDropped } from '../support/versions';
 import { readZip } from '../support/zip';
 
 interface Member {
@@ -141,6 +142,7 @@ describe('duplicate review', () => {
     await stack.request.post(`/api/v1/dataset/${datasetId}/snapshot/${snapshot.snapshot_id}/restore`).expect(202);
     await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED']);
     await waitForDatasetStatus(stack, datasetId, ['READY']);
+    await unusedVersionsDropped(stack.deps.db, datasetId);
     const restored = await review({ state: 'all' });
     expect(restored.counts).toEqual({ open: 1, changed: 0, decided: 1 });
     expect(groupOf(restored.groups, 'chelsea.jpg').members.map((member) => [member.file_name, member.role]).sort()).toEqual([['chelsea.jpg', 'keep'], ['chelsea_240.jpg', 'discard']]);

@@ -1,6 +1,7 @@
 import { createDataset } from '../../db/repositories/datasets';
 import type { Db } from '../../db/connection';
 import { headVersion } from '../../db/repositories/versions';
+import { eventually } from './media';
 
 /** The version a dataset's rows live in now, for tests that look at the tables directly. */
 export async function headVersionId(db: Db, datasetId: string): Promise<string> {
@@ -24,4 +25,27 @@ export async function emptyReadyVersion(db: Db, name: string): Promise<{ version
   const versionId = dataset.head_version_id!;
   const { clustering_id: clusteringId } = await db('dataset_versions').where({ id: versionId }).first('clustering_id');
   return { versionId, clusteringId };
+}
+
+/**
+ * Waits until the dataset keeps only the versions something uses (its head, its snapshots'): a restore or
+ * a clone drops the version it replaced just after its task completed, outside the task's transaction.
+ */
+export async function unusedVersionsDropped(db: Db, datasetId: string): Promise<void> {
+  await eventually(
+    async () =>
+      Number(
+        (
+          await db('dataset_versions as v')
+            .where('v.dataset_id', datasetId)
+            .whereNotExists(db('datasets as d').whereRaw('d.head_version_id = v.id'))
+            .whereNotExists(db('snapshots as s').whereRaw('s.version_id = v.id'))
+            .count({ n: '*' })
+            .first()
+        )?.n,
+      ),
+    (unused) => unused === 0,
+    60_000,
+    `the unused versions of dataset ${datasetId} to be dropped`,
+  );
 }
