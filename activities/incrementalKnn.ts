@@ -4,7 +4,7 @@ import type { Db } from '../db/connection';
 import { findKnnGraphManifest, forEachKnnCandidates, knnGraphChunks, forEachKnnChunk, storedKnnChunks, storeExtendedKnnGraph, writeKnnCandidateChunk } from '../db/repositories/knnEdges';
 import { indexItemIds } from '../db/repositories/media';
 import { findVersion, headVersion } from '../db/repositories/versions';
-import { extendGraph, ordinalOf, placesIn, type GraphExtension } from '../lib/clustering/incrementalGraph';
+import { extendGraph, ordinalOf, placeMap, placesIn, type GraphExtension } from '../lib/clustering/incrementalGraph';
 import { addKnnHits, emptyKnnGraph, encodeKnnHits, encodeLists, enterNeighbour, KNN_HIT_BYTES } from '../lib/clustering/knnGraph';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { IncrementalKnnPlan, KnnStep, NewKnnChunkStep, NewKnnStep } from '../workflows/contracts';
@@ -48,7 +48,7 @@ export function createIncrementalKnnActivities(deps: { db: Db; vectors: VectorSt
   const load = async (versionId: string) => withOrdinals(versionId, await extensionOf(db, vectors, versionId, deps.maxShare));
   const withOrdinals = (versionId: string, extension: Awaited<ReturnType<typeof extensionOf>>) => {
     if (extension.kind !== 'incremental') throw new Error(`the stored graph of version ${versionId} can no longer be extended: ${extension.reason}`);
-    const places = placesIn(extension.current.ids, extension.ids);
+    const places = placesIn(placeMap(extension.current.ids), extension.ids);
     const graphOrdinalOf = new Int32Array(places.length);
     places.forEach((place, ordinal) => (graphOrdinalOf[place] = ordinal));
     return { extension, graphOrdinalOf, sortedIds: extension.current.ids };

@@ -99,6 +99,9 @@ function joinRelevance(matching: Knex.QueryBuilder, db: Db, relevance: Relevance
   if (relevance.maxDistance !== undefined) matching.whereRaw(`${combined} < ?`, [relevance.maxDistance]);
 }
 
+/** The column of an image's media row a relevance key joins on (an object hit stands for the image it is in). */
+const mediaColumn = (key: Relevance['by'][number]['key']): string => `m.${key === 'object_id' ? 'id' : key}`;
+
 /** A cluster is known to be complete when its nearest member lies this far inside the next round's cut-off (the hits' distances are real in SQL). */
 const CUTOFF_SLACK = 1e-5;
 
@@ -127,11 +130,11 @@ async function rankedCandidates(
       .join('cluster_members as cm', 'cm.media_id', 'm.id')
       .where({ 'm.version_id': options.versionId, 'cm.clustering_id': clusteringOf(db, options.versionId), 'cm.threshold': options.threshold })
       .whereRaw(
-        `(${relevance.by.map((search) => `m.${search.key === 'object_id' ? 'id' : search.key} = ANY(?::uuid[])`).join(' OR ')})`,
+        `(${relevance.by.map((search) => `${mediaColumn(search.key)} = ANY(?::uuid[])`).join(' OR ')})`,
         relevance.by.map((search) => search.ids.filter((_, i) => search.distances[i] <= cutoff)),
       )
       .select('cm.cluster_id');
-    joinRelevance(found, db, relevance, (key) => `m.${key === 'object_id' ? 'id' : key}`);
+    joinRelevance(found, db, relevance, mediaColumn);
     for (const filter of options.filters) applyFilter(found, db, filter);
     const clusters: Array<{ cluster_id: string; nearest: number }> = await db
       .from(found.as('f'))
@@ -179,9 +182,10 @@ async function biggestFirstCandidates(
       .limit(budget + 1)
       .select('id', 'size');
     let taken = 0;
-    for (let stage = 0; taken < order.length && stage + order[taken].size <= budget; taken++) stage += order[taken].size;
+    let stage = 0;
+    while (taken < order.length && stage + order[taken].size <= budget) stage += order[taken++].size;
     if (taken === 0) return undefined;
-    covered += order.slice(0, taken).reduce((sum, cluster) => sum + cluster.size, 0);
+    covered += stage;
     read += taken;
     // Cluster by cluster (lateral), so that each reads its own members through the index.
     const stageCounts: Array<{ cluster_id: string; n: number }> = await db
@@ -310,7 +314,7 @@ export async function exploreClusters(
     const matchingMembers = () => {
       const members = db('cluster_members as cm').where(where).select('cm.cluster_id', 'cm.media_id as id');
       if (!byIdOnly) members.join('media as m', (join) => join.onVal('m.version_id', options.versionId).andOn('m.id', 'cm.media_id'));
-      if (options.relevance) joinRelevance(members, db, options.relevance, (key) => `m.${key === 'object_id' ? 'id' : key}`);
+      if (options.relevance) joinRelevance(members, db, options.relevance, mediaColumn);
       else members.select(db.raw('NULL::real AS distance'));
       for (const filter of options.filters) applyFilter(members, db, filter, byIdOnly ? memberRow(options.versionId) : MEDIA_ROW);
       return members;

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../connection';
 import { uuidRanges, type UuidRange } from '../../lib/uuidRanges';
@@ -192,6 +193,14 @@ export function copyVersion(
   return inSnapshotTransaction(db, (trx) => copyVersionIn(trx, source, datasetId, versionId, onTable, rangeMedia));
 }
 
+/** The dataset's versions nothing uses (not the head, no snapshot's), as `v`. */
+export function unusedVersions(db: Db, datasetId: string): Knex.QueryBuilder {
+  return db('dataset_versions as v')
+    .where('v.dataset_id', datasetId)
+    .whereNotExists(db('datasets as d').whereRaw('d.head_version_id = v.id'))
+    .whereNotExists(db('snapshots as s').whereRaw('s.version_id = v.id'));
+}
+
 /**
  * Removes the dataset's versions that nothing uses any more (not the head, no snapshot's), with
  * every row they own, recording what they used for the storage collector in the same transaction.
@@ -199,12 +208,7 @@ export function copyVersion(
  */
 export async function dropUnusedVersions(db: Db, datasetId: string): Promise<number> {
   return db.transaction(async (trx): Promise<number> => {
-    const unused: string[] = await trx('dataset_versions as v')
-      .where('v.dataset_id', datasetId)
-      .whereNotExists(trx('datasets as d').whereRaw('d.head_version_id = v.id'))
-      .whereNotExists(trx('snapshots as s').whereRaw('s.version_id = v.id'))
-      .forUpdate()
-      .pluck('v.id');
+    const unused: string[] = await unusedVersions(trx, datasetId).forUpdate().pluck('v.id');
     await recordVersionCandidates(trx, unused);
     if (unused.length === 0) return 0;
     await deleteFacetCounts(trx, unused);

@@ -53,9 +53,8 @@ export function extendGraph(stored: StoredGraphItems | undefined, current: Curre
   return { kind: 'incremental', ids, searched, searching };
 }
 
-/** For each ordinal of a graph over `graphIds`, its place among `sortedIds` (the same ids by id; or their `placeMap`). */
-export function placesIn(sortedIds: readonly string[] | ReadonlyMap<string, number>, graphIds: readonly string[]): Int32Array {
-  const placeOf = Array.isArray(sortedIds) ? placeMap(sortedIds) : (sortedIds as ReadonlyMap<string, number>);
+/** For each ordinal of a graph over `graphIds`, its place among the version's items (`placeOf`: their `placeMap`). */
+export function placesIn(placeOf: ReadonlyMap<string, number>, graphIds: readonly string[]): Int32Array {
   return Int32Array.from(graphIds, (id) => {
     const place = placeOf.get(id);
     if (place === undefined) throw new Error(`item ${id} of the stored graph is not in the version`);

@@ -56,9 +56,9 @@ export function keptClusters(
  * A level's stored clusters around the changed items, matched with its components (keptClusters): the clusters of
  * the changed items, and the components holding a changed item or a member of those (`affected`, per component
  * label) with the stored clusters of all their members. `placeOf` finds a media id's place in `ids` (-1 if none);
- * `membershipsOf` reads the stored memberships of media or of clusters. The stored clustering being the components of the analysed
- * graph, a component nothing changed in is a stored cluster as it is, and every stored cluster an affected component
- * overlaps lies whole in the affected components: only those are read and matched.
+ * `membershipsOf` reads the stored memberships of media or of clusters. The stored clustering being the
+ * components of the analysed graph, a component nothing changed in is a stored cluster as it is, and every stored
+ * cluster an affected component overlaps lies whole in the affected components: only those are read and matched.
  */
 export async function storedClustersAround(
   labels: Int32Array,

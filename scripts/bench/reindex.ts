@@ -23,7 +23,7 @@ import { findKnnGraphManifest, forEachKnnChunk, setAnalysedGraph } from '../../d
 import { CLUSTERING_OF } from '../../db/repositories/clusteringOf';
 import { ensureDefaultTenant } from '../../db/repositories/users';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
-import { placesIn } from '../../lib/clustering/incrementalGraph';
+import { placeMap, placesIn } from '../../lib/clustering/incrementalGraph';
 import { addKnnHits, emptyKnnGraph, neighboursIn } from '../../lib/clustering/knnGraph';
 import { loadConfig } from '../../lib/config';
 import { ensureDatabase } from '../../lib/embedded/postgres';
@@ -85,7 +85,7 @@ async function storedLists(db: Db, versionId: string): Promise<Map<string, strin
   const ids: string[] = await db('media').where({ version_id: versionId }).orderBy('id').pluck('id');
   const manifest = (await findKnnGraphManifest(db, versionId))!;
   const graph = emptyKnnGraph(ids.length, GRAPH_K + 1);
-  const placeOf = placesIn(ids, manifest.ids);
+  const placeOf = placesIn(placeMap(ids), manifest.ids);
   await forEachKnnChunk(db, versionId, manifest.chunks, (hits, chunk) => addKnnHits(graph, hits, chunk, placeOf));
   return new Map(ids.map((id, i) => [id, neighboursIn(graph, i).map((n) => ids[n.index]).sort().join(',')]));
 }

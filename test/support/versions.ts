@@ -1,6 +1,6 @@
 import { createDataset } from '../../db/repositories/datasets';
 import type { Db } from '../../db/connection';
-import { headVersion } from '../../db/repositories/versions';
+import { headVersion, unusedVersions } from '../../db/repositories/versions';
 import { eventually } from './media';
 
 /** The version a dataset's rows live in now, for tests that look at the tables directly. */
@@ -33,17 +33,7 @@ export async function emptyReadyVersion(db: Db, name: string): Promise<{ version
  */
 export async function unusedVersionsDropped(db: Db, datasetId: string): Promise<void> {
   await eventually(
-    async () =>
-      Number(
-        (
-          await db('dataset_versions as v')
-            .where('v.dataset_id', datasetId)
-            .whereNotExists(db('datasets as d').whereRaw('d.head_version_id = v.id'))
-            .whereNotExists(db('snapshots as s').whereRaw('s.version_id = v.id'))
-            .count({ n: '*' })
-            .first()
-        )?.n,
-      ),
+    async () => (await unusedVersions(db, datasetId).pluck('v.id')).length,
     (unused) => unused === 0,
     60_000,
     `the unused versions of dataset ${datasetId} to be dropped`,

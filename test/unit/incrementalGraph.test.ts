@@ -1,4 +1,4 @@
-import { extendGraph, placesIn } from '../../lib/clustering/incrementalGraph';
+import { extendGraph, placeMap, placesIn } from '../../lib/clustering/incrementalGraph';
 import { addKnnHits, emptyKnnGraph, encodeKnnHits, encodeLists, enterNeighbour, neighboursIn, type KnnGraph } from '../../lib/clustering/knnGraph';
 import { seededRandom } from '../../lib/map/seededRandom';
 
@@ -76,7 +76,7 @@ describe('extending a stored kNN graph with new items', () => {
   it('searches the items added since and those embedded since, new ones after the stored ordinals', () => {
     const current = { vectorSpaceId: 'space', ids: ['a', 'b', 'd', 'f'], embedded: Uint8Array.from([1, 1, 1, 1]) };
     expect(extendGraph(stored, current, 0.5)).toEqual({ kind: 'incremental', ids: ['b', 'd', 'f', 'a'], searched: Uint8Array.from([1, 1, 1, 1]), searching: [1, 3] });
-    expect(placesIn(current.ids, ['b', 'd', 'f', 'a'])).toEqual(Int32Array.from([1, 2, 3, 0]));
+    expect(placesIn(placeMap(current.ids), ['b', 'd', 'f', 'a'])).toEqual(Int32Array.from([1, 2, 3, 0]));
   });
 
   it('rebuilds in full without a stored graph, in another vector space, after a removal, a lost vector, or past the share', () => {
