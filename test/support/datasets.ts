@@ -3,6 +3,7 @@ import type { TestApi } from './testStack';
 /** What these helpers need of an API: an in-process TestApi or the launcher's API over HTTP. */
 type Api = Pick<TestApi, 'request'>;
 import { eventually } from './media';
+import { stuckTaskReport } from './stuckTasks';
 
 /** Steps 1 and 2 of the spec's creation flow: a new dataset and an upload transaction. */
 export async function newDatasetWithTransaction(api: Api, name: string): Promise<{ datasetId: string; transId: number }> {
@@ -23,7 +24,7 @@ export function uploadFiles(api: Api, datasetId: string, transId: number, files:
  * A 503 (a dependency too slow right now, with Retry-After) is polled again, as the contract asks of
  * clients; any other status fails at once.
  */
-export function waitForTask(api: Api, datasetId: string, statuses: string[], timeoutMs = 120_000) {
+export async function waitForTask(api: Api, datasetId: string, statuses: string[], timeoutMs = 120_000) {
   return eventually(
     async () => {
       const response = await api.request.get('/api/v1/tasks').query({ dataset_id: datasetId });
@@ -34,7 +35,10 @@ export function waitForTask(api: Api, datasetId: string, statuses: string[], tim
     (task) => Boolean(task) && statuses.includes(task.status),
     timeoutMs,
     `task of ${datasetId} in ${statuses.join('/')}`,
-  );
+  ).catch(async (error: Error) => {
+    if ('deps' in api) error.message += `\n${await stuckTaskReport((api as TestApi).deps, datasetId)}`;
+    throw error;
+  });
 }
 
 /** A dataset indexed by the real DATASET_CREATION workflow from `files`, READY. */
