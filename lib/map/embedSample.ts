@@ -2,6 +2,7 @@ import { UMAP } from 'umap-js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
 import { seededRandom } from './seededRandom';
+import { vectorMatrix } from '../vectors/vectorMatrix';
 
 /** Below this many vectors UMAP's neighbourhoods span most of the data and scatter near-copies; the two principal components keep them together. */
 const LEAST_FOR_UMAP = 64;
@@ -45,8 +46,7 @@ const NEIGHBOUR_QUERY_BATCH = 256;
 /** Each unit vector's `k` nearest by Euclidean distance, itself first (as UMAP's own search finds them); a batch of queries an event-loop turn. */
 async function exactNeighbours(data: readonly Float32Array[], k: number): Promise<{ indices: number[][]; distances: number[][] }> {
   const dim = data[0].length;
-  const matrix = new Float32Array(data.length * dim);
-  data.forEach((vector, i) => matrix.set(vector, i * dim));
+  const matrix = vectorMatrix(data, dim);
   const indices: number[][] = [];
   const distances: number[][] = [];
   for (let start = 0; start < data.length; start += NEIGHBOUR_QUERY_BATCH) {

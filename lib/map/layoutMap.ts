@@ -1,6 +1,7 @@
 import { embedSample, unitVector } from './embedSample';
 import { nearestRows, placeFromNeighbours, PLACEMENT_JITTER, type Neighbour } from './placeFromNeighbours';
 import { seededRandom } from './seededRandom';
+import { vectorMatrix } from '../vectors/vectorMatrix';
 
 /** Vectors UMAP lays out; every other item is placed from its neighbours, so the cost stays about linear. */
 export const MAP_SAMPLE_SIZE = 5000;
@@ -64,8 +65,7 @@ export async function placeItems(input: {
   let unreached = placeFromNeighbours(positions, placed, input.neighboursOf, input.items);
   const sampleVectors = unreached.length > 0 && sample.length > 0 ? await input.sampleVectors() : [];
   const dim = sampleVectors[0]?.length ?? 0;
-  const sampleMatrix = new Float32Array(sampleVectors.length * dim);
-  sampleVectors.forEach((vector, i) => sampleMatrix.set(vector, i * dim));
+  const sampleMatrix = vectorMatrix(sampleVectors, dim);
   while (unreached.length > 0 && sampleVectors.length > 0) {
     const batch = unreached.slice(0, VECTOR_BATCH);
     const vectors = await input.vectorsOf(batch);

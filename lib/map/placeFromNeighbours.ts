@@ -1,5 +1,6 @@
 import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
 import { seededRandom } from './seededRandom';
+import { vectorMatrix } from '../vectors/vectorMatrix';
 
 export interface Neighbour {
   index: number;
@@ -55,8 +56,6 @@ export function placeFromNeighbours(
  */
 export function nearestRows(vectors: readonly Float32Array[], sample: Float32Array, dim: number): number[] {
   if (vectors.length === 0) return [];
-  const queries = new Float32Array(vectors.length * dim);
-  vectors.forEach((vector, i) => queries.set(vector, i * dim));
-  const matches = exactSearch(sample, queries, dim, 1, MetricKind.Cos) as BatchMatches;
+  const matches = exactSearch(sample, vectorMatrix(vectors, dim), dim, 1, MetricKind.Cos) as BatchMatches;
   return vectors.map((_, i) => Number(matches.keys[i * matches.k]));
 }

@@ -1,5 +1,6 @@
 import { exactSearch, Index, MetricKind, ScalarKind, type BatchMatches, type Matches } from 'usearch';
 import { bytesToVector, vectorToBytes } from './vectorBytes';
+import { vectorMatrix } from './vectorMatrix';
 import type { ObjectStore } from '../storage/objectStore';
 import { loadPersistedIndex, publishIndex, readHead, removePersistedIndex } from './persistedIndex';
 import type { VectorHit, VectorPoint, VectorStore } from './vectorStore';
@@ -299,9 +300,7 @@ export function createEmbeddedVectorStore(options: {
   function exactNearest(state: LoadedCollection, vectors: Map<number, Float32Array>, queries: Float32Array[], k: number): VectorHit[][] {
     if (vectors.size === 0) return queries.map(() => []);
     if (!state.exactMatrix) {
-      const data = new Float32Array(vectors.size * state.dim);
-      [...vectors.values()].forEach((vector, row) => data.set(vector, row * state.dim));
-      state.exactMatrix = { keys: [...vectors.keys()], data };
+      state.exactMatrix = { keys: [...vectors.keys()], data: vectorMatrix([...vectors.values()], state.dim) };
     }
     const { keys, data: dataset } = state.exactMatrix;
     const limit = Math.min(k, keys.length);

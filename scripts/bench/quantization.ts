@@ -25,6 +25,7 @@ import { GRAPH_K } from '../../activities/analysis';
 import { loadConfig } from '../../lib/config';
 import { loadImageEncoder } from '../../lib/ml/imageEncoder';
 import { newIndex } from '../../lib/vectors/embeddedVectorStore';
+import { vectorMatrix } from '../../lib/vectors/vectorMatrix';
 import { agreementWithExact, knnGraphOfHits, recallAtK, type Agreement } from '../../lib/vectors/neighbourAgreement';
 import { createQdrantVectorStore, QDRANT_OVERSAMPLING, type QdrantQuantization } from '../../lib/vectors/qdrantVectorStore';
 import type { VectorHit, VectorStore } from '../../lib/vectors/vectorStore';
@@ -73,11 +74,6 @@ async function realPhotoVectors(): Promise<Vectors> {
 }
 
 const keysOf = (count: number) => BigUint64Array.from({ length: count }, (_, i) => BigInt(i));
-const matrixOf = (vectors: Float32Array[], dim: number) => {
-  const data = new Float32Array(vectors.length * dim);
-  vectors.forEach((vector, i) => data.set(vector, i * dim));
-  return data;
-};
 
 /** Batch matches as hits, keys named by `names`. */
 function hitsOfBatch(batch: BatchMatches, queries: number, names: readonly string[]): VectorHit[][] {
@@ -175,7 +171,7 @@ const usearchName = (kind: ScalarKind) => `usearch HNSW ${kind}`;
 async function realPhotoAgreement(): Promise<{ images: number; dim: number; variants: Array<{ name: string } & Agreement> }> {
   const { names, vectors } = await realPhotoVectors();
   const dim = vectors[0].length;
-  const data = matrixOf(vectors, dim);
+  const data = vectorMatrix(vectors, dim);
   const graphOf = (hits: VectorHit[][]) => knnGraphOfHits(hits, names, GRAPH_K);
   const exact = graphOf(exactHits(data, vectors, dim, GRAPH_K + 1, names));
   say(`real photos: ${names.length} images of ${dim} dimensions`);
@@ -204,7 +200,7 @@ async function syntheticFigures(count: number, qdrantCount: number) {
   const generated = syntheticImageVectors(dim);
   const vectors = Array.from({ length: count }, () => generated.next().value);
   const names = vectors.map((_, i) => String(i));
-  const data = matrixOf(vectors, dim);
+  const data = vectorMatrix(vectors, dim);
   const step = Math.floor(count / QUERIES);
   const queries = Array.from({ length: QUERIES }, (_, q) => vectors[q * step]);
   const exactOf = (points: number) => knnGraphOfHits(exactHits(data.subarray(0, points * dim), queries, dim, GRAPH_K + 1, names), names, GRAPH_K);
@@ -214,7 +210,7 @@ async function syntheticFigures(count: number, qdrantCount: number) {
   for (const kind of USEARCH_KINDS) {
     const { index, seconds } = buildIndex(kind, data, count, dim);
     const bytes = indexBytes(index);
-    const found = knnGraphOfHits(hitsOfBatch(index.search(matrixOf(queries, dim), GRAPH_K + 1, 0) as BatchMatches, QUERIES, names), names, GRAPH_K);
+    const found = knnGraphOfHits(hitsOfBatch(index.search(vectorMatrix(queries, dim), GRAPH_K + 1, 0) as BatchMatches, QUERIES, names), names, GRAPH_K);
     const times = await latencies(queries, (query) => index.search(query, GRAPH_K + 1, 1));
     usearch.push({ name: usearchName(kind), index_bytes: bytes, bytes_per_vector: Math.round(bytes / count), gib_per_million: +((bytes / count) * 1e6 / 2 ** 30).toFixed(2), build_seconds: +seconds.toFixed(1), recall_at_10: recallAtK(found, exact, 10), ...latencyFigures(times) });
     say(`  ${JSON.stringify(usearch[usearch.length - 1])}`);
