@@ -95,6 +95,21 @@ export async function startPipelineTrigger(deps: AppDeps) {
   return startPipelineServer(deps, access);
 }
 
+/**
+ * Readies every vector collection for its first search, one after another, while the API already serves: a visual
+ * search would otherwise wait for its dataset's index to load (docs/decisions.md "The API warms the vector indexes as it starts").
+ */
+function warmVectorIndexes(deps: AppDeps): Promise<void> & { stop(): void } {
+  let stopped = false;
+  const run = (async () => {
+    for (const collection of await deps.vectors.listCollections()) {
+      if (stopped) return;
+      await deps.vectors.warm(collection).catch((error: unknown) => deps.logger.warn({ err: error, collection }, 'vector index not warmed; its first search loads it'));
+    }
+  })().catch((error: unknown) => deps.logger.warn({ err: error }, 'vector indexes not warmed; each first search loads its own'));
+  return Object.assign(run, { stop: () => (stopped = true) });
+}
+
 export async function startApiServer(config: Config, logger: Logger) {
   const deps = await buildApiDeps(config, logger);
   const pipeline = await startPipelineTrigger(deps);
@@ -110,10 +125,15 @@ export async function startApiServer(config: Config, logger: Logger) {
   requestStorageCollection({ temporal: deps.temporal, taskQueue: config.temporal.taskQueue }).catch((error: unknown) =>
     logger.warn({ err: error }, 'storage collector not started; it starts with the next dataset delete or API start'),
   );
+  const warming = warmVectorIndexes(deps);
   return {
     port,
     pipelineUrl: pipeline?.url,
+    /** Settles when every vector collection is ready for its first search (the API serves meanwhile). */
+    warmed: warming,
     async close() {
+      warming.stop();
+      await warming;
       await pipeline?.close();
       // Long-lived responses (notification streams) would hold close() open: end them first.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

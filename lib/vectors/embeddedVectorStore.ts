@@ -369,6 +369,10 @@ export function createEmbeddedVectorStore(options: {
       return points.count(collection);
     },
 
+    async warm(collection) {
+      if (await points.changesAfter(collection, '0', 0)) await refresh(collection);
+    },
+
     async searchMany(collection, queries, k) {
       if (queries.length === 0) return [];
       const state = await refresh(collection);

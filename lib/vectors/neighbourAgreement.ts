@@ -76,7 +76,11 @@ export function adjustedRandIndex(x: Int32Array, y: Int32Array): number {
 export function identicalClusterShare(found: Int32Array, exact: Int32Array): number {
   const members = (labels: Int32Array) => {
     const groups = new Map<number, number[]>();
-    labels.forEach((label, i) => groups.set(label, [...(groups.get(label) ?? []), i]));
+    labels.forEach((label, i) => {
+      const group = groups.get(label);
+      if (group) group.push(i);
+      else groups.set(label, [i]);
+    });
     return new Set([...groups.values()].filter((group) => group.length > 1).map((group) => group.join(',')));
   };
   const wanted = members(exact);

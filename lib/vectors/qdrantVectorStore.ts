@@ -131,6 +131,8 @@ export function createQdrantVectorStore(options: { url: string; apiKey?: string;
       return results.map((hits) => hits.map((hit) => ({ id: String(hit.id), distance: Math.max(0, 1 - hit.score) })));
     },
 
+    async warm() {},
+
     async close() {},
   };
 }

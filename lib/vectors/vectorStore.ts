@@ -24,6 +24,11 @@ export interface VectorStore {
   delete(collection: string, ids: string[]): Promise<void>;
   get(collection: string, ids: string[]): Promise<Map<string, Float32Array>>;
   count(collection: string): Promise<number>;
+  /**
+   * Readies a collection for its first search, so no request pays for it: the embedded store loads the published
+   * index and catches up with newer rows (seconds at a million points); Qdrant has nothing to do. A missing collection is ignored.
+   */
+  warm(collection: string): Promise<void>;
   /** The k nearest points to each query vector, nearest first. */
   searchMany(collection: string, queries: Float32Array[], k: number): Promise<VectorHit[][]>;
   close(): Promise<void>;

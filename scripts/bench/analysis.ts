@@ -18,6 +18,8 @@ import { createKnnGraphActivities } from '../../activities/knnGraph';
 import { createDb, migrateLatest, type Db } from '../../db/connection';
 import { knnEdgeBytes } from '../../db/repositories/knnEdges';
 import { KNN_HIT_BYTES } from '../../lib/clustering/knnGraph';
+import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
+import { adjustedRandIndex, identicalClusterShare } from '../../lib/vectors/neighbourAgreement';
 import { ensureDefaultTenant } from '../../db/repositories/users';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { loadConfig } from '../../lib/config';
@@ -55,6 +57,9 @@ interface FanoutRun {
   peak_rss_file_mib_per_worker: number;
   stored_graph_bytes: number;
   clusters_per_threshold: number[];
+  /** Per threshold: the fan-out's clusters against the single activity's (adjusted Rand index, share of its clusters found identical). */
+  agreement_with_baseline: Array<{ threshold: number; adjusted_rand: number; identical_clusters: number }>;
+  issues_per_type: Record<string, number>;
   storage_probe: Awaited<ReturnType<typeof storageProbe>>;
 }
 
@@ -115,8 +120,39 @@ async function clustersPerThreshold(db: Db, datasetId: string): Promise<number[]
   return rows.map((row) => Number(row.n));
 }
 
-/** The fan-out with `workers` search processes at once, then the clustering process. */
-async function measureFanout(env: Record<string, string>, logs: string, db: Db, datasetId: string, workers: number): Promise<FanoutRun> {
+/** Each item's cluster at each threshold, as ordinals (items in media id order; an item with no membership is alone). */
+async function clusterLabels(db: Db, datasetId: string): Promise<Int32Array[]> {
+  const ids: string[] = await db('media as m').join('datasets as d', 'd.head_version_id', 'm.version_id').where('d.id', datasetId).orderBy('m.id').pluck('m.id');
+  const at = new Map(ids.map((id, i) => [id, i]));
+  const levels: Int32Array[] = [];
+  for (let threshold = 0; threshold < CLUSTER_SIMILARITY_CUTOFFS.length; threshold++) {
+    const labels = Int32Array.from(ids, (_, i) => -1 - i);
+    const ordinals = new Map<string, number>();
+    const rows: Array<{ media_id: string; cluster_id: string }> = await db('cluster_members as c')
+      .join('dataset_versions as v', 'v.clustering_id', 'c.clustering_id')
+      .join('datasets as d', 'd.head_version_id', 'v.id')
+      .where({ 'd.id': datasetId, 'c.threshold': threshold })
+      .select('c.media_id', 'c.cluster_id');
+    for (const row of rows) {
+      if (!ordinals.has(row.cluster_id)) ordinals.set(row.cluster_id, ordinals.size);
+      labels[at.get(row.media_id)!] = ordinals.get(row.cluster_id)!;
+    }
+    levels.push(labels);
+  }
+  return levels;
+}
+
+async function issuesPerType(db: Db, datasetId: string): Promise<Record<string, number>> {
+  const rows: Array<{ issue_type: string; n: string }> = await db('media_issues as i')
+    .join('datasets as d', 'd.head_version_id', 'i.version_id')
+    .where('d.id', datasetId)
+    .groupBy('i.issue_type')
+    .select('i.issue_type', db.raw('count(*) AS n'));
+  return Object.fromEntries(rows.map((row) => [row.issue_type, Number(row.n)]));
+}
+
+/** The fan-out with `workers` search processes at once, then the clustering process; its clusters compared with `baseline`'s. */
+async function measureFanout(env: Record<string, string>, logs: string, db: Db, datasetId: string, workers: number, baseline: Int32Array[]): Promise<FanoutRun> {
   const config = loadConfig({ ...process.env, ...env });
   const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), persistence: indexPersistence(config, createObjectStore(config), 'api') });
   const ref = { taskId: randomUUID(), datasetId };
@@ -148,11 +184,22 @@ async function measureFanout(env: Record<string, string>, logs: string, db: Db, 
     peak_rss_file_mib_per_worker: Math.max(...stages.map((stage) => stage.sampled_peaks.file_mib)),
     stored_graph_bytes: await knnEdgeBytes(db, plan.versionId),
     clusters_per_threshold: await clustersPerThreshold(db, datasetId),
+    agreement_with_baseline: (await clusterLabels(db, datasetId)).map((labels, threshold) => ({
+      threshold,
+      adjusted_rand: +adjustedRandIndex(labels, baseline[threshold]).toFixed(5),
+      identical_clusters: +identicalClusterShare(labels, baseline[threshold]).toFixed(5),
+    })),
+    issues_per_type: await issuesPerType(db, datasetId),
     storage_probe: await storageProbe(db, plan.versionId),
   };
 }
 
-function markdown(report: { date: string; baseline: AnalyzeStageResult & { sampled_peaks: SampledPeaks; wall_seconds: number; clusters_per_threshold: number[] }; fanout: FanoutRun[]; load_average: number[][] }): string {
+function markdown(report: {
+  date: string;
+  baseline: AnalyzeStageResult & { sampled_peaks: SampledPeaks; wall_seconds: number; clusters_per_threshold: number[]; issues_per_type: Record<string, number> };
+  fanout: FanoutRun[];
+  load_average: number[][];
+}): string {
   const machine = benchMachine();
   const { baseline } = report;
   return [
@@ -169,6 +216,8 @@ function markdown(report: { date: string; baseline: AnalyzeStageResult & { sampl
         `| fan-out, ${run.workers} worker process${run.workers > 1 ? 'es' : ''} (${run.chunks} chunks: ${run.searchers.map((s) => s.chunks.length).join(' + ')}) | ${run.knn_seconds.toFixed(1)} | ${run.cluster_seconds.toFixed(1)} | ${run.total_seconds.toFixed(1)} | ${run.peak_rss_mib_per_worker} (search ${run.searchers.map((s) => s.rss_mib.peak).join(', ')}; cluster ${run.cluster.rss_mib.peak}) | ${run.peak_rss_anon_mib_per_worker} / ${run.peak_rss_file_mib_per_worker} | ${run.clusters_per_threshold.join(' / ')} |`,
     ),
     '',
+    `Fan-out against the single activity, thresholds 0-4: ${report.fanout.map((run) => `${run.workers} worker(s): adjusted Rand ${run.agreement_with_baseline.map((a) => a.adjusted_rand.toFixed(4)).join(', ')}; identical clusters ${run.agreement_with_baseline.map((a) => `${(100 * a.identical_clusters).toFixed(2)} %`).join(', ')}`).join('. ')}.`,
+    `Issues (single activity → fan-out): ${Object.entries(baseline.issues_per_type).map(([type, n]) => `${type} ${n} → ${report.fanout.map((run) => run.issues_per_type[type] ?? 0).join(' / ')}`).join('; ')}.`,
     `Stored graph: ${(report.fanout[0].stored_graph_bytes / 2 ** 20).toFixed(1)} MiB (${(report.fanout[0].stored_graph_bytes / count).toFixed(0)} bytes per media), ${report.fanout[0].storage_probe.blob_bytes_per_hit} bytes per hit; as a row per hit (chunk 0's ${report.fanout[0].storage_probe.hits} hits in a table keyed by version and pair) ${report.fanout[0].storage_probe.row_bytes_per_hit.toFixed(1)} bytes per hit.`,
     `Activity time inside the processes (no process start-up), fan-out: ${report.fanout.map((run) => `${run.workers} worker(s) search ${run.searchers.map((s) => s.seconds.toFixed(1)).join(' / ')} s, cluster ${run.cluster.seconds.toFixed(1)} s`).join('; ')}. Single activity: ${(baseline.total_seconds + baseline.index_ready_seconds).toFixed(1)} s.`,
     '',
@@ -191,13 +240,14 @@ async function main(): Promise<void> {
     try {
       say('single-activity analysis (analyzeDataset):');
       const old = await timed(() => runStage<AnalyzeStageResult>('scripts/bench/analyzeStage.ts', env, path.join(logs, 'analyze.log'), [seeded.datasetId]));
-      const baseline = { ...old.value, wall_seconds: old.seconds, clusters_per_threshold: await clustersPerThreshold(db, seeded.datasetId) };
+      const baseline = { ...old.value, wall_seconds: old.seconds, clusters_per_threshold: await clustersPerThreshold(db, seeded.datasetId), issues_per_type: await issuesPerType(db, seeded.datasetId) };
+      const baselineLabels = await clusterLabels(db, seeded.datasetId);
       say(`  ${baseline.wall_seconds.toFixed(1)} s (kNN ${baseline.knn_graph_seconds.toFixed(1)} s, rest ${baseline.cluster_and_write_seconds.toFixed(1)} s), peak RSS ${baseline.rss_mib.peak} MiB`);
       loadAverage.push(os.loadavg());
       const fanout: FanoutRun[] = [];
       for (const workers of args.workers!.split(',').map(Number)) {
         say(`fan-out with ${workers} worker process(es):`);
-        const run = await measureFanout(env, logs, db, seeded.datasetId, workers);
+        const run = await measureFanout(env, logs, db, seeded.datasetId, workers, baselineLabels);
         say(`  ${run.total_seconds.toFixed(1)} s (kNN ${run.knn_seconds.toFixed(1)} s, clustering ${run.cluster_seconds.toFixed(1)} s), peak RSS per worker ${run.peak_rss_mib_per_worker} MiB`);
         fanout.push(run);
         loadAverage.push(os.loadavg());

@@ -259,11 +259,15 @@ export function benchMachine() {
   return { cpu: os.cpus()[0].model, cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version };
 }
 
-/** Writes `report` to bench/results/<stem>-<date>.json (and `markdown`, if given, to the same name in .md) and says where. */
+/** Writes `report` to bench/results/<stem>-<date>.json (-2, -3… for later runs that day; `markdown`, if given, to the same name in .md) and says where. */
 export function writeReport(stem: string, report: { date: string }, markdown?: string): void {
   const dir = path.join(benchDir, 'results');
   fs.mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `${stem}-${report.date.slice(0, 10)}.json`);
+  // A second run on the same day gets a number of its own: results the docs cite are never written over.
+  const named = (run: number) => path.join(dir, `${stem}-${report.date.slice(0, 10)}${run > 1 ? `-${run}` : ''}.json`);
+  let run = 1;
+  while (fs.existsSync(named(run))) run++;
+  const file = named(run);
   fs.writeFileSync(file, JSON.stringify(report, null, 2));
   say(`results: ${file}`);
   if (markdown === undefined) return;

@@ -65,6 +65,18 @@ export function vectorStoreContract(make: () => Promise<{ store: VectorStore; cl
     await store.dropCollection(name);
   });
 
+  it('warms a collection for its first search, and takes a missing one in its stride', async () => {
+    const name = collection();
+    await store.ensureCollection(name, dim);
+    const vectors = unitVectors(20, dim, 17);
+    const ids = vectors.map(() => randomUUID());
+    await store.upsert(name, ids.map((id, i) => ({ id, vector: vectors[i] })));
+    await store.warm(name);
+    await store.warm(collection());
+    expect((await store.searchMany(name, [vectors[3]], 1))[0][0].id).toBe(ids[3]);
+    await store.dropCollection(name);
+  });
+
   it('replaces a point on upsert and forgets it on delete', async () => {
     const name = collection();
     await store.ensureCollection(name, dim);
