@@ -39,6 +39,7 @@ it('a starting API loads every published vector index and catches up with newer 
     await worker.close();
     const lateWriter = createEmbeddedVectorStore({ rows: createVectorPointRows(db) });
     await lateWriter.upsert('warm_me', vectors.slice(1500).map((vector) => ({ id: randomUUID(), vector })));
+    await lateWriter.close();
 
     const api = await startApiServer(config, logger);
     try {
