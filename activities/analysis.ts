@@ -11,7 +11,7 @@ import { shuffled } from '../lib/map/shuffled';
 import { placeFromNeighbours, type Neighbour } from '../lib/map/placeFromNeighbours';
 import { neighbourStats, scoreNeighbours, type NeighbourItem, type NeighbourStats } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
-import { addBatchAnalysis, replaceAnalysis } from '../services/analysisResults';
+import { addBatchAnalysis, mapPointSlices, replaceAnalysis } from '../services/analysisResults';
 import { createProgressReporter, type TaskRef } from './progress';
 import { storedVectors, vectorNeighbours } from './vectorNeighbours';
 import { heartbeating } from './liveness';
@@ -89,7 +89,11 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
       });
       // Points in a random order, so that any first part of the map's pages is an even sample of it: the web
       // app draws the first page while the rest loads, and only the first points while the map moves.
-      const mapPoints: MapPoint[] = shuffled(embedded, 11).map(({ item, i }) => ({ mediaId: item.id, x: layout.positions[i * 2], y: layout.positions[i * 2 + 1] }));
+      const mapPoints = mapPointSlices(
+        shuffled(embedded, 11).map(({ i }) => i),
+        items.map((item) => item.id),
+        layout.positions,
+      );
 
       const clusterRows: NewCluster[] = [];
       const memberRows: ClusterMembership[] = [];

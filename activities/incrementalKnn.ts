@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import { findKnnGraphManifest, forEachKnnCandidates, knnGraphChunks, forEachKnnChunk, storedKnnChunks, storeExtendedKnnGraph, writeKnnCandidateChunk } from '../db/repositories/knnEdges';
-import { indexItemIds } from '../db/repositories/media';
+import { indexItemColumns } from '../db/repositories/media';
 import { findVersion, headVersion } from '../db/repositories/versions';
 import { extendGraph, ordinalOf, placeMap, placesIn, type GraphExtension } from '../lib/clustering/incrementalGraph';
 import { addKnnHits, emptyKnnGraph, encodeKnnHits, encodeLists, enterNeighbour, KNN_HIT_BYTES } from '../lib/clustering/knnGraph';
@@ -24,7 +24,7 @@ type Extension = Extract<GraphExtension, { kind: 'incremental' }>;
 async function extensionOf(db: Db, vectors: VectorStore, versionId: string, maxShare: number): Promise<GraphExtension & { current: { ids: string[] }; storedChunks: number }> {
   const version = await findVersion(db, versionId);
   if (!version) throw new Error(`version ${versionId} is gone`);
-  const current = await indexItemIds(db, versionId);
+  const current = await indexItemColumns(db, versionId);
   const manifest = await findKnnGraphManifest(db, versionId);
   const extension = extendGraph(manifest, { vectorSpaceId: version.vector_space_id, ...current }, maxShare);
   // Vectors the version does not hold (a restore, a clone's lineage) take search slots a stored list does not record.

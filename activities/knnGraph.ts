@@ -5,7 +5,7 @@ import type { Db } from '../db/connection';
 import { membershipsAt, type NewCluster } from '../db/repositories/clusters';
 import { clearKnnEdges, findKnnGraphManifest, forEachKnnChunk, storedKnnChunks, writeKnnChunk } from '../db/repositories/knnEdges';
 import { mapPointsOf, type MapPoint } from '../db/repositories/mapPoints';
-import { indexItemCount, indexItemIds, indexItems, type IndexItem } from '../db/repositories/media';
+import { indexItemColumns, indexItemCount, type IndexItemColumns } from '../db/repositories/media';
 import { findVersion, headVersion } from '../db/repositories/versions';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../lib/clustering/clusterByThresholds';
 import { ordinalOf, placeMap, placesIn } from '../lib/clustering/incrementalGraph';
@@ -17,7 +17,7 @@ import { layoutMap, placedSample, placeItems } from '../lib/map/layoutMap';
 import { shuffled } from '../lib/map/shuffled';
 import { outlierZ, scoreNeighbours, statsOfMeanTopK, type NeighbourItem, type NeighbourScores, type NeighbourStats } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
-import { replaceAnalysis, updateAnalysis, type ClusteringSlice, type ScoredMedia } from '../services/analysisResults';
+import { mapPointSlices, replaceAnalysis, updateAnalysis, type ClusteringSlice, type ScoredMedia } from '../services/analysisResults';
 import type { KnnChunkStep, KnnPlan, KnnStep } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
 import { createProgressReporter, type TaskRef } from './progress';
@@ -36,11 +36,11 @@ const WRITE_SLICE = 5000;
 export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; chunks: { size: number; concurrency: number } }) {
   const { db, vectors } = deps;
   // Every chunk maps hits to ordinals through all the version's ids: loaded once per analysis and worker.
-  let items: { analysisId: string; ids: Promise<{ ids: string[]; embedded: Uint8Array }> } | undefined;
+  let itemsOfAnalysis: { analysisId: string; items: Promise<IndexItemColumns> } | undefined;
   const itemIdsOf = (step: KnnChunkStep) => {
-    if (items?.analysisId !== step.analysisId) items = { analysisId: step.analysisId, ids: indexItemIds(db, step.versionId) };
-    const loading = items.ids;
-    loading.catch(() => (items = undefined));
+    if (itemsOfAnalysis?.analysisId !== step.analysisId) itemsOfAnalysis = { analysisId: step.analysisId, items: indexItemColumns(db, step.versionId) };
+    const loading = itemsOfAnalysis.items;
+    loading.catch(() => (itemsOfAnalysis = undefined));
     return loading;
   };
 
@@ -89,27 +89,27 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
     async clusterStoredGraph(step: KnnStep): Promise<{ items: number; edges: number }> {
       const context = Context.current();
       const stored = await clusteredStoredGraph(db, step, context);
-      const { version, all, ids, manifest, graph, levels, embedded, reference } = stored;
+      const { version, items, ids, manifest, graph, levels, embedded, reference } = stored;
       const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
       const layout = await layoutMap({
-        count: all.length,
+        count: ids.length,
         embedded,
         neighboursOf: (i) => neighboursIn(graph, i),
         vectorsOf: (indexes) => storedVectors(vectors, step.collection, indexes.map((i) => ids[i])),
       });
       // Points in a random order, as analyzeDataset writes them (any first part of the map's pages is an even sample).
-      const mapPoints: MapPoint[] = shuffled(embedded, 11).map((i) => ({ mediaId: ids[i], x: layout.positions[i * 2], y: layout.positions[i * 2 + 1] }));
+      const mapPoints = mapPointSlices(shuffled(embedded, 11), ids, layout.positions, WRITE_SLICE);
       context.heartbeat();
 
       function* clusterSlices(): Generator<ClusteringSlice> {
-        for (const [threshold, labels] of levels.entries()) yield* clusterLevelSlices(threshold, labels, all);
+        for (const [threshold, labels] of levels.entries()) yield* clusterLevelSlices(threshold, labels, items);
       }
       // A full analysis's graph is recorded with it, so the next reindex may extend it (an extended one recorded itself).
-      const graphManifest = manifest ? undefined : { vectorSpaceId: version.vector_space_id, ids, searched: Uint8Array.from(all, (item) => (item.embedded ? 1 : 0)), chunks: step.chunks };
-      const analysedGraph = { chunks: step.chunks, items: all.length };
+      const graphManifest = manifest ? undefined : { vectorSpaceId: version.vector_space_id, ids, searched: items.embedded, chunks: step.chunks };
+      const analysedGraph = { chunks: step.chunks, items: ids.length };
       await replaceAnalysis(db, version.id, { clustering: clusterSlices(), scores: scoreSlices(stored), reference, mapPoints, graphManifest, analysedGraph }, () => context.heartbeat());
       await report(1, 1, true);
-      return { items: all.length, edges: undirectedEdgeCount(graph) };
+      return { items: ids.length, edges: undirectedEdgeCount(graph) };
     },
 
     /**
@@ -121,10 +121,11 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
     async reclusterStoredGraph(step: KnnStep): Promise<{ items: number; edges: number; rewritten: ReclusterCounts }> {
       const context = Context.current();
       const stored = await clusteredStoredGraph(db, step, context);
-      const { version, all, ids, graph, levels } = stored;
+      const { version, items, ids, graph, levels } = stored;
       const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
       const changed = changedSinceAnalysis(stored);
-      const placeOfId = (id: string) => stored.places.get(id) ?? -1;
+      const places = placeMap(ids);
+      const placeOfId = (id: string) => places.get(id) ?? -1;
       const rewritten: ReclusterCounts = { clusters: 0, changedClusters: 0, removedClusters: 0, memberships: 0, scores: 0, mapPoints: 0 };
 
       const removedClusters: string[] = [];
@@ -138,7 +139,7 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       rewritten.removedClusters = removedClusters.length;
       function* clusterSlices(): Generator<ClusteringSlice> {
         for (const [threshold, labels] of levels.entries()) {
-          for (const slice of clusterLevelSlices(threshold, labels, all, storedOfLevel[threshold])) {
+          for (const slice of clusterLevelSlices(threshold, labels, items, storedOfLevel[threshold])) {
             rewritten.clusters += slice.clusters.length;
             rewritten.changedClusters += slice.changed.length;
             rewritten.memberships += slice.members.length;
@@ -157,12 +158,12 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       rewritten.mapPoints = newMapPoints.length;
       context.heartbeat();
 
-      const analysedGraph = { chunks: step.chunks, items: all.length };
+      const analysedGraph = { chunks: step.chunks, items: ids.length };
       await updateAnalysis(db, version.id, { removedClusters, clustering: clusterSlices(), scores: changedScores(), reference: stored.reference, newMapPoints, analysedGraph }, () =>
         context.heartbeat(),
       );
       await report(1, 1, true);
-      return { items: all.length, edges: undirectedEdgeCount(graph), rewritten };
+      return { items: ids.length, edges: undirectedEdgeCount(graph), rewritten };
     },
   });
 }
@@ -196,13 +197,12 @@ type StoredGraphAnalysis = Awaited<ReturnType<typeof clusteredStoredGraph>>;
 async function clusteredStoredGraph(db: Db, step: KnnStep, context: Context) {
   const version = await findVersion(db, step.versionId);
   if (!version) throw new Error(`version ${step.versionId} is gone`);
-  const all = await indexItems(db, version.id);
-  const ids = all.map((item) => item.id);
+  const items = await indexItemColumns(db, version.id);
+  const { ids } = items;
   // An extended graph's ordinals are its manifest's (new items after the others); a full analysis's are by id.
   const manifest = await findKnnGraphManifest(db, version.id);
-  const places = placeMap(ids);
-  const placeOf = manifest && placesIn(places, manifest.ids);
-  const graph = emptyKnnGraph(all.length, GRAPH_K + 1);
+  const placeOf = manifest && placesIn(placeMap(ids), manifest.ids);
+  const graph = emptyKnnGraph(ids.length, GRAPH_K + 1);
   await forEachKnnChunk(db, version.id, step.chunks, (hits, chunk) => {
     addKnnHits(graph, hits, chunk, placeOf);
     context.heartbeat();
@@ -215,12 +215,14 @@ async function clusteredStoredGraph(db: Db, step: KnnStep, context: Context) {
     levels.push(level);
     await setImmediatePromise();
   }
-  const embedded = all.flatMap((item, i) => (item.embedded ? [i] : []));
-  const itemOf = (i: number): NeighbourItem => ({ neighbours: neighboursIn(graph, i), group: all[i].parent_id ?? undefined });
+  const embedded: number[] = [];
+  items.embedded.forEach((yes, i) => yes && embedded.push(i));
+  const groupOf = (i: number) => items.parents.get(i);
+  const itemOf = (i: number): NeighbourItem => ({ neighbours: neighboursIn(graph, i), group: groupOf(i) });
   /** Each embedded item's meanTopK, by its place among `embedded`. */
   const topK = Float64Array.from(embedded, (i) => meanTopKIn(graph, i));
   const reference = statsOfMeanTopK(topK);
-  return { version, all, ids, places, manifest, placeOf, graph, levels, embedded, itemOf, topK, reference };
+  return { version, items, ids, manifest, placeOf, graph, levels, embedded, groupOf, itemOf, topK, reference };
 }
 
 /**
@@ -237,10 +239,10 @@ function changedSinceAnalysis({ manifest, placeOf, graph }: StoredGraphAnalysis)
 }
 
 /** Every embedded item's neighbour scores, a slice at a time (computed as the service writes them). */
-function* scoreSlices({ all, ids, embedded, itemOf, reference }: StoredGraphAnalysis): Generator<ScoredMedia> {
+function* scoreSlices({ ids, embedded, groupOf, itemOf, reference }: StoredGraphAnalysis): Generator<ScoredMedia> {
   for (let start = 0; start < embedded.length; start += WRITE_SLICE) {
     const slice = embedded.slice(start, start + WRITE_SLICE);
-    const scores = scoreNeighbours(slice.map(itemOf), ids, { reference, groupOf: (index) => all[index].parent_id ?? undefined });
+    const scores = scoreNeighbours(slice.map(itemOf), ids, { reference, groupOf });
     yield slice.map((i, b) => ({ id: ids[i], score: scores[b] }));
   }
 }
@@ -251,8 +253,8 @@ function* scoreSlices({ all, ids, embedded, itemOf, reference }: StoredGraphAnal
  * which did not change); every item's without a stored reference.
  */
 function* changedScoreSlices(stored: StoredGraphAnalysis, changed: Uint8Array, storedReference: NeighbourStats | null): Generator<ScoredMedia> {
-  const { all, ids, embedded, itemOf, topK, reference } = stored;
-  const scoresOf = (items: number[], against: NeighbourStats) => scoreNeighbours(items.map(itemOf), ids, { reference: against, groupOf: (index) => all[index].parent_id ?? undefined });
+  const { ids, embedded, groupOf, itemOf, topK, reference } = stored;
+  const scoresOf = (items: number[], against: NeighbourStats) => scoreNeighbours(items.map(itemOf), ids, { reference: against, groupOf });
   let rescored: number[] = [];
   for (let start = 0; start < embedded.length; start += WRITE_SLICE) {
     const outlying: number[] = [];
@@ -324,13 +326,13 @@ async function placeChangedItems(
  * `stored` (keptClusters), a component that keeps a stored cluster writes only the memberships of its members that
  * were not in it, and the cluster's counts if its members changed.
  */
-function* clusterLevelSlices(threshold: number, labels: Int32Array, items: readonly IndexItem[], stored?: StoredClusters): Generator<Required<ClusteringSlice>> {
-  const videos = new Map<string | null, number>();
-  const videoOf = Int32Array.from(items, (item) => {
-    if (item.kind !== 'VIDEO_FRAME') return -1;
-    if (!videos.has(item.parent_id)) videos.set(item.parent_id, videos.size);
-    return videos.get(item.parent_id)!;
-  });
+function* clusterLevelSlices(threshold: number, labels: Int32Array, items: IndexItemColumns, stored?: StoredClusters): Generator<Required<ClusteringSlice>> {
+  const videos = new Map<string, number>();
+  const videoOf = new Int32Array(items.ids.length).fill(-1);
+  for (const [i, parent] of items.parents) {
+    if (!videos.has(parent)) videos.set(parent, videos.size);
+    videoOf[i] = videos.get(parent)!;
+  }
   const counts = componentCounts(labels, videoOf);
   const clusterIds: string[] = [];
   const countsOf = (id: string, label: number): NewCluster => {
@@ -339,7 +341,7 @@ function* clusterLevelSlices(threshold: number, labels: Int32Array, items: reado
   };
   let slice: Required<ClusteringSlice> = { clusters: [], members: [], changed: [] };
   const rows = () => slice.clusters.length + slice.members.length + slice.changed.length;
-  for (let i = 0; i < items.length; i++) {
+  for (let i = 0; i < items.ids.length; i++) {
     if (rows() >= WRITE_SLICE) {
       yield slice;
       slice = { clusters: [], members: [], changed: [] };
@@ -352,7 +354,7 @@ function* clusterLevelSlices(threshold: number, labels: Int32Array, items: reado
       else if (stored!.changed[keptCluster]) slice.changed.push(countsOf(stored!.storedIds[keptCluster], label));
     }
     if (keptCluster !== -1 && stored!.storedOf[i] === keptCluster) continue;
-    slice.members.push({ threshold, media_id: items[i].id, cluster_id: keptCluster === -1 ? clusterIds[label] : stored!.storedIds[keptCluster] });
+    slice.members.push({ threshold, media_id: items.ids[i], cluster_id: keptCluster === -1 ? clusterIds[label] : stored!.storedIds[keptCluster] });
   }
   if (rows() > 0) yield slice;
 }

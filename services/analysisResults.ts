@@ -22,11 +22,19 @@ export interface AnalysisResults {
   clustering: Iterable<ClusteringSlice>;
   scores: Iterable<ScoredMedia>;
   reference: NeighbourStats;
-  mapPoints: readonly MapPoint[];
+  /** In slices too: a million points held until the transaction's end raised the heap's peak by hundreds of MiB. */
+  mapPoints: Iterable<readonly MapPoint[]>;
   /** What the stored kNN graph the analysis came from is over, recorded with it (a full analysis's). */
   graphManifest?: KnnGraphManifest;
   /** The part of the stored graph the analysis was made from (an analysis of a stored graph's). */
   analysedGraph?: AnalysedGraph;
+}
+
+/** The map points of the items at `order` (places in `ids` and `positions`), in that order, a slice of `size` at a time. */
+export function* mapPointSlices(order: readonly number[], ids: readonly string[], positions: Float32Array, size = 5000): Generator<MapPoint[]> {
+  for (let start = 0; start < order.length; start += size) {
+    yield order.slice(start, start + size).map((i) => ({ mediaId: ids[i], x: positions[i * 2], y: positions[i * 2 + 1] }));
+  }
 }
 
 /**

@@ -47,10 +47,14 @@ async function insertPoints(trx: Knex.Transaction, versionId: string, points: re
   }
 }
 
-/** Replaces a version's whole map (a full layout named `layoutId`): points are indexed 0 … n-1 in the order given. */
-export async function replaceMapPoints(trx: Knex.Transaction, versionId: string, layoutId: string, points: readonly MapPoint[]): Promise<void> {
+/** Replaces a version's whole map (a full layout named `layoutId`): points are indexed 0 … n-1 in the order given, a slice at a time. */
+export async function replaceMapPoints(trx: Knex.Transaction, versionId: string, layoutId: string, slices: Iterable<readonly MapPoint[]>): Promise<void> {
   await trx('map_points').where({ version_id: versionId }).delete();
-  await insertPoints(trx, versionId, points, 0);
+  let next = 0;
+  for (const points of slices) {
+    await insertPoints(trx, versionId, points, next);
+    next += points.length;
+  }
   await trx('dataset_versions').where({ id: versionId }).update({ map_layout_id: layoutId });
 }
 

@@ -168,10 +168,24 @@ export async function indexItemCount(db: Db, versionId: string): Promise<number>
   return Number((await db('media').where({ version_id: versionId }).whereIn('kind', INDEXED_KINDS).count({ n: '*' }))[0].n);
 }
 
-/** The ids of indexItems, in their order, and which are embedded: what a neighbour-search chunk needs of every item. */
-export async function indexItemIds(db: Db, versionId: string): Promise<{ ids: string[]; embedded: Uint8Array }> {
-  const rows: Array<{ id: string; embedded: boolean }> = await db('media').where({ version_id: versionId }).whereIn('kind', INDEXED_KINDS).orderBy('id').select('id', 'embedded');
-  return { ids: rows.map((row) => row.id), embedded: Uint8Array.from(rows, (row) => (row.embedded ? 1 : 0)) };
+/** indexItems as columns: no object per item for a step that holds every item of a version (a million at a time). */
+export interface IndexItemColumns {
+  ids: string[];
+  /** 1 for an embedded item. */
+  embedded: Uint8Array;
+  /** The parent video of each frame, by its place in `ids` (images have none). */
+  parents: Map<number, string>;
+}
+
+export async function indexItemColumns(db: Db, versionId: string): Promise<IndexItemColumns> {
+  const rows: Array<{ id: string; embedded: boolean; parent_id: string | null }> = await db('media')
+    .where({ version_id: versionId })
+    .whereIn('kind', INDEXED_KINDS)
+    .orderBy('id')
+    .select('id', 'embedded', 'parent_id');
+  const parents = new Map<number, string>();
+  rows.forEach((row, i) => row.parent_id !== null && parents.set(i, row.parent_id));
+  return { ids: rows.map((row) => row.id), embedded: Uint8Array.from(rows, (row) => (row.embedded ? 1 : 0)), parents };
 }
 
 /** Images and frames of one batch not yet placed into the clusters. */

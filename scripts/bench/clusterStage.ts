@@ -1,0 +1,105 @@
+/**
+ * `npm run bench:cluster-stage -- --reuse DIR [--database NAME] [--label L]`: the analysis's final step
+ * (clusterStoredGraph: clustering, scores, map, writes) alone, in a process of its own, on a dataset kept by
+ * `bench:analysis --keep` (database bench_analysis) or `bench:explore --keep` (`--database bench_explore`). The first
+ * run on a scratch searches its kNN graph once (one worker process, as bench:analysis does) and keeps the plan; later
+ * runs reuse the stored graph, so two commits' final steps can be compared on the same graph, one after the other.
+ * Wall time and the process's peak RSS (VmHWM, and sampled anonymous / file-backed peaks) go to
+ * bench/results/cluster-stage-<N>-<date>.json and .md.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createKnnGraphActivities } from '../../activities/knnGraph';
+import { createDb, migrateLatest } from '../../db/connection';
+import { indexItemCount } from '../../db/repositories/media';
+import { headVersion } from '../../db/repositories/versions';
+import { createVectorPointRows } from '../../db/repositories/vectorPoints';
+import { loadConfig } from '../../lib/config';
+import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
+import { createObjectStore } from '../../lib/storage/createObjectStore';
+import { indexPersistence } from '../../lib/vectors/createVectorStore';
+import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
+import type { KnnPlan } from '../../workflows/contracts';
+import { benchMachine, freePort, runBench, say, timed, writeReport } from './common';
+import type { FanoutStageResult } from './fanoutStage';
+import { runStage } from './nodeProcesses';
+
+const { values: args } = parseArgs({
+  options: { reuse: { type: 'string' }, database: { type: 'string', default: 'bench_analysis' }, label: { type: 'string', default: '' } },
+});
+
+async function main(): Promise<void> {
+  if (!args.reuse) throw new Error('--reuse DIR is required: a scratch kept by bench:analysis or bench:explore');
+  const scratch = args.reuse;
+  const logs = path.join(scratch, 'logs');
+  fs.mkdirSync(logs, { recursive: true });
+  const { datasetId } = JSON.parse(fs.readFileSync(path.join(scratch, 'seeded.json'), 'utf8')) as { datasetId: string };
+  const planFile = path.join(logs, 'cluster-stage-plan.json');
+  const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
+  try {
+    const databaseUrl = await ensureDatabase(postgres.url, args.database!);
+    const env = { LOG_LEVEL: 'warn', DATA_DIR: path.join(scratch, 'data'), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: '127.0.0.1:1', PIPELINE_PORT: '0' };
+    const db = createDb(databaseUrl, 2);
+    let media: number;
+    try {
+      await migrateLatest(db);
+      media = await indexItemCount(db, (await headVersion(db, datasetId)).id);
+      if (!fs.existsSync(planFile)) {
+        say(`searching the kNN graph of ${media} media once (one worker process)…`);
+        const config = loadConfig({ ...process.env, ...env });
+        const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), persistence: indexPersistence(config, createObjectStore(config), 'api') });
+        const ref = { taskId: randomUUID(), datasetId };
+        const { planKnnChunks } = createKnnGraphActivities({ db, vectors: store, chunks: { size: config.indexing.analysisChunkSize, concurrency: 1 } });
+        const plan = (await new MockActivityEnvironment().run(planKnnChunks, ref)) as KnnPlan;
+        await store.close();
+        fs.writeFileSync(path.join(logs, 'cluster-stage-plan.tmp'), JSON.stringify({ plan, ref }));
+        const searched = await timed(() => runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, 'cluster-stage-search.log'), [path.join(logs, 'cluster-stage-plan.tmp'), 'search', '0', '1']));
+        fs.renameSync(path.join(logs, 'cluster-stage-plan.tmp'), planFile);
+        say(`  ${searched.seconds.toFixed(1)} s, peak RSS ${searched.value.rss_mib.peak} MiB`);
+      }
+    } finally {
+      await db.destroy();
+    }
+    say('final step (clusterStoredGraph):');
+    const loadAverage = [os.loadavg()];
+    const stage = await timed(() => runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, 'cluster-stage.log'), [planFile, 'cluster']));
+    loadAverage.push(os.loadavg());
+    const commit = execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
+    const report = {
+      date: new Date().toISOString(),
+      machine: benchMachine(),
+      media,
+      commit,
+      label: args.label,
+      load_average: loadAverage,
+      wall_seconds: stage.seconds,
+      activity_seconds: stage.value.seconds,
+      peak_rss_mib: stage.value.rss_mib.peak,
+      peak_rss_anon_mib: stage.value.sampled_peaks.anon_mib,
+      peak_rss_file_mib: stage.value.sampled_peaks.file_mib,
+    };
+    say(`  ${stage.seconds.toFixed(1)} s, peak RSS ${report.peak_rss_mib} MiB (anonymous ${report.peak_rss_anon_mib}, file-backed ${report.peak_rss_file_mib})`);
+    const machine = benchMachine();
+    writeReport(
+      `cluster-stage-${media}`,
+      report,
+      [
+        `# bench:cluster-stage at ${media.toLocaleString('en-US')} media (${report.date.slice(0, 10)}, commit ${commit}${args.label ? `, ${args.label}` : ''})`,
+        '',
+        `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; load average ${loadAverage.map((l) => l.map((n) => n.toFixed(1)).join('/')).join(' → ')}.`,
+        '',
+        `clusterStoredGraph in a process of its own: ${stage.seconds.toFixed(1)} s wall (${stage.value.seconds.toFixed(1)} s in the activity), peak RSS ${report.peak_rss_mib} MiB (sampled peaks: anonymous ${report.peak_rss_anon_mib} MiB, file-backed ${report.peak_rss_file_mib} MiB).`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await postgres.stop();
+  }
+}
+
+runBench(main);
