@@ -12,9 +12,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { randomUUID } from 'node:crypto';
-import { createKnnGraphActivities } from '../../activities/knnGraph';
 import { createDb, migrateLatest, type Db } from '../../db/connection';
 import { knnEdgeBytes } from '../../db/repositories/knnEdges';
 import { KNN_HIT_BYTES } from '../../lib/clustering/knnGraph';
@@ -27,10 +24,10 @@ import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgr
 import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { indexPersistence } from '../../lib/vectors/createVectorStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
-import type { KnnPlan } from '../../workflows/contracts';
 import type { AnalyzeStageResult } from './analyzeStage';
 import { benchMachine, directoryBytes, freePort, runBench, say, timed, writeReport } from './common';
 import type { FanoutStageResult } from './fanoutStage';
+import { writeKnnPlan } from './knnPlan';
 import { runStage, type SampledPeaks } from './nodeProcesses';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
 
@@ -153,14 +150,8 @@ async function issuesPerType(db: Db, datasetId: string): Promise<Record<string, 
 
 /** The fan-out with `workers` search processes at once, then the clustering process; its clusters compared with `baseline`'s. */
 async function measureFanout(env: Record<string, string>, logs: string, db: Db, datasetId: string, workers: number, baseline: Int32Array[]): Promise<FanoutRun> {
-  const config = loadConfig({ ...process.env, ...env });
-  const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), persistence: indexPersistence(config, createObjectStore(config), 'api') });
-  const ref = { taskId: randomUUID(), datasetId };
-  const { planKnnChunks } = createKnnGraphActivities({ db, vectors: store, chunks: { size: config.indexing.analysisChunkSize, concurrency: 1 } });
-  const plan = (await new MockActivityEnvironment().run(planKnnChunks, ref)) as KnnPlan;
-  await store.close();
   const planFile = path.join(logs, `plan-${workers}.json`);
-  fs.writeFileSync(planFile, JSON.stringify({ plan, ref }));
+  const plan = await writeKnnPlan(db, env, datasetId, planFile);
   const searched = await timed(() =>
     Promise.all(
       Array.from({ length: workers }, (_, w) =>

@@ -11,22 +11,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { createKnnGraphActivities } from '../../activities/knnGraph';
 import { createDb, migrateLatest } from '../../db/connection';
 import { indexItemCount } from '../../db/repositories/media';
 import { headVersion } from '../../db/repositories/versions';
-import { createVectorPointRows } from '../../db/repositories/vectorPoints';
-import { loadConfig } from '../../lib/config';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
-import { createObjectStore } from '../../lib/storage/createObjectStore';
-import { indexPersistence } from '../../lib/vectors/createVectorStore';
-import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
-import type { KnnPlan } from '../../workflows/contracts';
 import { benchMachine, freePort, runBench, say, timed, writeReport } from './common';
 import type { FanoutStageResult } from './fanoutStage';
+import { writeKnnPlan } from './knnPlan';
 import { runStage } from './nodeProcesses';
 
 const { values: args } = parseArgs({
@@ -51,13 +43,7 @@ async function main(): Promise<void> {
       media = await indexItemCount(db, (await headVersion(db, datasetId)).id);
       if (!fs.existsSync(planFile)) {
         say(`searching the kNN graph of ${media} media once (one worker process)…`);
-        const config = loadConfig({ ...process.env, ...env });
-        const store = createEmbeddedVectorStore({ rows: createVectorPointRows(db), persistence: indexPersistence(config, createObjectStore(config), 'api') });
-        const ref = { taskId: randomUUID(), datasetId };
-        const { planKnnChunks } = createKnnGraphActivities({ db, vectors: store, chunks: { size: config.indexing.analysisChunkSize, concurrency: 1 } });
-        const plan = (await new MockActivityEnvironment().run(planKnnChunks, ref)) as KnnPlan;
-        await store.close();
-        fs.writeFileSync(path.join(logs, 'cluster-stage-plan.tmp'), JSON.stringify({ plan, ref }));
+        await writeKnnPlan(db, env, datasetId, path.join(logs, 'cluster-stage-plan.tmp'));
         const searched = await timed(() => runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, 'cluster-stage-search.log'), [path.join(logs, 'cluster-stage-plan.tmp'), 'search', '0', '1']));
         fs.renameSync(path.join(logs, 'cluster-stage-plan.tmp'), planFile);
         say(`  ${searched.seconds.toFixed(1)} s, peak RSS ${searched.value.rss_mib.peak} MiB`);
