@@ -33,6 +33,19 @@ describe('dataset delete and the storage collector', () => {
   const listed = async () => ((await stack.request.get('/api/v1/datasets').expect(200)).body as Dataset[]).map((d) => d.id);
   const explore = (id: string) => stack.request.get(`/api/v1/explore/${id}`).query({ entity_type: 'IMAGES' });
   const collected = async () => {
+    // A task drops the versions it left unused (recording what they held) just after its end commits, so a test that
+    // saw the end waits for that too before it asks for a collection.
+    await eventually(
+      async () =>
+        stack.deps
+          .db('dataset_versions as v')
+          .whereNotExists(stack.deps.db('datasets as d').whereRaw('d.head_version_id = v.id'))
+          .whereNotExists(stack.deps.db('snapshots as s').whereRaw('s.version_id = v.id'))
+          .count({ n: '*' }),
+      (rows) => Number(rows[0].n) === 0,
+      30_000,
+      'task ends to drop the versions they left unused',
+    );
     await requestStorageCollection({ temporal: stack.deps.temporal, taskQueue: stack.deps.config.temporal.taskQueue });
     const none = { blob: 0, vector_space: 0, vector_point: 0, export_archive: 0 };
     await eventually(
