@@ -79,19 +79,20 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
       const levels = clusterByThresholds(items.length, edges);
       edges = [];
       const reference = neighbourStats(embedded.map(({ i }) => neighbourItems[i]));
-      const scores = scoreNeighbours(neighbourItems, items.map((item) => item.id), { reference });
+      const ids = items.map((item) => item.id);
+      const scores = scoreNeighbours(neighbourItems, ids, { reference });
       const collection = imageCollection(version.vector_space_id);
       const layout = await layoutMap({
         count: items.length,
         embedded: embedded.map(({ i }) => i),
         neighboursOf: (i) => neighbourItems[i].neighbours,
-        vectorsOf: (indexes) => storedVectors(vectors, collection, indexes.map((i) => items[i].id)),
+        vectorsOf: (indexes) => storedVectors(vectors, collection, indexes.map((i) => ids[i])),
       });
       // Points in a random order, so that any first part of the map's pages is an even sample of it: the web
       // app draws the first page while the rest loads, and only the first points while the map moves.
       const mapPoints = mapPointSlices(
         shuffled(embedded, 11).map(({ i }) => i),
-        items.map((item) => item.id),
+        ids,
         layout.positions,
       );
 

@@ -43,9 +43,11 @@ async function main(): Promise<void> {
       media = await indexItemCount(db, (await headVersion(db, datasetId)).id);
       if (!fs.existsSync(planFile)) {
         say(`searching the kNN graph of ${media} media once (one worker process)…`);
-        await writeKnnPlan(db, env, datasetId, path.join(logs, 'cluster-stage-plan.tmp'));
-        const searched = await timed(() => runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, 'cluster-stage-search.log'), [path.join(logs, 'cluster-stage-plan.tmp'), 'search', '0', '1']));
-        fs.renameSync(path.join(logs, 'cluster-stage-plan.tmp'), planFile);
+        // Named as the plan only once its graph is stored, so an interrupted search is done again.
+        const searching = `${planFile}.searching`;
+        await writeKnnPlan(db, env, datasetId, searching);
+        const searched = await timed(() => runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, 'cluster-stage-search.log'), [searching, 'search', '0', '1']));
+        fs.renameSync(searching, planFile);
         say(`  ${searched.seconds.toFixed(1)} s, peak RSS ${searched.value.rss_mib.peak} MiB`);
       }
     } finally {
@@ -70,7 +72,7 @@ async function main(): Promise<void> {
       peak_rss_file_mib: stage.value.sampled_peaks.file_mib,
     };
     say(`  ${stage.seconds.toFixed(1)} s, peak RSS ${report.peak_rss_mib} MiB (anonymous ${report.peak_rss_anon_mib}, file-backed ${report.peak_rss_file_mib})`);
-    const machine = benchMachine();
+    const { machine } = report;
     writeReport(
       `cluster-stage-${media}`,
       report,

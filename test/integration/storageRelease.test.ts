@@ -15,6 +15,7 @@ import { eventually, photo } from '../support/media';
 import { freePort } from '../support/ports';
 import { s3TestClientConfig, startS3Server, type S3Server } from '../support/s3Server';
 import { startTestStack } from '../support/testStack';
+import { unusedVersionsDropped } from '../support/versions';
 
 const shaOf = (name: string) => sha256Hex(fs.readFileSync(photo(name)));
 
@@ -33,19 +34,8 @@ describe('dataset delete and the storage collector', () => {
   const listed = async () => ((await stack.request.get('/api/v1/datasets').expect(200)).body as Dataset[]).map((d) => d.id);
   const explore = (id: string) => stack.request.get(`/api/v1/explore/${id}`).query({ entity_type: 'IMAGES' });
   const collected = async () => {
-    // A task drops the versions it left unused (recording what they held) just after its end commits, so a test that
-    // saw the end waits for that too before it asks for a collection.
-    await eventually(
-      async () =>
-        stack.deps
-          .db('dataset_versions as v')
-          .whereNotExists(stack.deps.db('datasets as d').whereRaw('d.head_version_id = v.id'))
-          .whereNotExists(stack.deps.db('snapshots as s').whereRaw('s.version_id = v.id'))
-          .count({ n: '*' }),
-      (rows) => Number(rows[0].n) === 0,
-      30_000,
-      'task ends to drop the versions they left unused',
-    );
+    // A task drops the versions it left unused (recording what they held) just after its end commits: wait for that too.
+    for (const datasetId of await stack.deps.db('datasets').pluck('id')) await unusedVersionsDropped(stack.deps.db, datasetId);
     await requestStorageCollection({ temporal: stack.deps.temporal, taskQueue: stack.deps.config.temporal.taskQueue });
     const none = { blob: 0, vector_space: 0, vector_point: 0, export_archive: 0 };
     await eventually(
