@@ -2,7 +2,7 @@ import { exactSearch, Index, MetricKind, ScalarKind, type BatchMatches, type Mat
 import { bytesToVector, vectorToBytes } from './vectorBytes';
 import { vectorMatrix } from './vectorMatrix';
 import type { ObjectStore } from '../storage/objectStore';
-import { loadPersistedIndex, publishIndex, readHead, removePersistedIndex } from './persistedIndex';
+import { loadPersistedIndex, publishIndex, readHead, removePersistedIndex, type KeyMaps } from './persistedIndex';
 import type { VectorHit, VectorPoint, VectorStore } from './vectorStore';
 
 const REPLAY_BATCH = 5000;
@@ -18,9 +18,9 @@ interface LoadedCollection {
   /** Every point, or (with `base`) only those replayed since the base was published. */
   index: Index;
   /**
-   * API processes: the published index, memory-mapped read-only (a view costs milliseconds where a
-   * load of 100,000 x 1280 costs ~0.4 s). Its keys are those below `keyLimit`; `removed` of them
-   * were replaced or deleted since (searches ask it for that many more and drop them).
+   * The published index, memory-mapped read-only (a view costs milliseconds where a load of 100,000 x 1280 costs
+   * ~0.4 s, and its pages are the kernel's to share and reclaim). Its keys are those below `keyLimit`; `removed` of
+   * them were replaced or deleted since (searches ask it for that many more and drop them).
    */
   base?: { index: Index; keyLimit: number; removed: number; seq: string; nextDriftCheck: number };
   /** usearch keys are bigints; kept as numbers here, which maps of 100,000 build several times faster. */
@@ -86,6 +86,8 @@ const PUBLISH_MIN_ROWS = 1000;
 /** How far a reader's replayed points may outgrow its viewed base before it looks for a newer published one. */
 const driftAllowed = (baseSize: number) => Math.max(5000, Math.round(baseSize * 0.1));
 
+type LoadMode = 'view' | 'load';
+
 /** Where processes share their indexes: the object store that also holds the media, so API and worker may run on different machines. */
 export interface IndexPersistence {
   objects: ObjectStore;
@@ -96,8 +98,12 @@ export interface IndexPersistence {
   publish?: { scratchDir: string; quietMs?: number; maxDelayMs?: number };
   /** A failed background publication (the points are safe in Postgres; readers replay them). */
   onError?(error: unknown, collection: string): void;
-  /** A collection's first catch-up in this process: what it loaded (0 points when nothing was published) and then replayed, and how long each took. */
-  onLoaded?(collection: string, figures: { points: number; loadMs: number; replayedRows: number; replayMs: number }): void;
+  /**
+   * A collection's catch-up from its published index (or from nothing): how it opened the index (`view`: mapped
+   * read-only, to search; `load`: read whole, to publish again), the points it held (0 when nothing was published),
+   * the rows replayed after them, and how long each took.
+   */
+  onLoaded?(collection: string, figures: { mode: LoadMode; points: number; loadMs: number; replayedRows: number; replayMs: number }): void;
 }
 
 /** The embedded store, plus what tests and benchmarks need to wait for. */
@@ -144,30 +150,49 @@ export function createEmbeddedVectorStore(options: {
     return { generation, dim, index: newIndex(dim), keyOf: new Map(), idOf: new Map(), nextKey: 0, lastSeq: '0', rowsSincePersisted: 0, exact: exactSearchMaxPoints > 0 ? new Map() : undefined };
   }
 
-  async function loadPersisted(collection: string, generation: string, dim: number): Promise<LoadedCollection | undefined> {
+  /** The collection's state on `index`, a view of a published snapshot whose keys and seq these are: replayed points go into an index beside it. */
+  function viewedState(generation: string, dim: number, index: Index, keys: KeyMaps, nextKey: number, lastSeq: string): LoadedCollection {
+    const base = { index, keyLimit: nextKey, removed: 0, seq: lastSeq, nextDriftCheck: driftAllowed(index.size()) };
+    return { generation, dim, index: newIndex(dim), ...keys, nextKey, lastSeq, rowsSincePersisted: 0, base };
+  }
+
+  /**
+   * Searching needs only a view of the published index; publishing saves the whole index again, so it loads it
+   * mutable (`load`) and holds it until its writes pause (publish).
+   */
+  async function loadPersisted(collection: string, generation: string, dim: number, mode: LoadMode): Promise<LoadedCollection | undefined> {
     if (!persistence) return undefined;
     const index = newIndex(dim);
-    // Publishers save their whole index again, so they need it mutable; readers view it and add replayed points beside it.
-    const persisted = await loadPersistedIndex(persistence.objects, collection, { generation, dim }, index, publishing ? 'load' : 'view');
+    const persisted = await loadPersistedIndex(persistence.objects, collection, { generation, dim }, index, mode);
     // A small collection is replayed from its rows instead: that keeps its vectors for exact search, and costs little.
     if (!persisted || index.size() <= exactSearchMaxPoints) return undefined;
     const { head, keys } = persisted;
-    const nextKey = Number(head.nextKey);
-    const state = { generation, dim, index, ...keys, nextKey, lastSeq: head.lastSeq, rowsSincePersisted: 0 };
-    if (publishing) return state;
-    const base = { index, keyLimit: nextKey, removed: 0, seq: head.lastSeq, nextDriftCheck: driftAllowed(index.size()) };
-    return { ...state, index: newIndex(dim), base };
+    if (mode === 'view') return viewedState(generation, dim, index, keys, Number(head.nextKey), head.lastSeq);
+    return { generation, dim, index, ...keys, nextKey: Number(head.nextKey), lastSeq: head.lastSeq, rowsSincePersisted: 0 };
   }
 
-  /** Catches the index up and publishes it unless little changed while writes go on. */
-  async function publish(collection: string, evenIfSmall: boolean): Promise<void> {
+  /**
+   * Catches the index up and publishes it unless little changed while writes go on. Once writes pause (`quiet`),
+   * the process goes on searching a view of the file it saved and lets the mutable index go: a worker holds a
+   * collection's whole index in its own memory only while it writes to it.
+   */
+  async function publish(collection: string, quiet: boolean): Promise<void> {
     if (!persistence || !publishing) return;
-    const state = await refresh(collection);
+    const current = await refresh(collection);
     await serialised(collection, async () => {
-      if (loaded.get(collection) !== state || state.rowsSincePersisted === 0) return;
-      if (!evenIfSmall && state.rowsSincePersisted < Math.max(PUBLISH_MIN_ROWS, state.index.size() * PUBLISH_GROWTH)) return;
-      await publishIndex(persistence.objects, publishing.scratchDir, collection, state);
+      if (loaded.get(collection) !== current || current.rowsSincePersisted === 0) return;
+      const size = (current.base ? current.base.index.size() - current.base.removed : 0) + current.index.size();
+      if (!quiet && current.rowsSincePersisted < Math.max(PUBLISH_MIN_ROWS, size * PUBLISH_GROWTH)) return;
+      let state = current;
+      if (state.base) {
+        loaded.delete(collection);
+        state = await replayChanges(collection, 'load');
+      }
+      const view = quiet && !state.exact && state.keyOf.size > exactSearchMaxPoints ? newIndex(state.dim) : undefined;
+      const head = await publishIndex(persistence.objects, publishing.scratchDir, collection, state, view);
       state.rowsSincePersisted = 0;
+      // Nothing replayed meanwhile (refreshes wait for this one), so the view holds every point the state does.
+      if (view && head && !unpublished.has(collection)) loaded.set(collection, viewedState(state.generation, state.dim, view, state, state.nextKey, state.lastSeq));
     });
   }
 
@@ -229,22 +254,22 @@ export function createEmbeddedVectorStore(options: {
   }
 
   /** One query when nothing changed (the steady state of a search), one more per REPLAY_BATCH changes. */
-  async function replayChanges(collection: string): Promise<LoadedCollection> {
+  async function replayChanges(collection: string, mode: LoadMode = 'view'): Promise<LoadedCollection> {
     let state = loaded.get(collection);
     // Before the first load only the generation is wanted: the published index may already hold the points.
     let batch = await points.changesAfter(collection, state?.lastSeq ?? '0', state ? REPLAY_BATCH : 0);
-    let loading: { replayFrom: number; loadMs: number; points: number } | undefined;
+    let loading: { mode: LoadMode; replayFrom: number; loadMs: number; points: number } | undefined;
     if (batch && (!state || state.generation !== batch.generation)) {
       const { generation, dim } = batch;
       const startedAt = performance.now();
       state =
-        (await loadPersisted(collection, generation, dim).catch((error: unknown) => {
+        (await loadPersisted(collection, generation, dim, mode).catch((error: unknown) => {
           // A snapshot removed or damaged under us costs a rebuild from the rows, never a wrong answer.
           persistence?.onError?.(error, collection);
           return undefined;
         })) ?? emptyState(generation, dim);
       loaded.set(collection, state);
-      loading = { replayFrom: performance.now(), loadMs: performance.now() - startedAt, points: state.keyOf.size };
+      loading = { mode, replayFrom: performance.now(), loadMs: performance.now() - startedAt, points: state.keyOf.size };
       batch = await points.changesAfter(collection, state.lastSeq, REPLAY_BATCH);
     }
     if (!batch || !state) throw new Error(`vector collection ${collection} does not exist`);
@@ -282,7 +307,7 @@ export function createEmbeddedVectorStore(options: {
     if (state.base && state.base.removed + state.index.size() >= state.base.nextDriftCheck) return reanchor(collection, state, state.base);
     if (loading) {
       const { replayFrom, loadMs, points: loadedPoints } = loading;
-      persistence?.onLoaded?.(collection, { points: loadedPoints, loadMs, replayedRows: state.rowsSincePersisted, replayMs: performance.now() - replayFrom });
+      persistence?.onLoaded?.(collection, { mode, points: loadedPoints, loadMs, replayedRows: state.rowsSincePersisted, replayMs: performance.now() - replayFrom });
     }
     return state;
   }

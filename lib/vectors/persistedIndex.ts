@@ -98,19 +98,22 @@ export async function loadPersistedIndex(
  * Publishes `index` as the collection's persisted index: immutable files under new keys first, then
  * the head that names them (last writer wins: readers replay rows newer than any head's lastSeq).
  * A head already at or past `state.lastSeq` of the same generation is left alone. Everything is read
- * from the index synchronously, so the caller may change it once this returns a promise.
+ * from the index synchronously, so the caller may change it once this returns a promise. `view`, when given, is
+ * made a view of the saved file (the mapping outlives the file's removal).
  */
 export async function publishIndex(
   objects: ObjectStore,
   scratchDir: string,
   collection: string,
   state: { generation: string; dim: number; index: Index; keyOf: Map<string, number>; lastSeq: string; nextKey: number },
+  view?: Index,
 ): Promise<IndexHead | undefined> {
   const snapshot = randomUUID();
   const keys = snapshotKeys(collection, state.generation, snapshot);
   fs.mkdirSync(scratchDir, { recursive: true });
   const file = path.join(scratchDir, `${collection}-${snapshot}.usearch`);
   state.index.save(file);
+  view?.view(file);
   const ids = encodeKeys(state.keyOf);
   const head: IndexHead = {
     format: FORMAT,

@@ -1,11 +1,12 @@
 /**
- * `npm run bench:cluster-stage -- --reuse DIR [--database NAME] [--label L]`: the analysis's final step
+ * `npm run bench:cluster-stage -- --reuse DIR [--database NAME] [--label L] [--search K]`: the analysis's final step
  * (clusterStoredGraph: clustering, scores, map, writes) alone, in a process of its own, on a dataset kept by
  * `bench:analysis --keep` (database bench_analysis) or `bench:explore --keep` (`--database bench_explore`). The first
  * run on a scratch searches its kNN graph once (one worker process, as bench:analysis does) and keeps the plan; later
  * runs reuse the stored graph, so two commits' final steps can be compared on the same graph, one after the other.
  * Wall time and the process's peak RSS (VmHWM, and sampled anonymous / file-backed peaks) go to
- * bench/results/cluster-stage-<N>-<date>.json and .md.
+ * bench/results/cluster-stage-<N>-<date>.json and .md. `--search K` measures a searching worker instead: K of the
+ * plan's chunks searched again (searchKnnChunk, storing the same hits), to search-stage-<N>-<date>.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -19,10 +20,11 @@ import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgr
 import { benchMachine, freePort, runBench, say, timed, writeReport } from './common';
 import type { FanoutStageResult } from './fanoutStage';
 import { writeKnnPlan } from './knnPlan';
+import type { KnnPlan } from '../../workflows/contracts';
 import { runStage } from './nodeProcesses';
 
 const { values: args } = parseArgs({
-  options: { reuse: { type: 'string' }, database: { type: 'string', default: 'bench_analysis' }, label: { type: 'string', default: '' } },
+  options: { reuse: { type: 'string' }, database: { type: 'string', default: 'bench_analysis' }, label: { type: 'string', default: '' }, search: { type: 'string' } },
 });
 
 async function main(): Promise<void> {
@@ -53,9 +55,14 @@ async function main(): Promise<void> {
     } finally {
       await db.destroy();
     }
-    say('final step (clusterStoredGraph):');
+    const { plan } = JSON.parse(fs.readFileSync(planFile, 'utf8')) as { plan: KnnPlan };
+    // fanoutStage's worker 0 of N searches the chunks whose ordinal is a multiple of N.
+    const searchEvery = args.search ? Math.max(1, Math.floor(plan.chunks.length / Number(args.search))) : 0;
+    const name = searchEvery ? 'search-stage' : 'cluster-stage';
+    say(searchEvery ? `searching every ${searchEvery}th chunk of ${plan.chunks.length} again (searchKnnChunk):` : 'final step (clusterStoredGraph):');
     const loadAverage = [os.loadavg()];
-    const stage = await timed(() => runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, 'cluster-stage.log'), [planFile, 'cluster']));
+    const stageArgs = searchEvery ? [planFile, 'search', '0', String(searchEvery)] : [planFile, 'cluster'];
+    const stage = await timed(() => runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, `${name}.log`), stageArgs));
     loadAverage.push(os.loadavg());
     const commit = execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
     const report = {
@@ -65,6 +72,7 @@ async function main(): Promise<void> {
       commit,
       label: args.label,
       load_average: loadAverage,
+      chunks: searchEvery ? stage.value.chunks : undefined,
       wall_seconds: stage.seconds,
       activity_seconds: stage.value.seconds,
       peak_rss_mib: stage.value.rss_mib.peak,
@@ -73,15 +81,16 @@ async function main(): Promise<void> {
     };
     say(`  ${stage.seconds.toFixed(1)} s, peak RSS ${report.peak_rss_mib} MiB (anonymous ${report.peak_rss_anon_mib}, file-backed ${report.peak_rss_file_mib})`);
     const { machine } = report;
+    const what = searchEvery ? `searchKnnChunk on ${stage.value.chunks.length} chunks of ${plan.chunks.length}, one after another,` : 'clusterStoredGraph';
     writeReport(
-      `cluster-stage-${media}`,
+      `${name}-${media}`,
       report,
       [
-        `# bench:cluster-stage at ${media.toLocaleString('en-US')} media (${report.date.slice(0, 10)}, commit ${commit}${args.label ? `, ${args.label}` : ''})`,
+        `# bench:cluster-stage${searchEvery ? ` --search ${args.search}` : ''} at ${media.toLocaleString('en-US')} media (${report.date.slice(0, 10)}, commit ${commit}${args.label ? `, ${args.label}` : ''})`,
         '',
         `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; load average ${loadAverage.map((l) => l.map((n) => n.toFixed(1)).join('/')).join(' → ')}.`,
         '',
-        `clusterStoredGraph in a process of its own: ${stage.seconds.toFixed(1)} s wall (${stage.value.seconds.toFixed(1)} s in the activity), peak RSS ${report.peak_rss_mib} MiB (sampled peaks: anonymous ${report.peak_rss_anon_mib} MiB, file-backed ${report.peak_rss_file_mib} MiB).`,
+        `${what} in a process of its own: ${stage.seconds.toFixed(1)} s wall (${stage.value.seconds.toFixed(1)} s in the activity), peak RSS ${report.peak_rss_mib} MiB (sampled peaks: anonymous ${report.peak_rss_anon_mib} MiB, file-backed ${report.peak_rss_file_mib} MiB).`,
         '',
       ].join('\n'),
     );

@@ -150,6 +150,49 @@ describe('embedded vector store (Postgres + usearch)', () => {
     });
   });
 
+  it('a worker searches a view of what it published once writes pause, and loads the whole index again only to publish newer writes', async () => {
+    await withEmbeddedStack(async (stack) => {
+    const opened: Array<{ mode: string; points: number; replayedRows: number }> = [];
+    const writer = createEmbeddedVectorStore({
+      rows: stack.rows,
+      persistence: {
+        objects: stack.objects,
+        publish: { scratchDir: path.join(stack.objectsDir, '..', 'tmp'), quietMs: 60_000, maxDelayMs: 120_000 },
+        onLoaded: (_, { mode, points, replayedRows }) => opened.push({ mode, points, replayedRows }),
+      },
+    });
+    await writer.ensureCollection('c', 16);
+    const { vectors, ids } = sample(1300, 16, 5);
+    await writer.upsert('c', points(ids, vectors, 0, 1200));
+    await writer.publishPending();
+    const found = async (from: number, to: number) => {
+      const hits = await writer.searchMany('c', vectors.slice(from, to), 1);
+      return hits.filter((nearest, q) => nearest[0]?.id === ids[from + q]).length;
+    };
+    expect(await found(0, 100)).toBeGreaterThanOrEqual(98);
+
+    // Written while the worker searches its view: found beside it, the deleted point no more.
+    await writer.upsert('c', points(ids, vectors, 1200, 1300));
+    await writer.delete('c', [ids[7]]);
+    expect(await found(1200, 1300)).toBe(100);
+    expect((await writer.searchMany('c', [vectors[7]], 3))[0].map((hit) => hit.id)).not.toContain(ids[7]);
+
+    await writer.publishPending();
+    // Built from the rows once; then the published 1,200 loaded whole to publish the 101 newer writes.
+    expect(opened).toEqual([
+      { mode: 'view', points: 0, replayedRows: 1200 },
+      { mode: 'load', points: 1200, replayedRows: 101 },
+    ]);
+    expect(await found(1200, 1300)).toBe(100);
+    const reader = stack.reader();
+    const nearest = await reader.searchMany('c', [vectors[1250], vectors[7]], 3);
+    expect(nearest[0][0].id).toBe(ids[1250]);
+    expect(nearest[1].map((hit) => hit.id)).not.toContain(ids[7]);
+    await reader.close();
+    await writer.close();
+    });
+  });
+
   it('an API store whose replayed points outgrow its published base starts again from a newer published index', async () => {
     await withEmbeddedStack(async (stack) => {
       const writer = stack.writer();
