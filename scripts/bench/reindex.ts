@@ -1,5 +1,5 @@
 /**
- * `npm run bench:reindex [-- N] [--added 1000] [--from-analysis DIR [--skip-full]]`: a reindex after adding `added` media to a dataset of N (default
+ * `npm run bench:reindex [-- N] [--added 1000] [--from-analysis DIR [--database NAME] [--skip-full]]`: a reindex after adding `added` media to a dataset of N (default
  * 100,000; 1280-d vectors sampled around 1,000 centres, as bench:analysis seeds them), incremental against full in
  * one run and one process, activities through MockActivityEnvironment: the dataset is analysed in full, `added`
  * media are added (rows and vectors), then the incremental reindex (activities/incrementalKnn.ts, then
@@ -38,7 +38,7 @@ import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDat
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { added: { type: 'string', default: '1000' }, 'from-analysis': { type: 'string' }, 'skip-full': { type: 'boolean', default: false } },
+  options: { added: { type: 'string', default: '1000' }, 'from-analysis': { type: 'string' }, 'skip-full': { type: 'boolean', default: false }, database: { type: 'string', default: 'bench_analysis' } },
 });
 const count = Number(positionals[0] ?? 100_000);
 const added = Number(args.added);
@@ -139,8 +139,8 @@ async function main(): Promise<void> {
   const loadAverage = [os.loadavg()];
   const from = args['from-analysis'];
   await withScratchPostgres('reindex', async (postgres, scratch) => {
-    // A kept bench:analysis scratch holds its database under bench:analysis's name.
-    const databaseUrl = await ensureDatabase(postgres.url, from ? 'bench_analysis' : 'bench_reindex');
+    // A kept bench:analysis scratch holds its database under bench:analysis's name (`--database bench_explore` for bench:explore's).
+    const databaseUrl = await ensureDatabase(postgres.url, from ? args.database! : 'bench_reindex');
     const env = { ...process.env, LOG_LEVEL: 'warn', DATA_DIR: path.join(scratch, 'data'), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: '127.0.0.1:1', PIPELINE_PORT: '0' };
     const config = loadConfig(env);
     const db = createDb(databaseUrl, 4);
@@ -169,11 +169,12 @@ async function main(): Promise<void> {
       const initial = args['from-analysis'] ? undefined : await fullAnalysis(activities, ref);
       if (initial) say(`  first analysis ${initial.total_seconds.toFixed(1)} s`);
       loadAverage.push(os.loadavg());
-      await addMedia(db, store, datasetId, versionId);
+      const addition = await timed(() => addMedia(db, store, datasetId, versionId));
+      say(`  ${added} media added (rows, vectors and the index published again) in ${addition.seconds.toFixed(1)} s`);
       const incremental = await incrementalReindex(activities, ref);
       say(`  incremental reindex ${incremental.total_seconds.toFixed(1)} s (search ${incremental.search_seconds.toFixed(1)}, merge ${incremental.merge_seconds.toFixed(1)}, cluster ${incremental.cluster_seconds.toFixed(1)})`);
       if (args['skip-full']) {
-        writeIncrementalOnly(incremental, loadAverage);
+        writeIncrementalOnly(incremental, addition.seconds, loadAverage);
         return;
       }
       const incrementalLists = await storedLists(db, versionId);
@@ -196,6 +197,7 @@ async function main(): Promise<void> {
         added,
         seed_seconds: args['from-analysis'] ? undefined : seeded.seconds,
         from_analysis: args['from-analysis'],
+        addition_seconds: addition.seconds,
         load_average: loadAverage,
         first_analysis: initial,
         incremental,
@@ -233,8 +235,8 @@ async function main(): Promise<void> {
 }
 
 /** The report of a run without the full reindex (`--skip-full`). */
-function writeIncrementalOnly(incremental: Awaited<ReturnType<typeof incrementalReindex>>, loadAverage: number[][]): void {
-  const report = { date: new Date().toISOString(), machine: benchMachine(), media: count, added, from_analysis: args['from-analysis'], load_average: loadAverage, incremental };
+function writeIncrementalOnly(incremental: Awaited<ReturnType<typeof incrementalReindex>>, additionSeconds: number, loadAverage: number[][]): void {
+  const report = { date: new Date().toISOString(), machine: benchMachine(), media: count, added, from_analysis: args['from-analysis'], load_average: loadAverage, addition_seconds: additionSeconds, incremental };
   const machine = benchMachine();
   const { rewritten } = incremental;
   writeReport(`reindex-${count}-incremental`, report, [
@@ -245,6 +247,8 @@ function writeIncrementalOnly(incremental: Awaited<ReturnType<typeof incremental
     '| reindex | neighbour search s | merge s | clustering + scores + map + writes s (only what changed) | total s |',
     '|---|---:|---:|---:|---:|',
     `| incremental | ${incremental.search_seconds.toFixed(1)} | ${incremental.merge_seconds.toFixed(1)} | ${incremental.cluster_seconds.toFixed(1)} | ${incremental.total_seconds.toFixed(1)} |`,
+    '',
+    `Before it, the addition (rows, vectors, and the index published again, as the adding worker does): ${additionSeconds.toFixed(1)} s.`,
     '',
     `Lists changed by the merge: ${incremental.changed_lists}. Rows the re-clustering wrote: ${rewritten.clusters} new clusters (${rewritten.changedClusters} kept with other members, ${rewritten.removedClusters} removed), ${rewritten.memberships} memberships, ${rewritten.scores} scores, ${rewritten.mapPoints} map points.`,
     '',
