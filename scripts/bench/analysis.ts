@@ -1,5 +1,5 @@
 /**
- * `npm run bench:analysis [-- N] [--workers 1,2] [--keep] [--reuse DIR]`: the analysis after indexing at N media
+ * `npm run bench:analysis [-- N] [--workers 1,2] [--keep] [--reuse DIR [--database NAME]]`: the analysis after indexing at N media
  * (default 100,000; 1280-d vectors sampled around 1,000 centres, as bench:explore seeds them), old and new in one run:
  * - the single-activity `analyzeDataset` in a process of its own (analyzeStage.ts);
  * - the analysis as fan-out (activities/knnGraph.ts) with 1 and 2 worker processes: each searches its share of the
@@ -33,7 +33,12 @@ import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDat
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { keep: { type: 'boolean', default: false }, reuse: { type: 'string' }, workers: { type: 'string', default: '1,2' } },
+  options: {
+    keep: { type: 'boolean', default: false },
+    reuse: { type: 'string' },
+    workers: { type: 'string', default: '1,2' },
+    database: { type: 'string', default: 'bench_analysis' },
+  },
 });
 const count = Number(positionals[0] ?? 100_000);
 const DIM = 1280;
@@ -81,6 +86,22 @@ async function seed(env: Record<string, string>, scratch: string): Promise<{ dat
   } finally {
     await db.destroy();
   }
+}
+
+/**
+ * What a kept scratch was seeded with: bench:analysis's own, or bench:explore's (`--database bench_explore`), whose
+ * seed took its rows' and vectors' times and whose published indexes are measured here (the current snapshots).
+ */
+function keptSeed(scratch: string, dataDir: string): { datasetId: string; seed_seconds: number; index_bytes: number } {
+  const kept = JSON.parse(fs.readFileSync(path.join(scratch, 'seeded.json'), 'utf8'));
+  if (kept.seed_seconds !== undefined) return kept;
+  const indexes = path.join(dataDir, 'objects', 'vector-indexes');
+  const index_bytes = fs.readdirSync(indexes).reduce((sum, collection) => {
+    const head = JSON.parse(fs.readFileSync(path.join(indexes, collection, 'head.json'), 'utf8')) as { generation: string; snapshot: string };
+    const files = ['usearch', 'keys'].map((ext) => path.join(indexes, collection, head.generation, `${head.snapshot}.${ext}`));
+    return sum + files.reduce((bytes, file) => bytes + fs.statSync(file).size, 0);
+  }, 0);
+  return { datasetId: kept.datasetId, seed_seconds: kept.setup.rows_seconds + kept.setup.vectors_seconds, index_bytes };
 }
 
 /**
@@ -223,9 +244,9 @@ async function main(): Promise<void> {
   fs.mkdirSync(logs, { recursive: true });
   const postgres = await startEmbeddedPostgres({ dataDir: scratch, port: freePort() });
   try {
-    const databaseUrl = await ensureDatabase(postgres.url, 'bench_analysis');
+    const databaseUrl = await ensureDatabase(postgres.url, args.database!);
     const env = { LOG_LEVEL: 'warn', DATA_DIR: path.join(scratch, 'data'), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: '127.0.0.1:1', PIPELINE_PORT: '0' };
-    const seeded = args.reuse ? JSON.parse(fs.readFileSync(path.join(scratch, 'seeded.json'), 'utf8')) : await seed(env, scratch);
+    const seeded = args.reuse ? keptSeed(scratch, env.DATA_DIR) : await seed(env, scratch);
     say(`  seeded in ${seeded.seed_seconds.toFixed(1)} s`);
     const db = createDb(databaseUrl, 2);
     try {

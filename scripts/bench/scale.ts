@@ -1,5 +1,5 @@
 /**
- * `npm run bench:scale [-- N] [--skip analysis,reindex,explore,snapshot]`: the figures issue 26 asks for at N media
+ * `npm run bench:scale [-- N] [--skip analysis,reindex,explore,snapshot] [--reuse DIR [--database NAME]]`: the figures issue 26 asks for at N media
  * (default 100,000), gathered from the benches that measure each part, run one after another in processes of their
  * own. Each seeds its own synthetic dataset (1280-d vectors around 1,000 centres), so none measures another's leftovers:
  * - bench:analysis: the single-activity analysis (the baseline) and the fan-out with 1 and 2 worker processes;
@@ -18,15 +18,25 @@ import { benchDir, benchMachine, runBench, say, timed, writeReport } from './com
 const PARTS = ['analysis', 'reindex', 'explore', 'snapshot'] as const;
 type Part = (typeof PARTS)[number];
 
-const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { skip: { type: 'string', default: '' } } });
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { skip: { type: 'string', default: '' }, reuse: { type: 'string' }, database: { type: 'string', default: 'bench_explore' } },
+});
 const count = Number(positionals[0] ?? 100_000);
 const skipped = new Set(args.skip!.split(',').filter(Boolean));
+const reuse = args.reuse ? ['--reuse', args.reuse] : [];
 
-/** The command line of each part and the stem of the report it writes. */
+/**
+ * The command line of each part and the stem of the report it writes. With `--reuse DIR` (a scratch bench:explore
+ * kept), the analysis, the reindex (on a copy, without the full one) and Explore run on that dataset, not seeds of
+ * their own: at 1,000,000 each seed costs 40 minutes.
+ */
 const commands: Record<Part, { script: string; args: string[]; stem: string }> = {
-  analysis: { script: 'analysis.ts', args: [String(count), '--workers', '1,2'], stem: `analysis-${count}` },
-  reindex: { script: 'reindex.ts', args: [String(count), '--added', '1000'], stem: `reindex-${count}` },
-  explore: { script: 'explore.ts', args: [String(count), '--label', 'scale', '--queries-only'], stem: `explore-${count}-scale` },
+  analysis: { script: 'analysis.ts', args: [String(count), '--workers', '1,2', ...reuse, ...(args.reuse ? ['--database', args.database!] : [])], stem: `analysis-${count}` },
+  reindex: args.reuse
+    ? { script: 'reindex.ts', args: [String(count), '--added', '1000', '--from-analysis', args.reuse, '--database', args.database!, '--skip-full'], stem: `reindex-${count}-incremental` }
+    : { script: 'reindex.ts', args: [String(count), '--added', '1000'], stem: `reindex-${count}` },
+  explore: { script: 'explore.ts', args: [String(count), '--label', 'scale', '--queries-only', ...reuse], stem: `explore-${count}-scale` },
   snapshot: { script: 'snapshot.ts', args: [String(count)], stem: `snapshot-${count}` },
 };
 
@@ -155,7 +165,7 @@ async function main(): Promise<void> {
     figures = { ...figures, ...figuresOf[part](report) };
     loadAverage.push(os.loadavg());
   }
-  const report = { date: new Date().toISOString(), machine: benchMachine(), media: count, ...figures, part_seconds: partSeconds, load_average: loadAverage, sources };
+  const report = { date: new Date().toISOString(), machine: benchMachine(), media: count, reused: args.reuse, ...figures, part_seconds: partSeconds, load_average: loadAverage, sources };
   writeReport(`scale-${count}`, report, markdown(report));
 }
 
