@@ -153,7 +153,7 @@ export function createEmbeddedVectorStore(options: {
   /** The collection's state on `index`, a view of a published snapshot whose keys and seq these are: replayed points go into an index beside it. */
   function viewedState(generation: string, dim: number, index: Index, keys: KeyMaps, nextKey: number, lastSeq: string): LoadedCollection {
     const base = { index, keyLimit: nextKey, removed: 0, seq: lastSeq, nextDriftCheck: driftAllowed(index.size()) };
-    return { generation, dim, index: newIndex(dim), ...keys, nextKey, lastSeq, rowsSincePersisted: 0, base };
+    return { generation, dim, index: newIndex(dim), keyOf: keys.keyOf, idOf: keys.idOf, nextKey, lastSeq, rowsSincePersisted: 0, base };
   }
 
   /**

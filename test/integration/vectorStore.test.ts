@@ -170,6 +170,9 @@ describe('embedded vector store (Postgres + usearch)', () => {
       return hits.filter((nearest, q) => nearest[0]?.id === ids[from + q]).length;
     };
     expect(await found(0, 100)).toBeGreaterThanOrEqual(98);
+    // The view replaced the index it was saved from: each point is found once.
+    const nearest10 = (await writer.searchMany('c', vectors.slice(0, 20), 10)).map((hits) => hits.map((hit) => hit.id));
+    expect(nearest10.filter((ids10) => new Set(ids10).size === 10)).toHaveLength(20);
 
     // Written while the worker searches its view: found beside it, the deleted point no more.
     await writer.upsert('c', points(ids, vectors, 1200, 1300));
