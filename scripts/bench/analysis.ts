@@ -29,6 +29,7 @@ import { benchMachine, directoryBytes, freePort, runBench, say, timed, writeRepo
 import type { FanoutStageResult } from './fanoutStage';
 import { writeKnnPlan } from './knnPlan';
 import { runStage, type SampledPeaks } from './nodeProcesses';
+import { headKey, snapshotKeys, type IndexHead } from '../../lib/vectors/persistedIndex';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
 
 const { values: args, positionals } = parseArgs({
@@ -95,11 +96,11 @@ async function seed(env: Record<string, string>, scratch: string): Promise<{ dat
 function keptSeed(scratch: string, dataDir: string): { datasetId: string; seed_seconds: number; index_bytes: number } {
   const kept = JSON.parse(fs.readFileSync(path.join(scratch, 'seeded.json'), 'utf8'));
   if (kept.seed_seconds !== undefined) return kept;
-  const indexes = path.join(dataDir, 'objects', 'vector-indexes');
-  const index_bytes = fs.readdirSync(indexes).reduce((sum, collection) => {
-    const head = JSON.parse(fs.readFileSync(path.join(indexes, collection, 'head.json'), 'utf8')) as { generation: string; snapshot: string };
-    const files = ['usearch', 'keys'].map((ext) => path.join(indexes, collection, head.generation, `${head.snapshot}.${ext}`));
-    return sum + files.reduce((bytes, file) => bytes + fs.statSync(file).size, 0);
+  const objects = path.join(dataDir, 'objects');
+  const index_bytes = fs.readdirSync(path.join(objects, 'vector-indexes')).reduce((sum, collection) => {
+    const head = JSON.parse(fs.readFileSync(path.join(objects, headKey(collection)), 'utf8')) as IndexHead;
+    const files = Object.values(snapshotKeys(collection, head.generation, head.snapshot));
+    return sum + files.reduce((bytes, key) => bytes + fs.statSync(path.join(objects, key)).size, 0);
   }, 0);
   return { datasetId: kept.datasetId, seed_seconds: kept.setup.rows_seconds + kept.setup.vectors_seconds, index_bytes };
 }
