@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
-import { addPlacements, clearClustering, insertClustering, removeClusters, updateClusterCounts, writeNeighbourScores, type ClusterMembership, type NewCluster } from '../db/repositories/clusters';
+import {
+  addPlacements,
+  clearClustering,
+  insertClustering,
+  refreshPreviews,
+  removeClusters,
+  updateClusterCounts,
+  writeNeighbourScores,
+  type ClusterMembership,
+  type NewCluster,
+} from '../db/repositories/clusters';
 import { clearKnnEdges, setAnalysedGraph, writeKnnGraphManifest, type AnalysedGraph, type KnnGraphManifest } from '../db/repositories/knnEdges';
 import { appendMapPoints, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { setNeighbourStats } from '../db/repositories/versions';
@@ -43,7 +53,7 @@ export function* mapPointSlices(order: readonly number[], ids: readonly string[]
  */
 export async function replaceAnalysis(db: Db, versionId: string, results: AnalysisResults, afterSlice: () => void = () => {}): Promise<void> {
   await db.transaction(async (trx) => {
-    await writeSlices(trx, versionId, await clearClustering(trx, versionId), results, afterSlice);
+    await writeSlices(trx, versionId, await clearClustering(trx, versionId), results, afterSlice, 'all');
     if (results.graphManifest) await writeKnnGraphManifest(trx, versionId, results.graphManifest);
     // An analysis not made from the stored graph leaves it stale: the next reindex starts a new one.
     if (results.analysedGraph) await setAnalysedGraph(trx, versionId, results.analysedGraph);
@@ -55,8 +65,9 @@ export async function replaceAnalysis(db: Db, versionId: string, results: Analys
 /** Adds a batch's placements (clusters it opened, memberships, scores, map points) to a version's analysis in one transaction. */
 export async function addBatchAnalysis(db: Db, versionId: string, batch: ClusteringSlice & { scores: ScoredMedia; mapPoints: readonly MapPoint[] }): Promise<void> {
   await db.transaction(async (trx) => {
-    await addPlacements(trx, versionId, batch.clusters, batch.members);
+    const clusteringId = await addPlacements(trx, versionId, batch.clusters, batch.members);
     await writeNeighbourScores(trx, versionId, batch.scores);
+    await refreshPreviews(trx, versionId, clusteringId, { clusterIds: batch.members.map((member) => member.cluster_id), mediaIds: batch.scores.map(({ id }) => id) });
     await appendMapPoints(trx, versionId, batch.mapPoints);
   });
 }
@@ -79,28 +90,40 @@ export interface AnalysisChanges {
 /** Applies an analysis's changes in one transaction, so Explore sees the old analysis or the new one, never half. */
 export async function updateAnalysis(db: Db, versionId: string, changes: AnalysisChanges, afterSlice: () => void = () => {}): Promise<void> {
   await db.transaction(async (trx) => {
-    await writeSlices(trx, versionId, await removeClusters(trx, versionId, changes.removedClusters), changes, afterSlice);
+    await writeSlices(trx, versionId, await removeClusters(trx, versionId, changes.removedClusters), changes, afterSlice, 'changed');
     await appendMapPoints(trx, versionId, changes.newMapPoints);
     await setAnalysedGraph(trx, versionId, changes.analysedGraph);
   });
 }
 
-/** Writes an analysis's clustering slices into `clusteringId` and its score slices, then the neighbour reference. */
+/**
+ * Writes an analysis's clustering slices into `clusteringId` and its score slices, then the neighbour reference, and
+ * chooses the previews again: of every cluster, or of those the slices changed (a re-clustering's).
+ */
 async function writeSlices(
   trx: Parameters<typeof insertClustering>[0],
   versionId: string,
   clusteringId: string,
   analysis: Pick<AnalysisResults, 'clustering' | 'scores' | 'reference'>,
   afterSlice: () => void,
+  previews: 'all' | 'changed',
 ): Promise<void> {
+  const changed = { clusterIds: new Set<string>(), mediaIds: new Set<string>() };
+  const note = (ids: Iterable<string>, into: Set<string>) => {
+    if (previews === 'changed') for (const id of ids) into.add(id);
+  };
   for (const slice of analysis.clustering) {
     await insertClustering(trx, clusteringId, slice.clusters, slice.members);
     if (slice.changed?.length) await updateClusterCounts(trx, clusteringId, slice.changed);
+    note([...slice.clusters, ...(slice.changed ?? [])].map((cluster) => cluster.id), changed.clusterIds);
+    note(slice.members.map((member) => member.cluster_id), changed.clusterIds);
     afterSlice();
   }
   for (const scored of analysis.scores) {
     await writeNeighbourScores(trx, versionId, scored);
+    note(scored.map(({ id }) => id), changed.mediaIds);
     afterSlice();
   }
   await setNeighbourStats(trx, versionId, analysis.reference);
+  await refreshPreviews(trx, versionId, clusteringId, previews === 'all' ? 'all' : changed);
 }

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import { clusteringOf } from './clusteringOf';
 import { forgetFacetCounts } from './clusterFacets';
+import { PREVIEWS_PER_CLUSTER } from './explore';
+import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 import type { NeighbourScores } from '../../lib/quality/neighbourScores';
 
 const INSERT_BATCH = 5000;
@@ -150,12 +152,13 @@ export async function updateClusterCounts(db: Knex.Transaction, clusteringId: st
   }
 }
 
-/** Adds placed media (and the new clusters some of them opened), then recounts every touched cluster. */
-export async function addPlacements(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
+/** Adds placed media (and the new clusters some of them opened), then recounts every touched cluster; returns the clustering written. */
+export async function addPlacements(db: Knex.Transaction, versionId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<string> {
   const clusteringId = await ownClustering(db, versionId);
   await forgetFacetCounts(db, versionId);
   await insertClustering(db, clusteringId, clusters, members);
   await recountClusters(db, versionId, clusteringId, [...new Set(members.map((member) => member.cluster_id))]);
+  return clusteringId;
 }
 
 /** Recounts the members of clusters, so stored sizes always match cluster_members. */
@@ -173,6 +176,61 @@ async function recountClusters(db: Knex.Transaction, versionId: string, clusteri
        WHERE c.clustering_id = ? AND c.id = s.cluster_id`,
       [versionId, clusteringId, clusterIds.slice(i, i + INSERT_BATCH), clusteringId],
     );
+  }
+}
+
+/**
+ * The SQL choosing the previews of a clustering's clusters, as a page without filters shows them: up to
+ * PREVIEWS_PER_CLUSTER members each, most unique first (ties by id), read from the media rows of the version
+ * `:version`; `scope` narrows the clusters (or is empty).
+ */
+const previewsOf = (scope: string) => `UPDATE clusters c SET previews = p.ids
+  FROM (SELECT cluster_id, array_agg(id ORDER BY rank) AS ids
+        FROM (SELECT cm.cluster_id, cm.media_id AS id,
+                     row_number() OVER (PARTITION BY cm.cluster_id ORDER BY m.uniqueness_score DESC NULLS LAST, m.id) AS rank
+              FROM cluster_members cm JOIN media m ON m.version_id = :version AND m.id = cm.media_id
+              WHERE cm.clustering_id = :clustering ${scope}) ranked
+        WHERE rank <= ${PREVIEWS_PER_CLUSTER} GROUP BY cluster_id) p
+  WHERE c.clustering_id = :clustering AND c.id = p.cluster_id AND c.previews IS DISTINCT FROM p.ids`;
+
+/**
+ * Chooses again the stored previews of the clusters of `clusteringId` (read by `versionId`) whose members or their
+ * uniqueness changed: every cluster (`'all'`, after a whole analysis), or the clusters given and those holding the
+ * media given. A plain Explore page then reads 10 media per cluster, not every member of its clusters (at 1,000,000
+ * media the first page's clusters held 105,502).
+ */
+export async function refreshPreviews(
+  db: Db,
+  versionId: string,
+  clusteringId: string,
+  changed: 'all' | { clusterIds: Iterable<string>; mediaIds: Iterable<string> },
+): Promise<void> {
+  if (changed === 'all') {
+    await db.transaction(async (trx) => {
+      // Every membership is read: joined by hashing, whatever the statistics say. Right after a first indexing they
+      // still describe empty tables, and the planner looked each member up among all the version's media (minutes at
+      // 40,000 media).
+      await trx.raw('SET LOCAL enable_nestloop = off');
+      // A level at a time: each statement sorts a fifth of the memberships (5,000,000 at 1,000,000 media).
+      for (const threshold of CLUSTER_SIMILARITY_CUTOFFS.keys()) {
+        await trx.raw(previewsOf('AND cm.threshold = :threshold'), { version: versionId, clustering: clusteringId, threshold });
+      }
+      await trx.raw('SET LOCAL enable_nestloop TO DEFAULT');
+    });
+    return;
+  }
+  const clusterIds = [...new Set(changed.clusterIds)];
+  const mediaIds = [...new Set(changed.mediaIds)];
+  for (let i = 0; i < Math.max(clusterIds.length, mediaIds.length); i += INSERT_BATCH) {
+    const scope = `AND cm.cluster_id IN (SELECT unnest(:clusters::uuid[])
+                                         UNION SELECT cluster_id FROM cluster_members
+                                         WHERE clustering_id = :clustering AND media_id = ANY(:media::uuid[]))`;
+    await db.raw(previewsOf(scope), {
+      version: versionId,
+      clustering: clusteringId,
+      clusters: clusterIds.slice(i, i + INSERT_BATCH),
+      media: mediaIds.slice(i, i + INSERT_BATCH),
+    });
   }
 }
 

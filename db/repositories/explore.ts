@@ -292,15 +292,15 @@ export async function exploreClusters(
   if (options.filters.length === 0 && !options.relevance) {
     const page = db('clusters')
       .where({ clustering_id: clusteringOf(db, options.versionId), threshold: options.threshold, entity_type: 'IMAGES' })
-      .select('id as cluster_id', 'n_images', 'n_frames', 'n_videos', 'size', db.raw('NULL::real AS relevance'))
+      .select('id as cluster_id', 'n_images', 'n_frames', 'n_videos', 'size', db.raw('NULL::real AS relevance'), 'previews')
       .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
       .limit(CLUSTERS_PER_PAGE)
       .offset(options.page * CLUSTERS_PER_PAGE);
-    const members = db('cluster_members as cm')
-      .where(where)
-      .whereIn('cm.cluster_id', db('page').select('cluster_id'))
-      .select('cm.cluster_id', 'cm.media_id as id', db.raw('NULL::real AS distance'));
-    query = db.with('page', page).with('members', members).with('ranked', ranked);
+    // The previews each cluster keeps, in their order (clusters.ts refreshPreviews): no member is ranked here.
+    const kept = db('page')
+      .crossJoin(db.raw('unnest(page.previews) WITH ORDINALITY AS p(id, rank)'))
+      .select('page.cluster_id', 'p.id', db.raw('NULL::real AS distance'), 'p.rank');
+    query = db.with('page', page).with('ranked', kept);
   } else {
     // The matching members of every cluster order the clusters. When every filter is a lookup by
     // media id they come from the memberships alone, and media rows are read only for the page's
@@ -370,7 +370,12 @@ export async function exploreClusters(
     .where('m.version_id', options.versionId)
     .where('ranked.rank', '<=', PREVIEWS_PER_CLUSTER)
     .select(
-      'page.*',
+      'page.cluster_id',
+      'page.relevance',
+      'page.n_images',
+      'page.n_frames',
+      'page.n_videos',
+      'page.size',
       db.raw(`json_build_object(
         'id', m.id, 'kind', m.kind, 'file_name', m.file_name, 'caption', m.caption, 'width', m.width,
         'height', m.height, 'thumb_sha256', m.thumb_sha256, 'relevance', ranked.distance,

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analysisOf, analyzeInOneActivity } from '../support/analysisResult';
+import { analysisOf, analyzeInOneActivity, previewsRankedFromMembers } from '../support/analysisResult';
 import { createReadyDataset } from '../support/datasets';
 import { makeVideo } from '../support/media';
 import { writePhotoVariants } from '../support/photoVariants';
@@ -39,6 +39,8 @@ describe('the analysis as fan-out (neighbour-search chunks, then clustering over
     const single = await analysisOf(db, versionId);
 
     expect(fannedOut).toEqual(single);
+    // Each cluster keeps its 10 most unique members as previews (a page without filters shows them).
+    expect(fannedOut.levels.map((clusters) => clusters.map((cluster) => cluster.previews))).toEqual(previewsRankedFromMembers(fannedOut));
     // The comparison is worth something: variants of a photo share clusters, frames and images are counted apart.
     expect(fannedOut.levels[4].some((cluster) => cluster.n_images > 1)).toBe(true);
     expect(fannedOut.levels[4].some((cluster) => cluster.n_frames > 1 && cluster.n_videos === 1)).toBe(true);

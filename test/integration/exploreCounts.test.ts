@@ -6,6 +6,7 @@ import { tagMedia, untagMedia } from '../../db/repositories/tags';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
+import { refreshPreviews } from '../../db/repositories/clusters';
 
 /**
  * Filtered Explore pages count, per cluster, the images, video frames and videos that pass every
@@ -54,6 +55,7 @@ describe('filtered Explore counts (real Postgres)', () => {
       return { clustering_id: clusteringId, id, threshold: 0, n_images: members.length - frames.length, n_frames: frames.length, n_videos: new Set(frames.map((f) => f.parent)).size, size: members.length };
     }));
     await db('cluster_members').insert(items.map((item) => ({ clustering_id: clusteringId, threshold: 0, media_id: item.id, cluster_id: item.cluster })));
+    await refreshPreviews(db, versionId, clusteringId, 'all');
     [{ id: tagId }] = await db('tags').insert({ version_id: versionId, name: 'picked' }).returning('id');
     await db('media_tags').insert(items.filter((item) => item.tagged).map((item) => ({ version_id: versionId, media_id: item.id, tag_id: tagId })));
     await db('media_issues').insert(items.filter((item) => item.blurry).map((item) => ({ version_id: versionId, media_id: item.id, issue_type: 'blur', confidence: 0.9 })));
@@ -77,6 +79,19 @@ describe('filtered Explore counts (real Postgres)', () => {
     const found = await exploreClusters(api.deps.db, { versionId, threshold: 0, page: 0, filters });
     return found.map(({ cluster_id, n_images, n_frames, n_videos, previews }) => ({ cluster_id, n_images, n_frames, n_videos, previews: previews.length }));
   }
+
+  it('shows, without filters, the 10 most unique members of each cluster, most unique first', async () => {
+    const found = await exploreClusters(api.deps.db, { versionId, threshold: 0, page: 0, filters: [] });
+    const mostUnique = (cluster: string) =>
+      items
+        .filter((item) => item.cluster === cluster)
+        .sort((a, b) => b.uniqueness - a.uniqueness)
+        .slice(0, 10)
+        .map((item) => item.id);
+    expect(found.map((cluster) => cluster.previews.map((preview) => preview.id))).toEqual(found.map((cluster) => mostUnique(cluster.cluster_id)));
+    // The comparison is worth something: a cluster has more members than previews.
+    expect(found.some((cluster) => cluster.n_images + cluster.n_frames > 10)).toBe(true);
+  });
 
   type Case = [string, () => MediaFilter[], (item: Item) => boolean];
   const SINGLE_FACETS: Case[] = [

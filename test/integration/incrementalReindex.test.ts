@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { clusteringOf } from '../../db/repositories/clusteringOf';
-import { analysisOf, analyzeInOneActivity } from '../support/analysisResult';
+import { analysisOf, analyzeInOneActivity, previewsRankedFromMembers } from '../support/analysisResult';
 import { createReadyDataset, waitForTask } from '../support/datasets';
 import { makeVideo, PHOTO_NAMES } from '../support/media';
 import { writePhotoVariants } from '../support/photoVariants';
@@ -51,6 +51,9 @@ describe('the incremental reindex (only the new media searched, the stored graph
     // Two photos' variants, then a reindex: their 8 items in 2 chunks, then one chunk of the existing lists they entered.
     await addMedia(datasetId, filesOf(PHOTO_NAMES.slice(5, 7))).expect(202);
     expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
+    // The added media's placements chose the previews again where they entered or changed a uniqueness.
+    const placed = await analysisOf(db, versionId);
+    expect(placed.levels.map((clusters) => clusters.map((cluster) => cluster.previews))).toEqual(previewsRankedFromMembers(placed));
     const pointsBefore = await mapPoints();
     const clustersBefore = await clusterRows();
     await stack.request.post(`/api/v1/dataset/${datasetId}/reindex`).expect(202);
@@ -89,6 +92,7 @@ describe('the incremental reindex (only the new media searched, the stored graph
     expect(await graph()).toBeUndefined();
 
     expect(incremental).toEqual(full);
+    expect(full.levels.map((clusters) => clusters.map((cluster) => cluster.previews))).toEqual(previewsRankedFromMembers(full));
     expect(fullMap).toHaveLength(incrementalMap.length);
     // The comparison is worth something: an added photo's variants share a cluster, and the lists of existing items changed.
     const names = new Map<string, string>();

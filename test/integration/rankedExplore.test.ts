@@ -3,6 +3,7 @@ import { exploreClusters, type Relevance } from '../../db/repositories/explore';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
+import { refreshPreviews } from '../../db/repositories/clusters';
 
 /**
  * Ranked Explore pages (caption and semantic searches, visual search) find their clusters from the
@@ -47,6 +48,7 @@ describe('ranked Explore pages (real Postgres)', () => {
       return { clustering_id: clusteringId, id, threshold: 0, n_images: size, n_frames: 0, n_videos: 0, size };
     }));
     await db('cluster_members').insert(items.map((item) => ({ clustering_id: clusteringId, threshold: 0, media_id: item.id, cluster_id: item.cluster })));
+    await refreshPreviews(db, versionId, clusteringId, 'all');
     [{ id: tagId }] = await db('tags').insert({ version_id: versionId, name: 'picked' }).returning('id');
     await db('media_tags').insert(items.filter((item) => item.tagged).map((item) => ({ version_id: versionId, media_id: item.id, tag_id: tagId })));
   });

@@ -21,7 +21,7 @@ async function legacyDatabase(db: Db) {
     .returning('id');
   const batchId = '00000000-0000-4000-8000-000000000001';
   const media = await db('media')
-    .insert(['a.jpg', 'b.jpg', 'c.jpg'].map((name, i) => ({ dataset_id: datasetId, kind: 'IMAGE', batch_id: batchId, file_name: name, blob_sha256: `${i}`, embedded: true, caption: i === 0 ? 'a cat' : null, caption_embedded: i === 0 })))
+    .insert(['a.jpg', 'b.jpg', 'c.jpg'].map((name, i) => ({ dataset_id: datasetId, kind: 'IMAGE', batch_id: batchId, file_name: name, blob_sha256: `${i}`, embedded: true, caption: i === 0 ? 'a cat' : null, caption_embedded: i === 0, uniqueness_score: [0.5, 0.9, null][i] })))
     .returning('id');
   const [{ id: clusterId }] = await db('clusters').insert({ dataset_id: datasetId, threshold: 0, n_images: 3, n_videos: 0, n_frames: 0, size: 3 }).returning('id');
   await db('cluster_members').insert(media.map((m: { id: string }) => ({ dataset_id: datasetId, threshold: 0, media_id: m.id, cluster_id: clusterId })));
@@ -49,6 +49,8 @@ describe('the dataset-versions migration on an existing database', () => {
       expect(version.clustering_id).toBe(version.id);
       expect(await owned('clusters', { clustering_id: version.id })).toBe(1);
       expect(await owned('cluster_members', { clustering_id: version.id })).toBe(3);
+      // The cluster keeps its previews (20261206100000), most unique first, an item without a score last.
+      expect((await db('clusters').where({ clustering_id: version.id }).first('previews')).previews).toEqual([legacy.mediaIds[1], legacy.mediaIds[0], legacy.mediaIds[2]]);
       expect(await owned('media_issues')).toBe(1);
       expect(await owned('media_labels')).toBe(1);
       expect(await owned('tags')).toBe(1);

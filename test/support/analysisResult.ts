@@ -7,20 +7,20 @@ import { clusteringOf } from '../../db/repositories/clusteringOf';
 
 /**
  * What an analysis wrote to a version, free of the random cluster ids: each threshold's clusters as their sorted
- * member ids with their counts, every item's uniqueness, the duplicate and outlier issues, the outlier reference and
- * the map points.
+ * member ids with their counts and stored previews, every item's uniqueness, the duplicate and outlier issues, the
+ * outlier reference and the map points.
  */
 export async function analysisOf(db: Db, versionId: string) {
-  const clusters: Array<{ id: string; threshold: number; n_images: number; n_frames: number; n_videos: number; size: number }> = await db('clusters')
+  const clusters: Array<{ id: string; threshold: number; n_images: number; n_frames: number; n_videos: number; size: number; previews: string[] | null }> = await db('clusters')
     .where({ clustering_id: clusteringOf(db, versionId) })
-    .select('id', 'threshold', 'n_images', 'n_frames', 'n_videos', 'size');
+    .select('id', 'threshold', 'n_images', 'n_frames', 'n_videos', 'size', 'previews');
   const members: Array<{ cluster_id: string; media_id: string }> = await db('cluster_members').where({ clustering_id: clusteringOf(db, versionId) }).select('cluster_id', 'media_id');
   const membersOf = new Map<string, string[]>();
   for (const member of members) membersOf.set(member.cluster_id, [...(membersOf.get(member.cluster_id) ?? []), member.media_id]);
   const levels = [0, 1, 2, 3, 4].map((threshold) =>
     clusters
       .filter((cluster) => cluster.threshold === threshold)
-      .map(({ id, n_images, n_frames, n_videos, size }) => ({ members: (membersOf.get(id) ?? []).sort(), n_images, n_frames, n_videos, size }))
+      .map(({ id, n_images, n_frames, n_videos, size, previews }) => ({ members: (membersOf.get(id) ?? []).sort(), n_images, n_frames, n_videos, size, previews }))
       .sort((x, y) => x.members[0].localeCompare(y.members[0])),
   );
   return {
@@ -34,6 +34,18 @@ export async function analysisOf(db: Db, versionId: string) {
     neighbourStats: (await db('dataset_versions').where({ id: versionId }).first('neighbour_stats')).neighbour_stats,
     mapPoints: await db('map_points').where({ version_id: versionId }).orderBy('point_index').select('media_id', 'point_index', 'x', 'y'),
   };
+}
+
+/**
+ * The previews each cluster of `analysis` should keep, ranked here from its members and their uniqueness: the 10 most
+ * unique first (ties by id; an item without a score last), as Explore shows them without filters.
+ */
+export function previewsRankedFromMembers(analysis: Pick<Awaited<ReturnType<typeof analysisOf>>, 'levels' | 'uniqueness'>): string[][][] {
+  const uniqueness = new Map<string, number>(analysis.uniqueness.map((row: { id: string; uniqueness_score: number }) => [row.id, row.uniqueness_score]));
+  const score = (id: string) => uniqueness.get(id) ?? -Infinity;
+  return analysis.levels.map((clusters) =>
+    clusters.map((cluster) => [...cluster.members].sort((a, b) => score(b) - score(a) || (a < b ? -1 : 1)).slice(0, 10)),
+  );
 }
 
 /** Runs today's single-activity analysis (analyzeDataset) of the dataset's head, as the reference the fan-out must equal. */
