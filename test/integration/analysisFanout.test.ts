@@ -7,6 +7,7 @@ import { makeVideo } from '../support/media';
 import { writePhotoVariants } from '../support/photoVariants';
 import { startTestStack } from '../support/testStack';
 import { headVersionId } from '../support/versions';
+import { countFacets, facetsCounted, forgetFacetCounts } from '../../db/repositories/clusterFacets';
 
 describe('the analysis as fan-out (neighbour-search chunks, then clustering over the stored graph)', () => {
   let stack: Awaited<ReturnType<typeof startTestStack>>;
@@ -37,6 +38,14 @@ describe('the analysis as fan-out (neighbour-search chunks, then clustering over
 
     await analyzeInOneActivity(db, stack.deps.vectors, datasetId);
     const single = await analysisOf(db, versionId);
+    // The analysis counted the facets it changed itself, as a count from scratch gives them.
+    const facetCounts = () => db('cluster_facet_counts').where({ version_id: versionId }).orderBy(['threshold', 'facet', 'cluster_id']).select('threshold', 'facet', 'cluster_id', 'n');
+    expect(await facetsCounted(db, versionId)).toBe(true);
+    const counted = await facetCounts();
+    expect(counted.some((row) => row.facet === 'issue:duplicates')).toBe(true);
+    await forgetFacetCounts(db, versionId);
+    await countFacets(db, versionId);
+    expect(await facetCounts()).toEqual(counted);
 
     expect(fannedOut).toEqual(single);
     // Each cluster keeps its 10 most unique members as previews (a page without filters shows them).
