@@ -276,18 +276,6 @@ export async function exploreClusters(
   options: { versionId: string; threshold: number; page: number; filters: MediaFilter[]; relevance?: Relevance },
 ): Promise<ExploreCluster[]> {
   const where = { 'cm.clustering_id': clusteringOf(db, options.versionId), 'cm.threshold': options.threshold };
-  // Up to PREVIEWS_PER_CLUSTER previews per cluster of the page: nearest, then most unique, first.
-  const ranked = db('members as mm')
-    .join('media as m', 'm.id', 'mm.id')
-    .where('m.version_id', options.versionId)
-    .select(
-      'mm.cluster_id',
-      'mm.id',
-      'mm.distance',
-      'm.kind',
-      'm.parent_id',
-      db.raw('row_number() OVER (PARTITION BY mm.cluster_id ORDER BY mm.distance ASC NULLS LAST, m.uniqueness_score DESC NULLS LAST, m.id) AS rank'),
-    );
   let query: Knex.QueryBuilder;
   if (options.filters.length === 0 && !options.relevance) {
     const page = db('clusters')
@@ -311,9 +299,14 @@ export async function exploreClusters(
     const facet = options.relevance ? undefined : facetOf(options.filters);
     const counted = facet !== undefined && (await facetsCounted(db, options.versionId));
     const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
+    // The media row's figures a page needs of each member, read once: with the matches when a filter reads the row.
+    const FIGURES = ['kind', 'parent_id', 'uniqueness_score'];
     const matchingMembers = () => {
       const members = db('cluster_members as cm').where(where).select('cm.cluster_id', 'cm.media_id as id');
-      if (!byIdOnly) members.join('media as m', (join) => join.onVal('m.version_id', options.versionId).andOn('m.id', 'cm.media_id'));
+      if (!byIdOnly) {
+        members.join('media as m', (join) => join.onVal('m.version_id', options.versionId).andOn('m.id', 'cm.media_id'));
+        members.select(FIGURES.map((column) => `m.${column}`));
+      }
       if (options.relevance) joinRelevance(members, db, options.relevance, mediaColumn);
       else members.select(db.raw('NULL::real AS distance'));
       for (const filter of options.filters) applyFilter(members, db, filter, byIdOnly ? memberRow(options.versionId) : MEDIA_ROW);
@@ -340,7 +333,21 @@ export async function exploreClusters(
           .limit(pageRange.limit)
           .offset(pageRange.offset);
     if (counted) matching.whereIn('cm.cluster_id', db('ordered').select('cluster_id'));
-    const members = db('matching').whereIn('cluster_id', db('ordered').select('cluster_id')).select('cluster_id', 'id', 'distance');
+    const members = db('matching')
+      .whereIn('cluster_id', db('ordered').select('cluster_id'))
+      .select('cluster_id', 'id', 'distance', ...(byIdOnly ? [] : FIGURES));
+    // Up to PREVIEWS_PER_CLUSTER previews per cluster of the page: nearest, then most unique, first.
+    const ranked = db('members as mm');
+    if (byIdOnly) ranked.join('media as m', (join) => join.onVal('m.version_id', options.versionId).andOn('m.id', 'mm.id'));
+    const figure = (column: string) => `${byIdOnly ? 'm' : 'mm'}.${column}`;
+    ranked.select(
+      'mm.cluster_id',
+      'mm.id',
+      'mm.distance',
+      figure('kind'),
+      figure('parent_id'),
+      db.raw(`row_number() OVER (PARTITION BY mm.cluster_id ORDER BY mm.distance ASC NULLS LAST, ${figure('uniqueness_score')} DESC NULLS LAST, mm.id) AS rank`),
+    );
     const page = db('ordered as o')
       .join(
         db('ranked')
