@@ -1,5 +1,5 @@
 /**
- * `npm run bench:analysis [-- N] [--workers 1,2] [--keep] [--reuse DIR [--database NAME]]`: the analysis after indexing at N media
+ * `npm run bench:analysis [-- N] [--workers 1,2 (none: the single activity alone)] [--keep] [--reuse DIR [--database NAME]]`: the analysis after indexing at N media
  * (default 100,000; 1280-d vectors sampled around 1,000 centres, as bench:explore seeds them), old and new in one run:
  * - the single-activity `analyzeDataset` in a process of its own (analyzeStage.ts);
  * - the analysis as fan-out (activities/knnGraph.ts) with 1 and 2 worker processes: each searches its share of the
@@ -258,7 +258,7 @@ async function main(): Promise<void> {
       say(`  ${baseline.wall_seconds.toFixed(1)} s (kNN ${baseline.knn_graph_seconds.toFixed(1)} s, rest ${baseline.cluster_and_write_seconds.toFixed(1)} s), peak RSS ${baseline.rss_mib.peak} MiB`);
       loadAverage.push(os.loadavg());
       const fanout: FanoutRun[] = [];
-      for (const workers of args.workers!.split(',').map(Number)) {
+      for (const workers of args.workers!.split(',').filter(Boolean).map(Number)) {
         say(`fan-out with ${workers} worker process(es):`);
         const run = await measureFanout(env, logs, db, seeded.datasetId, workers, baselineLabels);
         say(`  ${run.total_seconds.toFixed(1)} s (kNN ${run.knn_seconds.toFixed(1)} s, clustering ${run.cluster_seconds.toFixed(1)} s), peak RSS per worker ${run.peak_rss_mib_per_worker} MiB`);
