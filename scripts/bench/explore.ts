@@ -205,7 +205,7 @@ function markdown(report: Record<string, unknown> & { queries: QueryRow[]; api_r
         `total ${c.total_seconds.toFixed(0)} s; ${c.edges.toLocaleString('en-US')} edges; RSS ${c.rss_mib.index_ready} MiB with the index, ` +
         `${c.rss_mib.knn_graph_done} after the graph (JS heap ${c.heap_used_mib_at_knn_graph_done}), peak ${c.rss_mib.peak} MiB.`,
     );
-  } else {
+  } else if (report.clustering_error) {
     lines.push(`Clustering stage failed: ${report.clustering_error}`);
   }
   return `${lines.join('\n')}\n`;
