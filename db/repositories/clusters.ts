@@ -208,8 +208,8 @@ export async function refreshPreviews(
   if (changed === 'all') {
     await db.transaction(async (trx) => {
       // Every membership is read: joined by hashing, whatever the statistics say. Right after a first indexing they
-      // still describe empty tables, and the planner looked each member up among all the version's media (minutes at
-      // 40,000 media).
+      // may still describe empty tables, and the planner then read all the version's media again for each member
+      // (past the API's 15 s statement timeout at 40,000 media, where hashing takes about 2 s).
       await trx.raw('SET LOCAL enable_nestloop = off');
       // A level at a time: each statement sorts a fifth of the memberships (5,000,000 at 1,000,000 media).
       for (const threshold of CLUSTER_SIMILARITY_CUTOFFS.keys()) {
