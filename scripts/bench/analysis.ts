@@ -229,9 +229,14 @@ function markdown(report: {
         `| fan-out, ${run.workers} worker process${run.workers > 1 ? 'es' : ''} (${run.chunks} chunks: ${run.searchers.map((s) => s.chunks.length).join(' + ')}) | ${run.knn_seconds.toFixed(1)} | ${run.cluster_seconds.toFixed(1)} | ${run.total_seconds.toFixed(1)} | ${run.peak_rss_mib_per_worker} (search ${run.searchers.map((s) => s.rss_mib.peak).join(', ')}; cluster ${run.cluster.rss_mib.peak}) | ${run.peak_rss_anon_mib_per_worker} / ${run.peak_rss_file_mib_per_worker} | ${run.clusters_per_threshold.join(' / ')} |`,
     ),
     '',
-    `Fan-out against the single activity, thresholds 0-4: ${report.fanout.map((run) => `${run.workers} worker(s): adjusted Rand ${run.agreement_with_baseline.map((a) => a.adjusted_rand.toFixed(4)).join(', ')}; identical clusters ${run.agreement_with_baseline.map((a) => `${(100 * a.identical_clusters).toFixed(2)} %`).join(', ')}`).join('. ')}.`,
-    `Issues (single activity → fan-out): ${Object.entries(baseline.issues_per_type).map(([type, n]) => `${type} ${n} → ${report.fanout.map((run) => run.issues_per_type[type] ?? 0).join(' / ')}`).join('; ')}.`,
-    `Stored graph: ${(report.fanout[0].stored_graph_bytes / 2 ** 20).toFixed(1)} MiB (${(report.fanout[0].stored_graph_bytes / count).toFixed(0)} bytes per media), ${report.fanout[0].storage_probe.blob_bytes_per_hit} bytes per hit; as a row per hit (chunk 0's ${report.fanout[0].storage_probe.hits} hits in a table keyed by version and pair) ${report.fanout[0].storage_probe.row_bytes_per_hit.toFixed(1)} bytes per hit.`,
+    // Comparisons with the fan-out, when it ran (`--workers ""` runs the single activity alone).
+    ...(report.fanout.length === 0
+      ? []
+      : [
+        `Fan-out against the single activity, thresholds 0-4: ${report.fanout.map((run) => `${run.workers} worker(s): adjusted Rand ${run.agreement_with_baseline.map((a) => a.adjusted_rand.toFixed(4)).join(', ')}; identical clusters ${run.agreement_with_baseline.map((a) => `${(100 * a.identical_clusters).toFixed(2)} %`).join(', ')}`).join('. ')}.`,
+        `Issues (single activity → fan-out): ${Object.entries(baseline.issues_per_type).map(([type, n]) => `${type} ${n} → ${report.fanout.map((run) => run.issues_per_type[type] ?? 0).join(' / ')}`).join('; ')}.`,
+        `Stored graph: ${(report.fanout[0].stored_graph_bytes / 2 ** 20).toFixed(1)} MiB (${(report.fanout[0].stored_graph_bytes / count).toFixed(0)} bytes per media), ${report.fanout[0].storage_probe.blob_bytes_per_hit} bytes per hit; as a row per hit (chunk 0's ${report.fanout[0].storage_probe.hits} hits in a table keyed by version and pair) ${report.fanout[0].storage_probe.row_bytes_per_hit.toFixed(1)} bytes per hit.`,
+        ]),
     `Activity time inside the processes (no process start-up), fan-out: ${report.fanout.map((run) => `${run.workers} worker(s) search ${run.searchers.map((s) => s.seconds.toFixed(1)).join(' / ')} s, cluster ${run.cluster.seconds.toFixed(1)} s`).join('; ')}. Single activity: ${(baseline.total_seconds + baseline.index_ready_seconds).toFixed(1)} s.`,
     '',
   ].join('\n');
