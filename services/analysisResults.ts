@@ -112,22 +112,22 @@ async function writeSlices(
   afterSlice: () => void,
   previews: 'all' | 'changed',
 ): Promise<void> {
-  const changed = { clusterIds: new Set<string>(), mediaIds: new Set<string>() };
-  const note = (ids: Iterable<string>, into: Set<string>) => {
-    if (previews === 'changed') for (const id of ids) into.add(id);
-  };
+  // Only a re-clustering notes what it changed: a whole analysis chooses every cluster's previews anyway.
+  const changed = previews === 'changed' ? { clusterIds: new Set<string>(), mediaIds: new Set<string>() } : undefined;
   for (const slice of analysis.clustering) {
     await insertClustering(trx, clusteringId, slice.clusters, slice.members);
     if (slice.changed?.length) await updateClusterCounts(trx, clusteringId, slice.changed);
-    note([...slice.clusters, ...(slice.changed ?? [])].map((cluster) => cluster.id), changed.clusterIds);
-    note(slice.members.map((member) => member.cluster_id), changed.clusterIds);
+    if (changed) {
+      for (const cluster of [...slice.clusters, ...(slice.changed ?? [])]) changed.clusterIds.add(cluster.id);
+      for (const member of slice.members) changed.clusterIds.add(member.cluster_id);
+    }
     afterSlice();
   }
   for (const scored of analysis.scores) {
     await writeNeighbourScores(trx, versionId, scored);
-    note(scored.map(({ id }) => id), changed.mediaIds);
+    if (changed) for (const { id } of scored) changed.mediaIds.add(id);
     afterSlice();
   }
   await setNeighbourStats(trx, versionId, analysis.reference);
-  await refreshPreviews(trx, versionId, clusteringId, previews === 'all' ? 'all' : changed);
+  await refreshPreviews(trx, versionId, clusteringId, changed ?? 'all');
 }
