@@ -106,20 +106,21 @@ const mediaColumn = (key: Relevance['by'][number]['key']): string => `m.${key ==
 const CUTOFF_SLACK = 1e-5;
 
 /**
- * The clusters a ranked page can hold, found without visiting every match. A cluster ranks by its
- * nearest matching member, and a member's distance is a weighted mean of the distances its searches
- * found it at, so it is no nearer than the nearest of them: the clusters whose nearest member is nearer
- * than the first distance past a cut-off are all found, and complete, from the hits within it. The
- * cut-off starts at the nearest distinct distance and grows, each round to as many distances as the
- * complete clusters found so far say the page needs (times 1.5, at least twice as many), until such
- * clusters fill the pages up to this one; only those as near as the last of them can be on it (the
- * others are nearer, or tie and are ordered by count).
+ * The clusters of a ranked page, in page order, found without visiting every match. A cluster ranks by
+ * its nearest matching member (ties by its stored size, biggest first, then by id), and a member's
+ * distance is a weighted mean of the distances its searches found it at, so it is no nearer than the
+ * nearest of them: the clusters whose nearest member is nearer than the first distance past a cut-off
+ * are all found, with their exact nearest distance, from the hits within it, and rank before every
+ * cluster not found. The cut-off starts at the nearest distinct distance and grows, each round to as
+ * many distances as the complete clusters found so far say the page needs (times 1.5, at least twice as
+ * many), until such clusters fill the pages up to this one.
  */
 async function rankedCandidates(
   db: Db,
-  options: { versionId: string; threshold: number; filters: MediaFilter[]; relevance: Relevance; needed: number },
+  options: { versionId: string; threshold: number; filters: MediaFilter[]; relevance: Relevance; offset: number; limit: number },
 ): Promise<string[]> {
   const { relevance } = options;
+  const needed = options.offset + options.limit;
   const cutoffs = [...new Set(relevance.by.flatMap((search) => search.distances))]
     .filter((distance) => relevance.maxDistance === undefined || distance < relevance.maxDistance)
     .sort((a, b) => a - b);
@@ -136,18 +137,21 @@ async function rankedCandidates(
       .select('cm.cluster_id');
     joinRelevance(found, db, relevance, mediaColumn);
     for (const filter of options.filters) applyFilter(found, db, filter);
-    const clusters: Array<{ cluster_id: string; nearest: number }> = await db
+    const clusters: Array<{ cluster_id: string; nearest: number; size: number }> = await db
       .from(found.as('f'))
-      .groupBy('cluster_id')
-      .select('cluster_id', db.raw('min(distance)::float8 AS nearest'));
+      .join('clusters as c', 'c.id', 'f.cluster_id')
+      .where('c.clustering_id', clusteringOf(db, options.versionId))
+      .groupBy('f.cluster_id', 'c.size')
+      .select('f.cluster_id', 'c.size', db.raw('min(f.distance)::float8 AS nearest'));
     // A member not found has every distance at least the next one, so its mean is no nearer either.
     const complete = every ? clusters : clusters.filter((cluster) => cluster.nearest <= cutoffs[covered] - CUTOFF_SLACK);
-    if (complete.length >= options.needed || every) {
-      const nearest = complete.map((cluster) => cluster.nearest).sort((a, b) => a - b);
-      const last = nearest[Math.min(options.needed, nearest.length) - 1];
-      return complete.filter((cluster) => cluster.nearest <= last).map((cluster) => cluster.cluster_id);
+    if (complete.length >= needed || every) {
+      return complete
+        .sort((a, b) => a.nearest - b.nearest || b.size - a.size || (a.cluster_id < b.cluster_id ? -1 : 1))
+        .slice(options.offset, needed)
+        .map((cluster) => cluster.cluster_id);
     }
-    covered = Math.max(2 * covered, Math.ceil((1.5 * options.needed * covered) / Math.max(1, complete.length)));
+    covered = Math.max(2 * covered, Math.ceil((1.5 * needed * covered) / Math.max(1, complete.length)));
   }
   return [];
 }
@@ -313,25 +317,36 @@ export async function exploreClusters(
       return members;
     };
     const matching = matchingMembers();
-    // Which clusters can be on the page, when that is known without counting every match.
-    const needed = pageRange.offset + pageRange.limit;
+    // Which clusters can be on the page, when that is known without counting every match: a ranked page's
+    // own clusters in order, or the clusters a filtered page and those before it can hold.
     // A search by media id (visual) matches at most its hits: counting them all is cheap.
     const candidates = options.relevance
       ? options.relevance.by.every((search) => search.key === 'id')
         ? undefined
-        : await rankedCandidates(db, { ...options, relevance: options.relevance, needed })
+        : await rankedCandidates(db, { ...options, relevance: options.relevance, ...pageRange })
       : counted
         ? undefined
-        : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed });
+        : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed: pageRange.offset + pageRange.limit });
     if (candidates) matching.whereRaw('cm.cluster_id = ANY(?::uuid[])', [candidates]);
+    // Ranked pages order ties by the clusters' stored sizes, filtered pages by how many members pass.
+    const order = () => [{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }];
     const ordered = counted
       ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
-      : db('matching')
-          .groupBy('cluster_id')
-          .select('cluster_id', db.raw('count(*)::int as size'), db.raw('min(distance) as relevance'))
-          .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
-          .limit(pageRange.limit)
-          .offset(pageRange.offset);
+      : options.relevance
+        ? db('matching as mt')
+            .join('clusters as c', 'c.id', 'mt.cluster_id')
+            .where('c.clustering_id', clusteringOf(db, options.versionId))
+            .groupBy('mt.cluster_id', 'c.size')
+            .select('mt.cluster_id', 'c.size', db.raw('min(mt.distance) as relevance'))
+            .orderBy(order())
+            .limit(pageRange.limit)
+            .offset(candidates ? 0 : pageRange.offset)
+        : db('matching')
+            .groupBy('cluster_id')
+            .select('cluster_id', db.raw('count(*)::int as size'), db.raw('min(distance) as relevance'))
+            .orderBy(order())
+            .limit(pageRange.limit)
+            .offset(pageRange.offset);
     if (counted) matching.whereIn('cm.cluster_id', db('ordered').select('cluster_id'));
     const members = db('matching')
       .whereIn('cluster_id', db('ordered').select('cluster_id'))

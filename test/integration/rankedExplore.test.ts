@@ -8,7 +8,7 @@ import { refreshPreviews } from '../../db/repositories/clusters';
 /**
  * Ranked Explore pages (caption and semantic searches, visual search) find their clusters from the
  * nearest hits outward instead of counting every match. Checked against pages made here from every
- * row: clusters nearest first by their nearest passing member, ties by how many pass, then by id;
+ * row: clusters nearest first by their nearest passing member, ties by their size (biggest first), then by id;
  * with captions shared by many media (ties), a second search weighing in, a distance limit, a filter,
  * and pages past the first.
  */
@@ -86,9 +86,10 @@ describe('ranked Explore pages (real Postgres)', () => {
       const cluster = byCluster.get(item.cluster) ?? { nearest: Infinity, n: 0 };
       byCluster.set(item.cluster, { nearest: Math.min(cluster.nearest, distance), n: cluster.n + 1 });
     }
+    const sizeOf = (cluster: string) => items.filter((item) => item.cluster === cluster).length;
     return [...byCluster.entries()]
-      .map(([cluster_id, { nearest, n }]) => ({ cluster_id, nearest, n }))
-      .sort((a, b) => a.nearest - b.nearest || b.n - a.n || (a.cluster_id < b.cluster_id ? -1 : 1))
+      .map(([cluster_id, { nearest, n }]) => ({ cluster_id, nearest, n, size: sizeOf(cluster_id) }))
+      .sort((a, b) => a.nearest - b.nearest || b.size - a.size || (a.cluster_id < b.cluster_id ? -1 : 1))
       .slice(page * 100, page * 100 + 100);
   }
 
@@ -107,7 +108,7 @@ describe('ranked Explore pages (real Postgres)', () => {
   ])('orders pages 0 to 3 as every match would, for %s', async (_name, relevance, filters, passes) => {
     const pages = [0, 1, 2, 3].map((page) => expected(relevance(), passes, page));
     expect(pages[0].length).toBe(100);
-    // Ties on the nearest distance are ordered by count, so some page must show one.
+    // Ties on the nearest distance are ordered by size, so some page must show one.
     expect(pages.flat().some((cluster, i, all) => i > 0 && cluster.nearest === all[i - 1].nearest)).toBe(true);
     for (const [page, want] of pages.entries()) {
       const got = await explored(relevance(), filters(), page);
