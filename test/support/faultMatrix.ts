@@ -21,7 +21,7 @@ export interface FaultKind {
   injectAndHeal(stack: FaultStack, taskIds: string[]): Promise<void>;
   /** COMPLETED: the run rides the fault out. FAILED: the fault ends the run (a terminated workflow), and a retry or a new run completes. */
   ends: 'COMPLETED' | 'FAILED';
-  /** How long after healing a task may take to end (its activities' heartbeat timeouts bound it). */
+  /** How long after healing a task may take to end (its activities' heartbeat timeouts bound it), counted from the heal. */
   settleMs: number;
 }
 
@@ -146,7 +146,8 @@ export function faultMatrix(kind: FaultKind): void {
       const lines = results.map((r) => `| ${r.taskType} | ${r.statusAtFault} | ${r.ended} | ${r.afterwards} | ${r.seconds} | ${r.green ? 'green' : 'RED'} |`);
       process.stdout.write(
         [`\nfault matrix: ${kind.name}: ${results.filter((r) => r.green).length}/${results.length} green, ${Math.round((Date.now() - fileStarted) / 1000)} s`,
-          '| task type | at the fault | ended | afterwards | s after heal | |', '|---|---|---|---|---|---|', ...lines, ''].join('\n'),
+          '| task type | at the fault | ended | afterwards | s after heal | |', '|---|---|---|---|---|---|', ...lines,
+          ...(stack?.restarts ?? []).map((how) => `worker restarted: ${how.split('\n')[0]}`), ''].join('\n'),
       );
       await stack?.close();
       fs.rmSync(scratch, { recursive: true, force: true });
@@ -162,7 +163,9 @@ export function faultMatrix(kind: FaultKind): void {
         // Under way and not ended when the fault went in: a task that had finished would test nothing.
         expect(statusAtFault).toBe('RUNNING');
 
-        const task = await taskEnded(stack, taskId, kind.settleMs);
+        // From the heal, not from this cell's start: the tasks settle together, so a matrix whose tasks never end
+        // fails within one settleMs instead of one per cell (ten of them: longer than CI allows).
+        const task = await taskEnded(stack, taskId, Math.max(1_000, healedAt + kind.settleMs - Date.now()));
         result.ended = task.status;
         result.seconds = Math.round((Date.now() - healedAt) / 1000);
         for (const datasetId of new Set([...cell.held, task.dataset_id])) {

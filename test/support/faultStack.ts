@@ -8,6 +8,8 @@ import { projectRoot } from '../../lib/projectRoot';
 import { freePort } from './ports';
 import { quietTemporalLogs, startTestApi, type TestApi } from './testStack';
 
+const LOG_TAIL_CHARS = 4000;
+
 /** Starts a server again once its stopped or killed predecessor has let go of port and data (bounded). */
 export async function restartServer<T>(start: () => Promise<T>, what: string, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -42,13 +44,24 @@ export interface WorkerProcess {
   stop(): Promise<void>;
 }
 
-export function spawnWorker(env: Env): WorkerProcess {
+/**
+ * Spawns the worker, its log in `logFile`. A worker that exits unless the test killed or stopped it calls
+ * `exitedByItself` with how it ended and the end of its log.
+ */
+export function spawnWorker(env: Env, logFile: string, exitedByItself: (how: string) => void): WorkerProcess {
+  const log = fs.openSync(logFile, 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
     cwd: projectRoot(),
     env: { ...process.env, ...env, LOG_LEVEL: 'warn' },
-    stdio: 'ignore',
+    stdio: ['ignore', log, log],
   });
+  fs.closeSync(log);
+  let ending = false;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('exit', (code, signal) => {
+    if (ending) return;
+    exitedByItself(`worker ${child.pid} exited by itself (code ${code}, signal ${signal}); the end of its log:\n${fs.readFileSync(logFile, 'utf8').slice(-LOG_TAIL_CHARS)}`);
+  });
   const running = () => child.exitCode === null && child.signalCode === null;
   return {
     pid: child.pid!,
@@ -56,10 +69,12 @@ export function spawnWorker(env: Env): WorkerProcess {
       if (running()) child.kill(signal);
     },
     async kill() {
+      ending = true;
       if (running()) child.kill('SIGKILL');
       await exited;
     },
     async stop() {
+      ending = true;
       if (!running()) return;
       child.kill('SIGCONT');
       child.kill('SIGTERM');
@@ -74,6 +89,11 @@ export function spawnWorker(env: Env): WorkerProcess {
 export interface FaultStack {
   api: TestApi;
   worker: WorkerProcess;
+  /**
+   * How each worker that exited by itself ended: the stack starts another a second later, as `npm start`'s
+   * supervisor and the compose file's restart policy do, so its tasks go on; the matrix reports them.
+   */
+  restarts: string[];
   /** Replaces the worker (the previous one killed or stopped) with a new one. */
   newWorker(): WorkerProcess;
   postgres?: {
@@ -107,14 +127,26 @@ export async function startFaultStack(options: { ownPostgres: boolean }): Promis
     env.DATABASE_URL = await ensureDatabase(postgres.url, 'faults');
   }
   const api = await startTestApi(env);
-  let worker = spawnWorker(api.env);
+  let workers = 0;
+  let closing = false;
+  const restarts: string[] = [];
+  const newWorker = (): WorkerProcess =>
+    spawnWorker(api.env, path.join(dataDir, `worker-${++workers}.log`), (how) => {
+      restarts.push(how);
+      process.stdout.write(`\n[faults] ${how}\n[faults] starting another worker in 1 s\n`);
+      setTimeout(() => {
+        if (!closing) worker = newWorker();
+      }, 1_000);
+    });
+  let worker = newWorker();
   const stack: FaultStack = {
     api,
     get worker() {
       return worker;
     },
+    restarts,
     newWorker() {
-      worker = spawnWorker(api.env);
+      worker = newWorker();
       return worker;
     },
     postgres: startPostgres && {
@@ -125,6 +157,7 @@ export async function startFaultStack(options: { ownPostgres: boolean }): Promis
       },
     },
     async close() {
+      closing = true;
       await worker.stop();
       await api.close();
       await postgres?.stop();
