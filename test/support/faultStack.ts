@@ -113,8 +113,10 @@ export async function startFaultStack(options: { ownPostgres: boolean }): Promis
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-faults-'));
   const env: Env = {
     VIDEO_FRAME_INTERVAL_MS: '500',
-    // A frozen or restarted database answers within seconds, so activities fail and are retried instead of hanging.
-    DATABASE_CONNECT_TIMEOUT_SECONDS: '2',
+    // A frozen or restarted database answers within seconds, so activities fail and are retried instead of hanging;
+    // under the frozen database's 10 s, yet above what a connection takes while two matrices load both cores (2 s
+    // was not: a matrix's setup got 503s from its own API's connection timeouts in CI).
+    DATABASE_CONNECT_TIMEOUT_SECONDS: '5',
     DATABASE_QUERY_TIMEOUT_SECONDS: '5',
     // Room for a connection per task held mid-task (test/support/faultMatrix.ts underWay) and the rest.
     DATABASE_POOL_MAX: '24',
