@@ -329,24 +329,21 @@ export async function exploreClusters(
         : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed: pageRange.offset + pageRange.limit });
     if (candidates) matching.whereRaw('cm.cluster_id = ANY(?::uuid[])', [candidates]);
     // Ranked pages order ties by the clusters' stored sizes, filtered pages by how many members pass.
-    const order = () => [{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }];
-    const ordered = counted
-      ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
-      : options.relevance
+    const grouped = () =>
+      options.relevance
         ? db('matching as mt')
             .join('clusters as c', 'c.id', 'mt.cluster_id')
             .where('c.clustering_id', clusteringOf(db, options.versionId))
             .groupBy('mt.cluster_id', 'c.size')
             .select('mt.cluster_id', 'c.size', db.raw('min(mt.distance) as relevance'))
-            .orderBy(order())
-            .limit(pageRange.limit)
-            .offset(candidates ? 0 : pageRange.offset)
-        : db('matching')
-            .groupBy('cluster_id')
-            .select('cluster_id', db.raw('count(*)::int as size'), db.raw('min(distance) as relevance'))
-            .orderBy(order())
-            .limit(pageRange.limit)
-            .offset(pageRange.offset);
+        : db('matching').groupBy('cluster_id').select('cluster_id', db.raw('count(*)::int as size'), db.raw('min(distance) as relevance'));
+    const ordered = counted
+      ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
+      : grouped()
+          .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
+          .limit(pageRange.limit)
+          // A ranked page's candidates are its own clusters already.
+          .offset(options.relevance && candidates ? 0 : pageRange.offset);
     if (counted) matching.whereIn('cm.cluster_id', db('ordered').select('cluster_id'));
     const members = db('matching')
       .whereIn('cluster_id', db('ordered').select('cluster_id'))

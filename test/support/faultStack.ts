@@ -132,15 +132,15 @@ export async function startFaultStack(options: { ownPostgres: boolean }): Promis
   let workers = 0;
   let closing = false;
   const restarts: string[] = [];
-  const newWorker = (): WorkerProcess =>
+  const startWorker = (): WorkerProcess =>
     spawnWorker(api.env, path.join(dataDir, `worker-${++workers}.log`), (how) => {
       restarts.push(how);
       process.stdout.write(`\n[faults] ${how}\n[faults] starting another worker in 1 s\n`);
       setTimeout(() => {
-        if (!closing) worker = newWorker();
+        if (!closing) worker = startWorker();
       }, 1_000);
     });
-  let worker = newWorker();
+  let worker = startWorker();
   const stack: FaultStack = {
     api,
     get worker() {
@@ -148,7 +148,7 @@ export async function startFaultStack(options: { ownPostgres: boolean }): Promis
     },
     restarts,
     newWorker() {
-      worker = newWorker();
+      worker = startWorker();
       return worker;
     },
     postgres: startPostgres && {
