@@ -3,15 +3,17 @@ import type { Db } from '../connection';
 import { CLUSTERING_OF } from './clusteringOf';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 import type { MediaFilter } from '../../lib/vql/compileVql';
+import { PREVIEWS_PER_CLUSTER } from './explore';
 
 /**
- * Per-cluster counts of issue types and tags (facets), so that a page filtered by one issue type or
- * one tag reads its clusters, biggest first, from an index instead of counting every matching member
- * (migration 20261202500000). Labels are left out: enrichment gives every media item several, so
- * their counts would be as large as the memberships. The counts of a version are trusted only while
- * `facets_counted_at` is set: writers of issues and memberships clear it in their transaction
- * (`forgetFacetCounts`), tag writes add and subtract their own changes, and a task's end counts a
- * version whose counts were cleared (`countFacets`).
+ * Per-cluster counts of issue types and tags (facets), with their images, frames, videos and previews,
+ * so that a page filtered by one issue type or one tag reads its clusters, biggest first, from an index
+ * instead of reading every member of its clusters (migrations 20261202500000, 20261207100000). Labels
+ * are left out: enrichment gives every media item several, so their counts would be as large as the
+ * memberships. The counts of a version are trusted only while `facets_counted_at` is set: writers of
+ * issues, memberships and uniqueness clear it in their transaction (`forgetFacetCounts`), tag writes
+ * count the clusters they touch again, and a task's end counts a version whose counts were cleared
+ * (`countFacets`).
  */
 
 /** The facet a page's filters select, when they are one lookup a count answers; undefined otherwise. */
@@ -34,11 +36,14 @@ export async function forgetFacetCounts(db: Db, versionId: string): Promise<void
   await db('dataset_versions').where({ id: versionId }).whereNotNull('facets_counted_at').update({ facets_counted_at: null });
 }
 
-/** The page's clusters in order (`cluster_id`, `size`: its members with the facet), from the counts. */
+/**
+ * The page's clusters in order (`cluster_id`, `size`: its members with the facet) with their figures and previews, from
+ * the counts: no member is read.
+ */
 export function facetPage(db: Db, options: { versionId: string; threshold: number; facet: string; limit: number; offset: number }): Knex.QueryBuilder {
   return db('cluster_facet_counts')
     .where({ version_id: options.versionId, threshold: options.threshold, facet: options.facet })
-    .select('cluster_id', 'n as size', db.raw('NULL::real AS relevance'))
+    .select('cluster_id', 'n_images', 'n_frames', 'n_videos', 'n as size', db.raw('NULL::real AS relevance'), 'previews')
     .orderBy([{ column: 'n', order: 'desc' }, { column: 'cluster_id' }])
     .limit(options.limit)
     .offset(options.offset);
@@ -48,6 +53,24 @@ export function facetPage(db: Db, options: { versionId: string; threshold: numbe
 const FACETS_OF_MEDIA = `
   SELECT media_id, 'issue:' || issue_type AS facet FROM media_issues WHERE version_id = :version
   UNION ALL SELECT media_id, 'tag:' || tag_id FROM media_tags WHERE version_id = :version`;
+
+/**
+ * Inserts the counts of the facets in `facets` (rows of media_id and facet) per cluster of the memberships `scope`
+ * allows (a condition on `cm`, or TRUE): members, images, frames, videos, and previews as an unfiltered page chooses
+ * them (clusters.ts previewsOf: the most unique first, ties by id). Grouped in memory, inserted in key order (the
+ * indexes grow at their ends).
+ */
+const insertFacetCounts = (facets: string, scope: string) => `
+  INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n, n_images, n_frames, n_videos, previews)
+  SELECT :version, cm.threshold, f.facet, cm.cluster_id, count(*),
+         count(*) FILTER (WHERE m.kind = 'IMAGE'), count(*) FILTER (WHERE m.kind = 'VIDEO_FRAME'), count(DISTINCT m.parent_id),
+         (array_agg(m.id ORDER BY m.uniqueness_score DESC NULLS LAST, m.id))[1:${PREVIEWS_PER_CLUSTER}]
+  FROM (${facets}) f
+  JOIN media m ON m.version_id = :version AND m.id = f.media_id
+  JOIN cluster_members cm
+    ON cm.clustering_id = (SELECT clustering_id FROM dataset_versions WHERE id = :version) AND cm.media_id = f.media_id AND ${scope}
+  GROUP BY cm.threshold, f.facet, cm.cluster_id
+  ORDER BY cm.threshold, f.facet, cm.cluster_id`;
 
 const COUNT_WORK_MEM = '256MB';
 /** Every clustering threshold, named so a media item's memberships are found through the key (version, threshold, media). */
@@ -65,49 +88,50 @@ export async function countFacets(db: Db, versionId: string, timeoutMs = 0): Pro
     const version = await trx('dataset_versions').where({ id: versionId }).forNoKeyUpdate().first('facets_counted_at');
     if (!version || version.facets_counted_at) return;
     await trx('cluster_facet_counts').where({ version_id: versionId }).delete();
-    // Grouped in memory, and inserted in key order (the indexes grow at their ends).
     await trx.raw(`SET LOCAL work_mem = '${COUNT_WORK_MEM}'`);
-    await trx.raw(
-      `INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n)
-       SELECT :version, cm.threshold, f.facet, cm.cluster_id, count(*)
-       FROM (${FACETS_OF_MEDIA}) f
-       JOIN cluster_members cm ON cm.clustering_id = (SELECT clustering_id FROM dataset_versions WHERE id = :version) AND cm.media_id = f.media_id
-       GROUP BY cm.threshold, f.facet, cm.cluster_id
-       ORDER BY cm.threshold, f.facet, cm.cluster_id`,
-      { version: versionId },
-    );
+    await trx.raw(insertFacetCounts(FACETS_OF_MEDIA, 'TRUE'), { version: versionId });
     await trx('dataset_versions').where({ id: versionId }).update({ facets_counted_at: trx.fn.now() });
   });
 }
 
 /**
- * Runs `change`, a statement that tags or untags media with `tagId` and returns their `media_id`s,
- * and adds `sign` (1 or -1) times the changed media to the tag's counts per cluster at every
- * threshold (counts that reach 0 go); the number of media changed. It holds the version row shared,
- * so a count in progress finishes first, or starts after and sees the change.
+ * Runs `change`, a statement that tags or untags media with `tagId` and returns their `media_id`s, then counts the
+ * tag again in every cluster that holds a changed media item, at every threshold (a cluster left without the tag
+ * loses its count); the number of media changed. It holds the version row shared, so a count in progress finishes
+ * first, or starts after and sees the change.
  */
 export async function writeTagChange(
   trx: Knex.Transaction,
   versionId: string,
   tagId: string,
   change: { sql: string; bindings: readonly Knex.RawBinding[] },
-  sign: 1 | -1,
 ): Promise<number> {
   const version = await trx('dataset_versions').where({ id: versionId }).forShare().first('facets_counted_at');
   if (!version?.facets_counted_at) return (await trx.raw(change.sql, change.bindings)).rowCount ?? 0;
+  // The clusters touched, kept for the recount: a statement does not see the rows its own change wrote.
+  await trx.raw('CREATE TEMPORARY TABLE touched_clusters (threshold smallint, cluster_id uuid, PRIMARY KEY (threshold, cluster_id)) ON COMMIT DROP');
   const { rows } = await trx.raw(
     `WITH changed AS (${change.sql}),
-          shift AS (SELECT cm.threshold, cm.cluster_id, count(*)::int * ? AS n
-                    FROM changed JOIN cluster_members cm
-                      ON cm.clustering_id = ${CLUSTERING_OF} AND cm.threshold = ANY(?::smallint[]) AND cm.media_id = changed.media_id
-                    GROUP BY cm.threshold, cm.cluster_id),
-          shifted AS (INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n)
-                      SELECT ?, threshold, ?, cluster_id, n FROM shift
-                      ON CONFLICT (version_id, threshold, facet, cluster_id) DO UPDATE SET n = cluster_facet_counts.n + EXCLUDED.n)
+          touched AS (INSERT INTO touched_clusters
+                      SELECT DISTINCT cm.threshold, cm.cluster_id
+                      FROM changed JOIN cluster_members cm
+                        ON cm.clustering_id = ${CLUSTERING_OF} AND cm.threshold = ANY(?::smallint[]) AND cm.media_id = changed.media_id)
      SELECT count(*)::int AS n FROM changed`,
-    [...change.bindings, sign, versionId, THRESHOLDS, versionId, `tag:${tagId}`],
+    [...change.bindings, versionId, THRESHOLDS],
   );
-  if (sign < 0) await trx('cluster_facet_counts').where({ version_id: versionId, facet: `tag:${tagId}` }).where('n', '<=', 0).delete();
+  const facet = `tag:${tagId}`;
+  await trx('cluster_facet_counts')
+    .where({ version_id: versionId, facet })
+    .whereIn(['threshold', 'cluster_id'], trx('touched_clusters').select('threshold', 'cluster_id'))
+    .delete();
+  await trx.raw(
+    insertFacetCounts(
+      `SELECT media_id, :facet AS facet FROM media_tags WHERE version_id = :version AND tag_id = :tag`,
+      '(cm.threshold, cm.cluster_id) IN (SELECT threshold, cluster_id FROM touched_clusters)',
+    ),
+    { version: versionId, facet, tag: tagId },
+  );
+  await trx.raw('DROP TABLE touched_clusters');
   return rows[0].n;
 }
 

@@ -273,7 +273,8 @@ function clustersOfRows(rows: PageRow[], type: ExploreCluster['type']): ExploreC
 /**
  * One page of a dataset's clusters at `threshold`, counting and previewing only the media that
  * pass every filter; biggest clusters first, or nearest first when ranked by relevance. One SQL
- * statement. Without filters the page comes straight from the stored cluster sizes.
+ * statement. Without filters the page comes straight from the stored clusters, and filtered by one issue type or
+ * tag from the stored facet counts (clusterFacets.ts), previews included.
  */
 export async function exploreClusters(
   db: Db,
@@ -281,28 +282,32 @@ export async function exploreClusters(
 ): Promise<ExploreCluster[]> {
   const where = { 'cm.clustering_id': clusteringOf(db, options.versionId), 'cm.threshold': options.threshold };
   let query: Knex.QueryBuilder;
-  if (options.filters.length === 0 && !options.relevance) {
-    const page = db('clusters')
-      .where({ clustering_id: clusteringOf(db, options.versionId), threshold: options.threshold, entity_type: 'IMAGES' })
-      .select('id as cluster_id', 'n_images', 'n_frames', 'n_videos', 'size', db.raw('NULL::real AS relevance'), 'previews')
-      .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
-      .limit(CLUSTERS_PER_PAGE)
-      .offset(options.page * CLUSTERS_PER_PAGE);
+  // One issue type or tag: the page comes in order, with its figures and previews, from the stored counts (the
+  // version's counts must be current).
+  const facet = options.relevance ? undefined : facetOf(options.filters);
+  const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
+  const stored =
+    options.filters.length === 0 && !options.relevance
+      ? db('clusters')
+          .where({ clustering_id: clusteringOf(db, options.versionId), threshold: options.threshold, entity_type: 'IMAGES' })
+          .select('id as cluster_id', 'n_images', 'n_frames', 'n_videos', 'size', db.raw('NULL::real AS relevance'), 'previews')
+          .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
+          .limit(pageRange.limit)
+          .offset(pageRange.offset)
+      : facet !== undefined && (await facetsCounted(db, options.versionId))
+        ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
+        : undefined;
+  if (stored) {
     // The previews each cluster keeps, in their order (clusters.ts refreshPreviews): no member is ranked here.
     const kept = db('page')
       .crossJoin(db.raw('unnest(page.previews) WITH ORDINALITY AS p(id, rank)'))
       .select('page.cluster_id', 'p.id', db.raw('NULL::real AS distance'), 'p.rank');
-    query = db.with('page', page).with('ranked', kept);
+    query = db.with('page', stored).with('ranked', kept);
   } else {
     // The matching members of every cluster order the clusters. When every filter is a lookup by
     // media id they come from the memberships alone, and media rows are read only for the page's
     // clusters (their counts by kind and their previews).
     const byIdOnly = !options.relevance && options.filters.every((filter) => BY_MEDIA_ID.has(filter.kind));
-    // One issue type, label or tag: the page's clusters come in order from the stored counts, and
-    // only their members are read (the version's counts must be current).
-    const facet = options.relevance ? undefined : facetOf(options.filters);
-    const counted = facet !== undefined && (await facetsCounted(db, options.versionId));
-    const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
     // The media row's figures a page needs of each member, read once: with the matches when a filter reads the row.
     const FIGURES = ['kind', 'parent_id', 'uniqueness_score'];
     const matchingMembers = () => {
@@ -324,9 +329,7 @@ export async function exploreClusters(
       ? options.relevance.by.every((search) => search.key === 'id')
         ? undefined
         : await rankedCandidates(db, { ...options, relevance: options.relevance, ...pageRange })
-      : counted
-        ? undefined
-        : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed: pageRange.offset + pageRange.limit });
+      : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed: pageRange.offset + pageRange.limit });
     if (candidates) matching.whereRaw('cm.cluster_id = ANY(?::uuid[])', [candidates]);
     // Ranked pages order ties by the clusters' stored sizes, filtered pages by how many members pass.
     const grouped = () =>
@@ -337,14 +340,11 @@ export async function exploreClusters(
             .groupBy('mt.cluster_id', 'c.size')
             .select('mt.cluster_id', 'c.size', db.raw('min(mt.distance) as relevance'))
         : db('matching').groupBy('cluster_id').select('cluster_id', db.raw('count(*)::int as size'), db.raw('min(distance) as relevance'));
-    const ordered = counted
-      ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
-      : grouped()
-          .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
-          .limit(pageRange.limit)
-          // A ranked page's candidates are its own clusters already.
-          .offset(options.relevance && candidates ? 0 : pageRange.offset);
-    if (counted) matching.whereIn('cm.cluster_id', db('ordered').select('cluster_id'));
+    const ordered = grouped()
+      .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
+      .limit(pageRange.limit)
+      // A ranked page's candidates are its own clusters already.
+      .offset(options.relevance && candidates ? 0 : pageRange.offset);
     const members = db('matching')
       .whereIn('cluster_id', db('ordered').select('cluster_id'))
       .select('cluster_id', 'id', 'distance', ...(byIdOnly ? [] : FIGURES));
@@ -375,8 +375,9 @@ export async function exploreClusters(
         'o.cluster_id',
       )
       .select('o.cluster_id', 'c.n_images', 'c.n_frames', 'c.n_videos', 'o.size', 'o.relevance');
-    // A CTE reads only those before it: the counted page needs `ordered` before `matching`.
-    query = (counted ? db.with('ordered', ordered).with('matching', matching) : db.with('matching', matching).with('ordered', ordered))
+    query = db
+      .with('matching', matching)
+      .with('ordered', ordered)
       .with('members', members)
       .with('ranked', ranked)
       // Computed once: inlined, the planner took the page's counts for a few rows and counted them again for each preview (6 s at 1M).

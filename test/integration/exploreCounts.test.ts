@@ -113,7 +113,7 @@ describe('filtered Explore counts (real Postgres)', () => {
 
   describe('with the per-cluster counts of issue types and tags stored', () => {
     const facetRows = async () =>
-      (await api.deps.db('cluster_facet_counts').where({ version_id: versionId }).orderBy(['facet', 'cluster_id']).select('threshold', 'facet', 'cluster_id', 'n'))
+      (await api.deps.db('cluster_facet_counts').where({ version_id: versionId }).orderBy(['facet', 'cluster_id']).select('threshold', 'facet', 'cluster_id', 'n', 'n_images', 'n_frames', 'n_videos', 'previews'))
         .map((row) => ({ ...row }));
     const recounted = async () => {
       await forgetFacetCounts(api.deps.db, versionId);
@@ -122,6 +122,9 @@ describe('filtered Explore counts (real Postgres)', () => {
     };
     const want = (facet: string, passes: (item: Item) => boolean) =>
       expected(passes).map((cluster) => ({ threshold: 0, facet, cluster_id: cluster.cluster_id, n: cluster.previews }));
+    const counts = (rows: Array<{ threshold: number; facet: string; cluster_id: string; n: number }>) =>
+      rows.map(({ threshold, facet, cluster_id, n }) => ({ threshold, facet, cluster_id, n }));
+    const fullPage = (filters: MediaFilter[]) => exploreClusters(api.deps.db, { versionId, threshold: 0, page: 0, filters });
 
     beforeAll(async () => {
       await countFacets(api.deps.db, versionId);
@@ -131,19 +134,35 @@ describe('filtered Explore counts (real Postgres)', () => {
       expect(await facetsCounted(api.deps.db, versionId)).toBe(true);
       const rows = await facetRows();
       const sorted = (list: Array<{ cluster_id: string }>) => [...list].sort((a, b) => (a.cluster_id < b.cluster_id ? -1 : 1));
-      expect(rows.filter((row) => row.facet === 'issue:blur')).toEqual(sorted(want('issue:blur', (item) => item.blurry)));
+      expect(counts(rows.filter((row) => row.facet === 'issue:blur'))).toEqual(sorted(want('issue:blur', (item) => item.blurry)));
       expect(rows.filter((row) => row.facet.startsWith('label:'))).toEqual([]);
-      expect(rows.filter((row) => row.facet === `tag:${tagId}`)).toEqual(sorted(want(`tag:${tagId}`, (item) => item.tagged)));
+      expect(counts(rows.filter((row) => row.facet === `tag:${tagId}`))).toEqual(sorted(want(`tag:${tagId}`, (item) => item.tagged)));
     });
 
     it.each(SINGLE_FACETS)('orders the clusters by %s from the counts, with the same page', async (_name, filters, passes) => {
       expect(await page(filters())).toEqual(expected(passes).map((cluster) => ({ ...cluster, previews: Math.min(cluster.previews, 10) })));
     });
 
-    it('reads the order from the counts (a count changed by hand moves its cluster first)', async () => {
+    it.each(SINGLE_FACETS)('shows, filtered by %s, the figures and previews of the page counted from the rows', async (_name, filters) => {
+      const fromCounts = await fullPage(filters());
+      await forgetFacetCounts(api.deps.db, versionId);
+      const fromRows = await fullPage(filters());
+      await countFacets(api.deps.db, versionId);
+      expect(fromCounts).toEqual(fromRows);
+      // The comparison is worth something: previews in an order (most unique first), and videos counted.
+      expect(fromRows.some((cluster) => cluster.previews.length > 2)).toBe(true);
+      expect(fromRows.some((cluster) => cluster.n_videos > 0)).toBe(true);
+    });
+
+    it('reads the order, the figures and the previews from the counts (changed by hand, the page shows them)', async () => {
       const last = expected((item) => item.blurry).at(-1)!;
-      await api.deps.db('cluster_facet_counts').where({ version_id: versionId, facet: 'issue:blur', cluster_id: last.cluster_id }).update({ n: 1000 });
-      expect((await page([{ kind: 'issue', issue: 'blur' }]))[0].cluster_id).toBe(last.cluster_id);
+      const [stranger] = items.filter((item) => item.cluster !== last.cluster_id);
+      await api.deps.db('cluster_facet_counts')
+        .where({ version_id: versionId, facet: 'issue:blur', cluster_id: last.cluster_id })
+        .update({ n: 1000, n_images: 999, n_videos: 7, previews: [stranger.id] });
+      const [first] = await fullPage([{ kind: 'issue', issue: 'blur' }]);
+      expect({ cluster_id: first.cluster_id, n_images: first.n_images, n_videos: first.n_videos, previews: first.previews.map((p) => p.id) })
+        .toEqual({ cluster_id: last.cluster_id, n_images: 999, n_videos: 7, previews: [stranger.id] });
       await recounted();
       expect((await page([{ kind: 'issue', issue: 'blur' }]))[0].cluster_id).toBe(expected((item) => item.blurry)[0].cluster_id);
     });
