@@ -119,6 +119,8 @@ export async function writeTagChange(
      SELECT count(*)::int AS n FROM changed`,
     [...change.bindings, versionId, THRESHOLDS],
   );
+  // Its size known, the recount starts from the touched clusters' members, not from every media item with the tag.
+  await trx.raw('ANALYZE touched_clusters');
   const facet = `tag:${tagId}`;
   await trx('cluster_facet_counts')
     .where({ version_id: versionId, facet })
