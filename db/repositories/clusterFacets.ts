@@ -6,14 +6,14 @@ import type { MediaFilter } from '../../lib/vql/compileVql';
 import { PREVIEWS_PER_CLUSTER } from './explore';
 
 /**
- * Per-cluster counts of issue types and tags (facets), with their images, frames, videos and previews,
- * so that a page filtered by one issue type or one tag reads its clusters, biggest first, from an index
- * instead of reading every member of its clusters (migrations 20261202500000, 20261207100000). Labels
- * are left out: enrichment gives every media item several, so their counts would be as large as the
- * memberships. The counts of a version are trusted only while `facets_counted_at` is set: writers of
- * issues, memberships and uniqueness clear it in their transaction (`forgetFacetCounts`), tag writes
- * count the clusters they touch again, and a task's end counts a version whose counts were cleared
- * (`countFacets`).
+ * Per-cluster counts of issue types and tags (facets), so that a page filtered by one issue type or
+ * one tag reads its clusters, biggest first, from an index instead of counting every matching member
+ * (migration 20261202500000); an issue type's counts keep the page's figures and previews too, so its
+ * page reads no member (20261207100000). Labels are left out: enrichment gives every media item
+ * several, so their counts would be as large as the memberships. The counts of a version are trusted
+ * only while `facets_counted_at` is set: writers of issues, memberships and uniqueness clear it in
+ * their transaction (`forgetFacetCounts`), tag writes add and subtract their own changes, and a task's
+ * end counts a version whose counts were cleared (`countFacets`).
  */
 
 /** The facet a page's filters select, when they are one lookup a count answers; undefined otherwise. */
@@ -37,8 +37,8 @@ export async function forgetFacetCounts(db: Db, versionId: string): Promise<void
 }
 
 /**
- * The page's clusters in order (`cluster_id`, `size`: its members with the facet) with their figures and previews, from
- * the counts: no member is read.
+ * The page's clusters in order (`cluster_id`, `size`: its members with the facet) from the counts, with their figures
+ * and previews for an issue type (null for a tag).
  */
 export function facetPage(db: Db, options: { versionId: string; threshold: number; facet: string; limit: number; offset: number }): Knex.QueryBuilder {
   return db('cluster_facet_counts')
@@ -55,20 +55,24 @@ const FACETS_OF_MEDIA = `
   UNION ALL SELECT media_id, 'tag:' || tag_id FROM media_tags WHERE version_id = :version`;
 
 /**
- * Inserts the counts of the facets in `facets` (rows of media_id and facet) per cluster of the memberships `scope`
- * allows (a condition on `cm`, or TRUE): members, images, frames, videos, and previews as an unfiltered page chooses
- * them (clusters.ts previewsOf: the most unique first, ties by id). Grouped in memory, inserted in key order (the
- * indexes grow at their ends).
+ * The version's counts per cluster at every threshold, inserted in key order (the indexes grow at their ends). An
+ * issue type's count also keeps its images, frames, videos and previews, as an unfiltered page chooses them
+ * (clusters.ts previewsOf: the most unique first, ties by id); a tag's keeps its count alone, which tag writes
+ * move by their own media (previews and distinct videos cannot be added up, and counting a tag's clusters again at
+ * each write cost 3-7 s for 100 media at 1,000,000).
  */
-const insertFacetCounts = (facets: string, scope: string) => `
+// A function: PREVIEWS_PER_CLUSTER comes from explore.ts, which imports this module.
+const insertFacetCounts = () => `
   INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n, n_images, n_frames, n_videos, previews)
   SELECT :version, cm.threshold, f.facet, cm.cluster_id, count(*),
-         count(*) FILTER (WHERE m.kind = 'IMAGE'), count(*) FILTER (WHERE m.kind = 'VIDEO_FRAME'), count(DISTINCT m.parent_id),
-         (array_agg(m.id ORDER BY m.uniqueness_score DESC NULLS LAST, m.id))[1:${PREVIEWS_PER_CLUSTER}]
-  FROM (${facets}) f
+         CASE WHEN f.facet LIKE 'issue:%' THEN count(*) FILTER (WHERE m.kind = 'IMAGE') END,
+         CASE WHEN f.facet LIKE 'issue:%' THEN count(*) FILTER (WHERE m.kind = 'VIDEO_FRAME') END,
+         CASE WHEN f.facet LIKE 'issue:%' THEN count(DISTINCT m.parent_id) END,
+         CASE WHEN f.facet LIKE 'issue:%' THEN (array_agg(m.id ORDER BY m.uniqueness_score DESC NULLS LAST, m.id))[1:${PREVIEWS_PER_CLUSTER}] END
+  FROM (${FACETS_OF_MEDIA}) f
   JOIN media m ON m.version_id = :version AND m.id = f.media_id
   JOIN cluster_members cm
-    ON cm.clustering_id = (SELECT clustering_id FROM dataset_versions WHERE id = :version) AND cm.media_id = f.media_id AND ${scope}
+    ON cm.clustering_id = (SELECT clustering_id FROM dataset_versions WHERE id = :version) AND cm.media_id = f.media_id
   GROUP BY cm.threshold, f.facet, cm.cluster_id
   ORDER BY cm.threshold, f.facet, cm.cluster_id`;
 
@@ -89,51 +93,39 @@ export async function countFacets(db: Db, versionId: string, timeoutMs = 0): Pro
     if (!version || version.facets_counted_at) return;
     await trx('cluster_facet_counts').where({ version_id: versionId }).delete();
     await trx.raw(`SET LOCAL work_mem = '${COUNT_WORK_MEM}'`);
-    await trx.raw(insertFacetCounts(FACETS_OF_MEDIA, 'TRUE'), { version: versionId });
+    await trx.raw(insertFacetCounts(), { version: versionId });
     await trx('dataset_versions').where({ id: versionId }).update({ facets_counted_at: trx.fn.now() });
   });
 }
 
 /**
- * Runs `change`, a statement that tags or untags media with `tagId` and returns their `media_id`s, then counts the
- * tag again in every cluster that holds a changed media item, at every threshold (a cluster left without the tag
- * loses its count); the number of media changed. It holds the version row shared, so a count in progress finishes
- * first, or starts after and sees the change.
+ * Runs `change`, a statement that tags or untags media with `tagId` and returns their `media_id`s,
+ * and adds `sign` (1 or -1) times the changed media to the tag's counts per cluster at every
+ * threshold (counts that reach 0 go); the number of media changed. It holds the version row shared,
+ * so a count in progress finishes first, or starts after and sees the change.
  */
 export async function writeTagChange(
   trx: Knex.Transaction,
   versionId: string,
   tagId: string,
   change: { sql: string; bindings: readonly Knex.RawBinding[] },
+  sign: 1 | -1,
 ): Promise<number> {
   const version = await trx('dataset_versions').where({ id: versionId }).forShare().first('facets_counted_at');
   if (!version?.facets_counted_at) return (await trx.raw(change.sql, change.bindings)).rowCount ?? 0;
-  // The clusters touched, kept for the recount: a statement does not see the rows its own change wrote.
-  await trx.raw('CREATE TEMPORARY TABLE touched_clusters (threshold smallint, cluster_id uuid, PRIMARY KEY (threshold, cluster_id)) ON COMMIT DROP');
   const { rows } = await trx.raw(
     `WITH changed AS (${change.sql}),
-          touched AS (INSERT INTO touched_clusters
-                      SELECT DISTINCT cm.threshold, cm.cluster_id
-                      FROM changed JOIN cluster_members cm
-                        ON cm.clustering_id = ${CLUSTERING_OF} AND cm.threshold = ANY(?::smallint[]) AND cm.media_id = changed.media_id)
+          shift AS (SELECT cm.threshold, cm.cluster_id, count(*)::int * ? AS n
+                    FROM changed JOIN cluster_members cm
+                      ON cm.clustering_id = ${CLUSTERING_OF} AND cm.threshold = ANY(?::smallint[]) AND cm.media_id = changed.media_id
+                    GROUP BY cm.threshold, cm.cluster_id),
+          shifted AS (INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n)
+                      SELECT ?, threshold, ?, cluster_id, n FROM shift
+                      ON CONFLICT (version_id, threshold, facet, cluster_id) DO UPDATE SET n = cluster_facet_counts.n + EXCLUDED.n)
      SELECT count(*)::int AS n FROM changed`,
-    [...change.bindings, versionId, THRESHOLDS],
+    [...change.bindings, sign, versionId, THRESHOLDS, versionId, `tag:${tagId}`],
   );
-  // Its size known, the recount starts from the touched clusters' members, not from every media item with the tag.
-  await trx.raw('ANALYZE touched_clusters');
-  const facet = `tag:${tagId}`;
-  await trx('cluster_facet_counts')
-    .where({ version_id: versionId, facet })
-    .whereIn(['threshold', 'cluster_id'], trx('touched_clusters').select('threshold', 'cluster_id'))
-    .delete();
-  await trx.raw(
-    insertFacetCounts(
-      `SELECT media_id, :facet AS facet FROM media_tags WHERE version_id = :version AND tag_id = :tag`,
-      '(cm.threshold, cm.cluster_id) IN (SELECT threshold, cluster_id FROM touched_clusters)',
-    ),
-    { version: versionId, facet, tag: tagId },
-  );
-  await trx.raw('DROP TABLE touched_clusters');
+  if (sign < 0) await trx('cluster_facet_counts').where({ version_id: versionId, facet: `tag:${tagId}` }).where('n', '<=', 0).delete();
   return rows[0].n;
 }
 

@@ -273,8 +273,8 @@ function clustersOfRows(rows: PageRow[], type: ExploreCluster['type']): ExploreC
 /**
  * One page of a dataset's clusters at `threshold`, counting and previewing only the media that
  * pass every filter; biggest clusters first, or nearest first when ranked by relevance. One SQL
- * statement. Without filters the page comes straight from the stored clusters, and filtered by one issue type or
- * tag from the stored facet counts (clusterFacets.ts), previews included.
+ * statement. Without filters the page comes straight from the stored clusters, and filtered by one issue type
+ * from the stored facet counts (clusterFacets.ts), previews included.
  */
 export async function exploreClusters(
   db: Db,
@@ -282,9 +282,10 @@ export async function exploreClusters(
 ): Promise<ExploreCluster[]> {
   const where = { 'cm.clustering_id': clusteringOf(db, options.versionId), 'cm.threshold': options.threshold };
   let query: Knex.QueryBuilder;
-  // One issue type or tag: the page comes in order, with its figures and previews, from the stored counts (the
-  // version's counts must be current).
+  // One issue type or tag: the page's clusters come in order from the stored counts (the version's counts must be
+  // current), and for an issue type their figures and previews too.
   const facet = options.relevance ? undefined : facetOf(options.filters);
+  const counted = facet !== undefined && (await facetsCounted(db, options.versionId));
   const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
   const stored =
     options.filters.length === 0 && !options.relevance
@@ -294,7 +295,7 @@ export async function exploreClusters(
           .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
           .limit(pageRange.limit)
           .offset(pageRange.offset)
-      : facet !== undefined && (await facetsCounted(db, options.versionId))
+      : counted && facet.startsWith('issue:')
         ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
         : undefined;
   if (stored) {
@@ -329,7 +330,9 @@ export async function exploreClusters(
       ? options.relevance.by.every((search) => search.key === 'id')
         ? undefined
         : await rankedCandidates(db, { ...options, relevance: options.relevance, ...pageRange })
-      : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed: pageRange.offset + pageRange.limit });
+      : counted
+        ? undefined
+        : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed: pageRange.offset + pageRange.limit });
     if (candidates) matching.whereRaw('cm.cluster_id = ANY(?::uuid[])', [candidates]);
     // Ranked pages order ties by the clusters' stored sizes, filtered pages by how many members pass.
     const grouped = () =>
@@ -340,11 +343,15 @@ export async function exploreClusters(
             .groupBy('mt.cluster_id', 'c.size')
             .select('mt.cluster_id', 'c.size', db.raw('min(mt.distance) as relevance'))
         : db('matching').groupBy('cluster_id').select('cluster_id', db.raw('count(*)::int as size'), db.raw('min(distance) as relevance'));
-    const ordered = grouped()
-      .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
-      .limit(pageRange.limit)
-      // A ranked page's candidates are its own clusters already.
-      .offset(options.relevance && candidates ? 0 : pageRange.offset);
+    // A tag's page: its clusters in order from the counts, and only their members read.
+    const ordered = counted
+      ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
+      : grouped()
+          .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
+          .limit(pageRange.limit)
+          // A ranked page's candidates are its own clusters already.
+          .offset(options.relevance && candidates ? 0 : pageRange.offset);
+    if (counted) matching.whereIn('cm.cluster_id', db('ordered').select('cluster_id'));
     const members = db('matching')
       .whereIn('cluster_id', db('ordered').select('cluster_id'))
       .select('cluster_id', 'id', 'distance', ...(byIdOnly ? [] : FIGURES));
@@ -375,9 +382,8 @@ export async function exploreClusters(
         'o.cluster_id',
       )
       .select('o.cluster_id', 'c.n_images', 'c.n_frames', 'c.n_videos', 'o.size', 'o.relevance');
-    query = db
-      .with('matching', matching)
-      .with('ordered', ordered)
+    // A CTE reads only those before it: the tag's page needs `ordered` before `matching`.
+    query = (counted ? db.with('ordered', ordered).with('matching', matching) : db.with('matching', matching).with('ordered', ordered))
       .with('members', members)
       .with('ranked', ranked)
       // Computed once: inlined, the planner took the page's counts for a few rows and counted them again for each preview (6 s at 1M).

@@ -53,11 +53,11 @@ export async function tagMedia(db: Db, datasetId: string, tagId: string, selecti
   const sql = `INSERT INTO media_tags (version_id, media_id, tag_id)
      SELECT ?, s.id, ? FROM (${selectedMedia(db, versionId, selection).toQuery()}) s
      ON CONFLICT DO NOTHING RETURNING media_id`;
-  return db.transaction((trx) => writeTagChange(trx, versionId, tagId, { sql, bindings: [versionId, tagId] }));
+  return db.transaction((trx) => writeTagChange(trx, versionId, tagId, { sql, bindings: [versionId, tagId] }, 1));
 }
 
 export async function untagMedia(db: Db, datasetId: string, tagId: string, selection: MediaSelection): Promise<number> {
   const versionId = await headVersionId(db, datasetId);
   const change = db('media_tags').where({ tag_id: tagId, version_id: versionId }).whereIn('media_id', selectedMedia(db, versionId, selection)).delete().returning('media_id').toSQL();
-  return db.transaction((trx) => writeTagChange(trx, versionId, tagId, change));
+  return db.transaction((trx) => writeTagChange(trx, versionId, tagId, change, -1));
 }
