@@ -3,7 +3,7 @@ import type { Db } from '../connection';
 import { CLUSTERING_OF } from './clusteringOf';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 import type { MediaFilter } from '../../lib/vql/compileVql';
-import { PREVIEWS_PER_CLUSTER } from './explore';
+import { MOST_UNIQUE_FIRST, PREVIEWS_PER_CLUSTER } from './explore';
 
 /**
  * Per-cluster counts of issue types and tags (facets), so that a page filtered by one issue type or
@@ -61,14 +61,14 @@ const FACETS_OF_MEDIA = `
  * move by their own media (previews and distinct videos cannot be added up, and counting a tag's clusters again at
  * each write cost 3-7 s for 100 media at 1,000,000).
  */
-// A function: PREVIEWS_PER_CLUSTER comes from explore.ts, which imports this module.
+// A function: its constants come from explore.ts, which imports this module.
 const insertFacetCounts = () => `
   INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n, n_images, n_frames, n_videos, previews)
   SELECT :version, cm.threshold, f.facet, cm.cluster_id, count(*),
          CASE WHEN f.facet LIKE 'issue:%' THEN count(*) FILTER (WHERE m.kind = 'IMAGE') END,
          CASE WHEN f.facet LIKE 'issue:%' THEN count(*) FILTER (WHERE m.kind = 'VIDEO_FRAME') END,
          CASE WHEN f.facet LIKE 'issue:%' THEN count(DISTINCT m.parent_id) END,
-         CASE WHEN f.facet LIKE 'issue:%' THEN (array_agg(m.id ORDER BY m.uniqueness_score DESC NULLS LAST, m.id))[1:${PREVIEWS_PER_CLUSTER}] END
+         CASE WHEN f.facet LIKE 'issue:%' THEN (array_agg(m.id ORDER BY ${MOST_UNIQUE_FIRST}))[1:${PREVIEWS_PER_CLUSTER}] END
   FROM (${FACETS_OF_MEDIA}) f
   JOIN media m ON m.version_id = :version AND m.id = f.media_id
   JOIN cluster_members cm

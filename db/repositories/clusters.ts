@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import { clusteringOf } from './clusteringOf';
 import { forgetFacetCounts } from './clusterFacets';
-import { PREVIEWS_PER_CLUSTER } from './explore';
+import { MOST_UNIQUE_FIRST, PREVIEWS_PER_CLUSTER } from './explore';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 import type { NeighbourScores } from '../../lib/quality/neighbourScores';
 
@@ -187,7 +187,7 @@ async function recountClusters(db: Knex.Transaction, versionId: string, clusteri
 const previewsOf = (scope: string) => `UPDATE clusters c SET previews = p.ids
   FROM (SELECT cluster_id, array_agg(id ORDER BY rank) AS ids
         FROM (SELECT cm.cluster_id, cm.media_id AS id,
-                     row_number() OVER (PARTITION BY cm.cluster_id ORDER BY m.uniqueness_score DESC NULLS LAST, m.id) AS rank
+                     row_number() OVER (PARTITION BY cm.cluster_id ORDER BY ${MOST_UNIQUE_FIRST}) AS rank
               FROM cluster_members cm JOIN media m ON m.version_id = :version AND m.id = cm.media_id
               WHERE cm.clustering_id = :clustering ${scope}) ranked
         WHERE rank <= ${PREVIEWS_PER_CLUSTER} GROUP BY cluster_id) p

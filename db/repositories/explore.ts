@@ -6,6 +6,8 @@ import { facetOf, facetPage, facetsCounted } from './clusterFacets';
 
 export const CLUSTERS_PER_PAGE = 100;
 export const PREVIEWS_PER_CLUSTER = 10;
+/** The order of a cluster's previews and members when no search ranks them (`m` is the media row): the most unique first, ties by id. */
+export const MOST_UNIQUE_FIRST = 'm.uniqueness_score DESC NULLS LAST, m.id';
 
 /**
  * What names a media item's version and id in a query: the media row's columns, or a cluster
@@ -492,7 +494,7 @@ export async function clusterMembersPage(
   const members: PreviewRow[] = await db('cluster_members as cm')
     .join('media as m', (join) => join.onVal('m.version_id', versionId).andOn('m.id', 'cm.media_id'))
     .where({ 'cm.clustering_id': clusteringOf(db, versionId), 'cm.cluster_id': clusterId })
-    .orderByRaw('m.uniqueness_score DESC NULLS LAST, m.id')
+    .orderByRaw(MOST_UNIQUE_FIRST)
     .offset(page.offset)
     .limit(page.limit)
     .select(
