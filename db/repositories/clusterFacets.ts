@@ -6,14 +6,13 @@ import type { MediaFilter } from '../../lib/vql/compileVql';
 import { MOST_UNIQUE_FIRST, PREVIEWS_PER_CLUSTER } from './explore';
 
 /**
- * Per-cluster counts of issue types and tags (facets), so that a page filtered by one issue type or
- * one tag reads its clusters, biggest first, from an index instead of counting every matching member
- * (migration 20261202500000); an issue type's counts keep the page's figures and previews too, so its
- * page reads no member (20261207100000). Labels are left out: enrichment gives every media item
- * several, so their counts would be as large as the memberships. The counts of a version are trusted
- * only while `facets_counted_at` is set: writers of issues, memberships and uniqueness clear it in
- * their transaction (`forgetFacetCounts`), tag writes add and subtract their own changes, and a task's
- * end counts a version whose counts were cleared (`countFacets`).
+ * Per-cluster counts of issue types, labels and tags (facets), so that a page filtered by one of them
+ * reads its clusters, biggest first, from an index instead of counting every matching member
+ * (migration 20261202500000); the counts of issue types and labels keep the page's figures and previews
+ * too, so their page reads no member (20261207100000, 20261208100000). The counts of a version are
+ * trusted only while `facets_counted_at` is set: writers of issues, labels, memberships and uniqueness
+ * (all of them task steps) clear it in their transaction (`forgetFacetCounts`), tag writes add and
+ * subtract their own changes, and a task's end counts a version whose counts were cleared (`countFacets`).
  */
 
 /** The facet a page's filters select, when they are one lookup a count answers; undefined otherwise. */
@@ -21,9 +20,13 @@ export function facetOf(filters: MediaFilter[]): string | undefined {
   if (filters.length !== 1) return undefined;
   const [filter] = filters;
   if (filter.kind === 'issue' && Object.keys(filter.details ?? {}).length === 0) return `issue:${filter.issue}`;
+  if (filter.kind === 'labels' && filter.anyOf.length === 1) return `label:${filter.anyOf[0]}`;
   if (filter.kind === 'tags' && filter.anyOf.length === 1) return `tag:${filter.anyOf[0]}`;
   return undefined;
 }
+
+/** Whether the facet's counts keep their page's figures and previews (a tag's keep their number alone). */
+export const keepsPage = (facet: string): boolean => !facet.startsWith('tag:');
 
 export async function facetsCounted(db: Db, versionId: string): Promise<boolean> {
   const row = await db('dataset_versions').where({ id: versionId }).first('facets_counted_at');
@@ -38,7 +41,7 @@ export async function forgetFacetCounts(db: Db, versionId: string): Promise<void
 
 /**
  * The page's clusters in order (`cluster_id`, `size`: its members with the facet) from the counts, with their figures
- * and previews for an issue type (null for a tag).
+ * and previews when the facet keeps them (null for a tag).
  */
 export function facetPage(db: Db, options: { versionId: string; threshold: number; facet: string; limit: number; offset: number }): Knex.QueryBuilder {
   return db('cluster_facet_counts')
@@ -52,29 +55,33 @@ export function facetPage(db: Db, options: { versionId: string; threshold: numbe
 /** Each media item of the version with each facet it carries (once: each table's key is version, media and value). */
 const FACETS_OF_MEDIA = `
   SELECT media_id, 'issue:' || issue_type AS facet FROM media_issues WHERE version_id = :version
+  UNION ALL SELECT media_id, 'label:' || label FROM media_labels WHERE version_id = :version
   UNION ALL SELECT media_id, 'tag:' || tag_id FROM media_tags WHERE version_id = :version`;
 
 /**
  * The version's counts per cluster at every threshold, inserted in key order (the indexes grow at their ends). An
- * issue type's count also keeps its images, frames, videos and previews, as an unfiltered page chooses them
+ * issue type's or a label's count also keeps its images, frames, videos and previews, as an unfiltered page chooses them
  * (clusters.ts previewsOf: the most unique first, ties by id); a tag's keeps its count alone, which tag writes
  * move by their own media (previews and distinct videos cannot be added up, and counting a tag's clusters again at
  * each write cost 3-7 s for 100 media at 1,000,000).
  */
 // A function: its constants come from explore.ts, which imports this module.
-const insertFacetCounts = () => `
+const insertFacetCounts = () => {
+  const kept = (figure: string) => `CASE WHEN f.facet NOT LIKE 'tag:%' THEN ${figure} END`;
+  return `
   INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n, n_images, n_frames, n_videos, previews)
   SELECT :version, cm.threshold, f.facet, cm.cluster_id, count(*),
-         CASE WHEN f.facet LIKE 'issue:%' THEN count(*) FILTER (WHERE m.kind = 'IMAGE') END,
-         CASE WHEN f.facet LIKE 'issue:%' THEN count(*) FILTER (WHERE m.kind = 'VIDEO_FRAME') END,
-         CASE WHEN f.facet LIKE 'issue:%' THEN count(DISTINCT m.parent_id) END,
-         CASE WHEN f.facet LIKE 'issue:%' THEN (array_agg(m.id ORDER BY ${MOST_UNIQUE_FIRST}))[1:${PREVIEWS_PER_CLUSTER}] END
+         ${kept(`count(*) FILTER (WHERE m.kind = 'IMAGE')`)},
+         ${kept(`count(*) FILTER (WHERE m.kind = 'VIDEO_FRAME')`)},
+         ${kept('count(DISTINCT m.parent_id)')},
+         ${kept(`(array_agg(m.id ORDER BY ${MOST_UNIQUE_FIRST}))[1:${PREVIEWS_PER_CLUSTER}]`)}
   FROM (${FACETS_OF_MEDIA}) f
   JOIN media m ON m.version_id = :version AND m.id = f.media_id
   JOIN cluster_members cm
     ON cm.clustering_id = (SELECT clustering_id FROM dataset_versions WHERE id = :version) AND cm.media_id = f.media_id
   GROUP BY cm.threshold, f.facet, cm.cluster_id
   ORDER BY cm.threshold, f.facet, cm.cluster_id`;
+};
 
 const COUNT_WORK_MEM = '256MB';
 /** Every clustering threshold, named so a media item's memberships are found through the key (version, threshold, media). */

@@ -3,6 +3,7 @@ import type { PredictedClass } from '../../lib/ml/imageEncoder';
 import { INDEXED_KINDS } from './media';
 import { inRange, planIdChunks, type IdRange } from './chunks';
 import { updateVersionRows } from './rowUpdates';
+import { forgetFacetCounts } from './clusterFacets';
 
 /** The enrichment applied to a version: type → model id. */
 export async function setEnrichmentModels(db: Db, versionId: string, models: Record<string, string>): Promise<void> {
@@ -74,7 +75,7 @@ export async function savePredictedClasses(db: Db, versionId: string, rows: Arra
   await updateVersionRows(db, 'media', versionId, { classes: 'jsonb' }, 'predicted_classes = r.classes', rows);
 }
 
-/** Replaces the labels `source` gave these media. */
+/** Replaces the labels `source` gave these media (in the caller's transaction: it forgets the version's facet counts). */
 export async function replaceLabels(
   db: Db,
   versionId: string,
@@ -82,6 +83,7 @@ export async function replaceLabels(
   mediaIds: string[],
   labels: Array<{ mediaId: string; label: string; confidence: number }>,
 ): Promise<void> {
+  await forgetFacetCounts(db, versionId);
   await db('media_labels').where({ version_id: versionId, source }).whereRaw('media_id = ANY(?::uuid[])', [mediaIds]).delete();
   if (labels.length === 0) return;
   await db('media_labels')

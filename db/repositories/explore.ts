@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import { clusteringOf } from './clusteringOf';
 import type { MediaFilter } from '../../lib/vql/compileVql';
-import { facetOf, facetPage, facetsCounted } from './clusterFacets';
+import { facetOf, facetPage, facetsCounted, keepsPage } from './clusterFacets';
 
 export const CLUSTERS_PER_PAGE = 100;
 export const PREVIEWS_PER_CLUSTER = 10;
@@ -276,7 +276,7 @@ function clustersOfRows(rows: PageRow[], type: ExploreCluster['type']): ExploreC
  * One page of a dataset's clusters at `threshold`, counting and previewing only the media that
  * pass every filter; biggest clusters first, or nearest first when ranked by relevance. One SQL
  * statement. Without filters the page comes straight from the stored clusters, and filtered by one issue type
- * from the stored facet counts (clusterFacets.ts), previews included.
+ * or one label from the stored facet counts (clusterFacets.ts), previews included.
  */
 export async function exploreClusters(
   db: Db,
@@ -284,8 +284,8 @@ export async function exploreClusters(
 ): Promise<ExploreCluster[]> {
   const where = { 'cm.clustering_id': clusteringOf(db, options.versionId), 'cm.threshold': options.threshold };
   let query: Knex.QueryBuilder;
-  // One issue type or tag: the page's clusters come in order from the stored counts (the version's counts must be
-  // current), and for an issue type their figures and previews too.
+  // One issue type, label or tag: the page's clusters come in order from the stored counts (the version's counts must
+  // be current), and but for a tag their figures and previews too.
   const facet = options.relevance ? undefined : facetOf(options.filters);
   const counted = facet !== undefined && (await facetsCounted(db, options.versionId));
   const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
@@ -297,7 +297,7 @@ export async function exploreClusters(
           .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
           .limit(pageRange.limit)
           .offset(pageRange.offset)
-      : counted && facet.startsWith('issue:')
+      : counted && keepsPage(facet)
         ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
         : undefined;
   if (stored) {

@@ -1,10 +1,12 @@
 import type { Db } from '../connection';
+import { forgetFacetCounts } from './clusterFacets';
 
 const WRITE_BATCH = 10_000;
 
 /**
  * Gives each media item `label` from `source` at its confidence. A label the item already has from
- * another source stays as it is; one it has from the same source keeps the higher confidence.
+ * another source stays as it is; one it has from the same source keeps the higher confidence. Call it
+ * in a transaction: it forgets the version's facet counts.
  */
 export async function applyLabel(
   db: Db,
@@ -13,6 +15,7 @@ export async function applyLabel(
   source: string,
   rows: Array<{ mediaId: string; confidence: number }>,
 ): Promise<void> {
+  if (rows.length > 0) await forgetFacetCounts(db, versionId);
   for (let start = 0; start < rows.length; start += WRITE_BATCH) {
     const batch = rows.slice(start, start + WRITE_BATCH);
     await db.raw(

@@ -222,6 +222,7 @@ export async function applyMetadataRecord(db: Db, versionId: string, mediaId: st
   }
   if (Object.keys(patch).length > 0) await db('media').where({ version_id: versionId, id: mediaId }).update(patch);
   if (!record.labels) return;
+  await forgetFacetCounts(db, versionId);
   await db('media_labels').where({ version_id: versionId, media_id: mediaId, source: 'custom' }).delete();
   if (record.labels.length === 0) return;
   await db('media_labels')

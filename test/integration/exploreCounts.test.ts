@@ -7,6 +7,9 @@ import type { MediaFilter } from '../../lib/vql/compileVql';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
 import { refreshPreviews } from '../../db/repositories/clusters';
+import { applyLabel } from '../../db/repositories/labels';
+import { replaceLabels } from '../../db/repositories/enrichment';
+import type { Db } from '../../db/connection';
 
 /**
  * Filtered Explore pages count, per cluster, the images, video frames and videos that pass every
@@ -40,7 +43,7 @@ describe('filtered Explore counts (real Postgres)', () => {
         uniqueness: (i * 37 % 100) / 100,
         tagged: i % 3 === 0,
         blurry: i % 4 === 1,
-        cat: i % 5 === 2,
+        cat: i % 3 === 1,
       });
     }
     const row = (id: string, kind: string, fileName: string, extra: object) => ({
@@ -97,11 +100,11 @@ describe('filtered Explore counts (real Postgres)', () => {
   const SINGLE_FACETS: Case[] = [
     ['tags (by media id)', (): MediaFilter[] => [{ kind: 'tags', anyOf: [tagId] }], (item: Item) => item.tagged],
     ['an issue (by media id)', (): MediaFilter[] => [{ kind: 'issue', issue: 'blur' }], (item: Item) => item.blurry],
+    ['a label (by media id)', (): MediaFilter[] => [{ kind: 'labels', anyOf: ['cat'] }], (item: Item) => item.cat],
   ];
 
   it.each<Case>([
     ...SINGLE_FACETS,
-    ['a label (by media id)', (): MediaFilter[] => [{ kind: 'labels', anyOf: ['cat'] }], (item: Item) => item.cat],
     ['tags and an issue (by media id)', (): MediaFilter[] => [{ kind: 'tags', anyOf: [tagId] }, { kind: 'issue', issue: 'blur' }], (item: Item) => item.tagged && item.blurry],
     ['uniqueness (the media row)', (): MediaFilter[] => [{ kind: 'uniqueness', atLeast: 0.5 }], (item: Item) => item.uniqueness >= 0.5],
     ['tags and uniqueness (mixed)', (): MediaFilter[] => [{ kind: 'tags', anyOf: [tagId] }, { kind: 'uniqueness', atLeast: 0.3 }], (item: Item) => item.tagged && item.uniqueness >= 0.3],
@@ -111,7 +114,7 @@ describe('filtered Explore counts (real Postgres)', () => {
     expect(await page(filters())).toEqual(want.map((cluster) => ({ ...cluster, previews: Math.min(cluster.previews, 10) })));
   });
 
-  describe('with the per-cluster counts of issue types and tags stored', () => {
+  describe('with the per-cluster counts of issue types, labels and tags stored', () => {
     const facetRows = async () =>
       (await api.deps.db('cluster_facet_counts').where({ version_id: versionId }).orderBy(['facet', 'cluster_id']).select('threshold', 'facet', 'cluster_id', 'n', 'n_images', 'n_frames', 'n_videos', 'previews'))
         .map((row) => ({ ...row }));
@@ -135,7 +138,7 @@ describe('filtered Explore counts (real Postgres)', () => {
       const rows = await facetRows();
       const sorted = (list: Array<{ cluster_id: string }>) => [...list].sort((a, b) => (a.cluster_id < b.cluster_id ? -1 : 1));
       expect(counts(rows.filter((row) => row.facet === 'issue:blur'))).toEqual(sorted(want('issue:blur', (item) => item.blurry)));
-      expect(rows.filter((row) => row.facet.startsWith('label:'))).toEqual([]);
+      expect(counts(rows.filter((row) => row.facet === 'label:cat'))).toEqual(sorted(want('label:cat', (item) => item.cat)));
       expect(counts(rows.filter((row) => row.facet === `tag:${tagId}`))).toEqual(sorted(want(`tag:${tagId}`, (item) => item.tagged)));
     });
 
@@ -152,6 +155,13 @@ describe('filtered Explore counts (real Postgres)', () => {
       // The comparison is worth something: previews in an order (most unique first), and videos counted.
       expect(fromRows.some((cluster) => cluster.previews.length > 2)).toBe(true);
       expect(fromRows.some((cluster) => cluster.n_videos > 0)).toBe(true);
+    });
+
+    it('keeps the figures and previews of issue types and labels, and a tag its number alone', async () => {
+      const rows = await facetRows();
+      const keeping = (row: { previews: string[] | null; n_images: number | null }) => row.previews !== null && row.n_images !== null;
+      expect([...new Set(rows.filter(keeping).map((row) => row.facet))].sort()).toEqual(['issue:blur', 'label:cat']);
+      expect(rows.filter((row) => row.facet === `tag:${tagId}`).every((row) => row.previews === null && row.n_images === null)).toBe(true);
     });
 
     it('reads the order, the figures and the previews from the counts (changed by hand, the page shows them)', async () => {
@@ -191,6 +201,21 @@ describe('filtered Explore counts (real Postgres)', () => {
       await countFacets(api.deps.db, versionId);
       expect(await facetsCounted(api.deps.db, versionId)).toBe(true);
       expect(await page([{ kind: 'issue', issue: 'outliers' }])).toEqual(pageOfOutliers);
+    });
+
+    it.each<[string, (trx: Db, ids: string[]) => Promise<void>]>([
+      ['propagated', (trx, ids) => applyLabel(trx, versionId, 'cat', 'propagated', ids.map((mediaId) => ({ mediaId, confidence: 0.7 })))],
+      ['given by a model', (trx, ids) => replaceLabels(trx, versionId, 'model', ids, ids.map((mediaId) => ({ mediaId, label: 'cat', confidence: 0.6 })))],
+    ])('forgets the counts when labels are %s, and the label page follows the rows, counted or not', async (_name, write) => {
+      const added = items.filter((item) => !item.cat).slice(0, 5);
+      await api.deps.db.transaction((trx) => write(trx, added.map((item) => item.id)));
+      for (const item of added) item.cat = true;
+      expect(await facetsCounted(api.deps.db, versionId)).toBe(false);
+      const pageOfCats = expected((item) => item.cat).map((cluster) => ({ ...cluster, previews: Math.min(cluster.previews, 10) }));
+      expect(await page([{ kind: 'labels', anyOf: ['cat'] }])).toEqual(pageOfCats);
+      await countFacets(api.deps.db, versionId);
+      expect(await facetsCounted(api.deps.db, versionId)).toBe(true);
+      expect(await page([{ kind: 'labels', anyOf: ['cat'] }])).toEqual(pageOfCats);
     });
   });
 });
