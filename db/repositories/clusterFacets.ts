@@ -8,11 +8,12 @@ import { MOST_UNIQUE_FIRST, PREVIEWS_PER_CLUSTER } from './explore';
 /**
  * Per-cluster counts of issue types, labels and tags (facets), so that a page filtered by one of them
  * reads its clusters, biggest first, from an index instead of counting every matching member
- * (migration 20261202500000); the counts of issue types and labels keep the page's figures and previews
- * too, so their page reads no member (20261207100000, 20261208100000). The counts of a version are
- * trusted only while `facets_counted_at` is set: writers of issues, labels, memberships and uniqueness
- * (all of them task steps) clear it in their transaction (`forgetFacetCounts`), tag writes add and
- * subtract their own changes, and a task's end counts a version whose counts were cleared (`countFacets`).
+ * (migration 20261202500000); the counts keep the page's figures and previews too, so the page reads no
+ * member (20261207100000, 20261208100000, 20261208200000). The counts of a version are trusted only
+ * while `facets_counted_at` is set: writers of issues, labels, memberships and uniqueness (all of them
+ * task steps) clear it in their transaction (`forgetFacetCounts`), and a task's end counts a version
+ * whose counts were cleared (`countFacets`). Tag writes add and subtract their own changes, dropping the
+ * figures of the clusters they touch; a page counts those again (`fillTagCounts`).
  */
 
 /** The facet a page's filters select, when they are one lookup a count answers; undefined otherwise. */
@@ -24,9 +25,6 @@ export function facetOf(filters: MediaFilter[]): string | undefined {
   if (filter.kind === 'tags' && filter.anyOf.length === 1) return `tag:${filter.anyOf[0]}`;
   return undefined;
 }
-
-/** Whether the facet's counts keep their page's figures and previews (a tag's keep their number alone). */
-export const keepsPage = (facet: string): boolean => !facet.startsWith('tag:');
 
 export async function facetsCounted(db: Db, versionId: string): Promise<boolean> {
   const row = await db('dataset_versions').where({ id: versionId }).first('facets_counted_at');
@@ -41,12 +39,12 @@ export async function forgetFacetCounts(db: Db, versionId: string): Promise<void
 
 /**
  * The page's clusters in order (`cluster_id`, `size`: its members with the facet) from the counts, with their figures
- * and previews when the facet keeps them (null for a tag).
+ * and previews (null for a tag's cluster a tag write touched since it was counted: see recountedTagPage).
  */
 export function facetPage(db: Db, options: { versionId: string; threshold: number; facet: string; limit: number; offset: number }): Knex.QueryBuilder {
   return db('cluster_facet_counts')
     .where({ version_id: options.versionId, threshold: options.threshold, facet: options.facet })
-    .select('cluster_id', 'n_images', 'n_frames', 'n_videos', 'n as size', db.raw('NULL::real AS relevance'), 'previews')
+    .select('cluster_id', 'n_images', 'n_frames', 'n_videos', 'n as size', db.raw('NULL::real AS relevance'), 'previews', 'writes')
     .orderBy([{ column: 'n', order: 'desc' }, { column: 'cluster_id' }])
     .limit(options.limit)
     .offset(options.offset);
@@ -59,29 +57,22 @@ const FACETS_OF_MEDIA = `
   UNION ALL SELECT media_id, 'tag:' || tag_id FROM media_tags WHERE version_id = :version`;
 
 /**
- * The version's counts per cluster at every threshold, inserted in key order (the indexes grow at their ends). An
- * issue type's or a label's count also keeps its images, frames, videos and previews, as an unfiltered page chooses them
- * (clusters.ts previewsOf: the most unique first, ties by id); a tag's keeps its count alone, which tag writes
- * move by their own media (previews and distinct videos cannot be added up, and counting a tag's clusters again at
- * each write cost 3-7 s for 100 media at 1,000,000).
+ * The version's counts per cluster at every threshold, inserted in key order (the indexes grow at their ends). Each
+ * count also keeps its images, frames, videos and previews, as an unfiltered page chooses them (clusters.ts
+ * previewsOf: the most unique first, ties by id).
  */
-// A function: its constants come from explore.ts, which imports this module.
-const insertFacetCounts = () => {
-  const kept = (figure: string) => `CASE WHEN f.facet NOT LIKE 'tag:%' THEN ${figure} END`;
-  return `
+// Functions: their constants come from explore.ts, which imports this module.
+const FIGURES_OF_MEMBERS = () => `count(*) FILTER (WHERE m.kind = 'IMAGE')::int AS n_images, count(*) FILTER (WHERE m.kind = 'VIDEO_FRAME')::int AS n_frames,
+         count(DISTINCT m.parent_id)::int AS n_videos, (array_agg(m.id ORDER BY ${MOST_UNIQUE_FIRST}))[1:${PREVIEWS_PER_CLUSTER}] AS previews`;
+const insertFacetCounts = () => `
   INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n, n_images, n_frames, n_videos, previews)
-  SELECT :version, cm.threshold, f.facet, cm.cluster_id, count(*),
-         ${kept(`count(*) FILTER (WHERE m.kind = 'IMAGE')`)},
-         ${kept(`count(*) FILTER (WHERE m.kind = 'VIDEO_FRAME')`)},
-         ${kept('count(DISTINCT m.parent_id)')},
-         ${kept(`(array_agg(m.id ORDER BY ${MOST_UNIQUE_FIRST}))[1:${PREVIEWS_PER_CLUSTER}]`)}
+  SELECT :version, cm.threshold, f.facet, cm.cluster_id, count(*), ${FIGURES_OF_MEMBERS()}
   FROM (${FACETS_OF_MEDIA}) f
   JOIN media m ON m.version_id = :version AND m.id = f.media_id
   JOIN cluster_members cm
     ON cm.clustering_id = (SELECT clustering_id FROM dataset_versions WHERE id = :version) AND cm.media_id = f.media_id
   GROUP BY cm.threshold, f.facet, cm.cluster_id
   ORDER BY cm.threshold, f.facet, cm.cluster_id`;
-};
 
 const COUNT_WORK_MEM = '256MB';
 /** Every clustering threshold, named so a media item's memberships are found through the key (version, threshold, media). */
@@ -108,8 +99,10 @@ export async function countFacets(db: Db, versionId: string, timeoutMs = 0): Pro
 /**
  * Runs `change`, a statement that tags or untags media with `tagId` and returns their `media_id`s,
  * and adds `sign` (1 or -1) times the changed media to the tag's counts per cluster at every
- * threshold (counts that reach 0 go); the number of media changed. It holds the version row shared,
- * so a count in progress finishes first, or starts after and sees the change.
+ * threshold (counts that reach 0 go); the number of media changed. The counts it moves drop their
+ * figures and previews, which cannot be added up (counting each touched cluster again here cost 3-7 s
+ * for 100 media at 1,000,000), and note the write in `writes`. It holds the version row shared, so a
+ * count in progress finishes first, or starts after and sees the change.
  */
 export async function writeTagChange(
   trx: Knex.Transaction,
@@ -128,12 +121,61 @@ export async function writeTagChange(
                     GROUP BY cm.threshold, cm.cluster_id),
           shifted AS (INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n)
                       SELECT ?, threshold, ?, cluster_id, n FROM shift
-                      ON CONFLICT (version_id, threshold, facet, cluster_id) DO UPDATE SET n = cluster_facet_counts.n + EXCLUDED.n)
+                      ON CONFLICT (version_id, threshold, facet, cluster_id) DO UPDATE SET n = cluster_facet_counts.n + EXCLUDED.n,
+                        n_images = NULL, n_frames = NULL, n_videos = NULL, previews = NULL, writes = cluster_facet_counts.writes + 1)
      SELECT count(*)::int AS n FROM changed`,
     [...change.bindings, sign, versionId, THRESHOLDS, versionId, `tag:${tagId}`],
   );
   if (sign < 0) await trx('cluster_facet_counts').where({ version_id: versionId, facet: `tag:${tagId}` }).where('n', '<=', 0).delete();
   return rows[0].n;
+}
+
+/**
+ * A tag's page from the counts as CTEs ahead of `page` (facetPage's columns), all in the page's snapshot. Its
+ * clusters that a tag write touched since they were counted (no figures) are counted from their tagged members
+ * (`recounted`), and stored back (`refilled`) unless a tag write touched them since the snapshot (`writes` moved)
+ * or holds them now: locked rows are skipped, so a page never waits for nor deadlocks with a tag write, a count
+ * or another page. A cluster not stored back is counted again by the next page that shows it.
+ */
+export function recountedTagPage(db: Db, options: { versionId: string; threshold: number; facet: string; limit: number; offset: number }): Knex.QueryBuilder {
+  const key = 'c.version_id = ? AND c.threshold = ? AND c.facet = ?';
+  const keyOf = [options.versionId, options.threshold, options.facet];
+  return db
+    .with('counted_page', facetPage(db, options))
+    .with(
+      'recounted',
+      db.raw(
+        `SELECT p.cluster_id, p.writes, ${FIGURES_OF_MEMBERS()}
+         FROM counted_page p
+         JOIN cluster_members cm ON cm.clustering_id = ${CLUSTERING_OF} AND cm.threshold = ? AND cm.cluster_id = p.cluster_id
+         JOIN media_tags mt ON mt.version_id = ? AND mt.tag_id = ? AND mt.media_id = cm.media_id
+         JOIN media m ON m.version_id = ? AND m.id = cm.media_id
+         WHERE p.previews IS NULL
+         GROUP BY p.cluster_id, p.writes`,
+        [options.versionId, options.threshold, options.versionId, options.facet.slice('tag:'.length), options.versionId],
+      ),
+    )
+    .with(
+      'refilled',
+      db.raw(
+        `UPDATE cluster_facet_counts c
+         SET n_images = r.n_images, n_frames = r.n_frames, n_videos = r.n_videos, previews = r.previews
+         FROM recounted r
+         WHERE ${key} AND c.cluster_id = r.cluster_id AND c.writes = r.writes
+           AND c.cluster_id IN (SELECT c.cluster_id FROM cluster_facet_counts c
+                                WHERE ${key} AND c.cluster_id IN (SELECT cluster_id FROM recounted)
+                                FOR UPDATE SKIP LOCKED)`,
+        [...keyOf, ...keyOf],
+      ),
+    )
+    .with(
+      'page',
+      db.raw(
+        `SELECT p.cluster_id, coalesce(p.n_images, r.n_images) AS n_images, coalesce(p.n_frames, r.n_frames) AS n_frames,
+                coalesce(p.n_videos, r.n_videos) AS n_videos, p.size, p.relevance, coalesce(p.previews, r.previews) AS previews
+         FROM counted_page p LEFT JOIN recounted r ON r.cluster_id = p.cluster_id`,
+      ),
+    );
 }
 
 /** The counts of versions about to be deleted (the table has no foreign key to cascade). */

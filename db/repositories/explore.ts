@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import { clusteringOf } from './clusteringOf';
 import type { MediaFilter } from '../../lib/vql/compileVql';
-import { facetOf, facetPage, facetsCounted, keepsPage } from './clusterFacets';
+import { facetOf, facetPage, facetsCounted, recountedTagPage } from './clusterFacets';
 
 export const CLUSTERS_PER_PAGE = 100;
 export const PREVIEWS_PER_CLUSTER = 10;
@@ -275,8 +275,8 @@ function clustersOfRows(rows: PageRow[], type: ExploreCluster['type']): ExploreC
 /**
  * One page of a dataset's clusters at `threshold`, counting and previewing only the media that
  * pass every filter; biggest clusters first, or nearest first when ranked by relevance. One SQL
- * statement. Without filters the page comes straight from the stored clusters, and filtered by one issue type
- * or one label from the stored facet counts (clusterFacets.ts), previews included.
+ * statement. Without filters the page comes straight from the stored clusters, and filtered by one issue type,
+ * label or tag from the stored facet counts (clusterFacets.ts), previews included.
  */
 export async function exploreClusters(
   db: Db,
@@ -284,28 +284,32 @@ export async function exploreClusters(
 ): Promise<ExploreCluster[]> {
   const where = { 'cm.clustering_id': clusteringOf(db, options.versionId), 'cm.threshold': options.threshold };
   let query: Knex.QueryBuilder;
-  // One issue type, label or tag: the page's clusters come in order from the stored counts (the version's counts must
-  // be current), and but for a tag their figures and previews too.
+  // One issue type, label or tag: the page comes from the stored counts (the version's counts must be current).
   const facet = options.relevance ? undefined : facetOf(options.filters);
   const counted = facet !== undefined && (await facetsCounted(db, options.versionId));
   const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
   const stored =
     options.filters.length === 0 && !options.relevance
-      ? db('clusters')
-          .where({ clustering_id: clusteringOf(db, options.versionId), threshold: options.threshold, entity_type: 'IMAGES' })
-          .select('id as cluster_id', 'n_images', 'n_frames', 'n_videos', 'size', db.raw('NULL::real AS relevance'), 'previews')
-          .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
-          .limit(pageRange.limit)
-          .offset(pageRange.offset)
-      : counted && keepsPage(facet)
-        ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
+      ? db.with(
+          'page',
+          db('clusters')
+            .where({ clustering_id: clusteringOf(db, options.versionId), threshold: options.threshold, entity_type: 'IMAGES' })
+            .select('id as cluster_id', 'n_images', 'n_frames', 'n_videos', 'size', db.raw('NULL::real AS relevance'), 'previews')
+            .orderBy([{ column: 'size', order: 'desc' }, { column: 'id' }])
+            .limit(pageRange.limit)
+            .offset(pageRange.offset),
+        )
+      : counted
+        ? facet.startsWith('tag:')
+          ? recountedTagPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
+          : db.with('page', facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange }))
         : undefined;
   if (stored) {
     // The previews each cluster keeps, in their order (clusters.ts refreshPreviews): no member is ranked here.
     const kept = db('page')
       .crossJoin(db.raw('unnest(page.previews) WITH ORDINALITY AS p(id, rank)'))
       .select('page.cluster_id', 'p.id', db.raw('NULL::real AS distance'), 'p.rank');
-    query = db.with('page', stored).with('ranked', kept);
+    query = stored.with('ranked', kept);
   } else {
     // The matching members of every cluster order the clusters. When every filter is a lookup by
     // media id they come from the memberships alone, and media rows are read only for the page's
@@ -332,9 +336,7 @@ export async function exploreClusters(
       ? options.relevance.by.every((search) => search.key === 'id')
         ? undefined
         : await rankedCandidates(db, { ...options, relevance: options.relevance, ...pageRange })
-      : counted
-        ? undefined
-        : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed: pageRange.offset + pageRange.limit });
+      : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed: pageRange.offset + pageRange.limit });
     if (candidates) matching.whereRaw('cm.cluster_id = ANY(?::uuid[])', [candidates]);
     // Ranked pages order ties by the clusters' stored sizes, filtered pages by how many members pass.
     const grouped = () =>
@@ -345,15 +347,11 @@ export async function exploreClusters(
             .groupBy('mt.cluster_id', 'c.size')
             .select('mt.cluster_id', 'c.size', db.raw('min(mt.distance) as relevance'))
         : db('matching').groupBy('cluster_id').select('cluster_id', db.raw('count(*)::int as size'), db.raw('min(distance) as relevance'));
-    // A tag's page: its clusters in order from the counts, and only their members read.
-    const ordered = counted
-      ? facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange })
-      : grouped()
-          .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
-          .limit(pageRange.limit)
-          // A ranked page's candidates are its own clusters already.
-          .offset(options.relevance && candidates ? 0 : pageRange.offset);
-    if (counted) matching.whereIn('cm.cluster_id', db('ordered').select('cluster_id'));
+    const ordered = grouped()
+      .orderBy([{ column: 'relevance', order: 'asc' }, { column: 'size', order: 'desc' }, { column: 'cluster_id' }])
+      .limit(pageRange.limit)
+      // A ranked page's candidates are its own clusters already.
+      .offset(options.relevance && candidates ? 0 : pageRange.offset);
     const members = db('matching')
       .whereIn('cluster_id', db('ordered').select('cluster_id'))
       .select('cluster_id', 'id', 'distance', ...(byIdOnly ? [] : FIGURES));
@@ -384,8 +382,9 @@ export async function exploreClusters(
         'o.cluster_id',
       )
       .select('o.cluster_id', 'c.n_images', 'c.n_frames', 'c.n_videos', 'o.size', 'o.relevance');
-    // A CTE reads only those before it: the tag's page needs `ordered` before `matching`.
-    query = (counted ? db.with('ordered', ordered).with('matching', matching) : db.with('matching', matching).with('ordered', ordered))
+    query = db
+      .with('matching', matching)
+      .with('ordered', ordered)
       .with('members', members)
       .with('ranked', ranked)
       // Computed once: inlined, the planner took the page's counts for a few rows and counted them again for each preview (6 s at 1M).

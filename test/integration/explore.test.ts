@@ -13,6 +13,7 @@ import { createUser } from '../../db/repositories/users';
 import { loginCookie } from '../support/sessions';
 import { sha256Hex } from '../../lib/sha256';
 import { blobKey } from '../../lib/storage/objectStore';
+import { forgetFacetCounts } from '../../db/repositories/clusterFacets';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 interface Preview { media_id: string; file_name: string; media_uri: string; media_thumb_uri: string; caption: string | null }
@@ -153,10 +154,12 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     await db('media').where({ id: id('chelsea.jpg') }).update({ caption: 'A tabby cat resting on a red sofa' });
     await db('media').where({ id: id('coffee.jpg') }).update({ caption: 'A cup of espresso on a saucer' });
     const versionId = await headVersionId(db, datasetId);
+    // Written as label writers do, forgetting the per-cluster counts a label's page reads.
     await db('media_labels').insert([
       { media_id: id('chelsea.jpg'), version_id: versionId, label: 'cat', source: 'test' },
       { media_id: id('rocket.jpg'), version_id: versionId, label: 'rocket', source: 'test' },
     ]);
+    await forgetFacetCounts(db, versionId);
     // Tagged through the API, whose writes keep the per-cluster tag counts a tags page reads.
     const tag = (await stack.request.post(`/api/v1/dataset/${datasetId}/tags`).send({ name: 'favourite' }).expect(201)).body as { id: string };
     await stack.request.post(`/api/v1/dataset/${datasetId}/tags/${tag.id}/media`).send({ media_ids: [id('camera.jpg')] }).expect(200);

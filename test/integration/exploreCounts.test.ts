@@ -157,11 +157,10 @@ describe('filtered Explore counts (real Postgres)', () => {
       expect(fromRows.some((cluster) => cluster.n_videos > 0)).toBe(true);
     });
 
-    it('keeps the figures and previews of issue types and labels, and a tag its number alone', async () => {
+    it('keeps the figures and previews of every facet', async () => {
       const rows = await facetRows();
-      const keeping = (row: { previews: string[] | null; n_images: number | null }) => row.previews !== null && row.n_images !== null;
-      expect([...new Set(rows.filter(keeping).map((row) => row.facet))].sort()).toEqual(['issue:blur', 'label:cat']);
-      expect(rows.filter((row) => row.facet === `tag:${tagId}`).every((row) => row.previews === null && row.n_images === null)).toBe(true);
+      expect([...new Set(rows.map((row) => row.facet))].sort()).toEqual(['issue:blur', 'label:cat', `tag:${tagId}`]);
+      expect(rows.every((row) => row.previews !== null && row.n_images !== null)).toBe(true);
     });
 
     it('reads the order, the figures and the previews from the counts (changed by hand, the page shows them)', async () => {
@@ -177,17 +176,44 @@ describe('filtered Explore counts (real Postgres)', () => {
       expect((await page([{ kind: 'issue', issue: 'blur' }]))[0].cluster_id).toBe(expected((item) => item.blurry)[0].cluster_id);
     });
 
-    it('keeps the tag counts equal to a recount through tagging and untagging', async () => {
+    it('keeps the tag counts equal to a recount through tagging and untagging, and a page counts the clusters they touched again', async () => {
       const datasetId = (await api.deps.db('dataset_versions').where({ id: versionId }).first('dataset_id')).dataset_id;
       const untagged = items.filter((item) => !item.tagged).slice(0, 7).map((item) => item.id);
       expect(await tagMedia(api.deps.db, datasetId, tagId, { mediaIds: [...untagged, items[0].id] })).toBe(7);
       const removed = items.filter((item) => item.tagged).slice(0, 4).map((item) => item.id);
       expect(await untagMedia(api.deps.db, datasetId, tagId, { mediaIds: removed })).toBe(4);
       expect(await facetsCounted(api.deps.db, versionId)).toBe(true);
-      const kept = await facetRows();
-      expect(kept).toEqual(await recounted());
+      const touched = new Set(items.filter((item) => untagged.includes(item.id) || removed.includes(item.id)).map((item) => item.cluster));
+      const kept = (await facetRows()).filter((row) => row.facet === `tag:${tagId}`);
+      // The writes dropped the figures of the clusters they touched, and only theirs.
+      expect(kept.filter((row) => row.previews === null).map((row) => row.cluster_id).sort()).toEqual([...touched].sort());
       for (const item of items) item.tagged = (item.tagged && !removed.includes(item.id)) || untagged.includes(item.id);
-      expect(await page([{ kind: 'tags', anyOf: [tagId] }])).toEqual(expected((item) => item.tagged).map((cluster) => ({ ...cluster, previews: Math.min(cluster.previews, 10) })));
+      const pageOfTagged = expected((item) => item.tagged).map((cluster) => ({ ...cluster, previews: Math.min(cluster.previews, 10) }));
+      const fromCounts = await fullPage([{ kind: 'tags', anyOf: [tagId] }]);
+      const filled = await facetRows();
+      const fromRecount = await recounted();
+      expect(filled).toEqual(fromRecount);
+      expect(await fullPage([{ kind: 'tags', anyOf: [tagId] }])).toEqual(fromCounts);
+      expect(await page([{ kind: 'tags', anyOf: [tagId] }])).toEqual(pageOfTagged);
+    });
+
+    it('counts a tag\'s cluster that a write holds from its members, and leaves storing it to a later page', async () => {
+      const datasetId = (await api.deps.db('dataset_versions').where({ id: versionId }).first('dataset_id')).dataset_id;
+      const [added] = items.filter((item) => !item.tagged);
+      expect(await tagMedia(api.deps.db, datasetId, tagId, { mediaIds: [added.id] })).toBe(1);
+      added.tagged = true;
+      const pageOfTagged = expected((item) => item.tagged).map((cluster) => ({ ...cluster, previews: Math.min(cluster.previews, 10) }));
+      const row = { version_id: versionId, threshold: 0, facet: `tag:${tagId}`, cluster_id: added.cluster };
+      const held = await api.deps.db.transaction();
+      try {
+        await held('cluster_facet_counts').where(row).forUpdate().first();
+        expect(await page([{ kind: 'tags', anyOf: [tagId] }])).toEqual(pageOfTagged);
+        expect((await api.deps.db('cluster_facet_counts').where(row).first('previews')).previews).toBeNull();
+      } finally {
+        await held.commit();
+      }
+      expect(await page([{ kind: 'tags', anyOf: [tagId] }])).toEqual(pageOfTagged);
+      expect((await api.deps.db('cluster_facet_counts').where(row).first('previews')).previews).not.toBeNull();
     });
 
     it('forgets the counts when issues are written, and the page is counted from the rows meanwhile', async () => {
