@@ -9,11 +9,12 @@ import { MOST_UNIQUE_FIRST, PREVIEWS_PER_CLUSTER } from './explore';
  * Per-cluster counts of issue types, labels and tags (facets), so that a page filtered by one of them
  * reads its clusters, biggest first, from an index instead of counting every matching member
  * (migration 20261202500000); the counts keep the page's figures and previews too, so the page reads no
- * member (20261207100000, 20261208100000, 20261208200000). The counts of a version are trusted only
- * while `facets_counted_at` is set: writers of issues, labels, memberships and uniqueness (all of them
- * task steps) clear it in their transaction (`forgetFacetCounts`), and a task's end counts a version
- * whose counts were cleared (`countFacets`). Tag writes add and subtract their own changes, dropping the
- * figures of the clusters they touch; a page counts those again (`fillTagCounts`).
+ * member (20261207100000, 20261208100000, 20261208200000). A version's counts of a kind (issue, label,
+ * tag) are trusted only while `facets_counted` lists it: writers of issues or labels forget their kind,
+ * writers of memberships and uniqueness every kind, in their transaction (`forgetFacetCounts`; all of
+ * them are task steps), and a task's end counts again the kinds its version forgot (`countFacets`). Tag
+ * writes add and subtract their own changes, dropping the figures of the clusters they touch; a page
+ * counts those again (`recountedTagPage`).
  */
 
 /** The facet a page's filters select, when they are one lookup a count answers; undefined otherwise. */
@@ -26,15 +27,30 @@ export function facetOf(filters: MediaFilter[]): string | undefined {
   return undefined;
 }
 
-export async function facetsCounted(db: Db, versionId: string): Promise<boolean> {
-  const row = await db('dataset_versions').where({ id: versionId }).first('facets_counted_at');
-  return Boolean(row?.facets_counted_at);
+/** Each kind of facet, as its media and facets, from its own table (each table's key is version, media and value). */
+const FACETS_OF_MEDIA = {
+  issue: `SELECT media_id, 'issue:' || issue_type AS facet FROM media_issues WHERE version_id = :version`,
+  label: `SELECT media_id, 'label:' || label AS facet FROM media_labels WHERE version_id = :version`,
+  tag: `SELECT media_id, 'tag:' || tag_id AS facet FROM media_tags WHERE version_id = :version`,
+};
+export type FacetKind = keyof typeof FACETS_OF_MEDIA;
+const FACET_KINDS = Object.keys(FACETS_OF_MEDIA) as FacetKind[];
+
+export const kindOf = (facet: string): FacetKind => facet.slice(0, facet.indexOf(':')) as FacetKind;
+
+/** Whether the version's counts of these kinds (all by default) match its rows. */
+export async function facetsCounted(db: Db, versionId: string, kinds: FacetKind[] = FACET_KINDS): Promise<boolean> {
+  const row = await db('dataset_versions').where({ id: versionId }).first('facets_counted');
+  return Boolean(row) && kinds.every((kind) => row.facets_counted.includes(kind));
 }
 
-/** The version's counts no longer match its rows (call it in the transaction that changes them). */
-export async function forgetFacetCounts(db: Db, versionId: string): Promise<void> {
+/** The version's counts of these kinds (all by default) no longer match its rows (call it in the transaction that changes them). */
+export async function forgetFacetCounts(db: Db, versionId: string, kinds: FacetKind[] = FACET_KINDS): Promise<void> {
   // Conditional, so writers after the first neither write nor lock the version row.
-  await db('dataset_versions').where({ id: versionId }).whereNotNull('facets_counted_at').update({ facets_counted_at: null });
+  await db('dataset_versions')
+    .where({ id: versionId })
+    .whereRaw('facets_counted && ?::text[]', [kinds])
+    .update({ facets_counted: db.raw('ARRAY(SELECT k FROM unnest(facets_counted) AS k WHERE k <> ALL(?::text[]))', [kinds]) });
 }
 
 /**
@@ -50,12 +66,6 @@ export function facetPage(db: Db, options: { versionId: string; threshold: numbe
     .offset(options.offset);
 }
 
-/** Each media item of the version with each facet it carries (once: each table's key is version, media and value). */
-const FACETS_OF_MEDIA = `
-  SELECT media_id, 'issue:' || issue_type AS facet FROM media_issues WHERE version_id = :version
-  UNION ALL SELECT media_id, 'label:' || label FROM media_labels WHERE version_id = :version
-  UNION ALL SELECT media_id, 'tag:' || tag_id FROM media_tags WHERE version_id = :version`;
-
 /**
  * The version's counts per cluster at every threshold, inserted in key order (the indexes grow at their ends). Each
  * count also keeps its images, frames, videos and previews, as an unfiltered page chooses them (clusters.ts
@@ -64,10 +74,10 @@ const FACETS_OF_MEDIA = `
 // Functions: their constants come from explore.ts, which imports this module.
 const FIGURES_OF_MEMBERS = () => `count(*) FILTER (WHERE m.kind = 'IMAGE')::int AS n_images, count(*) FILTER (WHERE m.kind = 'VIDEO_FRAME')::int AS n_frames,
          count(DISTINCT m.parent_id)::int AS n_videos, (array_agg(m.id ORDER BY ${MOST_UNIQUE_FIRST}))[1:${PREVIEWS_PER_CLUSTER}] AS previews`;
-const insertFacetCounts = () => `
+const insertFacetCounts = (kinds: FacetKind[]) => `
   INSERT INTO cluster_facet_counts (version_id, threshold, facet, cluster_id, n, n_images, n_frames, n_videos, previews)
   SELECT :version, cm.threshold, f.facet, cm.cluster_id, count(*), ${FIGURES_OF_MEMBERS()}
-  FROM (${FACETS_OF_MEDIA}) f
+  FROM (${kinds.map((kind) => FACETS_OF_MEDIA[kind]).join(' UNION ALL ')}) f
   JOIN media m ON m.version_id = :version AND m.id = f.media_id
   JOIN cluster_members cm
     ON cm.clustering_id = (SELECT clustering_id FROM dataset_versions WHERE id = :version) AND cm.media_id = f.media_id
@@ -79,7 +89,7 @@ const COUNT_WORK_MEM = '256MB';
 const THRESHOLDS = CLUSTER_SIMILARITY_CUTOFFS.map((_, threshold) => threshold);
 
 /**
- * Counts the version's facets per cluster at every threshold, unless they are counted already. It
+ * Counts the version's facets per cluster at every threshold, of the kinds not counted already. It
  * holds the version row, so tag writes (which hold it shared) wait for it and then count their own
  * changes on top; it reads the rows after taking it, so it sees every change committed before.
  */
@@ -87,12 +97,13 @@ export async function countFacets(db: Db, versionId: string, timeoutMs = 0): Pro
   await db.transaction(async (trx) => {
     // A statement over `timeoutMs` fails the count (0: no limit); the version stays uncounted.
     await trx.raw(`SET LOCAL statement_timeout = ${Math.round(timeoutMs)}`);
-    const version = await trx('dataset_versions').where({ id: versionId }).forNoKeyUpdate().first('facets_counted_at');
-    if (!version || version.facets_counted_at) return;
-    await trx('cluster_facet_counts').where({ version_id: versionId }).delete();
+    const version = await trx('dataset_versions').where({ id: versionId }).forNoKeyUpdate().first('facets_counted');
+    const uncounted = FACET_KINDS.filter((kind) => version && !version.facets_counted.includes(kind));
+    if (uncounted.length === 0) return;
+    await trx('cluster_facet_counts').where({ version_id: versionId }).whereRaw(`split_part(facet, ':', 1) = ANY(?::text[])`, [uncounted]).delete();
     await trx.raw(`SET LOCAL work_mem = '${COUNT_WORK_MEM}'`);
-    await trx.raw(insertFacetCounts(), { version: versionId });
-    await trx('dataset_versions').where({ id: versionId }).update({ facets_counted_at: trx.fn.now() });
+    await trx.raw(insertFacetCounts(uncounted), { version: versionId });
+    await trx('dataset_versions').where({ id: versionId }).update({ facets_counted: FACET_KINDS });
   });
 }
 
@@ -111,8 +122,8 @@ export async function writeTagChange(
   change: { sql: string; bindings: readonly Knex.RawBinding[] },
   sign: 1 | -1,
 ): Promise<number> {
-  const version = await trx('dataset_versions').where({ id: versionId }).forShare().first('facets_counted_at');
-  if (!version?.facets_counted_at) return (await trx.raw(change.sql, change.bindings)).rowCount ?? 0;
+  const version = await trx('dataset_versions').where({ id: versionId }).forShare().first('facets_counted');
+  if (!version?.facets_counted.includes('tag')) return (await trx.raw(change.sql, change.bindings)).rowCount ?? 0;
   const { rows } = await trx.raw(
     `WITH changed AS (${change.sql}),
           shift AS (SELECT cm.threshold, cm.cluster_id, count(*)::int * ? AS n

@@ -83,7 +83,7 @@ export async function replaceLabels(
   mediaIds: string[],
   labels: Array<{ mediaId: string; label: string; confidence: number }>,
 ): Promise<void> {
-  await forgetFacetCounts(db, versionId);
+  await forgetFacetCounts(db, versionId, ['label']);
   await db('media_labels').where({ version_id: versionId, source }).whereRaw('media_id = ANY(?::uuid[])', [mediaIds]).delete();
   if (labels.length === 0) return;
   await db('media_labels')

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import { clusteringOf } from './clusteringOf';
 import type { MediaFilter } from '../../lib/vql/compileVql';
-import { facetOf, facetPage, facetsCounted, recountedTagPage } from './clusterFacets';
+import { facetOf, facetPage, facetsCounted, kindOf, recountedTagPage } from './clusterFacets';
 
 export const CLUSTERS_PER_PAGE = 100;
 export const PREVIEWS_PER_CLUSTER = 10;
@@ -284,9 +284,9 @@ export async function exploreClusters(
 ): Promise<ExploreCluster[]> {
   const where = { 'cm.clustering_id': clusteringOf(db, options.versionId), 'cm.threshold': options.threshold };
   let query: Knex.QueryBuilder;
-  // One issue type, label or tag: the page comes from the stored counts (the version's counts must be current).
+  // One issue type, label or tag: the page comes from the stored counts (the version's counts of its kind must be current).
   const facet = options.relevance ? undefined : facetOf(options.filters);
-  const counted = facet !== undefined && (await facetsCounted(db, options.versionId));
+  const counted = facet !== undefined && (await facetsCounted(db, options.versionId, [kindOf(facet)]));
   const pageRange = { limit: CLUSTERS_PER_PAGE, offset: options.page * CLUSTERS_PER_PAGE };
   const stored =
     options.filters.length === 0 && !options.relevance

@@ -58,7 +58,7 @@ export interface LabelIssueRow {
 /** Replaces the version's mislabel and leakage issues and its report, in the caller's transaction. */
 export async function writeLabelQuality(db: Db, versionId: string, issues: LabelIssueRow[], report: LabelQualityReport): Promise<void> {
   await db.transaction(async (trx) => {
-    await forgetFacetCounts(trx, versionId);
+    await forgetFacetCounts(trx, versionId, ['issue']);
     await trx('media_issues').where({ version_id: versionId }).whereIn('issue_type', LABEL_ISSUE_TYPES).delete();
     await insertInBatches(
       trx,

@@ -15,7 +15,7 @@ export async function applyLabel(
   source: string,
   rows: Array<{ mediaId: string; confidence: number }>,
 ): Promise<void> {
-  if (rows.length > 0) await forgetFacetCounts(db, versionId);
+  if (rows.length > 0) await forgetFacetCounts(db, versionId, ['label']);
   for (let start = 0; start < rows.length; start += WRITE_BATCH) {
     const batch = rows.slice(start, start + WRITE_BATCH);
     await db.raw(

@@ -80,7 +80,7 @@ export async function insertMediaGroups(db: Db, versionId: string, groups: Media
       group.rows.flatMap((row, i) => issueRows(versionId, idOf.get(keyOf(row))!, group.issues[i] ?? [])),
     );
     if (rowsOfIssues.length > 0) {
-      await forgetFacetCounts(trx, versionId);
+      await forgetFacetCounts(trx, versionId, ['issue']);
       await trx('media_issues').insert(rowsOfIssues);
     }
   });
@@ -222,7 +222,7 @@ export async function applyMetadataRecord(db: Db, versionId: string, mediaId: st
   }
   if (Object.keys(patch).length > 0) await db('media').where({ version_id: versionId, id: mediaId }).update(patch);
   if (!record.labels) return;
-  await forgetFacetCounts(db, versionId);
+  await forgetFacetCounts(db, versionId, ['label']);
   await db('media_labels').where({ version_id: versionId, media_id: mediaId, source: 'custom' }).delete();
   if (record.labels.length === 0) return;
   await db('media_labels')
