@@ -98,7 +98,8 @@ export async function countFacets(db: Db, versionId: string, timeoutMs = 0): Pro
     // A statement over `timeoutMs` fails the count (0: no limit); the version stays uncounted.
     await trx.raw(`SET LOCAL statement_timeout = ${Math.round(timeoutMs)}`);
     const version = await trx('dataset_versions').where({ id: versionId }).forNoKeyUpdate().first('facets_counted');
-    const uncounted = FACET_KINDS.filter((kind) => version && !version.facets_counted.includes(kind));
+    if (!version) return;
+    const uncounted = FACET_KINDS.filter((kind) => !version.facets_counted.includes(kind));
     if (uncounted.length === 0) return;
     await trx('cluster_facet_counts').where({ version_id: versionId }).whereRaw(`split_part(facet, ':', 1) = ANY(?::text[])`, [uncounted]).delete();
     await trx.raw(`SET LOCAL work_mem = '${COUNT_WORK_MEM}'`);
@@ -149,7 +150,7 @@ export async function writeTagChange(
  * or another page. A cluster not stored back is counted again by the next page that shows it.
  */
 export function recountedTagPage(db: Db, options: { versionId: string; threshold: number; facet: string; limit: number; offset: number }): Knex.QueryBuilder {
-  const key = 'c.version_id = ? AND c.threshold = ? AND c.facet = ?';
+  const key = (alias: string) => `${alias}.version_id = ? AND ${alias}.threshold = ? AND ${alias}.facet = ?`;
   const keyOf = [options.versionId, options.threshold, options.facet];
   return db
     .with('counted_page', facetPage(db, options))
@@ -172,9 +173,9 @@ export function recountedTagPage(db: Db, options: { versionId: string; threshold
         `UPDATE cluster_facet_counts c
          SET n_images = r.n_images, n_frames = r.n_frames, n_videos = r.n_videos, previews = r.previews
          FROM recounted r
-         WHERE ${key} AND c.cluster_id = r.cluster_id AND c.writes = r.writes
-           AND c.cluster_id IN (SELECT c.cluster_id FROM cluster_facet_counts c
-                                WHERE ${key} AND c.cluster_id IN (SELECT cluster_id FROM recounted)
+         WHERE ${key('c')} AND c.cluster_id = r.cluster_id AND c.writes = r.writes
+           AND c.cluster_id IN (SELECT l.cluster_id FROM cluster_facet_counts l
+                                WHERE ${key('l')} AND l.cluster_id IN (SELECT cluster_id FROM recounted)
                                 FOR UPDATE SKIP LOCKED)`,
         [...keyOf, ...keyOf],
       ),

@@ -75,7 +75,7 @@ export async function savePredictedClasses(db: Db, versionId: string, rows: Arra
   await updateVersionRows(db, 'media', versionId, { classes: 'jsonb' }, 'predicted_classes = r.classes', rows);
 }
 
-/** Replaces the labels `source` gave these media (in the caller's transaction: it forgets the version's facet counts). */
+/** Replaces the labels `source` gave these media (in the caller's transaction: it forgets the version's label counts). */
 export async function replaceLabels(
   db: Db,
   versionId: string,

@@ -6,7 +6,7 @@ const WRITE_BATCH = 10_000;
 /**
  * Gives each media item `label` from `source` at its confidence. A label the item already has from
  * another source stays as it is; one it has from the same source keeps the higher confidence. Call it
- * in a transaction: it forgets the version's facet counts.
+ * in a transaction: it forgets the version's label counts.
  */
 export async function applyLabel(
   db: Db,
