@@ -282,7 +282,6 @@ export async function exploreClusters(
   db: Db,
   options: { versionId: string; threshold: number; page: number; filters: MediaFilter[]; relevance?: Relevance },
 ): Promise<ExploreCluster[]> {
-  const where = { 'cm.clustering_id': clusteringOf(db, options.versionId), 'cm.threshold': options.threshold };
   let query: Knex.QueryBuilder;
   // One issue type, label or tag: the page comes from the stored counts (the version's counts of its kind must be current).
   const facet = options.relevance ? undefined : facetOf(options.filters);
@@ -317,8 +316,12 @@ export async function exploreClusters(
     const byIdOnly = !options.relevance && options.filters.every((filter) => BY_MEDIA_ID.has(filter.kind));
     // The media row's figures a page needs of each member, read once: with the matches when a filter reads the row.
     const FIGURES = ['kind', 'parent_id', 'uniqueness_score'];
-    const matchingMembers = () => {
-      const members = db('cluster_members as cm').where(where).select('cm.cluster_id', 'cm.media_id as id');
+    // Members of `clusterIds` when known (they are of the threshold already: asking for it too made Postgres
+    // intersect them with every membership of the threshold, 100 ms at 1M), else of every cluster of the threshold.
+    const matchingMembers = (clusterIds?: string[]) => {
+      const members = db('cluster_members as cm').where('cm.clustering_id', clusteringOf(db, options.versionId)).select('cm.cluster_id', 'cm.media_id as id');
+      if (clusterIds) members.whereRaw('cm.cluster_id = ANY(?::uuid[])', [clusterIds]);
+      else members.where('cm.threshold', options.threshold);
       if (!byIdOnly) {
         members.join('media as m', (join) => join.onVal('m.version_id', options.versionId).andOn('m.id', 'cm.media_id'));
         members.select(FIGURES.map((column) => `m.${column}`));
@@ -328,7 +331,6 @@ export async function exploreClusters(
       for (const filter of options.filters) applyFilter(members, db, filter, byIdOnly ? memberRow(options.versionId) : MEDIA_ROW);
       return members;
     };
-    const matching = matchingMembers();
     // Which clusters can be on the page, when that is known without counting every match: a ranked page's
     // own clusters in order, or the clusters a filtered page and those before it can hold.
     // A search by media id (visual) matches at most its hits: counting them all is cheap.
@@ -337,7 +339,7 @@ export async function exploreClusters(
         ? undefined
         : await rankedCandidates(db, { ...options, relevance: options.relevance, ...pageRange })
       : await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed: pageRange.offset + pageRange.limit });
-    if (candidates) matching.whereRaw('cm.cluster_id = ANY(?::uuid[])', [candidates]);
+    const matching = matchingMembers(candidates);
     // Ranked pages order ties by the clusters' stored sizes, filtered pages by how many members pass.
     const grouped = () =>
       options.relevance

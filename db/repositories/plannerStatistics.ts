@@ -14,3 +14,22 @@ export async function analyzeExploredTables(db: Db, lockWaitMs = 5000): Promise<
     await trx.raw(`ANALYZE ${EXPLORED_TABLES.join(', ')}`);
   });
 }
+
+/**
+ * Marks the media rows a task rewrote visible to every transaction, as autovacuum would minutes later: until then
+ * the caption and concept keys' indexes cannot answer a ranked Explore page alone (docs/decisions.md, "Ranked pages
+ * read their hits from the caption and concept keys' indexes"). It reads only the pages changed since the last
+ * vacuum (about 2 s after an analysis rewrote 1,000,000 rows), skips the table while another vacuum holds it, and
+ * stops after `timeoutMs`, leaving the rest to autovacuum.
+ */
+export async function vacuumMedia(db: Db, timeoutMs: number): Promise<void> {
+  // VACUUM cannot run in a transaction, where SET LOCAL would bound it: the limit is set on one connection, then reset.
+  const connection = await db.client.acquireConnection();
+  try {
+    await connection.query(`SET statement_timeout = ${Math.round(timeoutMs)}`);
+    await connection.query('VACUUM (SKIP_LOCKED) media');
+  } finally {
+    await connection.query('RESET statement_timeout').catch(() => undefined);
+    await db.client.releaseConnection(connection);
+  }
+}

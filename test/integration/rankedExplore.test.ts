@@ -4,6 +4,7 @@ import type { MediaFilter } from '../../lib/vql/compileVql';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
 import { refreshPreviews } from '../../db/repositories/clusters';
+import { vacuumMedia } from '../../db/repositories/plannerStatistics';
 
 /**
  * Ranked Explore pages (caption and semantic searches, visual search) find their clusters from the
@@ -119,5 +120,33 @@ describe('ranked Explore pages (real Postgres)', () => {
 
   it('shows nothing when no search found anything', async () => {
     expect(await explored({ by: [{ key: 'caption_key', ids: [], distances: [] }] }, [], 0)).toEqual([]);
+  });
+
+  it('reads its hits from the caption key index alone once a task vacuumed the media rows it rewrote', async () => {
+    const { db } = api.deps;
+    /** The heap rows a read of the version's caption hits as a big page reads them (a loop into the caption key index) still visits: 0 when the index answered alone. */
+    const heapFetches = () =>
+      db.transaction(async (trx) => {
+        await trx.raw('SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off');
+        const { rows } = await trx.raw(
+          `EXPLAIN (ANALYZE, FORMAT JSON) SELECT m.id, m.kind, m.parent_id, m.uniqueness_score
+           FROM unnest(?::uuid[]) AS hit(key) JOIN media m ON m.version_id = ? AND m.caption_key = hit.key`,
+          [captionKeys, versionId],
+        );
+        const plans = (node: { Plans?: unknown[] }): Array<Record<string, unknown>> => [node, ...(node.Plans ?? []).flatMap((child) => plans(child as { Plans?: unknown[] }))];
+        const nodes = plans(rows[0]['QUERY PLAN'][0].Plan);
+        expect(nodes.some((node) => node['Node Type'] === 'Index Only Scan' && node['Index Name'] === 'media_version_caption_key')).toBe(true);
+        return nodes.reduce((sum, node) => sum + Number(node['Heap Fetches'] ?? 0), 0);
+      });
+    // This file's own database: autovacuum must not do the work first.
+    await db.raw('ALTER TABLE media SET (autovacuum_enabled = false)');
+    const before = await explored({ by: [captionSearch] }, [], 0);
+    // What an analysis does to every media row: a new uniqueness (the same here).
+    await db('media').where({ version_id: versionId }).update({ uniqueness_score: db.raw('uniqueness_score') });
+    await db.raw('ANALYZE media');
+    expect(await heapFetches()).toBeGreaterThan(0);
+    await vacuumMedia(db, 10_000);
+    expect(await heapFetches()).toBe(0);
+    expect(await explored({ by: [captionSearch] }, [], 0)).toEqual(before);
   });
 });
