@@ -10,7 +10,8 @@
  *   thresholds, neighbour scores, writes) in a process of its own (analyzeStage.ts): its time and peak RSS.
  * --queries-only leaves the clustering stage out (bench:scale measures it with bench:analysis);
  * --keep leaves the scratch directory (Postgres data, published indexes) in place and says where;
- * --reuse DIR measures again on a kept one without seeding. Results go to
+ * --reuse DIR measures again on a kept one without seeding, after what a task's end does (vacuumMedia,
+ * analyzeExploredTables: a bench that analysed the kept dataset again ran its activities, not the task's end). Results go to
  * bench/results/explore-<N>[-<label>]-<date>.json and .md.
  */
 import fs from 'node:fs';
@@ -19,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDb, migrateLatest } from '../../db/connection';
+import { analyzeExploredTables, vacuumMedia } from '../../db/repositories/plannerStatistics';
 import { ensureDefaultTenant } from '../../db/repositories/users';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
@@ -88,6 +90,22 @@ async function seed(env: Record<string, string>, scratch: string): Promise<Seede
     const seeded = { datasetId, versionId, tagId, setup };
     fs.writeFileSync(path.join(scratch, 'seeded.json'), JSON.stringify(seeded));
     return seeded;
+  } finally {
+    await db.destroy();
+  }
+}
+
+/**
+ * What a task's end does to the explored tables (services/taskTypes.ts commitTaskEnd): the media rows vacuumed (here
+ * without its 10 s bound) and fresh planner statistics. Returns the seconds it took.
+ */
+async function endLikeATask(databaseUrl: string): Promise<number> {
+  const db = createDb(databaseUrl, 1);
+  const started = Date.now();
+  try {
+    await vacuumMedia(db, 600_000);
+    await analyzeExploredTables(db);
+    return (Date.now() - started) / 1000;
   } finally {
     await db.destroy();
   }
@@ -231,6 +249,7 @@ async function main(): Promise<void> {
     const seeded: Seeded = args.reuse
       ? JSON.parse(fs.readFileSync(path.join(scratch, 'seeded.json'), 'utf8'))
       : await seed(env, scratch);
+    if (args.reuse) say(`  the state a task's end leaves: ${(await endLikeATask(databaseUrl)).toFixed(1)} s`);
     const ids = await mediaIds(databaseUrl, seeded.versionId);
     if (ids.length !== count) throw new Error(`the dataset has ${ids.length} media, not ${count}`);
 

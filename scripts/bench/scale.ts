@@ -1,12 +1,14 @@
 /**
- * `npm run bench:scale [-- N] [--skip analysis,reindex,explore,snapshot] [--reuse DIR [--database NAME]]`: the figures issue 26 asks for at N media
+ * `npm run bench:scale [-- N] [--skip analysis,reindex,explore,snapshot] [--reuse DIR [--database NAME]] [--report PART=FILE,...]`: the figures issue 26 asks for at N media
  * (default 100,000), gathered from the benches that measure each part, run one after another in processes of their
  * own. Each seeds its own synthetic dataset (1280-d vectors around 1,000 centres), so none measures another's leftovers:
  * - bench:analysis: the single-activity analysis (the baseline) and the fan-out with 1 and 2 worker processes;
  * - bench:reindex: 1,000 media added, the incremental reindex against a full one;
  * - bench:explore --queries-only: p95 of every Explore query kind through the API;
  * - bench:snapshot: snapshot, restore and clone through the API.
- * Writes bench/results/scale-<N>-<date>.json and .md, naming the result file each figure comes from.
+ * Writes bench/results/scale-<N>-<date>.json and .md, naming the result file each figure comes from. `--report
+ * analysis=bench/results/analysis-N-<date>.json` takes a part's figures from a report it wrote before instead of running
+ * it again (a run that stopped after a part; at 1,000,000 the analysis part alone is 50 minutes).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,10 +22,17 @@ type Part = (typeof PARTS)[number];
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { skip: { type: 'string', default: '' }, reuse: { type: 'string' }, database: { type: 'string', default: 'bench_explore' } },
+  options: { skip: { type: 'string', default: '' }, report: { type: 'string', default: '' }, reuse: { type: 'string' }, database: { type: 'string', default: 'bench_explore' } },
 });
 const count = Number(positionals[0] ?? 100_000);
 const skipped = new Set(args.skip!.split(',').filter(Boolean));
+const reported = new Map(
+  args.report!.split(',').filter(Boolean).map((entry) => {
+    const [part, file] = entry.split('=');
+    if (!PARTS.includes(part as Part) || !file) throw new Error(`--report ${entry}: want PART=FILE, PART one of ${PARTS.join(', ')}`);
+    return [part as Part, file];
+  }),
+);
 const reuse = args.reuse ? ['--reuse', args.reuse] : [];
 
 /**
@@ -56,7 +65,8 @@ async function runPart(part: Part): Promise<{ file: string; seconds: number; rep
   const dir = path.join(benchDir, 'results');
   const written = fs
     .readdirSync(dir)
-    .filter((name) => new RegExp(`^${stem}-\\d{4}-\\d{2}-\\d{2}\\.json$`).test(name))
+    // A bench names a second report of the day <stem>-<date>-2.json, and so on.
+    .filter((name) => new RegExp(`^${stem}-\\d{4}-\\d{2}-\\d{2}(-\\d+)?\\.json$`).test(name))
     .map((name) => path.join(dir, name))
     .filter((file) => fs.statSync(file).mtimeMs >= started)
     .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
@@ -156,10 +166,13 @@ async function main(): Promise<void> {
   say(`bench:scale: ${count} media on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
   const loadAverage = [os.loadavg()];
   const sources: Record<string, string> = {};
-  const partSeconds: Record<string, number> = {};
+  const partSeconds: Record<string, number | undefined> = {};
   let figures: Record<string, unknown> = {};
   for (const part of PARTS.filter((name) => !skipped.has(name))) {
-    const { file, seconds, report } = await runPart(part);
+    const given = reported.get(part);
+    const { file, seconds, report } = given
+      ? { file: path.relative(benchDir, path.resolve(given)), seconds: undefined, report: JSON.parse(fs.readFileSync(given, 'utf8')) as never }
+      : await runPart(part);
     sources[part] = file;
     partSeconds[part] = seconds;
     figures = { ...figures, ...figuresOf[part](report) };
