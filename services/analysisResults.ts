@@ -4,7 +4,7 @@ import {
   addPlacements,
   clearClustering,
   insertClustering,
-  refreshPreviews,
+  refreshExploreCopies,
   removeClusters,
   updateClusterCounts,
   writeNeighbourScores,
@@ -71,7 +71,7 @@ export async function addBatchAnalysis(db: Db, versionId: string, batch: Cluster
   await db.transaction(async (trx) => {
     const clusteringId = await addPlacements(trx, versionId, batch.clusters, batch.members);
     await writeNeighbourScores(trx, versionId, batch.scores);
-    await refreshPreviews(trx, versionId, clusteringId, { clusterIds: batch.members.map((member) => member.cluster_id), mediaIds: batch.scores.map(({ id }) => id) });
+    await refreshExploreCopies(trx, versionId, clusteringId, { clusterIds: batch.members.map((member) => member.cluster_id), mediaIds: batch.scores.map(({ id }) => id) });
     await appendMapPoints(trx, versionId, batch.mapPoints);
   });
 }
@@ -129,5 +129,5 @@ async function writeSlices(
     afterSlice();
   }
   await setNeighbourStats(trx, versionId, analysis.reference);
-  await refreshPreviews(trx, versionId, clusteringId, changed ?? 'all');
+  await refreshExploreCopies(trx, versionId, clusteringId, changed ?? 'all');
 }

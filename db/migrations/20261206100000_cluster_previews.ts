@@ -1,14 +1,14 @@
 import type { Knex } from 'knex';
 
 /**
- * Each cluster keeps its previews (clusters.ts refreshPreviews): a plain Explore page read every member of its
+ * Each cluster keeps its previews (clusters.ts refreshExploreCopies): a plain Explore page read every member of its
  * clusters to rank them by uniqueness, 105,502 media rows for the first page at 1,000,000 media. Existing
  * clusterings get theirs here, from the media of a version that reads them (the statement is this migration's own,
- * so that it stays what it was when refreshPreviews changes).
+ * so that it stays what it was when refreshExploreCopies changes).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw('ALTER TABLE clusters ADD COLUMN previews uuid[]');
-  // Every membership is read: joined by hashing, whatever the statistics say (as refreshPreviews does).
+  // Every membership is read: joined by hashing, whatever the statistics say (as refreshExploreCopies does).
   await knex.raw('SET LOCAL enable_nestloop = off');
   await knex.raw(`UPDATE clusters c SET previews = p.ids
     FROM (SELECT clustering_id, cluster_id, array_agg(id ORDER BY rank) AS ids

@@ -194,12 +194,26 @@ const previewsOf = (scope: string) => `UPDATE clusters c SET previews = p.ids
   WHERE c.clustering_id = :clustering AND c.id = p.cluster_id AND c.previews IS DISTINCT FROM p.ids`;
 
 /**
- * Chooses again the stored previews of the clusters of `clusteringId` (read by `versionId`) whose members or their
- * uniqueness changed: every cluster (`'all'`, after a whole analysis), or the clusters given and those holding the
- * media given. A plain Explore page then reads 10 media per cluster, not every member of its clusters (at 1,000,000
- * media the first page's clusters held 105,502).
+ * The SQL setting the clusters of media rows of the version `:version` from the memberships of its clustering
+ * `:clustering` (`cluster_ids[threshold + 1]`, NULL for media without any); `scope` narrows the media (or is empty).
  */
-export async function refreshPreviews(
+const mediaClustersOf = (scope: string) => `UPDATE media m SET cluster_ids = c.ids
+  FROM (SELECT m.id,
+               CASE WHEN count(cm.media_id) > 0
+                    THEN ARRAY[${[...CLUSTER_SIMILARITY_CUTOFFS.keys()].map((t) => `(array_agg(cm.cluster_id) FILTER (WHERE cm.threshold = ${t}))[1]`).join(', ')}] END AS ids
+        FROM media m LEFT JOIN cluster_members cm ON cm.clustering_id = :clustering AND cm.media_id = m.id
+        WHERE m.version_id = :version ${scope} GROUP BY m.id) c
+  WHERE m.version_id = :version AND m.id = c.id AND m.cluster_ids IS DISTINCT FROM c.ids`;
+
+/**
+ * Makes the copies Explore reads of the clustering `clusteringId` (read by `versionId`) agree with its memberships
+ * again, where members or their uniqueness changed: every cluster and media row (`'all'`, after a whole analysis),
+ * or the clusters given, those holding the media given, and their members. Each cluster keeps its previews, so a
+ * plain Explore page reads 10 media per cluster, not every member of its clusters (at 1,000,000 media the first
+ * page's clusters held 105,502); each media row keeps its clusters, so a ranked page reads its hits' clusters from
+ * the caption and concept keys' indexes, without joining the hits to their memberships.
+ */
+export async function refreshExploreCopies(
   db: Db,
   versionId: string,
   clusteringId: string,
@@ -215,6 +229,7 @@ export async function refreshPreviews(
       for (const threshold of CLUSTER_SIMILARITY_CUTOFFS.keys()) {
         await trx.raw(previewsOf('AND cm.threshold = :threshold'), { version: versionId, clustering: clusteringId, threshold });
       }
+      await trx.raw(mediaClustersOf(''), { version: versionId, clustering: clusteringId });
       await trx.raw('SET LOCAL enable_nestloop TO DEFAULT');
     });
     return;
@@ -222,15 +237,13 @@ export async function refreshPreviews(
   const clusterIds = [...new Set(changed.clusterIds)];
   const mediaIds = [...new Set(changed.mediaIds)];
   for (let i = 0; i < Math.max(clusterIds.length, mediaIds.length); i += INSERT_BATCH) {
-    const scope = `AND cm.cluster_id IN (SELECT unnest(:clusters::uuid[])
-                                         UNION SELECT cluster_id FROM cluster_members
-                                         WHERE clustering_id = :clustering AND media_id = ANY(:media::uuid[]))`;
-    await db.raw(previewsOf(scope), {
-      version: versionId,
-      clustering: clusteringId,
-      clusters: clusterIds.slice(i, i + INSERT_BATCH),
-      media: mediaIds.slice(i, i + INSERT_BATCH),
-    });
+    const bindings = { version: versionId, clustering: clusteringId, clusters: clusterIds.slice(i, i + INSERT_BATCH), media: mediaIds.slice(i, i + INSERT_BATCH) };
+    const clusters = `SELECT unnest(:clusters::uuid[])
+                      UNION SELECT cluster_id FROM cluster_members WHERE clustering_id = :clustering AND media_id = ANY(:media::uuid[])`;
+    await db.raw(previewsOf(`AND cm.cluster_id IN (${clusters})`), bindings);
+    const media = `SELECT unnest(:media::uuid[])
+                   UNION SELECT media_id FROM cluster_members WHERE clustering_id = :clustering AND cluster_id = ANY(:clusters::uuid[])`;
+    await db.raw(mediaClustersOf(`AND m.id IN (${media})`), bindings);
   }
 }
 

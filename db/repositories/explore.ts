@@ -104,6 +104,21 @@ function joinRelevance(matching: Knex.QueryBuilder, db: Db, relevance: Relevance
 /** The column of an image's media row a relevance key joins on (an object hit stands for the image it is in). */
 const mediaColumn = (key: Relevance['by'][number]['key']): string => `m.${key === 'object_id' ? 'id' : key}`;
 
+/** A media row's cluster at `threshold` (clusters.ts refreshExploreCopies keeps them; NULL before any analysis). */
+const clusterAt = (threshold: number): string => `m.cluster_ids[${threshold + 1}]`;
+
+/**
+ * The media of a version some search of `relevance` found, with their cluster at `threshold` and their combined
+ * `distance`, that pass every filter: read from the media rows alone (for caption and concept keys, from those keys'
+ * indexes, which carry each row's clusters), with no join on the memberships.
+ */
+function rankedHits(db: Db, options: { versionId: string; threshold: number; filters: MediaFilter[]; relevance: Relevance }): Knex.QueryBuilder {
+  const hits = db('media as m').where('m.version_id', options.versionId).select(db.raw(`${clusterAt(options.threshold)} AS cluster_id`));
+  joinRelevance(hits, db, options.relevance, mediaColumn);
+  for (const filter of options.filters) applyFilter(hits, db, filter);
+  return hits;
+}
+
 /** A cluster is known to be complete when its nearest member lies this far inside the next round's cut-off (the hits' distances are real in SQL). */
 const CUTOFF_SLACK = 1e-5;
 
@@ -129,16 +144,12 @@ async function rankedCandidates(
   for (let covered = 1; cutoffs.length > 0; ) {
     const every = covered >= cutoffs.length;
     const cutoff = cutoffs[Math.min(covered, cutoffs.length) - 1];
-    const found = db('media as m')
-      .join('cluster_members as cm', 'cm.media_id', 'm.id')
-      .where({ 'm.version_id': options.versionId, 'cm.clustering_id': clusteringOf(db, options.versionId), 'cm.threshold': options.threshold })
+    const found = rankedHits(db, options)
+      .whereRaw(`${clusterAt(options.threshold)} IS NOT NULL`)
       .whereRaw(
         `(${relevance.by.map((search) => `${mediaColumn(search.key)} = ANY(?::uuid[])`).join(' OR ')})`,
         relevance.by.map((search) => search.ids.filter((_, i) => search.distances[i] <= cutoff)),
-      )
-      .select('cm.cluster_id');
-    joinRelevance(found, db, relevance, mediaColumn);
-    for (const filter of options.filters) applyFilter(found, db, filter);
+      );
     const clusters: Array<{ cluster_id: string; nearest: number; size: number }> = await db
       .from(found.as('f'))
       .join('clusters as c', 'c.id', 'f.cluster_id')
@@ -304,21 +315,27 @@ export async function exploreClusters(
           : db.with('page', facetPage(db, { versionId: options.versionId, threshold: options.threshold, facet, ...pageRange }))
         : undefined;
   if (stored) {
-    // The previews each cluster keeps, in their order (clusters.ts refreshPreviews): no member is ranked here.
+    // The previews each cluster keeps, in their order (clusters.ts refreshExploreCopies): no member is ranked here.
     const kept = db('page')
       .crossJoin(db.raw('unnest(page.previews) WITH ORDINALITY AS p(id, rank)'))
       .select('page.cluster_id', 'p.id', db.raw('NULL::real AS distance'), 'p.rank');
     query = stored.with('ranked', kept);
   } else {
-    // The matching members of every cluster order the clusters. When every filter is a lookup by
-    // media id they come from the memberships alone, and media rows are read only for the page's
-    // clusters (their counts by kind and their previews).
+    // The matching members of every cluster order the clusters. A ranked page's are its hits, with the
+    // clusters their media rows keep. When every filter is a lookup by media id they come from the
+    // memberships alone, and media rows are read only for the page's clusters (their counts by kind and
+    // their previews).
     const byIdOnly = !options.relevance && options.filters.every((filter) => BY_MEDIA_ID.has(filter.kind));
     // The media row's figures a page needs of each member, read once: with the matches when a filter reads the row.
     const FIGURES = ['kind', 'parent_id', 'uniqueness_score'];
-    // Members of `clusterIds` when known (they are of the threshold already: asking for it too made Postgres
+    // Members of `clusterIds` when known (memberships of the threshold already: asking for it too made Postgres
     // intersect them with every membership of the threshold, 100 ms at 1M), else of every cluster of the threshold.
     const matchingMembers = (clusterIds?: string[]) => {
+      if (options.relevance) {
+        const hits = rankedHits(db, { ...options, relevance: options.relevance }).select('m.id', ...FIGURES.map((column) => `m.${column}`));
+        if (clusterIds) return hits.whereRaw(`${clusterAt(options.threshold)} = ANY(?::uuid[])`, [clusterIds]);
+        return hits.whereRaw(`${clusterAt(options.threshold)} IS NOT NULL`);
+      }
       const members = db('cluster_members as cm').where('cm.clustering_id', clusteringOf(db, options.versionId)).select('cm.cluster_id', 'cm.media_id as id');
       if (clusterIds) members.whereRaw('cm.cluster_id = ANY(?::uuid[])', [clusterIds]);
       else members.where('cm.threshold', options.threshold);
@@ -326,8 +343,7 @@ export async function exploreClusters(
         members.join('media as m', (join) => join.onVal('m.version_id', options.versionId).andOn('m.id', 'cm.media_id'));
         members.select(FIGURES.map((column) => `m.${column}`));
       }
-      if (options.relevance) joinRelevance(members, db, options.relevance, mediaColumn);
-      else members.select(db.raw('NULL::real AS distance'));
+      members.select(db.raw('NULL::real AS distance'));
       for (const filter of options.filters) applyFilter(members, db, filter, byIdOnly ? memberRow(options.versionId) : MEDIA_ROW);
       return members;
     };

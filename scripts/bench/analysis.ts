@@ -25,7 +25,7 @@ import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { indexPersistence } from '../../lib/vectors/createVectorStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import type { AnalyzeStageResult } from './analyzeStage';
-import { benchMachine, directoryBytes, freePort, runBench, say, timed, writeReport } from './common';
+import { benchMachine, directoryBytes, endLikeATask, freePort, runBench, say, timed, writeReport } from './common';
 import type { FanoutStageResult } from './fanoutStage';
 import { writeKnnPlan } from './knnPlan';
 import { runStage, type SampledPeaks } from './nodeProcesses';
@@ -261,6 +261,8 @@ async function main(): Promise<void> {
       const baseline = { ...old.value, wall_seconds: old.seconds, clusters_per_threshold: await clustersPerThreshold(db, seeded.datasetId), issues_per_type: await issuesPerType(db, seeded.datasetId) };
       const baselineLabels = await clusterLabels(db, seeded.datasetId);
       say(`  ${baseline.wall_seconds.toFixed(1)} s (kNN ${baseline.knn_graph_seconds.toFixed(1)} s, rest ${baseline.cluster_and_write_seconds.toFixed(1)} s), peak RSS ${baseline.rss_mib.peak} MiB`);
+      // Each path leaves its scratch as a task's end would (what bench:reindex and bench:explore measure next starts from there).
+      say(`  the state a task's end leaves: ${(await endLikeATask(databaseUrl)).toFixed(1)} s`);
       loadAverage.push(os.loadavg());
       const fanout: FanoutRun[] = [];
       for (const workers of args.workers!.split(',').filter(Boolean).map(Number)) {
@@ -268,6 +270,7 @@ async function main(): Promise<void> {
         const run = await measureFanout(env, logs, db, seeded.datasetId, workers, baselineLabels);
         say(`  ${run.total_seconds.toFixed(1)} s (kNN ${run.knn_seconds.toFixed(1)} s, clustering ${run.cluster_seconds.toFixed(1)} s), peak RSS per worker ${run.peak_rss_mib_per_worker} MiB`);
         fanout.push(run);
+        say(`  the state a task's end leaves: ${(await endLikeATask(databaseUrl)).toFixed(1)} s`);
         loadAverage.push(os.loadavg());
       }
       const report = {

@@ -6,6 +6,7 @@ import sharp from 'sharp';
 import { startApiServer } from '../../api/server';
 import { createDb, migrateLatest, type Db } from '../../db/connection';
 import type { User } from '../../db/models';
+import { analyzeExploredTables, vacuumMedia } from '../../db/repositories/plannerStatistics';
 import { ensureDefaultTenant } from '../../db/repositories/users';
 import { loadConfig } from '../../lib/config';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
@@ -40,6 +41,23 @@ export async function timed<T>(fn: () => Promise<T>): Promise<{ seconds: number;
   const started = process.hrtime.bigint();
   const value = await fn();
   return { seconds: Number(process.hrtime.bigint() - started) / 1e9, value };
+}
+
+/**
+ * What a task's end does to the explored tables (services/taskTypes.ts commitTaskEnd): the media rows vacuumed (here
+ * without its 10 s bound) and fresh planner statistics. A bench that ran activities rather than a task calls it before
+ * measuring what comes after; returns the seconds it took.
+ */
+export async function endLikeATask(databaseUrl: string): Promise<number> {
+  const db = createDb(databaseUrl, 1);
+  const started = Date.now();
+  try {
+    await vacuumMedia(db, 600_000);
+    await analyzeExploredTables(db);
+    return (Date.now() - started) / 1000;
+  } finally {
+    await db.destroy();
+  }
 }
 
 /** Bytes of every file under `dir` (0 when it does not exist). */

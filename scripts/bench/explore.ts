@@ -20,7 +20,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createDb, migrateLatest } from '../../db/connection';
-import { analyzeExploredTables, vacuumMedia } from '../../db/repositories/plannerStatistics';
 import { ensureDefaultTenant } from '../../db/repositories/users';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
@@ -30,7 +29,7 @@ import { indexPersistence } from '../../lib/vectors/createVectorStore';
 import { projectRoot } from '../../lib/projectRoot';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import type { AnalyzeStageResult } from './analyzeStage';
-import { benchMachine, freePort, percentile, say, writeReport, runBench } from './common';
+import { benchMachine, endLikeATask, freePort, percentile, say, writeReport, runBench } from './common';
 import { httpGet } from './loadClients';
 import { memoryOf, mib, runStage, startNode, waitFor } from './nodeProcesses';
 import { seedSyntheticDataset, writeSyntheticVectors, WORDS } from './syntheticDataset';
@@ -90,22 +89,6 @@ async function seed(env: Record<string, string>, scratch: string): Promise<Seede
     const seeded = { datasetId, versionId, tagId, setup };
     fs.writeFileSync(path.join(scratch, 'seeded.json'), JSON.stringify(seeded));
     return seeded;
-  } finally {
-    await db.destroy();
-  }
-}
-
-/**
- * What a task's end does to the explored tables (services/taskTypes.ts commitTaskEnd): the media rows vacuumed (here
- * without its 10 s bound) and fresh planner statistics. Returns the seconds it took.
- */
-async function endLikeATask(databaseUrl: string): Promise<number> {
-  const db = createDb(databaseUrl, 1);
-  const started = Date.now();
-  try {
-    await vacuumMedia(db, 600_000);
-    await analyzeExploredTables(db);
-    return (Date.now() - started) / 1000;
   } finally {
     await db.destroy();
   }

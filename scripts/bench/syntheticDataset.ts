@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Db } from '../../db/connection';
 import { CLUSTERING_OF } from '../../db/repositories/clusteringOf';
-import { refreshPreviews } from '../../db/repositories/clusters';
+import { refreshExploreCopies } from '../../db/repositories/clusters';
 import { createDataset } from '../../db/repositories/datasets';
 import { loadTextEncoder } from '../../lib/ml/textEncoder';
 import { captionCollection, imageCollection, type VectorStore } from '../../lib/vectors/vectorStore';
@@ -60,7 +60,7 @@ export async function seedSyntheticDataset(
       [CLUSTER_SIZES[threshold], versionId, versionId, threshold, versionId, threshold],
     );
   }
-  await refreshPreviews(db, versionId, (await db('dataset_versions').where({ id: versionId }).first('clustering_id')).clustering_id, 'all');
+  await refreshExploreCopies(db, versionId, (await db('dataset_versions').where({ id: versionId }).first('clustering_id')).clustering_id, 'all');
   await db.raw(
     `INSERT INTO media_issues (version_id, media_id, issue_type, confidence, details)
      SELECT ?, id, t.issue, 0.8, CASE WHEN t.issue = 'duplicates' THEN jsonb_build_object('similarity', 0.9 + random() / 10) END

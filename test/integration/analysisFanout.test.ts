@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analysisOf, analyzeInOneActivity, previewsRankedFromMembers } from '../support/analysisResult';
+import { analysisOf, analyzeInOneActivity, previewsRankedFromMembers, mediaClustersOutOfStep } from '../support/analysisResult';
 import { createReadyDataset } from '../support/datasets';
 import { makeVideo } from '../support/media';
 import { writePhotoVariants } from '../support/photoVariants';
@@ -35,9 +35,15 @@ describe('the analysis as fan-out (neighbour-search chunks, then clustering over
     expect(items).toBeGreaterThan(32);
     expect(Number((await db('knn_edges').where({ version_id: versionId }).count({ n: '*' }))[0].n)).toBe(Math.ceil(items / 7));
     const fannedOut = await analysisOf(db, versionId);
+    // Every item's row keeps its clusters, as its memberships say (a ranked page reads them from there).
+    const keptClusters = () => db('media').where({ version_id: versionId }).whereNotNull('cluster_ids').count({ n: '*' });
+    expect(await mediaClustersOutOfStep(db, versionId)).toEqual([]);
+    expect(Number((await keptClusters())[0].n)).toBe(items);
 
     await analyzeInOneActivity(db, stack.deps.vectors, datasetId);
     const single = await analysisOf(db, versionId);
+    expect(await mediaClustersOutOfStep(db, versionId)).toEqual([]);
+    expect(Number((await keptClusters())[0].n)).toBe(items);
     // The analysis counted the facets it changed itself, as a count from scratch gives them.
     const facetCounts = () => db('cluster_facet_counts').where({ version_id: versionId }).orderBy(['threshold', 'facet', 'cluster_id']).select('threshold', 'facet', 'cluster_id', 'n');
     expect(await facetsCounted(db, versionId)).toBe(true);

@@ -3,7 +3,7 @@ import { exploreClusters } from '../../db/repositories/explore';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
-import { refreshPreviews } from '../../db/repositories/clusters';
+import { refreshExploreCopies } from '../../db/repositories/clusters';
 
 /**
  * Filtered Explore pages read clusters biggest first and stop once no later cluster can be on the page;
@@ -47,7 +47,7 @@ describe('filtered Explore pages read biggest first (real Postgres)', () => {
       await db('cluster_members').insert(items.slice(start, start + 1000).map((item) => ({ clustering_id: clusteringId, threshold: 0, media_id: item.id, cluster_id: item.cluster })));
     }
     await db('clusters').insert(clusters.map(({ id, size }) => ({ clustering_id: clusteringId, id, threshold: 0, n_images: size, n_frames: 0, n_videos: 0, size })));
-    await refreshPreviews(db, versionId, clusteringId, 'all');
+    await refreshExploreCopies(db, versionId, clusteringId, 'all');
     const labels = items.flatMap((item) => [...(item.cat ? ['cat'] : []), ...(item.dog ? ['dog'] : [])].map((label) => ({ version_id: versionId, media_id: item.id, label, source: 'model', confidence: 0.8 })));
     for (let start = 0; start < labels.length; start += 1000) await db('media_labels').insert(labels.slice(start, start + 1000));
     // Fresh planner statistics, as every task's end leaves them (commitTaskEnd).

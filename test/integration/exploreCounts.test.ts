@@ -6,7 +6,7 @@ import { tagMedia, untagMedia } from '../../db/repositories/tags';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
-import { refreshPreviews } from '../../db/repositories/clusters';
+import { refreshExploreCopies } from '../../db/repositories/clusters';
 import { applyLabel } from '../../db/repositories/labels';
 import { replaceLabels } from '../../db/repositories/enrichment';
 import type { Db } from '../../db/connection';
@@ -58,7 +58,7 @@ describe('filtered Explore counts (real Postgres)', () => {
       return { clustering_id: clusteringId, id, threshold: 0, n_images: members.length - frames.length, n_frames: frames.length, n_videos: new Set(frames.map((f) => f.parent)).size, size: members.length };
     }));
     await db('cluster_members').insert(items.map((item) => ({ clustering_id: clusteringId, threshold: 0, media_id: item.id, cluster_id: item.cluster })));
-    await refreshPreviews(db, versionId, clusteringId, 'all');
+    await refreshExploreCopies(db, versionId, clusteringId, 'all');
     [{ id: tagId }] = await db('tags').insert({ version_id: versionId, name: 'picked' }).returning('id');
     await db('media_tags').insert(items.filter((item) => item.tagged).map((item) => ({ version_id: versionId, media_id: item.id, tag_id: tagId })));
     await db('media_issues').insert(items.filter((item) => item.blurry).map((item) => ({ version_id: versionId, media_id: item.id, issue_type: 'blur', confidence: 0.9 })));

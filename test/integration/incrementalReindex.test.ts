@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { clusteringOf } from '../../db/repositories/clusteringOf';
-import { analysisOf, analyzeInOneActivity, previewsRankedFromMembers } from '../support/analysisResult';
+import { analysisOf, analyzeInOneActivity, mediaClustersOutOfStep, previewsRankedFromMembers } from '../support/analysisResult';
 import { createReadyDataset, waitForTask } from '../support/datasets';
 import { makeVideo, PHOTO_NAMES } from '../support/media';
 import { writePhotoVariants } from '../support/photoVariants';
@@ -54,11 +54,14 @@ describe('the incremental reindex (only the new media searched, the stored graph
     // The added media's placements chose the previews again where they entered or changed a uniqueness.
     const placed = await analysisOf(db, versionId);
     expect(placed.levels.map((clusters) => clusters.map((cluster) => cluster.previews))).toEqual(previewsRankedFromMembers(placed));
+    // And the media rows of the clusters they entered keep their clusters as the memberships say.
+    expect(await mediaClustersOutOfStep(db, versionId)).toEqual([]);
     const pointsBefore = await mapPoints();
     const clustersBefore = await clusterRows();
     await stack.request.post(`/api/v1/dataset/${datasetId}/reindex`).expect(202);
     expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'REINDEX', status: 'COMPLETED' });
     expect(await graph()).toEqual({ chunks: created.chunks + 2 + 1, items: created.items + 8 });
+    expect(await mediaClustersOutOfStep(db, versionId)).toEqual([]);
     // The map keeps every point it had (index and place) and gains the items it lacked; clusters no component changed are not rewritten.
     const pointsAfter = await mapPoints();
     expect(pointsAfter.slice(0, pointsBefore.length)).toEqual(pointsBefore);
@@ -82,6 +85,7 @@ describe('the incremental reindex (only the new media searched, the stored graph
     expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
     expect(await graph()).toEqual({ chunks: created.chunks + 3 + 2, items: created.items + 12 });
     expect(await headVersionId(db, datasetId)).toBe(versionId);
+    expect(await mediaClustersOutOfStep(db, versionId)).toEqual([]);
     const { mapPoints: incrementalMap, ...incremental } = await analysisOf(db, versionId);
     expect(new Set(incrementalMap.map((point) => point.media_id))).toEqual(new Set(await embeddedIds()));
 
@@ -90,6 +94,7 @@ describe('the incremental reindex (only the new media searched, the stored graph
     const { mapPoints: fullMap, ...full } = await analysisOf(db, versionId);
     // The single-activity analysis was not made from the stored graph: it is forgotten, so no reindex extends it.
     expect(await graph()).toBeUndefined();
+    expect(await mediaClustersOutOfStep(db, versionId)).toEqual([]);
 
     expect(incremental).toEqual(full);
     expect(full.levels.map((clusters) => clusters.map((cluster) => cluster.previews))).toEqual(previewsRankedFromMembers(full));

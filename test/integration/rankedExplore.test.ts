@@ -3,7 +3,7 @@ import { exploreClusters, type Relevance } from '../../db/repositories/explore';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
-import { refreshPreviews } from '../../db/repositories/clusters';
+import { refreshExploreCopies } from '../../db/repositories/clusters';
 import { vacuumMedia } from '../../db/repositories/plannerStatistics';
 
 /**
@@ -49,7 +49,7 @@ describe('ranked Explore pages (real Postgres)', () => {
       return { clustering_id: clusteringId, id, threshold: 0, n_images: size, n_frames: 0, n_videos: 0, size };
     }));
     await db('cluster_members').insert(items.map((item) => ({ clustering_id: clusteringId, threshold: 0, media_id: item.id, cluster_id: item.cluster })));
-    await refreshPreviews(db, versionId, clusteringId, 'all');
+    await refreshExploreCopies(db, versionId, clusteringId, 'all');
     [{ id: tagId }] = await db('tags').insert({ version_id: versionId, name: 'picked' }).returning('id');
     await db('media_tags').insert(items.filter((item) => item.tagged).map((item) => ({ version_id: versionId, media_id: item.id, tag_id: tagId })));
   });
@@ -129,7 +129,7 @@ describe('ranked Explore pages (real Postgres)', () => {
       db.transaction(async (trx) => {
         await trx.raw('SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off');
         const { rows } = await trx.raw(
-          `EXPLAIN (ANALYZE, FORMAT JSON) SELECT m.id, m.kind, m.parent_id, m.uniqueness_score
+          `EXPLAIN (ANALYZE, FORMAT JSON) SELECT m.id, m.kind, m.parent_id, m.uniqueness_score, m.cluster_ids[1]
            FROM unnest(?::uuid[]) AS hit(key) JOIN media m ON m.version_id = ? AND m.caption_key = hit.key`,
           [captionKeys, versionId],
         );
@@ -148,5 +148,30 @@ describe('ranked Explore pages (real Postgres)', () => {
     await vacuumMedia(db, 10_000);
     expect(await heapFetches()).toBe(0);
     expect(await explored({ by: [captionSearch] }, [], 0)).toEqual(before);
+  });
+
+  it('follows memberships that moved, once the clusters they moved into are refreshed (as a re-clustering does)', async () => {
+    const { db } = api.deps;
+    const clusteringId = (await db('dataset_versions').where({ id: versionId }).first('clustering_id')).clustering_id;
+    const relevance = () => ({ by: [captionSearch, conceptSearch()] });
+    // Items of the nearest captions move into one cluster (a merge); the page changes.
+    const moved = items.filter((item) => item.caption < 3).slice(0, 40);
+    const into = clusters[300];
+    const before = expected(relevance(), () => true, 0);
+    for (const item of moved) item.cluster = into;
+    await db('cluster_members').where({ clustering_id: clusteringId, threshold: 0 }).whereIn('media_id', moved.map((item) => item.id)).update({ cluster_id: into });
+    await db.raw(
+      `UPDATE clusters c SET size = s.n, n_images = s.n FROM (SELECT cluster_id, count(*)::int AS n FROM cluster_members WHERE clustering_id = ? GROUP BY cluster_id) s
+       WHERE c.clustering_id = ? AND c.id = s.cluster_id`,
+      [clusteringId, clusteringId],
+    );
+    if (!(await db('clusters').where({ clustering_id: clusteringId, id: into }).first('id'))) {
+      await db('clusters').insert({ clustering_id: clusteringId, id: into, threshold: 0, n_images: moved.length, n_frames: 0, n_videos: 0, size: moved.length });
+    }
+    const want = expected(relevance(), () => true, 0);
+    expect(want.map((cluster) => cluster.cluster_id)).not.toEqual(before.map((cluster) => cluster.cluster_id));
+    await refreshExploreCopies(db, versionId, clusteringId, { clusterIds: [into], mediaIds: [] });
+    const got = await explored(relevance(), [], 0);
+    expect(got.map(({ cluster_id, n }) => ({ cluster_id, n }))).toEqual(want.map(({ cluster_id, n }) => ({ cluster_id, n })));
   });
 });

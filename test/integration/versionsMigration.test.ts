@@ -51,6 +51,9 @@ describe('the dataset-versions migration on an existing database', () => {
       expect(await owned('cluster_members', { clustering_id: version.id })).toBe(3);
       // The cluster keeps its previews (20261206100000), most unique first, an item without a score last.
       expect((await db('clusters').where({ clustering_id: version.id }).first('previews')).previews).toEqual([legacy.mediaIds[1], legacy.mediaIds[0], legacy.mediaIds[2]]);
+      // Each media row keeps its clusters (20261210100000): this one at threshold 0 only.
+      const kept = await db('media').where({ version_id: version.id }).orderBy('id').pluck('cluster_ids');
+      expect(kept).toEqual(legacy.mediaIds.map(() => [legacy.clusterId, null, null, null, null]));
       expect(await owned('media_issues')).toBe(1);
       expect(await owned('media_labels')).toBe(1);
       expect(await owned('tags')).toBe(1);

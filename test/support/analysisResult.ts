@@ -48,6 +48,26 @@ export function previewsRankedFromMembers(analysis: Pick<Awaited<ReturnType<type
   );
 }
 
+/**
+ * The media rows of a version whose kept clusters (`cluster_ids`, one per threshold) differ from their memberships in
+ * the version's clustering (NULL for media without any), as `{ id, kept, memberships }`; empty when every row agrees.
+ */
+export async function mediaClustersOutOfStep(db: Db, versionId: string): Promise<Array<{ id: string; kept: string[] | null; memberships: string[] | null }>> {
+  const members: Array<{ media_id: string; threshold: number; cluster_id: string }> = await db('cluster_members')
+    .where({ clustering_id: clusteringOf(db, versionId) })
+    .select('media_id', 'threshold', 'cluster_id');
+  const membershipsOf = new Map<string, string[]>();
+  for (const member of members) {
+    const clusters = membershipsOf.get(member.media_id) ?? [];
+    clusters[member.threshold] = member.cluster_id;
+    membershipsOf.set(member.media_id, clusters);
+  }
+  const rows: Array<{ id: string; cluster_ids: string[] | null }> = await db('media').where({ version_id: versionId }).select('id', 'cluster_ids');
+  return rows
+    .map((row) => ({ id: row.id, kept: row.cluster_ids, memberships: membershipsOf.get(row.id) ?? null }))
+    .filter((row) => JSON.stringify(row.kept) !== JSON.stringify(row.memberships));
+}
+
 /** Runs today's single-activity analysis (analyzeDataset) of the dataset's head, as the reference the fan-out must equal. */
 export async function analyzeInOneActivity(db: Db, vectors: VectorStore, datasetId: string): Promise<void> {
   const { analyzeDataset } = createAnalysisActivities({ db, vectors });
