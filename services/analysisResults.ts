@@ -71,7 +71,11 @@ export async function addBatchAnalysis(db: Db, versionId: string, batch: Cluster
   await db.transaction(async (trx) => {
     const clusteringId = await addPlacements(trx, versionId, batch.clusters, batch.members);
     await writeNeighbourScores(trx, versionId, batch.scores);
-    await refreshExploreCopies(trx, versionId, clusteringId, { clusterIds: batch.members.map((member) => member.cluster_id), mediaIds: batch.scores.map(({ id }) => id) });
+    await refreshExploreCopies(trx, versionId, clusteringId, {
+      clusterIds: batch.members.map((member) => member.cluster_id),
+      mediaIds: batch.scores.map(({ id }) => id),
+      movedMediaIds: batch.members.map((member) => member.media_id),
+    });
     await appendMapPoints(trx, versionId, batch.mapPoints);
   });
 }
@@ -102,7 +106,8 @@ export async function updateAnalysis(db: Db, versionId: string, changes: Analysi
 
 /**
  * Writes an analysis's clustering slices into `clusteringId` and its score slices, then the neighbour reference, and
- * chooses the previews again: of every cluster, or of those the slices changed (a re-clustering's).
+ * makes Explore's copies agree (previews, media rows' clusters): of every cluster, or of what the slices changed (a
+ * re-clustering's).
  */
 async function writeSlices(
   trx: Parameters<typeof insertClustering>[0],
@@ -113,13 +118,16 @@ async function writeSlices(
   previews: 'all' | 'changed',
 ): Promise<void> {
   // Only a re-clustering notes what it changed: a whole analysis chooses every cluster's previews anyway.
-  const changed = previews === 'changed' ? { clusterIds: new Set<string>(), mediaIds: new Set<string>() } : undefined;
+  const changed = previews === 'changed' ? { clusterIds: new Set<string>(), mediaIds: new Set<string>(), movedMediaIds: new Set<string>() } : undefined;
   for (const slice of analysis.clustering) {
     await insertClustering(trx, clusteringId, slice.clusters, slice.members);
     if (slice.changed?.length) await updateClusterCounts(trx, clusteringId, slice.changed);
     if (changed) {
       for (const cluster of [...slice.clusters, ...(slice.changed ?? [])]) changed.clusterIds.add(cluster.id);
-      for (const member of slice.members) changed.clusterIds.add(member.cluster_id);
+      for (const member of slice.members) {
+        changed.clusterIds.add(member.cluster_id);
+        changed.movedMediaIds.add(member.media_id);
+      }
     }
     afterSlice();
   }

@@ -208,7 +208,8 @@ const mediaClustersOf = (scope: string) => `UPDATE media m SET cluster_ids = c.i
 /**
  * Makes the copies Explore reads of the clustering `clusteringId` (read by `versionId`) agree with its memberships
  * again, where members or their uniqueness changed: every cluster and media row (`'all'`, after a whole analysis),
- * or the clusters given, those holding the media given, and their members. Each cluster keeps its previews, so a
+ * or the previews of the clusters given and of those holding the media given, and the rows of the media whose
+ * memberships were written (`movedMediaIds`: new, or moved to another cluster). Each cluster keeps its previews, so a
  * plain Explore page reads 10 media per cluster, not every member of its clusters (at 1,000,000 media the first
  * page's clusters held 105,502); each media row keeps its clusters, so a ranked page reads its hits' clusters from
  * the caption and concept keys' indexes, without joining the hits to their memberships.
@@ -217,7 +218,7 @@ export async function refreshExploreCopies(
   db: Db,
   versionId: string,
   clusteringId: string,
-  changed: 'all' | { clusterIds: Iterable<string>; mediaIds: Iterable<string> },
+  changed: 'all' | { clusterIds: Iterable<string>; mediaIds: Iterable<string>; movedMediaIds: Iterable<string> },
 ): Promise<void> {
   if (changed === 'all') {
     await db.transaction(async (trx) => {
@@ -237,13 +238,18 @@ export async function refreshExploreCopies(
   const clusterIds = [...new Set(changed.clusterIds)];
   const mediaIds = [...new Set(changed.mediaIds)];
   for (let i = 0; i < Math.max(clusterIds.length, mediaIds.length); i += INSERT_BATCH) {
-    const bindings = { version: versionId, clustering: clusteringId, clusters: clusterIds.slice(i, i + INSERT_BATCH), media: mediaIds.slice(i, i + INSERT_BATCH) };
     const clusters = `SELECT unnest(:clusters::uuid[])
                       UNION SELECT cluster_id FROM cluster_members WHERE clustering_id = :clustering AND media_id = ANY(:media::uuid[])`;
-    await db.raw(previewsOf(`AND cm.cluster_id IN (${clusters})`), bindings);
-    const media = `SELECT unnest(:media::uuid[])
-                   UNION SELECT media_id FROM cluster_members WHERE clustering_id = :clustering AND cluster_id = ANY(:clusters::uuid[])`;
-    await db.raw(mediaClustersOf(`AND m.id IN (${media})`), bindings);
+    await db.raw(previewsOf(`AND cm.cluster_id IN (${clusters})`), {
+      version: versionId,
+      clustering: clusteringId,
+      clusters: clusterIds.slice(i, i + INSERT_BATCH),
+      media: mediaIds.slice(i, i + INSERT_BATCH),
+    });
+  }
+  const moved = [...new Set(changed.movedMediaIds)];
+  for (let i = 0; i < moved.length; i += INSERT_BATCH) {
+    await db.raw(mediaClustersOf('AND m.id = ANY(:media::uuid[])'), { version: versionId, clustering: clusteringId, media: moved.slice(i, i + INSERT_BATCH) });
   }
 }
 

@@ -150,7 +150,7 @@ describe('ranked Explore pages (real Postgres)', () => {
     expect(await explored({ by: [captionSearch] }, [], 0)).toEqual(before);
   });
 
-  it('follows memberships that moved, once the clusters they moved into are refreshed (as a re-clustering does)', async () => {
+  it('follows memberships that moved, once the rows of the media that moved are refreshed (as a re-clustering does)', async () => {
     const { db } = api.deps;
     const clusteringId = (await db('dataset_versions').where({ id: versionId }).first('clustering_id')).clustering_id;
     const relevance = () => ({ by: [captionSearch, conceptSearch()] });
@@ -170,7 +170,7 @@ describe('ranked Explore pages (real Postgres)', () => {
     }
     const want = expected(relevance(), () => true, 0);
     expect(want.map((cluster) => cluster.cluster_id)).not.toEqual(before.map((cluster) => cluster.cluster_id));
-    await refreshExploreCopies(db, versionId, clusteringId, { clusterIds: [into], mediaIds: [] });
+    await refreshExploreCopies(db, versionId, clusteringId, { clusterIds: [into], mediaIds: [], movedMediaIds: moved.map((item) => item.id) });
     const got = await explored(relevance(), [], 0);
     expect(got.map(({ cluster_id, n }) => ({ cluster_id, n }))).toEqual(want.map(({ cluster_id, n }) => ({ cluster_id, n })));
   });
