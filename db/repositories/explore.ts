@@ -109,11 +109,14 @@ const clusterAt = (threshold: number): string => `m.cluster_ids[${threshold + 1}
 
 /**
  * The media of a version some search of `relevance` found, with their cluster at `threshold` and their combined
- * `distance`, that pass every filter: read from the media rows alone (for caption and concept keys, from those keys'
- * indexes, which carry each row's clusters), with no join on the memberships.
+ * `distance`, that pass every filter and are in a cluster: read from the media rows alone (for caption and concept
+ * keys, from those keys' indexes, which carry each row's clusters), with no join on the memberships.
  */
 function rankedHits(db: Db, options: { versionId: string; threshold: number; filters: MediaFilter[]; relevance: Relevance }): Knex.QueryBuilder {
-  const hits = db('media as m').where('m.version_id', options.versionId).select(db.raw(`${clusterAt(options.threshold)} AS cluster_id`));
+  const hits = db('media as m')
+    .where('m.version_id', options.versionId)
+    .whereRaw(`${clusterAt(options.threshold)} IS NOT NULL`)
+    .select(db.raw(`${clusterAt(options.threshold)} AS cluster_id`));
   joinRelevance(hits, db, options.relevance, mediaColumn);
   for (const filter of options.filters) applyFilter(hits, db, filter);
   return hits;
@@ -144,9 +147,7 @@ async function rankedCandidates(
   for (let covered = 1; cutoffs.length > 0; ) {
     const every = covered >= cutoffs.length;
     const cutoff = cutoffs[Math.min(covered, cutoffs.length) - 1];
-    const found = rankedHits(db, options)
-      .whereRaw(`${clusterAt(options.threshold)} IS NOT NULL`)
-      .whereRaw(
+    const found = rankedHits(db, options).whereRaw(
         `(${relevance.by.map((search) => `${mediaColumn(search.key)} = ANY(?::uuid[])`).join(' OR ')})`,
         relevance.by.map((search) => search.ids.filter((_, i) => search.distances[i] <= cutoff)),
       );
@@ -333,8 +334,7 @@ export async function exploreClusters(
     const matchingMembers = (clusterIds?: string[]) => {
       if (options.relevance) {
         const hits = rankedHits(db, { ...options, relevance: options.relevance }).select('m.id', ...FIGURES.map((column) => `m.${column}`));
-        if (clusterIds) return hits.whereRaw(`${clusterAt(options.threshold)} = ANY(?::uuid[])`, [clusterIds]);
-        return hits.whereRaw(`${clusterAt(options.threshold)} IS NOT NULL`);
+        return clusterIds ? hits.whereRaw(`${clusterAt(options.threshold)} = ANY(?::uuid[])`, [clusterIds]) : hits;
       }
       const members = db('cluster_members as cm').where('cm.clustering_id', clusteringOf(db, options.versionId)).select('cm.cluster_id', 'cm.media_id as id');
       if (clusterIds) members.whereRaw('cm.cluster_id = ANY(?::uuid[])', [clusterIds]);

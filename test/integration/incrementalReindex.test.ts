@@ -54,7 +54,7 @@ describe('the incremental reindex (only the new media searched, the stored graph
     // The added media's placements chose the previews again where they entered or changed a uniqueness.
     const placed = await analysisOf(db, versionId);
     expect(placed.levels.map((clusters) => clusters.map((cluster) => cluster.previews))).toEqual(previewsRankedFromMembers(placed));
-    // And the media rows of the clusters they entered keep their clusters as the memberships say.
+    // And every media row keeps the clusters its memberships say.
     expect(await mediaClustersOutOfStep(db, versionId)).toEqual([]);
     const pointsBefore = await mapPoints();
     const clustersBefore = await clusterRows();

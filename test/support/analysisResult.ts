@@ -4,6 +4,7 @@ import { createAnalysisActivities } from '../../activities/analysis';
 import type { Db } from '../../db/connection';
 import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { clusteringOf } from '../../db/repositories/clusteringOf';
+import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 
 /**
  * What an analysis wrote to a version, free of the random cluster ids: each threshold's clusters as their sorted
@@ -52,17 +53,17 @@ export function previewsRankedFromMembers(analysis: Pick<Awaited<ReturnType<type
  * The media rows of a version whose kept clusters (`cluster_ids`, one per threshold) differ from their memberships in
  * the version's clustering (NULL for media without any), as `{ id, kept, memberships }`; empty when every row agrees.
  */
-export async function mediaClustersOutOfStep(db: Db, versionId: string): Promise<Array<{ id: string; kept: string[] | null; memberships: string[] | null }>> {
+export async function mediaClustersOutOfStep(db: Db, versionId: string): Promise<Array<{ id: string; kept: Array<string | null> | null; memberships: Array<string | null> | null }>> {
   const members: Array<{ media_id: string; threshold: number; cluster_id: string }> = await db('cluster_members')
     .where({ clustering_id: clusteringOf(db, versionId) })
     .select('media_id', 'threshold', 'cluster_id');
-  const membershipsOf = new Map<string, string[]>();
+  const membershipsOf = new Map<string, Array<string | null>>();
   for (const member of members) {
-    const clusters = membershipsOf.get(member.media_id) ?? [];
+    const clusters = membershipsOf.get(member.media_id) ?? CLUSTER_SIMILARITY_CUTOFFS.map(() => null);
     clusters[member.threshold] = member.cluster_id;
     membershipsOf.set(member.media_id, clusters);
   }
-  const rows: Array<{ id: string; cluster_ids: string[] | null }> = await db('media').where({ version_id: versionId }).select('id', 'cluster_ids');
+  const rows: Array<{ id: string; cluster_ids: Array<string | null> | null }> = await db('media').where({ version_id: versionId }).select('id', 'cluster_ids');
   return rows
     .map((row) => ({ id: row.id, kept: row.cluster_ids, memberships: membershipsOf.get(row.id) ?? null }))
     .filter((row) => JSON.stringify(row.kept) !== JSON.stringify(row.memberships));
