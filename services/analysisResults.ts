@@ -70,10 +70,10 @@ export async function replaceAnalysis(db: Db, versionId: string, results: Analys
 export async function addBatchAnalysis(db: Db, versionId: string, batch: ClusteringSlice & { scores: ScoredMedia; mapPoints: readonly MapPoint[] }): Promise<void> {
   await db.transaction(async (trx) => {
     const clusteringId = await addPlacements(trx, versionId, batch.clusters, batch.members);
-    await writeNeighbourScores(trx, versionId, batch.scores);
+    const rescored = await writeNeighbourScores(trx, versionId, batch.scores);
     await refreshExploreCopies(trx, versionId, clusteringId, {
       clusterIds: batch.members.map((member) => member.cluster_id),
-      mediaIds: batch.scores.map(({ id }) => id),
+      mediaIds: rescored,
       movedMediaIds: batch.members.map((member) => member.media_id),
     });
     await appendMapPoints(trx, versionId, batch.mapPoints);
@@ -132,8 +132,8 @@ async function writeSlices(
     afterSlice();
   }
   for (const scored of analysis.scores) {
-    await writeNeighbourScores(trx, versionId, scored);
-    if (changed) for (const { id } of scored) changed.mediaIds.add(id);
+    const rescored = await writeNeighbourScores(trx, versionId, scored);
+    if (changed) for (const id of rescored) changed.mediaIds.add(id);
     afterSlice();
   }
   await setNeighbourStats(trx, versionId, analysis.reference);

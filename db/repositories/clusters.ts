@@ -206,13 +206,41 @@ const mediaClustersOf = (scope: string) => `UPDATE media m SET cluster_ids = c.i
   WHERE m.version_id = :version AND m.id = c.id AND m.cluster_ids IS DISTINCT FROM c.ids`;
 
 /**
+ * The SQL choosing again the previews of the clusters `:clusters` and of those holding `:rescored` media (whose
+ * uniqueness changed), where the `:dirty` media (those, and the media whose memberships were written) may rank
+ * differently. A cluster none of whose stored previews is dirty ranks only its previews and its dirty members: every
+ * other member kept its uniqueness and its place below the previews, so the ten first are among those. Any other
+ * cluster (or one without previews yet) ranks all its members.
+ */
+const previewsAround = `WITH target AS (
+    SELECT c.id, c.previews,
+           c.previews IS NULL OR EXISTS (SELECT 1 FROM unnest(c.previews) AS p(id) WHERE p.id IN (SELECT unnest(:dirty::uuid[]))) AS whole
+    FROM clusters c
+    WHERE c.clustering_id = :clustering
+      AND c.id IN (SELECT unnest(:clusters::uuid[])
+                   UNION SELECT cluster_id FROM cluster_members WHERE clustering_id = :clustering AND media_id = ANY(:rescored::uuid[]))),
+  candidates AS (
+    SELECT cm.cluster_id, cm.media_id AS id FROM target t JOIN cluster_members cm ON cm.clustering_id = :clustering AND cm.cluster_id = t.id WHERE t.whole
+    UNION
+    SELECT t.id, p.id FROM target t CROSS JOIN LATERAL unnest(t.previews) AS p(id) WHERE NOT t.whole
+    UNION
+    SELECT cm.cluster_id, cm.media_id FROM cluster_members cm JOIN target t ON t.id = cm.cluster_id AND NOT t.whole
+    WHERE cm.clustering_id = :clustering AND cm.media_id = ANY(:dirty::uuid[]))
+  UPDATE clusters c SET previews = p.ids
+  FROM (SELECT cluster_id, array_agg(id ORDER BY rank) AS ids
+        FROM (SELECT k.cluster_id, m.id, row_number() OVER (PARTITION BY k.cluster_id ORDER BY ${MOST_UNIQUE_FIRST}) AS rank
+              FROM candidates k JOIN media m ON m.version_id = :version AND m.id = k.id) ranked
+        WHERE rank <= ${PREVIEWS_PER_CLUSTER} GROUP BY cluster_id) p
+  WHERE c.clustering_id = :clustering AND c.id = p.cluster_id AND c.previews IS DISTINCT FROM p.ids`;
+
+/**
  * Makes the copies Explore reads of the clustering `clusteringId` (read by `versionId`) agree with its memberships
  * again, where members or their uniqueness changed: every cluster and media row (`'all'`, after a whole analysis),
- * or the previews of the clusters given and of those holding the media given, and the rows of the media whose
- * memberships were written (`movedMediaIds`: new, or moved to another cluster). Each cluster keeps its previews, so a
- * plain Explore page reads 10 media per cluster, not every member of its clusters (at 1,000,000 media the first
- * page's clusters held 105,502); each media row keeps its clusters, so a ranked page reads its hits' clusters from
- * the caption and concept keys' indexes, without joining the hits to their memberships.
+ * or the previews of the clusters given and of those holding the media given (`mediaIds`: whose uniqueness changed),
+ * and the rows of the media whose memberships were written (`movedMediaIds`: new, or moved to another cluster). Each
+ * cluster keeps its previews, so a plain Explore page reads 10 media per cluster, not every member of its clusters (at
+ * 1,000,000 media the first page's clusters held 105,502); each media row keeps its clusters, so a ranked page reads
+ * its hits' clusters from the caption and concept keys' indexes, without joining the hits to their memberships.
  */
 export async function refreshExploreCopies(
   db: Db,
@@ -236,18 +264,18 @@ export async function refreshExploreCopies(
     return;
   }
   const clusterIds = [...new Set(changed.clusterIds)];
-  const mediaIds = [...new Set(changed.mediaIds)];
-  for (let i = 0; i < Math.max(clusterIds.length, mediaIds.length); i += INSERT_BATCH) {
-    const clusters = `SELECT unnest(:clusters::uuid[])
-                      UNION SELECT cluster_id FROM cluster_members WHERE clustering_id = :clustering AND media_id = ANY(:media::uuid[])`;
-    await db.raw(previewsOf(`AND cm.cluster_id IN (${clusters})`), {
+  const rescored = [...new Set(changed.mediaIds)];
+  const moved = [...new Set(changed.movedMediaIds)];
+  const dirty = [...new Set([...rescored, ...moved])];
+  for (let i = 0; i < Math.max(clusterIds.length, rescored.length); i += INSERT_BATCH) {
+    await db.raw(previewsAround, {
       version: versionId,
       clustering: clusteringId,
       clusters: clusterIds.slice(i, i + INSERT_BATCH),
-      media: mediaIds.slice(i, i + INSERT_BATCH),
+      rescored: rescored.slice(i, i + INSERT_BATCH),
+      dirty,
     });
   }
-  const moved = [...new Set(changed.movedMediaIds)];
   for (let i = 0; i < moved.length; i += INSERT_BATCH) {
     await db.raw(mediaClustersOf('AND m.id = ANY(:media::uuid[])'), { version: versionId, clustering: clusteringId, media: moved.slice(i, i + INSERT_BATCH) });
   }
@@ -261,8 +289,11 @@ export async function clusterMemberships(db: Db, versionId: string, mediaIds: st
     .select('media_id', 'threshold', 'cluster_id');
 }
 
-/** Writes the neighbour-based issues (duplicates, outliers) and uniqueness of scored items, replacing earlier ones. */
-export async function writeNeighbourScores(db: Knex.Transaction, versionId: string, scored: Array<{ id: string; score: NeighbourScores }>) {
+/**
+ * Writes the neighbour-based issues (duplicates, outliers) and uniqueness of scored items, replacing earlier ones;
+ * returns the media whose uniqueness changed (the rows of the others are left as they are).
+ */
+export async function writeNeighbourScores(db: Knex.Transaction, versionId: string, scored: Array<{ id: string; score: NeighbourScores }>): Promise<string[]> {
   await forgetFacetCounts(db, versionId);
   await db('media_issues')
     .where({ version_id: versionId })
@@ -284,14 +315,19 @@ export async function writeNeighbourScores(db: Knex.Transaction, versionId: stri
       ],
     );
   }
+  const rescored: string[] = [];
   for (let i = 0; i < scored.length; i += INSERT_BATCH) {
     const slice = scored.slice(i, i + INSERT_BATCH);
-    await db.raw(
+    const { rows } = await db.raw(
       `UPDATE media SET uniqueness_score = v.score
-       FROM (SELECT unnest(?::uuid[]) AS id, unnest(?::real[]) AS score) v WHERE media.version_id = ? AND media.id = v.id`,
+       FROM (SELECT unnest(?::uuid[]) AS id, unnest(?::real[]) AS score) v
+       WHERE media.version_id = ? AND media.id = v.id AND media.uniqueness_score IS DISTINCT FROM v.score
+       RETURNING media.id`,
       [slice.map(({ id }) => id), slice.map(({ score }) => score.uniqueness), versionId],
     );
+    for (const row of rows as Array<{ id: string }>) rescored.push(row.id);
   }
+  return rescored;
 }
 
 /**
