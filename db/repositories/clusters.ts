@@ -180,18 +180,19 @@ async function recountClusters(db: Knex.Transaction, versionId: string, clusteri
 }
 
 /**
- * The SQL choosing the previews of a clustering's clusters, as a page without filters shows them: up to
- * PREVIEWS_PER_CLUSTER members each, most unique first (ties by id), read from the media rows of the version
- * `:version`; `scope` narrows the clusters (or is empty).
+ * The SQL choosing the previews of a clustering's clusters among `candidates` (SQL of rows `cluster_id, id`: a
+ * cluster's members, or those of them that can be previews), as a page without filters shows them: up to
+ * PREVIEWS_PER_CLUSTER each, most unique first (ties by id), read from the media rows of the version `:version`.
  */
-const previewsOf = (scope: string) => `UPDATE clusters c SET previews = p.ids
+const previewsAmong = (candidates: string) => `UPDATE clusters c SET previews = p.ids
   FROM (SELECT cluster_id, array_agg(id ORDER BY rank) AS ids
-        FROM (SELECT cm.cluster_id, cm.media_id AS id,
-                     row_number() OVER (PARTITION BY cm.cluster_id ORDER BY ${MOST_UNIQUE_FIRST}) AS rank
-              FROM cluster_members cm JOIN media m ON m.version_id = :version AND m.id = cm.media_id
-              WHERE cm.clustering_id = :clustering ${scope}) ranked
+        FROM (SELECT k.cluster_id, m.id, row_number() OVER (PARTITION BY k.cluster_id ORDER BY ${MOST_UNIQUE_FIRST}) AS rank
+              FROM (${candidates}) k JOIN media m ON m.version_id = :version AND m.id = k.id) ranked
         WHERE rank <= ${PREVIEWS_PER_CLUSTER} GROUP BY cluster_id) p
   WHERE c.clustering_id = :clustering AND c.id = p.cluster_id AND c.previews IS DISTINCT FROM p.ids`;
+
+/** previewsAmong every member of the clusters `scope` narrows (or of all). */
+const previewsOf = (scope: string) => previewsAmong(`SELECT cm.cluster_id, cm.media_id AS id FROM cluster_members cm WHERE cm.clustering_id = :clustering ${scope}`);
 
 /**
  * The SQL setting the clusters of media rows of the version `:version` from the memberships of its clustering
@@ -226,12 +227,7 @@ const previewsAround = `WITH target AS (
     UNION
     SELECT cm.cluster_id, cm.media_id FROM cluster_members cm JOIN target t ON t.id = cm.cluster_id AND NOT t.whole
     WHERE cm.clustering_id = :clustering AND cm.media_id = ANY(:dirty::uuid[]))
-  UPDATE clusters c SET previews = p.ids
-  FROM (SELECT cluster_id, array_agg(id ORDER BY rank) AS ids
-        FROM (SELECT k.cluster_id, m.id, row_number() OVER (PARTITION BY k.cluster_id ORDER BY ${MOST_UNIQUE_FIRST}) AS rank
-              FROM candidates k JOIN media m ON m.version_id = :version AND m.id = k.id) ranked
-        WHERE rank <= ${PREVIEWS_PER_CLUSTER} GROUP BY cluster_id) p
-  WHERE c.clustering_id = :clustering AND c.id = p.cluster_id AND c.previews IS DISTINCT FROM p.ids`;
+  ${previewsAmong('SELECT cluster_id, id FROM candidates')}`;
 
 /**
  * Makes the copies Explore reads of the clustering `clusteringId` (read by `versionId`) agree with its memberships
