@@ -3,6 +3,7 @@ import { isAnnotatableImage } from './boxes';
 import { FORMAT_LAYOUTS, type ExportRecord } from './exportRecord';
 import type { MetadataContext, MetadataWriter } from './metadataWriters';
 import { flatSchema, parquetStream, type ParquetType } from './parquetStream';
+import { toYaml } from './yamlText';
 
 /** Rows per row group, and the image bytes after which a group is written whatever its rows (what is held in memory). */
 const GROUP_ROWS = 1000;
@@ -22,18 +23,27 @@ function value(record: ExportRecord, column: Column): unknown {
   return field;
 }
 
-/** The dataset card: which files make the train split, so `load_dataset` on the unpacked folder finds them. */
+/** Text as Markdown that renders as that text: ASCII punctuation backslash-escaped (CommonMark), line breaks and controls as spaces. */
+export function markdownText(text: string): string {
+  return text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim().replace(/[!-/:-@[-`{-~]/g, (char) => `\\${char}`);
+}
+
+/**
+ * The dataset card: its YAML front matter (written by the YAML serializer: the name as `pretty_name`, and
+ * which files make the train split, so `load_dataset` on the unpacked folder finds them), then a Markdown
+ * body where the name is escaped text.
+ */
 function datasetCard(context: MetadataContext, rows: number): string {
+  const frontMatter = toYaml({
+    pretty_name: context.datasetName,
+    configs: [{ config_name: 'default', data_files: [{ split: 'train', path: 'data/train-*.parquet' }] }],
+  });
   return [
     '---',
-    'configs:',
-    '- config_name: default',
-    '  data_files:',
-    '  - split: train',
-    '    path: data/train-*.parquet',
+    frontMatter.trimEnd(),
     '---',
     '',
-    `# ${context.datasetName.replace(/\s+/g, ' ')}`,
+    `# ${markdownText(context.datasetName) || 'Dataset'}`,
     '',
     `Exported by the media dataset service at ${context.exportedAt.toISOString()}: ${rows} media in \`data/\`, one row each.`,
     'The `image` column holds each image and video frame (an `Image` feature: its bytes and its name);',

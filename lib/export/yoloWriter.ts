@@ -4,6 +4,7 @@ import { boxesOf, Categories, isAnnotatableImage } from './boxes';
 import { FORMAT_LAYOUTS } from './exportRecord';
 import type { MetadataContext, MetadataWriter } from './metadataWriters';
 import { end, send } from './streams';
+import { toYaml } from './yamlText';
 
 /** An archive the format cannot hold as asked; the export fails with this message (retrying cannot help). */
 export class UnexportableError extends Error {}
@@ -52,13 +53,10 @@ export function yoloWriter(out: Writable, context: MetadataContext): MetadataWri
       }
     },
     async finish() {
-      const names = categories.entries().map(([name]) => JSON.stringify(name));
-      await send(
-        out,
-        `# YOLO detection dataset: export of ${JSON.stringify(context.datasetName)} at ${context.exportedAt.toISOString()}.\n` +
-          '# Labels of whole images are boxes over the whole image (0.5 0.5 1 1); detected objects keep their boxes.\n' +
-          `train: images\nval: images\nnc: ${names.length}\nnames: [${names.join(', ')}]\n`,
-      );
+      // No user text in comments: names and classes go through the YAML serializer only.
+      const header = '# YOLO detection dataset. Labels of whole images are boxes over the whole image (0.5 0.5 1 1); detected objects keep their boxes.\n';
+      const names = categories.entries().map(([name]) => name);
+      await send(out, header + toYaml({ train: 'images', val: 'images', nc: names.length, names }));
       await end(out);
     },
     abort: () => undefined,

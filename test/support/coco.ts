@@ -9,6 +9,7 @@ export interface CocoReading {
   images: Array<{ id: number; file_name: string; width: number; height: number; media_id: string; labels: string[]; boxes: number[][] }>;
   categories: string[];
   annotations: number;
+  info: Record<string, unknown> | null;
 }
 
 /** What pycocotools (installed by scripts/install-pycocotools.sh) reads from a COCO annotation file. */

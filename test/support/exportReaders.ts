@@ -27,10 +27,17 @@ export interface HuggingFaceReading {
   card_image_feature: boolean;
 }
 
-/** Unpacks `entries` into a new directory, reads it with supervision or datasets (scripts/install-export-readers.sh), and removes it. */
+/** The text files of an export as their readers parse them: data.yaml (PyYAML), README.md (huggingface_hub's DatasetCard). */
+export interface TextReading {
+  data_yaml?: Record<string, unknown>;
+  card?: { metadata: Record<string, unknown>; body: string };
+}
+
+/** Unpacks `entries` into a new directory, reads it with supervision, datasets or the text readers (scripts/install-export-readers.sh), and removes it. */
 export function readExport(mode: 'yolo', entries: Map<string, Buffer>): YoloReading;
 export function readExport(mode: 'hf', entries: Map<string, Buffer>): HuggingFaceReading;
-export function readExport(mode: 'yolo' | 'hf', entries: Map<string, Buffer>): YoloReading | HuggingFaceReading {
+export function readExport(mode: 'text', entries: Map<string, Buffer>): TextReading;
+export function readExport(mode: 'yolo' | 'hf' | 'text', entries: Map<string, Buffer>): YoloReading | HuggingFaceReading | TextReading {
   if (!fs.existsSync(python)) throw new Error(`${python} is missing: run bash scripts/install-export-readers.sh`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `export-${mode}-`));
   try {

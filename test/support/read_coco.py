@@ -21,4 +21,5 @@ print(json.dumps({
     ],
     "categories": sorted(cat["name"] for cat in coco.loadCats(coco.getCatIds())),
     "annotations": len(coco.getAnnIds()),
+    "info": coco.dataset.get("info"),
 }))

@@ -4,6 +4,8 @@
 yolo DIR: Roboflow supervision's DetectionDataset.from_yolo (images/, labels/, data.yaml), every image decoded.
 hf DIR: Hugging Face datasets' load_dataset("parquet", data_files=...) and load_dataset(DIR) (the dataset card's
 configs), every image decoded by the Image feature (Pillow).
+text DIR: the text of the formats as their readers parse it: data.yaml by PyYAML (Ultralytics' yaml.safe_load), README.md's
+front matter by huggingface_hub (the Hub's own parser) and its Markdown body.
 """
 import json
 import sys
@@ -56,6 +58,21 @@ def read_hf(root: Path) -> dict:
     }
 
 
+def read_text(root: Path) -> dict:
+    import yaml
+    from huggingface_hub import DatasetCard
+
+    result = {}
+    if (root / "data.yaml").exists():
+        result["data_yaml"] = yaml.safe_load((root / "data.yaml").read_text(encoding="utf-8"))
+    if (root / "README.md").exists():
+        card = DatasetCard.load(root / "README.md")
+        result["card"] = {"metadata": card.data.to_dict(), "body": card.text}
+    return result
+
+
+READERS = {"yolo": read_yolo, "hf": read_hf, "text": read_text}
+
 if __name__ == "__main__":
     mode, directory = sys.argv[1], Path(sys.argv[2])
-    print(json.dumps(read_yolo(directory) if mode == "yolo" else read_hf(directory)))
+    print(json.dumps(READERS[mode](directory)))

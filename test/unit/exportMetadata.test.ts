@@ -197,8 +197,8 @@ describe('export metadata files', () => {
       'labels/img_5.txt': '2 0.350000 0.400000 0.500000 0.400000\n0 0.950000 0.950000 0.100000 0.100000\n',
     });
     const yaml = bytes().toString('utf8');
-    expect(yaml).toContain('train: images\nval: images\nnc: 3\nnames: ["cat", "animal", "dog"]\n');
-    expect(yaml).toMatch(/^# YOLO detection dataset: export of "pets" at 2026-11-26T12:00:00.000Z\.\n/);
+    // Written by the YAML serializer; no user text in its comment.
+    expect(yaml).toMatch(/^# YOLO detection dataset\. [^\n]*\ntrain: "images"\nval: "images"\nnc: 3\nnames:\n {2}- "cat"\n {2}- "animal"\n {2}- "dog"\n$/);
   });
 
   it('refuses a YOLO export where two images would share a label file', async () => {
@@ -234,7 +234,9 @@ describe('export metadata files', () => {
     expect(rows[0].created_at).toBe(records[0].created_at);
 
     expect([...entries.keys()]).toEqual(['README.md']);
-    expect(entries.get('README.md')).toMatch(/^---\nconfigs:\n- config_name: default\n {2}data_files:\n {2}- split: train\n {4}path: data\/train-\*\.parquet\n---\n\n# pets\n/);
+    expect(entries.get('README.md')).toMatch(
+      /^---\npretty_name: "pets"\nconfigs:\n {2}- config_name: "default"\n {4}data_files:\n {6}- split: "train"\n {8}path: "data\/train-\*\.parquet"\n---\n\n# pets\n/,
+    );
     expect(entries.get('README.md')).toContain(': 5 media in `data/`');
   });
 });
