@@ -18,7 +18,6 @@ import { errorHandler } from './middleware/errorHandler';
 import { requestContext } from './middleware/requestContext';
 import { rejectNul } from './middleware/rejectNul';
 import { refuseCrossSiteRequests } from './middleware/sameOrigin';
-import { API_ROUTES } from './specs';
 import { multipartLimits } from './uploads';
 import { serveWebApp } from './webApp';
 import { projectRoot } from '../lib/projectRoot';
@@ -140,7 +139,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   app.use(requestContext(deps.logger));
   app.use(errorHandler());
-  app.use(refuseCrossSiteRequests(deps.config.publicUrl, API_ROUTES));
+  app.use(refuseCrossSiteRequests(deps.config.publicUrl));
   app.use(
     koaBody({
       jsonLimit: '1mb',

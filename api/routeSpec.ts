@@ -2,6 +2,7 @@ import type { Router, RouterMiddleware } from '@koa/router';
 import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import { validate } from './middleware/validate';
+import { refuseCrossSiteRead } from './middleware/sameOrigin';
 import type { InputOf, RequestSchemas, RequestState } from './state';
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
@@ -30,7 +31,7 @@ export interface RouteSpec<S extends RequestSchemas = RequestSchemas> {
    * session only, or a session or bearer token in every run mode (a user's own API keys).
    */
   auth: 'none' | 'user' | 'session' | 'sessionOrToken';
-  /** A GET the contract makes create or start something: a browser must send it from this service's pages (api/middleware/sameOrigin.ts). */
+  /** A GET the contract makes create or start something: a browser must send it from this service's pages (mount puts refuseCrossSiteRead first). */
   changesState?: true;
   request: S;
   /** What the handler reads and checks itself (a multipart or urlencoded form; a query whose errors are 400s): documented only. */
@@ -54,7 +55,9 @@ export function mount<State extends RequestState, S extends RequestSchemas>(
   spec: RouteSpec<S>,
   ...handlers: Array<RouterMiddleware<State & { input: InputOf<S> }>>
 ): void {
-  const chain: Array<RouterMiddleware<State & { input: InputOf<S> }>> = [...(spec.before ?? []), validate(spec.request, spec.invalidInputStatus), ...handlers];
+  const chain: Array<RouterMiddleware<State & { input: InputOf<S> }>> = [
+    ...(spec.changesState ? [refuseCrossSiteRead] : []),
+    ...(spec.before ?? []), validate(spec.request, spec.invalidInputStatus), ...handlers];
   switch (spec.method) {
     case 'get':
       router.get<{ input: InputOf<S> }>(spec.path, ...chain);

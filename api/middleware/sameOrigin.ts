@@ -1,15 +1,8 @@
 import type { Middleware } from 'koa';
 import { HttpError } from '../errors';
-import type { RouteSpec } from '../routeSpec';
 
-const READ_METHODS = new Set(['GET', 'HEAD']);
-
-/** Paths (below /api/v1) of the GET routes the contract makes change state; Koa's router answers HEAD with them too. */
-function stateChangingReads(routes: readonly RouteSpec[]): RegExp[] {
-  return routes
-    .filter((route) => route.method === 'get' && route.changesState)
-    .map((route) => new RegExp(`^/api/v1${route.path.replace(/:[A-Za-z_]+/g, '[^/]+')}/?$`));
-}
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const REFUSED = "Cross-site request refused: a request that changes data must come from this service's own pages";
 
 /** Whether a browser says the request comes from another site: Sec-Fetch-Site, or else Origin against ours. */
 function isCrossSite(site: string, origin: string, publicOrigin: string): boolean {
@@ -19,22 +12,29 @@ function isCrossSite(site: string, origin: string, publicOrigin: string): boolea
 
 /**
  * Cookies and an API without authentication answer any page the browser shows, so every request
- * that changes state (any method but GET, HEAD and OPTIONS, and the GETs the contract makes create
- * things) must come from this service's own pages or from no browser at all. The browser tells in
- * Sec-Fetch-Site, or else in Origin, which is compared with PUBLIC_URL's origin, never with the
- * request's own Host. A request with neither header is not a browser's cross-site request (curl, an SDK).
+ * that changes state must come from this service's own pages or from no browser at all. The browser
+ * tells in Sec-Fetch-Site, or else in Origin, which is compared with PUBLIC_URL's origin, never with
+ * the request's own Host. A request with neither header is not a browser's cross-site request (curl, an SDK).
+ *
+ * Any method but GET, HEAD and OPTIONS is refused here. Which GETs change state is known only once
+ * the router has matched the route (it matches paths case-insensitively), so this records the
+ * answer and `refuseCrossSiteRead`, put first in those routes' chains by `mount`, refuses them.
  */
-export function refuseCrossSiteRequests(publicUrl: string, routes: readonly RouteSpec[]): Middleware {
+export function refuseCrossSiteRequests(publicUrl: string): Middleware {
   const publicOrigin = new URL(publicUrl).origin;
-  const reads = stateChangingReads(routes);
   return async (ctx, next) => {
-    const changesState = READ_METHODS.has(ctx.method) ? reads.some((path) => path.test(ctx.path)) : ctx.method !== 'OPTIONS';
-    if (changesState && isCrossSite(ctx.get('sec-fetch-site'), ctx.get('origin'), publicOrigin)) {
-      throw new HttpError(403, "Cross-site request refused: a request that changes data must come from this service's own pages");
-    }
+    const crossSite = isCrossSite(ctx.get('sec-fetch-site'), ctx.get('origin'), publicOrigin);
+    if (crossSite && !READS.has(ctx.method)) throw new HttpError(403, REFUSED);
+    ctx.state.crossSite = crossSite;
     return next();
   };
 }
+
+/** The guard of a GET route the contract makes create or start something (its spec says `changesState`). */
+export const refuseCrossSiteRead: Middleware = async (ctx, next) => {
+  if (ctx.state.crossSite) throw new HttpError(403, REFUSED);
+  return next();
+};
 
 /**
  * For servers no page of ours calls (the pipeline trigger): any request a browser makes from a page

@@ -55,6 +55,7 @@ export function createApiDocsRouter(): Router<RequestState> {
   const router = new Router<RequestState>({ prefix: '/api/v1' });
   router.get('/docs', (ctx) => {
     ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    ctx.set('X-Frame-Options', 'DENY');
     ctx.set('Cache-Control', 'no-cache');
     ctx.type = 'html';
     ctx.body = PAGE;

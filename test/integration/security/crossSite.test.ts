@@ -29,8 +29,9 @@ describe('cross-site requests (every state-changing route × session cookie or n
   /** The route's path with this dataset's id, and made-up ids and names elsewhere. */
   const pathOf = (route: RouteSpec) =>
     `/api/v1${route.path.replace(/:(\w+)/g, (_, name: string) => (name === 'dataset_id' ? datasetId : name.endsWith('_id') ? randomUUID() : 'x'))}`;
-  const send = (api: TestApi, route: RouteSpec, method: string = route.method) => {
-    const request = api.request[method as 'get'](pathOf(route));
+  /** The router matches paths case-insensitively, so every check must hold for the case-folded path too. */
+  const send = (api: TestApi, route: RouteSpec, method: string = route.method, fold: (path: string) => string = (path) => path) => {
+    const request = api.request[method as 'get'](fold(pathOf(route)));
     return route.request.body ? request.send({}) : request;
   };
 
@@ -70,6 +71,11 @@ describe('cross-site requests (every state-changing route × session cookie or n
         expect(sameSite.status).toBe(403);
         const unauthenticated = await send(open, route, method).set('Sec-Fetch-Site', 'cross-site');
         expect(unauthenticated.status).toBe(403);
+        for (const fold of [(path: string) => path.toUpperCase(), (path: string) => path.replace(/\/(\w)/g, (_, c: string) => `/${c.toUpperCase()}`)]) {
+          const folded = await send(secured, route, method, fold).set('Cookie', cookie).set('Sec-Fetch-Site', 'cross-site');
+          expect(folded.status).toBe(403);
+          expect((await send(open, route, method, fold).set('Sec-Fetch-Site', 'cross-site')).status).toBe(403);
+        }
       }
       expect({ secured: await databaseFingerprint(secured.deps.db), open: await databaseFingerprint(open.deps.db) }).toEqual(before);
     });
