@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
 import { recordedFileNames, recordUploadedFiles } from '../db/repositories/ingestion';
-import { splitFolder } from '../lib/media/folderLabel';
+import { mediaPath, mediaPathRefusal } from '../lib/media/mediaPath';
 import { mediaKindOf } from '../lib/media/mediaTypes';
 import { archiveEntries, type ArchiveLimits } from '../lib/sources/archive';
 import { localEntries } from '../lib/sources/localPath';
@@ -76,12 +76,15 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
           for await (const entry of entries) {
             context.heartbeat(found.media);
             if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
-            const kind = mediaKindOf(entry.name);
+            const { fileName, folder } = mediaPath(entry.name);
+            const kind = mediaKindOf(fileName);
             if (!kind) {
               found.skipped++;
               continue;
             }
-            if (!recorded.has(entry.name)) {
+            const tooLong = mediaPathRefusal(fileName);
+            if (tooLong) throw new MediaSourceError(tooLong);
+            if (!recorded.has(fileName)) {
               let staged;
               try {
                 staged = await stageStream(await entry.open(), deps.stagingDir, { maxBytes: deps.archives.maxEntryBytes });
@@ -99,7 +102,7 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
                 await fs.promises.rm(staged.path, { force: true });
               }
               await recordUploadedFiles(db, input.datasetId, input.transactionId, [
-                { fileName: entry.name, mediaKind: kind, sha256: staged.sha256, size: staged.size, folder: splitFolder(entry.name).folder },
+                { fileName, mediaKind: kind, sha256: staged.sha256, size: staged.size, folder },
               ]);
             }
             found.media++;

@@ -5,9 +5,10 @@ import busboy from 'busboy';
 import { stageStream, type StagedFile } from '../lib/storage/staging';
 import { HttpError } from './errors';
 import { containsNul } from '../lib/nulText';
-import { splitFolder } from '../lib/media/folderLabel';
+import { mediaPath, mediaPathRefusal } from '../lib/media/mediaPath';
 
 export interface ReceivedFile extends StagedFile {
+  /** Its relative path as the client sent it (`cats/1.jpg`), by the one naming rule (lib/media/mediaPath.ts). */
   fileName: string;
   /** The name of the folder the client sent the file from (`cats` for `cats/1.jpg`), or null. */
   folder: string | null;
@@ -67,7 +68,7 @@ async function readMultipart(
   try {
     parser = busboy({
       headers: ctx.req.headers,
-      // The folder a file was sent from can be its label (labels_from=folder); the name kept is the base name.
+      // A file keeps the relative path it was sent under (`cats/1.jpg`); its folder can be its label (labels_from=folder).
       preservePath: true,
       limits: {
         fields: limits.maxFields,
@@ -140,7 +141,7 @@ async function readMultipart(
       stream.resume();
       return refuse(new HttpError(422, 'A file part name or file name contains a NUL character'));
     }
-    const { fileName, folder } = splitFolder(info.filename ?? '');
+    const { fileName, folder } = mediaPath(info.filename ?? '');
     stream.on('limit', () => refuse(new HttpError(413, `File ${fileName} exceeds ${files.maxFileBytes} bytes`)));
     openStreams.add(stream);
     stream.once('close', () => openStreams.delete(stream));
@@ -185,6 +186,14 @@ export interface ReceiveOptions {
   check: (fileName: string, field: string) => HttpError | undefined;
 }
 
+/** Paths of a request shown when it sends them more than once. */
+const REPEATED_SHOWN = 10;
+
+function repeatedPaths(paths: string[]): string {
+  const shown = paths.slice(0, REPEATED_SHOWN).join(', ') + (paths.length > REPEATED_SHOWN ? `, … (${paths.length} in all)` : '');
+  return `Each file path may be sent once per request; sent more than once: ${shown}`;
+}
+
 export interface ReceivedUpload {
   files: ReceivedFile[];
   fields: Record<string, string>;
@@ -192,27 +201,41 @@ export interface ReceivedUpload {
 
 /**
  * Streams the multipart file parts named one of `fields` to temp files under `stagingDir`. `check`
- * may refuse a file (by name and field) with an HttpError. Any problem removes every staged file and throws, so a
- * refused request leaves nothing behind.
+ * may refuse a file (by name and field) with an HttpError; so are a path longer than
+ * MAX_MEDIA_PATH_BYTES and a path sent twice in the request (422, naming them). Any problem removes
+ * every staged file and throws, so a refused request leaves nothing behind.
  */
 export async function receiveFiles(ctx: Context, options: ReceiveOptions): Promise<ReceivedUpload> {
   const expected = options.fields.map((field) => `"${field}"`).join(' or ');
   if (!ctx.is('multipart/form-data')) throw new HttpError(422, `Expected multipart/form-data with file parts named ${expected}`);
   const files: ReceivedFile[] = [];
+  const sent = new Set<string>();
+  const repeated = new Set<string>();
   try {
     const fields = await readMultipart(ctx, options.limits, ({ field, fileName, folder, stream }, refuse) => {
+      const tooLong = fileName ? mediaPathRefusal(fileName) : undefined;
       const refusal = !options.fields.includes(field)
         ? new HttpError(422, `File parts must use the field name ${expected} (got "${field}")`)
         : !fileName
           ? new HttpError(400, 'A file part has no file name')
-          : options.check(fileName, field);
+          : tooLong
+            ? new HttpError(422, tooLong)
+            : options.check(fileName, field);
       if (refusal) {
         stream.resume();
         refuse(refusal);
         return undefined;
       }
+      if (sent.has(fileName)) repeated.add(fileName);
+      sent.add(fileName);
+      // Once a path came twice the request is refused: the rest is read only to name every repeated path.
+      if (repeated.size > 0) {
+        stream.resume();
+        return undefined;
+      }
       return stageStream(stream, options.stagingDir).then((staged) => void files.push({ ...staged, fileName, folder, field }));
     });
+    if (repeated.size > 0) throw new HttpError(422, repeatedPaths([...repeated]));
     return { files, fields };
   } catch (error) {
     await removeStaged(files);

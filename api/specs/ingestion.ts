@@ -47,7 +47,13 @@ export const ingestionRoutes = {
     request: { params: transactionParams },
     handlerReads: { form: z.object({ files: z.array(filePart) }) },
     responses: { 202: { description: 'Stored', schema: z.object({ ...transaction, files: z.array(z.string()) }) } },
-    errors: [[400, 'No files, an unsupported file type, or the transaction is already processing'], 403, 404, 413],
+    errors: [
+      [400, 'No files, an unsupported file type, or the transaction is already processing'],
+      403,
+      404,
+      413,
+      [422, 'Malformed multipart body, wrong file field, or a file path sent twice in the request or longer than 1,024 bytes'],
+    ],
   }),
   processFiles: defineRoute({
     method: 'post',

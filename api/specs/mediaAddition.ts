@@ -53,7 +53,7 @@ export const mediaAdditionRoutes = {
       [404, 'Dataset not found'],
       [409, `Status not READY or PARTIAL INDEX, or ${running}`],
       413,
-      [422, 'Malformed multipart body or wrong file field'],
+      [422, 'Malformed multipart body, wrong file field, or a file path sent twice in the request or longer than 1,024 bytes'],
       [500, 'Upload or pipeline trigger failed'],
     ],
   }),

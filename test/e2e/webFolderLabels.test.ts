@@ -62,7 +62,10 @@ describe('web app: a dataset from a folder per class, labelled by its folders', 
       .db('media')
       .where({ version_id: await headVersionId(web.stack.deps.db, datasetId) })
       .select('file_name', 'custom_metadata');
-    expect(rows.map((media) => [media.file_name, media.custom_metadata]).sort()).toEqual([...given].slice(0, IMAGES).map(([name, label]) => [name, { label }]).sort());
+    // Each file keeps the path it was picked under; its parent folder is its label.
+    expect(rows.map((media) => [media.file_name, media.custom_metadata]).sort()).toEqual(
+      [...given].slice(0, IMAGES).map(([name, label]) => [`fashion/${label}/${name}`, { label }]).sort(),
+    );
 
     await status.getByRole('link', { name: 'Label quality report' }).click();
     const report = (await web.stack.request.get(`/api/v1/dataset/${datasetId}/label_quality`).expect(200)).body;

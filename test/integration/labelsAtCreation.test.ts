@@ -53,8 +53,9 @@ describe('labels from folders at creation', () => {
         request.attach('files', file, withFolders ? ({ filepath: `${given.get(base)}/${base}` } as { filename?: string }) : undefined);
       }
       const stored = await request.expect(202);
-      // The stored name is the base name; the folder is kept beside it.
-      expect([...stored.body.files].sort()).toEqual(files.slice(i, i + 50).map((file) => path.basename(file)).sort());
+      // The stored name is the relative path sent; its folder is the label.
+      const sent = files.slice(i, i + 50).map((file) => path.basename(file)).map((base) => (withFolders ? `${given.get(base)}/${base}` : base));
+      expect([...stored.body.files].sort()).toEqual(sent.sort());
     }
     return created;
   }
@@ -94,14 +95,14 @@ describe('labels from folders at creation', () => {
       .db('media')
       .where({ version_id: versionId })
       .select('file_name', 'custom_metadata');
-    expect(rows.map((row) => [row.file_name, row.custom_metadata]).sort()).toEqual([...given].map(([name, label]) => [name, { label }]).sort());
+    expect(rows.map((row) => [row.file_name, row.custom_metadata]).sort()).toEqual([...given].map(([name, label]) => [`${label}/${name}`, { label }]).sort());
 
     expect((await stack.request.get(`/api/v1/dataset/${datasetId}/label_fields`).expect(200)).body).toMatchObject({ label_field: 'label', split_field: null });
     const report = (await stack.request.get(`/api/v1/dataset/${datasetId}/label_quality`).expect(200)).body;
     expect(report).toMatchObject({ label_field: 'label', split_field: null, n_media: MEDIA, n_labelled: MEDIA });
     expect(report.classes).toHaveLength(new Set(given.values()).size);
 
-    const names = new Map([...ids].map(([name, id]) => [id, name]));
+    const names = new Map([...ids].map(([name, id]) => [id, path.basename(name)]));
     const flaggedIds: string[] = await stack.deps.db('media_issues').where({ version_id: versionId, issue_type: 'mislabel' }).pluck('media_id');
     expect(report.n_flagged).toBe(flaggedIds.length);
     const found = [...fixture.flipped].filter((name) => flaggedIds.some((id) => names.get(id) === name));
@@ -140,7 +141,11 @@ describe('labels from folders at creation', () => {
     expect(await results(versionId)).toEqual(chunked);
 
     // Splits from a metadata import, declared with the label: leakage between the planted copies and their originals.
-    const imported = await stack.request.post(`/api/v1/dataset/${datasetId}/custom_metadata`).attach('file', fixture.metadataFile).expect(202);
+    // The import matches media by the names they keep: the paths they were uploaded under.
+    const metadata: Array<{ file_name: string; category: string }> = JSON.parse(fs.readFileSync(fixture.metadataFile, 'utf8'));
+    const byPath = path.join(scratch, 'metadata-by-path.json');
+    fs.writeFileSync(byPath, JSON.stringify(metadata.map((row) => ({ ...row, file_name: `${row.category}/${row.file_name}` }))));
+    const imported = await stack.request.post(`/api/v1/dataset/${datasetId}/custom_metadata`).attach('file', byPath).expect(202);
     await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'], 600_000);
     expect((await stack.request.get('/api/v1/tasks').query({ dataset_id: datasetId }).expect(200)).body.tasks.find((task: { task_id: string }) => task.task_id === imported.body.task_id).status).toBe('COMPLETED');
     const declared = await stack.request.put(`/api/v1/dataset/${datasetId}/label_fields`).send({ label_field: 'label', split_field: 'split' }).expect(202);

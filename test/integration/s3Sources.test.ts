@@ -64,7 +64,8 @@ describe('add_media from object storage (a real S3-compatible server with STS)',
     const csvTask = await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED']);
     expect(csvTask).toMatchObject({ status: 'COMPLETED' });
     expect(csvTask.status_message).toMatch(/Listed but missing: \.\.\/gone\/ghost\.jpg$/);
-    expect(await names(datasetId)).toEqual(['../incoming/2026/rocket.jpg', 'chelsea.jpg', 'other/astronaut.jpg']);
+    // A relative entry keeps its path without the climb out of the manifest's folder (one naming rule, lib/media/mediaPath.ts).
+    expect(await names(datasetId)).toEqual(['chelsea.jpg', 'incoming/2026/rocket.jpg', 'other/astronaut.jpg']);
 
     await put('lists/more.txt', '# one per line\ns3://media/pool/grace_hopper.jpg\n');
     await addFromS3(datasetId, 's3://media/lists/more.txt').expect(202);
@@ -75,7 +76,7 @@ describe('add_media from object storage (a real S3-compatible server with STS)',
     await addFromS3(datasetId, 's3://media/lists/last.parquet').field('auto_reindex', 'true').expect(202);
     expect((await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).status).toBe('COMPLETED');
     expect(await names(datasetId)).toEqual([
-      '../incoming/2026/rocket.jpg', '../pool/motorcycle_left.jpg', 'chelsea.jpg', 'other/astronaut.jpg', 'pool/grace_hopper.jpg',
+      'chelsea.jpg', 'incoming/2026/rocket.jpg', 'other/astronaut.jpg', 'pool/grace_hopper.jpg', 'pool/motorcycle_left.jpg',
     ]);
     expect((await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'READY', n_images: 5 });
   });

@@ -64,8 +64,9 @@ def test_create_wait_prints_the_id_and_shows_progress(client: Client, folder: Pa
 def test_create_labels_from_folders_checks_them_while_indexing(client: Client, tmp_path: Path) -> None:
     for label, names in {"portraits": ("grace_hopper.jpg", "astronaut.jpg"), "space": ("hubble_deep_field.jpg", "rocket.jpg")}.items():
         (tmp_path / label).mkdir()
-        for name in names:
-            shutil.copy(PHOTOS / name, tmp_path / label / name)
+        # The same file names in both folders (0001.jpg, 0002.jpg), as class-folder datasets have them: each file is kept.
+        for number, name in enumerate(names, 1):
+            shutil.copy(PHOTOS / name, tmp_path / label / f"{number:04}.jpg")
     created = mds("create", unique("cli-labelled"), str(tmp_path), "--labels-from-folders", "--label-field", "kind", "--wait", "--no-progress")
     assert created.returncode == 0, created.stderr
     dataset_id = created.stdout.strip()

@@ -59,18 +59,19 @@ def test_reads_wait_out_a_503_with_retry_after_and_writes_do_not() -> None:
     assert answers == ["GET", "GET", "POST"]
 
 
-def test_labels_from_folders_send_each_file_under_its_folder(tmp_path) -> None:
-    from mds_client.client import folder_names
+def test_files_are_sent_under_their_paths_below_the_folder_given(tmp_path) -> None:
+    from mds_client.client import sent_names
 
-    for relative in ("cats/a.jpg", "dogs/b.jpg", "top.jpg"):
+    for relative in ("cats/0001.jpg", "dogs/0001.jpg", "pets/cats/0002.jpg", "top.jpg"):
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relative).write_bytes(b"")
-    files = [tmp_path / "cats/a.jpg", tmp_path / "dogs/b.jpg", tmp_path / "top.jpg"]
-    # A file directly in the folder given has no label; a list of files takes each one's own folder.
-    assert folder_names(files, tmp_path) == ["cats/a.jpg", "dogs/b.jpg", "top.jpg"]
-    assert folder_names(files, None) == ["cats/a.jpg", "dogs/b.jpg", f"{tmp_path.name}/top.jpg"]
-    (tmp_path / "dogs/a.jpg").write_bytes(b"")
-    with pytest.raises(MdsError, match="a.jpg is in two folders"):
-        folder_names(files + [tmp_path / "dogs/a.jpg"], tmp_path)
+    files = [tmp_path / "cats/0001.jpg", tmp_path / "dogs/0001.jpg", tmp_path / "pets/cats/0002.jpg", tmp_path / "top.jpg"]
+    # The same name in two folders is two files; a file directly in the folder given has no folder, so no label.
+    relative = ["cats/0001.jpg", "dogs/0001.jpg", "pets/cats/0002.jpg", "top.jpg"]
+    assert sent_names(files, tmp_path) == relative
+    assert sent_names(files, tmp_path, labels_from_folders=True) == relative
+    # A list of files: base names, or each one's own folder with labels from folders.
+    assert sent_names(files, None) == ["0001.jpg", "0001.jpg", "0002.jpg", "top.jpg"]
+    assert sent_names(files, None, labels_from_folders=True) == ["cats/0001.jpg", "dogs/0001.jpg", "cats/0002.jpg", f"{tmp_path.name}/top.jpg"]
     with pytest.raises(MdsError, match="No file is in a folder"):
-        folder_names([tmp_path / "top.jpg"], tmp_path)
+        sent_names([tmp_path / "top.jpg"], tmp_path, labels_from_folders=True)

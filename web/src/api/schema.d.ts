@@ -1301,7 +1301,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Invalid parameters */
+                /** @description Malformed multipart body, wrong file field, or a file path sent twice in the request or longer than 1,024 bytes */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5056,7 +5056,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Malformed multipart body or wrong file field */
+                /** @description Malformed multipart body, wrong file field, or a file path sent twice in the request or longer than 1,024 bytes */
                 422: {
                     headers: {
                         [name: string]: unknown;

@@ -80,20 +80,15 @@ def media_files(source: Source) -> List[Path]:
     return files
 
 
-def folder_names(files: Sequence[Path], root: Optional[Path]) -> List[str]:
-    """``<folder>/<name>`` of each file, its folder being its label (files directly in ``root`` have none).
-
-    The service keeps files by base name, so a name in two folders is refused before anything is sent.
-    """
-    seen: Dict[str, str] = {}
-    names: List[str] = []
-    for path in files:
-        folder = path.parent.name if root is None or path.parent.resolve() != root.resolve() else ""
-        if path.name in seen:
-            raise MdsError(f"{path.name} is in two folders ({seen[path.name] or '.'} and {folder or '.'}): file names must be unique to take labels from folders")
-        seen[path.name] = folder
-        names.append(f"{folder}/{path.name}" if folder else path.name)
-    if not any("/" in name for name in names):
+def sent_names(files: Sequence[Path], root: Optional[Path], labels_from_folders: bool = False) -> List[str]:
+    """The name each file is sent under, which the dataset keeps: its path below ``root`` (``cats/0001.jpg``, so the same
+    name in two folders is two files), or for a list of files its base name (``<folder>/<name>`` with ``labels_from_folders``,
+    the folder being its label; files directly in ``root`` have none)."""
+    if root is not None:
+        names = [path.relative_to(root).as_posix() for path in files]
+    else:
+        names = [f"{path.parent.name}/{path.name}" if labels_from_folders and path.parent.name else path.name for path in files]
+    if labels_from_folders and not any("/" in name for name in names):
         raise MdsError("No file is in a folder: labels from folders need a layout such as cats/1.jpg, dogs/2.jpg")
     return names
 
@@ -239,7 +234,7 @@ class Client:
                     name, folder, wait=wait, progress=progress, timeout=timeout, labels_from_folders=labels_from_folders, label_field=label_field
                 )
         files = media_files(source)
-        names = folder_names(files, path) if labels_from_folders else None
+        names = sent_names(files, path, labels_from_folders)
         dataset_id = NewDataset.model_validate(self.request("GET", "/ingestion/new_dataset", params={"dataset_name": name})).dataset_id
         trans_id = Transaction.model_validate(self.request("GET", f"/ingestion/{dataset_id}/data_files")).trans_id
         self.upload_files(dataset_id, trans_id, files, progress=progress, names=names)
@@ -280,7 +275,7 @@ class Client:
             self._send_archive(dataset_id, path, fields, progress)
         else:
             files = media_files(source)
-            names = folder_names(files, path) if labels_from_folders else [file.name for file in files]
+            names = sent_names(files, path, labels_from_folders)
             with tempfile.TemporaryDirectory(prefix="mds-batch-") as folder:
                 archive = Path(folder) / "batch.zip"
                 with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zipped:
