@@ -8,6 +8,7 @@ import type { Db } from '../db/connection';
 import {
   batchSources,
   countExportMedia,
+  exportClasses,
   exportPage,
   ownedFileNames,
   readConsistently,
@@ -17,8 +18,8 @@ import { labelQualityReport } from '../db/repositories/labelQuality';
 import { taskStartTime, updateTaskProgress } from '../db/repositories/tasks';
 import { archiveNamesOf, type TakenNames } from '../lib/export/archiveNames';
 import { FORMAT_LAYOUTS, toExportRecord } from '../lib/export/exportRecord';
-import { createMetadataWriter, type MetadataWriter } from '../lib/export/metadataWriters';
-import { UnexportableError } from '../lib/export/yoloWriter';
+import { createMetadataWriter } from '../lib/export/metadataWriters';
+import { UnexportableError, type MetadataWriter } from '../lib/export/writer';
 import { createZipWriter, type ZipWriter } from '../lib/export/zipWriter';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ExportInput } from '../workflows/contracts';
@@ -32,22 +33,27 @@ const PAGE_SIZE = 1000;
 /** Progress reaches the task at most this often. */
 const PROGRESS_INTERVAL_MS = 1000;
 
+/** A failure no retry can help (the format cannot hold the version as asked) fails the export with its message. */
+function asFailure(error: unknown): unknown {
+  return error instanceof UnexportableError ? ApplicationFailure.create({ type: 'Unexportable', message: error.message, nonRetryable: true }) : error;
+}
+
 function throwIfCancelled(): void {
   if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('Export aborted');
 }
 
 /**
  * EXPORT: streams one version of a dataset into a ZIP in the object store — the metadata file
- * (metadata.json, metadata.parquet, COCO annotations.json, YOLO data.yaml with labels/, or the
- * Hugging Face Parquet with the images in it and its dataset card) and, when asked (always for
- * YOLO), images/ with every item's bytes. Rows are read by keyset pages inside one read-only
+ * (metadata.json, metadata.parquet, COCO annotations.json, YOLO data.yaml with labels/, the
+ * Hugging Face dataset card with its Parquet files, or ImageFolder's classes.json) and, when asked
+ * (always for YOLO and ImageFolder), every item's bytes where the format puts them. Rows are read by keyset pages inside one read-only
  * snapshot; the archive goes out entry by entry while it is stored, so memory stays flat whatever the dataset's size. A retried
  * attempt writes the whole archive again under the same key (readers only ever see a whole one).
  */
 export function createExportActivities(deps: { db: Db; store: ObjectStore; stagingDir: string }) {
   const { db, store } = deps;
 
-  async function packInto(zip: ZipWriter, input: ExportInput, scratch: { metadata: string; annotations: string }): Promise<number> {
+  async function packInto(zip: ZipWriter, input: ExportInput, scratchDir: string): Promise<number> {
     const context = Context.current();
     const scope: ExportScope = {
       versionId: input.versionId,
@@ -64,13 +70,15 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
       // The metadata file streams straight in when it is the archive's only entry; when images or
       // entries of the format's own go in too, it waits in a file while they do, and follows them.
       const direct = !imagesFolder && !layout.ownEntries;
-      const metadataOut: Writable = direct ? new PassThrough() : fs.createWriteStream(scratch.metadata);
+      const scratchPath = (name: string) => path.join(scratchDir, name);
+      const metadataOut: Writable = direct ? new PassThrough() : fs.createWriteStream(scratchPath('metadata'));
       let done = 0;
       let reported = 0;
       const writer: MetadataWriter = createMetadataWriter(input.format, metadataOut, {
         datasetName: input.datasetName,
         exportedAt: new Date(),
-        scratchFile: scratch.annotations,
+        classes: await exportClasses(snapshot, input.versionId),
+        scratchPath,
         addEntry: (name, content) => zip.add(content, name, { compress: true }),
         readBytes: async (record) => {
           throwIfCancelled();
@@ -89,13 +97,14 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
           const rows = await exportPage(snapshot, scope, after, PAGE_SIZE);
           if (rows.length === 0) break;
           const names = await archiveNamesOf(rows, taken);
-          await writer.write(rows.map((row) => toExportRecord(row, names.get(row.id)!, sources.get(row.batch_id))));
-          if (imagesFolder) {
-            for (const [i, row] of rows.entries()) {
-              throwIfCancelled();
-              context.heartbeat({ done: done + i });
-              await zip.add(await openBlob(row.blob_sha256, `${row.file_name} (media ${row.id})`), `images/${names.get(row.id)!}`, { compress: false });
-            }
+          const records = rows.map((row) => toExportRecord(row, names.get(row.id)!, sources.get(row.batch_id)));
+          await writer.write(records);
+          for (const [i, record] of (imagesFolder ? records : []).entries()) {
+            const entry = writer.imageEntry ? writer.imageEntry(record) : `images/${record.image_filename}`;
+            if (entry === null) continue;
+            throwIfCancelled();
+            context.heartbeat({ done: done + i });
+            await zip.add(await openBlob(record.sha256, `${record.file_name} (media ${record.media_id})`), entry, { compress: false });
           }
           done += rows.length;
           after = rows[rows.length - 1].id;
@@ -112,11 +121,10 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
       } catch (error) {
         writer.abort();
         metadataOut.destroy();
-        if (error instanceof UnexportableError) throw ApplicationFailure.create({ type: 'Unexportable', message: error.message, nonRetryable: true });
-        throw error;
+        throw asFailure(error);
       }
       if (metadataEntry) await metadataEntry;
-      else await zip.add(fs.createReadStream(scratch.metadata), writer.fileName, { compress: true });
+      else await zip.add(fs.createReadStream(scratchPath('metadata')), writer.fileName, { compress: true });
       const labelQuality = await labelQualityReport(snapshot, input.versionId);
       if (labelQuality) await zip.add(Buffer.from(JSON.stringify(labelQuality, null, 2)), LABEL_QUALITY_ENTRY, { compress: true });
       return done;
@@ -146,8 +154,8 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
         statusMessage: `Packaging ${input.fileName}`,
       });
       await fs.promises.mkdir(deps.stagingDir, { recursive: true });
-      const stem = path.join(deps.stagingDir, `export-${randomBytes(8).toString('hex')}`);
-      const scratch = { metadata: `${stem}.metadata`, annotations: `${stem}.annotations` };
+      const scratch = path.join(deps.stagingDir, `export-${randomBytes(8).toString('hex')}`);
+      await fs.promises.mkdir(scratch);
       const zip = createZipWriter();
       const stored = store.putStream(exportArchiveKey(input.taskId, input.fileName), zip.output);
       stored.catch(() => undefined);
@@ -160,7 +168,7 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
         await stored.catch(() => undefined);
         throw error;
       } finally {
-        await Promise.all(Object.values(scratch).map((file) => fs.promises.rm(file, { force: true })));
+        await fs.promises.rm(scratch, { recursive: true, force: true });
       }
     },
 

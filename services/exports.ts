@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { User } from '../db/models';
 import type { DatasetRow } from '../db/repositories/datasets';
 import { findExportTask, unknownSelectionIds } from '../db/repositories/exports';
+import { labelQualityReport } from '../db/repositories/labelQuality';
 import { findTaskForUser, type TaskRow } from '../db/repositories/tasks';
 import type { UrlSigner } from '../lib/auth/signedUrls';
 import { zipFileName } from '../lib/export/archiveNames';
@@ -91,6 +92,9 @@ async function exportedVersion(deps: TaskDeps, dataset: DatasetRow, snapshotId: 
  */
 export async function startExport(deps: TaskDeps, dataset: DatasetRow, user: User, request: ExportRequest): Promise<string> {
   const versionId = await exportedVersion(deps, dataset, request.snapshotId);
+  if (request.format === 'imagefolder' && !(await labelQualityReport(deps.db, versionId))?.label_field) {
+    throw unprocessable(`query.export_format: imagefolder exports the classes of a label field, and dataset ${dataset.id} declares none: declare one first (PUT /api/v1/dataset/{dataset_id}/label_fields)`);
+  }
   const selection = request.selection ? await resolveSelection(deps, versionId, request.selection) : undefined;
   const fileName = zipFileName(request.fileName);
   return createTask(

@@ -7,9 +7,12 @@ const exportFormat = z
   .enum(EXPORT_FORMATS, { message: `export_format must be one of ${EXPORT_FORMATS.join(', ')}` })
   .meta({
     description:
-      'json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format), ' +
-      'yolo (images/, labels/*.txt, data.yaml; always with the images) or hf (a Hugging Face datasets Parquet, ' +
-      'data/train-00000-of-00001.parquet with the images in its image column, and README.md)',
+      'json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format; ' +
+      'annotations/instances_<split>.json per split), yolo (images/, labels/*.txt, data.yaml; always with the images), ' +
+      'hf (a Hugging Face datasets layout: data/<split>-00000-of-00001.parquet with the images in its image column, ' +
+      'and README.md) or imagefolder (<split>/<class>/<file> class folders and classes.json; needs a label field). ' +
+      'With a declared label field (PUT label_fields) coco, yolo and hf carry its values as the classes ' +
+      "(hf: a ClassLabel label column) and its split field's values as splits",
   });
 
 const fileName = z
@@ -22,7 +25,7 @@ const fileName = z
 
 const includeImages = booleanParam('include_images')
   .default(false)
-  .meta({ description: 'Add images/ with the original bytes of every exported item under its image_filename (yolo and hf always carry the images)' });
+  .meta({ description: 'Add images/ with the original bytes of every exported item under its image_filename (yolo, hf and imagefolder always carry the images)' });
 
 const includeDiscarded = booleanParam('include_discarded_duplicates')
   .default(false)
@@ -98,7 +101,7 @@ const exportStatusSchema = z
     error_message: z.string().nullable(),
     file_name: z.string().meta({ description: "The ZIP's name" }),
     export_format: z.enum(EXPORT_FORMATS),
-    include_images: z.boolean().meta({ description: 'The archive carries the images: asked for, or a format that always does (yolo, hf)' }),
+    include_images: z.boolean().meta({ description: 'The archive carries the images: asked for, or a format that always does (yolo, hf, imagefolder)' }),
     selection: z
       .object({ n_media: z.number().int(), n_clusters: z.number().int() })
       .nullable()

@@ -3,6 +3,7 @@ import type { Db } from '../connection';
 import { clusteringOf } from './clusteringOf';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 import { batchSourceOf, type BatchSource, type ExportRow } from '../../lib/export/exportRecord';
+import { byCodePoint, type UserClasses } from '../../lib/export/userClasses';
 
 /** Every clustering threshold (0 finest to 4). */
 const THRESHOLDS = CLUSTER_SIMILARITY_CUTOFFS.map((_, threshold) => threshold);
@@ -199,4 +200,22 @@ export async function readConsistently<T>(db: Db, read: (snapshot: Db) => Promis
 export async function findExportTask(db: Db, taskId: string): Promise<{ taskId: string; status: string; fileName: string | undefined } | undefined> {
   const row = await db('tasks').where({ task_id: taskId, task_type: 'EXPORT' }).first('task_id', 'status', db.raw(`input->>'fileName' AS file_name`));
   return row && { taskId: row.task_id, status: row.status, fileName: row.file_name ?? undefined };
+}
+
+/**
+ * The user's classes of a version, as exports write them: its declared label (and split) field, and
+ * every distinct trimmed, non-empty text value of the label field among its media (strings, numbers
+ * and booleans, as `->>` gives them), in code-point order; null when the version declares no label field.
+ */
+export async function exportClasses(db: Db, versionId: string): Promise<UserClasses | null> {
+  const version = await db('dataset_versions').where({ id: versionId }).first('label_quality');
+  const report = version?.label_quality as { label_field?: string; split_field?: string | null } | null | undefined;
+  if (!report?.label_field) return null;
+  const { rows } = await db.raw(
+    `SELECT DISTINCT btrim(custom_metadata->>?) AS name FROM media
+      WHERE version_id = ? AND jsonb_typeof(custom_metadata->?) IN ('string', 'number', 'boolean') AND btrim(custom_metadata->>?) <> ''`,
+    [report.label_field, versionId, report.label_field, report.label_field],
+  );
+  const names = (rows as Array<{ name: string }>).map((row) => row.name).sort(byCodePoint);
+  return { labelField: report.label_field, splitField: report.split_field ?? null, names };
 }

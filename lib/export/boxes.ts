@@ -1,5 +1,6 @@
 import { DETECTION_SOURCE } from '../enrichment/catalog';
 import type { ExportRecord } from './exportRecord';
+import { classOf, type UserClasses } from './userClasses';
 
 /** A labelled box of an exported image, in fractions (0-1) of the image: top-left corner, width, height. */
 export interface LabelledBox {
@@ -31,11 +32,33 @@ export function boxesOf(record: ExportRecord): LabelledBox[] {
   ];
 }
 
-/** Class ids given in order of first appearance from `firstId` (COCO counts from 1, YOLO from 0). */
+/** The source a box of the user's class carries (COCO `attributes.source`). */
+export const LABEL_FIELD_SOURCE = 'label_field';
+
+/**
+ * The boxes a detection format (COCO, YOLO) writes for a record: with the user's classes, the box of
+ * its class over the whole image, nothing else (model-made labels and detected objects stay in the
+ * metadata formats); without, every box of `boxesOf`.
+ */
+export function trainingBoxes(record: ExportRecord, classes: UserClasses | null): LabelledBox[] {
+  if (!classes) return boxesOf(record);
+  const label = classOf(record, classes);
+  return label === null ? [] : [{ label, box: WHOLE_IMAGE, imageLevel: true, source: LABEL_FIELD_SOURCE, confidence: null }];
+}
+
+/**
+ * Class ids from `firstId` (COCO counts from 1, YOLO from 0): the user's classes in their order when
+ * given (every id known before the first box), else labels in order of first appearance.
+ */
 export class Categories {
   private readonly ids = new Map<string, number>();
 
-  constructor(private readonly firstId: number) {}
+  constructor(
+    private readonly firstId: number,
+    names: readonly string[] = [],
+  ) {
+    for (const name of names) this.idOf(name);
+  }
 
   idOf(label: string): number {
     let id = this.ids.get(label);

@@ -1,16 +1,16 @@
 /**
  * What an export packages and how: the metadata format, and whether the files go in too. yolo
- * (images/, labels/*.txt, data.yaml) and hf (a Hugging Face `datasets` Parquet with the images in
- * it) always carry the images.
+ * (images/, labels/*.txt, data.yaml), hf (a Hugging Face `datasets` Parquet with the images in it)
+ * and imagefolder (a folder per class) always carry the images.
  */
-export const EXPORT_FORMATS = ['json', 'parquet', 'coco', 'yolo', 'hf'] as const;
+export const EXPORT_FORMATS = ['json', 'parquet', 'coco', 'yolo', 'hf', 'imagefolder'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** What an archive of each format holds besides its metadata file. */
 export interface FormatLayout {
   /** The metadata file's name in the archive. */
   fileName: string;
-  /** images/ with every item's bytes: when include_images asks, always (YOLO), or never (hf holds them in its Parquet). */
+  /** The items' bytes (under images/ or where the writer's imageEntry puts them): when include_images asks, always (YOLO, ImageFolder), or never (hf holds them in its Parquet). */
   imagesFolder: 'asked' | 'always' | 'never';
   /** Adds entries of its own while it writes (addEntry), so its metadata file cannot stream straight into the archive. */
   ownEntries: boolean;
@@ -19,9 +19,10 @@ export interface FormatLayout {
 export const FORMAT_LAYOUTS: Record<ExportFormat, FormatLayout> = {
   json: { fileName: 'metadata.json', imagesFolder: 'asked', ownEntries: false },
   parquet: { fileName: 'metadata.parquet', imagesFolder: 'asked', ownEntries: false },
-  coco: { fileName: 'annotations.json', imagesFolder: 'asked', ownEntries: false },
+  coco: { fileName: 'annotations.json', imagesFolder: 'asked', ownEntries: true },
   yolo: { fileName: 'data.yaml', imagesFolder: 'always', ownEntries: true },
-  hf: { fileName: 'data/train-00000-of-00001.parquet', imagesFolder: 'never', ownEntries: true },
+  hf: { fileName: 'README.md', imagesFolder: 'never', ownEntries: true },
+  imagefolder: { fileName: 'classes.json', imagesFolder: 'always', ownEntries: false },
 };
 
 /** Whether an export of `format` carries the images' bytes (in images/ or in its metadata file). */

@@ -1,34 +1,12 @@
-import fs from 'node:fs';
 import type { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { boxesOf, Categories, isAnnotatableImage } from './boxes';
+import { cocoWriter } from './cocoWriter';
 import { FORMAT_LAYOUTS, type ExportFormat, type ExportRecord } from './exportRecord';
 import { huggingFaceWriter } from './huggingFaceWriter';
+import { imageFolderWriter } from './imageFolderWriter';
 import { flatSchema, parquetStream, type ParquetType } from './parquetStream';
 import { end, send } from './streams';
+import type { MetadataContext, MetadataWriter } from './writer';
 import { yoloWriter } from './yoloWriter';
-
-/** Writes the metadata file of an export, a page of records at a time, into a stream it ends itself. */
-export interface MetadataWriter {
-  /** Its name in the archive. */
-  readonly fileName: string;
-  write(records: ExportRecord[]): Promise<void>;
-  /** Writes what is left and ends the stream. */
-  finish(): Promise<void>;
-  /** Lets go of what it holds open when the export stops half way (the caller destroys the stream). */
-  abort(): void;
-}
-
-export interface MetadataContext {
-  datasetName: string;
-  exportedAt: Date;
-  /** A file the COCO writer may keep its annotations in until the images are all written; removed by the caller. */
-  scratchFile: string;
-  /** Adds an entry of the format's own to the archive (YOLO's label files, the dataset card of hf). */
-  addEntry(name: string, content: Buffer): Promise<void>;
-  /** The stored bytes of a record's file (hf holds the images in its Parquet). */
-  readBytes(record: ExportRecord): Promise<Buffer>;
-}
 
 /** metadata.json: one JSON array, one record per line. */
 function jsonWriter(out: Writable): MetadataWriter {
@@ -116,84 +94,6 @@ function parquetWriter(out: Writable): MetadataWriter {
   };
 }
 
-/**
- * annotations.json in the COCO detection format (pycocotools, FiftyOne, CVAT): images are the
- * decodable images and video frames; categories are the labels; each label of an image is an
- * annotation whose box is the whole image (`attributes.image_level`), each detected object one with
- * its own box. Images stream straight out; annotations wait in `scratchFile` until the images are done.
- */
-function cocoWriter(out: Writable, context: MetadataContext): MetadataWriter {
-  const annotations = fs.createWriteStream(context.scratchFile);
-  const categories = new Categories(1);
-  let imageCount = 0;
-  let annotationCount = 0;
-  const info = {
-    description: `Export of ${context.datasetName}`,
-    version: '1.0',
-    year: context.exportedAt.getUTCFullYear(),
-    contributor: 'media dataset service',
-    url: '',
-    date_created: context.exportedAt.toISOString(),
-  };
-  let started = false;
-  const start = async () => {
-    if (started) return;
-    started = true;
-    await send(out, `{"info":${JSON.stringify(info)},\n"licenses":[],\n"images":[`);
-  };
-  return {
-    fileName: FORMAT_LAYOUTS.coco.fileName,
-    async write(records) {
-      await start();
-      const images: string[] = [];
-      const annotated: string[] = [];
-      for (const record of records) {
-        if (!isAnnotatableImage(record)) continue;
-        const { width, height } = record;
-        const imageId = ++imageCount;
-        images.push(
-          JSON.stringify({
-            id: imageId,
-            file_name: record.image_filename,
-            width,
-            height,
-            media_id: record.media_id,
-            ...(record.video_id ? { video_id: record.video_id, frame_index: record.frame_index } : {}),
-          }),
-        );
-        for (const { label, box, imageLevel, source, confidence } of boxesOf(record)) {
-          const bbox = [box.x * width, box.y * height, box.width * width, box.height * height];
-          annotated.push(
-            JSON.stringify({
-              id: ++annotationCount,
-              image_id: imageId,
-              category_id: categories.idOf(label),
-              bbox,
-              area: bbox[2] * bbox[3],
-              iscrowd: 0,
-              attributes: imageLevel ? { image_level: true, source, confidence } : { image_level: false, confidence },
-            }),
-          );
-        }
-      }
-      if (images.length > 0) await send(out, `${imageCount === images.length ? '\n' : ',\n'}${images.join(',\n')}`);
-      if (annotated.length > 0) {
-        await send(annotations, `${annotationCount === annotated.length ? '\n' : ',\n'}${annotated.join(',\n')}`);
-      }
-    },
-    async finish() {
-      await start();
-      await end(annotations);
-      await send(out, '],\n"annotations":[');
-      await pipeline(fs.createReadStream(context.scratchFile), out, { end: false });
-      const list = categories.entries().map(([name, id]) => JSON.stringify({ id, name, supercategory: 'label' }));
-      await send(out, `],\n"categories":[${list.length > 0 ? `\n${list.join(',\n')}` : ''}]}\n`);
-      await end(out);
-    },
-    abort: () => annotations.destroy(),
-  };
-}
-
 /** The writer of `format`'s metadata file into `out`. */
 export function createMetadataWriter(format: ExportFormat, out: Writable, context: MetadataContext): MetadataWriter {
   switch (format) {
@@ -207,5 +107,7 @@ export function createMetadataWriter(format: ExportFormat, out: Writable, contex
       return yoloWriter(out, context);
     case 'hf':
       return huggingFaceWriter(out, context, PARQUET_COLUMNS);
+    case 'imagefolder':
+      return imageFolderWriter(out, context);
   }
 }

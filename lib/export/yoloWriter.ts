@@ -1,40 +1,58 @@
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { boxesOf, Categories, isAnnotatableImage } from './boxes';
-import { FORMAT_LAYOUTS } from './exportRecord';
-import type { MetadataContext, MetadataWriter } from './metadataWriters';
+import { Categories, isAnnotatableImage, trainingBoxes } from './boxes';
+import { FORMAT_LAYOUTS, type ExportRecord } from './exportRecord';
 import { end, send } from './streams';
+import { splitOf, Splits } from './userClasses';
+import { UnexportableError, type MetadataContext, type MetadataWriter } from './writer';
 import { toYaml } from './yamlText';
-
-/** An archive the format cannot hold as asked; the export fails with this message (retrying cannot help). */
-export class UnexportableError extends Error {}
 
 const clamp = (value: number) => Math.min(1, Math.max(0, value));
 
-/** The label file of an image: its name under labels/ with .txt for its extension, as YOLO readers look it up. */
-export function yoloLabelPath(imageFilename: string): string {
-  const extension = path.posix.extname(path.posix.basename(imageFilename));
-  return `labels/${imageFilename.slice(0, imageFilename.length - extension.length)}.txt`;
+/** data.yaml keys Ultralytics reads as split folders; no other split name becomes a key (a key such as `download` would run). */
+const YAML_SPLITS = ['train', 'val', 'test'] as const;
+
+/**
+ * Where an image goes: `images/[<split>/]<name>`, its folders joined by `__` into one file name, since
+ * YOLO readers list one folder per split (supervision does not descend into subfolders).
+ */
+function yoloImagePath(record: ExportRecord, split: string | null): string {
+  return `images/${split === null ? '' : `${split}/`}${record.image_filename.replaceAll('/', '__')}`;
+}
+
+/** The label file of an image: its path with labels/ for images/ and .txt for its extension, as YOLO readers look it up. */
+export function yoloLabelPath(imagePath: string): string {
+  const extension = path.posix.extname(imagePath);
+  return `labels/${imagePath.slice('images/'.length, imagePath.length - extension.length)}.txt`;
 }
 
 /**
  * The YOLO detection layout (Ultralytics, Roboflow supervision): images/ holds every item, labels/
  * one text file per decodable image or video frame — a line `class x_center y_center width height`
- * (fractions of the image) per box, empty when it has none — and data.yaml the class names by id
- * (ids by first appearance, from 0) with images/ as both train and val. A label of a whole image is
- * a box over the whole image (`c 0.5 0.5 1 1`), as in the COCO export; detected objects keep their boxes.
+ * (fractions of the image) per box, empty when it has none — and data.yaml the class names by id.
+ * With the user's classes (a declared label field) the classes are those (ids from 0 in class order)
+ * and each image's class is a box over the whole image (`c 0.5 0.5 1 1`); without, the labels (ids by
+ * first appearance) as whole-image boxes and detected objects with their boxes. With a split field,
+ * images/<split>/ and labels/<split>/ per split, and data.yaml's train/val/test name theirs (val is
+ * train's when there is none, as Ultralytics needs one); without, images/ is both train and val.
  */
 export function yoloWriter(out: Writable, context: MetadataContext): MetadataWriter {
-  const categories = new Categories(0);
+  const { classes } = context;
+  const categories = new Categories(0, classes?.names);
+  const splits = new Splits();
   // Label paths so far, compared as a case-insensitive file system does: two images differing only
   // in their extension (a.jpg, a.png) would share one label file.
   const labelPaths = new Map<string, string>();
+  const splitOfRecord = (record: ExportRecord) => (classes ? splitOf(record, classes) : null);
   return {
     fileName: FORMAT_LAYOUTS.yolo.fileName,
+    imageEntry: (record) => yoloImagePath(record, splitOfRecord(record)),
     async write(records) {
       for (const record of records) {
         if (!isAnnotatableImage(record)) continue;
-        const labelPath = yoloLabelPath(record.image_filename);
+        const split = splitOfRecord(record);
+        if (split !== null) splits.add(split);
+        const labelPath = yoloLabelPath(yoloImagePath(record, split));
         const other = labelPaths.get(labelPath.toLowerCase());
         if (other !== undefined) {
           throw new UnexportableError(
@@ -42,7 +60,7 @@ export function yoloWriter(out: Writable, context: MetadataContext): MetadataWri
           );
         }
         labelPaths.set(labelPath.toLowerCase(), record.image_filename);
-        const lines = boxesOf(record).map(({ label, box }) => {
+        const lines = trainingBoxes(record, classes).map(({ label, box }) => {
           // Cut to the image first: a box reaching past an edge keeps the part inside.
           const [left, top] = [clamp(box.x), clamp(box.y)];
           const [right, bottom] = [clamp(box.x + box.width), clamp(box.y + box.height)];
@@ -56,9 +74,18 @@ export function yoloWriter(out: Writable, context: MetadataContext): MetadataWri
       // No user text in comments: names and classes go through the YAML serializer only.
       const header = '# YOLO detection dataset. Labels of whole images are boxes over the whole image (0.5 0.5 1 1); detected objects keep their boxes.\n';
       const names = categories.entries().map(([name]) => name);
-      await send(out, header + toYaml({ train: 'images', val: 'images', nc: names.length, names }));
+      await send(out, header + toYaml({ ...splitFolders(classes?.splitField ? splits.list() : null), nc: names.length, names }));
       await end(out);
     },
     abort: () => undefined,
   };
+}
+
+/** data.yaml's train, val and test: the folders of those splits, or images/ for both train and val without splits. */
+function splitFolders(splits: string[] | null): Record<string, string> {
+  if (splits === null) return { train: 'images', val: 'images' };
+  const folders: Record<string, string> = Object.fromEntries(YAML_SPLITS.filter((split) => splits.includes(split)).map((split) => [split, `images/${split}`]));
+  folders.train ??= 'images';
+  folders.val ??= folders.train;
+  return { train: folders.train, val: folders.val, ...(folders.test ? { test: folders.test } : {}) };
 }

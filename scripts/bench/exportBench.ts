@@ -115,6 +115,8 @@ function recordsIn(format: ExportFormat, names: string[], metadata: Buffer): num
     case 'parquet':
     case 'hf':
       return Number(parquetMetadata(new Uint8Array(metadata).buffer).num_rows);
+    case 'imagefolder':
+      return names.filter((name) => name !== 'classes.json' && name !== 'label_quality.json').length;
   }
 }
 
@@ -153,7 +155,7 @@ async function runExport(
   const downloadSeconds = Number(process.hrtime.bigint() - downloadStarted) / 1e9;
   const bytes = fs.statSync(archive).size;
 
-  const { names, uncompressed, content } = await zipEntries(archive, FORMAT_LAYOUTS[format].fileName);
+  const { names, uncompressed, content } = await zipEntries(archive, format === 'hf' ? 'data/train-00000-of-00001.parquet' : FORMAT_LAYOUTS[format].fileName);
   const records = recordsIn(format, names, content!);
   if (records !== options.media) throw new Error(`${options.label} ${format}: ${records} records for ${options.media} media`);
   const images = names.filter((name) => name.startsWith('images/')).length;

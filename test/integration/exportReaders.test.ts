@@ -137,7 +137,7 @@ describe('exports other tools load: YOLO and Hugging Face datasets', () => {
   it('keeps its 422 for a format it does not know and starts nothing', async () => {
     const before = await stack.deps.db('tasks').where({ dataset_id: datasetId, task_type: 'EXPORT' }).count({ n: '*' }).first();
     const response = await stack.request.get(`/api/v1/dataset/${datasetId}/export_context_async`).query({ file_name: 'x', export_format: 'voc' }).expect(422);
-    expect(response.body).toEqual({ detail: 'query.export_format: export_format must be one of json, parquet, coco, yolo, hf' });
+    expect(response.body).toEqual({ detail: 'query.export_format: export_format must be one of json, parquet, coco, yolo, hf, imagefolder' });
     expect(await stack.deps.db('tasks').where({ dataset_id: datasetId, task_type: 'EXPORT' }).count({ n: '*' }).first()).toEqual(before);
   });
 });

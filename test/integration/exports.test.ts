@@ -312,7 +312,7 @@ describe('exports: whole and selective, JSON, Parquet and COCO, with and without
     const context = (query: Record<string, string>) => stack.request.get(`${base}/export_context_async`).query(query);
     expect((await context({ export_format: 'json' }).expect(422)).body).toEqual({ detail: 'query.file_name: file_name is required' });
     expect((await context({ file_name: 'x', export_format: 'csv' }).expect(422)).body)
-      .toEqual({ detail: 'query.export_format: export_format must be one of json, parquet, coco, yolo, hf' });
+      .toEqual({ detail: 'query.export_format: export_format must be one of json, parquet, coco, yolo, hf, imagefolder' });
     expect((await context({ file_name: 'x' }).expect(422)).body.detail).toMatch(/^query\.export_format: /);
     expect((await context({ file_name: 'x', export_format: 'json', include_images: 'maybe' }).expect(422)).body)
       .toEqual({ detail: 'query.include_images: include_images must be true or false' });

@@ -33,11 +33,26 @@ export interface TextReading {
   card?: { metadata: Record<string, unknown>; body: string };
 }
 
+/** A YOLO export with split folders, each read by supervision: data.yaml's keys but names, the classes, each split's images by file name. */
+export interface YoloSplitsReading {
+  data_yaml: Record<string, unknown>;
+  classes: string[];
+  splits: Record<string, YoloReading['images']>;
+}
+
+/** A Hugging Face export loaded by `load_dataset(DIR)`: per split, the label feature and each row's media id, class id and image size. */
+export type HuggingFaceSplitsReading = Record<
+  string,
+  { label_feature: { class_label: boolean; names: string[] }; rows: Array<{ media_id: string; label: number; image: [number, number] | null }> }
+>;
+
 /** Unpacks `entries` into a new directory, reads it with supervision, datasets or the text readers (scripts/install-export-readers.sh), and removes it. */
 export function readExport(mode: 'yolo', entries: Map<string, Buffer>): YoloReading;
 export function readExport(mode: 'hf', entries: Map<string, Buffer>): HuggingFaceReading;
 export function readExport(mode: 'text', entries: Map<string, Buffer>): TextReading;
-export function readExport(mode: 'yolo' | 'hf' | 'text', entries: Map<string, Buffer>): YoloReading | HuggingFaceReading | TextReading {
+export function readExport(mode: 'yolo-splits', entries: Map<string, Buffer>): YoloSplitsReading;
+export function readExport(mode: 'hf-splits', entries: Map<string, Buffer>): HuggingFaceSplitsReading;
+export function readExport(mode: string, entries: Map<string, Buffer>): unknown {
   if (!fs.existsSync(python)) throw new Error(`${python} is missing: run bash scripts/install-export-readers.sh`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `export-${mode}-`));
   try {

@@ -4,6 +4,8 @@
 yolo DIR: Roboflow supervision's DetectionDataset.from_yolo (images/, labels/, data.yaml), every image decoded.
 hf DIR: Hugging Face datasets' load_dataset("parquet", data_files=...) and load_dataset(DIR) (the dataset card's
 configs), every image decoded by the Image feature (Pillow).
+yolo-splits DIR: supervision's from_yolo on each split folder (images/<split>, labels/<split>) with data.yaml.
+hf-splits DIR: load_dataset(DIR), the card's splits: each split's rows (media_id, label) and the label feature's names.
 text DIR: the text of the formats as their readers parse it: data.yaml by PyYAML (Ultralytics' yaml.safe_load), README.md's
 front matter by huggingface_hub (the Hub's own parser) and its Markdown body.
 """
@@ -58,6 +60,47 @@ def read_hf(root: Path) -> dict:
     }
 
 
+def read_yolo_splits(root: Path) -> dict:
+    import supervision as sv
+    import yaml
+
+    data = yaml.safe_load((root / "data.yaml").read_text(encoding="utf-8"))
+    classes, splits = [], {}
+    for folder in sorted(p for p in (root / "images").iterdir() if p.is_dir()):
+        dataset = sv.DetectionDataset.from_yolo(
+            images_directory_path=str(folder),
+            annotations_directory_path=str(root / "labels" / folder.name),
+            data_yaml_path=str(root / "data.yaml"),
+        )
+        classes = list(dataset.classes)
+        splits[folder.name] = {
+            Path(image_path).name: {
+                "width": int(image.shape[1]),
+                "height": int(image.shape[0]),
+                "boxes": [
+                    {"label": dataset.classes[int(class_id)], "xyxy": [float(v) for v in xyxy]}
+                    for xyxy, class_id in zip(detections.xyxy, detections.class_id)
+                ],
+            }
+            for image_path, image, detections in dataset
+        }
+    return {"data_yaml": {key: value for key, value in data.items() if key != "names"}, "classes": classes, "splits": splits}
+
+
+def read_hf_splits(root: Path) -> dict:
+    from datasets import ClassLabel, load_dataset
+
+    loaded = load_dataset(str(root))
+    result = {}
+    for split, dataset in loaded.items():
+        label = dataset.features["label"]
+        result[split] = {
+            "label_feature": {"class_label": isinstance(label, ClassLabel), "names": list(getattr(label, "names", []))},
+            "rows": [{"media_id": row["media_id"], "label": row["label"], "image": None if row["image"] is None else list(row["image"].size)} for row in dataset],
+        }
+    return result
+
+
 def read_text(root: Path) -> dict:
     import yaml
     from huggingface_hub import DatasetCard
@@ -71,7 +114,7 @@ def read_text(root: Path) -> dict:
     return result
 
 
-READERS = {"yolo": read_yolo, "hf": read_hf, "text": read_text}
+READERS = {"yolo": read_yolo, "hf": read_hf, "text": read_text, "yolo-splits": read_yolo_splits, "hf-splits": read_hf_splits}
 
 if __name__ == "__main__":
     mode, directory = sys.argv[1], Path(sys.argv[2])

@@ -2,9 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import type * as Hyparquet from 'hyparquet' with { 'resolution-mode': 'import' };
 import type { ExportFormat, ExportRecord } from '../../lib/export/exportRecord';
 import { createMetadataWriter, PARQUET_COLUMNS } from '../../lib/export/metadataWriters';
+import type { UserClasses } from '../../lib/export/userClasses';
+import type { MetadataWriter } from '../../lib/export/writer';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { parquetMetadata, parquetReadObjects } = require('hyparquet') as typeof Hyparquet;
@@ -66,27 +69,43 @@ function slowSink(): { sink: Writable; bytes(): Buffer } {
 /** The bytes of a record's file in these tests: its media id. */
 const bytesOf = (record: ExportRecord) => Buffer.from(`bytes of ${record.media_id}`);
 
-/** Writes `pages` in `format`; `entries` receives the entries of the format's own, in order. */
-async function write(format: ExportFormat, pages: ExportRecord[][], out: Writable = new PassThrough(), entries = new Map<string, string>()) {
+/**
+ * Writes `pages` in `format` (with the user's `classes` when given); `entries` receives the entries of
+ * the format's own, in order, and `images` where each record's bytes would go.
+ */
+async function write(
+  format: ExportFormat,
+  pages: ExportRecord[][],
+  out: Writable = new PassThrough(),
+  entries = new Map<string, Buffer>(),
+  options: { classes?: UserClasses; images?: Map<string, string | null> } = {},
+) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'metadata-'));
   try {
-    const writer = createMetadataWriter(format, out, {
+    const writer: MetadataWriter = createMetadataWriter(format, out, {
       datasetName: 'pets',
       exportedAt: new Date('2026-11-26T12:00:00Z'),
-      scratchFile: path.join(scratch, 'annotations'),
+      classes: options.classes ?? null,
+      scratchPath: (name) => path.join(scratch, name),
       addEntry: async (name, content) => {
         expect(entries.has(name)).toBe(false);
-        entries.set(name, content.toString('utf8'));
+        entries.set(name, Buffer.isBuffer(content) ? content : await buffer(content));
       },
       readBytes: async (record) => bytesOf(record),
     });
-    for (const page of pages) await writer.write(page);
+    for (const page of pages) {
+      await writer.write(page);
+      for (const record of page) options.images?.set(record.media_id, writer.imageEntry ? writer.imageEntry(record) : `images/${record.image_filename}`);
+    }
     await writer.finish();
     return writer.fileName;
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
+
+/** Entries as text. */
+const texts = (entries: Map<string, Buffer>) => Object.fromEntries([...entries].map(([name, content]) => [name, content.toString('utf8')]));
 
 describe('export metadata files', () => {
   it('writes metadata.json as one array of the records, across pages, empty when nothing is exported', async () => {
@@ -188,11 +207,12 @@ describe('export metadata files', () => {
 
   it('writes YOLO: a label file per image and frame (empty without boxes), whole-image boxes for labels, data.yaml with the classes', async () => {
     const { sink, bytes } = slowSink();
-    const entries = new Map<string, string>();
+    const entries = new Map<string, Buffer>();
     expect(await write('yolo', detectionPages(), sink, entries)).toBe('data.yaml');
-    expect(Object.fromEntries(entries)).toEqual({
+    expect(texts(entries)).toEqual({
       'labels/img_1.txt': '0 0.500000 0.500000 1.000000 1.000000\n1 0.500000 0.500000 1.000000 1.000000\n',
-      'labels/walk.mp4.frames/000004.txt': '',
+      // Folders joined into one file name: YOLO readers list one folder (its image goes to images/walk.mp4.frames__000004.jpg).
+      'labels/walk.mp4.frames__000004.txt': '',
       // The second object reaches past the image's corner: the part inside is its box.
       'labels/img_5.txt': '2 0.350000 0.400000 0.500000 0.400000\n0 0.950000 0.950000 0.100000 0.100000\n',
     });
@@ -208,10 +228,10 @@ describe('export metadata files', () => {
 
   it('writes the Hugging Face layout: an image struct column with the bytes, the features in the Parquet metadata, a dataset card', async () => {
     const { sink, bytes } = slowSink();
-    const entries = new Map<string, string>();
+    const entries = new Map<string, Buffer>();
     const pages = detectionPages();
-    expect(await write('hf', pages, sink, entries)).toBe('data/train-00000-of-00001.parquet');
-    const file = new Uint8Array(bytes()).buffer;
+    expect(await write('hf', pages, sink, entries)).toBe('README.md');
+    const file = new Uint8Array(entries.get('data/train-00000-of-00001.parquet')!).buffer;
     const metadata = parquetMetadata(file);
     expect(metadata.schema.slice(1, 4).map((element) => element.name)).toEqual(['image', 'bytes', 'path']);
     const huggingface = JSON.parse(metadata.key_value_metadata!.find((entry) => entry.key === 'huggingface')!.value!);
@@ -233,10 +253,11 @@ describe('export metadata files', () => {
     expect(JSON.parse(rows[4].objects as string)).toEqual(records[4].objects);
     expect(rows[0].created_at).toBe(records[0].created_at);
 
-    expect([...entries.keys()]).toEqual(['README.md']);
-    expect(entries.get('README.md')).toMatch(
+    expect([...entries.keys()]).toEqual(['data/train-00000-of-00001.parquet']);
+    const card = bytes().toString('utf8');
+    expect(card).toMatch(
       /^---\npretty_name: "pets"\nconfigs:\n {2}- config_name: "default"\n {4}data_files:\n {6}- split: "train"\n {8}path: "data\/train-\*\.parquet"\n---\n\n# pets\n/,
     );
-    expect(entries.get('README.md')).toContain(': 5 media in `data/`');
+    expect(card).toContain(': 5 media in `data/` (5 in train)');
   });
 });

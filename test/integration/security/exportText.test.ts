@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type { ExportFormat, ExportRecord } from '../../../lib/export/exportRecord';
 import { createMetadataWriter } from '../../../lib/export/metadataWriters';
+import { byCodePoint, type UserClasses } from '../../../lib/export/userClasses';
 import { readWithPycocotools } from '../../support/coco';
 import { readExport } from '../../support/exportReaders';
 
@@ -75,7 +76,7 @@ const records = HOSTILE.map((label, i) => record(i + 1, `${i} ${label.replace(/[
 const datasetName = HOSTILE.join(' | ');
 
 /** Writes `format` for the hostile records; the archive's entries by name. */
-async function exportEntries(format: ExportFormat, name = datasetName, exported = records): Promise<Map<string, Buffer>> {
+async function exportEntries(format: ExportFormat, name = datasetName, exported = records, classes: UserClasses | null = null): Promise<Map<string, Buffer>> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'export-text-'));
   const entries = new Map<string, Buffer>();
   try {
@@ -84,8 +85,9 @@ async function exportEntries(format: ExportFormat, name = datasetName, exported 
     const writer = createMetadataWriter(format, out, {
       datasetName: name,
       exportedAt: new Date('2026-12-06T12:00:00Z'),
-      scratchFile: path.join(scratch, 'annotations'),
-      addEntry: async (name, content) => void entries.set(name, content),
+      classes,
+      scratchPath: (file) => path.join(scratch, file),
+      addEntry: async (entry, content) => void entries.set(entry, Buffer.isBuffer(content) ? content : await buffer(content)),
       readBytes: async () => Buffer.from('not decoded here'),
     });
     await writer.write(exported);
@@ -140,5 +142,27 @@ describe('the text of every export format under hostile names, labels and file n
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('writes hostile classes of the user (a declared label field) into data.yaml, COCO and classes.json as they are, and refuses those that cannot be folders', async () => {
+    const classes: UserClasses = { labelField: 'class', splitField: null, names: [...HOSTILE].sort(byCodePoint) };
+    const yolo = readExport('text', await exportEntries('yolo', datasetName, records, classes));
+    expect(yolo.data_yaml).toEqual({ train: 'images', val: 'images', nc: HOSTILE.length, names: classes.names });
+
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'export-text-coco-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'annotations.json'), (await exportEntries('coco', datasetName, records, classes)).get('annotations.json')!);
+      expect(readWithPycocotools(path.join(dir, 'annotations.json')).categories).toEqual([...HOSTILE].sort());
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+
+    // Folder names cannot hold a line break, a control character or a slash: the export fails, naming the class.
+    await expect(exportEntries('imagefolder', datasetName, records, classes)).rejects.toThrow(/^class ".*" cannot be a folder name/);
+    const folderable = HOSTILE.filter((label) => !/[\u0000-\u001f\u007f/]/.test(label));
+    const kept = records.filter((r) => folderable.includes(r.labels[0].label));
+    const summary = JSON.parse((await exportEntries('imagefolder', datasetName, kept, { ...classes, names: [...folderable].sort(byCodePoint) })).get('classes.json')!.toString('utf8'));
+    expect(summary.classes).toEqual([...folderable].sort(byCodePoint));
+    expect(Object.keys(summary.images.all).sort()).toEqual([...folderable].sort());
   });
 });

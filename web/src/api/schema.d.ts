@@ -5179,9 +5179,9 @@ export interface paths {
                 query: {
                     /** @description Name of the ZIP; .zip is added when missing */
                     file_name: string;
-                    /** @description json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format), yolo (images/, labels/*.txt, data.yaml; always with the images) or hf (a Hugging Face datasets Parquet, data/train-00000-of-00001.parquet with the images in its image column, and README.md) */
-                    export_format: "json" | "parquet" | "coco" | "yolo" | "hf";
-                    /** @description Add images/ with the original bytes of every exported item under its image_filename (yolo and hf always carry the images) */
+                    /** @description json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format; annotations/instances_<split>.json per split), yolo (images/, labels/*.txt, data.yaml; always with the images), hf (a Hugging Face datasets layout: data/<split>-00000-of-00001.parquet with the images in its image column, and README.md) or imagefolder (<split>/<class>/<file> class folders and classes.json; needs a label field). With a declared label field (PUT label_fields) coco, yolo and hf carry its values as the classes (hf: a ClassLabel label column) and its split field's values as splits */
+                    export_format: "json" | "parquet" | "coco" | "yolo" | "hf" | "imagefolder";
+                    /** @description Add images/ with the original bytes of every exported item under its image_filename (yolo, hf and imagefolder always carry the images) */
                     include_images?: "0" | "1" | "true" | "false";
                     /** @description Also export the copies a duplicate review discarded (left out by default) */
                     include_discarded_duplicates?: "0" | "1" | "true" | "false";
@@ -5279,9 +5279,9 @@ export interface paths {
         post: {
             parameters: {
                 query: {
-                    /** @description json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format), yolo (images/, labels/*.txt, data.yaml; always with the images) or hf (a Hugging Face datasets Parquet, data/train-00000-of-00001.parquet with the images in its image column, and README.md) */
-                    export_format: "json" | "parquet" | "coco" | "yolo" | "hf";
-                    /** @description Add images/ with the original bytes of every exported item under its image_filename (yolo and hf always carry the images) */
+                    /** @description json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format; annotations/instances_<split>.json per split), yolo (images/, labels/*.txt, data.yaml; always with the images), hf (a Hugging Face datasets layout: data/<split>-00000-of-00001.parquet with the images in its image column, and README.md) or imagefolder (<split>/<class>/<file> class folders and classes.json; needs a label field). With a declared label field (PUT label_fields) coco, yolo and hf carry its values as the classes (hf: a ClassLabel label column) and its split field's values as splits */
+                    export_format: "json" | "parquet" | "coco" | "yolo" | "hf" | "imagefolder";
+                    /** @description Add images/ with the original bytes of every exported item under its image_filename (yolo, hf and imagefolder always carry the images) */
                     include_images?: "0" | "1" | "true" | "false";
                     /** @description Also export the copies a duplicate review discarded (left out by default) */
                     include_discarded_duplicates?: "0" | "1" | "true" | "false";
@@ -7293,8 +7293,8 @@ export interface components {
             /** @description The ZIP's name */
             file_name: string;
             /** @enum {string} */
-            export_format: "json" | "parquet" | "coco" | "yolo" | "hf";
-            /** @description The archive carries the images: asked for, or a format that always does (yolo, hf) */
+            export_format: "json" | "parquet" | "coco" | "yolo" | "hf" | "imagefolder";
+            /** @description The archive carries the images: asked for, or a format that always does (yolo, hf, imagefolder) */
             include_images: boolean;
             /** @description What a selective export picked (media by id, whole clusters); null for the whole dataset */
             selection: {

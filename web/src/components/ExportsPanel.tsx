@@ -10,9 +10,10 @@ type ExportFormat = NonNullable<paths['/api/v1/dataset/{dataset_id}/export_conte
 const FORMATS: { value: NonNullable<ExportFormat>; label: string; alwaysImages?: true }[] = [
   { value: 'json', label: 'JSON (metadata.json)' },
   { value: 'parquet', label: 'Parquet (metadata.parquet)' },
-  { value: 'coco', label: 'COCO (annotations.json)' },
+  { value: 'coco', label: 'COCO (annotations.json, per split too)' },
   { value: 'yolo', label: 'YOLO (images, labels, data.yaml)', alwaysImages: true },
-  { value: 'hf', label: 'Hugging Face datasets (Parquet with the images)', alwaysImages: true },
+  { value: 'hf', label: 'Hugging Face datasets (Parquet with the images, a label column)', alwaysImages: true },
+  { value: 'imagefolder', label: 'ImageFolder (a folder per class; needs a label field)', alwaysImages: true },
 ];
 
 /** Starts an export of the whole dataset and lists its EXPORT tasks, each with its status and, once done, its download. */

@@ -17,7 +17,7 @@ from .client import POLL_SECONDS, Client
 from .errors import MdsError
 from .models import ExploreResult, Task
 
-EXPORT_FORMATS = ("parquet", "json", "coco", "yolo", "hf")
+EXPORT_FORMATS = ("parquet", "json", "coco", "yolo", "hf", "imagefolder")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

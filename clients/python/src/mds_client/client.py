@@ -504,7 +504,7 @@ class Client:
         progress: Optional[bool] = None,
         timeout: Optional[float] = None,
     ) -> Path:
-        """Exports the dataset (json, parquet, coco, yolo or hf; a ZIP) and downloads it to ``out``."""
+        """Exports the dataset (json, parquet, coco, yolo, hf or imagefolder; a ZIP) and downloads it to ``out``."""
         target = Path(out)
         export_id = self.start_export(dataset_id, export_format, file_name=target.stem or None, include_images=include_images)
         status = self.wait_for_export(dataset_id, export_id, progress=progress, timeout=timeout)

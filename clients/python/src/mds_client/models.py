@@ -216,7 +216,7 @@ class ExportStatus(Model):
     progress_percentage: Optional[int]
     error_message: Optional[str]
     file_name: str
-    export_format: Literal["json", "parquet", "coco", "yolo", "hf"]
+    export_format: Literal["json", "parquet", "coco", "yolo", "hf", "imagefolder"]
     include_images: bool
     selection: Optional[ExportSelection]
 
