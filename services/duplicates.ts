@@ -15,7 +15,8 @@ import {
   type NewDecision,
 } from '../db/repositories/duplicates';
 import { notFound, unprocessable } from '../lib/errors';
-import { groupDuplicates, suggestKeeper, type Group, type GroupState } from '../lib/quality/duplicateGroups';
+import { groupDuplicates, type Group, type GroupState } from '../lib/quality/duplicateGroups';
+import { suggestKeeper, type KeeperSuggestion } from '../lib/quality/duplicateKeeper';
 
 export type ReviewState = 'open' | 'decided' | 'all';
 
@@ -29,7 +30,7 @@ export interface ReviewGroup {
   state: GroupState;
   similarity: number;
   members: ReviewMember[];
-  suggestion: { mediaId: string; reasons: string[] };
+  suggestion: KeeperSuggestion;
   /** The decision covering the whole group (decided groups only). */
   decision: { id: string; verdict: 'duplicates' | 'not_duplicates'; decidedAt: Date; decidedBy: string | null } | null;
 }

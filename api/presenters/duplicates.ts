@@ -10,6 +10,8 @@ const memberSchema = z.object({
   height: z.number().int().nullable(),
   file_size: z.number().int().nullable().meta({ description: 'Bytes' }),
   issues: z.array(z.string()).meta({ description: 'Quality issues other than being a duplicate' }),
+  format: z.string().nullable().meta({ description: 'The encoding (jpeg, png, webp, …)' }),
+  uploaded_at: timestamp,
   role: z.enum(['keep', 'discard', 'distinct']).nullable().meta({ description: "What the group's earlier decision said of it; null when undecided (a member that joined a decided group since is new)" }),
   media_uri: z.string(),
   media_thumb_uri: z.string(),
@@ -21,7 +23,13 @@ export const duplicateGroupSchema = z
     state: z.enum(['open', 'changed', 'decided']).meta({ description: 'changed: decided before, and a copy joined since' }),
     similarity: z.number().meta({ description: 'Highest pair similarity in the group' }),
     members: z.array(memberSchema),
-    suggested_keeper: z.object({ media_id: z.uuid(), reasons: z.array(z.string()) }),
+    suggested_keeper: z.object({
+      media_id: z.uuid(),
+      reasons: z.array(z.string()).meta({ description: 'Each fact that set a copy aside, in the order weighed; the last one decided' }),
+      deciding_fact: z
+        .enum(['kept_before', 'decodable', 'pixels', 'lossless', 'bits_per_pixel', 'quality_issues', 'earlier_upload', 'file_name'])
+        .meta({ description: 'The fact that set the keeper apart from its closest rival' }),
+    }),
     decision: z
       .object({ decision_id: z.uuid(), verdict: z.enum(['duplicates', 'not_duplicates']), decided_at: timestamp, decided_by: z.uuid().nullable() })
       .nullable(),
@@ -45,12 +53,14 @@ function presentGroup(group: ReviewGroup, origin: string, signer: UrlSigner): z.
       width: member.width,
       height: member.height,
       file_size: member.sizeBytes,
+      format: member.format,
+      uploaded_at: isoTime(member.createdAt),
       issues: member.issues,
       role: member.role,
       media_uri: origin + signer.mediaPath(member.id, 'file'),
       media_thumb_uri: origin + signer.mediaPath(member.id, 'thumbnail'),
     })),
-    suggested_keeper: { media_id: group.suggestion.mediaId, reasons: group.suggestion.reasons },
+    suggested_keeper: { media_id: group.suggestion.mediaId, reasons: group.suggestion.reasons, deciding_fact: group.suggestion.decidingFact },
     decision: group.decision && {
       decision_id: group.decision.id,
       verdict: group.decision.verdict,

@@ -37,7 +37,9 @@ export const duplicateRoutes = {
     summary: 'Near-duplicate image groups with their members, suggested keeper and decision',
     description:
       'Groups join images whose pair similarity is at least `similarity`, and the members of one decision. ' +
-      'The suggested keeper has the fewest quality issues, then the most pixels, then the largest file; in a changed group, the copy kept before.',
+      'The suggested keeper is decided from the group\'s own facts when asked: a decodable copy, then the most pixels (the others resized or cropped), ' +
+      'a lossless encoding, the most bits per pixel within a format (the others re-encoded at lower quality), the fewest issues of its own pixels ' +
+      '(not outliers, a neighbourhood flag that copies make stale), the earliest upload, the first name; in a changed group, the copy kept before.',
     auth: 'user',
     request: { params: datasetIdParams, query: reviewQuery },
     responses: { 200: { description: 'A page of groups', schema: duplicateReviewSchema } },

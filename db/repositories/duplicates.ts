@@ -1,5 +1,5 @@
 import type { Db } from '../connection';
-import type { Candidate } from '../../lib/quality/duplicateGroups';
+import type { Candidate } from '../../lib/quality/duplicateKeeper';
 
 /** One near-duplicate pair the analysis found: an image and its nearest copy at `similarity`. */
 export interface DuplicateEdge {
@@ -18,7 +18,7 @@ export interface DecisionRow {
   decidedBy: string | null;
 }
 
-/** What the review shows of a member: its size, resolution and quality issues. */
+/** What the review shows of a member: its size, resolution, encoding, upload time and quality issues. */
 export type DuplicateMemberRow = Candidate;
 
 /** The version's image pairs at `similarity` or above (frames of videos are reviewed with their video elsewhere). */
@@ -46,20 +46,23 @@ export async function decisionsOf(db: Db, versionId: string): Promise<DecisionRo
 
 export async function duplicateMembers(db: Db, versionId: string, mediaIds: string[]): Promise<DuplicateMemberRow[]> {
   const { rows } = await db.raw(
-    `SELECT m.id, m.file_name, m.width, m.height, m.size_bytes,
+    `SELECT m.id, m.file_name, m.width, m.height, m.size_bytes, m.format, m.created_at,
             coalesce(array_agg(i.issue_type ORDER BY i.issue_type) FILTER (WHERE i.issue_type IS NOT NULL AND i.issue_type <> 'duplicates'), '{}') AS issues
        FROM media m
        LEFT JOIN media_issues i ON i.version_id = m.version_id AND i.media_id = m.id
       WHERE m.version_id = ? AND m.id = ANY(?::uuid[])
-      GROUP BY m.id, m.file_name, m.width, m.height, m.size_bytes`,
+      GROUP BY m.id, m.file_name, m.width, m.height, m.size_bytes, m.format, m.created_at`,
     [versionId, mediaIds],
   );
-  return rows.map((row: { id: string; file_name: string; width: number | null; height: number | null; size_bytes: string | null; issues: string[] }) => ({
+  type Row = { id: string; file_name: string; width: number | null; height: number | null; size_bytes: string | null; format: string | null; created_at: Date; issues: string[] };
+  return rows.map((row: Row) => ({
     id: row.id,
     fileName: row.file_name,
     width: row.width,
     height: row.height,
     sizeBytes: row.size_bytes === null ? null : Number(row.size_bytes),
+    format: row.format,
+    createdAt: row.created_at,
     issues: row.issues,
   }));
 }

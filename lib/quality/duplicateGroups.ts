@@ -1,6 +1,6 @@
 /**
- * Duplicate review: groups of near-duplicate images, their decisions, and the copy to keep.
- * Pure: the service brings the pairs, the decisions and the members' figures.
+ * Duplicate review: groups of near-duplicate images and their decisions (the copy to keep: duplicateKeeper.ts).
+ * Pure: the service brings the pairs and the decisions.
  */
 
 export interface Pair {
@@ -13,16 +13,6 @@ export interface Decided {
   mediaId: string;
   decisionId: string;
   role: 'keep' | 'discard' | 'distinct';
-}
-
-export interface Candidate {
-  id: string;
-  fileName: string;
-  width: number | null;
-  height: number | null;
-  sizeBytes: number | null;
-  /** Quality issues other than being a duplicate. */
-  issues: string[];
 }
 
 /**
@@ -93,32 +83,4 @@ export function groupDuplicates(pairs: Pair[], decisions: Decided[]): Group[] {
     groups.push({ id: state === 'decided' ? [...decisionIds][0]! : ids[0], state, memberIds: ids, similarity: similarity.get(root) ?? 0 });
   }
   return groups.sort((a, b) => b.memberIds.length - a.memberIds.length || b.similarity - a.similarity || (a.id < b.id ? -1 : 1));
-}
-
-const pixels = (candidate: Candidate) => (candidate.width ?? 0) * (candidate.height ?? 0);
-const fileSize = (bytes: number) => (bytes < 1_000_000 ? `${Math.round(bytes / 1000)} kB` : `${(bytes / 1_000_000).toFixed(bytes < 10_000_000 ? 2 : 1)} MB`);
-
-/**
- * The copy to keep and why: one kept before (when a group changed), else the one with fewest
- * quality issues, then the most pixels, then the largest file, then the first name. Each reason
- * names what sets it apart from the other members.
- */
-export function suggestKeeper(candidates: Candidate[], keptBefore: ReadonlySet<string> = new Set()): { mediaId: string; reasons: string[] } {
-  const earlier = candidates.filter((candidate) => keptBefore.has(candidate.id));
-  if (earlier.length > 0) return { mediaId: earlier.sort((a, b) => (a.id < b.id ? -1 : 1))[0].id, reasons: ['kept when this group was decided before'] };
-  const ranked = [...candidates].sort(
-    (a, b) =>
-      a.issues.length - b.issues.length ||
-      pixels(b) - pixels(a) ||
-      (b.sizeBytes ?? 0) - (a.sizeBytes ?? 0) ||
-      a.fileName.localeCompare(b.fileName) ||
-      (a.id < b.id ? -1 : 1),
-  );
-  const [best, ...others] = ranked;
-  const reasons: string[] = [];
-  if (others.every((other) => other.issues.length > best.issues.length)) reasons.push(best.issues.length === 0 ? 'no quality issues' : 'fewest quality issues');
-  if (others.every((other) => pixels(other) < pixels(best))) reasons.push(`highest resolution (${best.width}×${best.height})`);
-  if (others.every((other) => (other.sizeBytes ?? 0) < (best.sizeBytes ?? 0))) reasons.push(`largest file (${fileSize(best.sizeBytes ?? 0)})`);
-  if (reasons.length === 0) reasons.push('as good as the others: first by name');
-  return { mediaId: best.id, reasons };
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { createReadyDataset, waitForDatasetStatus, waitForTask } from '../support/datasets';
 import { databaseFingerprint } from '../support/databaseFingerprint';
-import { eventually, photo } from '../support/media';
+import { eventually, photo, PHOTO_NAMES } from '../support/media';
 import { datasetSharedWithViewer } from '../support/sessions';
 import { startTestApi, startTestStack } from '../support/testStack';
 import { unusedVersionsDropped } from '../support/versions';
@@ -25,7 +25,7 @@ interface Group {
   group_id: string;
   state: string;
   members: Member[];
-  suggested_keeper: { media_id: string; reasons: string[] };
+  suggested_keeper: { media_id: string; reasons: string[]; deciding_fact: string };
   decision: { decision_id: string; verdict: string } | null;
 }
 interface Review {
@@ -84,7 +84,7 @@ describe('duplicate review', () => {
       expect(original.width * original.height).toBeGreaterThan(copy.width * copy.height);
       expect(original.file_size).toBeGreaterThan(0);
       expect(group.suggested_keeper.media_id).toBe(original.media_id);
-      expect(group.suggested_keeper.reasons).toContain(`highest resolution (${original.width}×${original.height})`);
+      expect(group.suggested_keeper).toMatchObject({ deciding_fact: 'pixels', reasons: [expect.stringMatching(new RegExp(`^more pixels: ${original.width}×${original.height} over ${copy.width}×${copy.height} `))] });
       expect(original.media_thumb_uri.startsWith(`${stack.deps.config.publicUrl}/api/v1/media/${original.media_id}/thumbnail?`)).toBe(true);
     }
   });
@@ -125,7 +125,7 @@ describe('duplicate review', () => {
     const changed = groupOf((await review()).groups, 'chelsea_300.jpg');
     expect(changed.state).toBe('changed');
     expect(changed.members.map((member) => [member.file_name, member.role]).sort()).toEqual([['chelsea.jpg', 'keep'], ['chelsea_240.jpg', 'discard'], ['chelsea_300.jpg', null]]);
-    expect(changed.suggested_keeper).toEqual({ media_id: idOf(changed, 'chelsea.jpg'), reasons: ['kept when this group was decided before'] });
+    expect(changed.suggested_keeper).toEqual({ media_id: idOf(changed, 'chelsea.jpg'), reasons: ['kept when this group was decided before'], deciding_fact: 'kept_before' });
 
     await stack.request.post(`/api/v1/dataset/${datasetId}/reindex`).expect(202);
     await waitForDatasetStatus(stack, datasetId, ['READY']);
@@ -181,6 +181,66 @@ describe('duplicate review', () => {
     await stack.request.get(`/api/v1/dataset/${randomUUID()}/duplicates`).expect(404);
     expect(await databaseFingerprint(stack.deps.db)).toEqual(before);
   });
+});
+
+/** Copies added later with add_media: the keeper is decided from the group's facts, not from flags stored at creation. */
+describe('the keeper after add_media', () => {
+  let stack: Awaited<ReturnType<typeof startTestStack>>;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'keeper-'));
+  afterAll(async () => {
+    await stack?.close();
+    fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('suggests the original over a quality-60 re-encode, a 60 % resize and a 5 % crop, though the originals carry a stale outliers flag', async () => {
+    stack = await startTestStack();
+    const datasetId = await createReadyDataset(stack, 'photos', PHOTO_NAMES.map(photo));
+    const derivative = (name: string) => path.join(scratch, name);
+    await sharp(photo('chelsea')).jpeg({ quality: 60 }).toFile(derivative('chelsea_q60.jpg'));
+    const coffee = await sharp(photo('coffee')).metadata();
+    await sharp(photo('coffee')).resize(Math.round(coffee.width! * 0.6)).jpeg({ quality: 90 }).toFile(derivative('coffee_small.jpg'));
+    const small = await sharp(derivative('coffee_small.jpg')).metadata();
+    const astronaut = await sharp(photo('astronaut')).metadata();
+    const [width, height] = [Math.round(astronaut.width! * 0.95), Math.round(astronaut.height! * 0.95)];
+    await sharp(photo('astronaut')).extract({ left: 0, top: 0, width, height }).jpeg({ quality: 95 }).toFile(derivative('astronaut_crop.jpg'));
+
+    // As in the field: the originals were flagged outliers when the dataset was indexed, and the copies arrive without that flag.
+    const { db } = stack.deps;
+    const version = (await db('datasets').where({ id: datasetId }).first('head_version_id')).head_version_id as string;
+    const originals = await db('media').where({ version_id: version }).whereIn('file_name', ['chelsea.jpg', 'coffee.jpg', 'astronaut.jpg']).select('id');
+    await db('media_issues')
+      .insert(originals.map((row: { id: string }) => ({ version_id: version, media_id: row.id, issue_type: 'outliers', confidence: 0.9, details: null })))
+      .onConflict(['version_id', 'media_id', 'issue_type'])
+      .ignore();
+
+    await stack.request.post(`/api/v1/dataset/${datasetId}/add_media`).attach('files', derivative('chelsea_q60.jpg')).attach('files', derivative('coffee_small.jpg')).attach('files', derivative('astronaut_crop.jpg')).expect(202);
+    expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'])).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED' });
+
+    const { groups } = (await stack.request.get(`/api/v1/dataset/${datasetId}/duplicates`).expect(200)).body as Review;
+    const suggestion = (fileName: string) => {
+      const group = groups.find((candidate) => candidate.members.some((member) => member.file_name === fileName))!;
+      const keeper = group.members.find((member) => member.media_id === group.suggested_keeper.media_id)!;
+      return { members: group.members.map((member) => member.file_name).sort(), keeper: keeper.file_name, keeperIssues: keeper.issues, ...group.suggested_keeper };
+    };
+    expect(suggestion('chelsea_q60.jpg')).toMatchObject({
+      members: ['chelsea.jpg', 'chelsea_q60.jpg'], keeper: 'chelsea.jpg', keeperIssues: ['outliers'], deciding_fact: 'bits_per_pixel',
+      reasons: [expect.stringMatching(/^more bits per pixel: .* \(a re-encode at lower quality\)$/)],
+    });
+    expect(suggestion('coffee_small.jpg')).toMatchObject({
+      members: ['coffee.jpg', 'coffee_small.jpg'], keeper: 'coffee.jpg', deciding_fact: 'pixels',
+      reasons: [`more pixels: ${coffee.width}×${coffee.height} over ${small.width}×${small.height} (a smaller copy: resized, or cropped evenly)`],
+    });
+    expect(suggestion('astronaut_crop.jpg')).toMatchObject({
+      members: ['astronaut.jpg', 'astronaut_crop.jpg'], keeper: 'astronaut.jpg', deciding_fact: 'pixels',
+      reasons: [`more pixels: ${astronaut.width}×${astronaut.height} over ${width}×${height} (a smaller copy: resized, or cropped evenly)`],
+    });
+
+    // Accept all now discards the copies, never the originals.
+    await stack.request.post(`/api/v1/dataset/${datasetId}/duplicates/accept_suggestions`).send({}).expect(200);
+    const roles = await db('duplicate_decisions as d').join('media as m', (join) => join.on('m.version_id', 'd.version_id').andOn('m.id', 'd.media_id'))
+      .where('d.version_id', version).select('m.file_name', 'd.role').orderBy('m.file_name');
+    expect(roles.filter((row: { role: string }) => row.role === 'discard').map((row: { file_name: string }) => row.file_name)).toEqual(['astronaut_crop.jpg', 'chelsea_q60.jpg', 'coffee_small.jpg']);
+  }, 240_000);
 });
 
 describe('duplicate review access', () => {

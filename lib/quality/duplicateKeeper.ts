@@ -1,0 +1,142 @@
+/**
+ * The copy of a duplicate group to keep, decided from the group's own facts when asked (never from
+ * flags stored when the dataset was indexed): the original over a derivative. Pure.
+ */
+
+export interface Candidate {
+  id: string;
+  fileName: string;
+  width: number | null;
+  height: number | null;
+  sizeBytes: number | null;
+  /** sharp's name of the encoding (jpeg, png, webp, …); null when unknown. */
+  format: string | null;
+  /** When the copy was uploaded (media rows keep it through versions). */
+  createdAt: Date;
+  /** Quality issues other than being a duplicate. */
+  issues: string[];
+}
+
+/** The fact that set the keeper apart from its closest rival. */
+export type KeeperFact = 'kept_before' | 'decodable' | 'pixels' | 'lossless' | 'bits_per_pixel' | 'quality_issues' | 'earlier_upload' | 'file_name';
+
+export interface KeeperSuggestion {
+  mediaId: string;
+  /** One line per fact that set copies aside, in the order they were weighed; the last one decided. */
+  reasons: string[];
+  decidingFact: KeeperFact;
+}
+
+/** Pixel counts within 1 % are the same picture size (codecs round odd sizes). */
+const SAME_PIXELS = 0.01;
+/** A copy needs 10 % more bits per pixel than another of its format to count as the better encoding. */
+const BETTER_BITS_PER_PIXEL = 1.1;
+/** Aspect ratios further apart than this mean a crop, not a resize. */
+const CROP_ASPECT = 0.01;
+const LOSSLESS_FORMATS = new Set(['png', 'tiff', 'bmp']);
+/**
+ * Issues that describe a copy's own pixels. `outliers` is left out: it is a fact about the neighbourhood
+ * when the dataset was indexed, stale once copies arrive, and copies of one picture share it anyway.
+ */
+const PIXEL_ISSUES = new Set(['blur', 'dark', 'bright']);
+
+const pixels = (candidate: Candidate) => (candidate.width ?? 0) * (candidate.height ?? 0);
+const bitsPerPixel = (candidate: Candidate) => (pixels(candidate) > 0 && candidate.sizeBytes ? (candidate.sizeBytes * 8) / pixels(candidate) : 0);
+const lossless = (candidate: Candidate) => LOSSLESS_FORMATS.has(candidate.format ?? '');
+const resolution = (candidate: Candidate) => `${candidate.width}×${candidate.height}`;
+const aspect = (candidate: Candidate) => (candidate.height ? (candidate.width ?? 0) / candidate.height : 0);
+const fileSize = (bytes: number | null) => (bytes === null ? 'unknown size' : bytes < 1_000_000 ? `${Math.round(bytes / 1000)} kB` : `${(bytes / 1_000_000).toFixed(2)} MB`);
+const pixelIssues = (candidate: Candidate) => candidate.issues.filter((issue) => PIXEL_ISSUES.has(issue));
+const list = (items: string[]) => [...new Set(items)].join(', ');
+
+interface Step {
+  fact: KeeperFact;
+  /** The candidates that stay in the running (never none). */
+  keep: (candidates: Candidate[]) => Candidate[];
+  /** Why the first survivor beats the candidates set aside. */
+  reason: (best: Candidate, setAside: Candidate[]) => string;
+}
+
+const STEPS: Step[] = [
+  {
+    fact: 'decodable',
+    keep: (candidates) => candidates.filter((candidate) => !candidate.issues.includes('broken')),
+    reason: (_best, setAside) => `decodable (${list(setAside.map((other) => other.fileName))} is broken)`,
+  },
+  {
+    fact: 'pixels',
+    keep: (candidates) => {
+      const most = Math.max(...candidates.map(pixels));
+      return candidates.filter((candidate) => pixels(candidate) >= most * (1 - SAME_PIXELS));
+    },
+    reason: (best, setAside) => {
+      const kind = setAside.every((other) => Math.abs(aspect(other) - aspect(best)) > CROP_ASPECT * aspect(best))
+        ? 'a crop'
+        : setAside.every((other) => Math.abs(aspect(other) - aspect(best)) <= CROP_ASPECT * aspect(best))
+          ? 'a smaller copy: resized, or cropped evenly'
+          : 'smaller or cropped copies';
+      return `more pixels: ${resolution(best)} over ${list(setAside.map(resolution))} (${kind})`;
+    },
+  },
+  {
+    fact: 'lossless',
+    keep: (candidates) => (candidates.some(lossless) ? candidates.filter(lossless) : candidates),
+    reason: (best, setAside) => `lossless ${best.format?.toUpperCase()} over ${list(setAside.map((other) => (other.format ?? 'unknown').toUpperCase()))}`,
+  },
+  {
+    fact: 'bits_per_pixel',
+    keep: (candidates) => {
+      const most = Math.max(...candidates.map(bitsPerPixel));
+      return candidates.filter((candidate) => bitsPerPixel(candidate) * BETTER_BITS_PER_PIXEL >= most);
+    },
+    reason: (best, setAside) =>
+      `more bits per pixel: ${bitsPerPixel(best).toFixed(2)} (${fileSize(best.sizeBytes)}) over ${list(setAside.map((other) => `${bitsPerPixel(other).toFixed(2)} (${fileSize(other.sizeBytes)})`))} (a re-encode at lower quality)`,
+  },
+  {
+    fact: 'quality_issues',
+    keep: (candidates) => {
+      const fewest = Math.min(...candidates.map((candidate) => pixelIssues(candidate).length));
+      return candidates.filter((candidate) => pixelIssues(candidate).length === fewest);
+    },
+    reason: (best, setAside) =>
+      `fewer quality issues: ${pixelIssues(best).join(', ') || 'none'} over ${list(setAside.map((other) => pixelIssues(other).join(', ')))}`,
+  },
+  {
+    fact: 'earlier_upload',
+    keep: (candidates) => {
+      const first = Math.min(...candidates.map((candidate) => candidate.createdAt.getTime()));
+      return candidates.filter((candidate) => candidate.createdAt.getTime() === first);
+    },
+    reason: (best, setAside) => `uploaded first (${best.createdAt.toISOString()}), before ${list(setAside.map((other) => other.fileName))}`,
+  },
+];
+
+/**
+ * The copy to keep and why: one kept before (when a group changed); else each fact in turn sets aside
+ * the copies that are worse by it: a decodable copy, then the most pixels (the others are resized or
+ * cropped from it), a lossless encoding, the most bits per pixel within a format (the others re-encoded
+ * at lower quality), the fewest issues of its own pixels, the earliest upload, and the first name.
+ */
+export function suggestKeeper(candidates: Candidate[], keptBefore: ReadonlySet<string> = new Set()): KeeperSuggestion {
+  const earlier = candidates.filter((candidate) => keptBefore.has(candidate.id));
+  if (earlier.length > 0) {
+    return { mediaId: earlier.sort((a, b) => (a.id < b.id ? -1 : 1))[0].id, reasons: ['kept when this group was decided before'], decidingFact: 'kept_before' };
+  }
+  let running = [...candidates].sort((a, b) => a.fileName.localeCompare(b.fileName) || (a.id < b.id ? -1 : 1));
+  const reasons: string[] = [];
+  let decidingFact: KeeperFact = 'file_name';
+  for (const step of STEPS) {
+    if (running.length === 1) break;
+    const kept = step.keep(running);
+    if (kept.length === 0 || kept.length === running.length) continue;
+    const setAside = running.filter((candidate) => !kept.includes(candidate));
+    reasons.push(step.reason(kept[0], setAside));
+    decidingFact = step.fact;
+    running = kept;
+  }
+  if (running.length > 1) {
+    reasons.push(`as good as ${list(running.slice(1).map((other) => other.fileName))} by every fact: first by name`);
+    decidingFact = 'file_name';
+  }
+  return { mediaId: running[0].id, reasons, decidingFact };
+}

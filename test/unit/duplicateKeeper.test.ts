@@ -1,0 +1,65 @@
+import { suggestKeeper, type Candidate } from '../../lib/quality/duplicateKeeper';
+
+const uploaded = new Date('2026-12-01T10:00:00Z');
+const candidate = (id: string, figures: Partial<Candidate> = {}): Candidate => ({
+  id,
+  fileName: `${id}.jpg`,
+  width: 232,
+  height: 195,
+  sizeBytes: 27_700,
+  format: 'jpeg',
+  createdAt: uploaded,
+  issues: [],
+  ...figures,
+});
+const later = new Date(uploaded.getTime() + 60_000);
+
+describe('the suggested keeper', () => {
+  it('keeps the original over a resize, a crop and a re-encode, and names the fact that decided', () => {
+    // The original carries a stale outliers flag from indexing; its copies arrived later without one.
+    const original = candidate('original', { issues: ['outliers'] });
+    expect(suggestKeeper([original, candidate('resized', { width: 139, height: 117, sizeBytes: 9_000, createdAt: later })])).toEqual({
+      mediaId: 'original',
+      reasons: ['more pixels: 232×195 over 139×117 (a smaller copy: resized, or cropped evenly)'],
+      decidingFact: 'pixels',
+    });
+    expect(suggestKeeper([original, candidate('cropped', { width: 220, height: 176, createdAt: later })])).toEqual({
+      mediaId: 'original',
+      reasons: ['more pixels: 232×195 over 220×176 (a crop)'],
+      decidingFact: 'pixels',
+    });
+    expect(suggestKeeper([original, candidate('q60', { sizeBytes: 13_700, createdAt: later })])).toEqual({
+      mediaId: 'original',
+      reasons: ['more bits per pixel: 4.90 (28 kB) over 2.42 (14 kB) (a re-encode at lower quality)'],
+      decidingFact: 'bits_per_pixel',
+    });
+  });
+
+  it('weighs the facts in order and lists each one that set a copy aside', () => {
+    const suggestion = suggestKeeper([
+      candidate('q60', { sizeBytes: 13_700 }),
+      candidate('small', { width: 100, height: 84 }),
+      candidate('original', { createdAt: later }),
+    ]);
+    expect(suggestion.mediaId).toBe('original');
+    expect(suggestion.decidingFact).toBe('bits_per_pixel');
+    expect(suggestion.reasons.map((reason) => reason.split(':')[0])).toEqual(['more pixels', 'more bits per pixel']);
+  });
+
+  it('prefers a decodable copy, a lossless encoding, fewer issues of its own pixels, then the earlier upload and the name', () => {
+    expect(suggestKeeper([candidate('big', { width: 900, height: 900, issues: ['broken'] }), candidate('ok')]).decidingFact).toBe('decodable');
+    expect(suggestKeeper([candidate('jpeg', { sizeBytes: 90_000 }), candidate('png', { format: 'png', fileName: 'png.png' })])).toMatchObject({ mediaId: 'png', decidingFact: 'lossless' });
+    expect(suggestKeeper([candidate('blurred', { issues: ['blur', 'outliers'] }), candidate('sharp', { createdAt: later })])).toEqual({
+      mediaId: 'sharp',
+      reasons: ['fewer quality issues: none over blur'],
+      decidingFact: 'quality_issues',
+    });
+    expect(suggestKeeper([candidate('a', { createdAt: later, issues: ['outliers'] }), candidate('b')])).toMatchObject({ mediaId: 'b', decidingFact: 'earlier_upload' });
+    expect(suggestKeeper([candidate('b'), candidate('a')])).toEqual({ mediaId: 'a', reasons: ['as good as b.jpg by every fact: first by name'], decidingFact: 'file_name' });
+    expect(suggestKeeper([candidate('new', { width: 900, height: 900 }), candidate('old')], new Set(['old']))).toEqual({
+      mediaId: 'old',
+      reasons: ['kept when this group was decided before'],
+      decidingFact: 'kept_before',
+    });
+  });
+});
