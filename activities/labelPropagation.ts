@@ -50,7 +50,7 @@ export function createLabelPropagationActivities(deps: { db: Db; vectors: Vector
           await report(start + hits.length, queries.length);
         });
       }
-      await writePropagatedLabel(db, version.id, input.label, seeds, similarities);
+      await writePropagatedLabel(db, { versionId: version.id, taskId: input.taskId }, input.label, seeds, similarities);
       return { seeds: seeds.length, propagated: similarities.size };
     },
 

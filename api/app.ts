@@ -38,6 +38,7 @@ import { createDuplicatesRouter } from './routes/duplicates';
 import { createMapRouter } from './routes/map';
 import { createCustomMetadataRouter } from './routes/customMetadata';
 import { createLabelsRouter } from './routes/labels';
+import { createClassesRouter } from './routes/classes';
 import { createNotificationsRouter } from './routes/notifications';
 import { createViewsRouter } from './routes/views';
 import { createSnapshotsRouter } from './routes/snapshots';
@@ -104,6 +105,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createMapRouter(deps),
     createCustomMetadataRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createLabelsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
+    createClassesRouter(deps),
     createNotificationsRouter(deps),
     createViewsRouter(deps),
     createSnapshotsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),

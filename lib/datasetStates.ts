@@ -36,10 +36,12 @@ export type DatasetOperation =
   | 'reindex'
   | 'import_metadata'
   | 'propagate_labels'
+  | 'edit_labels'
   | 'check_labels'
   | 'enrich'
   | 'export'
   | 'snapshot'
+  | 'review_duplicates'
   | 'restore'
   | 'clone'
   | 'delete'
@@ -66,10 +68,14 @@ export const OPERATIONS: Record<DatasetOperation, OperationRule> = {
   import_metadata: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'CUSTOM_METADATA' },
   propagate_labels: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'LABEL_PROPAGATION' },
   check_labels: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'LABEL_QUALITY' },
+  // Writes the user's labels at once, in a transaction that holds the dataset's status (lockDatasetFor).
+  edit_labels: { from: ['READY', 'PARTIAL INDEX'] },
   enrich: { from: ['READY'], claims: 'READ ONLY', task: 'ENRICHMENT' },
   // An export claims nothing: it reads the version as it was when requested (docs/decisions.md).
   export: { from: ['READY'], task: 'EXPORT' },
   snapshot: { from: ['READY', 'PARTIAL INDEX'] },
+  // Decides duplicate groups (and merges into keepers) at once, in a transaction that holds the dataset's status (lockDatasetFor).
+  review_duplicates: { from: ['READY', 'PARTIAL INDEX'] },
   restore: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'SNAPSHOT_RESTORE' },
   // A clone reads a frozen snapshot: the source's status does not matter (its task runs on the new dataset).
   clone: { from: DATASET_STATUSES, task: 'SNAPSHOT_CLONE' },

@@ -1,6 +1,8 @@
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { applyLabel } from '../db/repositories/labels';
+import { labelFieldsOfVersion, writeLabelList } from '../db/repositories/groundTruth';
+import { taskCreator } from '../db/repositories/tasks';
 import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { countSelectedMedia, type MediaSelection } from '../db/repositories/selection';
 import { releaseTransition } from '../lib/datasetStates';
@@ -49,8 +51,26 @@ export interface PropagationResult {
   propagated: number;
 }
 
-/** The label on the seeds (source `user`) and on the neighbours found (source `propagated`, confidence their best similarity to a seed), in one transaction. */
-export async function writePropagatedLabel(db: Db, versionId: string, label: string, seeds: string[], similarities: Map<string, number>): Promise<void> {
+/**
+ * Where the dataset has a label field (the user's own labels), the label becomes the class of the seeds and the
+ * neighbours found, as one undoable action of the task's user. Otherwise it goes on them as a label beside the
+ * models' (source `user` on the seeds, `propagated` on the neighbours at their best similarity to a seed). One transaction.
+ */
+export async function writePropagatedLabel(
+  db: Db,
+  target: { versionId: string; taskId: string },
+  label: string,
+  seeds: string[],
+  similarities: Map<string, number>,
+): Promise<void> {
+  const { versionId } = target;
+  const { labelField } = await labelFieldsOfVersion(db, versionId);
+  if (labelField !== null) {
+    const userId = await taskCreator(db, target.taskId);
+    const relabels = [...seeds, ...similarities.keys()].map((mediaId) => ({ mediaId, label }));
+    await db.transaction((trx) => writeLabelList(trx, { versionId, field: labelField, action: 'propagate', userId }, relabels));
+    return;
+  }
   await db.transaction(async (trx) => {
     await applyLabel(trx, versionId, label, 'user', seeds.map((id) => ({ mediaId: id, confidence: 1 })));
     await applyLabel(trx, versionId, label, 'propagated', [...similarities].map(([mediaId, confidence]) => ({ mediaId, confidence })));

@@ -10,7 +10,8 @@ export const mediaFactsSchema = z
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
     caption: z.string().nullable(),
-    labels: z.array(z.string()),
+    labels: z.array(z.string()).meta({ description: 'Labels a model gave (image tagging) or propagation wrote' }),
+    class: z.string().nullable().meta({ description: 'The user’s own label: the value of the declared label field (GET …/classes)' }),
     tags: z.array(z.object({ id: z.uuid(), name: z.string() })),
     issues: z.array(z.string()).meta({ description: 'Quality issues: duplicates, outliers, blur, dark, bright, broken (indexing), mislabel, leakage (label quality)' }),
     mislabel: z
@@ -34,6 +35,7 @@ export function presentMediaFacts(row: MediaFactsRow): z.output<typeof mediaFact
     height: row.height,
     caption: row.caption,
     labels: row.labels,
+    class: row.class,
     tags: row.tags,
     issues: row.issues,
     mislabel: (row.label_issues.mislabel as z.output<typeof mediaFactsSchema>['mislabel']) ?? null,

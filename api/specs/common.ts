@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_LABEL_LENGTH } from '../../lib/vql/parseVql';
 
 export const datasetIdParams = z.object({ dataset_id: z.uuid('dataset_id must be a UUID') });
 
@@ -32,7 +33,9 @@ export const startedTask = z.object({ task_id: z.uuid() });
 /** What a `vql` parameter takes, the contract's keys and our map extension (docs/decisions.md). */
 export const VQL_DESCRIPTION =
   'JSON array of VQL filters, combined with AND. Besides the contract\'s keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, ' +
-  '"polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since';
+  '"polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since. ' +
+  '{"ground_truth": {"op": "one_of", "value": [<class>, …]}} keeps the media whose own label (the declared label field, GET …/classes) is one of the classes; ' +
+  '{"metadata": {"field": <name>, "op": "one_of", "value": [<text>, …]}} those whose custom-metadata field, as text, is one of the values';
 /** The refusal of a map region drawn on an older layout of the map. */
 export const STALE_MAP_REGION: [409, string] = [409, 'A VQL map region of an older map layout (the map was laid out anew since)'];
 
@@ -55,3 +58,15 @@ export const labelsFromFields = (when: string, fieldDefault: string) => ({
 export const labelFieldNeedsLabelsFrom = (input: { labels_from?: string; label_field?: string }) =>
   input.label_field === undefined || input.labels_from !== undefined;
 export const LABEL_FIELD_ALONE = 'label_field needs labels_from=folder';
+
+/** C0 and C1 controls (U+0085 among them) and the line and paragraph separators YAML 1.1 readers break lines at. */
+const CONTROL_OR_LINE_BREAK = /[\p{Cc}\u2028\u2029]/u;
+
+/** A label of the user's own, from any source (a fix, propagation): trimmed, 1-100 characters, one printable line. */
+export const labelText = (field: string) =>
+  z
+    .string({ error: (issue) => (issue.input === undefined ? `${field} is required` : `${field} must be a string`) })
+    .trim()
+    .min(1, `${field} must not be empty`)
+    .max(MAX_LABEL_LENGTH, `${field} is at most ${MAX_LABEL_LENGTH} characters`)
+    .refine((text) => !CONTROL_OR_LINE_BREAK.test(text), `${field} must not contain control characters or line breaks`);

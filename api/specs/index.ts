@@ -2,6 +2,7 @@ import type { RouteSpec } from '../routeSpec';
 import { authRoutes } from './auth';
 import { customMetadataRoutes } from './customMetadata';
 import { labelRoutes } from './labels';
+import { classRoutes } from './classes';
 import { datasetRoutes } from './datasets';
 import { exploreRoutes } from './explore';
 import { exportRoutes } from './exports';
@@ -35,6 +36,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   mapRoutes,
   customMetadataRoutes,
   labelRoutes,
+  classRoutes,
   notificationRoutes,
   viewRoutes,
   snapshotRoutes,

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
-import { datasetIdParams, startedTask } from './common';
+import { datasetIdParams, labelText, startedTask } from './common';
 import { selectionBody } from './selection';
 
 const propagationBody = z.object({
-  label: z.string().trim().min(1, 'label is required').max(100, 'label is at most 100 characters'),
+  label: labelText('label'),
   selection: selectionBody,
   min_similarity: z
     .number()

@@ -217,6 +217,11 @@ export async function claimDatasetStatus(
   return { claimed: await transitionDatasetStatus(db, datasetId, transition), previous };
 }
 
+/** The dataset's status, held (FOR SHARE) until the caller's transaction ends: no claim can change it meanwhile. */
+export async function lockDatasetStatus(trx: Db, datasetId: string): Promise<DatasetStatus | undefined> {
+  return (await trx('datasets').where({ id: datasetId }).forShare().first('status_new'))?.status_new;
+}
+
 /** The owner of a dataset (the on-premises pipeline acts on their behalf). */
 export async function datasetOwner(db: Db, datasetId: string): Promise<{ id: string; email: string } | undefined> {
   return db('datasets as d').join('users as u', 'u.id', 'd.owner_id').where('d.id', datasetId).first('u.id', 'u.email');

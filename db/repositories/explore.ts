@@ -48,6 +48,17 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
     case 'labels':
       query.whereExists(db('media_labels as l').whereRaw(...sameMedia('l')).whereIn('l.label', filter.anyOf));
       return;
+    case 'groundTruth':
+      // The declared field is the version's (its label-quality report): one row by key, joined, not read per media row.
+      query.whereExists(
+        db('dataset_versions as gv')
+          .whereRaw('gv.id = m.version_id')
+          .whereRaw(`m.custom_metadata ->> (gv.label_quality ->> 'label_field') = ANY(?::text[])`, [filter.anyOf]),
+      );
+      return;
+    case 'metadata':
+      query.whereRaw('m.custom_metadata ->> ? = ANY(?::text[])', [filter.field, filter.anyOf]);
+      return;
     case 'tags':
       query.whereExists(db('media_tags as t').whereRaw(...sameMedia('t')).whereIn('t.tag_id', filter.anyOf));
       return;

@@ -252,6 +252,8 @@ export interface MediaFactsRow {
   height: number | null;
   caption: string | null;
   labels: string[];
+  /** Its class: the value of the version's declared label field, null when it has none or none is declared. */
+  class: string | null;
   tags: Array<{ id: string; name: string }>;
   issues: string[];
   /** Details of the label-quality issues, by type (mislabel, leakage). */
@@ -262,6 +264,7 @@ export async function mediaFacts(db: Db, versionId: string, mediaId: string): Pr
   const { rows } = await db.raw(
     `SELECT m.id, m.kind, m.file_name, m.size_bytes, m.width, m.height, m.caption,
             coalesce((SELECT array_agg(l.label ORDER BY l.label) FROM media_labels l WHERE l.version_id = m.version_id AND l.media_id = m.id), '{}') AS labels,
+            nullif(btrim(m.custom_metadata ->> (SELECT v.label_quality->>'label_field' FROM dataset_versions v WHERE v.id = m.version_id)), '') AS class,
             coalesce(${PREVIEW_TAGS_SQL}, '[]') AS tags,
             coalesce((SELECT array_agg(i.issue_type ORDER BY i.issue_type) FROM media_issues i WHERE i.version_id = m.version_id AND i.media_id = m.id), '{}') AS issues,
             coalesce((SELECT json_object_agg(i.issue_type, i.details) FROM media_issues i

@@ -229,3 +229,8 @@ export async function runningTaskOf(db: Db, datasetId: string, types: readonly T
       'updated_at',
     );
 }
+
+/** Who started the task (a change it makes is theirs). */
+export async function taskCreator(db: Db, taskId: string): Promise<string | null> {
+  return (await db('tasks').where({ task_id: taskId }).first('created_by'))?.created_by ?? null;
+}

@@ -7,6 +7,10 @@ export type MediaFilter =
   | { kind: 'duplicateSimilarity'; atLeast: number }
   | { kind: 'uniqueness'; atLeast: number }
   | { kind: 'labels'; anyOf: string[] }
+  /** The user's own label: the value of the version's declared label field (none matches before one is declared). */
+  | { kind: 'groundTruth'; anyOf: string[] }
+  /** A custom-metadata field's value, as text, is one of `anyOf`. */
+  | { kind: 'metadata'; field: string; anyOf: string[] }
   | { kind: 'tags'; anyOf: string[] }
   | { kind: 'fullText'; query: string }
   /** Media whose point on the map of layout `layoutId` lies in the polygon (none when the map was laid out anew). */
@@ -27,6 +31,10 @@ export function compileVql(filter: Exclude<VqlFilter, SemanticFilter>): MediaFil
       return { kind: 'uniqueness', atLeast: filter.value };
     case 'labels':
       return { kind: 'labels', anyOf: filter.value };
+    case 'ground_truth':
+      return { kind: 'groundTruth', anyOf: filter.value };
+    case 'metadata':
+      return { kind: 'metadata', field: filter.field, anyOf: filter.value };
     case 'tags':
       return { kind: 'tags', anyOf: filter.value };
     case 'text':

@@ -14,6 +14,19 @@ const labelsFilter = z.strictObject({
   op: z.literal('one_of', { message: 'op must be one_of' }),
   value: z.array(z.string().min(1)).min(1, 'value must list at least one label'),
 });
+/** A label of the user's own: at most this long, in every label source and filter (folders, CSV, propagation, fixes). */
+export const MAX_LABEL_LENGTH = 100;
+const labelValues = z
+  .array(z.string().trim().min(1, 'each value must be a non-empty string').max(MAX_LABEL_LENGTH, `each value is at most ${MAX_LABEL_LENGTH} characters`))
+  .min(1, 'value must list at least one value')
+  .max(1_000, 'value lists at most 1000 values');
+// Extensions of the contract's VQL (docs/decisions.md): the user's own labels (the declared label field) and any custom-metadata field.
+const groundTruthFilter = z.strictObject({ op: z.literal('one_of', { message: 'op must be one_of' }), value: labelValues });
+const metadataFilter = z.strictObject({
+  field: z.string({ error: 'field must be the name of a custom-metadata field' }).min(1, 'field must not be empty').max(100, 'field is at most 100 characters'),
+  op: z.literal('one_of', { message: 'op must be one_of' }),
+  value: labelValues,
+});
 const tagsFilter = z.strictObject({
   op: z.literal('is', { message: 'op must be is' }),
   value: z.array(z.uuid('tags must be UUIDs')).min(1, 'value must list at least one tag id'),
@@ -52,6 +65,8 @@ const uniquenessFilter = z.strictObject({ op: z.literal('uniqueness', { message:
 const ELEMENT_SCHEMAS = {
   text: textFilter,
   labels: labelsFilter,
+  ground_truth: groundTruthFilter,
+  metadata: metadataFilter,
   tags: tagsFilter,
   issues: issuesFilter,
   duplicates: duplicatesFilter,
