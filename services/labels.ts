@@ -1,10 +1,13 @@
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { applyLabel } from '../db/repositories/labels';
-import { labelFieldsOfVersion, writeLabelList } from '../db/repositories/groundTruth';
+import { countClassChanges, labelFieldsOfVersion, writeLabelList } from '../db/repositories/groundTruth';
 import { taskCreator } from '../db/repositories/tasks';
 import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
-import { countSelectedMedia, type MediaSelection } from '../db/repositories/selection';
+import { countSelectedMedia, selectedMedia, type MediaSelection } from '../db/repositories/selection';
+import { indexItems } from '../db/repositories/media';
+import { headVersion, type DatasetVersion } from '../db/repositories/versions';
+import { imageCollection, type VectorHit, type VectorStore } from '../lib/vectors/vectorStore';
 import { releaseTransition } from '../lib/datasetStates';
 import { unprocessable } from '../lib/errors';
 import type { LabelPropagationInput } from '../workflows/contracts';
@@ -44,6 +47,92 @@ export async function startLabelPropagation(deps: TaskDeps, dataset: DatasetRow,
       await transitionDatasetStatus(db, dataset.id, releaseTransition('propagate_labels', previousStatus));
     },
   );
+}
+
+/** Searches the `k` nearest neighbours (self included) of stored items batch by batch (a task heartbeats between batches). */
+export type NeighbourBatches = (collection: string, ids: string[], k: number, onBatch: (start: number, hits: VectorHit[][]) => Promise<void>) => Promise<void>;
+
+/** Neighbour batches for a request: no heartbeat, no cancellation. */
+const NEIGHBOUR_BATCH = 256;
+export function plainNeighbourBatches(vectors: VectorStore): NeighbourBatches {
+  return async (collection, ids, k, onBatch) => {
+    for (let start = 0; start < ids.length; start += NEIGHBOUR_BATCH) {
+      const batch = ids.slice(start, start + NEIGHBOUR_BATCH);
+      const stored = await vectors.get(collection, batch);
+      await onBatch(start, await vectors.searchMany(collection, batch.map((id) => stored.get(id)!), k));
+    }
+  };
+}
+
+/**
+ * The seeds of a propagation (the selection, resolved against the version) and each of their `maxNeighbours`
+ * nearest media of the version at a cosine similarity of at least `minSimilarity`, with its best similarity to a
+ * seed. One hop: neighbours of neighbours are not included.
+ */
+export async function findPropagationTargets(
+  deps: { db: Db; vectors: VectorStore; batches: NeighbourBatches },
+  version: Pick<DatasetVersion, 'id' | 'vector_space_id'>,
+  request: Pick<LabelRequest, 'selection' | 'minSimilarity' | 'maxNeighbours'>,
+  onProgress: (done: number, total: number) => Promise<void> = async () => undefined,
+): Promise<{ seeds: string[]; similarities: Map<string, number> }> {
+  const seeds: string[] = (await selectedMedia(deps.db, version.id, request.selection)).map((row: { id: string }) => row.id);
+  const similarities = new Map<string, number>();
+  if (request.maxNeighbours === 0) return { seeds, similarities };
+  const collection = imageCollection(version.vector_space_id);
+  const embedded = new Set((await indexItems(deps.db, version.id)).filter((item) => item.embedded).map((item) => item.id));
+  const isSeed = new Set(seeds);
+  const queries = seeds.filter((id) => embedded.has(id));
+  // The collection is shared by every version of the lineage: ask for enough hits that media of
+  // other versions cannot crowd out this version's nearest.
+  const others = Math.max(0, (await deps.vectors.count(collection)) - embedded.size);
+  const k = request.maxNeighbours + 1 + others;
+  await deps.batches(collection, queries, k, async (start, hits) => {
+    for (const [offset, found] of hits.entries()) {
+      const seed = queries[start + offset];
+      const nearest = found.filter((hit) => hit.id !== seed && embedded.has(hit.id)).slice(0, request.maxNeighbours);
+      for (const hit of nearest) {
+        const similarity = 1 - hit.distance;
+        if (similarity < request.minSimilarity || isSeed.has(hit.id)) continue;
+        if (similarity > (similarities.get(hit.id) ?? -1)) similarities.set(hit.id, similarity);
+      }
+    }
+    await onProgress(start + hits.length, queries.length);
+  });
+  return { seeds, similarities };
+}
+
+/** The similarities a preview counts neighbours at, besides the one asked for. */
+const PREVIEW_SIMILARITIES = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95];
+/** Seeds a preview searches from at most (it answers within the request). */
+export const MAX_PREVIEW_SEEDS = 1_000;
+
+export interface PropagationPreview {
+  seeds: number;
+  /** Neighbours the propagation would label at the similarity asked for. */
+  neighbours: number;
+  /** Media whose class would change (seeds and neighbours without the class now); null without a label field. */
+  changes: number | null;
+  by_similarity: Array<{ min_similarity: number; neighbours: number }>;
+}
+
+/** What a propagation would label, before it runs: counted at the similarity asked for and at a few others. */
+export async function previewLabelPropagation(deps: { db: Db; vectors: VectorStore }, dataset: DatasetRow, request: LabelRequest): Promise<PropagationPreview> {
+  requireStatusFor(dataset, 'propagate_labels');
+  await requireCurrentMapLayout(deps.db, dataset, request.selection.filters ?? []);
+  const named = await countSelectedMedia(deps.db, dataset.head_version_id, request.selection);
+  if (named === 0) throw unprocessable('The selection names no media of this dataset');
+  if (named > MAX_PREVIEW_SEEDS) throw unprocessable(`A preview searches from at most ${MAX_PREVIEW_SEEDS} selected media; this selection names ${named}`);
+  const version = await headVersion(deps.db, dataset.id);
+  const lowest = Math.min(request.minSimilarity, ...PREVIEW_SIMILARITIES);
+  const { seeds, similarities } = await findPropagationTargets({ ...deps, batches: plainNeighbourBatches(deps.vectors) }, version, { ...request, minSimilarity: lowest });
+  const neighboursAt = (minimum: number) => [...similarities.values()].filter((similarity) => similarity >= minimum).length;
+  const targets = [...seeds, ...[...similarities].filter(([, similarity]) => similarity >= request.minSimilarity).map(([id]) => id)];
+  return {
+    seeds: seeds.length,
+    neighbours: neighboursAt(request.minSimilarity),
+    changes: await countClassChanges(deps.db, dataset.head_version_id, targets, request.label),
+    by_similarity: PREVIEW_SIMILARITIES.map((minimum) => ({ min_similarity: minimum, neighbours: neighboursAt(minimum) })),
+  };
 }
 
 export interface PropagationResult {

@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
+import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { requireDataset } from '../../services/datasetAccess';
-import { startLabelPropagation } from '../../services/labels';
+import { previewLabelPropagation, startLabelPropagation } from '../../services/labels';
 import { declareLabelFields, labelFieldsOf, labelQualityOf } from '../../services/labelQuality';
 import type { TaskDeps } from '../../services/taskWorkflows';
 import { mount } from '../routeSpec';
@@ -9,7 +10,7 @@ import { labelRoutes } from '../specs/labels';
 import { toMediaSelection } from '../specs/selection';
 
 /** Labels curators give and their quality (spec-silent beyond "label propagation" blocking snapshots; see docs/decisions.md). */
-export function createLabelsRouter(deps: TaskDeps): Router<ApiState> {
+export function createLabelsRouter(deps: TaskDeps & { vectors: VectorStore }): Router<ApiState> {
   const router = new Router<ApiState>();
 
   mount(router, labelRoutes.propagate, async (ctx) => {
@@ -23,6 +24,17 @@ export function createLabelsRouter(deps: TaskDeps): Router<ApiState> {
     });
     ctx.status = 202;
     ctx.body = { task_id: taskId };
+  });
+
+  mount(router, labelRoutes.previewPropagation, async (ctx) => {
+    const { params, body } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'label');
+    ctx.body = await previewLabelPropagation(deps, dataset, {
+      label: body.label,
+      selection: toMediaSelection(body.selection),
+      minSimilarity: body.min_similarity,
+      maxNeighbours: body.max_neighbours,
+    });
   });
 
   mount(router, labelRoutes.declareFields, async (ctx) => {

@@ -79,6 +79,29 @@ export const labelRoutes = {
     responses: { 202: { description: 'Started', schema: startedTask } },
     errors: [403, 404, [409, 'The dataset cannot take labels in its status, or a VQL map region of an older map layout'], [422, 'Invalid input, or a selection naming no media of the dataset']],
   }),
+  previewPropagation: defineRoute({
+    method: 'post',
+    path: '/dataset/:dataset_id/labels/propagate/preview',
+    tag: 'labels',
+    summary: 'How many media a propagation would label (and whose class it would change), at its similarity and at 0.5-0.95, before it runs',
+    description: 'Takes the body of POST …/labels/propagate and changes nothing; it searches from at most 1,000 selected media.',
+    auth: 'user',
+    request: { params: datasetIdParams, body: propagationBody },
+    responses: {
+      200: {
+        description: 'Preview',
+        schema: z
+          .object({
+            seeds: z.number().int().meta({ description: 'Selected media' }),
+            neighbours: z.number().int().meta({ description: 'Neighbours labelled at min_similarity' }),
+            changes: z.number().int().nullable().meta({ description: 'Seeds and neighbours whose class would change; null when the dataset has no label field' }),
+            by_similarity: z.array(z.object({ min_similarity: z.number(), neighbours: z.number().int() })),
+          })
+          .meta({ id: 'PropagationPreview' }),
+      },
+    },
+    errors: [403, 404, [409, 'The dataset cannot take labels in its status, or a VQL map region of an older map layout'], [422, 'Invalid input, a selection naming no media, or more than 1,000']],
+  }),
   declareFields: defineRoute({
     method: 'put',
     path: '/dataset/:dataset_id/label_fields',

@@ -173,3 +173,15 @@ export function labelHistory(db: Db, versionId: string, mediaId: string, limit =
     .limit(limit)
     .select('c.action_id', 'c.action', 'c.field', 'c.previous', 'c.label', db.raw('c.undone_by IS NOT NULL AS undone'), 'u.email as created_by', 'c.created_at');
 }
+
+/** How many of `mediaIds` would change class if given `label` (null without a label field). */
+export async function countClassChanges(db: Db, versionId: string, mediaIds: string[], label: string): Promise<number | null> {
+  const { labelField } = await labelFieldsOfVersion(db, versionId);
+  if (labelField === null) return null;
+  const row = await db('media')
+    .where({ version_id: versionId })
+    .whereRaw('id = ANY(?::uuid[])', [mediaIds])
+    .whereRaw('(custom_metadata->>?) IS DISTINCT FROM ?', [labelField, label])
+    .first(db.raw('count(*)::int AS n'));
+  return row?.n ?? 0;
+}

@@ -132,8 +132,8 @@ describe('label propagation', () => {
     const seed = ids.get('coffee.jpg')!;
     const before = await databaseFingerprint(stack.deps.db);
     const refusals: Array<[object, string]> = [
-      [{ selection: { media_ids: [seed] } }, 'body.label: Invalid input: expected string, received undefined'],
-      [{ label: '  ', selection: { media_ids: [seed] } }, 'body.label: label is required'],
+      [{ selection: { media_ids: [seed] } }, 'body.label: label is required'],
+      [{ label: '  ', selection: { media_ids: [seed] } }, 'body.label: label must not be empty'],
       [{ label: 'x', selection: {} }, 'body.selection: give media_ids, cluster_id, cluster_ids or vql'],
       [{ label: 'x', selection: { media_ids: [] } }, 'body.selection.media_ids: media_ids must not be empty'],
       [{ label: 'x', selection: { media_ids: ['nope'] } }, 'body.selection.media_ids.0: media_ids must be UUIDs'],

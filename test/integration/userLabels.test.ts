@@ -146,10 +146,18 @@ describe("the user's labels", () => {
 
   it('propagates a class to near neighbours into the label field, as one undoable action', async () => {
     const seed = [...given.keys()].find((name) => given.get(name) === trueClass(name))!;
-    const started = await stack.request
-      .post(`/api/v1/dataset/${datasetId}/labels/propagate`)
-      .send({ label: 'propagated class', selection: { media_ids: [ids.get(seed)] }, min_similarity: 0.5, max_neighbours: 5 })
-      .expect(202);
+    const body = { label: 'propagated class', selection: { media_ids: [ids.get(seed)] }, min_similarity: 0.5, max_neighbours: 5 };
+    const before = await databaseFingerprint(stack.deps.db);
+    const preview = (await stack.request.post(`/api/v1/dataset/${datasetId}/labels/propagate/preview`).send(body).expect(200)).body;
+    expect(preview).toMatchObject({ seeds: 1, neighbours: 5, changes: 6 });
+    const counts = preview.by_similarity.map((row: { neighbours: number }) => row.neighbours);
+    expect(counts).toEqual([...counts].sort((a, b) => b - a));
+    expect(preview.by_similarity[0]).toEqual({ min_similarity: 0.5, neighbours: 5 });
+    const missing = await stack.request.post(`/api/v1/dataset/${datasetId}/labels/propagate/preview`).send({ ...body, selection: { media_ids: [datasetId] } });
+    expect([missing.status, missing.body]).toEqual([422, { detail: 'The selection names no media of this dataset' }]);
+    expect(await databaseFingerprint(stack.deps.db)).toEqual(before);
+
+    const started = await stack.request.post(`/api/v1/dataset/${datasetId}/labels/propagate`).send(body).expect(202);
     const task = await eventually(
       async () => (await stack.request.get('/api/v1/tasks').query({ task_type: 'LABEL_PROPAGATION' }).expect(200)).body.tasks.find((row: { task_id: string }) => row.task_id === started.body.task_id),
       (row) => ['COMPLETED', 'FAILED'].includes(row?.status),
@@ -157,7 +165,7 @@ describe("the user's labels", () => {
     );
     expect(task.status).toBe('COMPLETED');
     const count = (await classes()).classes.find((row: { label: string }) => row.label === 'propagated class')?.count;
-    expect(count).toBeGreaterThan(1);
+    expect(count).toBe(preview.changes);
     expect(await classOf(seed)).toBe('propagated class');
     expect((await stack.request.post(`/api/v1/dataset/${datasetId}/classes/undo`).expect(200)).body).toMatchObject({ action: 'propagate', undone: count });
     expect(await classOf(seed)).toBe(given.get(seed));
