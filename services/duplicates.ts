@@ -1,12 +1,14 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import type { DatasetRow } from '../db/repositories/datasets';
 import {
+  applyMerges,
   decisionsOf,
-  deleteDecision,
+  deleteDecisions,
   duplicateEdges,
   duplicateMembers,
+  memberFacts,
   recordDecisions,
   unknownImageIds,
   type DecisionRole,
@@ -14,7 +16,10 @@ import {
   type DuplicateMemberRow,
   type NewDecision,
 } from '../db/repositories/duplicates';
-import { notFound, unprocessable } from '../lib/errors';
+import { labelFieldsOfVersion } from '../db/repositories/groundTruth';
+import { conflict, notFound, unprocessable } from '../lib/errors';
+import { mergeIntoKeeper, type KeeperMerge, type MergeConflict } from '../lib/quality/duplicateMerge';
+import { lockDatasetFor } from './datasetStates';
 import { groupDuplicates, type Group, type GroupState } from '../lib/quality/duplicateGroups';
 import { suggestKeeper, type KeeperSuggestion } from '../lib/quality/duplicateKeeper';
 
@@ -31,8 +36,15 @@ export interface ReviewGroup {
   similarity: number;
   members: ReviewMember[];
   suggestion: KeeperSuggestion;
-  /** The decision covering the whole group (decided groups only). */
-  decision: { id: string; verdict: 'duplicates' | 'not_duplicates'; decidedAt: Date; decidedBy: string | null } | null;
+  /** The decision covering the whole group (decided groups only), with the conflicts its merge left to the curator. */
+  decision: {
+    id: string;
+    verdict: 'duplicates' | 'not_duplicates';
+    decidedAt: Date;
+    decidedBy: string | null;
+    actionId: string | null;
+    conflicts: MergeConflict[];
+  } | null;
 }
 
 export interface DuplicateReview {
@@ -67,7 +79,14 @@ function reviewOf(group: Group, members: Map<string, DuplicateMemberRow>, decisi
     suggestion: suggestKeeper(reviewMembers, keptBefore),
     decision:
       group.state === 'decided' && first
-        ? { id: first.decisionId, verdict: first.role === 'distinct' ? 'not_duplicates' : 'duplicates', decidedAt: first.decidedAt, decidedBy: first.decidedBy }
+        ? {
+            id: first.decisionId,
+            verdict: first.role === 'distinct' ? 'not_duplicates' : 'duplicates',
+            decidedAt: first.decidedAt,
+            decidedBy: first.decidedBy,
+            actionId: first.actionId,
+            conflicts: group.memberIds.flatMap((id) => decisions.get(id)?.merged?.conflicts ?? []),
+          }
         : null,
   };
 }
@@ -112,7 +131,7 @@ export interface DecisionRequest {
  * that are not images of the dataset or appear in two groups, and a keep list that is empty, keeps
  * everything or names a non-member.
  */
-export async function decideDuplicates(db: Db, dataset: DatasetRow, user: User, requests: DecisionRequest[]): Promise<Array<{ decisionId: string; mediaIds: string[] }>> {
+export async function decideDuplicates(db: Db, dataset: DatasetRow, user: User, requests: DecisionRequest[]): Promise<ResolvedDecision[]> {
   const seen = new Set<string>();
   requests.forEach((request, index) => {
     const at = `body.groups.${index}`;
@@ -129,41 +148,179 @@ export async function decideDuplicates(db: Db, dataset: DatasetRow, user: User, 
       if (new Set(request.keep).size === members.size) throw unprocessable(`${at}.keep_media_ids: keeping every member is not_duplicates`);
     }
   });
-  const unknown = await unknownImageIds(db, dataset.head_version_id, [...seen]);
-  if (unknown.length > 0) throw unprocessable(`body.groups: not images of this dataset: ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ', …' : ''}`);
-
-  const decisions: NewDecision[] = requests.map((request) => {
-    const keep = new Set(request.keep);
-    const role = (id: string): DecisionRole => (request.verdict === 'not_duplicates' ? 'distinct' : keep.has(id) ? 'keep' : 'discard');
-    return { decisionId: randomUUID(), members: request.mediaIds.map((mediaId) => ({ mediaId, role: role(mediaId) })) };
+  return db.transaction(async (trx) => {
+    await lockDatasetFor(trx, dataset, 'review_duplicates');
+    const unknown = await unknownImageIds(trx, dataset.head_version_id, [...seen]);
+    if (unknown.length > 0) throw unprocessable(`body.groups: not images of this dataset: ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ', …' : ''}`);
+    const decisions: NewDecision[] = requests.map((request) => {
+      const keep = new Set(request.keep);
+      const role = (id: string): DecisionRole => (request.verdict === 'not_duplicates' ? 'distinct' : keep.has(id) ? 'keep' : 'discard');
+      return { decisionId: randomUUID(), members: request.mediaIds.map((mediaId) => ({ mediaId, role: role(mediaId) })) };
+    });
+    return resolve(trx, dataset.head_version_id, user.id, decisions, null);
   });
-  await recordDecisions(db, dataset.head_version_id, user.id, decisions);
-  return decisions.map((decision) => ({ decisionId: decision.decisionId, mediaIds: decision.members.map((member) => member.mediaId) }));
+}
+
+export interface ResolvedDecision {
+  decisionId: string;
+  mediaIds: string[];
+  /** What the keepers gained from the discarded copies. */
+  merged: { labels: number; tags: number; metadataFields: number };
+  /** Values the discarded copies disagree on with the keeper (or among themselves): left as they were, for the curator. */
+  conflicts: MergeConflict[];
 }
 
 /**
- * Decides every group that waits for a decision at `similarity` with its suggested keeper, the
- * others discarded; a group that changed keeps every copy kept before. Groups with members said to
- * be no duplicates are left for a person to look at.
+ * Records decisions, each keeper gaining the labels, tags and custom metadata of its group's discarded copies
+ * that it lacks (recorded on its row, so an undo takes them back); conflicting values are listed, not resolved.
  */
-export async function acceptSuggestions(db: Db, dataset: DatasetRow, user: User, similarity: number): Promise<{ decidedGroups: number; discardedMedia: number }> {
-  const versionId = dataset.head_version_id;
+async function resolve(trx: Db, versionId: string, userId: string, decisions: NewDecision[], actionId: string | null): Promise<ResolvedDecision[]> {
+  const resolved = decisions.filter((decision) => decision.members.some((member) => member.role === 'discard'));
+  const facts = new Map((await memberFacts(trx, versionId, resolved.flatMap((decision) => decision.members.map((member) => member.mediaId)))).map((row) => [row.id, row]));
+  const { labelField } = await labelFieldsOfVersion(trx, versionId);
+  const mergesOf = new Map<string, KeeperMerge[]>();
+  for (const decision of resolved) {
+    const discarded = decision.members.filter((member) => member.role === 'discard').map((member) => facts.get(member.mediaId)!);
+    const merges = decision.members.filter((member) => member.role === 'keep').map((member) => mergeIntoKeeper(facts.get(member.mediaId)!, discarded, labelField));
+    mergesOf.set(decision.decisionId, merges);
+    for (const member of decision.members) {
+      const merge = merges.find((candidate) => candidate.keeperId === member.mediaId);
+      if (merge) member.merged = { labels: merge.labels, tagIds: merge.tagIds, metadata: merge.metadata, conflicts: merge.conflicts };
+    }
+  }
+  await applyMerges(trx, versionId, [...mergesOf.values()].flat());
+  await recordDecisions(trx, versionId, userId, decisions, actionId);
+  return decisions.map((decision) => {
+    const merges = mergesOf.get(decision.decisionId) ?? [];
+    return {
+      decisionId: decision.decisionId,
+      mediaIds: decision.members.map((member) => member.mediaId),
+      merged: {
+        labels: merges.reduce((sum, merge) => sum + merge.labels.length, 0),
+        tags: merges.reduce((sum, merge) => sum + merge.tagIds.length, 0),
+        metadataFields: merges.reduce((sum, merge) => sum + Object.keys(merge.metadata).length, 0),
+      },
+      conflicts: merges.flatMap((merge) => merge.conflicts),
+    };
+  });
+}
+
+interface AcceptPlan {
+  reviews: ReviewGroup[];
+  decisions: NewDecision[];
+  discardedMedia: number;
+  /** Names the plan: the same while the groups, their members and the keepers chosen stay the same. */
+  token: string;
+}
+
+/**
+ * What Accept all would decide now: every group waiting at `similarity` with its suggested keeper, the others
+ * discarded; a group that changed keeps every copy kept before. Groups with members said to be no duplicates
+ * are left for a person to look at.
+ */
+async function acceptPlan(db: Db, versionId: string, similarity: number): Promise<AcceptPlan> {
   const { groups, decisions } = await versionGroups(db, versionId, similarity);
   const waiting = groups.filter((group) => group.state !== 'decided' && !group.memberIds.some((id) => decisions.get(id)?.role === 'distinct'));
   const reviews = await reviewsOf(db, versionId, waiting, decisions);
-  const chosen: NewDecision[] = reviews.map((review) => {
+  const planned: NewDecision[] = reviews.map((review) => {
     const keptBefore = review.members.filter((member) => member.role === 'keep').map((member) => member.id);
     const keep = new Set(keptBefore.length > 0 ? keptBefore : [review.suggestion.mediaId]);
     return { decisionId: randomUUID(), members: review.members.map((member) => ({ mediaId: member.id, role: keep.has(member.id) ? 'keep' : 'discard' })) };
   });
-  await recordDecisions(db, versionId, user.id, chosen);
+  const hash = createHash('sha256');
+  for (const decision of planned) hash.update(decision.members.map((member) => `${member.mediaId}:${member.role}`).join(',') + ';');
   return {
-    decidedGroups: chosen.length,
-    discardedMedia: chosen.reduce((sum, decision) => sum + decision.members.filter((member) => member.role === 'discard').length, 0),
+    reviews,
+    decisions: planned,
+    discardedMedia: planned.reduce((sum, decision) => sum + decision.members.filter((member) => member.role === 'discard').length, 0),
+    token: hash.digest('hex').slice(0, 32),
   };
 }
 
-/** Undoes a decision: its members are undecided again. */
+export interface AcceptPreview {
+  /** A page of the groups Accept all would decide, with the copies each keeps (the others it discards). */
+  groups: Array<ReviewGroup & { keep: string[] }>;
+  totalGroups: number;
+  discardedMedia: number;
+  previewToken: string;
+}
+
+/** What Accept all would decide at `similarity`, a page of groups at a time, and the token that names this plan. */
+export async function previewAcceptSuggestions(db: Db, dataset: DatasetRow, query: { similarity: number; page: number; pageSize: number }): Promise<AcceptPreview> {
+  const plan = await acceptPlan(db, dataset.head_version_id, query.similarity);
+  return {
+    groups: plan.reviews.slice(query.page * query.pageSize, (query.page + 1) * query.pageSize).map((review, index) => ({
+      ...review,
+      keep: plan.decisions[query.page * query.pageSize + index].members.filter((member) => member.role === 'keep').map((member) => member.mediaId),
+    })),
+    totalGroups: plan.reviews.length,
+    discardedMedia: plan.discardedMedia,
+    previewToken: plan.token,
+  };
+}
+
+export interface AcceptRequest {
+  similarity: number;
+  /** The preview's token: refused when the plan is no longer the one previewed. */
+  previewToken?: string;
+  /** Refused unless Accept all would discard exactly this many copies. */
+  expectedDiscardedMedia?: number;
+  /** Refused when Accept all would discard more copies than this. */
+  maxDiscardedMedia?: number;
+}
+
+export interface AcceptResult {
+  actionId: string;
+  decidedGroups: number;
+  discardedMedia: number;
+  merged: ResolvedDecision['merged'];
+  conflicts: MergeConflict[];
+}
+
+/**
+ * Decides every waiting group with its suggested keeper (acceptPlan), as one action that one undo takes back, in
+ * one transaction holding the dataset's status. Refuses, deciding nothing, when the plan is not the one previewed.
+ */
+export async function acceptSuggestions(db: Db, dataset: DatasetRow, user: User, request: AcceptRequest): Promise<AcceptResult> {
+  const versionId = dataset.head_version_id;
+  return db.transaction(async (trx) => {
+    await lockDatasetFor(trx, dataset, 'review_duplicates');
+    const plan = await acceptPlan(trx, versionId, request.similarity);
+    const now = `it would now decide ${plan.decisions.length} group${plan.decisions.length === 1 ? '' : 's'} and discard ${plan.discardedMedia} cop${plan.discardedMedia === 1 ? 'y' : 'ies'}`;
+    if (request.previewToken !== undefined && request.previewToken !== plan.token) throw conflict(`The duplicate groups changed since the preview: ${now}; preview again`);
+    if (request.expectedDiscardedMedia !== undefined && request.expectedDiscardedMedia !== plan.discardedMedia) {
+      throw conflict(`Accept all was expected to discard ${request.expectedDiscardedMedia} copies, but ${now}; preview again`);
+    }
+    if (request.maxDiscardedMedia !== undefined && plan.discardedMedia > request.maxDiscardedMedia) {
+      throw conflict(`Accept all would discard ${plan.discardedMedia} copies, more than max_discarded_media (${request.maxDiscardedMedia})`);
+    }
+    const actionId = randomUUID();
+    const resolved = await resolve(trx, versionId, user.id, plan.decisions, actionId);
+    const sum = (figure: keyof ResolvedDecision['merged']) => resolved.reduce((total, decision) => total + decision.merged[figure], 0);
+    return {
+      actionId,
+      decidedGroups: resolved.length,
+      discardedMedia: plan.discardedMedia,
+      merged: { labels: sum('labels'), tags: sum('tags'), metadataFields: sum('metadataFields') },
+      conflicts: resolved.flatMap((decision) => decision.conflicts),
+    };
+  });
+}
+
+/** Undoes a decision: its members are undecided again, and its keepers lose what it merged into them. */
 export async function undoDecision(db: Db, dataset: DatasetRow, decisionId: string): Promise<void> {
-  if (!(await deleteDecision(db, dataset.head_version_id, decisionId))) throw notFound('Decision not found');
+  await db.transaction(async (trx) => {
+    await lockDatasetFor(trx, dataset, 'review_duplicates');
+    if ((await deleteDecisions(trx, dataset.head_version_id, { decisionId })).length === 0) throw notFound('Decision not found');
+  });
+}
+
+/** Undoes every decision of one Accept all; how many decisions it undid. */
+export async function undoAcceptAll(db: Db, dataset: DatasetRow, actionId: string): Promise<number> {
+  return db.transaction(async (trx) => {
+    await lockDatasetFor(trx, dataset, 'review_duplicates');
+    const undone = await deleteDecisions(trx, dataset.head_version_id, { actionId });
+    if (undone.length === 0) throw notFound('Accept all action not found');
+    return undone.length;
+  });
 }

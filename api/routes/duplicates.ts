@@ -2,8 +2,8 @@ import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 import { requireDataset } from '../../services/datasetAccess';
-import { acceptSuggestions, decideDuplicates, reviewDuplicates, undoDecision } from '../../services/duplicates';
-import { presentDuplicateReview } from '../presenters/duplicates';
+import { acceptSuggestions, decideDuplicates, previewAcceptSuggestions, reviewDuplicates, undoAcceptAll, undoDecision } from '../../services/duplicates';
+import { presentAcceptPreview, presentAcceptResult, presentDecisions, presentDuplicateReview } from '../presenters/duplicates';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
 import { duplicateRoutes } from '../specs/duplicates';
@@ -16,7 +16,7 @@ export function createDuplicatesRouter(deps: { db: Db; signer: UrlSigner; public
     const { params, query } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
     const review = await reviewDuplicates(deps.db, dataset, { similarity: query.similarity, state: query.state, page: query.page_number, pageSize: query.page_size });
-    ctx.body = presentDuplicateReview(review, deps.publicUrl, deps.signer);
+    ctx.body = presentDuplicateReview(review, deps.publicUrl, deps.signer, query.members_limit);
   });
 
   mount(router, duplicateRoutes.decide, async (ctx) => {
@@ -24,14 +24,32 @@ export function createDuplicatesRouter(deps: { db: Db; signer: UrlSigner; public
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'review_duplicates');
     const requests = body.groups.map((group) => ({ mediaIds: group.media_ids, verdict: group.verdict, keep: group.keep_media_ids }));
     const decisions = await decideDuplicates(deps.db, dataset, ctx.state.user, requests);
-    ctx.body = { decisions: decisions.map((decision) => ({ decision_id: decision.decisionId, media_ids: decision.mediaIds })) };
+    ctx.body = presentDecisions(decisions);
   });
 
   mount(router, duplicateRoutes.acceptSuggestions, async (ctx) => {
     const { params, body } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'review_duplicates');
-    const accepted = await acceptSuggestions(deps.db, dataset, ctx.state.user, body.similarity);
-    ctx.body = { decided_groups: accepted.decidedGroups, discarded_media: accepted.discardedMedia };
+    const accepted = await acceptSuggestions(deps.db, dataset, ctx.state.user, {
+      similarity: body.similarity,
+      previewToken: body.preview_token,
+      expectedDiscardedMedia: body.expected_discarded_media,
+      maxDiscardedMedia: body.max_discarded_media,
+    });
+    ctx.body = presentAcceptResult(accepted);
+  });
+
+  mount(router, duplicateRoutes.previewAccept, async (ctx) => {
+    const { params, query } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
+    const preview = await previewAcceptSuggestions(deps.db, dataset, { similarity: query.similarity, page: query.page_number, pageSize: query.page_size });
+    ctx.body = presentAcceptPreview(preview, deps.publicUrl, deps.signer);
+  });
+
+  mount(router, duplicateRoutes.undoAction, async (ctx) => {
+    const { params } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'review_duplicates');
+    ctx.body = { undone_decisions: await undoAcceptAll(deps.db, dataset, params.action_id) };
   });
 
   mount(router, duplicateRoutes.undo, async (ctx) => {

@@ -1,5 +1,8 @@
+import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import type { Candidate } from '../../lib/quality/duplicateKeeper';
+import type { KeeperMerge, LabelFact, MemberFacts, MergeConflict } from '../../lib/quality/duplicateMerge';
+import { forgetFacetCounts, writeTagChange } from './clusterFacets';
 
 /** One near-duplicate pair the analysis found: an image and its nearest copy at `similarity`. */
 export interface DuplicateEdge {
@@ -16,6 +19,18 @@ export interface DecisionRow {
   role: DecisionRole;
   decidedAt: Date;
   decidedBy: string | null;
+  /** The Accept all that made it, if one did. */
+  actionId: string | null;
+  /** On a keeper's row: what resolving the group gave it and the conflicts it left. */
+  merged: MergeRecord | null;
+}
+
+/** What a merge changed on a keeper (what an undo takes back) and the conflicts it left to the curator. */
+export interface MergeRecord {
+  labels: LabelFact[];
+  tagIds: string[];
+  metadata: Record<string, unknown>;
+  conflicts: MergeConflict[];
 }
 
 /** What the review shows of a member: its size, resolution, encoding, upload time and quality issues. */
@@ -41,7 +56,7 @@ export async function duplicateEdges(db: Db, versionId: string, similarity: numb
 export async function decisionsOf(db: Db, versionId: string): Promise<DecisionRow[]> {
   return db('duplicate_decisions')
     .where({ version_id: versionId })
-    .select({ mediaId: 'media_id', decisionId: 'decision_id', role: 'role', decidedAt: 'decided_at', decidedBy: 'decided_by' });
+    .select({ mediaId: 'media_id', decisionId: 'decision_id', role: 'role', decidedAt: 'decided_at', decidedBy: 'decided_by', actionId: 'action_id', merged: 'merged' });
 }
 
 export async function duplicateMembers(db: Db, versionId: string, mediaIds: string[]): Promise<DuplicateMemberRow[]> {
@@ -79,31 +94,109 @@ export async function unknownImageIds(db: Db, versionId: string, mediaIds: strin
 
 export interface NewDecision {
   decisionId: string;
-  members: Array<{ mediaId: string; role: DecisionRole }>;
+  members: Array<{ mediaId: string; role: DecisionRole; merged?: MergeRecord }>;
 }
 
 /** Rows a batched insert sends at once (Postgres takes at most 65,535 parameters a statement). */
 const INSERT_BATCH = 5000;
 
 /**
- * Records decisions in one transaction; a member decided before is decided anew (its earlier row
- * replaced), so the latest decision about a media item is the one that holds.
+ * Records decisions (in the caller's transaction); a member decided before is decided anew (its earlier row
+ * replaced, with what that decision merged into it staying), so the latest decision about a media item is the one that holds.
  */
-export async function recordDecisions(db: Db, versionId: string, userId: string, decisions: NewDecision[]): Promise<void> {
+export async function recordDecisions(trx: Db, versionId: string, userId: string, decisions: NewDecision[], actionId: string | null = null): Promise<void> {
   const rows = decisions.flatMap((decision) =>
-    decision.members.map((member) => ({ version_id: versionId, media_id: member.mediaId, decision_id: decision.decisionId, role: member.role, decided_by: userId })),
+    decision.members.map((member) => ({
+      version_id: versionId,
+      media_id: member.mediaId,
+      decision_id: decision.decisionId,
+      role: member.role,
+      decided_by: userId,
+      action_id: actionId,
+      merged: member.merged ? JSON.stringify(member.merged) : null,
+    })),
   );
-  await db.transaction(async (trx) => {
-    for (let start = 0; start < rows.length; start += INSERT_BATCH) {
-      await trx('duplicate_decisions')
-        .insert(rows.slice(start, start + INSERT_BATCH))
-        .onConflict(['version_id', 'media_id'])
-        .merge(['decision_id', 'role', 'decided_by', 'decided_at']);
-    }
-  });
+  for (let start = 0; start < rows.length; start += INSERT_BATCH) {
+    await trx('duplicate_decisions')
+      .insert(rows.slice(start, start + INSERT_BATCH))
+      .onConflict(['version_id', 'media_id'])
+      .merge(['decision_id', 'role', 'decided_by', 'decided_at', 'action_id', 'merged']);
+  }
 }
 
-/** Removes a decision (undo); false when the version has none with this id. */
-export async function deleteDecision(db: Db, versionId: string, decisionId: string): Promise<boolean> {
-  return (await db('duplicate_decisions').where({ version_id: versionId, decision_id: decisionId }).delete()) > 0;
+/** The labels, tags and custom metadata of `mediaIds` in the version: what a merge moves. */
+export async function memberFacts(db: Db, versionId: string, mediaIds: string[]): Promise<MemberFacts[]> {
+  const { rows } = await db.raw(
+    `SELECT m.id, coalesce(m.custom_metadata, '{}'::jsonb) AS metadata,
+            coalesce((SELECT jsonb_agg(jsonb_build_object('label', l.label, 'source', l.source, 'confidence', l.confidence) ORDER BY l.label)
+                        FROM media_labels l WHERE l.version_id = m.version_id AND l.media_id = m.id), '[]'::jsonb) AS labels,
+            coalesce((SELECT array_agg(t.tag_id ORDER BY t.tag_id) FROM media_tags t WHERE t.version_id = m.version_id AND t.media_id = m.id), '{}') AS tag_ids
+       FROM media m WHERE m.version_id = ? AND m.id = ANY(?::uuid[])`,
+    [versionId, mediaIds],
+  );
+  return rows.map((row: { id: string; metadata: Record<string, unknown>; labels: LabelFact[]; tag_ids: string[] }) => ({
+    id: row.id,
+    metadata: row.metadata,
+    labels: row.labels,
+    tagIds: row.tag_ids,
+  }));
+}
+
+const tagged = (tagId: string, sign: 1 | -1, mediaIds: string[], versionId: string) =>
+  sign > 0
+    ? { sql: 'INSERT INTO media_tags (version_id, media_id, tag_id) SELECT ?, id, ? FROM unnest(?::uuid[]) AS ids(id) ON CONFLICT DO NOTHING RETURNING media_id', bindings: [versionId, tagId, mediaIds] }
+    : { sql: 'DELETE FROM media_tags WHERE version_id = ? AND tag_id = ? AND media_id = ANY(?::uuid[]) RETURNING media_id', bindings: [versionId, tagId, mediaIds] };
+
+/** Adds or takes back (`sign`) the labels, tags and metadata of `merges` on their keepers, keeping the tag and label counts right. */
+async function writeMerges(trx: Knex.Transaction, versionId: string, merges: Array<Omit<KeeperMerge, 'conflicts'>>, sign: 1 | -1): Promise<void> {
+  const labels = merges.flatMap((merge) => merge.labels.map((fact) => ({ media_id: merge.keeperId, ...fact })));
+  if (labels.length > 0) {
+    await forgetFacetCounts(trx, versionId, ['label']);
+    const values = JSON.stringify(labels);
+    await trx.raw(
+      sign > 0
+        ? `INSERT INTO media_labels (version_id, media_id, label, source, confidence)
+             SELECT ?, media_id, label, source, confidence FROM jsonb_to_recordset(?::jsonb) AS l(media_id uuid, label text, source text, confidence float8)
+           ON CONFLICT (version_id, media_id, label) DO NOTHING`
+        : `DELETE FROM media_labels ml USING jsonb_to_recordset(?::jsonb) AS l(media_id uuid, label text, source text)
+            WHERE ml.version_id = ? AND ml.media_id = l.media_id AND ml.label = l.label AND ml.source = l.source`,
+      sign > 0 ? [versionId, values] : [values, versionId],
+    );
+  }
+  const keepersOfTag = new Map<string, string[]>();
+  for (const merge of merges) for (const tagId of merge.tagIds) keepersOfTag.set(tagId, [...(keepersOfTag.get(tagId) ?? []), merge.keeperId]);
+  for (const [tagId, keepers] of keepersOfTag) await writeTagChange(trx, versionId, tagId, tagged(tagId, sign, keepers, versionId), sign);
+  const patches = merges.filter((merge) => Object.keys(merge.metadata).length > 0).map((merge) => ({ id: merge.keeperId, patch: merge.metadata }));
+  if (patches.length === 0) return;
+  await trx.raw(
+    sign > 0
+      ? // The keeper's own values win (the right side of ||), should one have been written since the merge was planned.
+        `UPDATE media m SET custom_metadata = p.patch || coalesce(m.custom_metadata, '{}'::jsonb)
+           FROM jsonb_to_recordset(?::jsonb) AS p(id uuid, patch jsonb) WHERE m.version_id = ? AND m.id = p.id`
+      : // A field is taken back only while it still holds the merged value.
+        `UPDATE media m SET custom_metadata = m.custom_metadata - ARRAY(SELECT e.key FROM jsonb_each(p.patch) e WHERE m.custom_metadata->e.key = e.value)
+           FROM jsonb_to_recordset(?::jsonb) AS p(id uuid, patch jsonb) WHERE m.version_id = ? AND m.id = p.id`,
+    [JSON.stringify(patches), versionId],
+  );
+}
+
+/** Adds what `merges` give their keepers (call it in the transaction that records their decisions). */
+export function applyMerges(db: Db, versionId: string, merges: KeeperMerge[]): Promise<void> {
+  return db.transaction((trx) => writeMerges(trx, versionId, merges, 1));
+}
+
+/**
+ * Removes a decision or every decision of an Accept all (undo), taking back what they merged into their keepers;
+ * the ids of the decisions removed (none when the version has no such decision or action).
+ */
+export function deleteDecisions(db: Db, versionId: string, by: { decisionId: string } | { actionId: string }): Promise<string[]> {
+  return db.transaction((trx) => deleteDecisionsIn(trx, versionId, by));
+}
+
+async function deleteDecisionsIn(trx: Knex.Transaction, versionId: string, by: { decisionId: string } | { actionId: string }): Promise<string[]> {
+  const where = 'decisionId' in by ? { version_id: versionId, decision_id: by.decisionId } : { version_id: versionId, action_id: by.actionId };
+  const rows: Array<{ media_id: string; decision_id: string; merged: MergeRecord | null }> = await trx('duplicate_decisions').where(where).delete().returning(['media_id', 'decision_id', 'merged']);
+  const merges = rows.filter((row) => row.merged).map((row) => ({ keeperId: row.media_id, labels: row.merged!.labels, tagIds: row.merged!.tagIds, metadata: row.merged!.metadata }));
+  await writeMerges(trx, versionId, merges, -1);
+  return [...new Set(rows.map((row) => row.decision_id))];
 }

@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     const dataset = await requireDataset(db, await seedPairs(db, groups), user.id);
     const firstPage = await timed(() => reviewDuplicates(db, dataset, { similarity: 0.9, state: 'open', page: 0, pageSize: 50 }));
     say(`  first review page (${firstPage.value.total} open groups): ${(firstPage.seconds * 1000).toFixed(0)} ms`);
-    const accepted = await timed(() => acceptSuggestions(db, dataset, user, 0.9));
+    const accepted = await timed(() => acceptSuggestions(db, dataset, user, { similarity: 0.9 }));
     say(`  accept all suggestions: ${accepted.value.decidedGroups} groups in ${accepted.seconds.toFixed(2)} s`);
     const decidedPage = await timed(() => reviewDuplicates(db, dataset, { similarity: 0.9, state: 'decided', page: 0, pageSize: 50 }));
     say(`  first decided page (${decidedPage.value.total} groups): ${(decidedPage.seconds * 1000).toFixed(0)} ms`);

@@ -236,8 +236,8 @@ beforeAll(async () => {
     ofB.clusterId = (await db('clusters').where({ clustering_id: clusteringOf(db, head.head_version_id) }).first()).id;
     await asB.post(`/api/v1/dataset/${datasetId}/tags/${tag.id}/media`).send({ media_ids: [ofB.mediaId] }).expect(200);
     // A duplicate-review decision of B's (B's one photo has no copy to decide through the API).
-    const decisionOfB = randomUUID();
-    await db('duplicate_decisions').insert({ version_id: head.head_version_id, media_id: ofB.mediaId, decision_id: decisionOfB, role: 'distinct', decided_by: userOfB });
+    const [decisionOfB, acceptAllOfB] = [randomUUID(), randomUUID()];
+    await db('duplicate_decisions').insert({ version_id: head.head_version_id, media_id: ofB.mediaId, decision_id: decisionOfB, role: 'distinct', decided_by: userOfB, action_id: acceptAllOfB });
     const anchor = await asB.post(`/api/v1/dataset/${datasetId}/search-image-similarity`).query({ entity_type: 'IMAGES' }).attach('file', photo('rocket')).expect(200);
     ofB.anchorId = anchor.body.anchor_media_id;
     const exported = await finishedExport(asB, datasetId, { file_name: 'b-export', export_format: 'json' });
@@ -255,6 +255,7 @@ beforeAll(async () => {
       tag_id: tag.id,
       cluster_id: ofB.clusterId,
       decision_id: decisionOfB,
+      action_id: acceptAllOfB,
       notification_id: (await db('notifications').where({ user_id: userOfB }).first()).id,
       view_id: view.id,
       snapshot_id: snapshot.snapshot_id,

@@ -1759,7 +1759,7 @@ export interface paths {
                     labels?: string;
                     /** @description JSON array of tag UUIDs */
                     tags?: string;
-                    /** @description JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since */
+                    /** @description JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since. {"ground_truth": {"op": "one_of", "value": [<class>, …]}} keeps the media whose own label (the declared label field, GET …/classes) is one of the classes; {"metadata": {"field": <name>, "op": "one_of", "value": [<text>, …]}} those whose custom-metadata field, as text, is one of the values */
                     vql?: string;
                     anchor_media_id?: string;
                     anchor_type?: "UPLOAD" | "MEDIA";
@@ -2541,6 +2541,8 @@ export interface paths {
                     state?: "open" | "decided" | "all";
                     page_number?: number;
                     page_size?: number;
+                    /** @description Members shown per group, the suggested keeper first (member_count says how many there are) */
+                    members_limit?: number;
                 };
                 header?: never;
                 path: {
@@ -2625,7 +2627,7 @@ export interface paths {
         put?: never;
         /**
          * Decide groups: keep some copies and discard the rest, or say they are not duplicates
-         * @description A member decided before is decided anew. Discarded copies are left out of exports unless include_discarded_duplicates is true.
+         * @description A member decided before is decided anew. Discarded copies are left out of exports unless include_discarded_duplicates is true. Each keeper gains the labels, tags and custom metadata fields of the discarded copies that it lacks; a value they disagree on (a class or another field) is not chosen: the keeper keeps its own and the conflict is listed. An undo takes the gains back.
          */
         post: {
             parameters: {
@@ -2664,6 +2666,13 @@ export interface paths {
                                 /** Format: uuid */
                                 decision_id: string;
                                 media_ids: string[];
+                                /** @description What the keepers gained from the discarded copies: labels, tags and custom metadata fields they lacked */
+                                merged: {
+                                    labels: number;
+                                    tags: number;
+                                    metadata_fields: number;
+                                };
+                                conflicts: components["schemas"]["DuplicateMergeConflict"][];
                             }[];
                         };
                     };
@@ -2688,6 +2697,15 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The dataset is not READY or PARTIAL INDEX */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2723,7 +2741,7 @@ export interface paths {
         put?: never;
         /**
          * Decide every waiting group with its suggested keeper
-         * @description Groups with members said to be no duplicates are left for a person; a changed group keeps every copy kept before.
+         * @description Groups with members said to be no duplicates are left for a person; a changed group keeps every copy kept before. Keepers gain what the discarded copies carry, as with a decision. One action: DELETE …/duplicates/actions/{action_id} undoes it whole. Send the preview_token of GET …/accept_suggestions/preview (or expected_discarded_media, or a cap) to have it refused if the groups changed since.
          */
         post: {
             parameters: {
@@ -2739,6 +2757,12 @@ export interface paths {
                     "application/json": {
                         /** @default 0.9 */
                         similarity?: number;
+                        /** @description The preview this Accept all confirms: refused (409) if what it would decide changed since */
+                        preview_token?: string;
+                        /** @description Refused (409) unless it would discard exactly this many copies */
+                        expected_discarded_media?: number;
+                        /** @description Refused (409) if it would discard more copies than this */
+                        max_discarded_media?: number;
                     };
                 };
             };
@@ -2750,8 +2774,22 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /**
+                             * Format: uuid
+                             * @description DELETE …/duplicates/actions/{action_id} undoes the whole action
+                             */
+                            action_id: string;
                             decided_groups: number;
                             discarded_media: number;
+                            /** @description What the keepers gained from the discarded copies: labels, tags and custom metadata fields they lacked */
+                            merged: {
+                                labels: number;
+                                tags: number;
+                                metadata_fields: number;
+                            };
+                            /** @description The first 100 conflicts */
+                            conflicts: components["schemas"]["DuplicateMergeConflict"][];
+                            conflict_count: number;
                         };
                     };
                 };
@@ -2782,6 +2820,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The groups changed since the preview, the count or cap is not met, or the dataset is not READY or PARTIAL INDEX */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Invalid parameters */
                 422: {
                     headers: {
@@ -2799,6 +2846,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dataset/{dataset_id}/duplicates/accept_suggestions/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What Accept all would decide: the groups, the copies it keeps and discards, a page at a time */
+        get: {
+            parameters: {
+                query?: {
+                    similarity?: number;
+                    page_number?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of the plan */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DuplicateAcceptPreview"];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/duplicates/actions/{action_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Undo an Accept all: every decision it made, and what they merged into keepers */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                    action_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Undone */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            undone_decisions: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Needs editor access; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Dataset or action not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The dataset is not READY or PARTIAL INDEX */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dataset/{dataset_id}/duplicates/decisions/{decision_id}": {
         parameters: {
             query?: never;
@@ -2809,7 +3020,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Undo a decision: its members wait for a decision again */
+        /** Undo a decision: its members wait for a decision again, and its keepers lose what it merged into them */
         delete: {
             parameters: {
                 query?: never;
@@ -2851,6 +3062,15 @@ export interface paths {
                 };
                 /** @description Dataset or decision not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The dataset is not READY or PARTIAL INDEX */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3345,6 +3565,109 @@ export interface paths {
                     };
                 };
                 /** @description Invalid input, or a selection naming no media of the dataset */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/labels/propagate/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * How many media a propagation would label (and whose class it would change), at its similarity and at 0.5-0.95, before it runs
+         * @description Takes the body of POST …/labels/propagate and changes nothing; it searches from at most 1,000 selected media.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        label: string;
+                        selection: components["schemas"]["MediaSelection"];
+                        /**
+                         * @description A neighbour gets the label when its cosine similarity to a selected media item is at least this
+                         * @default 0.9
+                         */
+                        min_similarity?: number;
+                        /**
+                         * @description At most this many nearest neighbours of each selected item; 0 labels the selection only
+                         * @default 50
+                         */
+                        max_neighbours?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Preview */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PropagationPreview"];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The dataset cannot take labels in its status, or a VQL map region of an older map layout */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid input, a selection naming no media, or more than 1,000 */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4445,7 +4768,7 @@ export interface paths {
                     entity_type?: "IMAGES" | "OBJECTS" | "VIDEOS";
                     threshold?: number;
                     caption?: string;
-                    /** @description JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since */
+                    /** @description JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since. {"ground_truth": {"op": "one_of", "value": [<class>, …]}} keeps the media whose own label (the declared label field, GET …/classes) is one of the classes; {"metadata": {"field": <name>, "op": "one_of", "value": [<text>, …]}} those whose custom-metadata field, as text, is one of the values */
                     vql?: string;
                 };
                 header?: never;
@@ -7679,6 +8002,62 @@ export interface components {
             /** @enum {string} */
             role: "viewer" | "editor" | "owner";
         };
+        DuplicateAcceptPreview: {
+            groups: {
+                group_id: string;
+                /** @enum {string} */
+                state: "open" | "changed";
+                similarity: number;
+                /** @description The copies it keeps: the suggested keeper, or in a changed group those kept before */
+                keep: {
+                    /** Format: uuid */
+                    media_id: string;
+                    file_name: string;
+                    width: number | null;
+                    height: number | null;
+                    /** @description Bytes */
+                    file_size: number | null;
+                    /** @description Quality issues other than being a duplicate */
+                    issues: string[];
+                    /** @description The encoding (jpeg, png, webp, …) */
+                    format: string | null;
+                    /** Format: date-time */
+                    uploaded_at: string;
+                    /** @description What the group's earlier decision said of it; null when undecided (a member that joined a decided group since is new) */
+                    role: ("keep" | "discard" | "distinct") | null;
+                    media_uri: string;
+                    media_thumb_uri: string;
+                }[];
+                keeper_reasons: string[];
+                /** @description The copies it discards, at most 24 */
+                discard: {
+                    /** Format: uuid */
+                    media_id: string;
+                    file_name: string;
+                    width: number | null;
+                    height: number | null;
+                    /** @description Bytes */
+                    file_size: number | null;
+                    /** @description Quality issues other than being a duplicate */
+                    issues: string[];
+                    /** @description The encoding (jpeg, png, webp, …) */
+                    format: string | null;
+                    /** Format: date-time */
+                    uploaded_at: string;
+                    /** @description What the group's earlier decision said of it; null when undecided (a member that joined a decided group since is new) */
+                    role: ("keep" | "discard" | "distinct") | null;
+                    media_uri: string;
+                    media_thumb_uri: string;
+                }[];
+                discard_count: number;
+            }[];
+            /** @description Groups Accept all would decide, on every page */
+            total_groups: number;
+            /** @description Copies Accept all would discard, in every group */
+            discarded_media: number;
+            /** @description Send it with accept_suggestions: refused (409) if the plan changed since */
+            preview_token: string;
+        };
         DuplicateGroup: {
             /** @description The decision's id for a decided group, else its smallest media id */
             group_id: string;
@@ -7689,6 +8068,7 @@ export interface components {
             state: "open" | "changed" | "decided";
             /** @description Highest pair similarity in the group */
             similarity: number;
+            /** @description The suggested keeper first, then by media id; at most members_limit of them */
             members: {
                 /** Format: uuid */
                 media_id: string;
@@ -7708,6 +8088,8 @@ export interface components {
                 media_uri: string;
                 media_thumb_uri: string;
             }[];
+            /** @description Members of the group, shown or not */
+            member_count: number;
             suggested_keeper: {
                 /** Format: uuid */
                 media_id: string;
@@ -7727,7 +8109,28 @@ export interface components {
                 /** Format: date-time */
                 decided_at: string;
                 decided_by: string | null;
+                /** @description The Accept all that made it (undone together), if one did */
+                action_id: string | null;
+                conflicts: components["schemas"]["DuplicateMergeConflict"][];
             } | null;
+        };
+        /** @description A value the discarded copies disagree on: left as it was, for the curator */
+        DuplicateMergeConflict: {
+            /** Format: uuid */
+            keeper_media_id: string;
+            field: string;
+            /**
+             * @description class: the declared label field; metadata: another custom metadata field
+             * @enum {string}
+             */
+            kind: "class" | "metadata";
+            /** @description The keeper's value, which stays; null when it has none (the discarded copies disagree among themselves) */
+            kept: unknown;
+            discarded: {
+                /** Format: uuid */
+                media_id: string;
+                value: unknown;
+            }[];
         };
         EnrichmentContext: {
             /** Format: uuid */
@@ -7912,7 +8315,7 @@ export interface components {
              */
             cluster_id?: string;
             cluster_ids?: string[];
-            /** @description Every image and frame the filters match ("[]" matches all). JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since */
+            /** @description Every image and frame the filters match ("[]" matches all). JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since. {"ground_truth": {"op": "one_of", "value": [<class>, …]}} keeps the media whose own label (the declared label field, GET …/classes) is one of the classes; {"metadata": {"field": <name>, "op": "one_of", "value": [<text>, …]}} those whose custom-metadata field, as text, is one of the values */
             vql?: string;
         };
         /** @description Items {type: media, payload: {media_ids}} (a video id takes its frames too) or {type: cluster, payload: {cluster_id, cluster_filters: {entity_type}, exclude_media_ids}}; ids come from Explore. An OBJECTS cluster selects the images holding one of its objects. */
@@ -8007,6 +8410,18 @@ export interface components {
             relevance_score?: number;
             /** @constant */
             relevance_score_type?: "cosine_distance";
+        };
+        PropagationPreview: {
+            /** @description Selected media */
+            seeds: number;
+            /** @description Neighbours labelled at min_similarity */
+            neighbours: number;
+            /** @description Seeds and neighbours whose class would change; null when the dataset has no label field */
+            changes: number | null;
+            by_similarity: {
+                min_similarity: number;
+                neighbours: number;
+            }[];
         };
         Snapshot: {
             /** Format: uuid */
