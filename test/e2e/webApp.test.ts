@@ -322,7 +322,7 @@ describe('web app', () => {
     expect(await groups.count()).toBe(1);
     const group = groups.first();
     // The suggested keeper is the full-size original, and the page says why.
-    await expectText(group.locator('.badge.suggested'), /^suggested: .*highest resolution \(\d+×\d+\)/);
+    await expectText(group.locator('.badge.suggested'), /^suggested: more pixels: \d+×\d+ over 240×\d+/);
     expect(await group.getByRole('checkbox', { name: 'keep chelsea.jpg', exact: true }).isChecked()).toBe(true);
     expect(await group.getByRole('checkbox', { name: 'keep chelsea_small.jpg', exact: true }).isChecked()).toBe(false);
     await screenshot('duplicates');
@@ -340,14 +340,24 @@ describe('web app', () => {
     await page.getByText('No group here at this similarity.').waitFor();
 
     await page.getByRole('radio', { name: /^To review/ }).check();
+    // Accept all shows what it will do first: the group, the copy it keeps and the one it discards.
     await page.getByRole('button', { name: 'Accept all suggestions' }).click();
-    await page.getByRole('button', { name: 'Yes, decide 1' }).click();
+    const preview = page.getByRole('region', { name: 'Accept all preview' });
+    await expectText(preview.getByTestId('accept-summary'), /^Keeps the suggested copy of 1 group and discards 1 copy\./);
+    await preview.getByRole('img', { name: 'keeps chelsea.jpg' }).waitFor();
+    await preview.getByRole('img', { name: 'discards chelsea_small.jpg' }).waitFor();
+    await screenshot('duplicates-accept-preview');
+    await preview.getByRole('button', { name: 'Yes, decide 1' }).click();
     await expectText(page.getByRole('status'), /^Decided 1 group; 1 copy discarded\.$/);
     const review = (await stack.request.get(`/api/v1/dataset/${datasetId}/duplicates`).query({ state: 'decided' }).expect(200)).body;
     expect(review.groups[0].members.map((member: { file_name: string; role: string }) => [member.file_name, member.role]).sort()).toEqual([
       ['chelsea.jpg', 'keep'],
       ['chelsea_small.jpg', 'discard'],
     ]);
+    // One undo takes the whole Accept all back.
+    await page.getByRole('button', { name: 'Undo accept all' }).click();
+    await page.locator('ul[aria-label="Duplicate groups"] > li').first().waitFor();
+    expect((await stack.request.get(`/api/v1/dataset/${datasetId}/duplicates`).expect(200)).body.counts).toEqual({ open: 1, changed: 0, decided: 0 });
     expect(pageErrors).toEqual([]);
   }, 120_000);
 

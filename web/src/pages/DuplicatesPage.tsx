@@ -6,6 +6,8 @@ import type { components } from '../api/schema';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { Pager } from '../components/Pager';
 import { useUrlState } from '../urlState';
+import { AcceptAllPreview } from '../features/duplicates/AcceptAllPreview';
+import { undoAcceptAll, type AcceptResult, type MergeConflict } from '../features/duplicates/api';
 
 type Group = components['schemas']['DuplicateGroup'];
 type Member = Group['members'][number];
@@ -20,12 +22,14 @@ const STATES: Array<[ReviewState, string]> = [
 
 const fileSize = (bytes: number | null) => (bytes === null ? 'size unknown' : bytes < 1_000_000 ? `${Math.round(bytes / 1000)} kB` : `${(bytes / 1_000_000).toFixed(2)} MB`);
 const resolution = (member: Member) => (member.width && member.height ? `${member.width}×${member.height}` : 'resolution unknown');
+const conflictText = (conflict: MergeConflict) =>
+  `${conflict.kind === 'class' ? 'class' : conflict.field}: kept ${conflict.kept === null ? 'none' : JSON.stringify(conflict.kept)}, discarded ${conflict.discarded.map((entry) => JSON.stringify(entry.value)).join(', ')}`;
 const ROLE_TEXT: Record<NonNullable<Member['role']>, string> = { keep: 'kept', discard: 'discarded', distinct: 'not a duplicate' };
 
 /**
  * Near-duplicate groups: each member's resolution, size and issues, a suggested keeper with its
  * reasons, and decisions that are stored with the dataset (they survive new batches, reindexing and
- * snapshots) and can be undone. Accept all suggestions decides every waiting group at once.
+ * snapshots) and can be undone. Accept all suggestions shows what it will decide first, and is undone at once.
  */
 export function DuplicatesPage() {
   const { datasetId = '' } = useParams();
@@ -45,13 +49,11 @@ export function DuplicatesPage() {
     placeholderData: keepPreviousData,
   });
   const [confirming, setConfirming] = useState(false);
-  const acceptAll = useMutation({
-    mutationFn: async () =>
-      unwrap(await api.POST('/api/v1/dataset/{dataset_id}/duplicates/accept_suggestions', { params: { path: { dataset_id: datasetId } }, body: { similarity } })),
-    onSettled: () => {
-      setConfirming(false);
-      return queryClient.invalidateQueries({ queryKey: ['duplicates', datasetId] });
-    },
+  const [accepted, setAccepted] = useState<AcceptResult | null>(null);
+  const undoAll = useMutation({
+    mutationFn: (actionId: string) => undoAcceptAll(datasetId, actionId),
+    onSuccess: () => setAccepted(null),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ['duplicates', datasetId] }),
   });
   const counts = review.data?.counts;
   const waiting = counts ? counts.open + counts.changed : 0;
@@ -82,30 +84,47 @@ export function DuplicatesPage() {
           ))}
         </fieldset>
         {!confirming && (
-          <button type="button" disabled={waiting === 0 || acceptAll.isPending} onClick={() => setConfirming(true)}>
+          <button type="button" disabled={waiting === 0} onClick={() => setConfirming(true)}>
             Accept all suggestions
           </button>
         )}
         {waiting === 0 && counts && <span className="muted">No group waits for a decision.</span>}
-        {confirming && (
-          <span role="group" aria-label="Confirm accept all">
-            Keep the suggested copy of {waiting} group{waiting === 1 ? '' : 's'} and discard the others?{' '}
-            <button type="button" onClick={() => acceptAll.mutate()} disabled={acceptAll.isPending}>
-              Yes, decide {waiting}
-            </button>{' '}
-            <button type="button" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </span>
-        )}
       </div>
-      {acceptAll.data && (
-        <p role="status">
-          Decided {acceptAll.data.decided_groups} group{acceptAll.data.decided_groups === 1 ? '' : 's'}; {acceptAll.data.discarded_media} cop
-          {acceptAll.data.discarded_media === 1 ? 'y' : 'ies'} discarded.
-        </p>
+      {confirming && (
+        <AcceptAllPreview
+          datasetId={datasetId}
+          similarity={similarity}
+          onClose={() => setConfirming(false)}
+          onAccepted={(result) => {
+            setConfirming(false);
+            setAccepted(result);
+          }}
+        />
       )}
-      <ErrorMessage error={acceptAll.error} prefix="Accepting the suggestions failed" />
+      {accepted && (
+        <div className="card" role="region" aria-label="Accept all result">
+          <p role="status">
+            Decided {accepted.decided_groups} group{accepted.decided_groups === 1 ? '' : 's'}; {accepted.discarded_media} cop
+            {accepted.discarded_media === 1 ? 'y' : 'ies'} discarded.
+            {accepted.merged.labels + accepted.merged.tags + accepted.merged.metadata_fields > 0 &&
+              ` Keepers gained ${accepted.merged.labels} labels, ${accepted.merged.tags} tags and ${accepted.merged.metadata_fields} metadata fields.`}
+          </p>
+          {accepted.conflict_count > 0 && (
+            <>
+              <p>{accepted.conflict_count} conflicting value{accepted.conflict_count === 1 ? '' : 's'} left as the keeper had them:</p>
+              <ul aria-label="Conflicts">
+                {accepted.conflicts.map((conflict) => (
+                  <li key={`${conflict.keeper_media_id}-${conflict.field}`}>{conflictText(conflict)}</li>
+                ))}
+              </ul>
+            </>
+          )}
+          <button type="button" disabled={undoAll.isPending} onClick={() => undoAll.mutate(accepted.action_id)}>
+            Undo accept all
+          </button>
+          <ErrorMessage error={undoAll.error} prefix="The undo failed" />
+        </div>
+      )}
       <ErrorMessage error={review.error} prefix="The duplicates could not be loaded" />
       {review.isPending && <p>Loading…</p>}
       {review.data?.groups.length === 0 && <p>No group here at this similarity.</p>}
@@ -165,7 +184,8 @@ function DuplicateGroup({ datasetId, group }: { datasetId: string; group: Group 
     <li className="card dup-group" data-group-id={group.group_id} aria-label={`Group of ${group.members.length}: ${group.members.map((member) => member.file_name).join(', ')}`}>
       <p className="dup-summary">
         <strong>{group.state === 'decided' ? (group.decision?.verdict === 'not_duplicates' ? 'Not duplicates' : 'Decided') : group.state === 'changed' ? 'New copies since the decision' : 'To review'}</strong>{' '}
-        · {group.members.length} images · similarity {group.similarity.toFixed(3)}
+        · {group.member_count} images · similarity {group.similarity.toFixed(3)}
+        {group.member_count > group.members.length && ` · showing ${group.members.length}, the suggested keeper first`}
       </p>
       <div className="dup-row">
         {group.members.map((member) => {
@@ -187,6 +207,13 @@ function DuplicateGroup({ datasetId, group }: { datasetId: string; group: Group 
           );
         })}
       </div>
+      {group.decision && group.decision.conflicts.length > 0 && (
+        <ul className="muted" aria-label="Conflicts left to you">
+          {group.decision.conflicts.map((conflict) => (
+            <li key={`${conflict.keeper_media_id}-${conflict.field}`}>conflict, {conflictText(conflict)}</li>
+          ))}
+        </ul>
+      )}
       {group.state === 'decided' && group.decision ? (
         <button type="button" disabled={busy} onClick={() => undo.mutate(group.decision!.decision_id)}>
           Undo decision
