@@ -34,6 +34,7 @@ import { lazy } from '../lib/lazy';
 import { createVisionCaptioner } from '../lib/ml/visionCaptioner';
 import { createObjectStore } from '../lib/storage/createObjectStore';
 import { createVectorStore } from '../lib/vectors/createVectorStore';
+import { databaseFailureInterceptors } from './dataFailures';
 import { createVectorPointRows } from '../db/repositories/vectorPoints';
 
 async function connectWithRetry(address: string, logger: Logger, timeoutMs = 60_000): Promise<NativeConnection> {
@@ -68,7 +69,8 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
   const clip = lazy(() => loadClip(config.models.dir, config.models.inferenceThreads));
   const visionCaptioner = config.enrichment.visionCaption && createVisionCaptioner(config.enrichment.visionCaption);
   const queues = taskQueues(config.temporal.taskQueue);
-  const common = { connection, namespace: config.temporal.namespace, shutdownGraceTime: '10s' } as const;
+  // Postgres's refusals leave activities without their SQL, and those of data that cannot be stored are not retried.
+  const common = { connection, namespace: config.temporal.namespace, shutdownGraceTime: '10s' as const, interceptors: { activity: [databaseFailureInterceptors] } };
 
   const serves = (queue: 'workflows' | 'inference') => config.workerQueues === 'all' || config.workerQueues === queue;
 
