@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 /**
  * Changes of the user's own labels (the declared label field of custom metadata), one row per media item and
  * action: what it was and what it became, so an action can be undone and an item's history shown. A version owns
- * its rows (copied with it, so snapshots keep the history). `undone_by` is the undo action that reverted the row.
+ * its rows (copied with it, so snapshots keep the history). `undone_by` is the undo action that reverted the row; `mislabel` the flag (confidence, details) the change cleared, which an undo puts back.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -17,6 +17,7 @@ export async function up(knex: Knex): Promise<void> {
       previous text,
       label text,
       undone_by uuid,
+      mislabel jsonb,
       created_by uuid REFERENCES users(id) ON DELETE SET NULL,
       created_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (version_id, media_id, id)

@@ -61,7 +61,9 @@ async function writeLabels(trx: Db, write: LabelWrite, relabels: string, binding
   const { rows } = await trx.raw(
     `WITH wanted AS (${relabels}),
      old AS (
-       SELECT m.id, m.custom_metadata->>? AS previous, w.label
+       SELECT m.id, m.custom_metadata->>? AS previous, w.label,
+              (SELECT jsonb_build_object('confidence', i.confidence, 'details', i.details) FROM media_issues i
+                WHERE i.version_id = m.version_id AND i.media_id = m.id AND i.issue_type = 'mislabel') AS mislabel
          FROM media m JOIN wanted w ON w.media_id = m.id
         WHERE m.version_id = ? AND (m.custom_metadata->>?) IS DISTINCT FROM w.label
           FOR UPDATE OF m),
@@ -70,8 +72,8 @@ async function writeLabels(trx: Db, write: LabelWrite, relabels: string, binding
                                                  ELSE coalesce(m.custom_metadata, '{}'::jsonb) || jsonb_build_object(?::text, old.label) END
          FROM old WHERE m.version_id = ? AND m.id = old.id
        RETURNING m.id)
-     INSERT INTO label_changes (version_id, media_id, action_id, action, field, previous, label, created_by)
-     SELECT ?, old.id, ?, ?, ?, old.previous, old.label, ? FROM old JOIN written USING (id)
+     INSERT INTO label_changes (version_id, media_id, action_id, action, field, previous, label, created_by, mislabel)
+     SELECT ?, old.id, ?, ?, ?, old.previous, old.label, ?, old.mislabel FROM old JOIN written USING (id)
      RETURNING media_id`,
     [
       ...bindings,
@@ -91,6 +93,18 @@ async function writeLabels(trx: Db, write: LabelWrite, relabels: string, binding
   const changed: string[] = rows.map((row: { media_id: string }) => row.media_id);
   await forgetMislabelFlags(trx, write.versionId, changed);
   return { actionId, changed: changed.length };
+}
+
+/** Flags a write cleared (kept on its rows), put back by the undo of that write. */
+async function restoreMislabelFlags(trx: Db, versionId: string, undoneActionId: string): Promise<void> {
+  const { rowCount } = await trx.raw(
+    `INSERT INTO media_issues (version_id, media_id, issue_type, confidence, details)
+     SELECT version_id, media_id, 'mislabel', (mislabel->>'confidence')::float8, mislabel->'details'
+       FROM label_changes WHERE version_id = ? AND action_id = ? AND mislabel IS NOT NULL
+     ON CONFLICT DO NOTHING`,
+    [versionId, undoneActionId],
+  );
+  if (rowCount > 0) await forgetFacetCounts(trx, versionId, ['issue']);
 }
 
 async function forgetMislabelFlags(trx: Db, versionId: string, mediaIds: string[]): Promise<void> {
@@ -126,8 +140,9 @@ export function writeLabelList(trx: Db, write: LabelWrite, relabels: Relabel[]):
 }
 
 /**
- * Reverts the version's latest action not yet undone: each item gets back its label from before, the action's rows are
- * marked undone, and the revert is recorded as an `undo` action. Undefined when there is nothing to undo.
+ * Reverts the version's latest action not yet undone: each item gets back its label from before (and the mislabel
+ * flag the action cleared), the action's rows are marked undone, and the revert is recorded as an `undo` action.
+ * Undefined when there is nothing to undo.
  */
 export async function undoLastLabelAction(trx: Db, versionId: string, userId: string | null): Promise<{ actionId: string; action: string; undone: number } | undefined> {
   const last = await trx('label_changes')
@@ -150,6 +165,7 @@ export async function undoLastLabelAction(trx: Db, versionId: string, userId: st
      RETURNING media_id`,
     [undoId, versionId, last.action_id, versionId, versionId, undoId, userId],
   );
+  await restoreMislabelFlags(trx, versionId, last.action_id);
   return { actionId: last.action_id, action: last.action, undone: rows.length };
 }
 

@@ -31,7 +31,7 @@ const NOISE_RATE = 0.1;
 const SEED = 27;
 const SIMILARITIES = [0.6, 0.75, 0.9];
 const SCORES = [0.5, 0.8, 0.95];
-const PROBED_CLASSES = ['Sneaker', 'Trouser', 'Bag'];
+const PROBED_CLASSES = ['sneaker', 'trouser', 'bag'];
 const labelledDir = path.join(projectRoot(), '.tools', 'labelled-images');
 
 interface Item {
@@ -47,9 +47,12 @@ function prepareItems(): Item[] {
   const classes = [...new Set(rows.map(([, label]) => label))].sort();
   let seed = SEED;
   const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  return rows.map(([file, truth]) => {
+  // A class is a folder: "T-shirt/top" would be two.
+  const folder = (label: string) => label.replaceAll('/', '-');
+  return rows.map(([file, label]) => {
+    const truth = folder(label);
     let given = truth;
-    if (random() < NOISE_RATE) while (given === truth) given = classes[Math.floor(random() * classes.length)];
+    if (random() < NOISE_RATE) while (given === truth) given = folder(classes[Math.floor(random() * classes.length)]);
     return { name: `${given}/${file}`, file: path.join(labelledDir, file), truth, given };
   });
 }
@@ -106,7 +109,7 @@ async function realPhotos() {
           await waitForNewestTask(api, created.dataset_id);
           const labelled = [...(await classes())].filter(([, label]) => label === 'probe').map(([name]) => byName.get(name)!);
           const right = labelled.filter((item) => item.truth === probed).length;
-          const undone = await post(`${dataset}/classes/undo`);
+          const undone = labelled.length > 0 ? await post(`${dataset}/classes/undo`) : { undone: 0 };
           propagation.push({
             class: probed,
             min_similarity: minSimilarity,
@@ -128,7 +131,7 @@ async function realPhotos() {
         const wrong = items.filter((item) => now.get(item.name) !== item.truth).length;
         const fixed = items.filter((item) => item.given !== item.truth && now.get(item.name) === item.truth).length;
         const broken = items.filter((item) => item.given === item.truth && now.get(item.name) !== item.truth).length;
-        await post(`${dataset}/classes/undo`);
+        if (accepted.value.changed > 0) await post(`${dataset}/classes/undo`);
         suggestions.push({ min_score: minScore, accepted: accepted.value.changed, seconds: accepted.seconds, flips, fixed, broken, wrong_after: wrong });
         say(`  accept at ≥ ${minScore}: ${accepted.value.changed} changed, ${fixed} of ${flips} flips fixed, ${broken} correct labels broken`);
       }

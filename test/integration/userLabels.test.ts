@@ -110,6 +110,8 @@ describe("the user's labels", () => {
     expect((await stack.request.post(`/api/v1/dataset/${datasetId}/classes/undo`).expect(200)).body).toEqual({ action_id: one.action_id, action: 'accept', undone: 1 });
     expect((await stack.request.post(`/api/v1/dataset/${datasetId}/classes/undo`).expect(200)).body).toEqual({ action_id: accepted.action_id, action: 'accept', undone: above.length });
     for (const name of given.keys()) expect(await classOf(name)).toBe(given.get(name));
+    // The flags come back with the labels they were about.
+    expect((await flags()).sort((a, b) => a.file_name.localeCompare(b.file_name))).toEqual([...flagged].sort((a, b) => a.file_name.localeCompare(b.file_name)));
     // Nothing older to undo.
     expect((await stack.request.post(`/api/v1/dataset/${datasetId}/classes/undo`).expect(404)).body).toEqual({ detail: 'No label change to undo' });
   });
