@@ -109,14 +109,14 @@ describe('web app', () => {
     await page.keyboard.press('ArrowLeft');
     expect(await page.getByTestId('details-file').textContent()).toBe(firstName);
 
-    // Open an image, then a visual search from it: nearest (itself, distance 0) first.
+    // Open an image, then a visual search from it: nearest (itself, similarity 1) first.
     const first = page.locator('button.thumb').first();
     const fileName = (await first.getAttribute('title'))!.split('\n')[0];
     await first.click();
     await page.getByRole('dialog', { name: fileName }).getByRole('button', { name: 'Find similar images' }).click();
     await page.getByTestId('visual-search').filter({ hasText: fileName }).waitFor();
-    await page.locator('.cluster-head', { hasText: 'distance' }).first().waitFor();
-    expect(await page.locator('.cluster-head .muted').first().textContent()).toMatch(/distance 0\.0\d\d/);
+    await page.locator('.cluster-head', { hasText: 'similarity' }).first().waitFor();
+    expect(await page.locator('.cluster-head .muted').first().textContent()).toMatch(/similarity (0\.9\d\d|1\.000)/);
     expect(await page.locator('button.thumb').first().getAttribute('title')).toContain(fileName);
     await waitForLoadedImages(page);
     await screenshot('visual-search');
@@ -128,7 +128,7 @@ describe('web app', () => {
     await page.waitForURL(/anchor_type=UPLOAD/);
     await waitForLoadedImages(page);
     expect(await page.locator('button.thumb').first().getAttribute('title')).toContain('rocket.jpg');
-    expect(await page.locator('.cluster-head .muted').first().textContent()).toMatch(/distance 0\.0\d\d/);
+    expect(await page.locator('.cluster-head .muted').first().textContent()).toMatch(/similarity (0\.9\d\d|1\.000)/);
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Tasks' }).click();
     const task = page.locator('tr[data-task-type="DATASET_CREATION"]', { hasText: 'browser photos' });

@@ -163,7 +163,7 @@ describe('web app: enrichment, captions and objects', () => {
     const nearest = (await drawnObjects(page))[0];
     expect(nearest.title).toContain('darknet-dog.jpg');
     expect(nearest.caption).toMatch(/dog/);
-    expect(await page.locator('.cluster-head .muted').first().textContent()).toMatch(/distance 0\.0\d\d/);
+    expect(await page.locator('.cluster-head .muted').first().textContent()).toMatch(/similarity (0\.9\d\d|1\.000)/);
     await screenshot('object-search');
 
     // A click on an object (a kite): objects like it, itself first.

@@ -1,19 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
 import { createReadyDataset, waitForTask } from '../support/datasets';
 import { labelledFixture } from '../support/labelledImages';
-import { expectFitsAndAccessible, expectText, startWebApp, waitForLoadedImages, type WebApp } from '../support/webApp';
+import { expectFitsAndAccessible, expectText, shownMediaIds, startWebApp, type WebApp } from '../support/webApp';
 
 const IMAGES = 120;
 const PLANTED_COPIES = 4;
-
-/** Media ids Explore's grid shows, read from the page (browser code as a string: the root tsconfig has no DOM types). */
-async function shownMediaIds(page: Page): Promise<string[]> {
-  await waitForLoadedImages(page);
-  return ((await page.evaluate(`Array.from(document.querySelectorAll('ul[aria-label="Clusters"] button.thumb')).map((thumb) => thumb.getAttribute('data-media-id'))`)) as string[]).sort();
-}
 
 /**
  * The Labels page on real labelled photos (Fashion-MNIST, 10 % of labels flipped, copies planted in
@@ -71,7 +64,7 @@ describe('web app: labels and their quality report', () => {
     await expectText(section.locator('p').first(), new RegExp(`${report.n_labelled} of ${report.n_media} images labelled, ${report.n_flagged} likely mislabelled`));
     // One bar per class, and the table says the same counts.
     expect(await page.getByTestId('class-chart').locator('g[data-class]').count()).toBe(report.classes.length);
-    const rows = await page.getByRole('table', { name: 'Classes' }).locator('tbody tr').all();
+    const rows = await page.getByRole('table', { name: 'Label quality per class' }).locator('tbody tr').all();
     expect(rows).toHaveLength(report.classes.length);
     for (const [i, row] of rows.entries()) {
       expect((await row.locator('th, td').allTextContents()).slice(0, 3)).toEqual([report.classes[i].label, String(report.classes[i].count), String(report.classes[i].flagged)]);
@@ -111,6 +104,7 @@ describe('web app: labels and their quality report', () => {
         const page = await context.newPage();
         await page.goto(`/datasets/${datasetId}/labels`);
         await page.getByRole('table', { name: 'Classes' }).waitFor();
+        await page.getByRole('table', { name: 'Label quality per class' }).waitFor();
         await expectFitsAndAccessible(page);
       } finally {
         await context.close();

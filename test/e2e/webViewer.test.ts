@@ -92,7 +92,7 @@ describe('web app curation', () => {
 
     async function expectFacts(fileName: string) {
       await viewer.getByTestId('viewer-file').filter({ hasText: fileName }).waitFor();
-      expect(await viewer.getByTestId('viewer-facts').textContent()).toMatch(/Size\d[\d.]* (KB|MB)Resolution\d+ × \d+CaptionnoneLabelsnoneTagsnoneIssues/);
+      expect(await viewer.getByTestId('viewer-facts').textContent()).toMatch(/Size\d[\d.]* (KB|MB)Resolution\d+ × \d+CaptionnoneClassnoneHistoryModel labelsnoneTagsnoneIssues/);
     }
   }, 120_000);
 

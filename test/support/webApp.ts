@@ -57,6 +57,12 @@ export async function waitForLoadedImages(page: Page): Promise<void> {
   })()`);
 }
 
+/** Media ids Explore's grid shows, read from the page (browser code as a string: the root tsconfig has no DOM types). */
+export async function shownMediaIds(page: Page): Promise<string[]> {
+  await waitForLoadedImages(page);
+  return ((await page.evaluate(`Array.from(document.querySelectorAll('ul[aria-label="Clusters"] button.thumb')).map((thumb) => thumb.getAttribute('data-media-id'))`)) as string[]).sort();
+}
+
 interface AxeViolation {
   id: string;
   impact: string | null;

@@ -21,7 +21,10 @@ export interface VqlControls {
   uniqueness?: number;
   /** Postgres full-text search over captions. */
   text?: string;
+  /** Labels a model gave (image tagging) or propagation wrote without a label field. */
   labels?: string[];
+  /** The user's own labels: the declared label field's values (GET …/classes). */
+  classes?: string[];
   tags?: string[];
   map?: MapRegion;
 }
@@ -32,6 +35,7 @@ type VqlElement =
   | { uniqueness: { op: 'uniqueness'; value: number } }
   | { text: { op: 'fts'; value: string } }
   | { labels: { op: 'one_of'; value: string[] } }
+  | { ground_truth: { op: 'one_of'; value: string[] } }
   | { tags: { op: 'is'; value: string[] } }
   | { map: { op: 'within' } & MapRegion };
 
@@ -42,6 +46,7 @@ export function toVql(controls: VqlControls): VqlElement[] {
   if (controls.uniqueness !== undefined) elements.push({ uniqueness: { op: 'uniqueness', value: controls.uniqueness } });
   if (controls.text?.trim()) elements.push({ text: { op: 'fts', value: controls.text.trim() } });
   if (controls.labels?.length) elements.push({ labels: { op: 'one_of', value: controls.labels } });
+  if (controls.classes?.length) elements.push({ ground_truth: { op: 'one_of', value: controls.classes } });
   if (controls.tags?.length) elements.push({ tags: { op: 'is', value: controls.tags } });
   if (controls.map) elements.push({ map: { op: 'within', ...controls.map } });
   return elements;
@@ -68,6 +73,7 @@ export function fromVql(raw: string | null): VqlControls {
     if (typeof element.uniqueness?.value === 'number') controls.uniqueness = element.uniqueness.value;
     if (typeof element.text?.value === 'string') controls.text = element.text.value;
     if (Array.isArray(element.labels?.value)) controls.labels = element.labels.value.map(String);
+    if (Array.isArray(element.ground_truth?.value)) controls.classes = element.ground_truth.value.map(String);
     if (Array.isArray(element.tags?.value)) controls.tags = element.tags.value.map(String);
     if (typeof element.map?.layout_id === 'string' && Array.isArray(element.map.polygon)) {
       controls.map = { layout_id: element.map.layout_id, polygon: element.map.polygon as MapRegion['polygon'] };

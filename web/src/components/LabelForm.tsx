@@ -4,12 +4,13 @@ import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { ErrorMessage } from './ErrorMessage';
 import { IDS_PER_LIST, selectionBody, type Selection } from '../api/selection';
+import { CLASS_CHANGE_KEYS } from '../features/labels/api';
 
 const FINAL = new Set(['COMPLETED', 'FAILED', 'ABORTED']);
 
 /**
- * Labels the selection and, unless turned off, its near neighbours (a LABEL_PROPAGATION task): the
- * task's progress is shown until it ends, then Explore shows the labels.
+ * Labels the selection and, unless turned off, its neighbours at least this similar (a LABEL_PROPAGATION task;
+ * the class when the dataset has a label field): the task's progress is shown until it ends, then Explore shows them.
  */
 export function LabelForm({ datasetId, selection, disabled }: { datasetId: string; selection: Selection; disabled: boolean }) {
   const queryClient = useQueryClient();
@@ -33,7 +34,7 @@ export function LabelForm({ datasetId, selection, disabled }: { datasetId: strin
     queryFn: async () => {
       const page = unwrap(await api.GET('/api/v1/tasks', { params: { query: { dataset_id: datasetId, task_type: 'LABEL_PROPAGATION', page_size: 10 } } }));
       const found = page.tasks.find((candidate) => candidate.task_id === taskId);
-      if (found && FINAL.has(found.status)) await Promise.all(['explore', 'dataset'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
+      if (found && FINAL.has(found.status)) await Promise.all([...CLASS_CHANGE_KEYS, 'dataset'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
       return found ?? null;
     },
     refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.status) ? false : 1000),
@@ -53,13 +54,13 @@ export function LabelForm({ datasetId, selection, disabled }: { datasetId: strin
     >
       <input aria-label="Label" placeholder="label, e.g. cat" value={label} maxLength={100} onChange={(event) => setLabel(event.target.value)} />
       <label>
-        <input type="checkbox" checked={propagate} onChange={(event) => setPropagate(event.target.checked)} /> and near neighbours
+        <input type="checkbox" checked={propagate} onChange={(event) => setPropagate(event.target.checked)} /> and its similar neighbours
       </label>
       {propagate && (
         <>
           <label>
             similarity ≥{' '}
-            <input type="number" min={0.5} max={1} step={0.01} value={minSimilarity} aria-label="Least similarity" onChange={(event) => setMinSimilarity(Number(event.target.value))} />
+            <input type="number" min={0.5} max={1} step={0.01} value={minSimilarity} aria-label="Least similarity" title="Cosine similarity, 1 = the same image" onChange={(event) => setMinSimilarity(Number(event.target.value))} />
           </label>
           <label>
             up to{' '}

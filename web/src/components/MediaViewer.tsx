@@ -4,6 +4,7 @@ import { api, unwrap } from '../api/client';
 import { Dialog } from './Dialog';
 import { ErrorMessage } from './ErrorMessage';
 import { isTyping } from './ShortcutsHelp';
+import { ClassHistory } from '../features/labels/ClassHistory';
 
 /** What the viewer needs of an item: a preview of Explore or of a cluster's page. */
 export interface ViewerItem {
@@ -167,7 +168,7 @@ function readableSize(bytes: number): string {
   return `${unit === 0 ? size : size.toFixed(1)} ${BYTE_UNITS[unit]}`;
 }
 
-/** The item's file, size, resolution, caption, labels, tags and quality issues, as the dataset holds them now. */
+/** The item's file, size, resolution, caption, class (the user's label) and its history, model labels, tags and quality issues, as the dataset holds them now. */
 function MediaFacts({ datasetId, mediaId }: { datasetId: string; mediaId: string }) {
   const facts = useQuery({
     queryKey: ['media', datasetId, mediaId],
@@ -188,7 +189,12 @@ function MediaFacts({ datasetId, mediaId }: { datasetId: string; mediaId: string
           <dd>{data.width && data.height ? `${data.width} × ${data.height}` : 'unknown'}</dd>
           <dt>Caption</dt>
           <dd>{data.caption ?? 'none'}</dd>
-          <dt>Labels</dt>
+          <dt>Class</dt>
+          <dd>
+            <span data-testid="viewer-class">{data.class ?? 'none'}</span>
+            <ClassHistory key={mediaId} datasetId={datasetId} mediaId={mediaId} />
+          </dd>
+          <dt>Model labels</dt>
           <dd>{list(data.labels)}</dd>
           <dt>Tags</dt>
           <dd>{list(data.tags.map((tag) => tag.name))}</dd>

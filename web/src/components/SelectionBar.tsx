@@ -4,10 +4,11 @@ import { api, unwrap } from '../api/client';
 import { describeSelection, isEmptySelection, mediaIdLists, selectionBodies, type Selection } from '../api/selection';
 import { ErrorMessage } from './ErrorMessage';
 import { LabelForm } from './LabelForm';
+import { SetClassForm } from '../features/labels/SetClassForm';
 
 /**
- * Bulk actions on the selection: tag or untag it (with a tag of the dataset or a new one), export it,
- * clear it. Each action says what it did; nothing is done to an empty selection.
+ * Bulk actions on the selection: tag or untag it (with a tag of the dataset or a new one), set its class,
+ * label it by propagation, export it, clear it. Each action says what it did; nothing is done to an empty selection.
  */
 export function SelectionBar({ datasetId, selection, onClear }: { datasetId: string; selection: Selection; onClear(): void }) {
   const queryClient = useQueryClient();
@@ -76,6 +77,7 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
         </button>
         {noTag && <span className="muted">Name a tag to tag or untag.</span>}
       </form>
+      <SetClassForm datasetId={datasetId} selection={selection} />
       <LabelForm datasetId={datasetId} selection={selection} disabled={empty} />
       <button type="button" disabled={busy || empty || Boolean(selection.matching)} onClick={() => exportSelection.mutate()}>
         Export selection (JSON)

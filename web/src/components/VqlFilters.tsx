@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { ISSUE_TYPES, toVql, type IssueType, type VqlControls } from '../api/vql';
+import { ClassFacet } from '../features/labels/ClassFacet';
 
 /**
  * Explore's filters built from controls; the VQL they make is shown as text (and can be copied into an
@@ -81,6 +82,7 @@ export function VqlFilters({ datasetId, controls, mapPoints, onChange }: { datas
           </button>
         </p>
       )}
+      <ClassFacet datasetId={datasetId} selected={controls.classes ?? []} onChange={(classes) => set({ classes })} />
       <form
         className="inline-form"
         onSubmit={(event) => {
@@ -90,7 +92,7 @@ export function VqlFilters({ datasetId, controls, mapPoints, onChange }: { datas
         }}
       >
         <input aria-label="Keywords" placeholder="Caption keywords" value={text} onChange={(event) => setText(event.target.value)} />
-        <input aria-label="Labels" placeholder="Labels, comma-separated" value={labels} onChange={(event) => setLabels(event.target.value)} />
+        <input aria-label="Model labels" title="Labels a model gave (image tagging)" placeholder="Model labels, comma-separated" value={labels} onChange={(event) => setLabels(event.target.value)} />
         <button type="submit">Apply</button>
         {tags.data && tags.data.tags.length > 0 && (
           <select

@@ -387,8 +387,8 @@ function MediaDetails({ preview, onClose }: { preview: Preview; onClose(): void 
         )}
         {preview.relevance_score !== undefined && (
           <>
-            <dt>Distance</dt>
-            <dd>{preview.relevance_score.toFixed(4)}</dd>
+            <dt>Similarity</dt>
+            <dd>{similarity(preview.relevance_score).toFixed(4)}</dd>
           </>
         )}
       </dl>
@@ -431,7 +431,7 @@ function ClusterCard({ datasetId, cluster, onPick, onOpen, onSelect, tabStop, on
           {objects ? `${plural(cluster.n_objects, 'object')} in ${plural(cluster.n_images, 'image')}` : plural(cluster.n_images, 'image')}
           {cluster.n_videos > 0 ? `, ${plural(cluster.n_videos, 'video')}` : ''}
         </strong>
-        {cluster.relevance_score !== undefined && <span className="muted"> distance {cluster.relevance_score.toFixed(3)}</span>}
+        {cluster.relevance_score !== undefined && <span className="muted"> similarity {similarity(cluster.relevance_score).toFixed(3)}</span>}
         {selecting && (
           <button type="button" className="link-button" aria-pressed={wholeCluster} onClick={() => onToggleCluster(cluster)}>
             {wholeCluster ? 'Deselect cluster' : `Select cluster (${cluster.n_images})`}
@@ -490,6 +490,9 @@ function ClusterCard({ datasetId, cluster, onPick, onOpen, onSelect, tabStop, on
     </li>
   );
 }
+
+/** The API ranks by cosine distance; the page says similarity, as the thresholds and propagation do. */
+const similarity = (cosineDistance: number) => 1 - cosineDistance;
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;

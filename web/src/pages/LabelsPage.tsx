@@ -2,11 +2,15 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { useDataset } from '../api/useDataset';
 import { ErrorMessage } from '../components/ErrorMessage';
-import { fetchLabelFields, fetchLabelReport, labelKeys } from '../features/labels/api';
+import { fetchClasses, fetchLabelFields, fetchLabelReport, labelKeys } from '../features/labels/api';
+import { ClassesPanel } from '../features/labels/ClassesPanel';
 import { LabelFieldsForm } from '../features/labels/LabelFieldsForm';
 import { LabelReport } from '../features/labels/LabelReport';
 
-/** The dataset's labels: which custom-metadata fields hold labels and splits, and the label-quality report of their last check. */
+/**
+ * The dataset's labels: their classes now (with accepting the check's suggestions and undo), which custom-metadata
+ * fields hold labels and splits, and the label-quality report of their last check.
+ */
 export function LabelsPage() {
   const { datasetId = '' } = useParams();
   const dataset = useDataset(datasetId);
@@ -14,6 +18,7 @@ export function LabelsPage() {
   // A report exists once fields were declared (GET …/label_quality is a 404 before).
   const checked = Boolean(fields.data?.label_field);
   const report = useQuery({ queryKey: labelKeys.report(datasetId), queryFn: () => fetchLabelReport(datasetId), enabled: checked });
+  const classes = useQuery({ queryKey: labelKeys.classes(datasetId), queryFn: () => fetchClasses(datasetId) });
   const name = dataset.data?.display_name ?? datasetId;
   return (
     <>
@@ -21,7 +26,8 @@ export function LabelsPage() {
         <Link to="/">Datasets</Link> › <Link to={`/datasets/${datasetId}`}>{name}</Link> › Labels
       </p>
       <h1>Labels of {dataset.data?.display_name ?? 'the dataset'}</h1>
-      <ErrorMessage error={dataset.error ?? fields.error} />
+      <ErrorMessage error={dataset.error ?? fields.error ?? classes.error} />
+      {dataset.data && classes.data?.label_field && <ClassesPanel dataset={dataset.data} classes={classes.data} />}
       {dataset.data && fields.data && <LabelFieldsForm dataset={dataset.data} fields={fields.data} />}
       <ErrorMessage error={report.error} prefix="The label-quality report could not be read" />
       {fields.data && !checked && (

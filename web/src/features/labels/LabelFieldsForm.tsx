@@ -70,7 +70,7 @@ export function LabelFieldsForm({ dataset, fields }: { dataset: Dataset; fields:
           followed={{ taskType: 'LABEL_QUALITY', datasetId: dataset.id, since: declare.data.since }}
           running="Checking the labels: the dataset is READ ONLY until the LABEL_QUALITY task ends."
           completed={(task) => `${task.status_message ?? 'Checked.'}`}
-          refresh={[labelKeys.report(dataset.id)[0], labelKeys.fields(dataset.id)[0], 'dataset']}
+          refresh={[labelKeys.report(dataset.id)[0], labelKeys.fields(dataset.id)[0], labelKeys.classes(dataset.id)[0], labelKeys.flagged(dataset.id)[0], 'dataset']}
         />
       )}
       <ErrorMessage error={declare.error} prefix="The check could not start" />

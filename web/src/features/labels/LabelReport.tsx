@@ -19,10 +19,10 @@ export function LabelReport({ datasetId, report }: { datasetId: string; report: 
         <Link to={explore('mislabel', {})}>{report.n_flagged} likely mislabelled</Link>, estimated error rate {percent(report.estimated_error_rate)}.
       </p>
 
-      <h3>Classes</h3>
+      <h3>Classes at the check</h3>
       <ClassChart classes={report.classes} />
       <div className="table-scroll">
-        <table aria-label="Classes">
+        <table aria-label="Label quality per class">
           <thead>
             <tr>
               <th scope="col">Class</th>
