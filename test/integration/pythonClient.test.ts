@@ -64,9 +64,11 @@ describe('Python client (clients/python): its wheel installs, and its pytest sui
     const { api_key, api_secret } = (await stack.request.get('/api/v1/api_credentials').set('Cookie', cookie).expect(200)).body;
 
     const env = { ...process.env, MDS_URL: server.url, MDS_API_KEY: api_key, MDS_API_SECRET: api_secret, PYTHONDONTWRITEBYTECODE: '1' };
-    const result = await inVenv(['-m', 'pytest', 'clients/python/tests', '-q', '-p', 'no:cacheprovider', '-rs'], env);
+    // MDS_PYTEST_ARGS narrows the run while working on the client (e.g. "-k curation"); npm test runs it all.
+    const narrowed = process.env.MDS_PYTEST_ARGS?.split(' ').filter(Boolean) ?? [];
+    const result = await inVenv(['-m', 'pytest', 'clients/python/tests', '-q', '-p', 'no:cacheprovider', '-rs', ...narrowed], env);
     // The whole report on failure, so jest's output says which Python test failed and why.
-    if (result.code !== 0) console.error(result.output);
+    if (result.code !== 0 || narrowed.length > 0) console.error(result.output);
     expect(result.code).toBe(0);
     expect(result.output).toMatch(/\d+ passed/);
     expect(result.output).not.toMatch(/skipped|SKIPPED/);

@@ -144,3 +144,59 @@ def test_errors_print_the_apis_detail_and_exit_1(tmp_path: Path) -> None:
     assert unreachable.returncode == 1 and "Cannot reach http://127.0.0.1:9" in unreachable.stderr
     usage = mds("search", str(uuid.uuid4()))
     assert usage.returncode == 2 and "one of the arguments --text --image is required" in usage.stderr
+
+
+def test_options_before_the_command_and_every_listing_as_json(client: Client, folder: Path) -> None:
+    url = os.environ["MDS_URL"]
+    # Global options first, as `mds --help` shows them; MDS_URL points nowhere, so an ignored --url would fail.
+    nowhere = {"MDS_URL": "http://127.0.0.1:9"}
+    created = mds("--url", url, "--no-progress", "create", unique("cli-media"), str(folder), "--wait", env_overrides=nowhere)
+    assert created.returncode == 0, created.stderr
+    assert created.stderr == ""
+    dataset_id = created.stdout.strip()
+    media = mds("--url", url, "media", dataset_id, "--json", env_overrides=nowhere)
+    assert media.returncode == 0, media.stderr
+    records = json.loads(media.stdout)
+    assert sorted(record["file_name"] for record in records) == sorted(path.name for path in folder.iterdir())
+    assert {"media_id", "class", "issues", "cluster_id_0", "caption"} <= set(records[0])
+
+    listings = {
+        "datasets": ["datasets"],
+        "tasks": ["tasks", "--dataset", dataset_id],
+        "duplicates": ["duplicates", dataset_id],
+        "mislabels": ["mislabels", dataset_id],
+        "classes": ["classes", dataset_id],
+        "tags": ["tags", dataset_id],
+        "snapshots": ["snapshot", "list", dataset_id],
+        "enrichment models": ["enrich", dataset_id, "--list"],
+        "search": ["search", dataset_id, "--image", str(folder / "camera.jpg")],
+    }
+    for name, args in listings.items():
+        listed = mds(*args, "--json", "--url", url, env_overrides=nowhere)
+        assert listed.returncode == 0, f"{name}: {listed.stderr}"
+        assert isinstance(json.loads(listed.stdout), (list, dict)), name
+
+
+def test_tag_snapshot_rename_and_delete_commands(client: Client, folder: Path) -> None:
+    dataset = client.create_dataset(unique("cli-curate"), folder, wait=True, timeout=300)
+    tagged = mds("tag", str(dataset.id), "keep", "--vql", "[]")
+    assert (tagged.returncode, tagged.stdout.strip()) == (0, "tagged 3"), tagged.stderr
+    taken = mds("snapshot", "take", str(dataset.id), "--name", "first")
+    assert taken.returncode == 0, taken.stderr
+    diff = mds("snapshot", "diff", str(dataset.id), taken.stdout.strip(), "--json")
+    assert json.loads(diff.stdout)["added"]["count"] == 0
+    renamed = mds("rename", str(dataset.id), "cli renamed")
+    assert renamed.stdout.strip() == "cli renamed" and client.dataset(dataset.id).display_name == "cli renamed"
+    refused = mds("delete", str(dataset.id))
+    assert refused.returncode == 1 and "needs --yes" in refused.stderr
+    deleted = mds("delete", str(dataset.id), "--yes")
+    assert deleted.returncode == 0, deleted.stderr
+    assert str(dataset.id) not in mds("datasets").stdout
+
+
+def test_text_search_on_a_fresh_dataset_says_it_needs_enrichment(folder: Path) -> None:
+    created = mds("create", unique("cli-fresh"), str(folder), "--wait", "--no-progress")
+    found = mds("search", created.stdout.strip(), "--text", "a dog on a beach", "--json")
+    assert found.returncode == 0, found.stderr
+    if json.loads(found.stdout) == []:
+        assert "never enriched" in found.stderr

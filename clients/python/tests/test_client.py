@@ -51,9 +51,11 @@ def test_adds_media_from_a_folder_with_its_folders_as_labels(client: Client, tmp
     report = client.request("GET", f"/dataset/{dataset.id}/label_quality")
     assert (report["label_field"], report["n_labelled"]) == ("kind", 3)
     assert sorted(row["label"] for row in report["classes"]) == ["cats", "drinks"]
-    # A file that is not an archive is refused before anything is sent.
-    with pytest.raises(MdsError, match="not a .zip or .tar archive"):
-        client.add_media(dataset.id, PHOTOS / "rocket.jpg")
+    # A file that is neither media nor an archive is refused before anything is sent.
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not media")
+    with pytest.raises(MdsError, match="is neither a folder, an archive"):
+        client.add_media(dataset.id, notes)
 
 
 def test_explores_clusters_as_objects_and_as_a_dataframe(client: Client, photos_dataset: Dataset) -> None:

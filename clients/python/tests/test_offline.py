@@ -75,3 +75,123 @@ def test_files_are_sent_under_their_paths_below_the_folder_given(tmp_path) -> No
     assert sent_names(files, None, labels_from_folders=True) == ["cats/0001.jpg", "dogs/0001.jpg", "cats/0002.jpg", f"{tmp_path.name}/top.jpg"]
     with pytest.raises(MdsError, match="No file is in a folder"):
         sent_names([tmp_path / "top.jpg"], tmp_path, labels_from_folders=True)
+
+
+def test_an_address_without_a_scheme_is_http_and_other_schemes_are_refused() -> None:
+    from mds_client.client import service_url
+
+    assert service_url("localhost:48080") == "http://localhost:48080"
+    assert service_url(" https://mds.example/api/v1/ ") == "https://mds.example"
+    with pytest.raises(MdsError, match="is not an http:// or https:// address"):
+        service_url("ftp://mds.example")
+
+
+def test_an_html_answer_is_not_the_service() -> None:
+    from mds_client import NotTheService
+
+    page = httpx.MockTransport(lambda request: httpx.Response(200, headers={"content-type": "text/html"}, text="<html>nginx</html>"))
+    with Client("http://mds.test", progress=False, transport=page) as client:
+        with pytest.raises(NotTheService, match="with text/html, not the media dataset service's JSON"):
+            client.datasets()
+
+
+def test_the_bearer_token_goes_to_the_services_own_origin_only(tmp_path) -> None:
+    seen = {}
+
+    def anywhere(request: httpx.Request) -> httpx.Response:
+        seen[request.url.host + ":" + str(request.url.port)] = request.headers.get("authorization")
+        return httpx.Response(200, content=b"PK")
+
+    with Client("http://mds.test:8080", "key-1", "secret-1", progress=False, transport=httpx.MockTransport(anywhere)) as client:
+        client.download("http://mds.test:8080/api/v1/exports/t/a.zip?expires=1&signature=abc", tmp_path / "own.zip")
+        client.download("http://mds.test:9999/api/v1/exports/t/a.zip?expires=1&signature=abc", tmp_path / "port.zip")
+        client.download("http://elsewhere.test:8080/a.zip?signature=abc", tmp_path / "host.zip")
+    assert seen["mds.test:8080"].startswith("Bearer ")
+    assert seen["mds.test:9999"] is None and seen["elsewhere.test:8080"] is None
+
+
+def test_a_failed_download_does_not_print_the_signed_link(tmp_path) -> None:
+    from mds_client import ConnectionFailed
+
+    with Client("http://127.0.0.1:9", progress=False) as client:
+        with pytest.raises(ConnectionFailed) as failed:
+            client.download("http://127.0.0.1:9/api/v1/exports/t/a.zip?expires=1&signature=SECRET", tmp_path / "a.zip")
+    assert "SECRET" not in str(failed.value) and "http://127.0.0.1:9/api/v1/exports/t/a.zip?…" in str(failed.value)
+
+
+def test_terminal_text_escapes_controls() -> None:
+    from mds_client.terminal import printable
+
+    assert printable("a\x1b[31mb\rc\nd\u202ee\x9bf") == "a\\x1b[31mb\\rc\\nd\\u202ee\\x9bf"
+    assert printable("chat été 猫") == "chat été 猫"
+
+
+def preview(media_id: str, name: str) -> dict:
+    return {"type": "IMAGE", "media_id": media_id, "media_uri": "u", "media_thumb_uri": "t", "caption": None, "file_name": name,
+            "bounding_box": None, "width": 1, "height": 1}  # fmt: skip
+
+
+def cluster(cluster_id: str, previews: list, n_images: int) -> dict:
+    return {"cluster_id": cluster_id, "type": "IMAGES", "n_images": n_images, "n_objects": 0, "n_videos": 0, "similarity_threshold": "0",
+            "captions": None, "previews": previews, "labels": None, "user_tags": None}  # fmt: skip
+
+
+def test_to_pandas_has_one_row_per_media_item_and_keeps_its_columns_when_empty() -> None:
+    import uuid
+
+    from mds_client import ExploreResult
+
+    empty = ExploreResult.model_validate({"clusters": [], "metadata": {"used_duckdb": False}}).to_pandas()
+    assert len(empty) == 0 and {"media_id", "file_name", "cluster_id", "caption"} <= set(empty.columns)
+    ids = [str(uuid.uuid4()) for _ in range(3)]
+    result = ExploreResult.model_validate(
+        {"clusters": [cluster(str(uuid.uuid4()), [preview(ids[0], "a.jpg"), preview(ids[1], "b.jpg")], 2), cluster(str(uuid.uuid4()), [preview(ids[2], "c.jpg")], 1)],
+         "metadata": {"used_duckdb": False}}  # fmt: skip
+    )
+    assert list(result.to_pandas()["media_id"]) == ids
+
+
+def test_explore_media_lists_every_member_of_a_cluster_past_its_previews() -> None:
+    import uuid
+
+    dataset_id, cluster_id = str(uuid.uuid4()), str(uuid.uuid4())
+    members = [preview(str(uuid.uuid4()), f"{number:02}.jpg") for number in range(25)]
+    blurred = {member["media_id"] for member in members[::2]}
+
+    def service(request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        vql = request.url.params.get("vql")
+        if path.endswith(f"/explore/{dataset_id}"):
+            shown = [m for m in members if not vql or m["media_id"] in blurred]
+            page = int(request.url.params["page_number"])
+            clusters = [cluster(cluster_id, shown[:10], len(shown))] if page == 0 else []
+            return httpx.Response(200, json={"clusters": clusters, "metadata": {"used_duckdb": False}})
+        if path.endswith(f"/clusters/{cluster_id}/media"):
+            return httpx.Response(200, json={"cluster_id": cluster_id, "similarity_threshold": "0", "n_media": 25, "media": members})
+        media_id = path.rsplit("/", 1)[-1]
+        facts = {"media_id": media_id, "kind": "IMAGE", "file_name": "x", "size_bytes": 1, "width": 1, "height": 1, "caption": None, "labels": [],
+                 "class": None, "tags": [], "issues": ["blur"] if media_id in blurred else [], "mislabel": None, "leakage": None}  # fmt: skip
+        return httpx.Response(200, json=facts)
+
+    from mds_client import vql
+
+    with Client("http://mds.test", progress=False, transport=httpx.MockTransport(service)) as client:
+        every = client.explore_media(dataset_id).to_pandas()
+        assert sorted(every["media_id"]) == sorted(m["media_id"] for m in members)
+        only_blurred = client.explore_media(dataset_id, vql=vql.issue("blur")).to_pandas()
+        assert sorted(only_blurred["media_id"]) == sorted(blurred)
+        with pytest.warns(Warning, match="matching media are not listed"):
+            client.explore_media(dataset_id, vql=vql.uniqueness(0.5))
+
+
+def test_the_vql_builder_writes_the_apis_elements() -> None:
+    from mds_client import vql
+
+    combined = vql.issue("mislabel", suggested_label="dog") & vql.ground_truth("cat") & vql.tags("0b1c")
+    assert json.loads(combined.json()) == [
+        {"issues": {"op": "issue", "value": "mislabel", "details": {"suggested_label": ["dog"]}}},
+        {"ground_truth": {"op": "one_of", "value": ["cat"]}},
+        {"tags": {"op": "is", "value": ["0b1c"]}},
+    ]
+    with pytest.raises(ValueError):
+        vql.issue("smudge")

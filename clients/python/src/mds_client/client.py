@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import mimetypes
 import os
+import re
 import tarfile
 import tempfile
 import time
+import warnings
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,10 +19,12 @@ from uuid import UUID
 import httpx
 
 from .auth import ApiKeyAuth
-from .errors import ApiError, ConnectionFailed, MdsError, TaskFailed
+from .curation import CurationCalls
+from .errors import ApiError, ConnectionFailed, MdsError, MdsWarning, NotTheService, TaskFailed
 from .models import (
     Anchor,
     Dataset,
+    EnrichmentContext,
     ExploreResult,
     ExportStarted,
     ExportStatus,
@@ -32,6 +36,7 @@ from .models import (
     UploadedFiles,
 )
 from .progress import progress_bar
+from .vql import Filter, vql_json
 
 DEFAULT_URL = "http://localhost:8080"
 API_PREFIX = "/api/v1"
@@ -67,8 +72,12 @@ def media_files(source: Source) -> List[Path]:
     """The media files of a folder (recursively, sorted, hidden ones left out), or a list of paths as given."""
     if isinstance(source, (str, os.PathLike)):
         folder = Path(source)
+        if folder.is_file():
+            if not is_media(folder):
+                raise MdsError(f"{folder} is neither a folder, an archive (.zip, .tar, .tar.gz) nor a media file ({', '.join(MEDIA_SUFFIXES)})")
+            return [folder]
         if not folder.is_dir():
-            raise MdsError(f"{folder} is not a folder")
+            raise MdsError(f"{folder} does not exist")
         files = sorted(path for path in folder.rglob("*") if path.is_file() and is_media(path) and not hidden(path.relative_to(folder)))
         if not files:
             raise MdsError(f"No media files in {folder} (supported: {', '.join(MEDIA_SUFFIXES)})")
@@ -144,7 +153,31 @@ class _CountingReader:
         return self._file.tell()
 
 
-class Client:
+def service_url(url: str) -> str:
+    """The service's address as given, with http:// when no scheme is (``localhost:8080``) and without a trailing /api/v1."""
+    url = url.strip().rstrip("/")
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", url):
+        url = f"http://{url}"
+    scheme = url.split("://", 1)[0].lower()
+    if scheme not in ("http", "https"):
+        raise MdsError(f"{redact(url)} is not an http:// or https:// address")
+    # The README's curl examples name the API's root (.../api/v1); the service's address is meant.
+    if url.endswith(API_PREFIX):
+        url = url[: -len(API_PREFIX)]
+    return url
+
+
+def redact(text: str) -> str:
+    """``text`` with the query of every link in it cut (signed links carry their signature there)."""
+    return re.sub(r"(https?://[^\s?#]+)\?[^\s]*", r"\1?…", text)
+
+
+def origin(url: Union[str, httpx.URL]) -> tuple:
+    parsed = httpx.URL(str(url))
+    return (parsed.scheme, parsed.host, parsed.port or {"http": 80, "https": 443}.get(parsed.scheme))
+
+
+class Client(CurationCalls):
     """The media dataset service at ``url`` (default ``MDS_URL``, else http://localhost:8080).
 
     With an API key (``api_key`` and ``api_secret``, default ``MDS_API_KEY`` and ``MDS_API_SECRET``)
@@ -162,16 +195,15 @@ class Client:
         progress: bool = True,
         transport: Optional[httpx.BaseTransport] = None,
     ) -> None:
-        self.url = (url or os.environ.get("MDS_URL") or DEFAULT_URL).rstrip("/")
-        # The README's curl examples name the API's root (.../api/v1); the service's address is meant.
-        if self.url.endswith(API_PREFIX):
-            self.url = self.url[: -len(API_PREFIX)]
+        self.url = service_url(url or os.environ.get("MDS_URL") or DEFAULT_URL)
         api_key = api_key or os.environ.get("MDS_API_KEY") or None
         api_secret = api_secret or os.environ.get("MDS_API_SECRET") or None
         if bool(api_key) != bool(api_secret):
             raise MdsError("An API key needs its secret: give both api_key and api_secret (MDS_API_KEY, MDS_API_SECRET)")
         self.progress = progress
         auth = ApiKeyAuth(api_key, api_secret) if api_key and api_secret else None
+        # Whether the service was asked if it checks keys (once, on the first call with a key).
+        self._auth_checked = auth is None
         self._http = httpx.Client(base_url=self.url + API_PREFIX, auth=auth, timeout=timeout, follow_redirects=True, transport=transport)
 
     def close(self) -> None:
@@ -186,28 +218,83 @@ class Client:
     # -- HTTP ---------------------------------------------------------------------------------
 
     def request(self, method: str, path: str, **kwargs: Any) -> Any:
-        """One API call (``path`` under /api/v1); the decoded JSON body, or ``ApiError``."""
+        """One API call (``path`` under /api/v1); the decoded JSON body, or ``ApiError``.
+
+        ``NotTheService`` when the address answers with something else than the API's JSON (a web page, another program)."""
+        if not self._auth_checked:
+            self._auth_checked = True
+            self._warn_if_keys_are_unchecked()
         for attempt in range(READ_RETRIES + 1):
             try:
                 response = self._http.request(method, path, **kwargs)
             except httpx.TransportError as error:
-                raise ConnectionFailed(f"Cannot reach {self.url}: {error}") from error
+                raise ConnectionFailed(f"Cannot reach {self.url}: {redact(str(error))}") from error
             wait = _retry_after(response)
             if method != "GET" or wait is None or attempt == READ_RETRIES:
                 break
             time.sleep(wait)
         if response.is_error:
             raise ApiError(response.status_code, _detail(response), method, API_PREFIX + path)
-        return response.json() if response.content else None
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise NotTheService(self._not_the_service(response, method, path)) from None
+
+    def _not_the_service(self, response: httpx.Response, method: str, path: str) -> str:
+        kind = response.headers.get("content-type", "no content type").split(";")[0]
+        return f"{self.url} answered {method} {API_PREFIX}{path} with {kind}, not the media dataset service's JSON: is it the service's address (MDS_URL, --url)?"
+
+    def _warn_if_keys_are_unchecked(self) -> None:
+        """A key sent to a service with authentication off is accepted without being checked: say so once."""
+        try:
+            session = self._http.get("/auth/session", auth=None)
+        except httpx.TransportError:
+            return  # the call itself reports that the service cannot be reached
+        try:
+            body = session.json() if session.is_success else {}
+        except ValueError:
+            raise NotTheService(self._not_the_service(session, "GET", "/auth/session")) from None
+        if isinstance(body, dict) and body.get("auth_enabled") is False:
+            warnings.warn(
+                f"{self.url} has authentication off: the API key is not checked, and every request acts as its default user",
+                MdsWarning,
+                stacklevel=4,
+            )
+
+    def _bind(self, dataset: Dataset) -> Dataset:
+        dataset._client = self
+        return dataset
 
     # -- datasets -----------------------------------------------------------------------------
 
     def datasets(self) -> List[Dataset]:
         """The caller's datasets, newest first."""
-        return [Dataset.model_validate(item) for item in self.request("GET", "/datasets")]
+        return [self._bind(Dataset.model_validate(item)) for item in self.request("GET", "/datasets")]
 
     def dataset(self, dataset_id: Id) -> Dataset:
-        return Dataset.model_validate(self.request("GET", f"/dataset/{dataset_id}"))
+        """One dataset, as an object with the calls about it (``ds.media()``, ``ds.duplicates()``, ``ds.snapshot()``, …)."""
+        return self._bind(Dataset.model_validate(self.request("GET", f"/dataset/{str(dataset_id)}")))
+
+    def rename_dataset(self, dataset_id: Id, name: str) -> Dataset:
+        return self._bind(Dataset.model_validate(self.request("PATCH", f"/dataset/{dataset_id}", json={"name": name})))
+
+    def delete_dataset(self, dataset_id: Id) -> None:
+        """Deletes the dataset (owner only): its versions, snapshots, tasks, views and exports go."""
+        self.request("DELETE", f"/dataset/{dataset_id}")
+
+    def reindex(self, dataset_id: Id, *, wait: bool = True, progress: Optional[bool] = None, timeout: Optional[float] = None) -> Task:
+        """Re-clusters a PARTIAL INDEX dataset (a REINDEX task), followed to its end with ``wait``."""
+        self.request("POST", f"/dataset/{dataset_id}/reindex")
+        return self._started(dataset_id, "REINDEX", wait, progress, timeout)
+
+    def _started(self, dataset_id: Id, task_type: str, wait: bool, progress: Optional[bool], timeout: Optional[float]) -> Task:
+        """The task a call answered 202 without an id for: the dataset's newest of its type (one runs at a time)."""
+        listed = self.tasks(dataset_id, task_type=task_type, page_size=5).tasks
+        if not listed:
+            raise MdsError(f"The {task_type} task of dataset {dataset_id} is not listed")
+        return self.wait_for_task(listed[0], progress=progress, timeout=timeout) if wait else listed[0]
 
     def create_dataset(
         self,
@@ -228,13 +315,13 @@ class Client:
         custom-metadata field ``label_field``, checked for likely mislabels as part of indexing.
         """
         path = Path(source) if isinstance(source, (str, os.PathLike)) else None
-        if path is not None and path.is_file() and is_archive(path):
+        if path is not None and path.is_file() and is_archive(path) and not is_media(path):
             with extracted(path) as folder:
                 return self.create_dataset(
                     name, folder, wait=wait, progress=progress, timeout=timeout, labels_from_folders=labels_from_folders, label_field=label_field
                 )
         files = media_files(source)
-        names = sent_names(files, path, labels_from_folders)
+        names = sent_names(files, path if path is not None and path.is_dir() else None, labels_from_folders)
         dataset_id = NewDataset.model_validate(self.request("GET", "/ingestion/new_dataset", params={"dataset_name": name})).dataset_id
         trans_id = Transaction.model_validate(self.request("GET", f"/ingestion/{dataset_id}/data_files")).trans_id
         self.upload_files(dataset_id, trans_id, files, progress=progress, names=names)
@@ -269,13 +356,11 @@ class Client:
             labels_from="folder" if labels_from_folders else None,
             label_field=label_field if labels_from_folders else None,
         )
-        if path is not None and path.is_file():
-            if not is_archive(path):
-                raise MdsError(f"{path} is not a .zip or .tar archive")
+        if path is not None and path.is_file() and is_archive(path):
             self._send_archive(dataset_id, path, fields, progress)
         else:
             files = media_files(source)
-            names = sent_names(files, path, labels_from_folders)
+            names = sent_names(files, path if path is not None and path.is_dir() else None, labels_from_folders)
             with tempfile.TemporaryDirectory(prefix="mds-batch-") as folder:
                 archive = Path(folder) / "batch.zip"
                 with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zipped:
@@ -375,7 +460,7 @@ class Client:
             lambda: self.task(task_id, dataset_id),
             lambda found: found.is_final,
             lambda found: found.progress_percentage,
-            lambda found: f"{found.task_type} {found.status}",
+            describe_task,
             lambda found: TaskFailed(f"Task {task_id} still {found.status} after {timeout} s", found),
             desc="task",
             progress=progress,
@@ -384,6 +469,17 @@ class Client:
         if task.status != "COMPLETED":
             raise TaskFailed(f"Task {task_id} ({task.task_type}) {task.status}: {task.error_message or task.status_message}", task)
         return task
+
+    def abort_task(self, task: Union[Task, Id]) -> Task:
+        """Aborts a running task (409 with the reason when its type cannot be, or it is committing)."""
+        task_id = task.task_id if isinstance(task, Task) else task
+        return Task.model_validate(self.request("POST", f"/tasks/{task_id}/abort"))
+
+    def retry_task(self, task: Union[Task, Id], *, wait: bool = False, progress: Optional[bool] = None, timeout: Optional[float] = None) -> Task:
+        """Runs a FAILED or ABORTED task again with its original input; followed to its end with ``wait``."""
+        task_id = task.task_id if isinstance(task, Task) else task
+        retried = Task.model_validate(self.request("POST", f"/tasks/{task_id}/retry"))
+        return self.wait_for_task(retried, progress=progress, timeout=timeout) if wait else retried
 
     # -- explore and search -------------------------------------------------------------------
 
@@ -397,12 +493,13 @@ class Client:
         caption: Optional[str] = None,
         max_distance: Optional[float] = None,
         labels: Optional[List[str]] = None,
-        tags: Optional[List[str]] = None,
-        vql: Optional[List[Dict[str, Any]]] = None,
+        tags: Optional[List[Id]] = None,
+        vql: Union[Filter, List[Dict[str, Any]], None] = None,
         anchor_media_id: Optional[Id] = None,
         anchor_type: Optional[str] = None,
     ) -> ExploreResult:
-        """One page (100 clusters) of Explore; filters and searches as the API's parameters."""
+        """One page (100 clusters, at most 10 media shown a cluster) of Explore; filters and searches as the API's
+        parameters, ``vql`` a ``Filter`` (``mds_client.vql``) or the API's JSON list. ``explore_media`` lists every match."""
         params = _without_none(
             entity_type=entity_type,
             threshold=threshold,
@@ -411,7 +508,7 @@ class Client:
             textual_similarity_threshold=max_distance,
             labels=None if labels is None else json.dumps(labels),
             tags=None if tags is None else json.dumps([str(tag) for tag in tags]),
-            vql=None if vql is None else json.dumps(vql),
+            vql=vql_json(vql),
             anchor_media_id=anchor_media_id,
             anchor_type=anchor_type,
         )
@@ -430,8 +527,23 @@ class Client:
         return ExploreResult(clusters=clusters[:max_clusters], metadata=result.metadata)
 
     def search_text(self, dataset_id: Id, text: str, *, max_distance: Optional[float] = None, threshold: int = 0, page: int = 0) -> ExploreResult:
-        """Natural-language search over captions (and concepts once enriched), closest first."""
-        return self.explore(dataset_id, caption=text, max_distance=max_distance, threshold=threshold, page=page)
+        """Natural-language search over captions (and concepts once enriched), closest first. When it finds nothing
+        in a dataset never enriched, ``result.hint`` says why (text search needs captions or concept vectors)."""
+        result = self.explore(dataset_id, caption=text, max_distance=max_distance, threshold=threshold, page=page)
+        if not result.clusters and page == 0:
+            result._hint = self._empty_search_hint(dataset_id, max_distance)
+        return result
+
+    def _empty_search_hint(self, dataset_id: Id, max_distance: Optional[float]) -> Optional[str]:
+        context = EnrichmentContext.model_validate(self.request("GET", f"/enrichment/{dataset_id}/context"))
+        if context.status == "NEW":
+            return (
+                "text search reads captions and concept vectors, and this dataset was never enriched: enrich a copy with "
+                "captions (client.enrich(dataset_id, {'CAPTION_IMAGES': model_id}), mds enrich) or import captions (import_metadata)"
+            )
+        if max_distance is not None:
+            return f"nothing is closer than the distance {max_distance}: try a larger max_distance"
+        return None
 
     def search_image(self, dataset_id: Id, image: PathLike, *, threshold: int = 0, page: int = 0) -> ExploreResult:
         """Visual search: uploads the image as an anchor, then Explore ranks by similarity to it."""
@@ -476,8 +588,11 @@ class Client:
         """Streams a download link (e.g. an export's ``download_uri``) into ``out``."""
         target = Path(out)
         partial = target.with_name(target.name + ".part")
+        # The bearer token goes to the service's own origin only; a link elsewhere is signed and needs none.
+        own = origin(httpx.URL(self.url).join(uri)) == origin(self.url)
+        options: Dict[str, Any] = {} if own else {"auth": None}
         try:
-            with self._http.stream("GET", uri) as response:
+            with self._http.stream("GET", uri, **options) as response:
                 if response.is_error:
                     response.read()
                     raise ApiError(response.status_code, _detail(response), "GET", httpx.URL(uri).path)
@@ -488,7 +603,7 @@ class Client:
                         bar.update(len(chunk))
             partial.replace(target)
         except httpx.TransportError as error:
-            raise ConnectionFailed(f"Cannot download {uri}: {error}") from error
+            raise ConnectionFailed(f"Cannot download {redact(uri)}: {redact(str(error))}") from error
         finally:
             # Never leave half a file where a complete one is expected.
             partial.unlink(missing_ok=True)
@@ -542,6 +657,14 @@ class Client:
         return self.progress if progress is None else progress
 
 
+def describe_task(task: Task) -> str:
+    """A progress bar's text: the task's type and its stage (``DATASET_CREATION: Clustering (1/1)``), or its status."""
+    stage = (task.status_message or "").strip()
+    if task.is_final or not stage:
+        return f"{task.task_type} {task.status}"
+    return f"{task.task_type}: {stage}"
+
+
 def _without_none(**params: Any) -> Dict[str, Any]:
     return {key: str(value) if isinstance(value, UUID) else value for key, value in params.items() if value is not None}
 
@@ -562,6 +685,8 @@ def _detail(response: httpx.Response) -> str:
     try:
         body = response.json()
     except ValueError:
-        return response.reason_phrase or "error"
+        kind = response.headers.get("content-type", "").split(";")[0]
+        reason = response.reason_phrase or "error"
+        return f"{reason} (a {kind} answer, not the service's JSON)" if kind and "json" not in kind else reason
     detail = body.get("detail") if isinstance(body, dict) else None
     return detail if isinstance(detail, str) else json.dumps(body)

@@ -27,6 +27,14 @@ class ConnectionFailed(MdsError):
     """The service could not be reached."""
 
 
+class NotTheService(MdsError):
+    """The address answered, but not as the media dataset service does (an HTML page, another program)."""
+
+
+class MdsWarning(UserWarning):
+    """Something works, but not as the caller likely meant (an API key sent to a service with authentication off)."""
+
+
 class TaskFailed(MdsError):
     """A task the client waited for ended FAILED or ABORTED (or an export FAILED)."""
 

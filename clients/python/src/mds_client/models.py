@@ -11,7 +11,10 @@ from datetime import datetime
 from typing import Any, ClassVar, Dict, List, Literal, Optional
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from .dataset import DatasetCalls
+from .frames import EXPLORE_COLUMNS, frame
 
 
 def _schema(name: str) -> str:
@@ -47,8 +50,11 @@ class Model(BaseModel):
     openapi: ClassVar[str]
 
 
-class Dataset(Model):
+class Dataset(Model, DatasetCalls):
+    """A dataset's record; read through a Client, it also carries the calls about the dataset (``DatasetCalls``)."""
+
     openapi: ClassVar[str] = _schema("Dataset")
+    _client: Any = PrivateAttr(default=None)
 
     id: UUID
     display_name: str
@@ -160,11 +166,24 @@ class ExploreResult(Model):
     clusters: List[Cluster]
     metadata: ExploreMetadata
 
+    _hint: Optional[str] = PrivateAttr(default=None)
+
+    @property
+    def hint(self) -> Optional[str]:
+        """Why a search found nothing, when the client can tell (no captions or concept vectors yet); None otherwise."""
+        return self._hint
+
     def media(self) -> List[Dict[str, Any]]:
-        """One flat record per preview (the media a notebook looks at), with its cluster's fields."""
+        """One flat record per media item the result holds (each cluster's previews: every matching member from
+        ``Client.explore_media``, at most 10 a cluster from ``explore``), with its cluster's fields."""
         rows = []
+        seen = set()
         for rank, cluster in enumerate(self.clusters):
             for preview in cluster.previews:
+                key = (str(preview.media_id), preview.bounding_box is not None and tuple(preview.bounding_box.model_dump().values()))
+                if key in seen:
+                    continue
+                seen.add(key)
                 rows.append(
                     {
                         "rank": rank,
@@ -173,10 +192,9 @@ class ExploreResult(Model):
                         "media_id": str(preview.media_id),
                         "file_name": preview.file_name,
                         "caption": preview.caption,
-                        "labels": cluster.labels,
-                        "relevance_score": preview.relevance_score
-                        if preview.relevance_score is not None
-                        else cluster.relevance_score,
+                        "labels": getattr(preview, "labels", None) or cluster.labels,
+                        "tags": [tag.get("name") if isinstance(tag, dict) else tag for tag in (getattr(preview, "tags", None) or [])],
+                        "relevance_score": preview.relevance_score if preview.relevance_score is not None else cluster.relevance_score,
                         "width": preview.width,
                         "height": preview.height,
                         "media_uri": preview.media_uri,
@@ -186,12 +204,13 @@ class ExploreResult(Model):
         return rows
 
     def to_pandas(self) -> Any:
-        """``media()`` as a pandas DataFrame (``pip install 'mds-client[pandas]'``)."""
-        try:
-            import pandas
-        except ImportError as error:  # pragma: no cover - depends on the environment
-            raise ImportError("to_pandas needs pandas: pip install 'mds-client[pandas]'") from error
-        return pandas.DataFrame(self.media())
+        """``media()`` as a pandas DataFrame (``pip install 'mds-client[pandas]'``); an empty result keeps the columns."""
+        return frame(self.media(), EXPLORE_COLUMNS)
+
+    def _repr_html_(self) -> str:
+        from .frames import thumbnails_html
+
+        return thumbnails_html(self.media(), self.hint)
 
 
 class Anchor(Model):
@@ -270,6 +289,443 @@ class ErrorBody(Model):
     detail: str
 
 
+class Mislabel(Model):
+    openapi: ClassVar[str] = _schema("MediaFacts") + "/properties/mislabel/anyOf/0"
+
+    label: str
+    suggested_label: str
+    score: float
+
+
+class Leakage(Model):
+    openapi: ClassVar[str] = _schema("MediaFacts") + "/properties/leakage/anyOf/0"
+
+    split: str
+    duplicate_of: UUID
+    duplicate_split: str
+    similarity: float
+
+
+class MediaFacts(Model):
+    """One image or video of a dataset; ``class_`` is the user's own label (``class`` in the API)."""
+
+    openapi: ClassVar[str] = _schema("MediaFacts")
+
+    media_id: UUID
+    kind: Literal["IMAGE", "VIDEO", "VIDEO_FRAME"]
+    file_name: str
+    size_bytes: int
+    width: Optional[int]
+    height: Optional[int]
+    caption: Optional[str]
+    labels: List[str]
+    class_: Optional[str] = Field(alias="class")
+    tags: List[UserTag]
+    issues: List[str]
+    mislabel: Optional[Mislabel]
+    leakage: Optional[Leakage]
+
+
+class ClusterMembers(Model):
+    openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/clusters/{cluster_id}/media", "get")
+
+    cluster_id: UUID
+    similarity_threshold: str
+    n_media: int
+    media: List[Preview]
+
+
+class ClassCount(Model):
+    openapi: ClassVar[str] = _schema("Classes") + "/properties/classes/items"
+
+    label: str
+    count: int
+
+
+class Classes(Model):
+    openapi: ClassVar[str] = _schema("Classes")
+
+    label_field: Optional[str]
+    split_field: Optional[str]
+    classes: List[ClassCount]
+    unlabelled: int
+
+
+class ClassAction(Model):
+    """What a change of classes did: its ``action_id`` (for undo) and how many media changed."""
+
+    openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/classes/set", "post")
+
+    action_id: UUID
+    changed: int
+
+
+class ClassUndo(Model):
+    openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/classes/undo", "post")
+
+    action_id: UUID
+    action: str
+    undone: int
+
+
+class ClassChange(Model):
+    openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/media/{media_id}/class_history", "get") + "/properties/changes/items"
+
+    action_id: UUID
+    action: Literal["set", "accept", "propagate", "undo"]
+    field: str
+    previous: Optional[str]
+    label: Optional[str]
+    undone: bool
+    created_by: Optional[str]
+    created_at: str
+
+
+class DuplicateMember(Model):
+    openapi: ClassVar[str] = _schema("DuplicateGroup") + "/properties/members/items"
+
+    media_id: UUID
+    file_name: str
+    width: Optional[int]
+    height: Optional[int]
+    file_size: Optional[int]
+    issues: List[str]
+    format: Optional[str]
+    uploaded_at: datetime
+    role: Optional[Literal["keep", "discard", "distinct"]]
+    media_uri: str
+    media_thumb_uri: str
+
+
+class SuggestedKeeper(Model):
+    openapi: ClassVar[str] = _schema("DuplicateGroup") + "/properties/suggested_keeper"
+
+    media_id: UUID
+    reasons: List[str]
+    deciding_fact: Literal["kept_before", "decodable", "pixels", "lossless", "bits_per_pixel", "quality_issues", "earlier_upload", "file_name"]
+
+
+class MergeConflict(Model):
+    """A value the discarded copies disagree on with the keeper: left as it was, for the curator."""
+
+    openapi: ClassVar[str] = _schema("DuplicateMergeConflict")
+
+    keeper_media_id: UUID
+    field: str
+    kind: Literal["class", "metadata"]
+    kept: Any
+    discarded: List[Dict[str, Any]]
+
+
+class Merged(Model):
+    """What keepers gained from the discarded copies: labels, tags and custom-metadata fields they lacked."""
+
+    openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/duplicates/accept_suggestions", "post") + "/properties/merged"
+
+    labels: int
+    tags: int
+    metadata_fields: int
+
+
+class DuplicateDecision(Model):
+    openapi: ClassVar[str] = _schema("DuplicateGroup") + "/properties/decision/anyOf/0"
+
+    decision_id: UUID
+    verdict: Literal["duplicates", "not_duplicates"]
+    decided_at: datetime
+    decided_by: Optional[UUID]
+    action_id: Optional[UUID]
+    """The Accept all that made it (undone together), if one did."""
+    conflicts: List[MergeConflict]
+
+
+class DuplicateGroup(Model):
+    openapi: ClassVar[str] = _schema("DuplicateGroup")
+
+    group_id: str
+    state: Literal["open", "changed", "decided"]
+    similarity: float
+    members: List[DuplicateMember]
+    """The suggested keeper first; at most ``members_limit`` of ``member_count``."""
+    member_count: int
+    suggested_keeper: SuggestedKeeper
+    decision: Optional[DuplicateDecision]
+
+
+class DuplicateCounts(Model):
+    openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/duplicates", "get") + "/properties/counts"
+
+    open: int
+    changed: int
+    decided: int
+
+
+class DuplicatePage(Model):
+    """Near-duplicate groups (one page, or every page from ``Client.duplicates``)."""
+
+    openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/duplicates", "get")
+
+    groups: List[DuplicateGroup]
+    total: int
+    counts: DuplicateCounts
+
+    def media(self) -> List[Dict[str, Any]]:
+        """One record per member of each group: its role if decided, and whether it is the suggested keeper."""
+        return [
+            {
+                "group_id": group.group_id,
+                "state": group.state,
+                "similarity": group.similarity,
+                "media_id": str(member.media_id),
+                "file_name": member.file_name,
+                "suggested_keeper": member.media_id == group.suggested_keeper.media_id,
+                "deciding_fact": group.suggested_keeper.deciding_fact,
+                "role": member.role,
+                "width": member.width,
+                "height": member.height,
+                "file_size": member.file_size,
+                "format": member.format,
+                "issues": member.issues,
+                "media_uri": member.media_uri,
+                "thumbnail_uri": member.media_thumb_uri,
+            }
+            for group in self.groups
+            for member in group.members
+        ]
+
+    def to_pandas(self) -> Any:
+        from .frames import DUPLICATE_COLUMNS
+
+        return frame(self.media(), DUPLICATE_COLUMNS)
+
+
+class Decision(Model):
+    openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/duplicates/decisions", "post") + "/properties/decisions/items"
+
+    decision_id: UUID
+    media_ids: List[UUID]
+    merged: Merged
+    conflicts: List[MergeConflict]
+
+
+class AcceptedDuplicates(Model):
+    """What Accept all decided; ``Client.undo_accept(dataset_id, action_id)`` undoes it whole."""
+
+    openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/duplicates/accept_suggestions", "post")
+
+    action_id: UUID
+    decided_groups: int
+    discarded_media: int
+    merged: Merged
+    conflicts: List[MergeConflict]
+    conflict_count: int
+
+
+class AcceptPreviewGroup(Model):
+    openapi: ClassVar[str] = _schema("DuplicateAcceptPreview") + "/properties/groups/items"
+
+    group_id: str
+    state: Literal["open", "changed"]
+    similarity: float
+    keep: List[DuplicateMember]
+    keeper_reasons: List[str]
+    discard: List[DuplicateMember]
+    """At most 24 of ``discard_count``."""
+    discard_count: int
+
+
+class AcceptPreview(Model):
+    """What Accept all would decide; its ``preview_token`` makes ``accept_suggestions`` refuse (409) if that changed."""
+
+    openapi: ClassVar[str] = _schema("DuplicateAcceptPreview")
+
+    groups: List[AcceptPreviewGroup]
+    total_groups: int
+    discarded_media: int
+    preview_token: str
+
+
+class PropagationPreview(Model):
+    openapi: ClassVar[str] = _schema("PropagationPreview")
+
+    seeds: int
+    neighbours: int
+    changes: Optional[int]
+    by_similarity: List[Dict[str, Any]]
+
+
+class ClassQuality(Model):
+    openapi: ClassVar[str] = _schema("LabelQualityReport") + "/properties/classes/items"
+
+    label: str
+    count: int
+    flagged: int
+    estimated_error_rate: float
+
+
+class ConfusedPair(Model):
+    openapi: ClassVar[str] = _schema("LabelQualityReport") + "/properties/confused_pairs/items"
+
+    label: str
+    suggested_label: str
+    count: int
+
+
+class LeakageReport(Model):
+    openapi: ClassVar[str] = _schema("LabelQualityReport") + "/properties/leakage"
+
+    pairs: int
+    by_splits: List[Dict[str, Any]]
+
+
+class LabelQualityReport(Model):
+    openapi: ClassVar[str] = _schema("LabelQualityReport")
+
+    label_field: str
+    split_field: Optional[str]
+    checked_at: datetime
+    n_media: int
+    n_labelled: int
+    n_flagged: int
+    estimated_error_rate: float
+    classes: List[ClassQuality]
+    confused_pairs: List[ConfusedPair]
+    leakage: LeakageReport
+
+    def to_pandas(self) -> Any:
+        """Per class: count, flagged, estimated error rate."""
+        return frame([row.model_dump() for row in self.classes], ["label", "count", "flagged", "estimated_error_rate"])
+
+
+class LabelFieldCandidate(Model):
+    openapi: ClassVar[str] = _schema("LabelFields") + "/properties/candidates/items"
+
+    name: str
+    media: int
+    values: int
+
+
+class LabelFields(Model):
+    openapi: ClassVar[str] = _schema("LabelFields")
+
+    label_field: Optional[str]
+    split_field: Optional[str]
+    candidates: List[LabelFieldCandidate]
+
+
+class Tag(Model):
+    openapi: ClassVar[str] = _schema("Tag")
+
+    id: UUID
+    name: str
+    created_at: datetime
+    n_media: int
+
+
+class Snapshot(Model):
+    openapi: ClassVar[str] = _schema("Snapshot")
+
+    snapshot_id: UUID
+    snapshot_name: str
+    source_dataset_name: str
+    created_at: datetime
+    created_by: Optional[str]
+    n_images: int
+    n_videos: int
+    description: str
+    reason: Literal["manual", "creation", "clone"]
+    training_model_id: Optional[UUID]
+    training_model_name: Optional[str]
+    is_current: bool
+    is_restoring: bool
+
+
+class DiffPart(Model):
+    openapi: ClassVar[str] = _schema("SnapshotDiff") + "/properties/added"
+
+    count: int
+    media_ids: List[UUID]
+
+
+class DiffChanges(Model):
+    openapi: ClassVar[str] = _schema("SnapshotDiff") + "/properties/changed"
+
+    captions: DiffPart
+    labels: DiffPart
+    tags: DiffPart
+    issues: DiffPart
+    custom_metadata: DiffPart
+
+
+class SnapshotDiff(Model):
+    openapi: ClassVar[str] = _schema("SnapshotDiff")
+
+    added: DiffPart
+    removed: DiffPart
+    changed: DiffChanges
+
+
+class ViewFilters(Model):
+    openapi: ClassVar[str] = _schema("View") + "/properties/filters"
+
+    entity_type: Literal["IMAGES", "OBJECTS", "VIDEOS"]
+    threshold: str
+    caption: Optional[str]
+    vql: List[Any]
+
+
+class View(Model):
+    openapi: ClassVar[str] = _schema("View")
+
+    id: UUID
+    dataset_id: UUID
+    name: str
+    created_at: datetime
+    created_by: Dict[str, Any]
+    filters: ViewFilters
+    stats: Dict[str, Any]
+    monitoring_enabled: bool
+    monitoring_started_at: datetime
+    alerting_enabled: bool
+    total_results: int
+    last_results: Optional[datetime]
+
+
+EnrichmentType = Literal["IMAGE_TAGGING", "OBJECT_DETECTION", "CAPTION_IMAGES", "CAPTION_OBJECTS", "MULTIMODEL_IMAGE_ENCODING"]
+
+
+class EnrichmentModel(Model):
+    openapi: ClassVar[str] = _schema("EnrichmentModel")
+
+    id: str
+    name: str
+    type: EnrichmentType
+    status: Literal["Active", "Coming Soon"]
+    vendor: str
+    description: str
+    dependencies: Optional[List[EnrichmentType]]
+
+
+class EnrichmentModels(Model):
+    openapi: ClassVar[str] = _schema("EnrichmentContext") + "/properties/dataset_enrichment_models"
+
+    enrichment_models: Dict[str, str]
+
+
+class EnrichmentContext(Model):
+    openapi: ClassVar[str] = _schema("EnrichmentContext")
+
+    enrichment_context_id: UUID
+    status: Literal["NEW", "ENRICHED"]
+    dataset_enrichment_models: EnrichmentModels
+
+
+class EnrichedCopy(Model):
+    openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/enrich_dataset", "post")
+
+    dataset_id: UUID
+
+
 ALL_MODELS = [
     Dataset,
     Task,
@@ -290,4 +746,43 @@ ALL_MODELS = [
     StartedTask,
     ExportStarted,
     ErrorBody,
+    Mislabel,
+    Leakage,
+    MediaFacts,
+    ClusterMembers,
+    ClassCount,
+    Classes,
+    ClassAction,
+    ClassUndo,
+    ClassChange,
+    DuplicateMember,
+    SuggestedKeeper,
+    MergeConflict,
+    Merged,
+    DuplicateDecision,
+    DuplicateGroup,
+    DuplicateCounts,
+    DuplicatePage,
+    Decision,
+    AcceptedDuplicates,
+    AcceptPreviewGroup,
+    AcceptPreview,
+    PropagationPreview,
+    ClassQuality,
+    ConfusedPair,
+    LeakageReport,
+    LabelQualityReport,
+    LabelFieldCandidate,
+    LabelFields,
+    Tag,
+    Snapshot,
+    DiffPart,
+    DiffChanges,
+    SnapshotDiff,
+    ViewFilters,
+    View,
+    EnrichmentModel,
+    EnrichmentModels,
+    EnrichmentContext,
+    EnrichedCopy,
 ]

@@ -1,0 +1,206 @@
+"""The ``mds`` command against a stand-in service (tests/fake_service.py): options before and after the command,
+and a one-line message, never a traceback, for each way a user can get it wrong. Needs no real service."""
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+from fake_service import fake_service
+
+MDS = str(Path(sys.executable).with_name("mds"))
+DATASET_ID = str(uuid.uuid4())
+TASK_ID = str(uuid.uuid4())
+PHOTO = Path(__file__).resolve().parents[3] / "test" / "fixtures" / "photos" / "rocket.jpg"
+
+
+def dataset(name: str = "pets", dataset_id: str = DATASET_ID) -> Dict[str, Any]:
+    return {
+        "id": dataset_id, "display_name": name, "status": "READY", "status_new": "READY", "progress": 100,
+        "owned_by": "me", "created_at": "2026-12-06T10:00:00Z", "n_images": 3, "n_videos": 0,
+    }  # fmt: skip
+
+
+def task(status: str, message: str, progress: int) -> Dict[str, Any]:
+    return {
+        "task_id": TASK_ID, "dataset_id": DATASET_ID, "dataset_name": "pets", "dataset_status": "INDEXING", "created_by": "me",
+        "task_type": "DATASET_CREATION", "status": status, "status_message": message, "progress_percentage": progress,
+        "error_message": None, "start_time": "2026-12-06T10:00:00Z", "end_time": None, "can_abort": False,
+        "abort_refusal": None, "can_retry": False, "retry_refusal": None,
+    }  # fmt: skip
+
+
+def mds(*args: str, env: Dict[str, str] = None, input: str = None) -> subprocess.CompletedProcess:
+    # MDS_URL points nowhere: an option the command ignores would show as "Cannot reach http://127.0.0.1:9".
+    environment = {**os.environ, "MDS_URL": "http://127.0.0.1:9", "MDS_API_KEY": "", "MDS_API_SECRET": "", **(env or {})}
+    return subprocess.run([MDS, *args], capture_output=True, text=True, env=environment, timeout=60, input=input)
+
+
+def paths(seen: List[Dict[str, Any]]) -> List[str]:
+    return [request["path"].split("?")[0] for request in seen]
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        ["--url", "{url}", "--no-progress", "datasets", "--json"],
+        ["datasets", "--url", "{url}", "--json", "--no-progress"],
+        ["--no-progress", "datasets", "--url", "{url}", "--json"],
+    ],
+    ids=["before", "after", "both"],
+)
+def test_global_options_work_before_and_after_the_command(order: List[str]) -> None:
+    with fake_service({"/api/v1/datasets": (200, "application/json", [dataset()])}) as (url, seen):
+        listed = mds(*[part.format(url=url) for part in order])
+    assert listed.returncode == 0, listed.stderr
+    assert [item["id"] for item in json.loads(listed.stdout)] == [DATASET_ID]
+    assert paths(seen) == ["/api/v1/datasets"]
+
+
+def test_no_progress_before_the_command_hides_the_bars() -> None:
+    calls = {"n": 0}
+
+    def tasks(_: str):
+        calls["n"] += 1
+        return 200, "application/json", {"tasks": [task("COMPLETED", "Done", 100)], "total": 1, "page": 1, "page_size": 50}
+
+    routes = ingestion_routes()
+    routes["/api/v1/tasks"] = tasks
+    with fake_service(routes) as (url, _):
+        quiet = mds("--url", url, "--no-progress", "create", "pets", str(PHOTO), "--wait")
+        loud = mds("--url", url, "create", "pets", str(PHOTO), "--wait")
+    assert quiet.returncode == 0 and loud.returncode == 0, quiet.stderr + loud.stderr
+    assert "upload" not in quiet.stderr and "%" not in quiet.stderr
+    assert "upload" in loud.stderr
+
+
+def ingestion_routes() -> Dict[str, Any]:
+    return {
+        "/api/v1/ingestion/new_dataset": (200, "application/json", {"dataset_id": DATASET_ID}),
+        f"/api/v1/ingestion/{DATASET_ID}/data_files": (200, "application/json", {"trans_id": 1}),
+        f"/api/v1/ingestion/{DATASET_ID}/data_files/1": (202, "application/json", {"trans_id": 1, "files": ["rocket.jpg"]}),
+        f"/api/v1/ingestion/{DATASET_ID}/process_files/1": (202, "application/json", {"task_id": TASK_ID}),
+        f"/api/v1/dataset/{DATASET_ID}": (200, "application/json", dataset()),
+    }
+
+
+def test_create_takes_a_single_media_file(tmp_path: Path) -> None:
+    with fake_service(ingestion_routes()) as (url, seen):
+        created = mds("--url", url, "create", "pets", str(PHOTO))
+    assert created.returncode == 0, created.stderr
+    assert created.stdout.strip() == DATASET_ID
+    assert f"/api/v1/ingestion/{DATASET_ID}/data_files/1" in paths(seen)
+
+
+def test_create_names_what_a_file_that_is_no_media_is(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not an image")
+    refused = mds("create", "pets", str(notes))
+    assert refused.returncode == 1
+    assert "is neither a folder, an archive (.zip, .tar, .tar.gz) nor a media file" in refused.stderr
+    assert "Traceback" not in refused.stderr
+
+
+def test_an_address_without_a_scheme_is_http() -> None:
+    with fake_service({"/api/v1/datasets": (200, "application/json", [dataset()])}) as (url, seen):
+        listed = mds("--url", url.replace("http://", ""), "datasets")
+    assert listed.returncode == 0, listed.stderr
+    assert paths(seen) == ["/api/v1/datasets"]
+    other = mds("--url", "ftp://example.com", "datasets")
+    assert other.returncode == 1 and "is not an http:// or https:// address" in other.stderr
+
+
+def test_an_address_answering_html_is_not_the_service() -> None:
+    page = "<!doctype html><html><body>Welcome to nginx</body></html>"
+    with fake_service({"*": (200, "text/html", page)}) as (url, _):
+        answered = mds("--url", url, "datasets")
+    assert answered.returncode == 1
+    assert "answered GET /api/v1/datasets with text/html, not the media dataset service's JSON" in answered.stderr
+    assert "Traceback" not in answered.stderr and "JSONDecodeError" not in answered.stderr
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    many = [dataset(f"set-{number}", str(uuid.uuid4())) for number in range(3000)]
+    with fake_service({"/api/v1/datasets": (200, "application/json", many)}) as (url, _):
+        piped = subprocess.run(
+            f"'{MDS}' --url {url} datasets | head -n 2", shell=True, capture_output=True, text=True, timeout=60, env={**os.environ, "MDS_API_KEY": "", "MDS_API_SECRET": ""}
+        )
+    assert len(piped.stdout.splitlines()) == 2
+    assert "Traceback" not in piped.stderr and "BrokenPipeError" not in piped.stderr
+
+
+def test_a_key_sent_to_a_service_with_authentication_off_is_a_warning() -> None:
+    routes = {
+        "/api/v1/auth/session": (200, "application/json", {"user": None, "auth_enabled": False, "password_login": False, "oidc_login_url": None}),
+        "/api/v1/datasets": (200, "application/json", [dataset()]),
+    }
+    with fake_service(routes) as (url, seen):
+        listed = mds("--url", url, "--api-key", "key-1", "--api-secret", "secret-1", "datasets")
+    assert listed.returncode == 0, listed.stderr
+    assert "mds: warning: " in listed.stderr and "has authentication off: the API key is not checked" in listed.stderr
+    # The question goes without the key.
+    session = next(request for request in seen if request["path"] == "/api/v1/auth/session")
+    assert "Authorization" not in session["headers"]
+
+
+def test_names_cannot_drive_the_terminal() -> None:
+    hostile = "pets\x1b]0;owned\x07\r\x1b[2KFAKE LINE\u202e"
+    with fake_service({"/api/v1/datasets": (200, "application/json", [dataset(hostile)])}) as (url, _):
+        table = mds("--url", url, "datasets")
+        as_json = mds("--url", url, "datasets", "--json")
+    assert table.returncode == 0, table.stderr
+    assert "\x1b" not in table.stdout and "\r" not in table.stdout and "\u202e" not in table.stdout
+    assert "pets\\x1b]0;owned\\x07\\r\\x1b[2KFAKE LINE\\u202e" in table.stdout
+    assert "\x1b" not in as_json.stdout and json.loads(as_json.stdout)[0]["display_name"] == hostile
+
+
+def test_errors_from_the_service_are_escaped_too() -> None:
+    with fake_service({"*": (404, "application/json", {"detail": "No dataset \x1b[31mred\r"})}) as (url, _):
+        failed = mds("--url", url, "datasets")
+    assert failed.returncode == 1
+    assert "mds: error: 404: No dataset \\x1b[31mred\\r" in failed.stderr and "\x1b" not in failed.stderr
+
+
+def test_progress_shows_the_tasks_stage() -> None:
+    answers = iter([task("RUNNING", "Clustering (1/1)", 92), task("COMPLETED", "Done", 100)])
+    last = {"task": None}
+
+    def tasks(_: str):
+        last["task"] = next(answers, last["task"])
+        return 200, "application/json", {"tasks": [last["task"]], "total": 1, "page": 1, "page_size": 50}
+
+    routes = ingestion_routes()
+    routes["/api/v1/tasks"] = tasks
+    with fake_service(routes) as (url, _):
+        created = mds("--url", url, "create", "pets", str(PHOTO), "--wait")
+    assert created.returncode == 0, created.stderr
+    assert "DATASET_CREATION: Clustering (1/1)" in created.stderr
+    assert "DATASET_CREATION COMPLETED" in created.stderr
+
+
+def test_text_search_that_finds_nothing_says_why() -> None:
+    routes = {
+        f"/api/v1/explore/{DATASET_ID}": (200, "application/json", {"clusters": [], "metadata": {"used_duckdb": False}}),
+        f"/api/v1/enrichment/{DATASET_ID}/context": (
+            200,
+            "application/json",
+            {"enrichment_context_id": str(uuid.uuid4()), "status": "NEW", "dataset_enrichment_models": {"enrichment_models": {}}},
+        ),
+    }
+    with fake_service(routes) as (url, _):
+        found = mds("--url", url, "search", DATASET_ID, "--text", "a dog on a beach", "--json")
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout) == []
+    assert "no results: text search reads captions and concept vectors, and this dataset was never enriched" in found.stderr
+
+
+def test_delete_needs_yes_when_not_at_a_terminal() -> None:
+    with fake_service({f"/api/v1/dataset/{DATASET_ID}": (200, "application/json", dataset())}) as (url, seen):
+        refused = mds("--url", url, "delete", DATASET_ID, input="")
+    assert refused.returncode == 1 and "needs --yes when not at a terminal" in refused.stderr
+    assert all(request["method"] == "GET" for request in seen)

@@ -1,0 +1,156 @@
+"""The client's calls about a dataset's contents against the real API and worker: the media table, duplicates, the
+user's labels, tags, snapshots, views, enrichment, tasks, rename and delete (see conftest.py)."""
+
+import shutil
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+from mds_client import ApiError, Client, Dataset, vql
+from conftest import PHOTOS, TASK_TIMEOUT, unique
+
+# Two classes by folder; space/rocket-copy.jpg is rocket.jpg with bytes after its end: another file, the same picture.
+LAYOUT = {"space": ("rocket.jpg", "hubble_deep_field.jpg", "astronaut.jpg"), "things": ("camera.jpg", "coffee.jpg", "motorcycle_left.jpg")}
+
+
+@pytest.fixture(scope="module")
+def labelled(client: Client, tmp_path_factory: pytest.TempPathFactory) -> Dataset:
+    folder = tmp_path_factory.mktemp("labelled")
+    for label, names in LAYOUT.items():
+        (folder / label).mkdir()
+        for name in names:
+            shutil.copy(PHOTOS / name, folder / label / name)
+    (folder / "space" / "rocket-copy.jpg").write_bytes((PHOTOS / "rocket.jpg").read_bytes() + b"\0trailing bytes")
+    return client.create_dataset(unique("py-curation"), folder, labels_from_folders=True, wait=True, timeout=TASK_TIMEOUT)
+
+
+def files_by_id(dataset: Dataset) -> Dict[str, str]:
+    return {row["media_id"]: row["file_name"] for row in dataset.client.media_records(dataset.id)}
+
+
+def test_media_is_every_image_with_its_class(labelled: Dataset) -> None:
+    table = labelled.media()
+    assert len(table) == labelled.n_images == 7
+    assert {"media_id", "file_name", "class", "caption", "labels", "tags", "issues", "cluster_id_0", "uniqueness_score"} <= set(table.columns)
+    classes = dict(zip(table["file_name"], table["class"]))
+    assert classes["space/rocket-copy.jpg"] == "space" and classes["things/coffee.jpg"] == "things"
+    assert labelled.classes().label_field == "label"
+    assert sorted((c.label, c.count) for c in labelled.classes().classes) == [("space", 4), ("things", 3)]
+
+
+def test_explore_media_has_one_row_per_media_item(labelled: Dataset) -> None:
+    frame = labelled.explore_media().to_pandas()
+    assert sorted(frame["file_name"]) == sorted(labelled.media()["file_name"])
+    assert len(labelled.explore_media(vql=vql.ground_truth("nothing-has-this")).to_pandas().columns) > 0
+
+
+def test_duplicates_decide_undo_and_accept_all(labelled: Dataset) -> None:
+    found = labelled.duplicates()
+    assert found.total >= 1
+    group = next(g for g in found.groups if {m.file_name for m in g.members} >= {"space/rocket.jpg", "space/rocket-copy.jpg"})
+    rows = found.to_pandas()
+    assert len(rows) == sum(len(g.members) for g in found.groups) and rows["suggested_keeper"].sum() == len(found.groups)
+
+    decided = labelled.decide(group)
+    assert len(decided) == 1 and len(decided[0].media_ids) == group.member_count
+    assert group.group_id not in {g.group_id for g in labelled.duplicates().groups}
+    labelled.undo_decision(decided[0].decision_id)
+    assert labelled.duplicates().total == found.total
+
+    preview = labelled.accept_preview()
+    assert preview.total_groups == found.total and preview.discarded_media >= 1
+    accepted = labelled.accept_suggestions(preview=preview)
+    assert (accepted.decided_groups, accepted.discarded_media) == (preview.total_groups, preview.discarded_media)
+    assert labelled.duplicates().total == 0
+    assert labelled.undo_accept(accepted.action_id) == accepted.decided_groups
+    assert labelled.duplicates().total == found.total
+
+
+def test_set_label_history_undo_and_quality(labelled: Dataset) -> None:
+    ids = {name: media_id for media_id, name in files_by_id(labelled).items()}
+    action = labelled.set_label("vehicles", media_ids=[ids["things/motorcycle_left.jpg"]])
+    assert action.changed == 1
+    assert labelled.media_facts(ids["things/motorcycle_left.jpg"]).class_ == "vehicles"
+    history = labelled.class_history(ids["things/motorcycle_left.jpg"])
+    assert (history[0].action, history[0].previous, history[0].label) == ("set", "things", "vehicles")
+    assert labelled.undo_labels().undone == 1
+    assert labelled.media_facts(ids["things/motorcycle_left.jpg"]).class_ == "things"
+
+    report = labelled.label_quality()
+    assert report.label_field == "label" and report.n_labelled == 7
+    assert set(report.to_pandas()["label"]) == {"space", "things"}
+    mislabels = labelled.mislabels()
+    assert list(mislabels.columns[:5]) == ["media_id", "file_name", "class", "suggested_label", "mislabel_score"]
+    assert len(mislabels) == report.n_flagged
+
+
+def test_propagate_labels_the_neighbours(labelled: Dataset) -> None:
+    ids = {name: media_id for media_id, name in files_by_id(labelled).items()}
+    preview = labelled.propagate_preview("rockets", media_ids=[ids["space/rocket.jpg"]], min_similarity=0.95)
+    assert preview.seeds == 1 and preview.neighbours >= 1
+    task = labelled.propagate("rockets", media_ids=[ids["space/rocket.jpg"]], min_similarity=0.95)
+    assert (task.task_type, task.status) == ("LABEL_PROPAGATION", "COMPLETED")
+    assert labelled.media_facts(ids["space/rocket-copy.jpg"]).class_ == "rockets"
+    labelled.undo_labels()
+    assert labelled.media_facts(ids["space/rocket-copy.jpg"]).class_ == "space"
+
+
+def test_tags_snapshots_and_diff(client: Client, labelled: Dataset) -> None:
+    before = labelled.snapshot("before tagging")
+    assert before.is_current and before.snapshot_id in [s.snapshot_id for s in labelled.snapshots()]
+    assert labelled.tag("review", vql=vql.ground_truth("things")) == 3
+    ids = {name: media_id for media_id, name in files_by_id(labelled).items()}
+    assert labelled.tag("review", media_ids=[ids["space/rocket.jpg"]]) == 1
+    assert [(t.name, t.n_media) for t in labelled.tags()] == [("review", 4)]
+    assert labelled.untag("review", media_ids=[ids["space/rocket.jpg"]]) == 1
+    diff = labelled.diff(before.snapshot_id)
+    assert diff.changed.tags.count == 3 and diff.added.count == 0
+
+    restored = labelled.restore(before.snapshot_id, timeout=TASK_TIMEOUT)
+    assert (restored.task_type, restored.status) == ("SNAPSHOT_RESTORE", "COMPLETED")
+    assert labelled.tags() == [] or all(t.n_media == 0 for t in labelled.tags())
+
+    clone = labelled.clone(before.snapshot_id, timeout=TASK_TIMEOUT)
+    assert clone.id != labelled.id and clone.display_name.endswith("(cloned)")
+    assert clone.refresh().n_images == labelled.n_images
+    clone.delete()
+    with pytest.raises(ApiError) as gone:
+        client.dataset(clone.id)
+    assert gone.value.status_code == 404
+
+
+def test_views(labelled: Dataset) -> None:
+    view = labelled.save_view("things to check", vql=vql.ground_truth("things"))
+    assert view.filters.vql == [{"ground_truth": {"op": "one_of", "value": ["things"]}}]
+    assert labelled.client.rename_view(labelled.id, view.id, "renamed").name == "renamed"
+    assert [v.name for v in labelled.views()] == ["renamed"]
+    labelled.client.delete_view(labelled.id, view.id)
+    assert labelled.views() == []
+
+
+def test_enrichment_models_context_and_the_hint_of_an_empty_search(labelled: Dataset) -> None:
+    models = labelled.client.enrichment_models(labelled.id)
+    assert {m.type for m in models} >= {"CAPTION_IMAGES"}
+    assert labelled.client.enrichment_context(labelled.id).status == "NEW"
+    found = labelled.search_text("a red sports car on a racetrack")
+    if not found.clusters:
+        assert "never enriched" in (found.hint or "")
+
+
+def test_rename_reindex_tasks_and_delete(client: Client, tmp_path: Path) -> None:
+    dataset = client.create_dataset(unique("py-lifecycle"), [PHOTOS / "chelsea.jpg", PHOTOS / "coffee.jpg"], wait=True, timeout=TASK_TIMEOUT)
+    renamed = dataset.rename(unique("py-renamed"))
+    assert renamed.display_name.startswith("py-renamed") and client.dataset(dataset.id).display_name == renamed.display_name
+    with pytest.raises(ApiError) as ready:
+        dataset.reindex()
+    assert ready.value.status_code == 409
+    creation = dataset.tasks(task_type="DATASET_CREATION").tasks[0]
+    with pytest.raises(ApiError) as finished:
+        client.abort_task(creation)
+    assert finished.value.status_code == 409
+    with pytest.raises(ApiError) as completed:
+        client.retry_task(creation)
+    assert completed.value.status_code in (400, 409)
+    dataset.delete()
+    assert dataset.id not in [d.id for d in client.datasets()]
