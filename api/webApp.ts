@@ -3,8 +3,8 @@ import path from 'node:path';
 import { send } from '@koa/send';
 import type { Middleware } from 'koa';
 
-/** The API's own paths: never answered from the web app, so an unknown one stays a JSON 404. */
-const API_PATH = /^\/api(\/|$)/;
+/** The API's own paths, in any letter case as the router matches them: never answered from the web app, so an unknown one stays a JSON 404. */
+const API_PATH = /^\/api(\/|$)/i;
 
 /** Vite names built assets by content hash, so they never change; index.html must be revalidated. */
 function cacheControl(res: { setHeader(name: string, value: string): unknown }, filePath: string): void {
