@@ -116,6 +116,18 @@ describe("web app: the user's classes, seen and fixed", () => {
     expect(countsOf(await classes())).toEqual(countsOf(before));
     await expectText(facet.locator(`button[data-class="${third.label}"]`), new RegExp(`^${third.label} ${third.count}$`));
 
+    // Propagation says how many it would label, at its similarity and at others, before it runs.
+    const labelForm = bar.getByRole('form', { name: 'Label' });
+    await labelForm.getByRole('textbox', { name: 'Label' }).fill(third.label);
+    await labelForm.getByRole('button', { name: 'Preview' }).click();
+    const preview = (await web.stack.request
+      .post(`/api/v1/dataset/${datasetId}/labels/propagate/preview`)
+      .send({ label: third.label, selection: { media_ids: picked }, min_similarity: 0.9, max_neighbours: 50 })
+      .expect(200)).body;
+    await expectText(labelForm.getByTestId('propagation-preview'), new RegExp(`^At similarity ≥ 0\\.90: ${preview.neighbours} neighbours of the 2 selected, ${preview.changes} classes changed\\.`));
+    await labelForm.getByTestId('propagation-preview').getByRole('button', { name: '0.80' }).click();
+    expect(await labelForm.getByLabel('Least similarity').inputValue()).toBe('0.8');
+
     // The viewer shows the class and, disclosed, its history.
     await page.getByRole('button', { name: 'Done selecting' }).click();
     await bar.getByRole('button', { name: 'Clear selection' }).click();
@@ -187,6 +199,9 @@ describe("web app: the user's classes, seen and fixed", () => {
     await panel.getByRole('button', { name: 'Undo the last change of classes' }).click();
     await expectText(panel.getByTestId('classes-result'), new RegExp(`^Undone \\(accept\\): ${above.length} images? put back\\.$`));
     expect(countsOf(await classes())).toEqual(countsOf(before));
+    // The undo puts the flags back, so the suggestions can be accepted again.
+    expect((await flags()).length).toBe(flagged.length);
+    await expectText(panel.getByTestId('flagged-count'), new RegExp(`^${flagged.length} images? flagged`));
     await eventually(tableCounts, (counts) => [...countsOf(before)].every(([label, count]) => counts.get(label) === count), 15_000, 'the table showing the counts before');
 
     // Explore's facet counts follow too.

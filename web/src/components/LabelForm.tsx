@@ -18,14 +18,17 @@ export function LabelForm({ datasetId, selection, disabled }: { datasetId: strin
   const [propagate, setPropagate] = useState(true);
   const [minSimilarity, setMinSimilarity] = useState(0.9);
   const [maxNeighbours, setMaxNeighbours] = useState(50);
+  const body = () => ({ label: label.trim(), selection: selectionBody(selection), min_similarity: minSimilarity, max_neighbours: propagate ? maxNeighbours : 0 });
   const start = useMutation({
-    mutationFn: async () =>
-      unwrap(
-        await api.POST('/api/v1/dataset/{dataset_id}/labels/propagate', {
-          params: { path: { dataset_id: datasetId } },
-          body: { label: label.trim(), selection: selectionBody(selection), min_similarity: minSimilarity, max_neighbours: propagate ? maxNeighbours : 0 },
-        }),
-      ),
+    mutationFn: async () => unwrap(await api.POST('/api/v1/dataset/{dataset_id}/labels/propagate', { params: { path: { dataset_id: datasetId } }, body: body() })),
+  });
+  // A dry run: how many neighbours the propagation would label, at this similarity and at others, before it runs.
+  const preview = useMutation({
+    mutationFn: async () => {
+      const asked = body();
+      const answer = unwrap(await api.POST('/api/v1/dataset/{dataset_id}/labels/propagate/preview', { params: { path: { dataset_id: datasetId } }, body: asked }));
+      return { ...answer, minSimilarity: asked.min_similarity };
+    },
   });
   const taskId = start.data?.task_id;
   const task = useQuery({
@@ -68,11 +71,33 @@ export function LabelForm({ datasetId, selection, disabled }: { datasetId: strin
           </label>
         </>
       )}
+      {propagate && (
+        <button type="button" disabled={disabled || noLabel || running || tooMany || preview.isPending} onClick={() => preview.mutate()}>
+          Preview
+        </button>
+      )}
       <button type="submit" disabled={disabled || noLabel || running || tooMany}>
         Label
       </button>
       {noLabel && <span className="muted">Name a label to apply.</span>}
       {tooMany && <span className="muted">A label takes at most {IDS_PER_LIST.toLocaleString('en')} picked images; pick fewer, or select by filter or cluster.</span>}
+      {propagate && preview.data && (
+        <p role="status" data-testid="propagation-preview">
+          At similarity ≥ {preview.data.minSimilarity.toFixed(2)}: {preview.data.neighbours} neighbours of the {preview.data.seeds} selected
+          {preview.data.changes !== null && `, ${preview.data.changes} classes changed`}. At{' '}
+          {preview.data.by_similarity.map((row, index) => (
+            <span key={row.min_similarity}>
+              {index > 0 && ', '}
+              <button type="button" className="link-button" onClick={() => setMinSimilarity(row.min_similarity)}>
+                {row.min_similarity.toFixed(2)}
+              </button>
+              : {row.neighbours}
+            </span>
+          ))}
+          .
+        </p>
+      )}
+      <ErrorMessage error={preview.error} prefix="The preview failed" />
       {taskId && (
         <p role="status" data-testid="label-task">
           {task.data ? `${task.data.status}: ${task.data.status_message ?? ''}` : 'Labelling started.'} <Link to={`/tasks?dataset_id=${datasetId}`}>Tasks</Link>
