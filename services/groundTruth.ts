@@ -91,6 +91,8 @@ export async function undoLabels(db: Db, dataset: DatasetRow, user: User): Promi
 }
 
 /** One item's label changes, newest first. */
-export function labelHistoryOf(db: Db, dataset: DatasetRow, mediaId: string): Promise<LabelChangeRow[]> {
-  return labelHistory(db, dataset.head_version_id, mediaId);
+export async function labelHistoryOf(db: Db, dataset: DatasetRow, mediaId: string): Promise<LabelChangeRow[]> {
+  const changes = await labelHistory(db, dataset.head_version_id, mediaId);
+  if (!changes) throw notFound('Media not found');
+  return changes;
 }

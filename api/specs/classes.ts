@@ -111,6 +111,6 @@ export const classRoutes = {
         }),
       },
     },
-    errors: [403, 404],
+    errors: [403, [404, 'Dataset or media not found']],
   }),
 };

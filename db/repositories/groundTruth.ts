@@ -180,8 +180,9 @@ export interface LabelChangeRow {
   created_at: Date;
 }
 
-/** An item's label changes in the version, newest first. */
-export function labelHistory(db: Db, versionId: string, mediaId: string, limit = 100): Promise<LabelChangeRow[]> {
+/** An item's label changes in the version, newest first; undefined when the version has no such item. */
+export async function labelHistory(db: Db, versionId: string, mediaId: string, limit = 100): Promise<LabelChangeRow[] | undefined> {
+  if (!(await db('media').where({ version_id: versionId, id: mediaId }).first('id'))) return undefined;
   return db('label_changes as c')
     .leftJoin('users as u', 'u.id', 'c.created_by')
     .where({ 'c.version_id': versionId, 'c.media_id': mediaId })
