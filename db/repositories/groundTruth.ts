@@ -53,7 +53,7 @@ type Relabel = { mediaId: string; label: string };
 
 /**
  * Writes new labels into the field and records each change (items whose label is already that are left alone),
- * in the caller's transaction; the changed items lose their mislabel flags (the user has decided them).
+ * in the caller's transaction, in one statement; the changed items lose their mislabel flags (the user has decided them).
  * Returns the action's id and how many items changed.
  */
 async function writeLabels(trx: Db, write: LabelWrite, relabels: string, bindings: readonly Knex.RawBinding[]): Promise<{ actionId: string; changed: number }> {
@@ -62,19 +62,23 @@ async function writeLabels(trx: Db, write: LabelWrite, relabels: string, binding
     `WITH wanted AS (${relabels}),
      old AS (
        SELECT m.id, m.custom_metadata->>? AS previous, w.label,
-              (SELECT jsonb_build_object('confidence', i.confidence, 'details', i.details) FROM media_issues i
-                WHERE i.version_id = m.version_id AND i.media_id = m.id AND i.issue_type = 'mislabel') AS mislabel
+              CASE WHEN i.media_id IS NOT NULL THEN jsonb_build_object('confidence', i.confidence, 'details', i.details) END AS mislabel
          FROM media m JOIN wanted w ON w.media_id = m.id
+         LEFT JOIN media_issues i ON i.version_id = m.version_id AND i.media_id = m.id AND i.issue_type = 'mislabel'
         WHERE m.version_id = ? AND (m.custom_metadata->>?) IS DISTINCT FROM w.label
           FOR UPDATE OF m),
      written AS (
        UPDATE media m SET custom_metadata = CASE WHEN old.label IS NULL THEN coalesce(m.custom_metadata, '{}'::jsonb) - ?::text
                                                  ELSE coalesce(m.custom_metadata, '{}'::jsonb) || jsonb_build_object(?::text, old.label) END
          FROM old WHERE m.version_id = ? AND m.id = old.id
-       RETURNING m.id)
+       RETURNING m.id, old.previous, old.label, old.mislabel),
+     -- The items changed lose their mislabel flags: the user has decided them (an undo puts the flags back).
+     cleared AS (
+       DELETE FROM media_issues i USING written w
+        WHERE i.version_id = ? AND i.media_id = w.id AND i.issue_type = 'mislabel' AND w.mislabel IS NOT NULL)
      INSERT INTO label_changes (version_id, media_id, action_id, action, field, previous, label, created_by, mislabel)
-     SELECT ?, old.id, ?, ?, ?, old.previous, old.label, ?, old.mislabel FROM old JOIN written USING (id)
-     RETURNING media_id`,
+     SELECT ?, w.id, ?, ?, ?, w.previous, w.label, ?, w.mislabel FROM written w
+     RETURNING media_id, mislabel IS NOT NULL AS flagged`,
     [
       ...bindings,
       write.field,
@@ -84,15 +88,15 @@ async function writeLabels(trx: Db, write: LabelWrite, relabels: string, binding
       write.field,
       write.versionId,
       write.versionId,
+      write.versionId,
       actionId,
       write.action,
       write.field,
       write.userId,
     ],
   );
-  const changed: string[] = rows.map((row: { media_id: string }) => row.media_id);
-  await forgetMislabelFlags(trx, write.versionId, changed);
-  return { actionId, changed: changed.length };
+  if (rows.some((row: { flagged: boolean }) => row.flagged)) await forgetFacetCounts(trx, write.versionId, ['issue']);
+  return { actionId, changed: rows.length };
 }
 
 /** Flags a write cleared (kept on its rows), put back by the undo of that write. */
@@ -105,12 +109,6 @@ async function restoreMislabelFlags(trx: Db, versionId: string, undoneActionId: 
     [versionId, undoneActionId],
   );
   if (rowCount > 0) await forgetFacetCounts(trx, versionId, ['issue']);
-}
-
-async function forgetMislabelFlags(trx: Db, versionId: string, mediaIds: string[]): Promise<void> {
-  if (mediaIds.length === 0) return;
-  await forgetFacetCounts(trx, versionId, ['issue']);
-  await trx('media_issues').where({ version_id: versionId, issue_type: 'mislabel' }).whereRaw('media_id = ANY(?::uuid[])', [mediaIds]).delete();
 }
 
 /** Gives every image and frame of the selection `label` (null: takes their label off). */
