@@ -23,15 +23,18 @@ describe('database errors leaving an activity', () => {
     throw new Error('the statement was accepted');
   };
 
-  it.each([
-    [`INSERT INTO probe VALUES ('a value far too long for it')`, 'value too long for type character varying(8)'],
-    [`INSERT INTO probe VALUES ('secret-a')`, 'duplicate key value violates unique constraint "probe_name_key"'],
-  ])('%s fails at once, named without its statement', async (statement, reason) => {
-    const error = await refusal(statement);
-    expect((error as Error).message).toContain('INSERT INTO probe');
-    const failure = databaseErrorsWithoutSql(error) as ApplicationFailure;
-    expect(failure).toBeInstanceOf(ApplicationFailure);
-    expect([failure.type, failure.nonRetryable, failure.message]).toEqual(['DataRefused', true, `The database refused the data: ${reason}`]);
+  it('fails at once on data Postgres refuses (a value too long, a duplicate key), named without the statement', async () => {
+    const refusals: Array<[string, string]> = [
+      [`INSERT INTO probe VALUES ('a value far too long for it')`, 'value too long for type character varying(8)'],
+      [`INSERT INTO probe VALUES ('secret-a')`, 'duplicate key value violates unique constraint "probe_name_key"'],
+    ];
+    for (const [statement, reason] of refusals) {
+      const error = await refusal(statement);
+      expect((error as Error).message).toContain('INSERT INTO probe');
+      const failure = databaseErrorsWithoutSql(error) as ApplicationFailure;
+      expect(failure).toBeInstanceOf(ApplicationFailure);
+      expect([failure.type, failure.nonRetryable, failure.message]).toEqual(['DataRefused', true, `The database refused the data: ${reason}`]);
+    }
   });
 
   it('keeps other database errors retryable, still without their statement', async () => {

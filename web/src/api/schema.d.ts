@@ -4338,7 +4338,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Not found */
+                /** @description Dataset or media not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
