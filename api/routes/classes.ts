@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import { requireDataset } from '../../services/datasetAccess';
-import { acceptSuggestions, classesOf, labelHistoryOf, setLabel, undoLabels } from '../../services/groundTruth';
+import { acceptSuggestions, classesOf, DEFAULT_MIN_SCORE, labelHistoryOf, setLabel, undoLabels } from '../../services/groundTruth';
 import { isoTime } from '../presenters/time';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
@@ -26,7 +26,7 @@ export function createClassesRouter(deps: { db: Db }): Router<ApiState> {
   mount(router, classRoutes.acceptSuggestions, async (ctx) => {
     const { params, body } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'label');
-    ctx.body = await acceptSuggestions(deps.db, dataset, ctx.state.user, { mediaIds: body.media_ids, minScore: body.min_score });
+    ctx.body = await acceptSuggestions(deps.db, dataset, ctx.state.user, { mediaIds: body.media_ids, minScore: body.min_score ?? (body.media_ids ? 0 : DEFAULT_MIN_SCORE) });
   });
 
   mount(router, classRoutes.undo, async (ctx) => {

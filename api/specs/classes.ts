@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
 import { datasetIdParams, labelText } from './common';
 import { selectionBody } from './selection';
+import { DEFAULT_MIN_SCORE } from '../../services/groundTruth';
 
 const classesSchema = z
   .object({
@@ -64,7 +65,12 @@ export const classRoutes = {
       params: datasetIdParams,
       body: z.object({
         media_ids: z.array(z.uuid('media_ids must be UUIDs')).min(1, 'media_ids must not be empty').max(10_000).optional(),
-        min_score: z.number().min(0, 'min_score must be between 0 and 1').max(1, 'min_score must be between 0 and 1').default(0),
+        min_score: z
+          .number()
+          .min(0, 'min_score must be between 0 and 1')
+          .max(1, 'min_score must be between 0 and 1')
+          .optional()
+          .meta({ description: `The least mislabel score accepted: default 0 for the media listed, ${DEFAULT_MIN_SCORE} for all flagged media (bench:label-fixes: on Fashion-MNIST with 10 % flips, 0.95 fixed 59 of 94 flips and broke 16 correct labels; 0.5 fixed 67 and broke 90)` }),
       }),
     },
     responses: { 200: { description: 'Done', schema: labelAction } },
