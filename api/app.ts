@@ -134,6 +134,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
 export function createApp(deps: AppDeps): Koa {
   // Only a proxy we put in front may name the client and scheme (links and origins come from PUBLIC_URL, never a header).
   const app = new Koa({ proxy: deps.config.trustProxy });
+  app.context.db = deps.db;
   // Errors after the response started (a client leaving an event stream, say) reach here, not errorHandler.
   app.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'ERR_STREAM_PREMATURE_CLOSE') deps.logger.debug({ err: error }, 'client went away');

@@ -3,6 +3,8 @@ import type { Middleware } from 'koa';
 import type { z } from 'zod';
 import { validate } from './middleware/validate';
 import { refuseCrossSiteRead } from './middleware/sameOrigin';
+import { refuseWriteInStatus } from './middleware/datasetState';
+import type { DatasetOperation } from '../lib/datasetStates';
 import type { InputOf, RequestSchemas, RequestState } from './state';
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503;
@@ -33,6 +35,13 @@ export interface RouteSpec<S extends RequestSchemas = RequestSchemas> {
   auth: 'none' | 'user' | 'session' | 'sessionOrToken';
   /** A GET the contract makes create or start something: a browser must send it from this service's pages (mount puts refuseCrossSiteRead first). */
   changesState?: true;
+  /**
+   * What a write to a dataset asks the state machine (lib/datasetStates.ts), declared by every route that writes
+   * under a dataset (a unit test checks): an operation `mount` checks before the handler (409 with the reason,
+   * api/middleware/datasetState.ts); `service` when the service asks the state machine itself, claiming the dataset
+   * for a task in one guarded update or holding its status while it writes; `any` when no status can lose the write.
+   */
+  datasetState?: DatasetOperation | 'service' | 'any';
   request: S;
   /** What the handler reads and checks itself (a multipart or urlencoded form; a query whose errors are 400s): documented only. */
   handlerReads?: { query?: z.ZodObject; form?: z.ZodObject };
@@ -57,7 +66,11 @@ export function mount<State extends RequestState, S extends RequestSchemas>(
 ): void {
   const chain: Array<RouterMiddleware<State & { input: InputOf<S> }>> = [
     ...(spec.changesState ? [refuseCrossSiteRead] : []),
-    ...(spec.before ?? []), validate(spec.request, spec.invalidInputStatus), ...handlers];
+    ...(spec.before ?? []),
+    validate(spec.request, spec.invalidInputStatus),
+    ...(spec.datasetState && spec.datasetState !== 'service' && spec.datasetState !== 'any' ? [refuseWriteInStatus(spec.datasetState)] : []),
+    ...handlers,
+  ];
   switch (spec.method) {
     case 'get':
       router.get<{ input: InputOf<S> }>(spec.path, ...chain);

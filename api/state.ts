@@ -1,6 +1,7 @@
 import type { RouterContext } from '@koa/router';
 import type { z } from 'zod';
 import type { User } from '../db/models';
+import type { Db } from '../db/connection';
 import type { Logger } from '../lib/logger';
 import type { Authentication } from '../services/identity';
 
@@ -31,3 +32,10 @@ export type InputOf<S extends RequestSchemas> = { [K in keyof S]-?: S[K] extends
 export type ApiContext<S extends RequestSchemas = RequestSchemas, State extends RequestState = ApiState> = RouterContext<
   State & { input: InputOf<S> }
 >;
+
+declare module 'koa' {
+  /** The app's database, for the guards `mount` adds from a route's spec (its handlers take theirs from their router's deps). */
+  interface DefaultContext {
+    db: Db;
+  }
+}

@@ -37,6 +37,7 @@ export type DatasetOperation =
   | 'import_metadata'
   | 'propagate_labels'
   | 'edit_labels'
+  | 'curate'
   | 'check_labels'
   | 'enrich'
   | 'export'
@@ -70,6 +71,8 @@ export const OPERATIONS: Record<DatasetOperation, OperationRule> = {
   check_labels: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'LABEL_QUALITY' },
   // Writes the user's labels at once, in a transaction that holds the dataset's status (lockDatasetFor).
   edit_labels: { from: ['READY', 'PARTIAL INDEX'] },
+  // Tags, saved views and the name, written at once: not while a task holds the dataset (a restore would drop them).
+  curate: { from: ['UPLOADING', 'READY', 'PARTIAL INDEX', 'ERROR'] },
   enrich: { from: ['READY'], claims: 'READ ONLY', task: 'ENRICHMENT' },
   // An export claims nothing: it reads the version as it was when requested (docs/decisions.md).
   export: { from: ['READY'], task: 'EXPORT' },
@@ -205,5 +208,6 @@ export function statusRefusal(datasetId: string, operation: DatasetOperation, st
     return `Dataset ${datasetId} is ${status}; ${operation === 'snapshot' ? 'a snapshot' : 'a restore'} needs status READY or PARTIAL INDEX`;
   }
   if (operation === 'delete') return `Dataset ${datasetId} is ${status}: a running task holds it; delete it once the task has ended`;
+  if (operation === 'curate') return `Dataset ${datasetId} is ${status}: a running task holds it; change it once the task has ended`;
   return `Dataset is not READY (status ${status})`;
 }

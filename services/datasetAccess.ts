@@ -16,3 +16,9 @@ export async function requireDataset(db: Db, datasetId: string, userId: string, 
   }
   return access.dataset;
 }
+
+/** The dataset if the user may see it (any role), else undefined: for checks that must tell nothing of others' datasets. */
+export async function visibleDataset(db: Db, datasetId: string, userId: string): Promise<DatasetRow | undefined> {
+  const access = await getDatasetAccess(db, datasetId, userId);
+  return access.kind === 'granted' ? access.dataset : undefined;
+}

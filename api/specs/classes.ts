@@ -48,6 +48,7 @@ export const classRoutes = {
     tag: 'labels',
     summary: 'Give the selected media a class (label null takes their class off); undoable',
     auth: 'user',
+    datasetState: 'service',
     request: {
       params: datasetIdParams,
       body: z.object({ selection: selectionBody, label: labelText('label').nullable() }),
@@ -61,6 +62,7 @@ export const classRoutes = {
     tag: 'labels',
     summary: 'Give media the label check flagged (issue mislabel) their suggested class: those listed, or all at or above min_score; undoable',
     auth: 'user',
+    datasetState: 'service',
     request: {
       params: datasetIdParams,
       body: z.object({
@@ -82,6 +84,7 @@ export const classRoutes = {
     tag: 'labels',
     summary: 'Undo the latest change of classes (a set, an accepted suggestion or a propagation) not undone yet',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams },
     responses: {
       200: {

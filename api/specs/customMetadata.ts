@@ -9,6 +9,7 @@ export const customMetadataRoutes = {
     tag: 'metadata',
     summary: 'Import captions, labels and fields (.json, .csv, .parquet) in a CUSTOM_METADATA task',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams },
     handlerReads: { form: z.object({ file: filePart }) },
     responses: { 202: { description: 'Started', schema: startedTask } },

@@ -22,6 +22,7 @@ export const datasetRoutes = {
     tag: 'datasets',
     summary: 'Rename a dataset',
     auth: 'user',
+    datasetState: 'curate',
     request: { params: datasetIdParams, body: renameBody },
     responses: { 200: { description: 'Dataset', schema: datasetSchema } },
     errors: [403, 404, [422, 'A malformed body: name missing, empty or longer than 255 characters']],
@@ -34,6 +35,7 @@ export const datasetRoutes = {
     description:
       'Its versions, snapshots, tasks, views and exports go; the blobs and vectors no other dataset uses (clones keep theirs) are released by the storage collector.',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams },
     responses: { 200: { description: 'Deleted (empty body)' } },
     errors: [403, 404, [409, 'A task holds the dataset (INDEXING, READ ONLY) or a task using it still runs']],

@@ -69,6 +69,7 @@ export const duplicateRoutes = {
     tag: 'duplicates',
     summary: 'Decide groups: keep some copies and discard the rest, or say they are not duplicates',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams, body: decisionsBody },
     description:
       'A member decided before is decided anew. Discarded copies are left out of exports unless include_discarded_duplicates is true. ' +
@@ -87,6 +88,7 @@ export const duplicateRoutes = {
       'Keepers gain what the discarded copies carry, as with a decision. One action: DELETE …/duplicates/actions/{action_id} undoes it whole. ' +
       'Send the preview_token of GET …/accept_suggestions/preview (or expected_discarded_media, or a cap) to have it refused if the groups changed since.',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams, body: acceptBody },
     responses: { 200: { description: 'Decided', schema: acceptResultSchema } },
     errors: [[403, 'Needs editor access'], 404, [409, 'The groups changed since the preview, the count or cap is not met, or the dataset is not READY or PARTIAL INDEX']],
@@ -107,6 +109,7 @@ export const duplicateRoutes = {
     tag: 'duplicates',
     summary: 'Undo an Accept all: every decision it made, and what they merged into keepers',
     auth: 'user',
+    datasetState: 'service',
     request: { params: actionParams },
     responses: { 200: { description: 'Undone', schema: z.object({ undone_decisions: z.number().int() }) } },
     errors: [[403, 'Needs editor access'], [404, 'Dataset or action not found'], [409, 'The dataset is not READY or PARTIAL INDEX']],
@@ -117,6 +120,7 @@ export const duplicateRoutes = {
     tag: 'duplicates',
     summary: 'Undo a decision: its members wait for a decision again, and its keepers lose what it merged into them',
     auth: 'user',
+    datasetState: 'service',
     request: { params: decisionParams },
     responses: { 200: { description: 'Undone', schema: z.null() } },
     errors: [[403, 'Needs editor access'], [404, 'Dataset or decision not found'], [409, 'The dataset is not READY or PARTIAL INDEX']],

@@ -69,6 +69,7 @@ export const enrichmentRoutes = {
       'The dataset must be READY; it is READ ONLY while the enrichment runs. The new dataset holds the source\'s media ' +
       '(no bytes copied) plus the model outputs; poll it until READY. A model\'s dependencies must be applied already or requested with it.',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams, body: enrichBody },
     responses: { 200: { description: 'The enriched copy', schema: z.object({ dataset_id: z.uuid() }) } },
     errors: [

@@ -93,6 +93,7 @@ export const exploreRoutes = {
     summary: 'Upload a query image for visual search',
     description: 'Returns an anchor to pass to Explore as anchor_media_id with anchor_type=UPLOAD.',
     auth: 'user',
+    datasetState: 'service',
     before: [requireEntityType],
     request: { params: datasetIdParams, query: anchorQuery },
     handlerReads: { form: z.object({ file: filePart }) },

@@ -138,6 +138,7 @@ export const exportRoutes = {
     tag: 'export',
     summary: 'Export selected media and clusters as a ZIP in an EXPORT task',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams, query: exportEntitiesQuery, body: mediaSelectionBody },
     responses: { 200: { description: 'Started', schema: startedExport } },
     errors: [[403, 'Needs editor access'], 404, notReady],

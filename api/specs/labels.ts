@@ -75,6 +75,7 @@ export const labelRoutes = {
     tag: 'labels',
     summary: 'Label the selected media and propagate the label to their near neighbours, in a LABEL_PROPAGATION task',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams, body: propagationBody },
     responses: { 202: { description: 'Started', schema: startedTask } },
     errors: [403, 404, [409, 'The dataset cannot take labels in its status, or a VQL map region of an older map layout'], [422, 'Invalid input, or a selection naming no media of the dataset']],
@@ -86,6 +87,7 @@ export const labelRoutes = {
     summary: 'How many media a propagation would label (and whose class it would change), at its similarity and at 0.5-0.95, before it runs',
     description: 'Takes the body of POST …/labels/propagate and changes nothing; it searches from at most 1,000 selected media.',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams, body: propagationBody },
     responses: {
       200: {
@@ -111,6 +113,7 @@ export const labelRoutes = {
       'The task flags likely mislabelled images (issue mislabel, with the suggested label) from their nearest neighbours’ labels, ' +
       'near-duplicates in different splits (issue leakage), and writes the report of GET …/label_quality. A reindex checks again.',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams, body: labelFieldsBody },
     responses: { 202: { description: 'Started', schema: startedTask } },
     errors: [403, 404, [409, 'The dataset cannot be checked in its status'], [422, 'Invalid input, or a field no media of the dataset carries']],

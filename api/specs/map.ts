@@ -72,6 +72,7 @@ export const mapRoutes = {
     tag: 'map',
     summary: 'The media ids of map points (a lasso selection), in the order given',
     auth: 'user',
+    datasetState: 'any',
     request: {
       params: datasetIdParams,
       body: z.object({

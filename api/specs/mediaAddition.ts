@@ -38,6 +38,7 @@ export const mediaAdditionRoutes = {
     summary: 'Add a batch of media (files, one archive, or an S3 folder or manifest) in a MEDIA_ADDITION task',
     description: 'Exactly one source. The dataset goes READ ONLY, then PARTIAL INDEX (or READY with auto_reindex). Follow the task in /api/v1/tasks.',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams },
     handlerReads: {
       form: z.object({
@@ -63,6 +64,7 @@ export const mediaAdditionRoutes = {
     tag: 'ingestion',
     summary: 'Re-cluster a PARTIAL INDEX dataset in a REINDEX task',
     auth: 'user',
+    datasetState: 'service',
     request: { params: datasetIdParams },
     responses: { 202: { description: 'Accepted (empty body)' } },
     errors: [[403, 'No write access'], [404, 'Dataset not found'], [409, `Status not PARTIAL INDEX, or ${running}`]],

@@ -27,6 +27,7 @@ export const sharingRoutes = {
     summary: 'Share the dataset with a registered account',
     description: 'Owner only. Grants viewer (default) or editor; the owner keeps their role.',
     auth: 'user',
+    datasetState: 'any',
     request: { params: datasetIdParams, body: inviteBody },
     responses: { 200: { description: 'Shared', schema: z.null() } },
     errors: [

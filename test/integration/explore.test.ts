@@ -197,6 +197,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
       height: 255,
       caption: 'A tabby cat resting on a red sofa',
       labels: ['cat'],
+      class: null,
       tags: [],
       issues: (await db('media_issues').where({ version_id: versionId, media_id: id('chelsea.jpg') }).pluck('issue_type')).sort(),
       mislabel: null,
