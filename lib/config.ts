@@ -329,7 +329,8 @@ export function loadS3SourcePolicy(text: string | undefined, objectStore?: S3Loc
 }
 
 /** The Temporal dev server `npm start` runs serves its UI on this machine: the host users reach the API at, the UI's port. */
-function embeddedTemporalUiUrl(publicUrl: string, uiPort: number): string {
+/** The embedded Temporal UI as the users of PUBLIC_URL reach it (the launcher starts it on the same machine). */
+export function embeddedTemporalUiUrl(publicUrl: string, uiPort: number): string {
   return `http://${new URL(publicUrl).hostname}:${uiPort}`;
 }
 

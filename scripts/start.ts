@@ -7,7 +7,7 @@
  * Ctrl-C stops everything: the API and worker, then Keycloak and Temporal, then Postgres.
  */
 import path from 'node:path';
-import { ConfigError, loadConfig, pipelineTriggerAccess, type Config } from '../lib/config';
+import { ConfigError, embeddedTemporalUiUrl, loadConfig, pipelineTriggerAccess, type Config } from '../lib/config';
 import { loadOrCreateSecretFile, loadOrCreateSecretKey } from '../lib/auth/secretKey';
 import { KEYCLOAK_CLIENT_ID, startKeycloak, type EmbeddedKeycloak } from '../lib/embedded/keycloak';
 import { ensureDatabase, startEmbeddedPostgres } from '../lib/embedded/postgres';
@@ -132,7 +132,9 @@ async function main(config: Config): Promise<void> {
       const server = await supervise({ name: 'Temporal', start: () => startTemporalDevServer(options), log: say });
       temporal = server;
       env.TEMPORAL_ADDRESS = server.current().address;
-      temporalUi = server.current().uiUrl;
+      // The API links tasks to the UI of the Temporal it was given; with TEMPORAL_ADDRESS set it would assume none.
+      temporalUi = config.temporal.uiUrl ?? embeddedTemporalUiUrl(config.publicUrl, config.temporal.embeddedUiPort);
+      env.TEMPORAL_UI_URL = temporalUi;
       running('Temporal', temporal);
     }
     env.SECRET_KEY = config.secretKey ?? loadOrCreateSecretKey(config.dataDir);

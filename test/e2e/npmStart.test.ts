@@ -30,6 +30,10 @@ describe('npm start on embedded defaults', () => {
     expect(first.output()).toContain(`[start] Web app      http://localhost:${apiPort}/   <- open this\n[start] API          http://localhost:${apiPort}/api/v1`);
     expect(first.output()).toMatch(/\[start\] Temporal UI  http:\/\/localhost:\d+/);
     expect((await fetch(`http://127.0.0.1:${apiPort}/api/v1/datasets`)).status).toBe(200);
+    // The web app's task rows link to the embedded Temporal UI the banner names.
+    const appConfig = (await (await fetch(`http://127.0.0.1:${apiPort}/api/v1/app_config`)).json()) as { temporal_ui_url: string | null };
+    expect(first.output()).toContain(`[start] Temporal UI  ${appConfig.temporal_ui_url}\n`);
+    expect(appConfig.temporal_ui_url).toMatch(/^http:\/\/localhost:\d+$/);
 
     // Write a dataset straight into the embedded database to prove it survives a restart.
     const db = launcherDb(env);
