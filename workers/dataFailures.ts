@@ -4,9 +4,11 @@ import type { ActivityInboundCallsInterceptor, ActivityInterceptorsFactory } fro
 /**
  * SQLSTATE classes of errors the same data meets again on every attempt: data exceptions (22: a value too long, bad
  * text), integrity violations (23) and program limits (54: an index row too large). Retrying them held a dataset
- * READ ONLY for half an hour (60 attempts) before the task failed.
+ * READ ONLY for half an hour (60 attempts) before the task failed. A unique or foreign-key violation can also come of a
+ * race with another attempt (an aborted one still writing, a row deleted meanwhile), so those two are retried.
  */
 const FINAL_CLASSES = new Set(['22', '23', '54']);
+const RACES = new Set(['23505', '23503']);
 
 interface DatabaseErrorLike extends Error {
   code: string;
@@ -29,7 +31,7 @@ export function withoutStatement(message: string): string {
 export function databaseErrorsWithoutSql(error: unknown): unknown {
   if (!isDatabaseError(error)) return error;
   const message = `The database refused the data: ${withoutStatement(error.message)}`;
-  if (FINAL_CLASSES.has(error.code.slice(0, 2))) return ApplicationFailure.create({ type: 'DataRefused', message, nonRetryable: true });
+  if (FINAL_CLASSES.has(error.code.slice(0, 2)) && !RACES.has(error.code)) return ApplicationFailure.create({ type: 'DataRefused', message, nonRetryable: true });
   return ApplicationFailure.create({ type: 'DatabaseError', message, nonRetryable: false });
 }
 

@@ -23,17 +23,18 @@ describe('database errors leaving an activity', () => {
     throw new Error('the statement was accepted');
   };
 
-  it('fails at once on data Postgres refuses (a value too long, a duplicate key), named without the statement', async () => {
-    const refusals: Array<[string, string]> = [
-      [`INSERT INTO probe VALUES ('a value far too long for it')`, 'value too long for type character varying(8)'],
-      [`INSERT INTO probe VALUES ('secret-a')`, 'duplicate key value violates unique constraint "probe_name_key"'],
+  it('fails at once on data Postgres refuses (a value too long, a check), and retries what a race can cause (a duplicate key), named without the statement', async () => {
+    const refusals: Array<[string, string, boolean]> = [
+      [`INSERT INTO probe VALUES ('a value far too long for it')`, 'value too long for type character varying(8)', true],
+      [`INSERT INTO probe VALUES (NULL), ('ab'), ('abc') RETURNING 1/0`, 'division by zero', true],
+      [`INSERT INTO probe VALUES ('secret-a')`, 'duplicate key value violates unique constraint "probe_name_key"', false],
     ];
-    for (const [statement, reason] of refusals) {
+    for (const [statement, reason, final] of refusals) {
       const error = await refusal(statement);
       expect((error as Error).message).toContain('INSERT INTO probe');
       const failure = databaseErrorsWithoutSql(error) as ApplicationFailure;
       expect(failure).toBeInstanceOf(ApplicationFailure);
-      expect([failure.type, failure.nonRetryable, failure.message]).toEqual(['DataRefused', true, `The database refused the data: ${reason}`]);
+      expect([failure.type, failure.nonRetryable, failure.message]).toEqual([final ? 'DataRefused' : 'DatabaseError', final, `The database refused the data: ${reason}`]);
     }
   });
 
