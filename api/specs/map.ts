@@ -9,10 +9,21 @@ export const MAP_PAGE_LIMIT = 1_000_000;
 export const MAP_SELECTION_LIMIT = 100_000;
 
 const threshold = clusteringThreshold.default(0).meta({ description: 'Clustering threshold whose clusters colour the map' });
-const wholeNumber = (name: string, max?: number) => {
+/** Point indexes are Postgres integers. */
+const MAX_INDEX = 2_147_483_647;
+
+/**
+ * A whole number (0 or more, or 1-`max`): a JSON number in a body, decimal digits in a query string; never `true`,
+ * `"0x10"` or anything past a Postgres integer.
+ */
+const wholeNumber = (name: string, max?: number, from: 'query' | 'body' = 'query') => {
   const message = max === undefined ? `${name} must be a whole number, 0 or more` : `${name} must be a whole number 1-${max.toLocaleString('en')}`;
-  const base = z.coerce.number({ message }).int(message).min(max === undefined ? 0 : 1, message);
-  return max === undefined ? base : base.max(max, message);
+  const number = z
+    .number({ message })
+    .int(message)
+    .min(max === undefined ? 0 : 1, message)
+    .max(max ?? MAX_INDEX, max === undefined ? `${name} must be at most ${MAX_INDEX.toLocaleString('en')}` : message);
+  return from === 'body' ? number : z.string({ message }).regex(/^\d+$/, message).transform(Number).pipe(number);
 };
 
 const legendEntry = { index: z.number().int().meta({ description: 'The colour index points of this category carry' }), count: z.number().int() };
@@ -78,7 +89,7 @@ export const mapRoutes = {
       body: z.object({
         layout_id: z.uuid('layout_id must be the layout_id of GET …/map'),
         indices: z
-          .array(wholeNumber('each index'), { message: 'indices must be an array of point indexes' })
+          .array(wholeNumber('each index', undefined, 'body'), { message: 'indices must be an array of point indexes' })
           .min(1, 'indices must not be empty')
           .max(MAP_SELECTION_LIMIT, `indices names at most ${MAP_SELECTION_LIMIT.toLocaleString('en')} points`),
       }),

@@ -179,6 +179,9 @@ describe('dataset map', () => {
       ['/points', { limit: '0' }, 'query.limit: limit must be a whole number 1-1,000,000'],
       ['/points', { limit: '1000001' }, 'query.limit: limit must be a whole number 1-1,000,000'],
       ['/points', { limit: '2.5' }, 'query.limit: limit must be a whole number 1-1,000,000'],
+      ['/points', { offset: '2147483648' }, 'query.offset: offset must be at most 2,147,483,647'],
+      ['/points', { offset: '0x10' }, 'query.offset: offset must be a whole number, 0 or more'],
+      ['/points', { offset: 'true' }, 'query.offset: offset must be a whole number, 0 or more'],
     ];
     for (const [suffix, query, detail] of queries) expect((await stack.request.get(`${base()}${suffix}`).query(query).expect(422)).body).toEqual({ detail });
     const bodies: Array<[unknown, string]> = [
@@ -186,6 +189,9 @@ describe('dataset map', () => {
       [{ layout_id: layoutId, indices: [] }, 'body.indices: indices must not be empty'],
       [{ layout_id: layoutId, indices: 'all' }, 'body.indices: indices must be an array of point indexes'],
       [{ layout_id: layoutId, indices: [-1] }, 'body.indices.0: each index must be a whole number, 0 or more'],
+      [{ layout_id: layoutId, indices: [2147483648] }, 'body.indices.0: each index must be at most 2,147,483,647'],
+      [{ layout_id: layoutId, indices: [true] }, 'body.indices.0: each index must be a whole number, 0 or more'],
+      [{ layout_id: layoutId, indices: ['0x10'] }, 'body.indices.0: each index must be a whole number, 0 or more'],
       [{ layout_id: layoutId, indices: [0, count + 5] }, `body.indices: no point at ${count + 5}`],
       [{ layout_id: layoutId, indices: Array(100_001).fill(0) }, 'body.indices: indices names at most 100,000 points'],
     ];
