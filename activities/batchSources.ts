@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { recordedFileNames, recordUploadedFiles } from '../db/repositories/ingestion';
+import { recordedFileNames, recordUploadedFiles, transactionLabels } from '../db/repositories/ingestion';
+import { labelRefusal } from '../lib/labels/labelRule';
 import { mediaPath, mediaPathRefusal } from '../lib/media/mediaPath';
 import { mediaKindOf } from '../lib/media/mediaTypes';
 import { archiveEntries, type ArchiveLimits } from '../lib/sources/archive';
@@ -69,6 +70,7 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
     async collectBatchMedia(input: MediaAdditionInput): Promise<{ media: number; skipped: number; missing: string[] }> {
       const context = Context.current();
       const recorded = await recordedFileNames(db, input.transactionId);
+      const folderLabels = (await transactionLabels(db, input.transactionId))?.labelsFrom === 'folder';
       const report = createProgressReporter(db, input, 'collect', 'Collecting media');
       const found = { media: 0, skipped: 0, missing: [] as string[] };
       try {
@@ -84,6 +86,8 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
             }
             const tooLong = mediaPathRefusal(fileName);
             if (tooLong) throw new MediaSourceError(tooLong);
+            const badLabel = folderLabels && folder !== null ? labelRefusal(folder) : undefined;
+            if (badLabel) throw new MediaSourceError(`The folder of ${fileName}, its label, ${badLabel}: a label is 1-100 characters of one printable line`);
             if (!recorded.has(fileName)) {
               let staged;
               try {
@@ -102,7 +106,7 @@ export function createBatchSourceActivities(deps: BatchSourceDeps) {
                 await fs.promises.rm(staged.path, { force: true });
               }
               await recordUploadedFiles(db, input.datasetId, input.transactionId, [
-                { fileName, mediaKind: kind, sha256: staged.sha256, size: staged.size, folder },
+                { fileName, mediaKind: kind, sha256: staged.sha256, size: staged.size, folder, label: folderLabels ? folder : null },
               ]);
             }
             found.media++;

@@ -53,6 +53,14 @@ function imageColumns(facts: ImageFacts, thumbSha256: string) {
   };
 }
 
+/** A received file's label and split as custom metadata, in its transaction's fields (its folder, CSV or COCO row). */
+function labelMetadata(file: UploadedFile): Record<string, string> {
+  return {
+    ...(file.label !== null && file.label_field !== null && { [file.label_field]: file.label }),
+    ...(file.split !== null && file.split_field !== null && { [file.split_field]: file.split }),
+  };
+}
+
 /** Decoded groups are written in one transaction per this many files. */
 const WRITE_BATCH = 32;
 /** Chunks one planning call returns: one window of a MEDIA_CHUNKS run. */
@@ -135,7 +143,7 @@ export function createIngestActivities(deps: IngestDeps) {
       file_name: file.file_name,
       blob_sha256: file.blob_sha256,
       size_bytes: Number(file.size_bytes),
-      ...(file.label_field !== null && file.folder !== null && { custom_metadata: JSON.stringify({ [file.label_field]: file.folder }) }),
+      ...(file.label_field !== null && (file.label !== null || file.split !== null) && { custom_metadata: JSON.stringify(labelMetadata(file)) }),
     };
     return file.media_kind === 'IMAGE' ? ingestImage(file, base) : ingestVideo(file, base);
   }

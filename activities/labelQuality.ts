@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
-import { transactionLabelField } from '../db/repositories/ingestion';
+import { transactionLabels } from '../db/repositories/ingestion';
 import { clearKnnEdges, forEachKnnChunk, storedKnnChunks, writeKnnChunk } from '../db/repositories/knnEdges';
 import { labelledMedia, writeLabelQuality, type LabelIssueRow, type LabelledMediaRow } from '../db/repositories/labelQuality';
 import { updateTaskProgress } from '../db/repositories/tasks';
@@ -126,9 +126,10 @@ export function createLabelQualityActivities(deps: { db: Db; vectors: VectorStor
     if ('label' in source) return source;
     const previous = (await headVersion(db, datasetId)).label_quality;
     if ('transactionId' in source) {
-      // A batch's folders go in the declared label field (or declare it): the declared split stays.
-      const label = await transactionLabelField(db, source.transactionId);
-      return label === null ? null : { label, split: previous?.label_field === label ? previous.split_field : null };
+      // A batch's labels go in the declared label field (or declare it): its split field, else the declared one, stays.
+      const labels = await transactionLabels(db, source.transactionId);
+      if (labels === null) return null;
+      return { label: labels.labelField, split: labels.splitField ?? (previous?.label_field === labels.labelField ? previous.split_field : null) };
     }
     return previous ? { label: previous.label_field, split: previous.split_field } : null;
   }

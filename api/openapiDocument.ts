@@ -110,7 +110,8 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = API_ROUTES) 
       tags: [route.tag],
       ...security(route.auth),
       ...(parameterList.length > 0 ? { parameters: parameterList } : {}),
-      ...(requestSchema ? { requestBody: { required: true, content: { [contentType]: { schema: jsonSchema(requestSchema, 'input') } } } } : {}),
+      // A form whose every field may be left out (process_files' optional labels part) may be sent without a body.
+      ...(requestSchema ? { requestBody: { required: Boolean(route.request.body) || !requestSchema.safeParse({}).success, content: { [contentType]: { schema: jsonSchema(requestSchema, 'input') } } } } : {}),
       responses,
     };
   };

@@ -20,8 +20,9 @@ import { requireCurrentMapLayout } from './map';
 /** The least mislabel score "accept all" takes unless told otherwise: below it, suggestions break about as many labels as they fix. */
 export const DEFAULT_MIN_SCORE = 0.95;
 
-/** Classes a dataset's label field may take: more is a field of ids or free text, not classes. */
-export const MAX_CLASSES = 1_000;
+import { MAX_CLASSES } from '../lib/labels/labelRule';
+
+export { MAX_CLASSES };
 
 export interface Classes {
   label_field: string | null;

@@ -2,13 +2,16 @@ import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { createDataset, transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import {
-  countFilesWithFolder,
   countUploadedFiles,
   findUploadTransaction,
+  labelFilesByFolder,
   openUploadTransaction,
+  recordedFileNames,
   recordUploadsWhile,
   reopenTransaction,
+  setUploadedFileLabels,
   startProcessingTransaction,
+  transactionFolders,
   type UploadTransaction,
 } from '../db/repositories/ingestion';
 import { primaryWorkspaceRole } from '../db/repositories/users';
@@ -17,7 +20,9 @@ import { canStart, claimTransition, releaseTransition, statusRefusal } from '../
 import { mediaKindOf } from '../lib/media/mediaTypes';
 import type { ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
+import { DEFAULT_LABEL_FIELD } from '../lib/media/folderLabel';
 import { createTask, type TaskDeps } from './taskWorkflows';
+import { resolveUploadLabels, type LabelsRequest } from './uploadLabels';
 import { storeBlobs } from './blobWrites';
 
 /** The workspace a user's new datasets go to; making one needs the editor or admin role there. */
@@ -60,31 +65,44 @@ export async function storeUploads(
   db: Db,
   store: ObjectStore,
   transaction: UploadTransaction,
-  files: Array<StagedFile & { fileName: string; folder?: string | null }>,
+  files: Array<StagedFile & { fileName: string; folder?: string | null; label?: string | null; split?: string | null }>,
 ): Promise<void> {
   const recorded = await storeBlobs({ db, store }, files, () =>
     recordUploadsWhile(
       db,
       transaction,
-      files.map((file) => ({ fileName: file.fileName, mediaKind: mediaKindOf(file.fileName)!, sha256: file.sha256, size: file.size, folder: file.folder })),
+      files.map((file) => ({
+        fileName: file.fileName,
+        mediaKind: mediaKindOf(file.fileName)!,
+        sha256: file.sha256,
+        size: file.size,
+        folder: file.folder,
+        label: file.label,
+        split: file.split,
+      })),
     ),
   );
   if (!recorded) throw invalid(`Transaction ${transaction.id} is already being processed; these files were not added`);
 }
 
+/** The files a creation's labels are matched against: every file for a label file, a file of each folder for folders. */
+async function creationFiles(db: Db, transactionId: number, labels: LabelsRequest) {
+  if (labels.from === 'folder') return transactionFolders(db, transactionId);
+  return [...(await recordedFileNames(db, transactionId))].map((fileName) => ({ fileName }));
+}
+
 /**
- * Step 4: INDEXING and a DATASET_CREATION task whose workflow does the work. With `labelField`
- * (labels_from=folder), each file's folder becomes the value of that custom-metadata field, the
- * field is declared as the label field, and the labels are checked at the end of indexing.
+ * Step 4: INDEXING and a DATASET_CREATION task whose workflow does the work. With `labels` (labels_from folder, csv
+ * or coco), each file's label (and split) becomes the value of that custom-metadata field, the field is declared as
+ * the label field (a split column as the split field), and the labels are checked at the end of indexing.
  */
-export async function processFiles(deps: TaskDeps, dataset: DatasetRow, transaction: UploadTransaction, user: User, labelField: string | null = null): Promise<string> {
+export async function processFiles(deps: TaskDeps, dataset: DatasetRow, transaction: UploadTransaction, user: User, labels: LabelsRequest | null = null): Promise<string> {
   requireUploading(dataset, 'process_files');
   if ((await countUploadedFiles(deps.db, transaction.id)) === 0) {
     throw invalid(`Transaction ${transaction.id} has no uploaded files`);
   }
-  if (labelField !== null && (await countFilesWithFolder(deps.db, transaction.id)) === 0) {
-    throw invalid(`labels_from=folder: no file of transaction ${transaction.id} was sent with a folder in its name (such as cats/1.jpg)`);
-  }
+  const target = { versionId: null, labelField: labels?.field ?? DEFAULT_LABEL_FIELD, splitField: null };
+  const resolved = labels && (await resolveUploadLabels(deps.db, labels, await creationFiles(deps.db, transaction.id, labels), target));
   return createTask(
     deps,
     {
@@ -97,7 +115,9 @@ export async function processFiles(deps: TaskDeps, dataset: DatasetRow, transact
     async (trx) => {
       const claimed = await transitionDatasetStatus(trx, dataset.id, claimTransition('process_files'), { progress: 0 });
       if (!claimed) throw invalid(statusRefusal(dataset.id, 'process_files', 'INDEXING'));
-      if (!(await startProcessingTransaction(trx, transaction.id, labelField))) throw invalid(`Transaction ${transaction.id} is already being processed`);
+      if (!(await startProcessingTransaction(trx, transaction.id, resolved?.transaction))) throw invalid(`Transaction ${transaction.id} is already being processed`);
+      if (resolved?.transaction.labelsFrom === 'folder') await labelFilesByFolder(trx, transaction.id);
+      else await setUploadedFileLabels(trx, transaction.id, resolved?.files ?? []);
     },
     async (db) => {
       await transitionDatasetStatus(db, dataset.id, releaseTransition('process_files', 'UPLOADING'));

@@ -28,6 +28,7 @@ import { storeBlobs } from './blobWrites';
 import { openS3Source } from './s3Sources';
 import { createTask, type TaskDeps } from './taskWorkflows';
 import { repairTask } from './tasks';
+import { resolveUploadLabels, type LabelsRequest } from './uploadLabels';
 
 export interface MediaAdditionDeps extends TaskDeps {
   store: ObjectStore;
@@ -121,20 +122,34 @@ export async function checkS3Source(
   return { kind: 's3', uri, ...(assumeRole ? { assumeRole } : {}) };
 }
 
+type Upload = StagedFile & { fileName: string; folder?: string | null };
+
+/** A labels file names uploaded files: an archive's or S3 folder's are known only once the workflow collects them. */
+export function requireLabelsSource(labelsFrom: LabelsRequest['from'] | undefined, sourceKind: BatchSource['kind']): void {
+  if (labelsFrom !== undefined && labelsFrom !== 'folder' && sourceKind !== 'upload') {
+    throw invalid(`labels_from=${labelsFrom} goes with files[] uploads; for an archive or S3 batch, import the labels after it (POST …/custom_metadata)`);
+  }
+}
+
 /**
- * The field a batch's folders go in (labels_from=folder): the one asked for, else the dataset's declared label field, else
- * `label`. A dataset checks one label field, so asking for another than the declared one is refused (declare it first with
- * PUT label_fields); so is a batch of uploads none of which was sent from a folder (archives and S3 keys show theirs later).
+ * A batch's labels (labels_from folder, csv or coco) through the one import path, into the field asked for, else the
+ * dataset's declared label field, else `label`. A dataset checks one label field, so asking for another than the
+ * declared one is refused (declare it first with PUT label_fields); so is a batch of uploads none of which was sent from
+ * a folder (archives and S3 keys show theirs later), and a label file with another source than uploaded files.
  */
-async function folderLabelField(db: Db, datasetId: string, asked: string | null, uploads: Array<{ folder?: string | null }>): Promise<string> {
-  const declared = (await headVersion(db, datasetId)).label_quality?.label_field ?? null;
-  if (asked !== null && declared !== null && asked !== declared) {
-    throw invalid(`label_field ${asked} is not the label field dataset ${datasetId} checks (${declared}): send label_field=${declared}, or declare ${asked} with PUT label_fields first`);
+async function batchLabels(db: Db, datasetId: string, labels: LabelsRequest, source: BatchSource, uploads: Upload[]) {
+  const version = await headVersion(db, datasetId);
+  const declared = version.label_quality?.label_field ?? null;
+  if (labels.field !== null && declared !== null && labels.field !== declared) {
+    throw invalid(`label_field ${labels.field} is not the label field dataset ${datasetId} checks (${declared}): send label_field=${declared}, or declare ${labels.field} with PUT label_fields first`);
   }
-  if (uploads.length > 0 && !uploads.some((file) => file.folder)) {
-    throw invalid('labels_from=folder: no uploaded file was sent with a folder in its name (such as cats/1.jpg)');
-  }
-  return asked ?? declared ?? DEFAULT_LABEL_FIELD;
+  requireLabelsSource(labels.from, source.kind);
+  const labelField = labels.field ?? declared ?? DEFAULT_LABEL_FIELD;
+  const splitField = declared === labelField ? (version.label_quality?.split_field ?? null) : null;
+  const resolved = await resolveUploadLabels(db, labels, uploads, { versionId: version.id, labelField, splitField, filesLater: source.kind !== 'upload' });
+  const byFile = new Map(resolved.files.map((row) => [row.fileName, row]));
+  const labelled = uploads.map((file) => ({ ...file, label: byFile.get(file.fileName)?.label ?? null, split: byFile.get(file.fileName)?.split ?? null }));
+  return { transaction: resolved.transaction, uploads: labelled };
 }
 
 /**
@@ -149,20 +164,20 @@ export async function startMediaAddition(
   user: Pick<User, 'id' | 'email'>,
   request: {
     source: BatchSource;
-    uploads?: Array<StagedFile & { fileName: string; folder?: string | null }>;
+    uploads?: Upload[];
     archive?: StagedFile;
     autoReindex: boolean;
     hints: BatchHints;
-    /** labels_from=folder: the field asked for (null: the declared one, else `label`); null without labels_from. */
-    folderLabels?: { field: string | null } | null;
+    /** labels_from (folder, csv or coco) and the field asked for; null without labels_from. */
+    labels?: LabelsRequest | null;
   },
 ): Promise<string> {
   const { db } = deps;
-  const labelField = request.folderLabels ? await folderLabelField(db, dataset.id, request.folderLabels.field, request.uploads ?? []) : null;
-  const transactionId = await openUploadTransaction(db, dataset.id, user.id, 'PROCESSING', labelField);
+  const labelled = request.labels ? await batchLabels(db, dataset.id, request.labels, request.source, request.uploads ?? []) : null;
+  const transactionId = await openUploadTransaction(db, dataset.id, user.id, 'PROCESSING', labelled?.transaction ?? null);
   let previousStatus: DatasetStatus = dataset.status_new;
   try {
-    await storeUploads(db, deps.store, { id: transactionId, dataset_id: dataset.id, status: 'PROCESSING' }, request.uploads ?? []);
+    await storeUploads(db, deps.store, { id: transactionId, dataset_id: dataset.id, status: 'PROCESSING' }, labelled?.uploads ?? request.uploads ?? []);
     // Only the task's input names the archive: registered until the task row commits; the collector then waits for the task.
     return await storeBlobs(deps, request.archive ? [request.archive] : [], () =>
       createTask(

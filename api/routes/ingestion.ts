@@ -1,7 +1,8 @@
+import fs from 'node:fs';
 import { Router } from '@koa/router';
+import type { Context } from 'koa';
 import type { Db } from '../../db/connection';
 import type { Config } from '../../lib/config';
-import { DEFAULT_LABEL_FIELD } from '../../lib/media/folderLabel';
 import { isArchiveName, mediaKindOf, SUPPORTED_EXTENSIONS } from '../../lib/media/mediaTypes';
 import type { ObjectStore } from '../../lib/storage/objectStore';
 import { uploadStagingDir } from '../../lib/storage/staging';
@@ -13,6 +14,7 @@ import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
 import { withReceivedFiles, type UploadLimits } from '../uploads';
 import { ingestionRoutes, newDatasetQuery, processFilesQuery } from '../specs/ingestion';
+import { MAX_LABELS_FILE_BYTES } from '../specs/common';
 
 export function refuseUnsupportedForCreation(fileName: string): HttpError | undefined {
   if (isArchiveName(fileName)) {
@@ -22,6 +24,22 @@ export function refuseUnsupportedForCreation(fileName: string): HttpError | unde
     return new HttpError(400, `Unsupported file type: ${fileName} (supported: ${SUPPORTED_EXTENSIONS.join(', ')})`);
   }
   return undefined;
+}
+
+/** The one file part a labels file comes in (labels_from=csv|coco): a .csv or a .json. */
+export function checkLabelsPart(fileName: string, field: string): HttpError | undefined {
+  if (field === 'labels' && !/\.(csv|json)$/i.test(fileName)) return new HttpError(400, `The labels file must be a .csv or a COCO .json file (got ${fileName})`);
+  return undefined;
+}
+
+/** The bytes of process_files' `labels` part (labels_from=csv|coco), read whole: it is matched against the transaction's files. */
+async function receiveLabelsFile(ctx: Context, stagingDir: string): Promise<Buffer> {
+  if (!ctx.is('multipart/form-data')) throw new HttpError(400, 'labels_from=csv or coco needs the labels file as a multipart file part named "labels"');
+  const options = { fields: ['labels'], stagingDir, limits: { maxFiles: 1, maxFileBytes: MAX_LABELS_FILE_BYTES }, check: checkLabelsPart };
+  return withReceivedFiles(ctx, options, async ({ files }) => {
+    if (files.length !== 1) throw new HttpError(400, 'labels_from=csv or coco needs the labels file as a multipart file part named "labels"');
+    return fs.promises.readFile(files[0].path);
+  });
 }
 
 export function createIngestionRouter(deps: TaskDeps & { db: Db; store: ObjectStore; config: Config; uploadLimits: UploadLimits }): Router<ApiState> {
@@ -60,7 +78,9 @@ export function createIngestionRouter(deps: TaskDeps & { db: Db; store: ObjectSt
     const parsed = processFilesQuery.safeParse(ctx.query);
     if (!parsed.success) throw new HttpError(400, parsed.error.issues[0].message);
     const { labels_from: labelsFrom, label_field: labelField } = parsed.data;
-    const taskId = await processFiles(deps, dataset, transaction, ctx.state.user, labelsFrom === 'folder' ? (labelField ?? DEFAULT_LABEL_FIELD) : null);
+    const file = labelsFrom === 'csv' || labelsFrom === 'coco' ? await receiveLabelsFile(ctx, uploadStagingDir(deps.config)) : undefined;
+    const labels = labelsFrom ? { from: labelsFrom, field: labelField ?? null, file } : null;
+    const taskId = await processFiles(deps, dataset, transaction, ctx.state.user, labels);
     ctx.status = 202;
     ctx.body = { task_id: taskId };
   });

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import type { Config } from '../../lib/config';
@@ -12,6 +13,7 @@ import {
   startMediaAddition,
   startReindex,
   checkArchive,
+  requireLabelsSource,
 } from '../../services/mediaAddition';
 import type { TaskDeps } from '../../services/taskWorkflows';
 import type { BatchSource } from '../../workflows/contracts';
@@ -20,11 +22,14 @@ import { HttpError } from '../errors';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
 import { withReceivedFiles } from '../uploads';
+import { MAX_LABELS_FILE_BYTES } from '../specs/common';
 import { addMediaFields, mediaAdditionRoutes } from '../specs/mediaAddition';
+import { checkLabelsPart } from './ingestion';
 
 const ONE_SOURCE = 'Exactly one media source must be provided: files[], s3_uri, or archive';
 
 function checkPart(fileName: string, field: string): HttpError | undefined {
+  if (field === 'labels') return checkLabelsPart(fileName, field);
   if (field === 'archive' && !isArchiveName(fileName)) return new HttpError(400, `archive must be a .zip, .tar or .tar.gz file (got ${fileName})`);
   if (field === 'files' && !mediaKindOf(fileName)) {
     return new HttpError(400, `Unsupported file type: ${fileName} (supported: ${SUPPORTED_EXTENSIONS.join(', ')}; send archives as "archive")`);
@@ -40,17 +45,22 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
     requireAddMediaEnabled(deps.config);
     const dataset = await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id, 'add_media');
     await checkAddMediaPreconditions(deps, dataset);
-    const options = { fields: ['files', 'archive'], stagingDir: uploadStagingDir(deps.config), limits: deps.config.uploads, check: checkPart };
+    const options = { fields: ['files', 'archive', 'labels'], stagingDir: uploadStagingDir(deps.config), limits: deps.config.uploads, check: checkPart };
     await withReceivedFiles(ctx, options, async ({ files, fields }) => {
       const parsed = addMediaFields.safeParse(fields);
       if (!parsed.success) throw new HttpError(400, parsed.error.issues[0].message);
       const form = parsed.data;
       const uploads = files.filter((file) => file.field === 'files');
       const archives = files.filter((file) => file.field === 'archive');
+      const labelFiles = files.filter((file) => file.field === 'labels');
+      if (labelFiles.length > 1) throw new HttpError(400, 'Send at most one labels file');
+      if (labelFiles.length === 1 && labelFiles[0].size > MAX_LABELS_FILE_BYTES) throw new HttpError(413, `The labels file is larger than ${MAX_LABELS_FILE_BYTES} bytes`);
+      if (labelFiles.length === 1 && !form.labels_from) throw new HttpError(400, 'A labels file goes with labels_from=csv or labels_from=coco');
       const sources = [uploads.length > 0, archives.length > 0, form.s3_uri !== undefined].filter(Boolean).length;
       if (sources !== 1 || archives.length > 1) throw new HttpError(400, ONE_SOURCE);
       if (form.assume_role && !form.s3_uri) throw new HttpError(400, 'assume_role applies only to an s3_uri source');
 
+      requireLabelsSource(form.labels_from, archives.length === 1 ? 'archive' : form.s3_uri ? 's3' : 'upload');
       let source: BatchSource = { kind: 'upload' };
       if (archives.length === 1) source = await checkArchive(archives[0]);
       if (form.s3_uri) source = await checkS3Source(deps, dataset, form.s3_uri, form.assume_role);
@@ -59,7 +69,9 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
         uploads,
         archive: archives[0],
         autoReindex: form.auto_reindex,
-        folderLabels: form.labels_from === 'folder' ? { field: form.label_field ?? null } : null,
+        labels: form.labels_from
+          ? { from: form.labels_from, field: form.label_field ?? null, file: labelFiles[0] && (await fs.promises.readFile(labelFiles[0].path)) }
+          : null,
         hints: {
           batchNImages: form.batch_n_images,
           batchNVideos: form.batch_n_videos,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MAX_LABEL_LENGTH } from '../../lib/vql/parseVql';
+import { CONTROL_OR_LINE_BREAK } from '../../lib/labels/labelRule';
 
 export const datasetIdParams = z.object({ dataset_id: z.uuid('dataset_id must be a UUID') });
 
@@ -39,28 +40,34 @@ export const VQL_DESCRIPTION =
 /** The refusal of a map region drawn on an older layout of the map. */
 export const STALE_MAP_REGION: [409, string] = [409, 'A VQL map region of an older map layout (the map was laid out anew since)'];
 
-/** labels_from=folder and label_field, of process_files (query) and add_media (form): each file's folder as its label. */
+/** The largest labels file (a CSV or COCO file sent with labels_from=csv|coco). */
+export const MAX_LABELS_FILE_BYTES = 64 * 1024 * 1024;
+
+/** labels_from and label_field, of process_files (query) and add_media (form): each file's folder, CSV row or COCO image gives its label. */
 export const labelsFromFields = (when: string, fieldDefault: string) => ({
   labels_from: z
-    .enum(['folder'], { error: 'labels_from must be "folder"' })
+    .enum(['folder', 'csv', 'coco'], { error: 'labels_from must be "folder", "csv" or "coco"' })
     .optional()
-    .meta({ description: `folder: each file's parent folder name (cats for cats/1.jpg) is its label, ${when}` }),
+    .meta({
+      description:
+        `folder: each file's parent folder name (cats for cats/1.jpg) is its label; csv: the file part "labels", rows file,label[,split] (a header row ` +
+        'optional), a split column filling the split field; coco: the file part "labels", a COCO JSON whose images take the category most of their ' +
+        'annotations have. Rows name files by relative path (cats/0001.png), else by a base name one file has. A label is 1-100 characters of one ' +
+        `printable line, at most 1,000 classes; a row naming a file not sent refuses the request. Afterwards: ${when}`,
+    }),
   label_field: z
     .string({ error: 'label_field must be a single string' })
     .trim()
     .min(1, 'label_field must not be empty')
     .max(100, 'label_field is at most 100 characters')
     .optional()
-    .meta({ description: `The custom-metadata field the folder names go in (default ${fieldDefault}); needs labels_from=folder` }),
+    .meta({ description: `The custom-metadata field the labels go in (default ${fieldDefault}); needs labels_from` }),
 });
 
 /** label_field only goes with labels_from. */
 export const labelFieldNeedsLabelsFrom = (input: { labels_from?: string; label_field?: string }) =>
   input.label_field === undefined || input.labels_from !== undefined;
-export const LABEL_FIELD_ALONE = 'label_field needs labels_from=folder';
-
-/** C0 and C1 controls (U+0085 among them) and the line and paragraph separators YAML 1.1 readers break lines at. */
-const CONTROL_OR_LINE_BREAK = /[\p{Cc}\u2028\u2029]/u;
+export const LABEL_FIELD_ALONE = 'label_field needs labels_from (folder, csv or coco)';
 
 /** A label of the user's own, from any source (a fix, propagation): trimmed, 1-100 characters, one printable line. */
 export const labelText = (field: string) =>

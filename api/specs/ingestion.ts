@@ -64,8 +64,16 @@ export const ingestionRoutes = {
     auth: 'user',
     datasetState: 'service',
     request: { params: transactionParams },
-    handlerReads: { query: processFilesQuery },
+    handlerReads: { query: processFilesQuery, form: z.object({ labels: filePart.optional().meta({ description: 'With labels_from=csv or coco: the .csv (file,label[,split]) or COCO .json naming the uploaded files' }) }) },
     responses: { 202: { description: 'Started', schema: startedTask } },
-    errors: [[400, 'No uploaded files, already processing, or a bad labels_from / label_field (or no file sent from a folder)'], 403, 404],
+    errors: [
+      [
+        400,
+        'No uploaded files, already processing, or a bad labels_from / label_field / labels file (no file sent from a folder, a labels file naming files not uploaded, a label breaking the label rule, more than 1,000 classes)',
+      ],
+      403,
+      404,
+      413,
+    ],
   }),
 };

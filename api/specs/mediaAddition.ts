@@ -44,12 +44,16 @@ export const mediaAdditionRoutes = {
       form: z.object({
         files: z.array(filePart).optional(),
         archive: filePart.optional().meta({ description: '.zip, .tar or .tar.gz' }),
+        labels: filePart.optional().meta({ description: 'With labels_from=csv or coco: the .csv (file,label[,split]) or COCO .json naming the uploaded files' }),
         ...addMediaFields.shape,
       }),
     },
     responses: { 202: { description: 'Accepted (empty body)' } },
     errors: [
-      [400, 'Invalid parameters, source or embedding configuration, or a bad labels_from / label_field (another field than the declared label field, or no uploaded file sent from a folder)'],
+      [
+        400,
+        'Invalid parameters, source or embedding configuration, or a bad labels_from / label_field / labels file (another field than the declared label field, no uploaded file sent from a folder, a labels file naming files not sent, a label breaking the label rule, more than 1,000 classes)',
+      ],
       [403, "Feature disabled, no write access, or an s3_uri, manifest entry or assume_role the dataset's organization may not use"],
       [404, 'Dataset not found'],
       [409, `Status not READY or PARTIAL INDEX, or ${running}`],

@@ -1,5 +1,6 @@
 import type { Db } from '../connection';
 import type { MediaKind } from '../../lib/media/mediaTypes';
+import type { FileLabel, LabelsFrom } from '../../lib/labels/labelFile';
 import { inRange, planIdChunks, type IdRange } from './chunks';
 
 export interface UploadTransaction {
@@ -15,6 +16,16 @@ export interface UploadedFileRecord {
   size: number;
   /** The folder it was sent from (`cats` for `cats/1.jpg`); a label with labels_from=folder. */
   folder?: string | null;
+  /** Its label and split from the request's labels (a folder, a CSV or COCO row), written into the transaction's fields. */
+  label?: string | null;
+  split?: string | null;
+}
+
+/** Where a transaction's labels come from and the custom-metadata fields its files' labels and splits go in. */
+export interface TransactionLabels {
+  labelsFrom: LabelsFrom;
+  labelField: string;
+  splitField: string | null;
 }
 
 /** A transaction collecting files: OPEN for creation uploads, PROCESSING at once for an add_media batch. */
@@ -23,9 +34,9 @@ export async function openUploadTransaction(
   datasetId: string,
   userId: string,
   status: UploadTransaction['status'] = 'OPEN',
-  labelField: string | null = null,
+  labels: TransactionLabels | null = null,
 ): Promise<number> {
-  const [row] = await db('upload_transactions').insert({ dataset_id: datasetId, created_by: userId, status, label_field: labelField }).returning('id');
+  const [row] = await db('upload_transactions').insert({ dataset_id: datasetId, created_by: userId, status, ...labelColumns(labels) }).returning('id');
   return Number(row.id);
 }
 
@@ -66,10 +77,12 @@ export async function recordUploadedFiles(db: Db, datasetId: string, transaction
         blob_sha256: file.sha256,
         size_bytes: file.size,
         folder: file.folder ?? null,
+        label: file.label ?? null,
+        split: file.split ?? null,
       })),
     )
     .onConflict(['transaction_id', 'file_name'])
-    .merge(['media_kind', 'blob_sha256', 'size_bytes', 'folder', 'created_at']);
+    .merge(['media_kind', 'blob_sha256', 'size_bytes', 'folder', 'label', 'split', 'created_at']);
 }
 
 export async function countUploadedFiles(db: Db, transactionId: number): Promise<number> {
@@ -84,8 +97,12 @@ export interface UploadedFile {
   blob_sha256: string;
   size_bytes: string;
   folder: string | null;
-  /** The custom-metadata field its folder goes in (its transaction's labels_from=folder), or null. */
+  /** Its label and split (from its folder, a CSV or a COCO file), or null. */
+  label: string | null;
+  split: string | null;
+  /** The custom-metadata fields its label and split go in (its transaction's labels_from), or null. */
   label_field: string | null;
+  split_field: string | null;
 }
 
 export async function recordedFileNames(db: Db, transactionId: number): Promise<Set<string>> {
@@ -129,28 +146,58 @@ export function planFileChunks(db: Db, files: FileSelection, after: string | nul
 export async function chunkFiles(db: Db, files: FileSelection, chunk: IdRange): Promise<UploadedFile[]> {
   return inRange(selectedFiles(db, files), 'f.id', chunk)
     .orderBy('f.id')
-    .select('f.*', db('upload_transactions as lt').whereRaw('lt.id = f.transaction_id').select('lt.label_field').as('label_field'));
+    .select(
+      'f.*',
+      db('upload_transactions as lt').whereRaw('lt.id = f.transaction_id').select('lt.label_field').as('label_field'),
+      db('upload_transactions as st').whereRaw('st.id = f.transaction_id').select('st.split_field').as('split_field'),
+    );
 }
 
 export async function hasPendingUploads(db: Db, datasetId: string): Promise<boolean> {
   return Boolean(await pendingUploadsQuery(db, datasetId).first('f.id'));
 }
 
-/** Claims an open creation transaction for processing (with the field its files' folders go in, or null); false when it was not open any more. */
-export async function startProcessingTransaction(db: Db, transactionId: number, labelField: string | null = null): Promise<boolean> {
-  return (await db('upload_transactions').where({ id: transactionId, status: 'OPEN' }).update({ status: 'PROCESSING', label_field: labelField })) === 1;
+function labelColumns(labels: TransactionLabels | null) {
+  return { labels_from: labels?.labelsFrom ?? null, label_field: labels?.labelField ?? null, split_field: labels?.splitField ?? null };
 }
 
-/** How many files of the transaction were sent from a folder. */
-export async function countFilesWithFolder(db: Db, transactionId: number): Promise<number> {
-  const [{ count }] = await db('uploaded_files').where({ transaction_id: transactionId }).whereNotNull('folder').count({ count: '*' });
-  return Number(count);
+/** Claims an open creation transaction for processing (with where its labels come from, or null); false when it was not open any more. */
+export async function startProcessingTransaction(db: Db, transactionId: number, labels: TransactionLabels | null = null): Promise<boolean> {
+  return (await db('upload_transactions').where({ id: transactionId, status: 'OPEN' }).update({ status: 'PROCESSING', ...labelColumns(labels) })) === 1;
 }
 
-/** The field a transaction (creation or add_media batch) records its files' folders in, or null. */
-export async function transactionLabelField(db: Db, transactionId: number): Promise<string | null> {
-  const row = await db('upload_transactions').where({ id: transactionId }).first('label_field');
-  return row?.label_field ?? null;
+/** Each folder the transaction's files were sent from, with one file sent from it (to name in a refusal). */
+export async function transactionFolders(db: Db, transactionId: number): Promise<Array<{ fileName: string; folder: string }>> {
+  const rows: Array<{ file_name: string; folder: string }> = await db('uploaded_files')
+    .where({ transaction_id: transactionId })
+    .whereNotNull('folder')
+    .groupBy('folder')
+    .select('folder', db.raw('min(file_name) AS file_name'));
+  return rows.map((row) => ({ fileName: row.file_name, folder: row.folder }));
+}
+
+/** Gives the transaction's files their labels and splits: one statement, so a refused request writes none. */
+export async function setUploadedFileLabels(db: Db, transactionId: number, labels: FileLabel[]): Promise<void> {
+  await db('uploaded_files').where({ transaction_id: transactionId }).update({ label: null, split: null });
+  if (labels.length === 0) return;
+  await db.raw(
+    `UPDATE uploaded_files f SET label = l.label, split = l.split
+       FROM jsonb_to_recordset(?::jsonb) AS l("fileName" text, label text, split text)
+      WHERE f.transaction_id = ? AND f.file_name = l."fileName"`,
+    [JSON.stringify(labels), transactionId],
+  );
+}
+
+/** Gives each of the transaction's files its folder as its label (labels_from=folder). */
+export async function labelFilesByFolder(db: Db, transactionId: number): Promise<void> {
+  await db('uploaded_files').where({ transaction_id: transactionId }).update({ label: db.ref('folder'), split: null });
+}
+
+/** Where a transaction's labels come from (creation or add_media batch) and the fields they go in, or null without labels. */
+export async function transactionLabels(db: Db, transactionId: number): Promise<TransactionLabels | null> {
+  const row = await db('upload_transactions').where({ id: transactionId }).first('labels_from', 'label_field', 'split_field');
+  if (!row?.label_field) return null;
+  return { labelsFrom: row.labels_from ?? 'folder', labelField: row.label_field, splitField: row.split_field ?? null };
 }
 
 export async function reopenTransaction(db: Db, transactionId: number): Promise<void> {

@@ -65,12 +65,12 @@ describe('labels from folders at creation', () => {
     const foldered = await uploaded('folders', fixture.files.slice(0, 3), true);
     const before = await databaseFingerprint(stack.deps.db);
     const refusals: Array<[{ datasetId: string; transId: number }, string, string]> = [
-      [foldered, 'labels_from=file', 'labels_from must be "folder"'],
-      [foldered, 'labels_from=folder&labels_from=folder', 'labels_from must be "folder"'],
-      [foldered, 'label_field=category', 'label_field needs labels_from=folder'],
+      [foldered, 'labels_from=file', 'labels_from must be "folder", "csv" or "coco"'],
+      [foldered, 'labels_from=folder&labels_from=folder', 'labels_from must be "folder", "csv" or "coco"'],
+      [foldered, 'label_field=category', 'label_field needs labels_from (folder, csv or coco)'],
       [foldered, 'labels_from=folder&label_field=%20', 'label_field must not be empty'],
       [foldered, `labels_from=folder&label_field=${'x'.repeat(101)}`, 'label_field is at most 100 characters'],
-      [flat, 'labels_from=folder', `labels_from=folder: no file of transaction ${flat.transId} was sent with a folder in its name (such as cats/1.jpg)`],
+      [flat, 'labels_from=folder', 'labels_from=folder: no file was sent with a folder in its name (such as cats/1.jpg)'],
     ];
     for (const [{ datasetId, transId }, query, detail] of refusals) {
       const response = await stack.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}?${query}`).expect(400);

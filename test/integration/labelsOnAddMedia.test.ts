@@ -84,11 +84,11 @@ describe('labels from folders on add_media', () => {
     const files = batch(UNLABELLED, 2);
     const before = await databaseFingerprint(stack.deps.db);
     const refusals: Array<[ReturnType<typeof addMedia>, string]> = [
-      [withFiles(addMedia(), files).field('labels_from', 'file'), 'labels_from must be "folder"'],
-      [withFiles(addMedia(), files).field('label_field', 'category'), 'label_field needs labels_from=folder'],
+      [withFiles(addMedia(), files).field('labels_from', 'file'), 'labels_from must be "folder", "csv" or "coco"'],
+      [withFiles(addMedia(), files).field('label_field', 'category'), 'label_field needs labels_from (folder, csv or coco)'],
       [withFiles(addMedia(), files).field('labels_from', 'folder').field('label_field', ' '), 'label_field must not be empty'],
       [withFiles(addMedia(), files).field('labels_from', 'folder').field('label_field', 'x'.repeat(101)), 'label_field is at most 100 characters'],
-      [withFiles(addMedia(), files, false).field('labels_from', 'folder'), 'labels_from=folder: no uploaded file was sent with a folder in its name (such as cats/1.jpg)'],
+      [withFiles(addMedia(), files, false).field('labels_from', 'folder'), 'labels_from=folder: no file was sent with a folder in its name (such as cats/1.jpg)'],
     ];
     for (const [request, detail] of refusals) expect((await request.expect(400)).body).toEqual({ detail });
     expect(await databaseFingerprint(stack.deps.db)).toEqual(before);

@@ -1331,9 +1331,9 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description folder: each file's parent folder name (cats for cats/1.jpg) is its label, checked at the end of indexing */
-                    labels_from?: "folder";
-                    /** @description The custom-metadata field the folder names go in (default label); needs labels_from=folder */
+                    /** @description folder: each file's parent folder name (cats for cats/1.jpg) is its label; csv: the file part "labels", rows file,label[,split] (a header row optional), a split column filling the split field; coco: the file part "labels", a COCO JSON whose images take the category most of their annotations have. Rows name files by relative path (cats/0001.png), else by a base name one file has. A label is 1-100 characters of one printable line, at most 1,000 classes; a row naming a file not sent refuses the request. Afterwards: checked at the end of indexing */
+                    labels_from?: "folder" | "csv" | "coco";
+                    /** @description The custom-metadata field the labels go in (default label); needs labels_from */
                     label_field?: string;
                 };
                 header?: never;
@@ -1343,7 +1343,17 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody?: {
+                content: {
+                    "multipart/form-data": {
+                        /**
+                         * Format: binary
+                         * @description With labels_from=csv or coco: the .csv (file,label[,split]) or COCO .json naming the uploaded files
+                         */
+                        labels?: string;
+                    };
+                };
+            };
             responses: {
                 /** @description Started */
                 202: {
@@ -1357,7 +1367,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description No uploaded files, already processing, or a bad labels_from / label_field (or no file sent from a folder) */
+                /** @description No uploaded files, already processing, or a bad labels_from / label_field / labels file (no file sent from a folder, a labels file naming files not uploaded, a label breaking the label rule, more than 1,000 classes) */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1386,6 +1396,15 @@ export interface paths {
                 };
                 /** @description Not found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Too large */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3199,8 +3218,8 @@ export interface paths {
                 query?: {
                     /** @description Clustering threshold whose clusters colour the map */
                     threshold?: number;
-                    offset?: number;
-                    limit?: number;
+                    offset?: string;
+                    limit?: string;
                 };
                 header?: never;
                 path: {
@@ -5736,7 +5755,7 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "multipart/form-data": {
                         files?: string[];
@@ -5745,6 +5764,11 @@ export interface paths {
                          * @description .zip, .tar or .tar.gz
                          */
                         archive?: string;
+                        /**
+                         * Format: binary
+                         * @description With labels_from=csv or coco: the .csv (file,label[,split]) or COCO .json naming the uploaded files
+                         */
+                        labels?: string;
                         /** @description s3://bucket/folder/ or s3://bucket/manifest.csv|.parquet|.txt, within what S3_SOURCE_POLICY allows the dataset's organization (else 403, as for a manifest entry outside it) */
                         s3_uri?: string;
                         /** @enum {string} */
@@ -5757,11 +5781,11 @@ export interface paths {
                         /** @enum {string} */
                         use_spot?: "0" | "1" | "true" | "false";
                         /**
-                         * @description folder: each file's parent folder name (cats for cats/1.jpg) is its label, the label check running again as part of the batch (files, archive members and S3 keys alike; one at the source's top has none)
+                         * @description folder: each file's parent folder name (cats for cats/1.jpg) is its label; csv: the file part "labels", rows file,label[,split] (a header row optional), a split column filling the split field; coco: the file part "labels", a COCO JSON whose images take the category most of their annotations have. Rows name files by relative path (cats/0001.png), else by a base name one file has. A label is 1-100 characters of one printable line, at most 1,000 classes; a row naming a file not sent refuses the request. Afterwards: the label check running again as part of the batch (files, archive members and S3 keys alike; one at the source's top has none)
                          * @enum {string}
                          */
-                        labels_from?: "folder";
-                        /** @description The custom-metadata field the folder names go in (default the label field the dataset declared, else label; another field than the declared one is a 400); needs labels_from=folder */
+                        labels_from?: "folder" | "csv" | "coco";
+                        /** @description The custom-metadata field the labels go in (default the label field the dataset declared, else label; another field than the declared one is a 400); needs labels_from */
                         label_field?: string;
                     };
                 };
@@ -5774,7 +5798,7 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Invalid parameters, source or embedding configuration, or a bad labels_from / label_field (another field than the declared label field, or no uploaded file sent from a folder) */
+                /** @description Invalid parameters, source or embedding configuration, or a bad labels_from / label_field / labels file (another field than the declared label field, no uploaded file sent from a folder, a labels file naming files not sent, a label breaking the label rule, more than 1,000 classes) */
                 400: {
                     headers: {
                         [name: string]: unknown;
