@@ -89,6 +89,20 @@ describe('labels from a CSV or a COCO file', () => {
     expect(await databaseFingerprint(stack.deps.db)).toEqual(before);
   });
 
+  it('holds folder labels to the same rule: a folder over 100 characters is a 400, changing nothing', async () => {
+    const created = await newDatasetWithTransaction(stack, 'long folder');
+    const folder = 'x'.repeat(101);
+    await stack.request
+      .post(`/api/v1/ingestion/${created.datasetId}/data_files/${created.transId}`)
+      .attach('files', path.join(dir, rows[0].file_name), { filepath: `${folder}/${rows[0].file_name}` } as { filename?: string })
+      .expect(202);
+    const before = await databaseFingerprint(stack.deps.db);
+    expect((await processFiles(created, 'labels_from=folder').expect(400)).body).toEqual({
+      detail: `The folder (its label) of ${folder}/${rows[0].file_name} is longer than 100 characters ("${folder}"): a label is 1-100 characters of one printable line`,
+    });
+    expect(await databaseFingerprint(stack.deps.db)).toEqual(before);
+  });
+
   let datasetId: string;
 
   it('labels every file from a CSV at creation, by path or base name, its split column the split field', async () => {
