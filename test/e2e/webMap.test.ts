@@ -97,6 +97,37 @@ describe('web app: dataset map', () => {
     expect(web.pageErrors).toEqual([]);
   });
 
+  it('a lasso that ends where it began, on a point, selects what it encloses, not the point under its end (issue 51)', async () => {
+    const { request } = web.stack;
+    const summary = (await request.get(`/api/v1/dataset/${datasetId}/map`).expect(200)).body as { layout_id: string; count: number };
+    const points = await mapPage(request.get(`/api/v1/dataset/${datasetId}/map/points`));
+    const rightmost = [...points.x.keys()].reduce((best, i) => (points.x[i] > points.x[best] ? i : best), 0);
+    const enclosed = [...points.x.keys()].filter((i) => points.x[i] < points.x[rightmost] - 0.05);
+    const page = web.page;
+    await page.goto(`/datasets/${datasetId}/map`);
+    await page.locator(`.map-frame[data-state="drawn"][data-points="${summary.count}"]`).waitFor();
+    await page.getByRole('radio', { name: 'Lasso' }).check();
+    const canvas = page.getByRole('img', { name: /^Map of/ });
+    await canvas.scrollIntoViewIfNeeded();
+    const box = (await canvas.boundingBox())!;
+    const toScreen = (x: number, y: number): [number, number] => [box.x + box.width / 2 + (x * box.height) / 2, box.y + box.height / 2 - (y * box.height) / 2];
+    // From the rightmost point round every other one and back onto it: mouse down and up on a point, as a curator closes a loop.
+    const start = toScreen(points.x[rightmost], points.y[rightmost]);
+    const edge = toScreen(points.x[rightmost] - 0.05, 0)[0];
+    const loop: Array<[number, number]> = [start, [edge, start[1]], [edge, box.y + 4], [box.x + 4, box.y + 4], [box.x + 4, box.y + box.height - 4], [edge, box.y + box.height - 4], [edge, start[1]], start];
+    await page.mouse.move(...start);
+    await page.mouse.down();
+    for (let c = 1; c < loop.length; c++) await page.mouse.move(...loop[c], { steps: 15 });
+    await page.mouse.up();
+    const size = page.getByTestId('selection-size');
+    await expectText(size, /lassoed images? selected$/);
+    const selected = Number((await size.textContent())!.replace(/[^\d]/g, ''));
+    // Every enclosed point; the one under the loop's end lies on its edge, either way.
+    expect(selected).toBeGreaterThanOrEqual(enclosed.length);
+    expect(selected).toBeLessThanOrEqual(enclosed.length + 1);
+    expect(web.pageErrors).toEqual([]);
+  });
+
   it('draws an even sample of a big map while it moves (a drag, the wheel) and every point at rest, keeping the selection', async () => {
     const n = 25_000;
     // Seeded straight in Postgres (as bench:web-map does), on a connection without the API's statement timeout.

@@ -19,13 +19,15 @@ const pointSizeFor = (count: number) => (count < 1_000 ? 8 : count < 100_000 ? 4
  * point again: a software WebGL draws a million points a few times a second, too slowly to follow the mouse.
  */
 const MOVING_REST_MS = 200;
+/** A press that moves farther than this is a drag (regl-scatterplot's lassoMinDist is 3 px). */
+const LASSO_CLICK_PX = 3;
 const firstIndexes = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /**
  * The points drawn with WebGL (regl-scatterplot): drag pans, the wheel zooms, and in lasso mode (or
  * with Shift held) a drag draws a lasso: `onLasso` receives its polygon in the points' coordinates,
- * and the page answers with the points to show selected (`selected`). A click on a point gives
- * `onSelect` its index. The
+ * and the page answers with the points to show selected (`selected`), even when the lasso ends on a
+ * point. A click on a point gives `onSelect` its index. The
  * frame's data-points says how many points are drawn and data-state whether they are all of them
  * (`drawn`) or the first page while the rest loads (`partial`).
  */
@@ -79,6 +81,27 @@ export function MapCanvas({
       lassoing = false;
       lassoed.current(coordinates as unknown as Array<[number, number]>);
     });
+    // A lasso closed where it began also makes a click (down and up a few pixels apart), which regl-scatterplot
+    // answers by selecting the point under it: that click ends the lasso, so it never reaches the canvas.
+    // Told by the pointer itself, since the library's events arrive later than the click.
+    let lassoDrag = false;
+    let from = [0, 0];
+    const pressAnew = (event: PointerEvent) => {
+      lassoDrag = false;
+      from = [event.clientX, event.clientY];
+    };
+    const drag = (event: PointerEvent) => {
+      if (lassoDrag || event.buttons !== 1 || !(event.shiftKey || scatterplot.get('mouseMode') === 'lasso')) return;
+      lassoDrag = Math.hypot(event.clientX - from[0], event.clientY - from[1]) > LASSO_CLICK_PX;
+    };
+    const swallowLassoClick = (event: MouseEvent) => {
+      if (lassoDrag) event.stopPropagation();
+      lassoDrag = false;
+    };
+    const outer = frame.current!;
+    outer.addEventListener('pointerdown', pressAnew, true);
+    window.addEventListener('pointermove', drag, { passive: true });
+    outer.addEventListener('click', swallowLassoClick, true);
     scatterplot.subscribe('select', ({ points: indices }) => lassoing || select.current(indices));
     scatterplot.subscribe('deselect', () => select.current([]));
     plot.current = scatterplot;
@@ -124,6 +147,9 @@ export function MapCanvas({
       target.removeEventListener('pointerdown', press);
       window.removeEventListener('pointerup', release);
       target.removeEventListener('wheel', move);
+      outer.removeEventListener('pointerdown', pressAnew, true);
+      window.removeEventListener('pointermove', drag);
+      outer.removeEventListener('click', swallowLassoClick, true);
       plot.current = null;
       drawn.current = 0;
       scatterplot.destroy();
