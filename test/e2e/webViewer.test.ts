@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
 import { seedSyntheticDataset } from '../../scripts/bench/syntheticDataset';
 import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
@@ -95,6 +96,40 @@ describe('web app curation', () => {
       expect(await viewer.getByTestId('viewer-facts').textContent()).toMatch(/Size\d[\d.]* (KB|MB)Resolution\d+ × \d+CaptionnoneClassnoneHistoryModel labelsnoneTagsnoneIssues/);
     }
   }, 120_000);
+
+  it('fits a tiny image to the whole stage, square-pixelled, and zooms beyond it (issue 51)', async () => {
+    const { page } = web;
+    // Every full-size file is a 28 × 28 image (as Fashion-MNIST's are), its thumbnail the real one.
+    const tiny = await sharp({ create: { width: 28, height: 28, channels: 3, background: '#808080' } }).png().toBuffer();
+    await page.route(/\/api\/v1\/media\/[^/]+\/file\?/, (route) => route.fulfill({ contentType: 'image/png', body: tiny }));
+    try {
+      await page.goto(`/datasets/${datasetId}/explore`);
+      await waitForLoadedImages(page);
+      await page.locator('ul[aria-label="Clusters"] button.thumb').first().click();
+      const image = page.getByTestId('viewer-image');
+      await page.waitForFunction('document.querySelector(\'[data-testid="viewer-image"]\').naturalWidth === 28');
+      // The size drawn: object-fit contain within the element's box, then the zoom's scale.
+      const drawn = () =>
+        image.evaluate((img: HTMLImageElement) => {
+          const fit = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
+          return { width: img.naturalWidth * fit * Number(img.dataset.zoom), stage: img.parentElement!.getBoundingClientRect(), rendering: getComputedStyle(img).imageRendering };
+        });
+      await page.waitForFunction('document.querySelector(\'[data-testid="viewer-image"]\').classList.contains("pixelated")');
+      const fitted = await drawn();
+      expect(fitted.width).toBeCloseTo(Math.min(fitted.stage.width, fitted.stage.height), 0);
+      expect(fitted.width).toBeGreaterThan(300);
+      expect(fitted.rendering).toBe('pixelated');
+      for (let i = 0; i < 6; i++) await page.keyboard.press('+');
+      expect(await image.getAttribute('data-zoom')).toBe('8');
+      expect((await drawn()).width).toBeCloseTo(fitted.width * 8, 0);
+      await web.screenshot('viewer-tiny-image');
+      await page.keyboard.press('Escape');
+      await page.locator('dialog.viewer').waitFor({ state: 'detached' });
+    } finally {
+      await page.unroute(/\/api\/v1\/media\/[^/]+\/file\?/);
+    }
+    expect(web.pageErrors).toEqual([]);
+  });
 
   it('goes on from the last image of a page of results into the next page, and back', async () => {
     const { page } = web;

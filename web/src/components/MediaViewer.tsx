@@ -1,4 +1,4 @@
-import { useEffect, useState, type PointerEvent, type ReactNode, type WheelEvent } from 'react';
+import { useEffect, useRef, useState, type PointerEvent, type ReactNode, type WheelEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { Dialog } from './Dialog';
@@ -14,7 +14,10 @@ export interface ViewerItem {
   caption: string | null;
 }
 
+/** Zooms beyond the fit, which fills the stage whatever the image's own size (a 28 px image too). */
 const ZOOMS = [1, 1.5, 2, 3, 4, 6, 8];
+/** Enlarged this many times or more, an image is drawn with square pixels, not blurred. */
+const PIXELATED_FROM = 3;
 const PAN_STEP = 60;
 
 /** Pages of items beyond `items`: next past the last item (previous before the first) loads the next (previous) page. */
@@ -49,6 +52,17 @@ export function MediaViewer<Item extends ViewerItem>({
   const [pan, setPan] = useState({ x: 0, y: 0 });
   const [drag, setDrag] = useState<{ x: number; y: number } | undefined>();
   const scale = ZOOMS[zoom];
+  const stage = useRef<HTMLDivElement>(null);
+  const [stageSize, setStageSize] = useState<{ width: number; height: number }>();
+  const [natural, setNatural] = useState<{ src: string; width: number; height: number }>();
+  useEffect(() => {
+    const element = stage.current!;
+    const observer = new ResizeObserver(() => setStageSize({ width: element.clientWidth, height: element.clientHeight }));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  // How many times its own size the image is drawn: the fit (which may enlarge it) times the zoom.
+  const shown = natural?.src === item.media_uri && stageSize ? Math.min(stageSize.width / natural.width, stageSize.height / natural.height) * scale : undefined;
   const zoomTo = (next: number) => {
     const clamped = Math.min(Math.max(next, 0), ZOOMS.length - 1);
     setZoom(clamped);
@@ -92,6 +106,7 @@ export function MediaViewer<Item extends ViewerItem>({
     <Dialog title={item.file_name} onClose={onClose} className="viewer">
       <div className="viewer-body">
         <div
+          ref={stage}
           className={`viewer-stage${scale > 1 ? ' zoomed' : ''}`}
           onWheel={onWheel}
           onPointerDown={(event) => scale > 1 && setDrag({ x: event.clientX, y: event.clientY })}
@@ -105,6 +120,8 @@ export function MediaViewer<Item extends ViewerItem>({
             draggable={false}
             data-testid="viewer-image"
             data-zoom={scale}
+            className={shown !== undefined && shown >= PIXELATED_FROM ? 'pixelated' : undefined}
+            onLoad={(event) => setNatural({ src: item.media_uri, width: event.currentTarget.naturalWidth, height: event.currentTarget.naturalHeight })}
             style={{ transform: `translate(${pan.x}px, ${pan.y}px) scale(${scale})` }}
           />
         </div>
