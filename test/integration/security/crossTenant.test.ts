@@ -308,10 +308,13 @@ for (const route of API_ROUTES.filter((spec) => paramNames(spec.path).length > 0
     const problems: string[] = [];
     for (const [pass, ids] of passes) {
       for (const [mode, app] of apps) {
-        const url = fillPath(route.path, ids);
-        const response = await send(app, route.method, url, inputOf(route));
-        const problem = refusalProblem(response, ids.dataset_id === idsOfB.dataset_id && names.includes('dataset_id'));
-        if (problem) problems.push(`${mode}, ${pass}: ${route.method.toUpperCase()} ${url}: ${problem}`);
+        // The router matches paths in any letter case: the case-folded path must be refused the same way.
+        const folded = route.path.replace(/\/([a-z_-]+)(?=\/|$)/g, (_, word: string) => `/${word.toUpperCase()}`);
+        for (const sent of [fillPath(route.path, ids), fillPath(folded, ids)]) {
+          const response = await send(app, route.method, sent, inputOf(route));
+          const problem = refusalProblem(response, ids.dataset_id === idsOfB.dataset_id && names.includes('dataset_id'));
+          if (problem) problems.push(`${mode}, ${pass}: ${route.method.toUpperCase()} ${sent}: ${problem}`);
+        }
       }
     }
     expect(problems).toEqual([]);
