@@ -110,10 +110,11 @@ describe('web app curation', () => {
       await page.waitForFunction('document.querySelector(\'[data-testid="viewer-image"]\').naturalWidth === 28');
       // The size drawn: object-fit contain within the element's box, then the zoom's scale.
       const drawn = () =>
-        image.evaluate((img: HTMLImageElement) => {
+        page.evaluate(`(() => {
+          const img = document.querySelector('[data-testid="viewer-image"]');
           const fit = Math.min(img.clientWidth / img.naturalWidth, img.clientHeight / img.naturalHeight);
-          return { width: img.naturalWidth * fit * Number(img.dataset.zoom), stage: img.parentElement!.getBoundingClientRect(), rendering: getComputedStyle(img).imageRendering };
-        });
+          return { width: img.naturalWidth * fit * Number(img.dataset.zoom), stage: img.parentElement.getBoundingClientRect().toJSON(), rendering: getComputedStyle(img).imageRendering };
+        })()`) as Promise<{ width: number; stage: { width: number; height: number }; rendering: string }>;
       await page.waitForFunction('document.querySelector(\'[data-testid="viewer-image"]\').classList.contains("pixelated")');
       const fitted = await drawn();
       expect(fitted.width).toBeCloseTo(Math.min(fitted.stage.width, fitted.stage.height), 0);
