@@ -75,6 +75,29 @@ def test_create_labels_from_folders_checks_them_while_indexing(client: Client, t
     assert sorted((entry["label"], entry["count"]) for entry in report["classes"]) == [("portraits", 2), ("space", 2)]
 
 
+def test_create_labels_from_a_csv_names_files_by_path_or_base_name(client: Client, tmp_path: Path) -> None:
+    photos = tmp_path / "photos"
+    for folder, names in {"a": ("grace_hopper.jpg", "astronaut.jpg"), "b": ("hubble_deep_field.jpg", "rocket.jpg")}.items():
+        (photos / folder).mkdir(parents=True)
+        for number, name in enumerate(names, 1):
+            shutil.copy(PHOTOS / name, photos / folder / f"{folder}{number}.jpg")
+    labels = tmp_path / "labels.csv"
+    labels.write_text("file,label,split\na/a1.jpg,portrait,train\na2.jpg,portrait,test\nb/b1.jpg,space,train\nb2.jpg,space,test\n")
+    created = mds("create", unique("cli-csv"), str(photos), "--labels-from", "csv", "--labels", str(labels), "--wait", "--no-progress")
+    assert created.returncode == 0, created.stderr
+    dataset_id = created.stdout.strip()
+    classes = client.request("GET", f"/dataset/{dataset_id}/classes")
+    assert (classes["label_field"], classes["split_field"], classes["unlabelled"]) == ("label", "split", 0)
+    assert sorted((entry["label"], entry["count"]) for entry in classes["classes"]) == [("portrait", 2), ("space", 2)]
+
+    # A row naming a file not sent: the API's 400 in one line, nothing indexed.
+    labels.write_text("file,label\nmissing.jpg,portrait\n")
+    refused = mds("create", unique("cli-csv-bad"), str(photos), "--labels-from", "csv", "--labels", str(labels), "--no-progress")
+    assert refused.returncode != 0 and "names files that were not uploaded: missing.jpg" in refused.stderr
+    alone = mds("create", unique("cli-csv-alone"), str(photos), "--labels-from", "csv", "--no-progress")
+    assert alone.returncode != 0 and "--labels FILE goes with --labels-from csv or coco" in alone.stderr
+
+
 def test_add_prints_the_task_id_once_the_batch_completes(client: Client, folder: Path) -> None:
     dataset = client.create_dataset(unique("cli-add"), [PHOTOS / "rocket.jpg"], wait=True, timeout=300)
     added = mds("add", str(dataset.id), str(folder), "--auto-reindex", "--no-progress")

@@ -81,7 +81,14 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument(
         "--labels-from-folders", action="store_true", help="each file's folder is its label (cats/1.jpg: cats), checked for mislabels while indexing"
     )
-    create.add_argument("--label-field", default="label", help="the custom-metadata field the folder labels go in (default: label)")
+    create.add_argument("--label-field", default="label", help="the custom-metadata field the labels go in (default: label)")
+    create.add_argument(
+        "--labels-from",
+        choices=("folder", "csv", "coco"),
+        default=None,
+        help="where labels come from: folder (as --labels-from-folders), or csv / coco with --labels FILE",
+    )
+    create.add_argument("--labels", metavar="FILE", default=None, help="a CSV of file,label[,split] rows or a COCO JSON naming the files by path or base name")
 
     add = command("add", run_add, "add media to an indexed dataset; prints the task's id")
     add.add_argument("dataset")
@@ -214,7 +221,18 @@ def note(text: str) -> None:
 
 def run_create(client: Client, args: argparse.Namespace) -> int:
     source: Any = args.source[0] if len(args.source) == 1 else args.source
-    dataset = client.create_dataset(args.name, source, wait=args.wait, labels_from_folders=args.labels_from_folders, label_field=args.label_field)
+    from_folders = args.labels_from_folders or args.labels_from == "folder"
+    if (args.labels is None) != (args.labels_from in (None, "folder")):
+        raise MdsError("--labels FILE goes with --labels-from csv or coco")
+    dataset = client.create_dataset(
+        args.name,
+        source,
+        wait=args.wait,
+        labels_from_folders=from_folders,
+        label_field=args.label_field,
+        labels_file=args.labels,
+        labels_from=None if from_folders else args.labels_from,
+    )
     say(str(dataset.id))
     return 0
 

@@ -306,27 +306,53 @@ class Client(CurationCalls):
         timeout: Optional[float] = None,
         labels_from_folders: bool = False,
         label_field: str = "label",
+        labels_file: Optional[Union[str, "os.PathLike[str]"]] = None,
+        labels_from: Optional[str] = None,
     ) -> Dataset:
         """A dataset from a folder (its media files, recursively), a list of files, or a .zip/.tar archive.
 
         Uploads in batches with a progress bar, starts indexing (a DATASET_CREATION task) and, with
         ``wait``, follows the task to its end (``TaskFailed`` unless it completes). With
         ``labels_from_folders`` each file's folder (``cats`` for ``cats/1.jpg``) becomes its label in the
-        custom-metadata field ``label_field``, checked for likely mislabels as part of indexing.
+        custom-metadata field ``label_field``, checked for likely mislabels as part of indexing. With
+        ``labels_file`` the labels come from a CSV of ``file,label[,split]`` rows or a COCO JSON file
+        (``labels_from`` "csv" or "coco", by default from its extension), its rows naming the files by their
+        path below the folder (``cats/0001.png``) or a base name only one file has.
         """
+        if labels_file is not None and labels_from_folders:
+            raise MdsError("Give labels_file or labels_from_folders, not both")
+        if labels_file is not None and labels_from is None:
+            labels_from = "coco" if str(labels_file).lower().endswith(".json") else "csv"
+        if labels_from not in (None, "csv", "coco"):
+            raise MdsError(f"labels_from must be csv or coco (got {labels_from})")
         path = Path(source) if isinstance(source, (str, os.PathLike)) else None
         if path is not None and path.is_file() and is_archive(path) and not is_media(path):
             with extracted(path) as folder:
                 return self.create_dataset(
-                    name, folder, wait=wait, progress=progress, timeout=timeout, labels_from_folders=labels_from_folders, label_field=label_field
+                    name,
+                    folder,
+                    wait=wait,
+                    progress=progress,
+                    timeout=timeout,
+                    labels_from_folders=labels_from_folders,
+                    label_field=label_field,
+                    labels_file=labels_file,
+                    labels_from=labels_from,
                 )
         files = media_files(source)
         names = sent_names(files, path if path is not None and path.is_dir() else None, labels_from_folders)
         dataset_id = NewDataset.model_validate(self.request("GET", "/ingestion/new_dataset", params={"dataset_name": name})).dataset_id
         trans_id = Transaction.model_validate(self.request("GET", f"/ingestion/{dataset_id}/data_files")).trans_id
         self.upload_files(dataset_id, trans_id, files, progress=progress, names=names)
-        params = {"labels_from": "folder", "label_field": label_field} if labels_from_folders else None
-        started = StartedTask.model_validate(self.request("POST", f"/ingestion/{dataset_id}/process_files/{trans_id}", params=params))
+        if labels_file is not None:
+            # The labels file goes with process_files, when every file it names has been uploaded (read whole: a retry sends it again).
+            parts = [("labels", (Path(labels_file).name, Path(labels_file).read_bytes(), "application/octet-stream"))]
+            params = {"labels_from": labels_from, "label_field": label_field}
+            body = self.request("POST", f"/ingestion/{dataset_id}/process_files/{trans_id}", params=params, files=parts)
+        else:
+            params = {"labels_from": "folder", "label_field": label_field} if labels_from_folders else None
+            body = self.request("POST", f"/ingestion/{dataset_id}/process_files/{trans_id}", params=params)
+        started = StartedTask.model_validate(body)
         if wait:
             self.wait_for_task(started.task_id, dataset_id, progress=progress, timeout=timeout)
         return self.dataset(dataset_id)
