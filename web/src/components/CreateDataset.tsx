@@ -27,6 +27,17 @@ type Phase =
 /** Statuses on which the API refuses a batch for something in it (a file type, a size, a malformed part). */
 const REFUSALS = new Set([400, 413, 422]);
 
+/** A labels file's format by its name: COCO for .json, else a CSV. */
+function labelsFileFormat(file: File): 'coco' | 'csv' {
+  return file.name.toLowerCase().endsWith('.json') ? 'coco' : 'csv';
+}
+
+function formWith(field: string, file: File): FormData {
+  const form = new FormData();
+  form.append(field, file);
+  return form;
+}
+
 /** Drop or pick images and videos, name the dataset, then the four ingestion steps with per-file progress. */
 export function CreateDataset() {
   const queryClient = useQueryClient();
@@ -37,6 +48,7 @@ export function CreateDataset() {
   const input = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement | null>(null);
   const [labelsFromFolders, setLabelsFromFolders] = useState(false);
+  const [labelsFile, setLabelsFile] = useState<File | null>(null);
   const busy = phase.kind === 'running';
   const fromFolders = files.some(({ file, state }) => state === 'waiting' && uploadName(file).includes('/'));
 
@@ -115,13 +127,18 @@ export function CreateDataset() {
         return;
       }
       setPhase({ kind: 'running', step: 'Starting the indexing…' });
-      const labelled = labelsFromFolders && fromFolders;
+      const labelsFrom = labelsFile ? labelsFileFormat(labelsFile) : labelsFromFolders && fromFolders ? 'folder' : undefined;
+      const labelled = labelsFrom !== undefined;
+      // A labels file goes with process_files, when every file it names is uploaded (the API matches its rows then).
+      const labelsPart = labelsFile && { body: {}, bodySerializer: () => formWith('labels', labelsFile) };
       const { task_id: taskId } = unwrap(
         await api.POST('/api/v1/ingestion/{dataset_id}/process_files/{transaction_id}', {
-          params: { path: { dataset_id: datasetId, transaction_id: transactionId }, query: labelled ? { labels_from: 'folder' } : {} },
+          params: { path: { dataset_id: datasetId, transaction_id: transactionId }, query: labelsFrom ? { labels_from: labelsFrom } : {} },
+          ...labelsPart,
         }),
       );
-      const message = `${uploaded} file${uploaded === 1 ? '' : 's'} uploaded; indexing started${labelled ? ', with each folder as its files\' label' : ''}.`;
+      const how = labelsFile ? `, labelled from ${labelsFile.name}` : labelled ? ', with each folder as its files\' label' : '';
+      const message = `${uploaded} file${uploaded === 1 ? '' : 's'} uploaded; indexing started${how}.`;
       setPhase({ kind: 'done', taskId, message, labelsOf: labelled ? datasetId : undefined });
     } catch (error) {
       setPhase({ kind: 'failed', error });
@@ -191,10 +208,30 @@ export function CreateDataset() {
         </div>
         <p>
           <label>
-            <input type="checkbox" checked={labelsFromFolders} onChange={(event) => setLabelsFromFolders(event.target.checked)} disabled={busy || !fromFolders} /> Use folders as
-            labels
+            <input
+              type="checkbox"
+              checked={labelsFromFolders && !labelsFile}
+              onChange={(event) => setLabelsFromFolders(event.target.checked)}
+              disabled={busy || !fromFolders || labelsFile !== null}
+            />{' '}
+            Use folders as labels
           </label>
-          {!fromFolders && <span className="muted"> (no file was picked from a folder: choose one with a sub-folder per class, such as cats/ and dogs/)</span>}
+          {labelsFile ? (
+            <span className="muted"> (the labels file gives the labels)</span>
+          ) : (
+            !fromFolders && <span className="muted"> (no file was picked from a folder: choose one with a sub-folder per class, such as cats/ and dogs/)</span>
+          )}
+        </p>
+        <p>
+          <label>
+            Labels file (CSV of file,label[,split] or COCO JSON){' '}
+            <input type="file" accept=".csv,.json" disabled={busy} onChange={(event) => setLabelsFile(event.target.files?.[0] ?? null)} />
+          </label>
+          {labelsFile && (
+            <button type="button" onClick={() => setLabelsFile(null)} disabled={busy}>
+              No labels file
+            </button>
+          )}
         </p>
         {files.length > 0 && (
           // A long list scrolls: focusable, so the keyboard can scroll it too.
