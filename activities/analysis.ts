@@ -12,6 +12,8 @@ import { placeFromNeighbours, type Neighbour } from '../lib/map/placeFromNeighbo
 import { neighbourStats, scoreNeighbours, type NeighbourItem, type NeighbourStats } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { addBatchAnalysis, mapPointSlices, replaceAnalysis } from '../services/analysisResults';
+import { tierDuplicatePairs } from '../services/duplicateTiers';
+import type { ObjectStore } from '../lib/storage/objectStore';
 import { createProgressReporter, type TaskRef } from './progress';
 import { storedVectors, vectorNeighbours } from './vectorNeighbours';
 import { heartbeating } from './liveness';
@@ -25,8 +27,10 @@ export const GRAPH_K = 10;
  * places a batch of added media into the existing clustering and scores it against the whole
  * dataset. Each commits what it found through services/analysisResults (one transaction each).
  */
-export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore }) {
-  const { db, vectors } = deps;
+export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore; store?: ObjectStore }) {
+  const { db, vectors, store } = deps;
+  // Pairs get their tiers from thumbnails (services/duplicateTiers.ts); without a store (stage benches) they stay untiered.
+  const tierPairs = (versionId: string) => (store ? tierDuplicatePairs({ db, store }, versionId) : Promise.resolve(0));
 
   const neighboursOf = (collection: string, ids: string[], onBatch: (done: number) => Promise<void>) =>
     vectorNeighbours(vectors, collection, ids, GRAPH_K + 1, onBatch);
@@ -125,6 +129,7 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
         reference,
         mapPoints,
       });
+      await tierPairs(version.id);
       await report(embedded.length + 1, embedded.length + 1, true);
       return { items: items.length, edges: edgeCount };
     },
@@ -204,6 +209,7 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore })
         scores: embedded.map(({ item }, b) => ({ id: item.id, score: scores[b] })),
         mapPoints,
       });
+      await tierPairs(version.id);
       await report(embedded.length + 1, embedded.length + 1, true);
       return { placed: items.length };
     },

@@ -17,6 +17,8 @@ import { layoutMap, placedSample, placeItems } from '../lib/map/layoutMap';
 import { shuffled } from '../lib/map/shuffled';
 import { outlierZ, scoreNeighbours, statsOfMeanTopK, type NeighbourItem, type NeighbourScores, type NeighbourStats } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
+import { tierDuplicatePairs } from '../services/duplicateTiers';
+import type { ObjectStore } from '../lib/storage/objectStore';
 import { mapPointSlices, replaceAnalysis, updateAnalysis, type ClusteringSlice, type ScoredMedia } from '../services/analysisResults';
 import type { KnnChunkStep, KnnPlan, KnnStep } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
@@ -33,8 +35,9 @@ const WRITE_SLICE = 5000;
  * knn_edges, and `clusterStoredGraph` reads them into typed arrays, clusters at the five thresholds, scores, lays
  * out the map and replaces it all in one transaction (services/analysisResults). Same results as analyzeDataset, the single-activity path.
  */
-export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; chunks: { size: number; concurrency: number } }) {
-  const { db, vectors } = deps;
+/** `store` gives the duplicate pairs their tiers from thumbnails (services/duplicateTiers.ts); stage benches leave it out. */
+export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; store?: ObjectStore; chunks: { size: number; concurrency: number } }) {
+  const { db, vectors, store } = deps;
   // Every chunk maps hits to ordinals through all the version's ids: loaded once per analysis and worker.
   let itemsOfAnalysis: { analysisId: string; items: Promise<IndexItemColumns> } | undefined;
   const itemIdsOf = (step: KnnChunkStep) => {
@@ -108,6 +111,7 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       const graphManifest = manifest ? undefined : { vectorSpaceId: version.vector_space_id, ids, searched: items.embedded, chunks: step.chunks };
       const analysedGraph = { chunks: step.chunks, items: ids.length };
       await replaceAnalysis(db, version.id, { clustering: clusterSlices(), scores: scoreSlices(stored), reference, mapPoints, graphManifest, analysedGraph }, () => context.heartbeat());
+      if (store) await tierDuplicatePairs({ db, store }, version.id, () => context.heartbeat());
       await report(1, 1, true);
       return { items: ids.length, edges: undirectedEdgeCount(graph) };
     },
@@ -162,6 +166,7 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; c
       await updateAnalysis(db, version.id, { removedClusters, clustering: clusterSlices(), scores: changedScores(), reference: stored.reference, newMapPoints, analysedGraph }, () =>
         context.heartbeat(),
       );
+      if (store) await tierDuplicatePairs({ db, store }, version.id, () => context.heartbeat());
       await report(1, 1, true);
       return { items: ids.length, edges: undirectedEdgeCount(graph), rewritten };
     },

@@ -22,6 +22,8 @@ import { mergeIntoKeeper, type KeeperMerge, type MergeConflict } from '../lib/qu
 import { lockDatasetFor } from './datasetStates';
 import { groupDuplicates, type Group, type GroupState } from '../lib/quality/duplicateGroups';
 import { suggestKeeper, type KeeperSuggestion } from '../lib/quality/duplicateKeeper';
+import type { DuplicateTier } from '../lib/quality/pixelMatch';
+import type { Pair } from '../lib/quality/duplicateGroups';
 
 export type ReviewState = 'open' | 'decided' | 'all';
 
@@ -34,6 +36,8 @@ export interface ReviewGroup {
   id: string;
   state: GroupState;
   similarity: number;
+  /** The pairs that joined the members, each with its tier and why. */
+  pairs: Pair[];
   members: ReviewMember[];
   suggestion: KeeperSuggestion;
   /** The decision covering the whole group (decided groups only), with the conflicts its merge left to the curator. */
@@ -62,8 +66,14 @@ interface VersionGroups {
   decisions: Map<string, DecisionRow>;
 }
 
-async function versionGroups(db: Db, versionId: string, similarity: number): Promise<VersionGroups> {
-  const [pairs, decided] = await Promise.all([duplicateEdges(db, versionId, similarity), decisionsOf(db, versionId)]);
+/** Which pairs join groups: at `similarity` or above, in `tiers` (lib/quality/pixelMatch.ts). */
+export interface PairFilter {
+  similarity: number;
+  tiers: readonly DuplicateTier[];
+}
+
+async function versionGroups(db: Db, versionId: string, filter: PairFilter): Promise<VersionGroups> {
+  const [pairs, decided] = await Promise.all([duplicateEdges(db, versionId, filter.similarity, filter.tiers), decisionsOf(db, versionId)]);
   return { groups: groupDuplicates(pairs, decided), decisions: new Map(decided.map((row) => [row.mediaId, row])) };
 }
 
@@ -75,6 +85,7 @@ function reviewOf(group: Group, members: Map<string, DuplicateMemberRow>, decisi
     id: group.id,
     state: group.state,
     similarity: group.similarity,
+    pairs: group.pairs,
     members: reviewMembers,
     suggestion: suggestKeeper(reviewMembers, keptBefore),
     decision:
@@ -105,10 +116,10 @@ async function reviewsOf(db: Db, versionId: string, groups: Group[], decisions: 
 export async function reviewDuplicates(
   db: Db,
   dataset: DatasetRow,
-  query: { similarity: number; state: ReviewState; page: number; pageSize: number },
+  query: PairFilter & { state: ReviewState; page: number; pageSize: number },
 ): Promise<DuplicateReview> {
   const versionId = dataset.head_version_id;
-  const { groups, decisions } = await versionGroups(db, versionId, query.similarity);
+  const { groups, decisions } = await versionGroups(db, versionId, query);
   const counts: Record<GroupState, number> = { open: 0, changed: 0, decided: 0 };
   for (const group of groups) counts[group.state]++;
   const wanted = groups
@@ -218,8 +229,8 @@ interface AcceptPlan {
  * discarded; a group that changed keeps every copy kept before. Groups with members said to be no duplicates
  * are left for a person to look at.
  */
-async function acceptPlan(db: Db, versionId: string, similarity: number): Promise<AcceptPlan> {
-  const { groups, decisions } = await versionGroups(db, versionId, similarity);
+async function acceptPlan(db: Db, versionId: string, filter: PairFilter): Promise<AcceptPlan> {
+  const { groups, decisions } = await versionGroups(db, versionId, filter);
   const waiting = groups.filter((group) => group.state !== 'decided' && !group.memberIds.some((id) => decisions.get(id)?.role === 'distinct'));
   const reviews = await reviewsOf(db, versionId, waiting, decisions);
   const planned: NewDecision[] = reviews.map((review) => {
@@ -246,8 +257,8 @@ export interface AcceptPreview {
 }
 
 /** What Accept all would decide at `similarity`, a page of groups at a time, and the token that names this plan. */
-export async function previewAcceptSuggestions(db: Db, dataset: DatasetRow, query: { similarity: number; page: number; pageSize: number }): Promise<AcceptPreview> {
-  const plan = await acceptPlan(db, dataset.head_version_id, query.similarity);
+export async function previewAcceptSuggestions(db: Db, dataset: DatasetRow, query: PairFilter & { page: number; pageSize: number }): Promise<AcceptPreview> {
+  const plan = await acceptPlan(db, dataset.head_version_id, query);
   return {
     groups: plan.reviews.slice(query.page * query.pageSize, (query.page + 1) * query.pageSize).map((review, index) => ({
       ...review,
@@ -259,8 +270,7 @@ export async function previewAcceptSuggestions(db: Db, dataset: DatasetRow, quer
   };
 }
 
-export interface AcceptRequest {
-  similarity: number;
+export interface AcceptRequest extends PairFilter {
   /** The preview's token: refused when the plan is no longer the one previewed. */
   previewToken?: string;
   /** Refused unless Accept all would discard exactly this many copies. */
@@ -285,7 +295,7 @@ export async function acceptSuggestions(db: Db, dataset: DatasetRow, user: User,
   const versionId = dataset.head_version_id;
   return db.transaction(async (trx) => {
     await lockDatasetFor(trx, dataset, 'review_duplicates');
-    const plan = await acceptPlan(trx, versionId, request.similarity);
+    const plan = await acceptPlan(trx, versionId, request);
     const now = `it would now decide ${plan.decisions.length} group${plan.decisions.length === 1 ? '' : 's'} and discard ${plan.discardedMedia} cop${plan.discardedMedia === 1 ? 'y' : 'ies'}`;
     if (request.previewToken !== undefined && request.previewToken !== plan.token) throw conflict(`The duplicate groups changed since the preview: ${now}; preview again`);
     if (request.expectedDiscardedMedia !== undefined && request.expectedDiscardedMedia !== plan.discardedMedia) {

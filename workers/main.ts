@@ -89,8 +89,8 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
         chunks: { size: config.indexing.chunkSize, concurrency: config.indexing.chunkConcurrency },
         decodeConcurrency: config.indexing.decodeConcurrency,
       }),
-      ...createAnalysisActivities({ db, vectors }),
-      ...createKnnGraphActivities({ db, vectors, chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency } }),
+      ...createAnalysisActivities({ db, vectors, store }),
+      ...createKnnGraphActivities({ db, vectors, store, chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency } }),
       ...createIncrementalKnnActivities({
         db,
         vectors,

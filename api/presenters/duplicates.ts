@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 import type { AcceptPreview, AcceptResult, DuplicateReview, ResolvedDecision, ReviewGroup, ReviewMember } from '../../services/duplicates';
 import type { MergeConflict } from '../../lib/quality/duplicateMerge';
+import type { Pair } from '../../lib/quality/duplicateGroups';
 import { isoTime, timestamp } from './time';
 
 const memberSchema = z.object({
@@ -32,11 +33,22 @@ export const mergedSchema = z
   .object({ labels: z.number().int(), tags: z.number().int(), metadata_fields: z.number().int() })
   .meta({ description: "What the keepers gained from the discarded copies: labels, tags and custom metadata fields they lacked" });
 
+export const duplicatePairSchema = z
+  .object({
+    media_id: z.uuid(),
+    duplicate_of: z.uuid().meta({ description: 'The copy the analysis found for media_id' }),
+    similarity: z.number().meta({ description: 'Cosine similarity of their embeddings' }),
+    tier: z.enum(['exact', 'near_identical', 'similar']).meta({ description: 'exact: the same bytes; near_identical: the thumbnails\' pixels confirm it; similar: the embedding alone' }),
+    reason: z.string().meta({ description: 'Why, of media_id against duplicate_of: "same bytes", "same picture at 60 % size", "similar content, 0.94"' }),
+  })
+  .meta({ id: 'DuplicatePair' });
+
 export const duplicateGroupSchema = z
   .object({
     group_id: z.string().meta({ description: "The decision's id for a decided group, else its smallest media id" }),
     state: z.enum(['open', 'changed', 'decided']).meta({ description: 'changed: decided before, and a copy joined since' }),
     similarity: z.number().meta({ description: 'Highest pair similarity in the group' }),
+    pairs: z.array(duplicatePairSchema).meta({ description: 'The pairs that joined its members (a decided group may hold none at the tiers asked for)' }),
     members: z.array(memberSchema).meta({ description: 'The suggested keeper first, then by media id; at most members_limit of them' }),
     member_count: z.number().int().meta({ description: 'Members of the group, shown or not' }),
     suggested_keeper: z.object({
@@ -91,6 +103,14 @@ export const presentConflict = (conflict: MergeConflict): z.output<typeof mergeC
   discarded: conflict.discarded.map((entry) => ({ media_id: entry.mediaId, value: entry.value })),
 });
 
+const presentPair = (pair: Pair): z.output<typeof duplicatePairSchema> => ({
+  media_id: pair.mediaId,
+  duplicate_of: pair.duplicateOf,
+  similarity: pair.similarity,
+  tier: pair.tier,
+  reason: pair.reason,
+});
+
 /** The suggested keeper first, then the others in id order: what a capped list must not leave out. */
 function keeperFirst(group: ReviewGroup): ReviewMember[] {
   return [...group.members].sort((a, b) => Number(b.id === group.suggestion.mediaId) - Number(a.id === group.suggestion.mediaId) || (a.id < b.id ? -1 : 1));
@@ -101,6 +121,7 @@ function presentGroup(group: ReviewGroup, origin: string, signer: UrlSigner, mem
     group_id: group.id,
     state: group.state,
     similarity: group.similarity,
+    pairs: group.pairs.map(presentPair),
     members: keeperFirst(group).slice(0, membersLimit).map((member) => presentMember(member, origin, signer)),
     member_count: group.members.length,
     suggested_keeper: { media_id: group.suggestion.mediaId, reasons: group.suggestion.reasons, deciding_fact: group.suggestion.decidingFact },
@@ -167,6 +188,7 @@ export const acceptPreviewSchema = z
         group_id: z.string(),
         state: z.enum(['open', 'changed']),
         similarity: z.number(),
+        pairs: z.array(duplicatePairSchema),
         keep: z.array(memberSchema).meta({ description: 'The copies it keeps: the suggested keeper, or in a changed group those kept before' }),
         keeper_reasons: z.array(z.string()),
         discard: z.array(memberSchema).meta({ description: `The copies it discards, at most ${PREVIEWED_DISCARDS}` }),
@@ -189,6 +211,7 @@ export function presentAcceptPreview(preview: AcceptPreview, origin: string, sig
         group_id: group.id,
         state: group.state === 'changed' ? 'changed' : 'open',
         similarity: group.similarity,
+        pairs: group.pairs.map(presentPair),
         keep: group.members.filter(kept).map((member) => presentMember(member, origin, signer)),
         keeper_reasons: group.suggestion.reasons,
         discard: discard.slice(0, PREVIEWED_DISCARDS).map((member) => presentMember(member, origin, signer)),

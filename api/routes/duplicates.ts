@@ -15,7 +15,7 @@ export function createDuplicatesRouter(deps: { db: Db; signer: UrlSigner; public
   mount(router, duplicateRoutes.review, async (ctx) => {
     const { params, query } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
-    const review = await reviewDuplicates(deps.db, dataset, { similarity: query.similarity, state: query.state, page: query.page_number, pageSize: query.page_size });
+    const review = await reviewDuplicates(deps.db, dataset, { similarity: query.similarity, tiers: query.tiers, state: query.state, page: query.page_number, pageSize: query.page_size });
     ctx.body = presentDuplicateReview(review, deps.publicUrl, deps.signer, query.members_limit);
   });
 
@@ -32,6 +32,7 @@ export function createDuplicatesRouter(deps: { db: Db; signer: UrlSigner; public
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'review_duplicates');
     const accepted = await acceptSuggestions(deps.db, dataset, ctx.state.user, {
       similarity: body.similarity,
+      tiers: body.tiers,
       previewToken: body.preview_token,
       expectedDiscardedMedia: body.expected_discarded_media,
       maxDiscardedMedia: body.max_discarded_media,
@@ -42,7 +43,7 @@ export function createDuplicatesRouter(deps: { db: Db; signer: UrlSigner; public
   mount(router, duplicateRoutes.previewAccept, async (ctx) => {
     const { params, query } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
-    const preview = await previewAcceptSuggestions(deps.db, dataset, { similarity: query.similarity, page: query.page_number, pageSize: query.page_size });
+    const preview = await previewAcceptSuggestions(deps.db, dataset, { similarity: query.similarity, tiers: query.tiers, page: query.page_number, pageSize: query.page_size });
     ctx.body = presentAcceptPreview(preview, deps.publicUrl, deps.signer);
   });
 

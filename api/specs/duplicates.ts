@@ -2,11 +2,36 @@ import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
 import { acceptPreviewSchema, acceptResultSchema, decisionsResultSchema, duplicateReviewSchema } from '../presenters/duplicates';
 import { datasetIdParams } from './common';
+import { DEFAULT_TIERS, DUPLICATE_TIERS, type DuplicateTier } from '../../lib/quality/pixelMatch';
 
 /** Pairs are stored from this similarity up (lib/quality/neighbourScores.ts): below it nothing is a duplicate. */
 const LOWEST_SIMILARITY = 0.9;
 const SIMILARITY_MESSAGE = `similarity must be a number from ${LOWEST_SIMILARITY} to 1`;
 const similarity = z.coerce.number({ message: SIMILARITY_MESSAGE }).min(LOWEST_SIMILARITY, SIMILARITY_MESSAGE).max(1, SIMILARITY_MESSAGE).default(LOWEST_SIMILARITY);
+
+const TIERS_MESSAGE = `tiers must name one or more of ${DUPLICATE_TIERS.join(', ')}, separated by commas`;
+const TIERS_DESCRIPTION =
+  'Pair tiers that join groups: exact (the same bytes), near_identical (the thumbnails\' pixels confirm the embedding: resized, re-encoded, ' +
+  `cropped a little, brightness-shifted) and similar (the embedding alone). Default ${DEFAULT_TIERS.join(',')}`;
+const isTier = (value: string): value is DuplicateTier => (DUPLICATE_TIERS as readonly string[]).includes(value);
+/** `tiers=exact,near_identical` in a query string. */
+const tiersQuery = z
+  .string({ message: TIERS_MESSAGE })
+  .default(DEFAULT_TIERS.join(','))
+  .transform((raw, ctx): DuplicateTier[] => {
+    const tiers = raw.split(',').map((tier) => tier.trim());
+    if (tiers.length === 0 || !tiers.every(isTier)) {
+      ctx.addIssue({ code: 'custom', message: TIERS_MESSAGE });
+      return z.NEVER;
+    }
+    return [...new Set(tiers)];
+  })
+  .meta({ description: TIERS_DESCRIPTION });
+const tiersBody = z
+  .array(z.enum(DUPLICATE_TIERS as [DuplicateTier, ...DuplicateTier[]], { message: TIERS_MESSAGE }), { message: TIERS_MESSAGE })
+  .min(1, TIERS_MESSAGE)
+  .default([...DEFAULT_TIERS])
+  .meta({ description: TIERS_DESCRIPTION });
 
 const pageNumber = z.coerce.number({ message: 'page_number must be a whole number, 0 or more' }).int('page_number must be a whole number, 0 or more').min(0, 'page_number must be a whole number, 0 or more').default(0);
 const pageSize = z.coerce.number({ message: 'page_size must be a whole number 1-200' }).int('page_size must be a whole number 1-200').min(1, 'page_size must be a whole number 1-200').max(200, 'page_size must be a whole number 1-200').default(50);
@@ -14,6 +39,7 @@ const MEMBERS_MESSAGE = 'members_limit must be a whole number 1-1000';
 
 const reviewQuery = z.object({
   similarity,
+  tiers: tiersQuery,
   state: z.enum(['open', 'decided', 'all'], { message: 'state must be open, decided or all' }).default('open').meta({
     description: 'open: groups waiting for a decision (changed ones first); decided; or all',
   }),
@@ -23,7 +49,7 @@ const reviewQuery = z.object({
     description: "Members shown per group, the suggested keeper first (member_count says how many there are)",
   }),
 });
-const previewQuery = z.object({ similarity, page_number: pageNumber, page_size: pageSize });
+const previewQuery = z.object({ similarity, tiers: tiersQuery, page_number: pageNumber, page_size: pageSize });
 
 const mediaIds = z.array(z.uuid('media ids must be UUIDs'), { message: 'media_ids must be an array of media ids' });
 const decisionItem = z.object({
@@ -38,6 +64,7 @@ const COUNT_MESSAGE = (field: string) => `${field} must be a whole number, 0 or 
 const count = (field: string) => z.number({ message: COUNT_MESSAGE(field) }).int(COUNT_MESSAGE(field)).min(0, COUNT_MESSAGE(field)).optional();
 const acceptBody = z.object({
   similarity,
+  tiers: tiersBody,
   preview_token: z.string({ message: 'preview_token must be the token a preview gave' }).regex(/^[0-9a-f]{32}$/, 'preview_token must be the token a preview gave').optional().meta({
     description: 'The preview this Accept all confirms: refused (409) if what it would decide changed since',
   }),
@@ -54,7 +81,8 @@ export const duplicateRoutes = {
     tag: 'duplicates',
     summary: 'Near-duplicate image groups with their members, suggested keeper and decision',
     description:
-      'Groups join images whose pair similarity is at least `similarity`, and the members of one decision. ' +
+      'Groups join images whose pair similarity is at least `similarity` in the tiers asked for (exact and near-identical unless ' +
+      '`tiers` says otherwise; each pair says its tier and why), and the members of one decision. ' +
       'The suggested keeper is decided from the group\'s own facts when asked: a decodable copy, then the most pixels (the others resized or cropped), ' +
       'a lossless encoding, the most bits per pixel within a format (the others re-encoded at lower quality), the fewest issues of its own pixels ' +
       '(not outliers, a neighbourhood flag that copies make stale), the earliest upload, the first name; in a changed group, the copy kept before.',

@@ -286,7 +286,8 @@ export async function clusterMemberships(db: Db, versionId: string, mediaIds: st
 }
 
 /**
- * Writes the neighbour-based issues (duplicates, outliers) and uniqueness of scored items, replacing earlier ones;
+ * Writes the neighbour-based issues (duplicates, outliers) and uniqueness of scored items, replacing earlier ones
+ * (a `similar` pair too: its tier is decided anew, services/duplicateTiers.ts);
  * returns the media whose uniqueness changed (the rows of the others are left as they are).
  */
 export async function writeNeighbourScores(db: Knex.Transaction, versionId: string, scored: Array<{ id: string; score: NeighbourScores }>): Promise<string[]> {
@@ -294,7 +295,7 @@ export async function writeNeighbourScores(db: Knex.Transaction, versionId: stri
   await db('media_issues')
     .where({ version_id: versionId })
     .whereRaw('media_id = ANY(?::uuid[])', [scored.map(({ id }) => id)])
-    .whereIn('issue_type', ['duplicates', 'outliers'])
+    .whereIn('issue_type', ['duplicates', 'similar', 'outliers'])
     .delete();
   const issues = scored.flatMap(({ id, score }) => score.issues.map((issue) => ({ id, ...issue })));
   for (let i = 0; i < issues.length; i += INSERT_BATCH) {

@@ -2,13 +2,16 @@ import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import type { Candidate } from '../../lib/quality/duplicateKeeper';
 import type { KeeperMerge, LabelFact, MemberFacts, MergeConflict } from '../../lib/quality/duplicateMerge';
+import type { DuplicateTier } from '../../lib/quality/pixelMatch';
 import { forgetFacetCounts, writeTagChange } from './clusterFacets';
 
-/** One near-duplicate pair the analysis found: an image and its nearest copy at `similarity`. */
+/** One near-duplicate pair the analysis found: an image and its nearest copy at `similarity`, its tier and why. */
 export interface DuplicateEdge {
   mediaId: string;
   duplicateOf: string;
   similarity: number;
+  tier: DuplicateTier;
+  reason: string;
 }
 
 export type DecisionRole = 'keep' | 'discard' | 'distinct';
@@ -36,21 +39,111 @@ export interface MergeRecord {
 /** What the review shows of a member: its size, resolution, encoding, upload time and quality issues. */
 export type DuplicateMemberRow = Candidate;
 
-/** The version's image pairs at `similarity` or above (frames of videos are reviewed with their video elsewhere). */
-export async function duplicateEdges(db: Db, versionId: string, similarity: number): Promise<DuplicateEdge[]> {
+/**
+ * The version's image pairs at `similarity` or above in the tiers asked for (frames of videos are reviewed with their
+ * video elsewhere). A pair analysed before tiers existed counts as similar: the embedding alone found it.
+ */
+export async function duplicateEdges(db: Db, versionId: string, similarity: number, tiers: readonly DuplicateTier[]): Promise<DuplicateEdge[]> {
   const { rows } = await db.raw(
-    `SELECT i.media_id, (i.details->>'duplicate_of')::uuid AS duplicate_of, (i.details->>'similarity')::float8 AS similarity
+    `SELECT i.media_id, (i.details->>'duplicate_of')::uuid AS duplicate_of, (i.details->>'similarity')::float8 AS similarity,
+            coalesce(i.details->>'tier', 'similar') AS tier, coalesce(i.details->>'reason', 'similar content') AS reason
        FROM media_issues i
        JOIN media m ON m.version_id = i.version_id AND m.id = i.media_id AND m.kind = 'IMAGE'
        JOIN media o ON o.version_id = i.version_id AND o.id = (i.details->>'duplicate_of')::uuid AND o.kind = 'IMAGE'
-      WHERE i.version_id = ? AND i.issue_type = 'duplicates' AND (i.details->>'similarity')::float8 >= ?`,
-    [versionId, similarity],
+      WHERE i.version_id = ? AND i.issue_type IN ('duplicates', 'similar') AND (i.details->>'similarity')::float8 >= ?
+        AND coalesce(i.details->>'tier', 'similar') = ANY(?::text[])`,
+    [versionId, similarity, [...tiers]],
   );
-  return rows.map((row: { media_id: string; duplicate_of: string; similarity: number }) => ({
+  return rows.map((row: { media_id: string; duplicate_of: string; similarity: number; tier: DuplicateTier; reason: string }) => ({
     mediaId: row.media_id,
     duplicateOf: row.duplicate_of,
     similarity: row.similarity,
+    tier: row.tier,
+    reason: row.reason,
   }));
+}
+
+/** A pair whose tier is not decided yet: as the analysis wrote it, from the embedding alone. */
+export interface UntieredPair {
+  mediaId: string;
+  duplicateOf: string;
+  similarity: number;
+}
+
+/** Up to `limit` pairs of the version without a tier, in media id order after `after`. */
+export async function untieredPairs(db: Db, versionId: string, after: string | null, limit: number): Promise<UntieredPair[]> {
+  const { rows } = await db.raw(
+    `SELECT media_id, (details->>'duplicate_of')::uuid AS duplicate_of, (details->>'similarity')::float8 AS similarity
+       FROM media_issues
+      WHERE version_id = ? AND issue_type = 'duplicates' AND details->>'tier' IS NULL AND media_id > ?
+      ORDER BY media_id LIMIT ?`,
+    [versionId, after ?? '00000000-0000-0000-0000-000000000000', limit],
+  );
+  return rows.map((row: { media_id: string; duplicate_of: string; similarity: number }) => ({ mediaId: row.media_id, duplicateOf: row.duplicate_of, similarity: row.similarity }));
+}
+
+export interface TierFactsRow {
+  id: string;
+  blobSha256: string;
+  thumbSha256: string | null;
+  width: number | null;
+  height: number | null;
+  sizeBytes: number | null;
+  format: string | null;
+  pixelPrint: Buffer | null;
+}
+
+export async function tierFactsOf(db: Db, versionId: string, mediaIds: string[]): Promise<TierFactsRow[]> {
+  const rows: Array<{ id: string; blob_sha256: string; thumb_sha256: string | null; width: number | null; height: number | null; size_bytes: string | null; format: string | null; pixel_print: Buffer | null }> =
+    await db('media')
+      .where({ version_id: versionId })
+      .whereRaw('id = ANY(?::uuid[])', [mediaIds])
+      .select('id', 'blob_sha256', 'thumb_sha256', 'width', 'height', 'size_bytes', 'format', 'pixel_print');
+  return rows.map((row) => ({
+    id: row.id,
+    blobSha256: row.blob_sha256,
+    thumbSha256: row.thumb_sha256,
+    width: row.width,
+    height: row.height,
+    sizeBytes: row.size_bytes === null ? null : Number(row.size_bytes),
+    format: row.format,
+    pixelPrint: row.pixel_print,
+  }));
+}
+
+/** Keeps the prints made from thumbnails on the version's media rows (copies of the version carry them). */
+export async function savePixelPrints(db: Db, versionId: string, prints: Array<{ mediaId: string; print: Buffer }>): Promise<void> {
+  if (prints.length === 0) return;
+  await db.raw(
+    `UPDATE media m SET pixel_print = p.print
+       FROM unnest(?::uuid[], ?::bytea[]) AS p(id, print)
+      WHERE m.version_id = ? AND m.id = p.id`,
+    [prints.map((entry) => entry.mediaId), prints.map((entry) => entry.print), versionId],
+  );
+}
+
+/**
+ * Writes the tiers decided for pairs: exact and near-identical stay `duplicates` issues, a similar pair becomes a
+ * `similar` issue (replacing an earlier one of the media item); each gains its `tier` and `reason`.
+ */
+export async function writePairTiers(db: Db, versionId: string, tiers: Array<{ mediaId: string; tier: DuplicateTier; reason: string }>): Promise<void> {
+  if (tiers.length === 0) return;
+  const values = JSON.stringify(tiers.map((entry) => ({ media_id: entry.mediaId, tier: entry.tier, reason: entry.reason })));
+  await db.transaction(async (trx) => {
+    await trx.raw(
+      `DELETE FROM media_issues i USING jsonb_to_recordset(?::jsonb) AS t(media_id uuid, tier text, reason text)
+        WHERE i.version_id = ? AND i.media_id = t.media_id AND i.issue_type = 'similar' AND t.tier = 'similar'`,
+      [values, versionId],
+    );
+    await trx.raw(
+      `UPDATE media_issues i
+          SET issue_type = CASE WHEN t.tier = 'similar' THEN 'similar' ELSE 'duplicates' END,
+              details = i.details || jsonb_build_object('tier', t.tier, 'reason', t.reason)
+         FROM jsonb_to_recordset(?::jsonb) AS t(media_id uuid, tier text, reason text)
+        WHERE i.version_id = ? AND i.media_id = t.media_id AND i.issue_type = 'duplicates' AND i.details->>'tier' IS NULL`,
+      [values, versionId],
+    );
+  });
 }
 
 export async function decisionsOf(db: Db, versionId: string): Promise<DecisionRow[]> {
@@ -62,7 +155,7 @@ export async function decisionsOf(db: Db, versionId: string): Promise<DecisionRo
 export async function duplicateMembers(db: Db, versionId: string, mediaIds: string[]): Promise<DuplicateMemberRow[]> {
   const { rows } = await db.raw(
     `SELECT m.id, m.file_name, m.width, m.height, m.size_bytes, m.format, m.created_at,
-            coalesce(array_agg(i.issue_type ORDER BY i.issue_type) FILTER (WHERE i.issue_type IS NOT NULL AND i.issue_type <> 'duplicates'), '{}') AS issues
+            coalesce(array_agg(i.issue_type ORDER BY i.issue_type) FILTER (WHERE i.issue_type IS NOT NULL AND i.issue_type NOT IN ('duplicates', 'similar')), '{}') AS issues
        FROM media m
        LEFT JOIN media_issues i ON i.version_id = m.version_id AND i.media_id = m.id
       WHERE m.version_id = ? AND m.id = ANY(?::uuid[])

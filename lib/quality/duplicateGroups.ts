@@ -2,11 +2,15 @@
  * Duplicate review: groups of near-duplicate images and their decisions (the copy to keep: duplicateKeeper.ts).
  * Pure: the service brings the pairs and the decisions.
  */
+import type { DuplicateTier } from './pixelMatch';
 
 export interface Pair {
   mediaId: string;
   duplicateOf: string;
   similarity: number;
+  tier: DuplicateTier;
+  /** Why the pair is in its tier ("same bytes", "same picture at 60 % size", "similar content, 0.94"). */
+  reason: string;
 }
 
 export interface Decided {
@@ -28,6 +32,8 @@ export interface Group {
   memberIds: string[];
   /** The highest pair similarity inside the group. */
   similarity: number;
+  /** The pairs that joined its members, each with its tier and reason. */
+  pairs: Pair[];
 }
 
 /**
@@ -68,9 +74,13 @@ export function groupDuplicates(pairs: Pair[], decisions: Decided[]): Group[] {
     else members.set(root, [id]);
   }
   const similarity = new Map<string, number>();
+  const pairsOf = new Map<string, Pair[]>();
   for (const pair of pairs) {
     const root = find(pair.mediaId);
     similarity.set(root, Math.max(similarity.get(root) ?? 0, pair.similarity));
+    const inGroup = pairsOf.get(root);
+    if (inGroup) inGroup.push(pair);
+    else pairsOf.set(root, [pair]);
   }
   const decisionOf = new Map(decisions.map((decided) => [decided.mediaId, decided.decisionId]));
 
@@ -80,7 +90,7 @@ export function groupDuplicates(pairs: Pair[], decisions: Decided[]): Group[] {
     ids.sort();
     const decisionIds = new Set(ids.map((id) => decisionOf.get(id)));
     const state: GroupState = decisionIds.size === 1 && !decisionIds.has(undefined) ? 'decided' : decisionIds.size === 1 ? 'open' : 'changed';
-    groups.push({ id: state === 'decided' ? [...decisionIds][0]! : ids[0], state, memberIds: ids, similarity: similarity.get(root) ?? 0 });
+    groups.push({ id: state === 'decided' ? [...decisionIds][0]! : ids[0], state, memberIds: ids, similarity: similarity.get(root) ?? 0, pairs: pairsOf.get(root) ?? [] });
   }
   return groups.sort((a, b) => b.memberIds.length - a.memberIds.length || b.similarity - a.similarity || (a.id < b.id ? -1 : 1));
 }

@@ -1,4 +1,4 @@
-export type IssueType = 'duplicates' | 'outliers' | 'blur' | 'dark' | 'bright' | 'broken' | 'mislabel' | 'leakage';
+export type IssueType = 'duplicates' | 'similar' | 'outliers' | 'blur' | 'dark' | 'bright' | 'broken' | 'mislabel' | 'leakage';
 
 export interface Issue {
   type: IssueType;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { holdsNul } from '../nulText';
 import type { IssueType } from '../quality/imageIssues';
 
-const ISSUE_TYPES = ['duplicates', 'outliers', 'blur', 'dark', 'bright', 'broken', 'mislabel', 'leakage'] as const satisfies readonly IssueType[];
+const ISSUE_TYPES = ['duplicates', 'similar', 'outliers', 'blur', 'dark', 'bright', 'broken', 'mislabel', 'leakage'] as const satisfies readonly IssueType[];
 const fraction = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 
 const textFilter = z.strictObject({

@@ -10,6 +10,7 @@ import os from 'node:os';
 import type { Db } from '../../db/connection';
 import { requireDataset } from '../../services/datasetAccess';
 import { acceptSuggestions, decideDuplicates, reviewDuplicates } from '../../services/duplicates';
+import { DEFAULT_TIERS } from '../../lib/quality/pixelMatch';
 import { benchMachine, say, timed, withBenchDatabase, writeReport, runBench } from './common';
 import { seedSyntheticDataset } from './syntheticDataset';
 
@@ -28,7 +29,7 @@ async function seedPairs(db: Db, pairs: number): Promise<string> {
   await db.raw(
     `WITH numbered AS (SELECT id, row_number() OVER (ORDER BY id) - 1 AS n FROM media WHERE version_id = ?)
      INSERT INTO media_issues (version_id, media_id, issue_type, confidence, details)
-     SELECT ?, copy.id, 'duplicates', 0.97, jsonb_build_object('similarity', 0.97, 'duplicate_of', original.id)
+     SELECT ?, copy.id, 'duplicates', 0.97, jsonb_build_object('similarity', 0.97, 'duplicate_of', original.id, 'tier', 'near_identical', 'reason', 'same picture at 60 % size')
        FROM numbered copy JOIN numbered original ON original.n = copy.n - 1
       WHERE copy.n % 2 = 1 AND copy.n < ?`,
     [versionId, versionId, pairs * 2],
@@ -40,15 +41,15 @@ async function main(): Promise<void> {
   say(`bench:duplicates: ${groups} groups on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
   await withBenchDatabase('duplicates', async (db, user) => {
     const dataset = await requireDataset(db, await seedPairs(db, groups), user.id);
-    const firstPage = await timed(() => reviewDuplicates(db, dataset, { similarity: 0.9, state: 'open', page: 0, pageSize: 50 }));
+    const firstPage = await timed(() => reviewDuplicates(db, dataset, { similarity: 0.9, tiers: DEFAULT_TIERS, state: 'open', page: 0, pageSize: 50 }));
     say(`  first review page (${firstPage.value.total} open groups): ${(firstPage.seconds * 1000).toFixed(0)} ms`);
-    const accepted = await timed(() => acceptSuggestions(db, dataset, user, { similarity: 0.9 }));
+    const accepted = await timed(() => acceptSuggestions(db, dataset, user, { similarity: 0.9, tiers: DEFAULT_TIERS }));
     say(`  accept all suggestions: ${accepted.value.decidedGroups} groups in ${accepted.seconds.toFixed(2)} s`);
-    const decidedPage = await timed(() => reviewDuplicates(db, dataset, { similarity: 0.9, state: 'decided', page: 0, pageSize: 50 }));
+    const decidedPage = await timed(() => reviewDuplicates(db, dataset, { similarity: 0.9, tiers: DEFAULT_TIERS, state: 'decided', page: 0, pageSize: 50 }));
     say(`  first decided page (${decidedPage.value.total} groups): ${(decidedPage.seconds * 1000).toFixed(0)} ms`);
 
     const peerDataset = await requireDataset(db, await seedPairs(db, groups), user.id);
-    const open = await reviewDuplicates(db, peerDataset, { similarity: 0.9, state: 'open', page: 0, pageSize: groups });
+    const open = await reviewDuplicates(db, peerDataset, { similarity: 0.9, tiers: DEFAULT_TIERS, state: 'open', page: 0, pageSize: groups });
     const peer = await timed(async () => {
       for (const group of open.groups) {
         const ids = group.members.map((member) => member.id);

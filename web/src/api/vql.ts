@@ -1,5 +1,5 @@
 /** Explore's VQL filters as the page's controls hold them; `toVql` gives the JSON array the API takes (lib/vql/parseVql.ts). */
-export const ISSUE_TYPES = ['duplicates', 'outliers', 'blur', 'dark', 'bright', 'broken', 'mislabel', 'leakage'] as const;
+export const ISSUE_TYPES = ['duplicates', 'similar', 'outliers', 'blur', 'dark', 'bright', 'broken', 'mislabel', 'leakage'] as const;
 export type IssueType = (typeof ISSUE_TYPES)[number];
 /** Fields of a label-quality issue's details a filter may match, each against a list of values (lib/vql/parseVql.ts). */
 export const ISSUE_DETAIL_FIELDS = ['label', 'suggested_label', 'split', 'duplicate_split'] as const;

@@ -1,0 +1,30 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import sharp from 'sharp';
+import { pixelPrintOf, encodePrint, decodePrint } from '../../lib/media/pixelPrint';
+import { tierOfPair, type TierFacts } from '../../lib/quality/pixelMatch';
+import { photo } from '../support/media';
+
+/** A copy's tier facts as the worker has them: its bytes' hash, size, and the print of a 256 px JPEG thumbnail. */
+async function factsOf(bytes: Buffer): Promise<TierFacts> {
+  const metadata = await sharp(bytes).metadata();
+  const thumbnail = await sharp(bytes).resize(256, 256, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer();
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  return { blobSha256: hash, width: metadata.width!, height: metadata.height!, sizeBytes: bytes.length, format: metadata.format!, print: decodePrint(encodePrint(await pixelPrintOf(thumbnail))) };
+}
+
+describe('duplicate tiers from thumbnails', () => {
+  it('names the same bytes, the same picture resized, re-encoded, cropped or brightened, and a look-alike', async () => {
+    const original = fs.readFileSync(photo('coffee'));
+    const { width, height } = await sharp(original).metadata();
+    const facts = await factsOf(original);
+    const tierOf = async (bytes: Buffer) => tierOfPair(await factsOf(bytes), facts, 0.95);
+    expect(await tierOf(original)).toEqual({ tier: 'exact', reason: 'same bytes' });
+    expect(await tierOf(await sharp(original).resize(Math.round(width! * 0.6)).jpeg({ quality: 90 }).toBuffer())).toEqual({ tier: 'near_identical', reason: 'same picture at 60 % size' });
+    expect(await tierOf(await sharp(original).jpeg({ quality: 40 }).toBuffer())).toEqual({ tier: 'near_identical', reason: expect.stringMatching(/^same picture re-encoded \(\d+ kB against \d+ kB\)$/) });
+    const crop = await sharp(original).extract({ left: 0, top: 0, width: Math.round(width! * 0.95), height: Math.round(height! * 0.95) }).jpeg({ quality: 95 }).toBuffer();
+    expect(await tierOf(crop)).toEqual({ tier: 'near_identical', reason: expect.stringMatching(/^same picture cropped to 9\d % of it/) });
+    expect(await tierOf(await sharp(original).modulate({ brightness: 1.2 }).jpeg().toBuffer())).toEqual({ tier: 'near_identical', reason: expect.stringMatching(/^same picture \d+ % brighter$/) });
+    expect(await tierOf(fs.readFileSync(photo('chelsea')))).toEqual({ tier: 'similar', reason: 'similar content, 0.95' });
+  });
+});
