@@ -407,7 +407,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect((await explore({ entity_type: 'IMAGES', labels: 'cat' }).expect(422)).body.detail).toBe('query.labels: labels must be a JSON array');
     await explore({ entity_type: 'IMAGES', tags: '["not-a-uuid"]' }).expect(422);
     expect((await explore({ entity_type: 'IMAGES', vql: '[{"issues":{"op":"issue","value":"smudge"}}]' }).expect(422)).body.detail).toBe(
-      'vql[0].issues.value: value must be one of duplicates, outliers, blur, dark, bright, broken, mislabel, leakage',
+      'vql[0].issues.value: value must be one of duplicates, similar, outliers, blur, dark, bright, broken, mislabel, leakage',
     );
     await explore({ entity_type: 'IMAGES', textual_similarity_threshold: 2 }).expect(422);
     await stack.request.get('/api/v1/explore/not-a-uuid').query({ entity_type: 'IMAGES' }).expect(422);

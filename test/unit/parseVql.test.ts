@@ -49,7 +49,7 @@ describe('parseVql', () => {
     ['[1]', 'vql[0]: each filter must be an object with one key'],
     ['[{}]', 'vql[0]: each filter must have exactly one key, got 0'],
     ['[{"colour":{"op":"is","value":"red"}}]', 'vql[0]: unknown key "colour" (expected one of text, labels, ground_truth, metadata, tags, issues, duplicates, uniqueness, map)'],
-    ['[{"labels":{"op":"one_of","value":["a"]}},{"issues":{"op":"issue","value":"smudge"}}]', 'vql[1].issues.value: value must be one of duplicates, outliers, blur, dark, bright, broken, mislabel, leakage'],
+    ['[{"labels":{"op":"one_of","value":["a"]}},{"issues":{"op":"issue","value":"smudge"}}]', 'vql[1].issues.value: value must be one of duplicates, similar, outliers, blur, dark, bright, broken, mislabel, leakage'],
     ['[{"issues":{"op":"issue","value":"mislabel","details":{"colour":["red"]}}}]', 'vql[0].issues.details: details keys must be among label, suggested_label, split, duplicate_split'],
     ['[{"issues":{"op":"issue","value":"leakage","details":{"split":[]}}}]', 'vql[0].issues.details.split: details values must list at least one value'],
     ['[{"issues":{"op":"issue","value":"leakage","details":{"split":"test"}}}]', 'vql[0].issues.details.split:'],
