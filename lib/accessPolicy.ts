@@ -54,3 +54,8 @@ const RANK: Record<DatasetRole, number> = { viewer: 0, editor: 1, owner: 2 };
 export function allows(role: DatasetRole, action: DatasetAction): boolean {
   return RANK[role] >= RANK[LEAST_ROLE[action]];
 }
+
+/** Why `role` may not do `action`, as the 403 says; undefined when it may. */
+export function roleRefusal(role: DatasetRole, action: DatasetAction): string | undefined {
+  return allows(role, action) ? undefined : `This operation needs ${LEAST_ROLE[action]} access to the dataset; you have ${role}`;
+}

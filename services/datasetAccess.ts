@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection';
 import { getDatasetAccess, type DatasetRow } from '../db/repositories/datasets';
-import { allows, LEAST_ROLE, type DatasetAction } from '../lib/accessPolicy';
+import { roleRefusal, type DatasetAction } from '../lib/accessPolicy';
 import { datasetNotFound, forbidden } from '../lib/errors';
 
 /**
@@ -11,9 +11,8 @@ export async function requireDataset(db: Db, datasetId: string, userId: string, 
   const access = await getDatasetAccess(db, datasetId, userId);
   if (access.kind === 'missing') throw datasetNotFound();
   if (access.kind === 'forbidden') throw forbidden('You do not have permission to access this dataset');
-  if (!allows(access.role, action)) {
-    throw forbidden(`This operation needs ${LEAST_ROLE[action]} access to the dataset; you have ${access.role}`);
-  }
+  const refusal = roleRefusal(access.role, action);
+  if (refusal) throw forbidden(refusal);
   return access.dataset;
 }
 

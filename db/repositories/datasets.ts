@@ -8,6 +8,8 @@ export interface DatasetRow extends Dataset {
   head_version_id: string;
   /** The vector space of the head version: where its image and caption vectors live. */
   vector_space_id: string;
+  /** The reader's effective role, on rows read for a user (getDatasetAccess, listDatasetsForUser). */
+  access_role?: DatasetRole;
 }
 
 export type DatasetAccess =
@@ -220,6 +222,11 @@ export async function claimDatasetStatus(
 /** The dataset's status, held (FOR SHARE) until the caller's transaction ends: no claim can change it meanwhile. */
 export async function lockDatasetStatus(trx: Db, datasetId: string): Promise<DatasetStatus | undefined> {
   return (await trx('datasets').where({ id: datasetId }).forShare().first('status_new'))?.status_new;
+}
+
+/** Marks the dataset changed now (what the map's legends and other stamped summaries are recomputed after). */
+export async function touchDataset(trx: Db, datasetId: string): Promise<void> {
+  await trx('datasets').where({ id: datasetId }).update({ updated_at: trx.fn.now() });
 }
 
 /** The owner of a dataset (the on-premises pipeline acts on their behalf). */

@@ -212,6 +212,41 @@ describe('web app curation', () => {
     await page.getByRole('link', { name: 'curated photos', exact: true }).waitFor();
   });
 
+  it('offers on the dataset page only what the API says may start now, each refusal in its words (issue 51 item 4)', async () => {
+    const { page, stack } = web;
+    const { datasetId: held } = await seedSyntheticDataset(stack.deps.db, 3, 4);
+    const operationsOf = async () => (await stack.request.get(`/api/v1/dataset/${held}`).expect(200)).body.operations as Record<string, { can_start: boolean; refusal: string | null }>;
+    const reasonOf = async (button: string) => {
+      const id = await page.getByRole('button', { name: button, exact: true }).getAttribute('aria-describedby');
+      return id ? page.locator(`#${id}`).textContent() : null;
+    };
+
+    await stack.deps.db('datasets').where({ id: held }).update({ status_new: 'PARTIAL INDEX' });
+    let operations = await operationsOf();
+    await page.goto(`/datasets/${held}`);
+    await page.getByLabel('Export file name').fill('everything');
+    const exportButton = page.getByRole('button', { name: 'Export', exact: true });
+    await page.locator('#export-reason').filter({ hasText: operations.export.refusal! }).waitFor();
+    expect(await exportButton.isDisabled()).toBe(true);
+    expect(await reasonOf('Export')).toBe(operations.export.refusal);
+    expect(await page.getByRole('button', { name: 'Reindex' }).isDisabled()).toBe(false);
+    expect(await page.getByRole('button', { name: 'Create snapshot' }).isDisabled()).toBe(true); // unnamed yet
+    expect(await page.getByRole('button', { name: 'Delete dataset' }).isDisabled()).toBe(false);
+
+    // While a task holds it (READ ONLY), neither a batch, a reindex, a snapshot nor a delete: each button says why.
+    await stack.deps.db('datasets').where({ id: held }).update({ status_new: 'READ ONLY' });
+    operations = await operationsOf();
+    await page.reload();
+    await page.locator('#delete-reason').filter({ hasText: operations.delete.refusal! }).waitFor();
+    await page.getByLabel('Snapshot name').fill('now');
+    for (const [button, operation] of [['Delete dataset', 'delete'], ['Reindex', 'reindex'], ['Create snapshot', 'snapshot'], ['Export', 'export']] as const) {
+      expect(await page.getByRole('button', { name: button, exact: true }).isDisabled()).toBe(true);
+      expect(await reasonOf(button)).toBe(operations[operation].refusal);
+    }
+    expect(await page.getByText(operations.add_media.refusal!).count()).toBe(1);
+    expect(web.pageErrors).toEqual([]);
+  });
+
   it('deletes a dataset from its page after a confirmation; Cancel keeps it', async () => {
     const { page, stack } = web;
     const doomed = await createReadyDataset(stack, 'to delete', [photo('rocket')]);

@@ -35,8 +35,30 @@ describe('datasets API, ONPREM with auth disabled', () => {
         created_at: own.created_at.toISOString(),
         n_images: 0,
         n_videos: 0,
+        operations: expect.objectContaining({ export: { can_start: true, refusal: null } }),
       },
     ]);
+  });
+
+  it('says which operations may start now and why not, as the refused request answers (issue 51 item 4)', async () => {
+    const { db, defaultUser } = api.deps;
+    const workspaceId = (await Workspace.query(db).first())!.id;
+    const dataset = await createDataset(db, { name: 'half indexed', ownerId: defaultUser.id, workspaceId, status: 'PARTIAL INDEX' });
+    const { operations } = (await api.request.get(`/api/v1/dataset/${dataset.id}`).expect(200)).body as { operations: Record<string, { can_start: boolean; refusal: string | null }> };
+    expect(Object.keys(operations)).toEqual(
+      expect.arrayContaining(['export', 'add_media', 'reindex', 'enrich', 'snapshot', 'restore', 'delete', 'check_labels', 'propagate_labels', 'import_metadata', 'curate']),
+    );
+    expect(operations.export).toEqual({ can_start: false, refusal: 'Dataset is not READY (status PARTIAL INDEX)' });
+    expect(operations.enrich.can_start).toBe(false);
+    for (const operation of ['add_media', 'reindex', 'snapshot', 'restore', 'delete', 'check_labels', 'curate']) expect(operations[operation]).toEqual({ can_start: true, refusal: null });
+    const refused = await api.request.get(`/api/v1/dataset/${dataset.id}/export_context_async`).query({ file_name: 'x', export_format: 'json' }).expect(409);
+    expect(refused.body).toEqual({ detail: operations.export.refusal });
+
+    await db('datasets').where({ id: dataset.id }).update({ status_new: 'READ ONLY' });
+    const held = (await api.request.get(`/api/v1/dataset/${dataset.id}`).expect(200)).body.operations as typeof operations;
+    expect(Object.values(held).filter((offer) => offer.can_start)).toEqual([{ can_start: true, refusal: null }]); // clone, from a snapshot
+    expect(held.snapshot.refusal).toBe(`Dataset ${dataset.id} is READ ONLY; a snapshot needs status READY or PARTIAL INDEX`);
+    expect((await api.request.post(`/api/v1/dataset/${dataset.id}/snapshot`).send({ name: 'now' }).expect(409)).body).toEqual({ detail: held.snapshot.refusal });
   });
 
   it('returns one dataset with the legacy status derived from status_new', async () => {

@@ -1,6 +1,7 @@
 import { useState, type DragEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Dataset } from '../api/client';
+import { refusalOf } from '../api/offers';
 import { addMedia, uploadName, type MediaSource } from '../api/upload';
 import { ErrorMessage } from './ErrorMessage';
 import { FolderInput } from './FolderInput';
@@ -8,11 +9,6 @@ import { TaskNotice, type FollowedTask } from './TaskNotice';
 
 type Kind = MediaSource['kind'];
 const ARCHIVE_TYPES = '.zip,.tar,.tar.gz,.tgz';
-
-/** Why add_media is refused in this status (docs/decisions.md: READY or PARTIAL INDEX only), or undefined. */
-function blockedReason(dataset: Dataset): string | undefined {
-  return dataset.status_new === 'READY' || dataset.status_new === 'PARTIAL INDEX' ? undefined : `Media can be added once the dataset is READY (it is ${dataset.status_new})`;
-}
 
 /** Adds a batch to an indexed dataset from files, an archive or an S3 URI; a PARTIAL INDEX dataset can be reindexed. */
 export function AddMedia({ dataset }: { dataset: Dataset }) {
@@ -29,7 +25,8 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
   const follow = (taskType: FollowedTask['taskType']) => setFollowed({ taskType, datasetId: dataset.id, since: Date.now() });
   // File inputs cannot be cleared by state; a new key gives a fresh one after a sent batch.
   const [inputKey, setInputKey] = useState(0);
-  const blocked = blockedReason(dataset);
+  const blocked = refusalOf(dataset, 'add_media');
+  const reindexRefused = refusalOf(dataset, 'reindex');
   const refresh = () => Promise.all(['dataset', 'datasets', 'tasks', 'explore'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
 
   const source: MediaSource | undefined =
@@ -111,17 +108,22 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
           </p>
         )}
         <p>
-          <button type="submit" disabled={Boolean(blocked) || !source || add.isPending} title={blocked ?? 'Send this batch'}>
+          <button type="submit" disabled={Boolean(blocked) || !source || add.isPending} aria-describedby={blocked ? 'add-media-reason' : undefined}>
             Add to dataset
           </button>{' '}
           {add.isPending && kind !== 's3' && <progress aria-label="Upload of the batch" max={1} value={progress} />}{' '}
-          {dataset.status_new === 'PARTIAL INDEX' && (
-            <button type="button" disabled={reindex.isPending} onClick={() => reindex.mutate()} title="Re-cluster every media; the dataset becomes READY">
-              Reindex
-            </button>
-          )}
+          <button type="button" disabled={Boolean(reindexRefused) || reindex.isPending} onClick={() => reindex.mutate()} title="Re-cluster every media; the dataset becomes READY" aria-describedby="reindex-reason">
+            Reindex
+          </button>
         </p>
-        {blocked && <p className="muted">{blocked}</p>}
+        {blocked && (
+          <p className="reason" id="add-media-reason">
+            {blocked}
+          </p>
+        )}
+        <p className={reindexRefused ? 'reason' : 'muted'} id="reindex-reason">
+          {reindexRefused ?? 'Media added since the last indexing wait for a reindex to join the clusters and the map.'}
+        </p>
       </form>
       {followed && (
         <TaskNotice

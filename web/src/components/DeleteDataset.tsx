@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import { api, unwrap, type Dataset } from '../api/client';
+import { refusalOf } from '../api/offers';
 import { ConfirmDialog } from './Dialog';
 import { ErrorMessage } from './ErrorMessage';
 
@@ -18,12 +19,18 @@ export function DeleteDataset({ dataset }: { dataset: Dataset }) {
       await navigate('/');
     },
   });
+  const refused = refusalOf(dataset, 'delete');
   return (
     <>
       <p>
-        <button type="button" className="danger" onClick={() => setConfirming(true)} disabled={remove.isPending}>
+        <button type="button" className="danger" onClick={() => setConfirming(true)} disabled={Boolean(refused) || remove.isPending} aria-describedby={refused ? 'delete-reason' : undefined}>
           Delete dataset
-        </button>
+        </button>{' '}
+        {refused && (
+          <span className="reason" id="delete-reason">
+            {refused}
+          </span>
+        )}
       </p>
       <ErrorMessage error={remove.error} prefix="The dataset could not be deleted" />
       {confirming && (

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, unwrap, type Dataset, type Schemas } from '../api/client';
+import { refusalOf } from '../api/offers';
 import { ErrorMessage } from './ErrorMessage';
 
 type Model = Schemas['EnrichmentModel'];
@@ -70,7 +71,7 @@ export function EnrichPanel({ dataset }: { dataset: Dataset }) {
   const available = new Set(list.filter((model) => model.status === 'Active').map((model) => model.type));
   const types = [...new Set(list.map((model) => model.type))];
   const chosen = Object.entries(choice) as [ModelType, string][];
-  const ready = dataset.status_new === 'READY';
+  const refused = refusalOf(dataset, 'enrich');
   const neededBy = (type: ModelType) =>
     chosen.filter(([, id]) => list.find((model) => model.id === id)?.dependencies?.includes(type)).map(([dependent]) => dependent);
 
@@ -147,10 +148,12 @@ export function EnrichPanel({ dataset }: { dataset: Dataset }) {
             })}
           </div>
           <p>
-            <button type="submit" disabled={!ready || chosen.length === 0 || enrich.isPending} title={ready ? undefined : `Only a READY dataset can be enriched (this one is ${dataset.status_new})`}>
+            <button type="submit" disabled={Boolean(refused) || chosen.length === 0 || enrich.isPending} aria-describedby="enrich-reason">
               Enrich into a new dataset
             </button>{' '}
-            <span className="muted">{chosen.length === 0 ? 'Choose at least one model.' : `${chosen.map(([type, id]) => `${type}: ${id}`).join(', ')}`}</span>
+            <span className={refused ? 'reason' : 'muted'} id="enrich-reason">
+              {refused ?? (chosen.length === 0 ? 'Choose at least one model.' : `${chosen.map(([type, id]) => `${type}: ${id}`).join(', ')}`)}
+            </span>
           </p>
         </form>
       )}

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Dataset, type Task } from '../api/client';
 import type { paths } from '../api/schema';
 import { ErrorMessage } from './ErrorMessage';
+import { refusalOf } from '../api/offers';
 import { ProgressBar } from './ProgressBar';
 
 type ExportFormat = NonNullable<paths['/api/v1/dataset/{dataset_id}/export_context_async']['get']['parameters']['query']>['export_format'];
@@ -28,6 +29,7 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
     queryFn: async () =>
       unwrap(await api.GET('/api/v1/tasks', { params: { query: { dataset_id: dataset.id, task_type: 'EXPORT', page_size: 10, sort_by: 'start_time', sort_order: 'desc' } } })),
   });
+  const refused = refusalOf(dataset, 'export');
   const start = useMutation({
     mutationFn: async () =>
       unwrap(
@@ -65,12 +67,12 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
           />{' '}
           with the images
         </label>
-        <button type="submit" disabled={start.isPending || fileName.trim() === ''} aria-describedby="export-reason">
+        <button type="submit" disabled={Boolean(refused) || start.isPending || fileName.trim() === ''} aria-describedby="export-reason">
           Export
         </button>
-        {fileName.trim() === '' && (
+        {(refused || fileName.trim() === '') && (
           <span className="reason" id="export-reason">
-            Name the file to export.
+            {refused ?? 'Name the file to export.'}
           </span>
         )}
       </form>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Dataset } from '../api/client';
+import { refusalOf } from '../api/offers';
 import { ErrorMessage } from './ErrorMessage';
 
 /** Rename: a button that turns into a name field. */
@@ -12,12 +13,18 @@ export function RenameDataset({ dataset }: { dataset: Dataset }) {
     onSuccess: () => setName(undefined),
     onSettled: () => Promise.all(['dataset', 'datasets', 'tasks'].map((key) => queryClient.invalidateQueries({ queryKey: [key] }))),
   });
+  const refused = refusalOf(dataset, 'curate');
   if (name === undefined) {
     return (
       <p>
-        <button type="button" onClick={() => setName(dataset.display_name)}>
+        <button type="button" onClick={() => setName(dataset.display_name)} disabled={Boolean(refused)} aria-describedby={refused ? 'rename-refusal' : undefined}>
           Rename
-        </button>
+        </button>{' '}
+        {refused && (
+          <span className="reason" id="rename-refusal">
+            {refused}
+          </span>
+        )}
       </p>
     );
   }

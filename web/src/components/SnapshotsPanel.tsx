@@ -1,13 +1,16 @@
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, unwrap, type Snapshot } from '../api/client';
+import { api, unwrap, type Dataset, type Snapshot } from '../api/client';
+import { refusalOf } from '../api/offers';
 import { ConfirmDialog } from './Dialog';
 import { ErrorMessage } from './ErrorMessage';
 import { TaskNotice, type FollowedTask } from './TaskNotice';
 
 /** The dataset's snapshots, newest first: create one, restore one, clone one into a new dataset. */
-export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
+export function SnapshotsPanel({ dataset }: { dataset: Dataset }) {
+  const datasetId = dataset.id;
+  const [createRefused, restoreRefused, cloneRefused] = [refusalOf(dataset, 'snapshot'), refusalOf(dataset, 'restore'), refusalOf(dataset, 'clone')];
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
@@ -75,12 +78,12 @@ export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
       >
         <input value={name} onChange={(event) => setName(event.target.value)} placeholder="Snapshot name" aria-label="Snapshot name" required maxLength={255} />
         <input value={description} onChange={(event) => setDescription(event.target.value)} placeholder="Description (optional)" aria-label="Snapshot description" maxLength={2000} />
-        <button type="submit" disabled={busy || name.trim() === ''} aria-describedby="snapshot-create-reason">
+        <button type="submit" disabled={Boolean(createRefused) || busy || name.trim() === ''} aria-describedby="snapshot-create-reason">
           Create snapshot
         </button>
-        {name.trim() === '' && (
+        {(createRefused || name.trim() === '') && (
           <span className="reason" id="snapshot-create-reason">
-            Name the snapshot to create it.
+            {createRefused ?? 'Name the snapshot to create it.'}
           </span>
         )}
       </form>
@@ -132,16 +135,18 @@ export function SnapshotsPanel({ datasetId }: { datasetId: string }) {
                   <td className="actions">
                     <button
                       type="button"
-                      disabled={busy || snapshot.is_restoring}
+                      disabled={Boolean(restoreRefused) || busy || snapshot.is_restoring}
                       title={snapshot.is_restoring ? 'Already restoring' : 'Make the dataset this snapshot again'}
                       onClick={() => setConfirmingRestore(snapshot)}
                     >
                       Restore
                     </button>
-                    <button type="button" disabled={busy} title="A new dataset from this snapshot" onClick={() => { setNotice(''); clone.mutate(snapshot); }}>
+                    <button type="button" disabled={Boolean(cloneRefused) || busy} title="A new dataset from this snapshot" onClick={() => { setNotice(''); clone.mutate(snapshot); }}>
                       Clone
                     </button>
                     {snapshot.is_restoring && <span className="reason">Restore: already restoring</span>}
+                    {!snapshot.is_restoring && restoreRefused && <span className="reason">Restore: {restoreRefused}</span>}
+                    {cloneRefused && <span className="reason">Clone: {cloneRefused}</span>}
                   </td>
                 </tr>
               ))}

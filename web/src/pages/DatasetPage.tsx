@@ -47,7 +47,7 @@ export function DatasetPage() {
       )}
       {data && <AddMedia dataset={data} />}
       {data && <EnrichPanel dataset={data} />}
-      {data && <SnapshotsPanel datasetId={datasetId} />}
+      {data && <SnapshotsPanel dataset={data} />}
       {data && <ExportsPanel dataset={data} />}
     </>
   );
