@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import type { DatasetRow } from '../db/repositories/datasets';
+import { touchDataset, type DatasetRow } from '../db/repositories/datasets';
 import {
   acceptSuggestedLabels,
   classCounts,
@@ -61,7 +61,9 @@ async function inLabelWrite<T>(db: Db, dataset: DatasetRow, user: User, action: 
   const field = await requireLabelField(db, dataset);
   return db.transaction(async (trx) => {
     await lockDatasetFor(trx, dataset, 'edit_labels');
-    return write(trx, { versionId: dataset.head_version_id, field, action, userId: user.id });
+    const written = await write(trx, { versionId: dataset.head_version_id, field, action, userId: user.id });
+    await touchDataset(trx, dataset.id);
+    return written;
   });
 }
 
@@ -88,7 +90,9 @@ export async function acceptSuggestions(db: Db, dataset: DatasetRow, user: User,
 export async function undoLabels(db: Db, dataset: DatasetRow, user: User): Promise<{ action_id: string; action: string; undone: number }> {
   const undone = await db.transaction(async (trx) => {
     await lockDatasetFor(trx, dataset, 'edit_labels');
-    return undoLastLabelAction(trx, dataset.head_version_id, user.id);
+    const undone = await undoLastLabelAction(trx, dataset.head_version_id, user.id);
+    await touchDataset(trx, dataset.id);
+    return undone;
   });
   if (!undone) throw notFound('No label change to undo');
   return { action_id: undone.actionId, action: undone.action, undone: undone.undone };

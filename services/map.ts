@@ -81,7 +81,7 @@ export async function datasetMapPage(
     async read() {
       const legends = await legendsOf(db, dataset, stamp, query.threshold);
       const page = await mapPointsPage(db, dataset.head_version_id, legends, query.threshold, query);
-      return { count: page.x.length / 4, bytes: Buffer.concat([page.x, page.y, page.cluster, page.label, page.issue]) };
+      return { count: page.x.length / 4, bytes: Buffer.concat([page.x, page.y, page.cluster, page.label, page.issue, page.class]) };
     },
   };
 }

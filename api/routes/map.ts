@@ -23,7 +23,7 @@ export function createMapRouter(deps: { db: Db }): Router<ApiState> {
       bounds: map.bounds,
       threshold: map.threshold,
       page_limit: MAP_PAGE_LIMIT,
-      legends: { cluster: legend(map.legends.clusters), label: legend(map.legends.labels), issue: legend(map.legends.issues) },
+      legends: { cluster: legend(map.legends.clusters), label: legend(map.legends.labels), issue: legend(map.legends.issues), class: legend(map.legends.classes) },
     };
   });
 

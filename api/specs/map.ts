@@ -23,7 +23,8 @@ const wholeNumber = (name: string, max?: number, from: 'query' | 'body' = 'query
     .int(message)
     .min(max === undefined ? 0 : 1, message)
     .max(max ?? MAX_INDEX, max === undefined ? `${name} must be at most ${MAX_INDEX.toLocaleString('en')}` : message);
-  return from === 'body' ? number : z.string({ message }).regex(/^\d+$/, message).transform(Number).pipe(number);
+  // A query's decimal digits become the number; anything else reaches the number's own checks and is refused.
+  return from === 'body' ? number : z.preprocess((value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value), number);
 };
 
 const legendEntry = { index: z.number().int().meta({ description: 'The colour index points of this category carry' }), count: z.number().int() };
@@ -38,6 +39,9 @@ export const mapSchema = z.object({
     cluster: z.array(z.object({ ...legendEntry, cluster_id: z.uuid() })).meta({ description: 'The largest clusters at the threshold; 0 is every other cluster' }),
     label: z.array(z.object({ ...legendEntry, label: z.string() })).meta({ description: 'The most common labels; 0 is no label or another one' }),
     issue: z.array(z.object({ ...legendEntry, issue_type: z.string() })).meta({ description: 'The most common issues; 0 is none or another one' }),
+    class: z
+      .array(z.object({ ...legendEntry, label: z.string() }))
+      .meta({ description: 'The most common classes (the user’s own labels, GET …/classes); 0 is none or another one; empty without a label field' }),
   }),
 }).meta({ id: 'DatasetMap' });
 
@@ -62,7 +66,7 @@ export const mapRoutes = {
     summary: 'A page of map points, binary',
     description:
       'Points offset … offset+limit-1 in index order, as columns of n = the `X-Map-Points` header: x (n little-endian Float32), y (n Float32), ' +
-      'then the cluster, label and issue colour of each point (n Uint8 each; 1 + its place in the legend of `GET …/map` with the same threshold, 0 for none). ' +
+      'then the cluster, label, issue and class colour of each point (n Uint8 each; 1 + its place in the legend of `GET …/map` with the same threshold, 0 for none). ' +
       '`X-Map-Total` is the number of points on the map (a client can page on without `GET …/map`); `X-Map-Layout-Id` names the layout the indexes belong to. ' +
       'An `ETag` names the page\'s content (layout, points, legends): asked with `If-None-Match` and unchanged, the answer is 304 without reading a point.',
     auth: 'user',

@@ -25,15 +25,18 @@ export interface MapLegends {
   clusters: Array<{ cluster_id: string; count: number }>;
   labels: Array<{ label: string; count: number }>;
   issues: Array<{ issue_type: string; count: number }>;
+  /** The user's own labels (the declared label field); none before one is declared. */
+  classes: Array<{ label: string; count: number }>;
 }
 
-/** The columns of a page of points, little-endian: x and y (Float32), then the cluster, label and issue colour (Uint8) of each point. */
+/** The columns of a page of points, little-endian: x and y (Float32), then the cluster, label, issue and class colour (Uint8) of each point. */
 export interface MapPage {
   x: Buffer;
   y: Buffer;
   cluster: Buffer;
   label: Buffer;
   issue: Buffer;
+  class: Buffer;
 }
 
 async function insertPoints(trx: Knex.Transaction, versionId: string, points: readonly MapPoint[], firstIndex: number): Promise<void> {
@@ -90,12 +93,20 @@ export async function mapSummary(db: Db, versionId: string, layoutId: string | n
 
 export async function mapLegends(db: Db, versionId: string, threshold: number, size: number): Promise<MapLegends> {
   // A media item has a label (an issue) at most once (the tables' primary keys), so count(*) counts media, without count(DISTINCT)'s sort.
-  const [clusters, labels, issues] = await Promise.all([
+  const [clusters, labels, issues, classes] = await Promise.all([
     db('clusters').where({ clustering_id: clusteringOf(db, versionId), threshold }).orderBy([{ column: 'size', order: 'desc' }, 'id']).limit(size).select('id as cluster_id', 'size as count'),
     db('media_labels').where({ version_id: versionId }).groupBy('label').orderBy([{ column: 'count', order: 'desc' }, 'label']).limit(size).select('label', db.raw('count(*)::int AS count')),
     db('media_issues').where({ version_id: versionId }).groupBy('issue_type').orderBy([{ column: 'count', order: 'desc' }, 'issue_type']).limit(size).select('issue_type', db.raw('count(*)::int AS count')),
+    db('media as m')
+      .join('dataset_versions as v', 'v.id', 'm.version_id')
+      .where('m.version_id', versionId)
+      .whereRaw(`m.custom_metadata ->> (v.label_quality->>'label_field') IS NOT NULL`)
+      .groupByRaw('1')
+      .orderBy([{ column: 'count', order: 'desc' }, 'label'])
+      .limit(size)
+      .select(db.raw(`m.custom_metadata ->> (v.label_quality->>'label_field') AS label`), db.raw('count(*)::int AS count')),
   ]);
-  return { clusters, labels, issues };
+  return { clusters, labels, issues, classes };
 }
 
 /**
@@ -115,10 +126,14 @@ export async function mapPointsPage(db: Db, versionId: string, legends: MapLegen
           lb AS (SELECT ml.media_id, min(l.n) AS n FROM pts JOIN media_labels ml ON ml.version_id = ? AND ml.media_id = pts.media_id
                  JOIN unnest(?::text[]) WITH ORDINALITY AS l(label, n) ON ml.label = l.label GROUP BY ml.media_id),
           iss AS (SELECT mi.media_id, min(l.n) AS n FROM pts JOIN media_issues mi ON mi.version_id = ? AND mi.media_id = pts.media_id
-                  JOIN unnest(?::text[]) WITH ORDINALITY AS l(issue_type, n) ON mi.issue_type = l.issue_type GROUP BY mi.media_id)
-     SELECT ${column('float4send(p.x)')} AS x, ${column('float4send(p.y)')} AS y, ${byte('p.cn')} AS cluster, ${byte('p.ln')} AS label, ${byte('p.isn')} AS issue
-     FROM (SELECT pts.x, pts.y, cl.n AS cn, lb.n AS ln, iss.n AS isn
-           FROM pts LEFT JOIN cl USING (media_id) LEFT JOIN lb USING (media_id) LEFT JOIN iss USING (media_id)
+                  JOIN unnest(?::text[]) WITH ORDINALITY AS l(issue_type, n) ON mi.issue_type = l.issue_type GROUP BY mi.media_id),
+          cls AS (SELECT pts.media_id, l.n FROM pts JOIN media m ON m.version_id = ? AND m.id = pts.media_id
+                  JOIN dataset_versions v ON v.id = m.version_id
+                  JOIN unnest(?::text[]) WITH ORDINALITY AS l(label, n) ON m.custom_metadata ->> (v.label_quality->>'label_field') = l.label)
+     SELECT ${column('float4send(p.x)')} AS x, ${column('float4send(p.y)')} AS y, ${byte('p.cn')} AS cluster, ${byte('p.ln')} AS label, ${byte('p.isn')} AS issue,
+            ${byte('p.csn')} AS class
+     FROM (SELECT pts.x, pts.y, cl.n AS cn, lb.n AS ln, iss.n AS isn, cls.n AS csn
+           FROM pts LEFT JOIN cl USING (media_id) LEFT JOIN lb USING (media_id) LEFT JOIN iss USING (media_id) LEFT JOIN cls USING (media_id)
            ORDER BY pts.point_index) p`,
     [
       versionId,
@@ -131,6 +146,8 @@ export async function mapPointsPage(db: Db, versionId: string, legends: MapLegen
       legends.labels.map((l) => l.label),
       versionId,
       legends.issues.map((i) => i.issue_type),
+      versionId,
+      legends.classes.map((c) => c.label),
     ],
   );
   const row = rows[0] as Partial<MapPage>;
@@ -142,6 +159,7 @@ export async function mapPointsPage(db: Db, versionId: string, legends: MapLegen
     cluster: row.cluster ?? empty,
     label: row.label ?? empty,
     issue: row.issue ?? empty,
+    class: row.class ?? empty,
   };
 }
 

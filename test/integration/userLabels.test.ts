@@ -9,6 +9,7 @@ import { loginCookie } from '../support/sessions';
 import { sharedDatasetWithViewer } from '../support/sharedDataset';
 import { startTestApi, startTestStack, type TestApi } from '../support/testStack';
 import { headMediaIdsByName, headVersionId } from '../support/versions';
+import { mapPage } from '../support/map';
 
 type Stack = Awaited<ReturnType<typeof startTestStack>>;
 
@@ -80,6 +81,25 @@ describe("the user's labels", () => {
     expect([refused.status, refused.body.detail]).toEqual([422, 'vql[0].ground_truth.value: value must list at least one value']);
   });
 
+  it('colours the map by class: its legend has the classes with their counts, and each point the colour of its class', async () => {
+    const listed = await classes();
+    const map = (await stack.request.get(`/api/v1/dataset/${datasetId}/map`).expect(200)).body;
+    expect(map.legends.class.map((entry: { label: string; count: number }) => [entry.label, entry.count])).toEqual(
+      listed.classes.map((row: { label: string; count: number }) => [row.label, row.count]),
+    );
+    const page = await mapPage(stack.request.get(`/api/v1/dataset/${datasetId}/map/points`).query({ limit: 1000 }));
+    const points: Array<{ media_id: string; point_index: number }> = await stack.deps
+      .db('map_points')
+      .where({ version_id: await headVersionId(stack.deps.db, datasetId) })
+      .select('media_id', 'point_index');
+    const nameOf = new Map([...ids].map(([name, id]) => [id, name]));
+    expect(points.length).toBe(given.size);
+    for (const point of points) {
+      const label = map.legends.class[page.class[point.point_index] - 1]?.label;
+      expect([nameOf.get(point.media_id), label]).toEqual([nameOf.get(point.media_id), given.get(nameOf.get(point.media_id)!)]);
+    }
+  });
+
   it("accepts the label check's suggestions above a score, each item getting the class suggested, and undoes them", async () => {
     const versionId = await headVersionId(stack.deps.db, datasetId);
     const flags = async (): Promise<Array<{ file_name: string; confidence: number; suggested: string }>> =>
@@ -129,6 +149,9 @@ describe("the user's labels", () => {
     expect(history[0]).toMatchObject({ action_id: set.action_id, action: 'set', field: 'label', previous: given.get(names[0]), label: 'Ankle boot ✓', undone: false });
     // The same class again changes nothing.
     expect((await stack.request.post(`/api/v1/dataset/${datasetId}/classes/set`).send({ selection: { media_ids: [ids.get(names[0])] }, label: 'Ankle boot ✓' }).expect(200)).body.changed).toBe(0);
+
+    // The map's class legend follows at once.
+    expect((await stack.request.get(`/api/v1/dataset/${datasetId}/map`).expect(200)).body.legends.class).toContainEqual({ index: expect.any(Number), label: 'Ankle boot ✓', count: 3 });
 
     const cleared = (await stack.request.post(`/api/v1/dataset/${datasetId}/classes/set`).send({ selection: { media_ids: [ids.get(names[0])] }, label: null }).expect(200)).body;
     expect(cleared.changed).toBe(1);

@@ -7,9 +7,10 @@ export interface MapPage {
   cluster: Uint8Array;
   label: Uint8Array;
   issue: Uint8Array;
+  class: Uint8Array;
 }
 
-/** Reads a binary page of `GET …/map/points`: n x, n y (Float32, little-endian), then n cluster, label and issue colours. */
+/** Reads a binary page of `GET …/map/points`: n x, n y (Float32, little-endian), then n cluster, label, issue and class colours. */
 export async function mapPage(request: Test): Promise<MapPage> {
   const response = await request
     .expect(200)
@@ -22,7 +23,7 @@ export async function mapPage(request: Test): Promise<MapPage> {
     });
   const bytes = response.body as Buffer;
   const n = Number(response.headers['x-map-points']);
-  if (bytes.length !== n * 11) throw new Error(`a page of ${n} points has ${bytes.length} bytes, not ${n * 11}`);
+  if (bytes.length !== n * 12) throw new Error(`a page of ${n} points has ${bytes.length} bytes, not ${n * 12}`);
   const copy = new Uint8Array(bytes).buffer;
   return {
     layoutId: response.headers['x-map-layout-id'],
@@ -31,6 +32,7 @@ export async function mapPage(request: Test): Promise<MapPage> {
     cluster: new Uint8Array(copy, n * 8, n),
     label: new Uint8Array(copy, n * 9, n),
     issue: new Uint8Array(copy, n * 10, n),
+    class: new Uint8Array(copy, n * 11, n),
   };
 }
 

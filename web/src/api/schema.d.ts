@@ -2550,12 +2550,14 @@ export interface paths {
         };
         /**
          * Near-duplicate image groups with their members, suggested keeper and decision
-         * @description Groups join images whose pair similarity is at least `similarity`, and the members of one decision. The suggested keeper is decided from the group's own facts when asked: a decodable copy, then the most pixels (the others resized or cropped), a lossless encoding, the most bits per pixel within a format (the others re-encoded at lower quality), the fewest issues of its own pixels (not outliers, a neighbourhood flag that copies make stale), the earliest upload, the first name; in a changed group, the copy kept before.
+         * @description Groups join images whose pair similarity is at least `similarity` in the tiers asked for (exact and near-identical unless `tiers` says otherwise; each pair says its tier and why), and the members of one decision. The suggested keeper is decided from the group's own facts when asked: a decodable copy, then the most pixels (the others resized or cropped), a lossless encoding, the most bits per pixel within a format (the others re-encoded at lower quality), the fewest issues of its own pixels (not outliers, a neighbourhood flag that copies make stale), the earliest upload, the first name; in a changed group, the copy kept before.
          */
         get: {
             parameters: {
                 query?: {
                     similarity?: number;
+                    /** @description Pair tiers that join groups: exact (the same bytes), near_identical (the thumbnails' pixels confirm the embedding: resized, re-encoded, cropped a little, brightness-shifted) and similar (the embedding alone). Default exact,near_identical */
+                    tiers?: string;
                     /** @description open: groups waiting for a decision (changed ones first); decided; or all */
                     state?: "open" | "decided" | "all";
                     page_number?: number;
@@ -2776,6 +2778,14 @@ export interface paths {
                     "application/json": {
                         /** @default 0.9 */
                         similarity?: number;
+                        /**
+                         * @description Pair tiers that join groups: exact (the same bytes), near_identical (the thumbnails' pixels confirm the embedding: resized, re-encoded, cropped a little, brightness-shifted) and similar (the embedding alone). Default exact,near_identical
+                         * @default [
+                         *       "exact",
+                         *       "near_identical"
+                         *     ]
+                         */
+                        tiers?: ("exact" | "near_identical" | "similar")[];
                         /** @description The preview this Accept all confirms: refused (409) if what it would decide changed since */
                         preview_token?: string;
                         /** @description Refused (409) unless it would discard exactly this many copies */
@@ -2877,6 +2887,8 @@ export interface paths {
             parameters: {
                 query?: {
                     similarity?: number;
+                    /** @description Pair tiers that join groups: exact (the same bytes), near_identical (the thumbnails' pixels confirm the embedding: resized, re-encoded, cropped a little, brightness-shifted) and similar (the embedding alone). Default exact,near_identical */
+                    tiers?: string;
                     page_number?: number;
                     page_size?: number;
                 };
@@ -3211,15 +3223,15 @@ export interface paths {
         };
         /**
          * A page of map points, binary
-         * @description Points offset … offset+limit-1 in index order, as columns of n = the `X-Map-Points` header: x (n little-endian Float32), y (n Float32), then the cluster, label and issue colour of each point (n Uint8 each; 1 + its place in the legend of `GET …/map` with the same threshold, 0 for none). `X-Map-Total` is the number of points on the map (a client can page on without `GET …/map`); `X-Map-Layout-Id` names the layout the indexes belong to. An `ETag` names the page's content (layout, points, legends): asked with `If-None-Match` and unchanged, the answer is 304 without reading a point.
+         * @description Points offset … offset+limit-1 in index order, as columns of n = the `X-Map-Points` header: x (n little-endian Float32), y (n Float32), then the cluster, label, issue and class colour of each point (n Uint8 each; 1 + its place in the legend of `GET …/map` with the same threshold, 0 for none). `X-Map-Total` is the number of points on the map (a client can page on without `GET …/map`); `X-Map-Layout-Id` names the layout the indexes belong to. An `ETag` names the page's content (layout, points, legends): asked with `If-None-Match` and unchanged, the answer is 304 without reading a point.
          */
         get: {
             parameters: {
                 query?: {
                     /** @description Clustering threshold whose clusters colour the map */
                     threshold?: number;
-                    offset?: string;
-                    limit?: string;
+                    offset?: number;
+                    limit?: number;
                 };
                 header?: never;
                 path: {
@@ -8036,6 +8048,13 @@ export interface components {
                     count: number;
                     issue_type: string;
                 }[];
+                /** @description The most common classes (the user’s own labels, GET …/classes); 0 is none or another one; empty without a label field */
+                class: {
+                    /** @description The colour index points of this category carry */
+                    index: number;
+                    count: number;
+                    label: string;
+                }[];
             };
         };
         DatasetMember: {
@@ -8049,6 +8068,7 @@ export interface components {
                 /** @enum {string} */
                 state: "open" | "changed";
                 similarity: number;
+                pairs: components["schemas"]["DuplicatePair"][];
                 /** @description The copies it keeps: the suggested keeper, or in a changed group those kept before */
                 keep: {
                     /** Format: uuid */
@@ -8109,6 +8129,8 @@ export interface components {
             state: "open" | "changed" | "decided";
             /** @description Highest pair similarity in the group */
             similarity: number;
+            /** @description The pairs that joined its members (a decided group may hold none at the tiers asked for) */
+            pairs: components["schemas"]["DuplicatePair"][];
             /** @description The suggested keeper first, then by media id; at most members_limit of them */
             members: {
                 /** Format: uuid */
@@ -8172,6 +8194,24 @@ export interface components {
                 media_id: string;
                 value: unknown;
             }[];
+        };
+        DuplicatePair: {
+            /** Format: uuid */
+            media_id: string;
+            /**
+             * Format: uuid
+             * @description The copy the analysis found for media_id
+             */
+            duplicate_of: string;
+            /** @description Cosine similarity of their embeddings */
+            similarity: number;
+            /**
+             * @description exact: the same bytes; near_identical: the thumbnails' pixels confirm it; similar: the embedding alone
+             * @enum {string}
+             */
+            tier: "exact" | "near_identical" | "similar";
+            /** @description Why, of media_id against duplicate_of: "same bytes", "same picture at 60 % size", "similar content, 0.94" */
+            reason: string;
         };
         EnrichmentContext: {
             /** Format: uuid */

@@ -11,12 +11,13 @@ import { MAP_COLOURS, MapCanvas } from '../features/map/MapCanvas';
 import { lassoRegion, pointsInRegion } from '../features/map/region';
 import { useUrlState } from '../urlState';
 
-const COLOUR_BY: Record<ColourBy, string> = { cluster: 'Cluster', label: 'Label', issue: 'Issue' };
-const NONE: Record<ColourBy, string> = { cluster: 'Smaller clusters', label: 'No label (or a rarer one)', issue: 'No issue (or a rarer one)' };
+const COLOUR_BY: Record<ColourBy, string> = { cluster: 'Cluster', class: 'Class', label: 'Model label', issue: 'Issue' };
+const NONE: Record<ColourBy, string> = { cluster: 'Smaller clusters', class: 'No class (or a rarer one)', label: 'No label (or a rarer one)', issue: 'No issue (or a rarer one)' };
 
 function legendOf(map: DatasetMap, by: ColourBy): Array<{ index: number; name: string; count: number }> {
   if (by === 'cluster') return map.legends.cluster.map((entry, i) => ({ index: entry.index, name: `Cluster ${i + 1}`, count: entry.count }));
   if (by === 'label') return map.legends.label.map((entry) => ({ index: entry.index, name: entry.label, count: entry.count }));
+  if (by === 'class') return map.legends.class.map((entry) => ({ index: entry.index, name: entry.label, count: entry.count }));
   return map.legends.issue.map((entry) => ({ index: entry.index, name: entry.issue_type, count: entry.count }));
 }
 
@@ -28,7 +29,7 @@ function legendOf(map: DatasetMap, by: ColourBy): Array<{ index: number; name: s
 export function MapPage() {
   const { datasetId = '' } = useParams();
   const [params, change] = useUrlState();
-  const colourBy = (['cluster', 'label', 'issue'] as const).find((by) => by === params.get('colour')) ?? 'cluster';
+  const colourBy = (['cluster', 'class', 'label', 'issue'] as const).find((by) => by === params.get('colour')) ?? 'cluster';
   const threshold = Math.min(4, Math.max(0, Number(params.get('threshold')) || 0));
   const [lasso, setLasso] = useState(false);
   const [picked, setPicked] = useState<number[]>([]);

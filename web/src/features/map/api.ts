@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api, unwrap, type Schemas } from '../../api/client';
 
 export type DatasetMap = Schemas['DatasetMap'];
-export type ColourBy = 'cluster' | 'label' | 'issue';
+export type ColourBy = 'cluster' | 'label' | 'issue' | 'class';
 
 /** The map's points as columns of `total`, of which the first `loaded` have arrived (see GET /dataset/{id}/map/points). */
 export interface MapPoints {
@@ -53,13 +53,13 @@ export async function fetchPoints(datasetId: string, threshold: number, onPage: 
     loaded: 0,
     x: new Float32Array(total),
     y: new Float32Array(total),
-    colours: { cluster: new Uint8Array(total), label: new Uint8Array(total), issue: new Uint8Array(total) },
+    colours: { cluster: new Uint8Array(total), label: new Uint8Array(total), issue: new Uint8Array(total), class: new Uint8Array(total) },
   };
   for (;;) {
     const [offset, n] = [points.loaded, Math.min(page.count, total - points.loaded)];
     points.x.set(new Float32Array(page.bytes, 0, n), offset);
     points.y.set(new Float32Array(page.bytes, page.count * 4, n), offset);
-    (['cluster', 'label', 'issue'] as const).forEach((by, column) => points.colours[by].set(new Uint8Array(page.bytes, page.count * (8 + column), n), offset));
+    (['cluster', 'label', 'issue', 'class'] as const).forEach((by, column) => points.colours[by].set(new Uint8Array(page.bytes, page.count * (8 + column), n), offset));
     points.loaded += n;
     onPage({ ...points });
     if (points.loaded >= total || n === 0) return points;
