@@ -21,6 +21,8 @@ export interface ExploreRequest {
   textualSimilarityThreshold?: number;
   labels?: string[];
   tags?: string[];
+  /** Only the media this batch added (a view's notification opens Explore on its batch). */
+  batchId?: string;
   vql: VqlFilter[];
   anchor?: { id: string; type: 'UPLOAD' | 'MEDIA' };
 }
@@ -52,6 +54,7 @@ export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, req
   const filters: MediaFilter[] = splitVql(request.vql).filters;
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });
   if (request.tags?.length) filters.push({ kind: 'tags', anyOf: request.tags });
+  if (request.batchId) filters.push({ kind: 'batch', batchId: request.batchId });
   await requireCurrentMapLayout(deps.db, dataset, filters);
   const relevance = await ranking(deps, dataset, request);
   const options = { versionId: dataset.head_version_id, threshold: request.threshold, page: request.page, filters, relevance };

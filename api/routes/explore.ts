@@ -51,6 +51,7 @@ export function createExploreRouter(deps: {
       textualSimilarityThreshold: query.textual_similarity_threshold,
       labels: query.labels,
       tags: query.tags,
+      batchId: query.batch_id,
       vql,
       anchor: query.anchor_media_id && query.anchor_type ? { id: query.anchor_media_id, type: query.anchor_type } : undefined,
     });

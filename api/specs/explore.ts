@@ -36,6 +36,10 @@ const exploreQuery = z.object({
   vql: z.string().optional().meta({ description: VQL_DESCRIPTION }),
   anchor_media_id: z.uuid('anchor_media_id must be a UUID').optional(),
   anchor_type: z.enum(['UPLOAD', 'MEDIA'], { message: 'anchor_type must be UPLOAD or MEDIA' }).optional(),
+  batch_id: z
+    .uuid('batch_id must be a UUID')
+    .optional()
+    .meta({ description: "Not in the contract (docs/decisions.md): only the media added by this batch, as a saved view's notification names it (metadata.batch_id)" }),
 });
 
 const fraction = z.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');

@@ -68,6 +68,9 @@ export function applyFilter(query: Knex.QueryBuilder, db: Db, filter: MediaFilte
     case 'mapRegion':
       query.whereExists(mapPointsWithin(db, filter).whereRaw(...sameMedia('p')));
       return;
+    case 'batch':
+      query.where('m.batch_id', filter.batchId);
+      return;
   }
 }
 

@@ -14,7 +14,9 @@ export type MediaFilter =
   | { kind: 'tags'; anyOf: string[] }
   | { kind: 'fullText'; query: string }
   /** Media whose point on the map of layout `layoutId` lies in the polygon (none when the map was laid out anew). */
-  | { kind: 'mapRegion'; layoutId: string; polygon: Array<[number, number]> };
+  | { kind: 'mapRegion'; layoutId: string; polygon: Array<[number, number]> }
+  /** Media added by one batch (a saved view's notification names the batch it found new matches in). */
+  | { kind: 'batch'; batchId: string };
 
 export type SemanticFilter = Extract<VqlFilter, { key: 'text' }> & { op: 'semantic' };
 

@@ -7,7 +7,7 @@ import { localPublicUrl, screenshotsDir, serveOverHttp } from '../support/browse
 import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
 import { eventually, makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { startTestApi } from '../support/testStack';
-import { expectText, startWebApp, waitForLoadedImages, type WebApp } from '../support/webApp';
+import { expectText, shownMediaIds, startWebApp, waitForLoadedImages, type WebApp } from '../support/webApp';
 
 /** The built web app in headless Chromium against the real API and worker: create, explore, search, tasks. */
 describe('web app', () => {
@@ -240,7 +240,7 @@ describe('web app', () => {
     expect(pageErrors).toEqual([]);
   }, 180_000);
 
-  it('saves a view with alerting from Explore; a batch added meanwhile rings the bell live and marks the trend; the notification is marked read', async () => {
+  it('saves a view with alerting from Explore; a batch added meanwhile rings the bell live and marks the trend; opening the notification reads it and shows the batch (issue 51)', async () => {
     const datasetId = await createReadyDataset(stack, 'watched', [photo('chelsea'), photo('coffee')]);
     await page.goto(`/datasets/${datasetId}/explore`);
     await page.getByRole('heading', { name: 'Explore watched' }).waitFor();
@@ -269,8 +269,18 @@ describe('web app', () => {
     const notification = page.getByTestId('notification').first();
     await expectText(notification, /2 new results for view "everything" in watched/);
     await screenshot('notification');
-    await notification.getByRole('button', { name: 'Mark read' }).click();
+    // Opening it reads it, and shows the two new matches it announced, not the view's every match.
+    const [{ batch_id: batchId }] = (await stack.request.get('/api/v1/notifications').expect(200)).body.notifications.map((n: { metadata: { batch_id: string } }) => n.metadata);
+    const added = ((await stack.deps.db('media').where({ batch_id: batchId }).pluck('id')) as string[]).sort();
+    expect(added).toHaveLength(2);
+    await notification.getByRole('link', { name: /2 new results for view "everything"/ }).click();
+    await page.waitForURL((url) => url.searchParams.get('batch') === batchId);
     await page.getByTestId('unread-count').filter({ hasText: /^0$/ }).waitFor();
+    expect((await stack.request.get('/api/v1/notifications/unread-count').expect(200)).body.count).toBe(0);
+    await page.getByTestId('batch-chip').waitFor();
+    await eventually(() => shownMediaIds(page), (ids) => JSON.stringify(ids) === JSON.stringify(added), 15_000, 'the batch only');
+    await page.getByRole('button', { name: 'Show the matches of every batch' }).click();
+    await eventually(() => shownMediaIds(page), (ids) => ids.length === 4, 15_000, 'every match');
     expect(pageErrors).toEqual([]);
   }, 180_000);
 

@@ -2,12 +2,16 @@ import type { components } from './api/schema';
 
 type ViewFilters = components['schemas']['View']['filters'];
 
-/** The Explore page of a saved view: its entity type, caption search and VQL filters, as Explore keeps them in its URL. */
-export function viewExploreUrl(datasetId: string, filters: ViewFilters): string {
+/**
+ * The Explore page of a saved view: its entity type, caption search and VQL filters, as Explore keeps them in its URL;
+ * with `batchId`, only the media that batch added (the new matches a view's notification announced).
+ */
+export function viewExploreUrl(datasetId: string, filters: ViewFilters, batchId?: string): string {
   const params = new URLSearchParams();
   if (filters.entity_type === 'OBJECTS') params.set('entity_type', 'OBJECTS');
   if (filters.caption) params.set('caption', filters.caption);
   if (filters.vql.length > 0) params.set('vql', JSON.stringify(filters.vql));
+  if (batchId) params.set('batch', batchId);
   const query = params.toString();
   return `/datasets/${datasetId}/explore${query ? `?${query}` : ''}`;
 }

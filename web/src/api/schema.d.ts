@@ -1782,6 +1782,8 @@ export interface paths {
                     vql?: string;
                     anchor_media_id?: string;
                     anchor_type?: "UPLOAD" | "MEDIA";
+                    /** @description Not in the contract (docs/decisions.md): only the media added by this batch, as a saved view's notification names it (metadata.batch_id) */
+                    batch_id?: string;
                 };
                 header?: never;
                 path: {

@@ -4,6 +4,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { ErrorMessage } from './ErrorMessage';
 
+/** A view's notification opens Explore on the view, showing only the batch whose new matches it announced. */
+function viewLink(datasetId: string, viewId: string, batchId: unknown): string {
+  const params = new URLSearchParams({ view: viewId });
+  if (typeof batchId === 'string') params.set('batch', batchId);
+  return `/datasets/${datasetId}/explore?${params.toString()}`;
+}
+
 /** Unread notifications, live from the SSE stream (the session cookie, when auth is on, rides along), with mark-read. */
 export function NotificationBell() {
   const queryClient = useQueryClient();
@@ -58,7 +65,14 @@ export function NotificationBell() {
               <li key={notification.id} className={notification.read_at ? 'read' : 'unread'} data-testid="notification">
                 <div>
                   {notification.entity_type === 'saved_view' && notification.dataset_id && notification.entity_id ? (
-                    <Link to={`/datasets/${notification.dataset_id}/explore?view=${notification.entity_id}`} onClick={() => setOpen(false)}>
+                    <Link
+                      to={viewLink(notification.dataset_id, notification.entity_id, notification.metadata.batch_id)}
+                      onClick={() => {
+                        setOpen(false);
+                        // Opened is read: the bell counts what is still to be seen.
+                        if (!notification.read_at) markRead.mutate(notification.id);
+                      }}
+                    >
                       {notification.title || notification.message}
                     </Link>
                   ) : (

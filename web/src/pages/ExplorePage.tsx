@@ -67,6 +67,8 @@ export function ExplorePage() {
   const [density, setDensity] = useDensity();
   // A link to a saved view (a notification's): Explore opens with the view's filters.
   const viewId = params.get('view');
+  // A notification's batch: only the media it added (the view's new matches it announced), until the chip is removed.
+  const batch = params.get('batch') ?? '';
   const views = useQuery({
     queryKey: ['views', datasetId],
     queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/views', { params: { path: { dataset_id: datasetId } } })).views,
@@ -74,8 +76,8 @@ export function ExplorePage() {
   });
   const openedView = views.data?.find((view) => view.id === viewId);
   useEffect(() => {
-    if (openedView) void navigate(viewExploreUrl(datasetId, openedView.filters), { replace: true });
-  }, [openedView, datasetId, navigate]);
+    if (openedView) void navigate(viewExploreUrl(datasetId, openedView.filters, batch || undefined), { replace: true });
+  }, [openedView, datasetId, batch, navigate]);
 
   const dataset = useQuery({
     queryKey: ['dataset', datasetId],
@@ -87,6 +89,7 @@ export function ExplorePage() {
     page_number: page,
     caption: caption || undefined,
     vql: vql.length > 0 ? JSON.stringify(vql) : undefined,
+    ...(batch ? { batch_id: batch } : {}),
     ...(anchor ? { anchor_media_id: anchor, anchor_type: anchorType } : {}),
   };
   const explore = useQuery({
@@ -243,6 +246,14 @@ export function ExplorePage() {
         </p>
       )}
       {caption && <p role="status">Captions matching “{caption}”, nearest first.</p>}
+      {batch && (
+        <p className="filter-chip" data-testid="batch-chip">
+          Only the media of the batch the notification announced{' '}
+          <button type="button" aria-label="Show the matches of every batch" onClick={() => change({ batch: undefined })}>
+            ×
+          </button>
+        </p>
+      )}
       <ErrorMessage error={objectSearch.error} prefix="The object search failed" />
       <ErrorMessage error={explore.error} prefix="Explore failed" />
       {canSelect && (selecting || selection !== EMPTY_SELECTION) && (
