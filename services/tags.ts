@@ -2,7 +2,7 @@ import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import type { DatasetRow } from '../db/repositories/datasets';
 import { createTag, deleteTag, listTags, tagExists, tagMedia, untagMedia, type TagRow } from '../db/repositories/tags';
-import type { MediaSelection } from '../db/repositories/selection';
+import { countSelectedMediaByKind, type MediaSelection } from '../db/repositories/selection';
 import { conflict, notFound } from '../lib/errors';
 import { requireCurrentMapLayout } from './map';
 
@@ -25,6 +25,14 @@ export async function removeTag(db: Db, dataset: DatasetRow, tagId: string): Pro
 async function requireTag(db: Db, dataset: DatasetRow, tagId: string, selection: MediaSelection): Promise<void> {
   if (!(await tagExists(db, dataset.id, tagId))) throw notFound('Tag not found');
   await requireCurrentMapLayout(db, dataset, selection.filters ?? []);
+}
+
+/** What a selection holds, counted before a bulk action: images, video frames and videos (a filter matches images and frames). */
+export async function countSelection(db: Db, dataset: DatasetRow, selection: MediaSelection): Promise<{ total: number; images: number; video_frames: number; videos: number }> {
+  await requireCurrentMapLayout(db, dataset, selection.filters ?? []);
+  const byKind = await countSelectedMediaByKind(db, dataset.head_version_id, selection);
+  const [images, videoFrames, videos] = [byKind.IMAGE ?? 0, byKind.VIDEO_FRAME ?? 0, byKind.VIDEO ?? 0];
+  return { total: images + videoFrames + videos, images, video_frames: videoFrames, videos };
 }
 
 /** Tags the selected media; returns how many were newly tagged. */

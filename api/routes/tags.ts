@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import { requireDataset } from '../../services/datasetAccess';
-import { addTag, listDatasetTags, removeTag, tagSelection, untagSelection } from '../../services/tags';
+import { addTag, countSelection, listDatasetTags, removeTag, tagSelection, untagSelection } from '../../services/tags';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
 import { presentTag } from '../presenters/tag';
@@ -37,6 +37,12 @@ export function createTagsRouter(deps: { db: Db }): Router<ApiState> {
     const { params, body } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'tag');
     ctx.body = { tagged: await tagSelection(deps.db, dataset, params.tag_id, toMediaSelection(body)) };
+  });
+
+  mount(router, tagRoutes.countSelection, async (ctx) => {
+    const { params, body } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
+    ctx.body = await countSelection(deps.db, dataset, toMediaSelection(body));
   });
 
   mount(router, tagRoutes.untagMedia, async (ctx) => {

@@ -50,6 +50,25 @@ export const tagRoutes = {
     responses: { 200: { description: 'Tagged', schema: z.object({ tagged: z.number().int() }) } },
     errors: [403, 404, STALE_MAP_REGION],
   }),
+  countSelection: defineRoute({
+    method: 'post',
+    path: '/dataset/:dataset_id/selection/count',
+    tag: 'tags',
+    summary: 'Count a selection by kind, before a bulk action on it',
+    description:
+      'Not in the contract (docs/decisions.md): how many media the selection holds (the union, each once), as images, video frames and videos; ' +
+      'a filter (vql) matches images and video frames. A read sent as POST: it changes nothing.',
+    auth: 'user',
+    datasetState: 'any',
+    request: { params: datasetIdParams, body: selectionBody },
+    responses: {
+      200: {
+        description: 'Counted',
+        schema: z.object({ total: z.number().int(), images: z.number().int(), video_frames: z.number().int(), videos: z.number().int() }).meta({ id: 'SelectionCount' }),
+      },
+    },
+    errors: [403, 404, STALE_MAP_REGION],
+  }),
   untagMedia: defineRoute({
     method: 'delete',
     path: '/dataset/:dataset_id/tags/:tag_id/media',

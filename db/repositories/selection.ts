@@ -32,6 +32,16 @@ export function selectedMedia(db: Db, versionId: string, selection: MediaSelecti
   return parts.length === 1 ? parts[0] : db.union(parts);
 }
 
+/** How many media of `versionId` the selection names, by kind (IMAGE, VIDEO_FRAME, VIDEO). */
+export async function countSelectedMediaByKind(db: Db, versionId: string, selection: MediaSelection): Promise<Record<string, number>> {
+  const rows: Array<{ kind: string; n: number }> = await db
+    .from(selectedMedia(db, versionId, selection).as('s'))
+    .join('media as m', (join) => join.on('m.id', 's.id').andOnVal('m.version_id', versionId))
+    .groupBy('m.kind')
+    .select('m.kind', db.raw('count(*)::int AS n'));
+  return Object.fromEntries(rows.map((row) => [row.kind, row.n]));
+}
+
 /** How many media of `versionId` the selection names. */
 export async function countSelectedMedia(db: Db, versionId: string, selection: MediaSelection): Promise<number> {
   const row = await db.from(selectedMedia(db, versionId, selection).as('s')).first(db.raw('count(*)::int AS n'));

@@ -433,7 +433,8 @@ describe('web app', () => {
     expect((await page.locator('ul[aria-label="Clusters"] img').evaluateAll((images) => images.map((image) => image.getAttribute('alt')))).sort()).toEqual(['chelsea.jpg', 'chelsea_small.jpg']);
     await page.getByRole('button', { name: 'Select', exact: true }).click();
     await page.getByRole('button', { name: 'Select all matching the filters' }).click();
-    await expectText(page.getByTestId('selection-size'), /^all images matching the filters selected$/);
+    await expectText(page.getByTestId('selection-size'), /^everything matching the filters selected$/);
+    await expectText(page.getByTestId('selection-count'), /^2 images$/);
     await bar.getByLabel('Tag name').fill('cats');
     await bar.getByRole('button', { name: 'Tag', exact: true }).click();
     await expectText(bar.getByRole('status').filter({ hasText: /^Tagged/ }), /^Tagged 2 images “cats”\.$/);

@@ -247,6 +247,30 @@ describe('web app curation', () => {
     expect(web.pageErrors).toEqual([]);
   });
 
+  it('says what "select all" holds, images and video frames, counted before tagging (issue 51 item 7)', async () => {
+    const { page, stack } = web;
+    const mixed = await createReadyDataset(stack, 'mixed', [photo('chelsea'), photo('coffee'), makeVideo(3)]);
+    const kinds = Object.fromEntries(
+      ((await stack.deps.db('media').join('datasets as d', 'd.head_version_id', 'media.version_id').where('d.id', mixed).groupBy('kind').select('kind').count('* as n')) as Array<{ kind: string; n: string }>).map(
+        (row) => [row.kind, Number(row.n)],
+      ),
+    );
+    const frames = kinds.VIDEO_FRAME;
+    expect(kinds.IMAGE).toBe(2);
+    expect(frames).toBeGreaterThan(0);
+    await page.goto(`/datasets/${mixed}/explore`);
+    await waitForLoadedImages(page);
+    await page.getByRole('button', { name: 'Select', exact: true }).click();
+    await page.getByRole('button', { name: 'Select all images and video frames' }).click();
+    const bar = page.getByRole('region', { name: 'Selection' });
+    await bar.getByTestId('selection-size').filter({ hasText: /^every image and video frame selected$/ }).waitFor();
+    await bar.getByTestId('selection-count').filter({ hasText: `${2 + frames} items: 2 images, ${frames} video frame${frames === 1 ? '' : 's'}` }).waitFor();
+    await bar.getByLabel('Tag name').fill('all of it');
+    await bar.getByRole('button', { name: 'Tag', exact: true }).click();
+    await bar.getByRole('status').filter({ hasText: new RegExp(`^Tagged ${2 + frames} items “all of it”`) }).waitFor();
+    expect(web.pageErrors).toEqual([]);
+  }, 120_000);
+
   it('deletes a dataset from its page after a confirmation; Cancel keeps it', async () => {
     const { page, stack } = web;
     const doomed = await createReadyDataset(stack, 'to delete', [photo('rocket')]);

@@ -24,6 +24,13 @@ export function describeSelection(selection: Selection): string {
   return parts.length > 0 ? `${parts.join(' + ')} selected` : 'Nothing selected';
 }
 
+/** A selection's count (POST …/selection/count) in words: "1,095 items: 976 images, 119 video frames". */
+export function describeCount(count: { total: number; images: number; video_frames: number; videos: number }): string {
+  const n = (value: number, noun: string) => `${value.toLocaleString()} ${noun}${value === 1 ? '' : 's'}`;
+  const kinds = [n(count.images, 'image'), ...(count.video_frames > 0 ? [n(count.video_frames, 'video frame')] : []), ...(count.videos > 0 ? [n(count.videos, 'video')] : [])];
+  return kinds.length === 1 ? kinds[0] : `${n(count.total, 'item')}: ${kinds.join(', ')}`;
+}
+
 /** The API's MediaSelection: the union of the picked images, the clusters and what the filters match. */
 export function selectionBody(selection: Selection) {
   return {

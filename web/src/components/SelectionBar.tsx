@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
-import { describeSelection, isEmptySelection, mediaIdLists, selectionBodies, type Selection } from '../api/selection';
+import { describeCount, describeSelection, isEmptySelection, mediaIdLists, selectionBodies, type Selection } from '../api/selection';
 import { ErrorMessage } from './ErrorMessage';
 import { LabelForm } from './LabelForm';
 import { SetClassForm } from '../features/labels/SetClassForm';
@@ -55,11 +55,29 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
   });
 
   const empty = isEmptySelection(selection);
+  // Counted on the server before any action (a filter also matches video frames): what a Tag will change. A selection
+  // of more ids than one request takes is the picked ids alone, counted already.
+  const bodies = empty ? [] : selectionBodies(selection);
+  const countable = bodies.length === 1;
+  const counted = useQuery({
+    queryKey: ['selection-count', datasetId, bodies[0]],
+    queryFn: async () => unwrap(await api.POST('/api/v1/dataset/{dataset_id}/selection/count', { params: { path }, body: bodies[0] })),
+    enabled: countable,
+  });
+  const counting = countable && !counted.data;
+  // Items, not images, once the count says the selection holds video frames or videos.
+  const noun = counted.data && counted.data.total !== counted.data.images ? 'item' : 'image';
   const noTag = tagName.trim() === '';
-  const busy = changeTag.isPending || exportSelection.isPending;
+  const busy = changeTag.isPending || exportSelection.isPending || counting;
   return (
     <section className="card selection-bar" aria-label="Selection">
       <strong data-testid="selection-size">{describeSelection(selection)}</strong>
+      {countable && (
+        <span className="muted" data-testid="selection-count">
+          {counted.data ? describeCount(counted.data) : counted.error ? 'not counted' : 'counting…'}
+        </span>
+      )}
+      <ErrorMessage error={counted.error} prefix="The selection could not be counted" />
       <form
         className="inline-form"
         onSubmit={(event) => {
@@ -88,7 +106,8 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
       </button>
       {changeTag.data && (
         <p role="status">
-          {changeTag.data.action === 'tag' ? 'Tagged' : 'Untagged'} {changeTag.data.changed} image{changeTag.data.changed === 1 ? '' : 's'} “{changeTag.data.name}”.
+          {changeTag.data.action === 'tag' ? 'Tagged' : 'Untagged'} {changeTag.data.changed} {noun}
+          {changeTag.data.changed === 1 ? '' : 's'} “{changeTag.data.name}”.
         </p>
       )}
       {exportSelection.data && (

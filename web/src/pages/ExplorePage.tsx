@@ -269,11 +269,12 @@ export function ExplorePage() {
                   onClick={() =>
                     setSelection((current) => ({
                       ...current,
-                      matching: { vql: JSON.stringify(vql), description: vql.length > 0 ? 'all images matching the filters' : 'all images of the dataset' },
+                      // A filter matches images and video frames alike: the selection bar counts each before any action.
+                      matching: { vql: JSON.stringify(vql), description: vql.length > 0 ? 'everything matching the filters' : 'every image and video frame' },
                     }))
                   }
                 >
-                  {vql.length > 0 ? 'Select all matching the filters' : 'Select all images'}
+                  {vql.length > 0 ? 'Select all matching the filters' : 'Select all images and video frames'}
                 </button>
               )}
             </p>
