@@ -19,10 +19,17 @@ TASK_ID = str(uuid.uuid4())
 PHOTO = Path(__file__).resolve().parents[3] / "test" / "fixtures" / "photos" / "rocket.jpg"
 
 
+OPERATIONS = [
+    "add_media", "reindex", "import_metadata", "propagate_labels", "edit_labels", "check_labels", "curate",
+    "review_duplicates", "enrich", "export", "snapshot", "restore", "clone", "delete",
+]  # fmt: skip
+
+
 def dataset(name: str = "pets", dataset_id: str = DATASET_ID) -> Dict[str, Any]:
     return {
         "id": dataset_id, "display_name": name, "status": "READY", "status_new": "READY", "progress": 100,
         "owned_by": "me", "created_at": "2026-12-06T10:00:00Z", "n_images": 3, "n_videos": 0,
+        "operations": {operation: {"can_start": True, "refusal": None} for operation in OPERATIONS},
     }  # fmt: skip
 
 

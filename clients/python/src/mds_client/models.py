@@ -50,6 +50,36 @@ class Model(BaseModel):
     openapi: ClassVar[str]
 
 
+class OperationOffer(Model):
+    """Whether an operation may start now, and why not, in the words of the request's refusal."""
+
+    openapi: ClassVar[str] = _schema("OperationOffer")
+
+    can_start: bool
+    refusal: Optional[str]
+
+
+class DatasetOperations(Model):
+    """The operations started from a dataset's pages, each answered by the server's state machine and access policy."""
+
+    openapi: ClassVar[str] = _schema("Dataset") + "/properties/operations"
+
+    add_media: OperationOffer
+    reindex: OperationOffer
+    import_metadata: OperationOffer
+    propagate_labels: OperationOffer
+    edit_labels: OperationOffer
+    check_labels: OperationOffer
+    curate: OperationOffer
+    review_duplicates: OperationOffer
+    enrich: OperationOffer
+    export: OperationOffer
+    snapshot: OperationOffer
+    restore: OperationOffer
+    clone: OperationOffer
+    delete: OperationOffer
+
+
 class Dataset(Model, DatasetCalls):
     """A dataset's record; read through a Client, it also carries the calls about the dataset (``DatasetCalls``)."""
 
@@ -66,6 +96,8 @@ class Dataset(Model, DatasetCalls):
     created_at: datetime
     n_images: int
     n_videos: int
+    operations: DatasetOperations
+    """Not in the contract: what may start now on the dataset for the caller, and why not."""
 
 
 class Task(Model):
@@ -728,6 +760,8 @@ class EnrichedCopy(Model):
 
 ALL_MODELS = [
     Dataset,
+    OperationOffer,
+    DatasetOperations,
     Task,
     TaskPage,
     BoundingBox,
