@@ -19,7 +19,8 @@ describe('saved-view monitoring of caption searches', () => {
   beforeAll(async () => {
     api = await startTestApi();
     const workspaceId = (await Workspace.query(api.deps.db).first())!.id;
-    datasetId = (await createDataset(api.deps.db, { name: 'captioned', ownerId: api.deps.defaultUser.id, workspaceId, status: 'READ ONLY' })).id;
+    // READY while the views are saved (a view is refused while a task holds the dataset), READ ONLY once the batch runs.
+    datasetId = (await createDataset(api.deps.db, { name: 'captioned', ownerId: api.deps.defaultUser.id, workspaceId, status: 'READY' })).id;
   });
   afterAll(() => api.close());
 
@@ -34,6 +35,7 @@ describe('saved-view monitoring of caption searches', () => {
     const batchId = randomUUID();
     await insertTask(db, { taskId: batchId, datasetId, taskType: 'MEDIA_ADDITION', createdBy: api.deps.defaultUser.id, input: {}, statusMessage: '' });
     const late = (await api.request.post(views).query({ caption: 'a cat sleeping on a sofa' }).field('name', 'too late').expect(200)).body;
+    await db('datasets').where({ id: datasetId }).update({ status_new: 'READ ONLY' });
 
     const captions = [
       'A tabby cat asleep on the couch',

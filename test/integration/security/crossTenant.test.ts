@@ -137,6 +137,7 @@ function inputOf(route: RouteSpec): RequestInput {
     'post /dataset/:dataset_id/duplicates/accept_suggestions': { body: {} },
     'post /dataset/:dataset_id/labels/propagate': { body: { label: 'by A', selection: { media_ids: [ofB.mediaId] } } },
     'post /dataset/:dataset_id/labels/propagate/preview': { body: { label: 'by A', selection: { media_ids: [ofB.mediaId] } } },
+    'post /dataset/:dataset_id/selection/count': { body: { media_ids: [ofB.mediaId] } },
     'post /dataset/:dataset_id/classes/set': { body: { label: 'by A', selection: { media_ids: [ofB.mediaId] } } },
     'post /dataset/:dataset_id/classes/accept_suggestions': { body: { media_ids: [ofB.mediaId] } },
     'put /dataset/:dataset_id/label_fields': { body: { label_field: 'class', split_field: 'split' } },
