@@ -1,3 +1,4 @@
+import { countFacets } from '../db/repositories/clusterFacets';
 import type { Db } from '../db/connection';
 import { savePixelPrints, tierFactsOf, untieredPairs, writePairTiers, type TierFactsRow } from '../db/repositories/duplicates';
 import { decodePrint, encodePrint, pixelPrintOf } from '../lib/media/pixelPrint';
@@ -45,7 +46,11 @@ export async function tierDuplicatePairs(deps: { db: Db; store: ObjectStore }, v
   let after: string | null = null;
   for (;;) {
     const pairs = await untieredPairs(db, versionId, after, PAIRS_PER_ROUND);
-    if (pairs.length === 0) return tiered;
+    if (pairs.length === 0) {
+      // Tiers move pairs between issue types, which forgot the version's issue counts: counted again, as the analysis left them.
+      if (tiered > 0) await countFacets(db, versionId);
+      return tiered;
+    }
     const rows = await tierFactsOf(db, versionId, [...new Set(pairs.flatMap((pair) => [pair.mediaId, pair.duplicateOf]))]);
     const prints = await printsOf(db, store, versionId, rows);
     const facts = new Map<string, TierFacts>(rows.map((row) => [row.id, { ...row, print: prints.get(row.id) ?? null }]));

@@ -130,6 +130,8 @@ export async function writePairTiers(db: Db, versionId: string, tiers: Array<{ m
   if (tiers.length === 0) return;
   const values = JSON.stringify(tiers.map((entry) => ({ media_id: entry.mediaId, tier: entry.tier, reason: entry.reason })));
   await db.transaction(async (trx) => {
+    // Pairs move between the duplicates and similar issue types: the version's issue counts are counted again at the task's end.
+    await forgetFacetCounts(trx, versionId, ['issue']);
     await trx.raw(
       `DELETE FROM media_issues i USING jsonb_to_recordset(?::jsonb) AS t(media_id uuid, tier text, reason text)
         WHERE i.version_id = ? AND i.media_id = t.media_id AND i.issue_type = 'similar' AND t.tier = 'similar'`,

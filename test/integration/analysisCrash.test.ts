@@ -56,7 +56,7 @@ describe('a worker killed while the analysis searches its chunks', () => {
 
     const resumed = await analysisOf(db, versionId);
     expect(resumed.levels.map((clusters) => clusters.reduce((sum, cluster) => sum + cluster.size, 0))).toEqual([items, items, items, items, items]);
-    await analyzeInOneActivity(db, api.deps.vectors, datasetId);
+    await analyzeInOneActivity(db, api.deps.vectors, datasetId, api.deps.store);
     expect(resumed).toEqual(await analysisOf(db, versionId));
   }, 400_000);
 });

@@ -40,7 +40,7 @@ describe('the analysis as fan-out (neighbour-search chunks, then clustering over
     expect(await mediaClustersOutOfStep(db, versionId)).toEqual([]);
     expect(Number((await keptClusters())[0].n)).toBe(items);
 
-    await analyzeInOneActivity(db, stack.deps.vectors, datasetId);
+    await analyzeInOneActivity(db, stack.deps.vectors, datasetId, stack.deps.store);
     const single = await analysisOf(db, versionId);
     expect(await mediaClustersOutOfStep(db, versionId)).toEqual([]);
     expect(Number((await keptClusters())[0].n)).toBe(items);

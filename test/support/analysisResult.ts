@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createAnalysisActivities } from '../../activities/analysis';
 import type { Db } from '../../db/connection';
+import type { ObjectStore } from '../../lib/storage/objectStore';
 import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { clusteringOf } from '../../db/repositories/clusteringOf';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
@@ -70,7 +71,8 @@ export async function mediaClustersOutOfStep(db: Db, versionId: string): Promise
 }
 
 /** Runs today's single-activity analysis (analyzeDataset) of the dataset's head, as the reference the fan-out must equal. */
-export async function analyzeInOneActivity(db: Db, vectors: VectorStore, datasetId: string): Promise<void> {
-  const { analyzeDataset } = createAnalysisActivities({ db, vectors });
+export async function analyzeInOneActivity(db: Db, vectors: VectorStore, datasetId: string, store: ObjectStore): Promise<void> {
+  // With the store, as the worker runs it: duplicate pairs get their tiers from the thumbnails.
+  const { analyzeDataset } = createAnalysisActivities({ db, vectors, store });
   await new MockActivityEnvironment().run(analyzeDataset, { datasetId, taskId: randomUUID() });
 }
