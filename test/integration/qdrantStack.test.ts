@@ -126,6 +126,6 @@ if (qdrantUrl) {
       expect(agreement.clusters.map((level) => [level.adjusted_rand, level.identical_clusters])).toEqual(agreement.clusters.map(() => [1, 1]));
       await embedded.dropCollection(copy);
       await embedded.close();
-    });
+    }, 180_000);
   });
 }
