@@ -471,6 +471,17 @@ class DuplicateDecision(Model):
     conflicts: List[MergeConflict]
 
 
+class DuplicatePair(Model):
+    openapi: ClassVar[str] = _schema("DuplicatePair")
+
+    media_id: UUID
+    duplicate_of: UUID
+    similarity: float
+    tier: Literal["exact", "near_identical", "similar"]
+    """exact: the same bytes; near_identical: the pixels confirm it; similar: the embedding alone."""
+    reason: str
+
+
 class DuplicateGroup(Model):
     openapi: ClassVar[str] = _schema("DuplicateGroup")
 
@@ -482,6 +493,7 @@ class DuplicateGroup(Model):
     member_count: int
     suggested_keeper: SuggestedKeeper
     decision: Optional[DuplicateDecision]
+    pairs: List[DuplicatePair]
 
 
 class DuplicateCounts(Model):
@@ -562,6 +574,7 @@ class AcceptPreviewGroup(Model):
     keep: List[DuplicateMember]
     keeper_reasons: List[str]
     discard: List[DuplicateMember]
+    pairs: List[DuplicatePair]
     """At most 24 of ``discard_count``."""
     discard_count: int
 
@@ -794,6 +807,7 @@ ALL_MODELS = [
     MergeConflict,
     Merged,
     DuplicateDecision,
+    DuplicatePair,
     DuplicateGroup,
     DuplicateCounts,
     DuplicatePage,
