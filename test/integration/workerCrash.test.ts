@@ -14,12 +14,8 @@ import { startTestApi, type TestApi } from '../support/testStack';
 import { crashAndResume } from '../support/workerCrash';
 import { clusteringOf } from '../../db/repositories/clusteringOf';
 
-// The two cases run at once, each on an API, database and task queue of its own (so each kill hits only its
-// case's worker): most of a case is waiting for a worker to start or for a heartbeat timeout to expire.
 describe('a worker killed in the middle of a dataset creation or a media batch', () => {
-  const env = { VIDEO_FRAME_INTERVAL_MS: '200', VIDEO_MAX_FRAMES: '100' };
-  const apis: TestApi[] = [];
-  const cases = new Map<string, Promise<void>>();
+  let api: TestApi;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'crash-'));
   // 24 distinct photos (8 originals in 3 tints) and two videos of 100 frames each.
   const files: string[] = [];
@@ -27,6 +23,7 @@ describe('a worker killed in the middle of a dataset creation or a media batch',
   const videoB = path.join(scratch, 'b.mp4');
 
   beforeAll(async () => {
+    api = await startTestApi({ VIDEO_FRAME_INTERVAL_MS: '200', VIDEO_MAX_FRAMES: '100' });
     for (const name of PHOTO_NAMES) {
       for (const [tint, colour] of [['red', '#ff8080'], ['green', '#80ff80'], ['blue', '#8080ff']] as const) {
         const file = path.join(scratch, `${name}_${tint}.jpg`);
@@ -36,28 +33,15 @@ describe('a worker killed in the middle of a dataset creation or a media batch',
     }
     fs.copyFileSync(makeVideo(20), videoA);
     fs.copyFileSync(makeVideo(21), videoB);
-    for (const [name, run] of [['creation', creationCrash], ['batch', batchCrash]] as const) {
-      const api = await startTestApi(env);
-      apis.push(api);
-      const running = run(api);
-      // Awaited by its test; handled here so a case that fails before its test awaits it is no unhandled rejection.
-      running.catch(() => undefined);
-      cases.set(name, running);
-    }
-  }, 120_000);
+  });
   afterAll(async () => {
-    await Promise.allSettled(cases.values());
-    for (const api of apis) await api.close();
+    await api.close();
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
   const count = async (query: Knex.QueryBuilder) => Number((await query.count({ n: '*' }))[0].n);
 
-  it('loses and duplicates nothing: the workflow resumes on a new worker and completes', () => cases.get('creation')!, 400_000);
-
-  it('resumes an add_media batch from an archive with every file placed exactly once', () => cases.get('batch')!, 400_000);
-
-  async function creationCrash(api: TestApi): Promise<void> {
+  it('loses and duplicates nothing: the workflow resumes on a new worker and completes', async () => {
     const { datasetId, transId } = await newDatasetWithTransaction(api, 'crash');
     await uploadFiles(api, datasetId, transId, [videoA, ...files.slice(0, 12), videoB, ...files.slice(12)]).expect(202);
     const { db } = api.deps;
@@ -79,9 +63,9 @@ describe('a worker killed in the middle of a dataset creation or a media batch',
     expect(media.every((m) => m.kind === 'VIDEO' || m.embedded)).toBe(true);
     expect(Number((await db('vector_points').where({ collection: `dataset_${datasetId.replace(/-/g, '')}` }).whereNotNull('vector').count({ n: '*' }))[0].n)).toBe(224);
     expect((await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'READY', n_images: 24, n_videos: 2 });
-  }
+  }, 300_000);
 
-  async function batchCrash(api: TestApi): Promise<void> {
+  it('resumes an add_media batch from an archive with every file placed exactly once', async () => {
     const { db } = api.deps;
     const { stop: stopWorkers } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
     let datasetId: string;
@@ -114,5 +98,5 @@ describe('a worker killed in the middle of a dataset creation or a media batch',
       expect(Number(total)).toBe(2 + 24 + 200);
     }
     expect((await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'PARTIAL INDEX', n_images: 26, n_videos: 2 });
-  }
+  }, 300_000);
 });
