@@ -16,13 +16,10 @@ import type { MediaSelection } from '../db/repositories/selection';
 import { conflict, notFound, unprocessable } from '../lib/errors';
 import { lockDatasetFor } from './datasetStates';
 import { requireCurrentMapLayout } from './map';
+import { MAX_CLASSES } from '../lib/labels/labelRule';
 
 /** The least mislabel score "accept all" takes unless told otherwise: below it, suggestions break about as many labels as they fix. */
 export const DEFAULT_MIN_SCORE = 0.95;
-
-import { MAX_CLASSES } from '../lib/labels/labelRule';
-
-export { MAX_CLASSES };
 
 export interface Classes {
   label_field: string | null;
