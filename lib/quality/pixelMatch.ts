@@ -30,6 +30,9 @@ export const PIXEL_MATCH = {
   offsets: [0, 0.25, 0.5, 0.75, 1],
   /** The side of the grid both prints are sampled on. */
   grid: 48,
+  /** The coarser grid every alignment is first scored on, and how many of the whole pictures and of the crops are scored again on the full one. */
+  coarseGrid: 16,
+  refined: 3,
   /** How much better a crop must align than the whole picture to be taken for one. */
   cropMargin: 0.005,
 };
@@ -43,21 +46,37 @@ export interface PrintMatch {
   inside: 'a' | 'b' | 'same';
 }
 
+/** Where each of `n` samples along an axis of `size` px falls, from `start` over `span`: its pixel, the next, and the weight of the next. */
+function axisSamples(start: number, span: number, size: number, n: number) {
+  const low = new Int32Array(n);
+  const high = new Int32Array(n);
+  const weight = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = Math.min(size - 1, Math.max(0, start + ((i + 0.5) * span) / n - 0.5));
+    low[i] = Math.floor(at);
+    high[i] = Math.min(size - 1, low[i] + 1);
+    weight[i] = at - low[i];
+  }
+  return { low, high, weight };
+}
+
+/** The print's region (x0, y0, w, h) resampled bilinearly to n×n. */
 function sample(print: PixelPrint, x0: number, y0: number, w: number, h: number, n: number): Float64Array {
   const out = new Float64Array(n * n);
   const { width, height, pixels } = print;
+  const xs = axisSamples(x0, w, width, n);
+  const ys = axisSamples(y0, h, height, n);
   for (let j = 0; j < n; j++) {
-    const y = Math.min(height - 1, Math.max(0, y0 + ((j + 0.5) * h) / n - 0.5));
-    const yi = Math.floor(y);
-    const fy = y - yi;
-    const y1 = Math.min(height - 1, yi + 1);
+    const top = ys.low[j] * width;
+    const bottom = ys.high[j] * width;
+    const fy = ys.weight[j];
     for (let i = 0; i < n; i++) {
-      const x = Math.min(width - 1, Math.max(0, x0 + ((i + 0.5) * w) / n - 0.5));
-      const xi = Math.floor(x);
-      const fx = x - xi;
-      const x1 = Math.min(width - 1, xi + 1);
-      out[j * n + i] =
-        pixels[yi * width + xi] * (1 - fx) * (1 - fy) + pixels[yi * width + x1] * fx * (1 - fy) + pixels[y1 * width + xi] * (1 - fx) * fy + pixels[y1 * width + x1] * fx * fy;
+      const left = xs.low[i];
+      const right = xs.high[i];
+      const fx = xs.weight[i];
+      const upper = pixels[top + left] * (1 - fx) + pixels[top + right] * fx;
+      const lower = pixels[bottom + left] * (1 - fx) + pixels[bottom + right] * fx;
+      out[j * n + i] = upper * (1 - fy) + lower * fy;
     }
   }
   return out;
@@ -103,20 +122,24 @@ function detailOf(values: Float64Array, n: number): Float64Array {
   return out;
 }
 
-/**
- * How well two prints match at their best alignment: each one is looked for inside the other at the crops of
- * PIXEL_MATCH (scales and positions); the alignment with the best layout correlation is the one whose detail counts.
- */
-export function matchPrints(a: PixelPrint, b: PixelPrint): PrintMatch {
-  const n = PIXEL_MATCH.grid;
-  let whole: PrintMatch | undefined;
-  let cropped: PrintMatch | undefined;
+/** A candidate alignment of one print (`small`) inside the other (`big`). */
+interface Alignment {
+  small: PixelPrint;
+  big: PixelPrint;
+  region: [x0: number, y0: number, w: number, h: number];
+  scale: number;
+  inside: PrintMatch['inside'];
+  layout: number;
+}
+
+/** Every alignment PIXEL_MATCH tries, each distinct region once (offsets along an axis without slack coincide). */
+function alignmentsOf(a: PixelPrint, b: PixelPrint): Alignment[] {
+  const alignments = new Map<string, Alignment>();
   for (const [small, big, name] of [
     [a, b, 'a'],
     [b, a, 'b'],
   ] as const) {
     const aspect = small.width / small.height;
-    const reference = sample(small, 0, 0, small.width, small.height, n);
     for (const scale of PIXEL_MATCH.scales) {
       let w = big.width * scale;
       let h = w / aspect;
@@ -124,23 +147,58 @@ export function matchPrints(a: PixelPrint, b: PixelPrint): PrintMatch {
         h = big.height * scale;
         w = h * aspect;
       }
+      const covers = Math.max(w / big.width, h / big.height);
       for (const fx of PIXEL_MATCH.offsets) {
         for (const fy of PIXEL_MATCH.offsets) {
-          const region = sample(big, (big.width - w) * fx, (big.height - h) * fy, w, h, n);
-          const layout = correlation(reference, region);
-          const covers = Math.max(w / big.width, h / big.height);
-          const isWhole = covers > 0.99;
-          const best = isWhole ? whole : cropped;
-          if (best && layout <= best.layout) continue;
-          const match: PrintMatch = { layout, detail: correlation(detailOf(reference, n), detailOf(region, n)), scale: covers, inside: isWhole ? 'same' : name };
-          if (isWhole) whole = match;
-          else cropped = match;
+          const region: Alignment['region'] = [(big.width - w) * fx, (big.height - h) * fy, w, h];
+          const key = `${name}:${region.map((value) => value.toFixed(3)).join(',')}`;
+          if (!alignments.has(key)) alignments.set(key, { small, big, region, scale: covers, inside: covers > 0.99 ? 'same' : name, layout: -Infinity });
         }
       }
     }
   }
+  return [...alignments.values()];
+}
+
+/** The layout correlation of each alignment, sampled on an n×n grid. */
+function scoreLayouts(alignments: Alignment[], n: number): Alignment[] {
+  const references = new Map<PixelPrint, Float64Array>();
+  return alignments.map((alignment) => {
+    const { small, big, region } = alignment;
+    if (!references.has(small)) references.set(small, sample(small, 0, 0, small.width, small.height, n));
+    return { ...alignment, layout: correlation(references.get(small)!, sample(big, ...region, n)) };
+  });
+}
+
+/** The first alignment with the best layout (the first one wins a tie, as the search order puts it). */
+function bestOf(alignments: Alignment[]): Alignment | undefined {
+  return alignments.reduce<Alignment | undefined>((best, alignment) => (!best || alignment.layout > best.layout ? alignment : best), undefined);
+}
+
+/** The `count` alignments with the best layout, in search order. */
+function leading(alignments: Alignment[], count: number): Alignment[] {
+  const kept = new Set([...alignments].sort((x, y) => y.layout - x.layout).slice(0, count));
+  return alignments.filter((alignment) => kept.has(alignment));
+}
+
+/**
+ * How well two prints match at their best alignment: each one is looked for inside the other at the crops of
+ * PIXEL_MATCH (scales and positions); the alignment with the best layout correlation is the one whose detail counts.
+ * Every alignment is scored on a coarse grid first; the leading few of the whole pictures and of the crops are scored
+ * again on the full grid, which decides.
+ */
+export function matchPrints(a: PixelPrint, b: PixelPrint): PrintMatch {
+  const n = PIXEL_MATCH.grid;
+  const coarse = scoreLayouts(alignmentsOf(a, b), PIXEL_MATCH.coarseGrid);
+  const fine = (inside: (alignment: Alignment) => boolean) => bestOf(scoreLayouts(leading(coarse.filter(inside), PIXEL_MATCH.refined), n));
+  const whole = fine((alignment) => alignment.inside === 'same');
+  const cropped = fine((alignment) => alignment.inside !== 'same');
   // A crop is named only where it aligns clearly better than the whole picture (a resize aligns about as well at 97.5 %).
-  return cropped && (!whole || cropped.layout > whole.layout + PIXEL_MATCH.cropMargin) ? cropped : whole!;
+  const chosen = cropped && (!whole || cropped.layout > whole.layout + PIXEL_MATCH.cropMargin) ? cropped : whole!;
+  // Detail is read at the chosen alignment only: the layout alone decides which one that is.
+  const { small, big, region } = chosen;
+  const detail = correlation(detailOf(sample(small, 0, 0, small.width, small.height, n), n), detailOf(sample(big, ...region, n), n));
+  return { layout: chosen.layout, detail, scale: chosen.scale, inside: chosen.inside };
 }
 
 /** What a pair's tier is decided from: each copy's bytes, size and print. */
