@@ -82,6 +82,7 @@ export const envSchema = z.object({
   TEMPORAL_UI_PORT: port.default(8233),
   TEMPORAL_UI_URL: url.optional(),
   TEMPORAL_BIN: z.string().min(1).optional(),
+  WORKFLOW_BUNDLE: z.string().min(1).optional(),
   TEMPORAL_RPC_TIMEOUT_SECONDS: secondsUpTo600.default(5),
   TASK_QUEUE: z.string().regex(/^[A-Za-z0-9._-]+$/, 'expected letters, digits, . _ -').default('media'),
   QDRANT_URL: url.optional(),
@@ -193,6 +194,8 @@ export interface Config {
     embeddedPort: number;
     embeddedUiPort: number;
     binary?: string;
+    /** A workflow bundle made beforehand (bundleWorkflowCode): the worker starts without bundling the workflows itself. */
+    workflowBundle?: string;
     taskQueue: string;
     /** Deadline of each call the API makes to Temporal (long polls for a result excepted). */
     rpcTimeoutMs: number;
@@ -390,6 +393,7 @@ export function loadConfig(env: Env = process.env): Config {
       embeddedPort: e.TEMPORAL_PORT,
       embeddedUiPort: e.TEMPORAL_UI_PORT,
       binary: e.TEMPORAL_BIN,
+      workflowBundle: e.WORKFLOW_BUNDLE,
       taskQueue: e.TASK_QUEUE,
       rpcTimeoutMs: Math.round(e.TEMPORAL_RPC_TIMEOUT_SECONDS * 1000),
       uiUrl: (e.TEMPORAL_UI_URL ?? (e.TEMPORAL_ADDRESS ? undefined : embeddedTemporalUiUrl(publicUrl, e.TEMPORAL_UI_PORT)))?.replace(/\/+$/, '') ?? null,

@@ -77,7 +77,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
   const workflowWorker = serves('workflows') && await Worker.create({
     ...common,
     taskQueue: queues.workflows,
-    workflowsPath: require.resolve('../workflows'),
+    ...(config.temporal.workflowBundle ? { workflowBundle: { codePath: config.temporal.workflowBundle } } : { workflowsPath: require.resolve('../workflows') }),
     activities: {
       ...createDatasetLifecycleActivities({ db, encoder }),
       ...createIngestActivities({

@@ -34,7 +34,7 @@ async function legacyDatabase(db: Db) {
 
 describe('the dataset-versions migration on an existing database', () => {
   it('moves every row of a dataset into its first version and loses nothing', async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ empty: true });
     const db = createDb(database.url, 2);
     try {
       const legacy = await legacyDatabase(db);

@@ -2,11 +2,34 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '@jest/types';
-import { startEmbeddedPostgres } from '../../lib/embedded/postgres';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { createDb, migrateLatest } from '../../db/connection';
+import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { startTemporalDevServer } from '../../lib/embedded/temporal';
 import { startKeycloakForIdentityTests } from './keycloak';
 import { freePort } from './ports';
 import { findQdrantBinary, startQdrantServer } from './qdrant';
+
+const TEMPLATE_DATABASE = 'test_template';
+
+/** The migrated schema every test file's database is copied from (test/support/testStack.ts): migrated once a run. */
+async function prepareTemplateDatabase(serverUrl: string): Promise<void> {
+  const db = createDb(await ensureDatabase(serverUrl, TEMPLATE_DATABASE));
+  try {
+    await migrateLatest(db);
+  } finally {
+    await db.destroy();
+  }
+  process.env.TEST_TEMPLATE_DATABASE = TEMPLATE_DATABASE;
+}
+
+/** The workflows bundled once a run: every worker a test starts loads this file (WORKFLOW_BUNDLE) instead of bundling its own. */
+async function prepareWorkflowBundle(dataDir: string): Promise<void> {
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
+  const file = path.join(dataDir, 'workflow-bundle.js');
+  fs.writeFileSync(file, code);
+  process.env.WORKFLOW_BUNDLE = file;
+}
 
 /**
  * Starts one embedded Postgres and one Temporal dev server for the whole run (unless
@@ -32,6 +55,11 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
     stops.push(postgres.stop);
     process.env.TEST_DATABASE_URL = postgres.url;
   }
+  // jest runs no teardown when the setup fails: stop what already runs.
+  await Promise.all([prepareTemplateDatabase(process.env.TEST_DATABASE_URL), prepareWorkflowBundle(dataDir)]).catch(async (error: unknown) => {
+    await stopAll();
+    throw error;
+  });
   if (!process.env.TEMPORAL_ADDRESS) {
     const temporal = await startTemporalDevServer({ dataDir, port: await freePort(), namespace: 'default' });
     stops.push(temporal.stop);
@@ -41,7 +69,6 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
     if (!qdrantBinary) {
       process.stdout.write('\n[tests] Qdrant suites NOT registered (not run): no Qdrant server binary; set QDRANT_BIN to run them.\n');
     } else {
-      // jest runs no teardown when the setup fails: stop what already runs.
       const qdrant = await startQdrantServer({ binary: qdrantBinary, dataDir: path.join(dataDir, 'qdrant') }).catch(async (error: unknown) => {
         await stopAll();
         throw error;

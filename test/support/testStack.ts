@@ -18,22 +18,26 @@ function serverUrl(): string {
   return url;
 }
 
-/** A fresh database for one test file, so files never see each other's rows. */
-export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+async function onServer(sql: string): Promise<void> {
+  const client = new Client({ connectionString: serverUrl() });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * A fresh database for one test file, so files never see each other's rows: a copy of the run's migrated template
+ * (test/support/globalSetup.ts), or `empty` for a test of the migrations themselves.
+ */
+export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `test_${process.env.JEST_WORKER_ID ?? '0'}_${randomBytes(6).toString('hex')}`;
+  const template = process.env.TEST_TEMPLATE_DATABASE;
+  if (template && !options.empty) await onServer(`CREATE DATABASE ${name} TEMPLATE ${template}`);
   const url = await ensureDatabase(serverUrl(), name);
-  return {
-    url,
-    async drop() {
-      const client = new Client({ connectionString: serverUrl() });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
+  return { url, drop: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 export interface TestApi {
@@ -56,6 +60,7 @@ export async function startTestApi(env: Env = {}): Promise<TestApi> {
     LOG_LEVEL: 'silent',
     // A queue of its own, so workers of other test files never take this file's workflows.
     TASK_QUEUE: `test-${path.basename(database.url)}`,
+    WORKFLOW_BUNDLE: process.env.WORKFLOW_BUNDLE,
     PIPELINE_PORT: '0',
     ...env,
   };
