@@ -7,7 +7,7 @@ import { localPublicUrl, screenshotsDir, serveOverHttp } from '../support/browse
 import { createReadyDataset, newDatasetWithTransaction, uploadFiles } from '../support/datasets';
 import { eventually, makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { startTestApi } from '../support/testStack';
-import { expectText, shownMediaIds, startWebApp, waitForLoadedImages, type WebApp } from '../support/webApp';
+import { choose, expectText, shownMediaIds, startWebApp, waitForLoadedImages, type WebApp } from '../support/webApp';
 
 /** The built web app in headless Chromium against the real API and worker: create, explore, search, tasks. */
 describe('web app', () => {
@@ -341,7 +341,7 @@ describe('web app', () => {
 
     // Decided, and still so after a reload: the decision is stored with the dataset.
     await page.reload();
-    await page.getByRole('radio', { name: /^Decided/ }).check();
+    await choose(page.getByRole('radio', { name: /^Decided/ }));
     const decided = page.locator('ul[aria-label="Duplicate groups"] > li').first();
     await expectText(decided.locator('.dup-summary'), /^Decided/);
     expect((await decided.locator('.dup-item .badge').allTextContents()).sort()).toEqual(['discarded', 'kept']);
@@ -349,7 +349,7 @@ describe('web app', () => {
     await decided.getByRole('button', { name: 'Undo decision' }).click();
     await page.getByText('No group here at this similarity.').waitFor();
 
-    await page.getByRole('radio', { name: /^To review/ }).check();
+    await choose(page.getByRole('radio', { name: /^To review/ }));
     // Accept all shows what it will do first: the group, the copy it keeps and the one it discards.
     await page.getByRole('button', { name: 'Accept all suggestions' }).click();
     const preview = page.getByRole('region', { name: 'Accept all preview' });

@@ -47,6 +47,17 @@ export async function expectText(locator: Locator, pattern: RegExp): Promise<voi
   expect(text).toMatch(pattern);
 }
 
+/**
+ * Checks a radio or checkbox whose checked state follows the page's URL: React puts the control back until the route
+ * changes, so Playwright's `check()` may see it unchanged on a loaded machine. This clicks, then waits for it.
+ */
+export async function choose(control: Locator): Promise<void> {
+  await control.click();
+  const deadline = Date.now() + 15_000;
+  while (!(await control.isChecked()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(await control.isChecked()).toBe(true);
+}
+
 /** Every thumbnail in view decoded (lazy ones below the fold are scrolled to first). */
 export async function waitForLoadedImages(page: Page): Promise<void> {
   // Not while the grid still shows the previous answer (it is marked as fetching).
