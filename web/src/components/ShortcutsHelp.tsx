@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Dialog } from './Dialog';
 
-/** Every keyboard shortcut of the grid and the viewer: the help sheet lists these and nothing else decides them. */
+/** Every keyboard shortcut of the grid, the viewer and duplicate review: the help sheet lists these and nothing else decides them. */
 export const SHORTCUTS: Array<{ area: string; keys: Array<[string, string]> }> = [
   {
     area: 'Grid',
@@ -25,12 +25,25 @@ export const SHORTCUTS: Array<{ area: string; keys: Array<[string, string]> }> =
       ['?', 'Show these shortcuts'],
     ],
   },
+  {
+    area: 'Duplicates',
+    keys: [
+      ['k', 'Keep the focused copy, discard the rest of its group'],
+      ['d', 'Keep the ticked copies (the suggested keeper unless changed), discard the rest'],
+      ['n', 'Not duplicates: keep every copy of the group'],
+      ['↑ ↓', 'Previous or next group (focus moves to the next one after a decision)'],
+      ['?', 'Show these shortcuts'],
+    ],
+  },
 ];
+
+/** Inputs where a letter is no text (a checkbox, a button): shortcuts still work there. */
+const TEXTLESS_INPUTS = new Set(['checkbox', 'button', 'submit', 'reset']);
 
 /** True while the key was typed into a field, where it is text, not a shortcut. */
 export function isTyping(event: KeyboardEvent): boolean {
-  const target = event.target as HTMLElement | null;
-  return Boolean(target?.closest('input, textarea, select, [contenteditable="true"]'));
+  const field = (event.target as HTMLElement | null)?.closest('input, textarea, select, [contenteditable="true"]');
+  return Boolean(field) && !(field instanceof HTMLInputElement && TEXTLESS_INPUTS.has(field.type));
 }
 
 /** `?` anywhere on the page (outside a field) opens the help sheet. */
@@ -46,10 +59,11 @@ export function useShortcutsHelp(): [boolean, (open: boolean) => void] {
   return [open, setOpen];
 }
 
-export function ShortcutsHelp({ onClose }: { onClose(): void }) {
+/** The help sheet, of the areas a page has (the grid's and the viewer's unless told). */
+export function ShortcutsHelp({ onClose, areas = ['Grid', 'Viewer'] }: { onClose(): void; areas?: string[] }) {
   return (
     <Dialog title="Keyboard shortcuts" onClose={onClose} className="shortcuts">
-      {SHORTCUTS.map(({ area, keys }) => (
+      {SHORTCUTS.filter(({ area }) => areas.includes(area)).map(({ area, keys }) => (
         <section key={area}>
           <h3>{area}</h3>
           <dl className="facts">

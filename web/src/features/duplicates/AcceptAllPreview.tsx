@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Pager } from '../../components/Pager';
-import { acceptAll, duplicateKeys, fetchAcceptPreview, type AcceptResult } from './api';
+import { acceptAll, duplicateKeys, fetchAcceptPreview, type AcceptResult, type Tier } from './api';
 
 const PREVIEW_PAGE_SIZE = 10;
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
@@ -12,17 +12,29 @@ const plural = (count: number, one: string, many: string) => `${count} ${count =
  * discards as thumbnails. Confirming sends the preview's token, so a plan that changed meanwhile is refused
  * (and shown again) instead of deciding groups the curator never saw. Escape cancels.
  */
-export function AcceptAllPreview({ datasetId, similarity, onClose, onAccepted }: { datasetId: string; similarity: number; onClose(): void; onAccepted(result: AcceptResult): void }) {
+export function AcceptAllPreview({
+  datasetId,
+  similarity,
+  tiers,
+  onClose,
+  onAccepted,
+}: {
+  datasetId: string;
+  similarity: number;
+  tiers: readonly Tier[];
+  onClose(): void;
+  onAccepted(result: AcceptResult): void;
+}) {
   const [page, setPage] = useState(0);
   const queryClient = useQueryClient();
   const region = useRef<HTMLElement>(null);
   const preview = useQuery({
-    queryKey: duplicateKeys.preview(datasetId, similarity, page),
-    queryFn: () => fetchAcceptPreview(datasetId, similarity, page, PREVIEW_PAGE_SIZE),
+    queryKey: duplicateKeys.preview(datasetId, similarity, tiers, page),
+    queryFn: () => fetchAcceptPreview(datasetId, similarity, tiers, page, PREVIEW_PAGE_SIZE),
     placeholderData: keepPreviousData,
   });
   const accept = useMutation({
-    mutationFn: () => acceptAll(datasetId, similarity, preview.data!),
+    mutationFn: () => acceptAll(datasetId, similarity, tiers, preview.data!),
     onSuccess: (result) => {
       onAccepted(result);
       return queryClient.invalidateQueries({ queryKey: duplicateKeys.all(datasetId) });
