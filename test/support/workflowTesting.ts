@@ -3,7 +3,7 @@ import { Context } from '@temporalio/activity';
 import { WorkflowFailedError, WorkflowIdReusePolicy, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { createAnalysisActivities } from '../../activities/analysis';
 import type { createBatchSourceActivities } from '../../activities/batchSources';
 import type { createCustomMetadataActivities } from '../../activities/customMetadata';
@@ -216,8 +216,10 @@ async function startWorkflowEnvironment(): Promise<TestWorkflowEnvironment> {
   });
 }
 
-/** The service's workflows, bundled once per test file. */
-function bundleWorkflows(): Promise<WorkflowBundle> {
+/** The service's workflows: the run's bundle when `npm test` made one (WORKFLOW_BUNDLE), else bundled for this file. */
+async function bundleWorkflows(): Promise<WorkflowBundleOption> {
+  const codePath = process.env.WORKFLOW_BUNDLE;
+  if (codePath) return { codePath };
   return bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
 }
 
@@ -228,7 +230,7 @@ function bundleWorkflows(): Promise<WorkflowBundle> {
  */
 async function withWorkers<R>(
   env: TestWorkflowEnvironment,
-  workflowBundle: WorkflowBundle,
+  workflowBundle: WorkflowBundleOption,
   mocks: MockActivities,
   test: (taskQueue: string) => Promise<R>,
 ): Promise<R> {
@@ -278,7 +280,7 @@ export interface WorkflowTestbed {
 /** The Temporal server and workflow bundle of one test file: made before its tests, torn down after them. */
 export function workflowTestbed(): WorkflowTestbed {
   let env: TestWorkflowEnvironment | undefined;
-  let bundle: WorkflowBundle;
+  let bundle: WorkflowBundleOption;
   beforeAll(async () => {
     [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
   });
