@@ -111,18 +111,23 @@ const STEPS: Step[] = [
   },
 ];
 
+/** The shorter name first (a copy tends to add to its original's: "cat (1).jpg", "cat_copy.jpg"), then by name. */
+function byName(a: Candidate, b: Candidate): number {
+  return a.fileName.length - b.fileName.length || a.fileName.localeCompare(b.fileName) || (a.id < b.id ? -1 : 1);
+}
+
 /**
  * The copy to keep and why: one kept before (when a group changed); else each fact in turn sets aside
  * the copies that are worse by it: a decodable copy, then the most pixels (the others are resized or
  * cropped from it), a lossless encoding, the most bits per pixel within a format (the others re-encoded
- * at lower quality), the fewest issues of its own pixels, the earliest upload, and the first name.
+ * at lower quality), the fewest issues of its own pixels, the earliest upload, the shorter name, and the first name.
  */
 export function suggestKeeper(candidates: Candidate[], keptBefore: ReadonlySet<string> = new Set()): KeeperSuggestion {
   const earlier = candidates.filter((candidate) => keptBefore.has(candidate.id));
   if (earlier.length > 0) {
     return { mediaId: earlier.sort((a, b) => (a.id < b.id ? -1 : 1))[0].id, reasons: ['kept when this group was decided before'], decidingFact: 'kept_before' };
   }
-  let running = [...candidates].sort((a, b) => a.fileName.localeCompare(b.fileName) || (a.id < b.id ? -1 : 1));
+  let running = [...candidates].sort(byName);
   const reasons: string[] = [];
   let decidingFact: KeeperFact = 'file_name';
   for (const step of STEPS) {
@@ -135,7 +140,7 @@ export function suggestKeeper(candidates: Candidate[], keptBefore: ReadonlySet<s
     running = kept;
   }
   if (running.length > 1) {
-    reasons.push(`as good as ${list(running.slice(1).map((other) => other.fileName))} by every fact: first by name`);
+    reasons.push(`as good as ${list(running.slice(1).map((other) => other.fileName))} by every fact: ${running[0].fileName.length < running[1].fileName.length ? 'the shorter name' : 'first by name'}`);
     decidingFact = 'file_name';
   }
   return { mediaId: running[0].id, reasons, decidingFact };

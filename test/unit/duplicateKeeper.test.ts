@@ -56,6 +56,8 @@ describe('the suggested keeper', () => {
     });
     expect(suggestKeeper([candidate('a', { createdAt: later, issues: ['outliers'] }), candidate('b')])).toMatchObject({ mediaId: 'b', decidingFact: 'earlier_upload' });
     expect(suggestKeeper([candidate('b'), candidate('a')])).toEqual({ mediaId: 'a', reasons: ['as good as b.jpg by every fact: first by name'], decidingFact: 'file_name' });
+    // A copy's name adds to its original's; ICU order alone would put "astronaut_copy" before "astronaut".
+    expect(suggestKeeper([candidate('astronaut_copy'), candidate('astronaut')])).toEqual({ mediaId: 'astronaut', reasons: ['as good as astronaut_copy.jpg by every fact: the shorter name'], decidingFact: 'file_name' });
     expect(suggestKeeper([candidate('new', { width: 900, height: 900 }), candidate('old')], new Set(['old']))).toEqual({
       mediaId: 'old',
       reasons: ['kept when this group was decided before'],
