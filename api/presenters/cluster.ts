@@ -27,6 +27,7 @@ export const previewSchema = z
       .meta({ description: "The object's box in its image, as fractions of its width and height (OBJECTS results); null for images" }),
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
+    class: z.string().nullable().meta({ description: "Its class: the value of the dataset's declared label field (the user's label, GET …/classes); null without one" }),
     ...relevance,
   })
   .meta({ id: 'Preview' });
@@ -42,6 +43,7 @@ export const clusterSchema = z
     captions: z.array(z.string()).nullable(),
     previews: z.array(previewSchema),
     labels: z.array(z.string()).nullable(),
+    classes: z.array(z.string()).nullable().meta({ description: "The previews' classes (the user's labels), distinct; null when none has one" }),
     user_tags: z.array(z.object({ id: z.uuid(), name: z.string() })).nullable(),
     ...relevance,
   })
@@ -59,6 +61,7 @@ export function presentPreview(row: PreviewRow, origin: string, signer: UrlSigne
     bounding_box: row.bounding_box ?? null,
     width: row.width,
     height: row.height,
+    class: row.class,
     ...relevanceOf(row.relevance),
   };
 }
@@ -75,6 +78,7 @@ export function presentCluster(cluster: ExploreCluster, threshold: number, origi
     captions: orNull(distinct(cluster.previews.flatMap((p) => (p.caption ? [p.caption] : [])))),
     previews: cluster.previews.map(preview),
     labels: orNull(distinct(cluster.previews.flatMap((p) => p.labels ?? []))),
+    classes: orNull(distinct(cluster.previews.flatMap((p) => (p.class ? [p.class] : [])))),
     user_tags: orNull(distinct(cluster.previews.flatMap((p) => p.tags ?? []), (tag) => tag.id)),
     ...relevanceOf(cluster.relevance),
   };

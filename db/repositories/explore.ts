@@ -261,11 +261,16 @@ export interface PreviewRow {
   height: number | null;
   thumb_sha256: string | null;
   labels: string[] | null;
+  /** Its class: the value of the version's declared label field (the user's label), null without one. */
+  class: string | null;
   tags: Array<{ id: string; name: string }> | null;
   relevance: number | null;
   /** The object's box in its image (OBJECTS previews only). */
   bounding_box?: { x: number; y: number; width: number; height: number };
 }
+
+/** A preview's class (`m` is the media row; the one parameter is its version, so the field is read once, not per row). */
+const PREVIEW_CLASS_SQL = `nullif(btrim(m.custom_metadata ->> (SELECT cv.label_quality ->> 'label_field' FROM dataset_versions cv WHERE cv.id = ?)), '')`;
 
 /** A preview's user tags, as JSON (`m` is the media row). */
 export const PREVIEW_TAGS_SQL = `(SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -444,7 +449,7 @@ export async function exploreClusters(
         'id', m.id, 'kind', m.kind, 'file_name', m.file_name, 'caption', m.caption, 'width', m.width,
         'height', m.height, 'thumb_sha256', m.thumb_sha256, 'relevance', ranked.distance,
         'labels', (SELECT array_agg(l.label ORDER BY l.label) FROM media_labels l WHERE l.version_id = m.version_id AND l.media_id = m.id),
-        'tags', ${PREVIEW_TAGS_SQL}) AS preview`),
+        'class', ${PREVIEW_CLASS_SQL}, 'tags', ${PREVIEW_TAGS_SQL}) AS preview`, [options.versionId]),
     )
     .orderBy([
       { column: 'page.relevance', order: 'asc' },
@@ -506,7 +511,7 @@ export async function exploreObjectClusters(
         'id', m.id, 'kind', m.kind, 'file_name', m.file_name, 'caption', coalesce(o.caption, o.label), 'width', m.width,
         'height', m.height, 'thumb_sha256', m.thumb_sha256, 'relevance', ranked.distance, 'labels', ARRAY[o.label],
         'bounding_box', json_build_object('x', o.box_x, 'y', o.box_y, 'width', o.box_width, 'height', o.box_height),
-        'tags', ${PREVIEW_TAGS_SQL}) AS preview`),
+        'class', ${PREVIEW_CLASS_SQL}, 'tags', ${PREVIEW_TAGS_SQL}) AS preview`, [options.versionId]),
     )
     .orderBy([
       { column: 'page.relevance', order: 'asc' },
@@ -541,6 +546,7 @@ export async function clusterMembersPage(
       'm.height',
       'm.thumb_sha256',
       db.raw('NULL::text[] AS labels'),
+      db.raw(`${PREVIEW_CLASS_SQL} AS class`, [versionId]),
       db.raw(`${PREVIEW_TAGS_SQL} AS tags`),
       db.raw('NULL::real AS relevance'),
     );

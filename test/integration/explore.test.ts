@@ -52,7 +52,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     expect(response.body.metadata).toEqual({ used_duckdb: false });
     const clusters: Cluster[] = response.body.clusters;
     expect(names(clusters)).toEqual([...PHOTO_NAMES.map((n) => `${n}.jpg`), 'broken.png', 'chelsea_copy.jpg', 'dark_coffee.jpg'].sort());
-    expect(clusters[0]).toMatchObject({ type: 'IMAGES', n_images: 2, n_objects: 0, n_videos: 0, similarity_threshold: '0', labels: null, user_tags: null, captions: null });
+    expect(clusters[0]).toMatchObject({ type: 'IMAGES', n_images: 2, n_objects: 0, n_videos: 0, similarity_threshold: '0', labels: null, classes: null, user_tags: null, captions: null });
     expect(clusters[0].previews.map((p) => p.file_name).sort()).toEqual(['chelsea.jpg', 'chelsea_copy.jpg']);
     expect(clusters[0].previews[0]).toEqual({
       type: 'IMAGE',
@@ -64,6 +64,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
       bounding_box: null,
       width: expect.any(Number),
       height: expect.any(Number),
+      class: null,
     });
     const loosest = (await explore({ entity_type: 'IMAGES', threshold: 4 }).expect(200)).body.clusters as Cluster[];
     expect(loosest.length).toBeLessThanOrEqual(clusters.length);

@@ -81,6 +81,20 @@ describe("the user's labels", () => {
     expect([refused.status, refused.body.detail]).toEqual([422, 'vql[0].ground_truth.value: value must list at least one value']);
   });
 
+  it("shows each preview's class, each cluster its previews' classes, and a cluster's members their class", async () => {
+    const byId = new Map([...ids].map(([name, id]) => [id, given.get(name)!]));
+    const { clusters } = (await stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', page_size: 20 }).expect(200)).body as {
+      clusters: Array<{ cluster_id: string; classes: string[] | null; previews: Array<{ media_id: string; class: string | null }> }>;
+    };
+    expect(clusters.length).toBeGreaterThan(0);
+    for (const cluster of clusters) {
+      for (const preview of cluster.previews) expect(preview.class).toBe(byId.get(preview.media_id));
+      expect([...(cluster.classes ?? [])].sort()).toEqual([...new Set(cluster.previews.map((preview) => byId.get(preview.media_id)))].sort());
+    }
+    const members = (await stack.request.get(`/api/v1/dataset/${datasetId}/clusters/${clusters[0].cluster_id}/media`).expect(200)).body.media as Array<{ media_id: string; class: string | null }>;
+    for (const member of members) expect(member.class).toBe(byId.get(member.media_id));
+  });
+
   it('colours the map by class: its legend has the classes with their counts, and each point the colour of its class', async () => {
     const listed = await classes();
     const map = (await stack.request.get(`/api/v1/dataset/${datasetId}/map`).expect(200)).body;

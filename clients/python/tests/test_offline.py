@@ -128,12 +128,12 @@ def test_terminal_text_escapes_controls() -> None:
 
 def preview(media_id: str, name: str) -> dict:
     return {"type": "IMAGE", "media_id": media_id, "media_uri": "u", "media_thumb_uri": "t", "caption": None, "file_name": name,
-            "bounding_box": None, "width": 1, "height": 1}  # fmt: skip
+            "bounding_box": None, "width": 1, "height": 1, "class": "coat" if name.startswith("a") else None}  # fmt: skip
 
 
 def cluster(cluster_id: str, previews: list, n_images: int) -> dict:
     return {"cluster_id": cluster_id, "type": "IMAGES", "n_images": n_images, "n_objects": 0, "n_videos": 0, "similarity_threshold": "0",
-            "captions": None, "previews": previews, "labels": None, "user_tags": None}  # fmt: skip
+            "captions": None, "previews": previews, "labels": None, "classes": None, "user_tags": None}  # fmt: skip
 
 
 def test_to_pandas_has_one_row_per_media_item_and_keeps_its_columns_when_empty() -> None:
@@ -148,7 +148,9 @@ def test_to_pandas_has_one_row_per_media_item_and_keeps_its_columns_when_empty()
         {"clusters": [cluster(str(uuid.uuid4()), [preview(ids[0], "a.jpg"), preview(ids[1], "b.jpg")], 2), cluster(str(uuid.uuid4()), [preview(ids[2], "c.jpg")], 1)],
          "metadata": {"used_duckdb": False}}  # fmt: skip
     )
-    assert list(result.to_pandas()["media_id"]) == ids
+    table = result.to_pandas()
+    assert list(table["media_id"]) == ids
+    assert list(table["class"].fillna("-")) == ["coat", "-", "-"]
 
 
 def test_explore_media_lists_every_member_of_a_cluster_past_its_previews() -> None:

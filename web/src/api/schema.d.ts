@@ -8056,6 +8056,8 @@ export interface components {
             captions: string[] | null;
             previews: components["schemas"]["Preview"][];
             labels: string[] | null;
+            /** @description The previews' classes (the user's labels), distinct; null when none has one */
+            classes: string[] | null;
             user_tags: {
                 /** Format: uuid */
                 id: string;
@@ -8584,6 +8586,8 @@ export interface components {
             } | null;
             width: number | null;
             height: number | null;
+            /** @description Its class: the value of the dataset's declared label field (the user's label, GET …/classes); null without one */
+            class: string | null;
             /** @description Cosine distance to the query; only in search results */
             relevance_score?: number;
             /** @constant */

@@ -478,7 +478,7 @@ function ClusterCard({ datasetId, cluster, onPick, onOpen, onSelect, tabStop, on
               aria-pressed={selecting ? isPicked(preview.media_id) : undefined}
               tabIndex={tabStop === preview.media_id ? 0 : -1}
               data-media-id={preview.media_id}
-              title={`${preview.file_name}${preview.caption ? ` — ${preview.caption}` : ''}\n${selecting ? 'Select (Shift: a range)' : 'Open full screen'}`}
+              title={`${preview.file_name}${preview.class ? ` (${preview.class})` : ''}${preview.caption ? ` — ${preview.caption}` : ''}\n${selecting ? 'Select (Shift: a range)' : 'Open full screen'}`}
               onClick={click(preview)}
               onFocus={() => {
                 onFocusThumb(preview.media_id);
@@ -497,7 +497,8 @@ function ClusterCard({ datasetId, cluster, onPick, onOpen, onSelect, tabStop, on
         </Link>
       )}
       {members > cluster.previews.length && objects && <div className="muted">+{members - cluster.previews.length} more</div>}
-      {cluster.labels && <div className="muted">labels: {cluster.labels.join(', ')}</div>}
+      {cluster.classes && <div className="muted">classes: {cluster.classes.join(', ')}</div>}
+      {cluster.labels && <div className="muted">model labels: {cluster.labels.join(', ')}</div>}
       {cluster.user_tags && <div className="muted">tags: {cluster.user_tags.map((tag) => tag.name).join(', ')}</div>}
     </li>
   );

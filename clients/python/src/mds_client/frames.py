@@ -6,7 +6,7 @@ import html
 from typing import Any, Dict, List, Optional, Sequence
 
 EXPLORE_COLUMNS = [
-    "rank", "cluster_id", "cluster_size", "media_id", "file_name", "caption", "labels", "tags",
+    "rank", "cluster_id", "cluster_size", "media_id", "file_name", "class", "caption", "labels", "tags",
     "relevance_score", "width", "height", "media_uri", "thumbnail_uri",
 ]  # fmt: skip
 DUPLICATE_COLUMNS = [

@@ -155,6 +155,8 @@ class Preview(Model):
     bounding_box: Optional[BoundingBox]
     width: Optional[int]
     height: Optional[int]
+    class_: Optional[str] = Field(alias="class")
+    """The user's label (the dataset's declared label field); None without one."""
     relevance_score: Optional[float] = None
     """Cosine distance to the query (search results only): lower is closer."""
     relevance_score_type: Optional[Literal["cosine_distance"]] = None
@@ -179,6 +181,7 @@ class Cluster(Model):
     captions: Optional[List[str]]
     previews: List[Preview]
     labels: Optional[List[str]]
+    classes: Optional[List[str]]
     user_tags: Optional[List[UserTag]]
     relevance_score: Optional[float] = None
     relevance_score_type: Optional[Literal["cosine_distance"]] = None
@@ -223,6 +226,7 @@ class ExploreResult(Model):
                         "cluster_size": cluster.n_images,
                         "media_id": str(preview.media_id),
                         "file_name": preview.file_name,
+                        "class": preview.class_,
                         "caption": preview.caption,
                         "labels": getattr(preview, "labels", None) or cluster.labels,
                         "tags": [tag.get("name") if isinstance(tag, dict) else tag for tag in (getattr(preview, "tags", None) or [])],
