@@ -5,7 +5,6 @@ import { MetadataFileError, parseMetadataFile } from '../lib/metadata/parseMetad
 import type { CustomMetadataInput } from '../workflows/contracts';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { applyMetadataRecords, completeCustomMetadata, type MetadataApplied } from '../services/customMetadata';
-import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import { heartbeating } from './liveness';
 
 type Release = Pick<CustomMetadataInput, 'taskId' | 'datasetId' | 'previousStatus'>;
@@ -34,10 +33,5 @@ export function createCustomMetadataActivities(deps: { db: Db; store: ObjectStor
     },
 
     completeCustomMetadata: (input: Release & MetadataApplied) => completeCustomMetadata(db, input),
-
-    /** The task FAILED or ABORTED; the dataset back to where it was (whatever was applied stays, in one transaction or not at all). */
-    async failCustomMetadata(input: Release & Ending): Promise<void> {
-      await TASK_TYPE_REGISTRY.CUSTOM_METADATA.endUnfinished(db, input, input);
-    },
   });
 }

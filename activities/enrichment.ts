@@ -20,7 +20,6 @@ import type { EnrichmentInput } from '../workflows/contracts';
 import { adoptEnrichedCopy, commitEnrichment, writeEnrichedBatch } from '../services/enrichment';
 import { ENRICHMENT_PLUGINS } from '../services/enrichmentModels';
 import type { EnrichBatch, ModelContext, ModelRun } from '../services/enrichmentModels/plugin';
-import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import { GRAPH_K } from './analysis';
 import type { IdRange } from '../db/repositories/chunks';
 import { encodeImageBlobs } from './embedding';
@@ -42,10 +41,6 @@ export function createEnrichmentActivities(deps: { db: Db }) {
 
     adoptEnrichedCopy: (input: EnrichmentInput) => adoptEnrichedCopy(db, input),
     commitEnrichment: (input: EnrichmentInput) => commitEnrichment(db, input),
-
-    async failEnrichment(input: EnrichmentInput & Ending): Promise<void> {
-      await TASK_TYPE_REGISTRY.ENRICHMENT.endUnfinished(db, input, input);
-    },
   };
 }
 

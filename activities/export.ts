@@ -23,7 +23,7 @@ import { UnexportableError, type MetadataWriter } from '../lib/export/writer';
 import { createZipWriter, type ZipWriter } from '../lib/export/zipWriter';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ExportInput } from '../workflows/contracts';
-import { markTaskCompleted, TASK_TYPE_REGISTRY } from '../services/taskTypes';
+import { markTaskCompleted } from '../services/taskTypes';
 import { heartbeating } from './liveness';
 
 /** The version's label-quality report (GET …/label_quality), in every archive of a version that has one. */
@@ -176,11 +176,6 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
     async completeExport(input: { taskId: string; fileName: string; items: number; bytes: number }): Promise<void> {
       const megabytes = (input.bytes / 2 ** 20).toFixed(1);
       await markTaskCompleted(db, input.taskId, `Exported ${input.items} media into ${input.fileName} (${megabytes} MB)`);
-    },
-
-    /** The task FAILED (with why) or ABORTED; nothing partial was stored. */
-    async failExport(input: { taskId: string; message: string; aborted: boolean }): Promise<void> {
-      await TASK_TYPE_REGISTRY.EXPORT.endUnfinished(db, input, input);
     },
   });
 }

@@ -3,7 +3,6 @@ import { updateTaskProgress } from '../db/repositories/tasks';
 import { headVersion } from '../db/repositories/versions';
 import type { VectorStore } from '../lib/vectors/vectorStore';
 import { completeLabelPropagation, findPropagationTargets, writePropagatedLabel, type NeighbourBatches, type PropagationResult } from '../services/labels';
-import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { LabelPropagationInput } from '../workflows/contracts';
 import { createProgressReporter } from './progress';
 import { forEachNeighbourBatch } from './vectorNeighbours';
@@ -31,10 +30,5 @@ export function createLabelPropagationActivities(deps: { db: Db; vectors: Vector
     },
 
     completeLabelPropagation: (input: Release & PropagationResult & { label: string }) => completeLabelPropagation(db, input),
-
-    /** The task FAILED or ABORTED; nothing was labelled (the labels are written in one transaction at the end). */
-    async failLabelPropagation(input: Release & Ending): Promise<void> {
-      await TASK_TYPE_REGISTRY.LABEL_PROPAGATION.endUnfinished(db, input, input);
-    },
   });
 }

@@ -11,7 +11,6 @@ import type { Neighbour } from '../lib/quality/neighbourScores';
 import type { VectorHit } from '../lib/vectors/vectorStore';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { completeLabelQuality, type LabelQualitySummary } from '../services/labelQuality';
-import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { KnnChunk, LabelCheckInput, LabelCheckPlan, LabelCheckStep, LabelQualityInput } from '../workflows/contracts';
 import { createProgressReporter, type TaskRef } from './progress';
 import { forEachNeighbourBatch, vectorNeighbours } from './vectorNeighbours';
@@ -213,10 +212,5 @@ export function createLabelQualityActivities(deps: { db: Db; vectors: VectorStor
     },
 
     completeLabelQuality: (input: Release & LabelQualitySummary) => completeLabelQuality(db, input),
-
-    /** The task FAILED or ABORTED; nothing was written (the results go in one transaction at the end). */
-    async failLabelQuality(input: Release & Ending): Promise<void> {
-      await TASK_TYPE_REGISTRY.LABEL_QUALITY.endUnfinished(db, input, input);
-    },
   });
 }

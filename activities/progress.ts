@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection';
 import { reportTaskProgress } from '../db/repositories/tasks';
+import { STAGE_RANGES, type TaskStage } from '../lib/tasks';
 import type { ChunkStep } from '../workflows/contracts';
 
 export interface TaskRef {
@@ -7,32 +8,18 @@ export interface TaskRef {
   datasetId: string;
 }
 
-/** Share of the overall progress (0-100) each stage of an indexing workflow covers. */
-export const STAGE_RANGES = {
-  collect: [0, 10],
-  /** Decoding and embedding, chunk by chunk (each chunk's decode is the first half of its share, its embedding the second). */
-  index: [10, 80],
-  analyze: [80, 95],
-  /** An enrichment: the copy comes before, caption embedding after. */
-  enrich: [20, 90],
-  /** A label propagation: the neighbour search, then one write. */
-  propagate: [5, 90],
-  /** A label-quality check: the neighbour search, then the scoring and one write. */
-  check_labels: [5, 90],
-} as const;
-
 /** Reports `done` of `total`; throttled to once a second unless `force`. */
 export type ProgressReporter = (done: number, total: number, force?: boolean) => Promise<void>;
 
 /**
- * Reports a stage's progress to the task and the dataset, at most once a second, so clients polling
+ * Reports a stage's progress (its share is the task module's, lib/tasks) to the task and the dataset, at most once a second, so clients polling
  * /api/v1/tasks or the dataset see it grow. `share` is the part of the stage this reporter covers
  * (a chunk's half of the indexing stage); by default the whole stage.
  */
 export function createProgressReporter(
   db: Db,
   ref: TaskRef,
-  stage: keyof typeof STAGE_RANGES,
+  stage: TaskStage,
   message: string,
   share: { from: number; to: number } = { from: 0, to: 1 },
 ): ProgressReporter {
@@ -55,7 +42,7 @@ export function createProgressReporter(
 export function createChunkProgressReporter(
   db: Db,
   step: ChunkStep,
-  stage: keyof typeof STAGE_RANGES,
+  stage: TaskStage,
   part: { from: number; to: number },
   message: string,
 ): ProgressReporter {

@@ -5,7 +5,6 @@ import { hasSnapshotOfReason } from '../db/repositories/snapshots';
 import { updateTaskProgress } from '../db/repositories/tasks';
 import type { SnapshotStatus } from '../lib/datasetStates';
 import { adoptClone, commitRestore, completeClone, takeSnapshot } from '../services/snapshots';
-import { TASK_TYPE_REGISTRY, type Ending } from '../services/taskTypes';
 import type { SnapshotCloneInput, SnapshotRestoreInput } from '../workflows/contracts';
 import { heartbeating } from './liveness';
 
@@ -36,19 +35,11 @@ export function createSnapshotActivities(deps: { db: Db }) {
 
     commitRestore: (input: SnapshotRestoreInput) => commitRestore(db, input),
 
-    async failRestore(input: SnapshotRestoreInput & Ending): Promise<void> {
-      await TASK_TYPE_REGISTRY.SNAPSHOT_RESTORE.endUnfinished(db, input, input);
-    },
-
     /** The copy becomes the clone's head, the clone gets its own snapshot (reason `clone`), and it is ready. */
     async commitClone(input: SnapshotCloneInput): Promise<void> {
       await adoptClone(db, input);
       await takeOnce(input.datasetId, 'clone', input.cloneSnapshotId, input.snapshotStatus);
       await completeClone(db, input);
-    },
-
-    async failClone(input: SnapshotCloneInput & Ending): Promise<void> {
-      await TASK_TYPE_REGISTRY.SNAPSHOT_CLONE.endUnfinished(db, input, input);
     },
   });
 }

@@ -4,47 +4,36 @@
  * aborted or retried. Pure data and functions; docs/states.md is its readable copy.
  */
 
-export const DATASET_STATUSES = ['UPLOADING', 'INDEXING', 'READY', 'READ ONLY', 'PARTIAL INDEX', 'ERROR'] as const;
-export type DatasetStatus = (typeof DATASET_STATUSES)[number];
+import { ACTIVE_TASK_STATUSES, type DatasetStatus, type TaskStatus, type Transition } from './datasetTransitions';
+import { TASKS, TASK_TYPES, taskOf, taskTypesWhere, type TaskOperationName, type TaskType } from './tasks';
 
-export const TASK_TYPES = [
-  'DATASET_CREATION',
-  'MEDIA_ADDITION',
-  'REINDEX',
-  'ENRICHMENT',
-  'CUSTOM_METADATA',
-  'SNAPSHOT_RESTORE',
-  'SNAPSHOT_CLONE',
-  'LABEL_PROPAGATION',
-  'LABEL_QUALITY',
-  'EXPORT',
-] as const;
-export type TaskType = (typeof TASK_TYPES)[number];
+export {
+  ACTIVE_TASK_STATUSES,
+  batchFailedEmpty,
+  cloneCommitted,
+  DATASET_STATUSES,
+  FINAL_TASK_STATUSES,
+  restoreCommitted,
+  TASK_STATUSES,
+  TRANSITIONS,
+  type DatasetStatus,
+  type DatasetTransition,
+  type SnapshotStatus,
+  type TaskStatus,
+} from './datasetTransitions';
+export { TASK_TYPES, type TaskType } from './tasks';
+
 /** The task types the spec lists, which `/tasks` shows unless asked for EXPORT (the spec follows exports through export_status). */
-export const LISTED_TASK_TYPES: readonly TaskType[] = TASK_TYPES.filter((type) => type !== 'EXPORT');
+export const LISTED_TASK_TYPES: readonly TaskType[] = taskTypesWhere('listed');
 
-export const TASK_STATUSES = ['INITIALIZING', 'RUNNING', 'COMPLETED', 'FAILED', 'ABORTED'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
-export const ACTIVE_TASK_STATUSES: readonly TaskStatus[] = ['INITIALIZING', 'RUNNING'];
-export const FINAL_TASK_STATUSES: readonly TaskStatus[] = ['COMPLETED', 'FAILED', 'ABORTED'];
-
-/** What a caller can start on a dataset (reads included, so one table answers every "may I now?"). */
+/** What a caller can start on a dataset (reads included, so one table answers every "may I now?"): the task modules' operations and these. */
 export type DatasetOperation =
+  | TaskOperationName
   | 'upload_files'
-  | 'process_files'
-  | 'add_media'
-  | 'reindex'
-  | 'import_metadata'
-  | 'propagate_labels'
   | 'edit_labels'
   | 'curate'
-  | 'check_labels'
-  | 'enrich'
-  | 'export'
   | 'snapshot'
   | 'review_duplicates'
-  | 'restore'
-  | 'clone'
   | 'delete'
   | 'search'
   | 'visual_search';
@@ -61,38 +50,45 @@ interface OperationRule {
 /** Searches read a dataset while media are added (READ ONLY) and before its reindex (PARTIAL INDEX). */
 const SEARCHABLE: readonly DatasetStatus[] = ['READY', 'READ ONLY', 'PARTIAL INDEX'];
 
-export const OPERATIONS: Record<DatasetOperation, OperationRule> = {
+/** The operations that start no task; a task's operation is in its module (lib/tasks). */
+const OWN_OPERATIONS: Record<Exclude<DatasetOperation, TaskOperationName>, OperationRule> = {
   upload_files: { from: ['UPLOADING'] },
-  process_files: { from: ['UPLOADING'], claims: 'INDEXING', task: 'DATASET_CREATION' },
-  add_media: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'MEDIA_ADDITION' },
-  reindex: { from: ['PARTIAL INDEX'], claims: 'READ ONLY', task: 'REINDEX' },
-  import_metadata: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'CUSTOM_METADATA' },
-  propagate_labels: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'LABEL_PROPAGATION' },
-  check_labels: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'LABEL_QUALITY' },
   // Writes the user's labels at once, in a transaction that holds the dataset's status (lockDatasetFor).
   edit_labels: { from: ['READY', 'PARTIAL INDEX'] },
   // Tags, saved views and the name, written at once: not while a task holds the dataset (a restore would drop them).
   curate: { from: ['UPLOADING', 'READY', 'PARTIAL INDEX', 'ERROR'] },
-  enrich: { from: ['READY'], claims: 'READ ONLY', task: 'ENRICHMENT' },
-  // An export claims nothing: it reads the version as it was when requested (docs/decisions.md).
-  export: { from: ['READY'], task: 'EXPORT' },
   snapshot: { from: ['READY', 'PARTIAL INDEX'] },
   // Decides duplicate groups (and merges into keepers) at once, in a transaction that holds the dataset's status (lockDatasetFor).
   review_duplicates: { from: ['READY', 'PARTIAL INDEX'] },
-  restore: { from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY', task: 'SNAPSHOT_RESTORE' },
-  // A clone reads a frozen snapshot: the source's status does not matter (its task runs on the new dataset).
-  clone: { from: DATASET_STATUSES, task: 'SNAPSHOT_CLONE' },
   // Not while a task claims the dataset (INDEXING, READ ONLY): deleting its data under it would fail it half-way.
   delete: { from: ['UPLOADING', 'READY', 'PARTIAL INDEX', 'ERROR'] },
   search: { from: SEARCHABLE },
   visual_search: { from: SEARCHABLE },
 };
 
+const TASK_OPERATIONS = Object.fromEntries(
+  TASKS.map(({ operation, type }) => [operation.name, { from: operation.from, ...(operation.claims ? { claims: operation.claims } : {}), task: type }]),
+) as Record<TaskOperationName, OperationRule>;
+
+/** The order docs/states.md lists the operations in; an operation not named here comes last. */
+const LISTING_ORDER: readonly DatasetOperation[] = [
+  'upload_files', 'process_files', 'add_media', 'reindex', 'import_metadata', 'propagate_labels', 'check_labels', 'edit_labels', 'curate',
+  'enrich', 'export', 'snapshot', 'review_duplicates', 'restore', 'clone', 'delete', 'search', 'visual_search',
+];
+
+function rank(operation: string): number {
+  const at = LISTING_ORDER.indexOf(operation as DatasetOperation);
+  return at === -1 ? LISTING_ORDER.length : at;
+}
+
+/** Every operation's rule: the task modules' and the others'. */
+export const OPERATIONS = Object.fromEntries(
+  Object.entries({ ...OWN_OPERATIONS, ...TASK_OPERATIONS }).sort(([a], [b]) => rank(a) - rank(b)),
+) as Record<DatasetOperation, OperationRule>;
+
 export function canStart(operation: DatasetOperation, status: DatasetStatus): boolean {
   return OPERATIONS[operation].from.includes(status);
 }
-
-type Transition = { from: readonly DatasetStatus[]; to: DatasetStatus };
 
 /** The guarded update by which a request claims the dataset for `operation`. */
 export function claimTransition(operation: DatasetOperation): Transition {
@@ -107,48 +103,7 @@ export function releaseTransition(operation: DatasetOperation, previous: Dataset
 }
 
 /** Task types that hold the dataset's add_media/reindex slot: at most one of them runs per dataset. */
-export const BATCH_TASK_TYPES: readonly TaskType[] = ['MEDIA_ADDITION', 'REINDEX'];
-
-/** Status changes made by workflows (and by the read repair of a lost workflow), by event. */
-export const TRANSITIONS = {
-  creationStarted: { from: ['INDEXING', 'ERROR'], to: 'INDEXING' },
-  creationRetried: { from: ['ERROR', 'INDEXING', 'UPLOADING'], to: 'INDEXING' },
-  creationRetryNotStarted: { from: ['INDEXING'], to: 'ERROR' },
-  creationCommitted: { from: ['INDEXING'], to: 'READY' },
-  creationFailed: { from: ['INDEXING', 'UPLOADING'], to: 'ERROR' },
-  /** A batch is processed and visible; the next reindex re-clusters it. */
-  batchCompleted: { from: ['READ ONLY'], to: 'PARTIAL INDEX' },
-  /** A batch or reindex failed after something arrived: the next reindex indexes it. */
-  batchFailedWithMedia: { from: ['READ ONLY', 'INDEXING'], to: 'PARTIAL INDEX' },
-  reindexStarted: { from: ['READ ONLY'], to: 'INDEXING' },
-  reindexCommitted: { from: ['INDEXING'], to: 'READY' },
-  /** A clone is made as a new dataset that is INDEXING until its copy is done. */
-  cloneFailed: { from: ['INDEXING'], to: 'ERROR' },
-  /** An enriched copy is a new dataset, INDEXING until the models have run over it. */
-  enrichmentCommitted: { from: ['INDEXING'], to: 'READY' },
-  enrichmentFailed: { from: ['INDEXING'], to: 'ERROR' },
-} as const satisfies Record<string, Transition>;
-
-export type DatasetTransition = keyof typeof TRANSITIONS;
-
-/**
- * Where a batch that failed with nothing received goes: back to the status its request claimed
- * from (READY or PARTIAL INDEX).
- */
-export function batchFailedEmpty(previous: DatasetStatus): Transition {
-  return { from: ['READ ONLY', 'INDEXING'], to: previous };
-}
-
-/** Snapshots are taken of stable datasets; a restore or a clone ends in the status the snapshot was taken in. */
-export type SnapshotStatus = Extract<DatasetStatus, 'READY' | 'PARTIAL INDEX'>;
-
-export function restoreCommitted(snapshotStatus: SnapshotStatus): Transition {
-  return { from: ['READ ONLY'], to: snapshotStatus };
-}
-
-export function cloneCommitted(snapshotStatus: SnapshotStatus): Transition {
-  return { from: ['INDEXING'], to: snapshotStatus };
-}
+export const BATCH_TASK_TYPES: readonly TaskType[] = taskTypesWhere('holdsBatchSlot');
 
 interface TaskRule {
   /** Whether a user may abort it while INITIALIZING or RUNNING (never in its commit phase). */
@@ -161,20 +116,11 @@ interface TaskRule {
  * The spec lets users abort and retry dataset creation only; every other task ends by itself (a
  * failing one within the retry budget). Their workflows still end cleanly when cancelled from the
  * Temporal UI: an enrichment leaves its new dataset ERROR and the source its status back, an
- * export stores no archive.
+ * export stores no archive. Each rule is its task module's (lib/tasks).
  */
-export const TASK_RULES: Record<TaskType, TaskRule> = {
-  DATASET_CREATION: { abortable: true, retryable: true },
-  MEDIA_ADDITION: { abortable: false, retryable: false },
-  REINDEX: { abortable: false, retryable: false },
-  ENRICHMENT: { abortable: false, retryable: false },
-  CUSTOM_METADATA: { abortable: false, retryable: false },
-  SNAPSHOT_RESTORE: { abortable: false, retryable: false },
-  SNAPSHOT_CLONE: { abortable: false, retryable: false },
-  LABEL_PROPAGATION: { abortable: false, retryable: false },
-  LABEL_QUALITY: { abortable: false, retryable: false },
-  EXPORT: { abortable: false, retryable: false },
-};
+export const TASK_RULES = Object.fromEntries(
+  TASK_TYPES.map((type) => [type, { abortable: taskOf(type).abortable, retryable: taskOf(type).retryable }]),
+) as Record<TaskType, TaskRule>;
 
 function typesWhere(rule: keyof TaskRule): string {
   const types = TASK_TYPES.filter((type) => TASK_RULES[type][rule]);

@@ -8,21 +8,10 @@ import { analyzeExploredTables, vacuumMedia } from '../db/repositories/plannerSt
 import { markRestoring } from '../db/repositories/snapshots';
 import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
 import { dropUnusedVersions, headVersion } from '../db/repositories/versions';
-import { batchFailedEmpty, releaseTransition, TRANSITIONS, type DatasetOperation, type DatasetStatus, type TaskType } from '../lib/datasetStates';
-import type {
-  DatasetCreationInput,
-  EnrichmentInput,
-  MediaAdditionInput,
-  ReindexInput,
-  SnapshotCloneInput,
-  SnapshotRestoreInput,
-} from '../workflows/contracts';
+import { batchFailedEmpty, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
+import { taskOf, taskTypesWhere, type Ending, type EndStep, type TaskInput, type TaskType } from '../lib/tasks';
 
-/** Why a task ended without finishing. */
-export interface Ending {
-  aborted: boolean;
-  message: string;
-}
+export type { Ending };
 
 /**
  * A task that finished: its dataset's guarded transition (TransitionRefused unless it happens or had
@@ -67,23 +56,6 @@ export async function markTaskCompleted(trx: Db, taskId: string, message: string
   await updateTaskProgress(trx, taskId, { status: 'COMPLETED', statusMessage: message, progressPercentage: 100, phase: 'done' });
 }
 
-type Release = { taskId: string; datasetId: string; previousStatus: DatasetStatus };
-
-/** The task FAILED or ABORTED; the dataset back to the status `operation` claimed it from. */
-function released(operation: DatasetOperation) {
-  return async (db: Db, input: Release, ending: Ending): Promise<void> => {
-    await db.transaction(async (trx) => {
-      await endTaskUnfinished(trx, input.taskId, ending);
-      await transitionDatasetStatus(trx, input.datasetId, releaseTransition(operation, input.previousStatus));
-    });
-  };
-}
-
-/** The task alone ends: nothing else was claimed (an export). */
-async function endTaskOnly(db: Db, input: { taskId: string }, ending: Ending): Promise<void> {
-  await endTaskUnfinished(db, input.taskId, ending);
-}
-
 /** Whether batch `batchId` left media in the dataset, or any batch left files that were never decoded. */
 async function receivedButNotIndexed(db: Db, datasetId: string, batchId: string): Promise<boolean> {
   const version = await headVersion(db, datasetId);
@@ -95,87 +67,39 @@ async function receivedButNotIndexed(db: Db, datasetId: string, batchId: string)
  * INDEX when media of the batch already made it in or files were received but not decoded yet (the
  * next reindex indexes whatever was received).
  */
-export async function endBatch(
-  db: Db,
-  input: { taskId: string; datasetId: string; batchId: string; previousStatus: DatasetStatus },
-  ending: Ending,
-): Promise<void> {
-  await db.transaction(async (trx) => {
-    await endTaskUnfinished(trx, input.taskId, ending);
-    const back = (await receivedButNotIndexed(trx, input.datasetId, input.batchId))
-      ? TRANSITIONS.batchFailedWithMedia
-      : batchFailedEmpty(input.previousStatus);
-    await transitionDatasetStatus(trx, input.datasetId, back, { progress: 100 });
-    await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, (await headVersion(trx, input.datasetId)).id));
-  });
+async function endBatch(trx: Db, step: Extract<EndStep, { kind: 'batch' }>): Promise<void> {
+  const back = (await receivedButNotIndexed(trx, step.datasetId, step.batchId)) ? TRANSITIONS.batchFailedWithMedia : batchFailedEmpty(step.previousStatus);
+  await transitionDatasetStatus(trx, step.datasetId, back, { progress: 100 });
+  await updateDatasetCounts(trx, step.datasetId, await mediaCounts(trx, (await headVersion(trx, step.datasetId)).id));
 }
 
-/** The dataset ERROR with the reason (a retry starts it again). */
-async function endCreation(db: Db, input: Pick<DatasetCreationInput, 'taskId' | 'datasetId'>, ending: Ending): Promise<void> {
-  await db.transaction(async (trx) => {
-    await endTaskUnfinished(trx, input.taskId, ending);
-    await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.creationFailed, { error_message: ending.message });
-  });
+async function runEndStep(trx: Db, step: EndStep): Promise<void> {
+  switch (step.kind) {
+    case 'dataset':
+      await transitionDatasetStatus(trx, step.datasetId, step.transition, step.errorMessage === undefined ? {} : { error_message: step.errorMessage });
+      return;
+    case 'batch':
+      return endBatch(trx, step);
+    case 'restore':
+      await markRestoring(trx, step.snapshotId, null);
+      return;
+  }
 }
-
-/** The new dataset is ERROR with the reason; the source goes back to the status it had. */
-async function endEnrichment(db: Db, input: EnrichmentInput, ending: Ending): Promise<void> {
-  await db.transaction(async (trx) => {
-    await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.enrichmentFailed, { error_message: ending.message });
-    await transitionDatasetStatus(trx, input.sourceDatasetId, releaseTransition('enrich', input.sourcePreviousStatus));
-    await endTaskUnfinished(trx, input.taskId, ending);
-  });
-}
-
-/** The dataset as it was before the restore; a half-made copy goes. */
-async function endRestore(db: Db, input: SnapshotRestoreInput, ending: Ending): Promise<void> {
-  await db.transaction(async (trx) => {
-    await markRestoring(trx, input.snapshotId, null);
-    await transitionDatasetStatus(trx, input.datasetId, releaseTransition('restore', input.previousStatus));
-    await endTaskUnfinished(trx, input.taskId, ending);
-  });
-  await dropUnusedVersions(db, input.datasetId);
-}
-
-/** The clone is ERROR with the reason; the snapshot it was made from is untouched. */
-async function endClone(db: Db, input: SnapshotCloneInput, ending: Ending): Promise<void> {
-  await db.transaction(async (trx) => {
-    await transitionDatasetStatus(trx, input.datasetId, TRANSITIONS.cloneFailed, { error_message: ending.message });
-    await endTaskUnfinished(trx, input.taskId, ending);
-  });
-}
-
-type EndUnfinished = (db: Db, input: never, ending: Ending) => Promise<void>;
 
 /**
- * What the service knows of each task type, in one place: the workflow that runs it and how it ends
- * unfinished. Its workflow's failure path and the repair of a lost workflow (services/tasks.ts) both
- * call `endUnfinished`, so a terminated workflow leaves its datasets as a failed one does; each is
- * safe to run twice. `storesBlobs`: the task stores blobs before the rows naming them (or reads a blob
- * only its input names), so it becomes active under the blob release lock and the storage collector
- * releases no blob while it runs. Whether a type can be aborted or retried is `TASK_RULES`
- * (lib/datasetStates.ts), which the docs and the Tasks API read too.
+ * Ends a task FAILED or ABORTED and leaves its datasets where its module says (lib/tasks), in one transaction;
+ * a restore's half-made copy goes after it. The workflow's failure path (the endTaskUnfinished activity) and the
+ * repair of a lost workflow (services/tasks.ts) both call it, so a terminated workflow leaves its datasets as a
+ * failed one does; it is safe to run twice.
  */
-export const TASK_TYPE_REGISTRY = {
-  DATASET_CREATION: { workflow: 'datasetCreationWorkflow', endUnfinished: endCreation, storesBlobs: true },
-  MEDIA_ADDITION: {
-    workflow: 'mediaAdditionWorkflow',
-    endUnfinished: (db: Db, input: MediaAdditionInput, ending: Ending) => endBatch(db, input, ending),
-    storesBlobs: true,
-  },
-  REINDEX: {
-    workflow: 'reindexWorkflow',
-    endUnfinished: (db: Db, input: ReindexInput, ending: Ending) => endBatch(db, { ...input, batchId: input.taskId, previousStatus: 'PARTIAL INDEX' }, ending),
-    storesBlobs: true,
-  },
-  EXPORT: { workflow: 'exportWorkflow', endUnfinished: endTaskOnly },
-  CUSTOM_METADATA: { workflow: 'customMetadataWorkflow', endUnfinished: released('import_metadata'), storesBlobs: true },
-  LABEL_PROPAGATION: { workflow: 'labelPropagationWorkflow', endUnfinished: released('propagate_labels') },
-  LABEL_QUALITY: { workflow: 'labelQualityWorkflow', endUnfinished: released('check_labels') },
-  ENRICHMENT: { workflow: 'enrichmentWorkflow', endUnfinished: endEnrichment },
-  SNAPSHOT_RESTORE: { workflow: 'snapshotRestoreWorkflow', endUnfinished: endRestore },
-  SNAPSHOT_CLONE: { workflow: 'snapshotCloneWorkflow', endUnfinished: endClone },
-} satisfies Record<TaskType, { workflow: string; endUnfinished: EndUnfinished; storesBlobs?: true }>;
+export async function endUnfinishedTask<T extends TaskType>(db: Db, taskType: T, input: TaskInput<T>, ending: Ending): Promise<void> {
+  const steps = (taskOf(taskType).endsUnfinished as (input: TaskInput<T>, ending: Ending) => EndStep[])(input, ending);
+  await db.transaction(async (trx) => {
+    await endTaskUnfinished(trx, input.taskId, ending);
+    for (const step of steps) await runEndStep(trx, step);
+  });
+  for (const step of steps) if (step.kind === 'restore') await dropUnusedVersions(db, step.datasetId);
+}
 
 /** The task types the storage collector waits for before it releases blobs. */
-export const BLOB_STORING_TASK_TYPES = (Object.keys(TASK_TYPE_REGISTRY) as TaskType[]).filter((type) => 'storesBlobs' in TASK_TYPE_REGISTRY[type]);
+export const BLOB_STORING_TASK_TYPES = taskTypesWhere('storesBlobs');

@@ -5,7 +5,8 @@ import type { TaskType } from '../db/models';
 import { insertTask, updateTaskProgress } from '../db/repositories/tasks';
 import { ensureSearchAttributes, SEARCH_ATTRIBUTES } from '../lib/temporal/searchAttributes';
 import { announceBlobWriter } from '../db/repositories/blobWrites';
-import { BLOB_STORING_TASK_TYPES, TASK_TYPE_REGISTRY } from './taskTypes';
+import { taskOf } from '../lib/tasks';
+import { BLOB_STORING_TASK_TYPES } from './taskTypes';
 
 export interface TaskDeps {
   db: Db;
@@ -42,7 +43,7 @@ export async function startTaskWorkflow(
   task: { taskId: string; taskType: TaskType; datasetId: string; createdByEmail: string; input: object },
 ): Promise<void> {
   await ensureRegistered(deps.temporal);
-  await deps.temporal.workflow.start(TASK_TYPE_REGISTRY[task.taskType].workflow, {
+  await deps.temporal.workflow.start(taskOf(task.taskType).workflow, {
     taskQueue: deps.taskQueue,
     workflowId: task.taskId,
     args: [task.input],

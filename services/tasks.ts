@@ -21,7 +21,7 @@ import {
 } from '../lib/datasetStates';
 import { creationPhaseQuery, type CreationPhase } from '../workflows/contracts';
 import { requireDataset } from './datasetAccess';
-import { BLOB_STORING_TASK_TYPES, TASK_TYPE_REGISTRY, type Ending } from './taskTypes';
+import { BLOB_STORING_TASK_TYPES, endUnfinishedTask, type Ending } from './taskTypes';
 import { startTaskWorkflow, type TaskDeps } from './taskWorkflows';
 
 const { WorkflowExecutionStatus } = temporal.api.enums.v1;
@@ -107,7 +107,7 @@ async function endRunningTask(
   ending: Ending,
 ): Promise<boolean> {
   const ended = await transitionTaskStatus(db, task.task_id, ACTIVE_TASK_STATUSES, ending.aborted ? 'ABORTED' : 'FAILED', { errorMessage: ending.message });
-  if (ended && task.input) await TASK_TYPE_REGISTRY[task.task_type].endUnfinished(db, task.input as never, ending);
+  if (ended && task.input) await endUnfinishedTask(db, task.task_type, task.input as never, ending);
   return ended;
 }
 

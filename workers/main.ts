@@ -22,6 +22,7 @@ import { createBatchSourceActivities } from '../activities/batchSources';
 import { createViewMonitoringActivities } from '../activities/viewMonitoring';
 import { createVersionActivities } from '../activities/versions';
 import { createSnapshotActivities } from '../activities/snapshots';
+import { createTaskActivities } from '../activities/tasks';
 import { createStorageCollectionActivities } from '../activities/storageCollection';
 import { createEnrichmentActivities, createEnrichmentInferenceActivities } from '../activities/enrichment';
 import { uploadStagingDir } from '../lib/storage/staging';
@@ -79,6 +80,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
     taskQueue: queues.workflows,
     ...(config.temporal.workflowBundle ? { workflowBundle: { codePath: config.temporal.workflowBundle } } : { workflowsPath: require.resolve('../workflows') }),
     activities: {
+      ...createTaskActivities({ db }),
       ...createDatasetLifecycleActivities({ db, encoder }),
       ...createIngestActivities({
         db,

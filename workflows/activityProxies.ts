@@ -9,6 +9,7 @@ import type { createIngestActivities } from '../activities/ingest';
 import type { createKnnGraphActivities } from '../activities/knnGraph';
 import type { createLabelQualityActivities } from '../activities/labelQuality';
 import type { createSnapshotActivities } from '../activities/snapshots';
+import type { createTaskActivities } from '../activities/tasks';
 import type { createVersionActivities } from '../activities/versions';
 import type { createViewMonitoringActivities } from '../activities/viewMonitoring';
 import { inferenceQueueOf } from './contracts';
@@ -39,6 +40,12 @@ export const LIVENESS_TIMEOUT = '30 seconds';
 
 /** An activity of a task that works for up to an hour, heartbeating. */
 export const HOUR_LONG = { startToCloseTimeout: '1 hour', heartbeatTimeout: LIVENESS_TIMEOUT, retry: OUTAGE_RETRY } as const;
+
+/** Every task's end when it fails or is aborted (workflows/runTask.ts). */
+export const tasks = proxyActivities<ReturnType<typeof createTaskActivities>>({
+  startToCloseTimeout: '1 minute',
+  retry: OUTAGE_RETRY,
+});
 
 export const lifecycle = proxyActivities<ReturnType<typeof createDatasetLifecycleActivities>>({
   startToCloseTimeout: '1 minute',

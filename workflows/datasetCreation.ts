@@ -1,10 +1,10 @@
-import { ApplicationFailure, CancellationScope, isCancellation, patched, setHandler, uuid4 } from '@temporalio/workflow';
+import { CancellationScope, patched, setHandler, uuid4 } from '@temporalio/workflow';
 import { embedding, lifecycle, snapshots } from './activityProxies';
 import { creationPhaseQuery, type CreationPhase, type DatasetCreationInput } from './contracts';
-import { failureMessage } from './failures';
 import { analyzeInChunks } from './knnAnalysis';
 import { checkLabelsInChunks } from './labelQualityChunks';
 import { indexMediaChunks } from './mediaChunks';
+import { runTask } from './runTask';
 
 /**
  * DATASET_CREATION: ingest and embed the uploaded files chunk by chunk (MEDIA_CHUNKS), cluster and score, check the
@@ -14,7 +14,7 @@ export async function datasetCreationWorkflow(input: DatasetCreationInput): Prom
   let phase: CreationPhase = 'starting';
   setHandler(creationPhaseQuery, () => phase);
   const { taskId, datasetId } = input;
-  try {
+  await runTask('DATASET_CREATION', input, async () => {
     await lifecycle.beginDatasetCreation({ taskId, datasetId });
     phase = 'indexing';
     await indexMediaChunks({ taskId, datasetId, batchId: input.batchId, selection: { transactionId: input.transactionId } });
@@ -29,12 +29,5 @@ export async function datasetCreationWorkflow(input: DatasetCreationInput): Prom
     phase = 'commit';
     await CancellationScope.nonCancellable(() => lifecycle.commitDatasetCreation({ taskId, datasetId }));
     phase = 'done';
-  } catch (error) {
-    const aborted = isCancellation(error);
-    await CancellationScope.nonCancellable(() =>
-      lifecycle.failDatasetTask({ taskId, datasetId, aborted, message: aborted ? 'Aborted by user' : failureMessage(error) }),
-    );
-    if (aborted) throw error;
-    throw ApplicationFailure.create({ type: 'DatasetCreationFailed', message: failureMessage(error), nonRetryable: true });
-  }
+  });
 }

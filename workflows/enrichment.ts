@@ -1,8 +1,8 @@
-import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import { CancellationScope } from '@temporalio/workflow';
 import { embedding, enrichment, enrichmentModels, versions } from './activityProxies';
 import type { EnrichmentInput } from './contracts';
-import { failureMessage } from './failures';
 import { indexMediaChunks } from './mediaChunks';
+import { runTask } from './runTask';
 
 /**
  * ENRICHMENT: the source's data is copied into a new dataset (no media bytes, no vectors), the
@@ -12,7 +12,7 @@ import { indexMediaChunks } from './mediaChunks';
  */
 export async function enrichmentWorkflow(input: EnrichmentInput): Promise<void> {
   const ref = { taskId: input.taskId, datasetId: input.datasetId };
-  try {
+  await runTask('ENRICHMENT', input, async () => {
     await enrichment.beginEnrichment(input);
     await versions.copyDatasetVersion({ sourceVersionId: input.sourceVersionId, targetDatasetId: input.datasetId, versionId: input.versionId });
     await enrichment.adoptEnrichedCopy(input);
@@ -20,11 +20,5 @@ export async function enrichmentWorkflow(input: EnrichmentInput): Promise<void> 
     await enrichmentModels().enrichDatasetMedia(ref);
     await embedding().embedCaptions(ref);
     await CancellationScope.nonCancellable(() => enrichment.commitEnrichment(input));
-  } catch (error) {
-    const aborted = isCancellation(error);
-    const message = aborted ? 'Aborted by user' : failureMessage(error);
-    await CancellationScope.nonCancellable(() => enrichment.failEnrichment({ ...input, aborted, message }));
-    if (aborted) throw error;
-    throw ApplicationFailure.create({ type: 'EnrichmentFailed', message, nonRetryable: true });
-  }
+  });
 }

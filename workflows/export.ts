@@ -1,8 +1,8 @@
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, proxyActivities } from '@temporalio/workflow';
 import type { createExportActivities } from '../activities/export';
 import { LIVENESS_TIMEOUT, OUTAGE_RETRY } from './activityProxies';
 import type { ExportInput } from './contracts';
-import { failureMessage } from './failures';
+import { runTask } from './runTask';
 
 /**
  * Packaging streams the whole archive in one attempt; a retry (through an outage, like every task
@@ -19,16 +19,10 @@ const recording = proxyActivities<ReturnType<typeof createExportActivities>>({
   retry: OUTAGE_RETRY,
 });
 
-/** EXPORT: packages one version of a dataset into a ZIP in the object store; the task records the outcome. */
+/** EXPORT: packages one version of a dataset into a ZIP in the object store; the task records the outcome (a failed one stores nothing). */
 export async function exportWorkflow(input: ExportInput): Promise<void> {
-  try {
+  await runTask('EXPORT', input, async () => {
     const packaged = await packaging.packageExport(input);
     await CancellationScope.nonCancellable(() => recording.completeExport({ taskId: input.taskId, fileName: input.fileName, ...packaged }));
-  } catch (error) {
-    const aborted = isCancellation(error);
-    const message = aborted ? 'Aborted by user' : failureMessage(error);
-    await CancellationScope.nonCancellable(() => recording.failExport({ taskId: input.taskId, message, aborted }));
-    if (aborted) throw error;
-    throw ApplicationFailure.create({ type: 'ExportFailed', message, nonRetryable: true });
-  }
+  });
 }

@@ -12,3 +12,11 @@ export { reindexWorkflow } from './reindex';
 export { snapshotCloneWorkflow } from './snapshotClone';
 export { snapshotRestoreWorkflow } from './snapshotRestore';
 export { storageCollectionWorkflow } from './storageCollection';
+
+// Every task module (lib/tasks) names one of the workflows above, whose input carries what the task's end reads.
+import type { TaskInput, TaskOf, TaskType } from '../lib/tasks';
+import type * as workflows from './index';
+
+type TaskWorkflowInput<T extends TaskType> = Parameters<(typeof workflows)[TaskOf<T>['workflow']]>[0];
+type Checked<Table extends Record<TaskType, true>> = Table;
+export type TaskWorkflowsChecked = Checked<{ [T in TaskType]: TaskWorkflowInput<T> extends TaskInput<T> ? true : false }>;

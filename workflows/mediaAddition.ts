@@ -1,10 +1,10 @@
-import { ApplicationFailure, CancellationScope, isCancellation, patched } from '@temporalio/workflow';
+import { CancellationScope, patched } from '@temporalio/workflow';
 import { analysis, embedding, enrichmentModels, lifecycle, monitoring, sources } from './activityProxies';
 import type { MediaAdditionInput } from './contracts';
-import { failureMessage } from './failures';
 import { reanalyzeInChunks } from './knnAnalysis';
 import { checkLabelsInChunks } from './labelQualityChunks';
 import { indexMediaChunks } from './mediaChunks';
+import { runTask } from './runTask';
 
 /**
  * MEDIA_ADDITION: the dataset is READ ONLY (claimed by the request). The batch is collected,
@@ -15,7 +15,7 @@ import { indexMediaChunks } from './mediaChunks';
 export async function mediaAdditionWorkflow(input: MediaAdditionInput): Promise<void> {
   const { taskId, datasetId, batchId } = input;
   const ref = { taskId, datasetId };
-  try {
+  await runTask('MEDIA_ADDITION', input, async () => {
     await lifecycle.beginTask({ ...ref, message: 'Processing added media' });
     const collected = input.source.kind === 'upload' ? undefined : await sources.collectBatchMedia(input);
     await indexMediaChunks({ ...ref, batchId, selection: { transactionId: input.transactionId } });
@@ -36,13 +36,5 @@ export async function mediaAdditionWorkflow(input: MediaAdditionInput): Promise<
     } else {
       await CancellationScope.nonCancellable(() => lifecycle.completeMediaAddition({ ...ref, batchId, missing: collected?.missing ?? [] }));
     }
-  } catch (error) {
-    const aborted = isCancellation(error);
-    const message = aborted ? 'Aborted by user' : failureMessage(error);
-    await CancellationScope.nonCancellable(() =>
-      lifecycle.failBatchTask({ ...ref, batchId, previousStatus: input.previousStatus, aborted, message }),
-    );
-    if (aborted) throw error;
-    throw ApplicationFailure.create({ type: 'MediaAdditionFailed', message, nonRetryable: true });
-  }
+  });
 }

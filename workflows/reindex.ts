@@ -1,10 +1,10 @@
-import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import { CancellationScope } from '@temporalio/workflow';
 import { embedding, lifecycle } from './activityProxies';
 import type { ReindexInput } from './contracts';
-import { failureMessage } from './failures';
 import { reanalyzeInChunks } from './knnAnalysis';
 import { recheckLabels } from './labelQualityChunks';
 import { indexMediaChunks } from './mediaChunks';
+import { runTask } from './runTask';
 
 /**
  * REINDEX: the dataset is READ ONLY (claimed by the request), then INDEXING while everything it
@@ -13,20 +13,12 @@ import { indexMediaChunks } from './mediaChunks';
  */
 export async function reindexWorkflow(input: ReindexInput): Promise<void> {
   const ref = { taskId: input.taskId, datasetId: input.datasetId };
-  try {
+  await runTask('REINDEX', input, async () => {
     await lifecycle.beginReindex(ref);
     await indexMediaChunks({ ...ref, batchId: input.taskId, selection: { pendingOf: input.datasetId } });
     await embedding().embedDatasetMedia(ref);
     await reanalyzeInChunks(ref);
     await recheckLabels(ref);
     await CancellationScope.nonCancellable(() => lifecycle.commitReindex(ref));
-  } catch (error) {
-    const aborted = isCancellation(error);
-    const message = aborted ? 'Aborted by user' : failureMessage(error);
-    await CancellationScope.nonCancellable(() =>
-      lifecycle.failBatchTask({ ...ref, batchId: input.taskId, previousStatus: 'PARTIAL INDEX', aborted, message }),
-    );
-    if (aborted) throw error;
-    throw ApplicationFailure.create({ type: 'ReindexFailed', message, nonRetryable: true });
-  }
+  });
 }

@@ -1,7 +1,7 @@
-import { ApplicationFailure, CancellationScope, isCancellation } from '@temporalio/workflow';
+import { CancellationScope } from '@temporalio/workflow';
 import { snapshots, versions } from './activityProxies';
 import type { SnapshotRestoreInput } from './contracts';
-import { failureMessage } from './failures';
+import { runTask } from './runTask';
 
 /**
  * SNAPSHOT_RESTORE: the dataset is READ ONLY (claimed by the request) and keeps answering reads from
@@ -9,15 +9,9 @@ import { failureMessage } from './failures';
  * copy is one transaction. A failure leaves the dataset as it was.
  */
 export async function snapshotRestoreWorkflow(input: SnapshotRestoreInput): Promise<void> {
-  try {
+  await runTask('SNAPSHOT_RESTORE', input, async () => {
     await snapshots.beginSnapshotTask({ taskId: input.taskId, message: 'Copying the snapshot' });
     await versions.copyDatasetVersion({ sourceVersionId: input.sourceVersionId, targetDatasetId: input.datasetId, versionId: input.versionId });
     await CancellationScope.nonCancellable(() => snapshots.commitRestore(input));
-  } catch (error) {
-    const aborted = isCancellation(error);
-    const message = aborted ? 'Aborted by user' : failureMessage(error);
-    await CancellationScope.nonCancellable(() => snapshots.failRestore({ ...input, aborted, message }));
-    if (aborted) throw error;
-    throw ApplicationFailure.create({ type: 'SnapshotRestoreFailed', message, nonRetryable: true });
-  }
+  });
 }

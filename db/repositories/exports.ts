@@ -3,6 +3,7 @@ import type { Db } from '../connection';
 import { clusteringOf } from './clusteringOf';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 import { batchSourceOf, type BatchSource, type ExportRow } from '../../lib/export/exportRecord';
+import { exportTask } from '../../lib/tasks/export';
 import { byCodePoint, type UserClasses } from '../../lib/export/userClasses';
 
 /** Every clustering threshold (0 finest to 4). */
@@ -198,7 +199,7 @@ export async function readConsistently<T>(db: Db, read: (snapshot: Db) => Promis
 
 /** An export task by id, whoever asks (its download link is the credential). */
 export async function findExportTask(db: Db, taskId: string): Promise<{ taskId: string; status: string; fileName: string | undefined } | undefined> {
-  const row = await db('tasks').where({ task_id: taskId, task_type: 'EXPORT' }).first('task_id', 'status', db.raw(`input->>'fileName' AS file_name`));
+  const row = await db('tasks').where({ task_id: taskId, task_type: exportTask.type }).first('task_id', 'status', db.raw(`input->>'fileName' AS file_name`));
   return row && { taskId: row.task_id, status: row.status, fileName: row.file_name ?? undefined };
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from '../connection';
 import { deleteFacetCounts } from './clusterFacets';
 import { ACTIVE_TASK_STATUSES } from '../../lib/datasetStates';
+import { exportTask } from '../../lib/tasks/export';
 import { releaseClusterings } from './clusters';
 import type { DatasetStatus } from '../models';
 
@@ -101,7 +102,7 @@ export async function purgeDeletedDataset(db: Db, datasetId: string, archiveKey:
     const anchors: string[] = await trx('search_anchors').where({ dataset_id: datasetId }).distinct().pluck('blob_sha256');
     await recordCandidates(trx, 'blob', [...new Set([...uploaded, ...anchors])]);
     const archives: Array<{ task_id: string; file_name: string }> = await trx('tasks')
-      .where({ dataset_id: datasetId, task_type: 'EXPORT', status: 'COMPLETED' })
+      .where({ dataset_id: datasetId, task_type: exportTask.type, status: 'COMPLETED' })
       .whereNull('archive_released_at')
       .whereRaw(`input->>'fileName' IS NOT NULL`)
       .select('task_id', trx.raw(`input->>'fileName' AS file_name`));
@@ -198,7 +199,7 @@ export async function vectorSpacesInUse(db: Db, spaceIds: string[]): Promise<Set
 /** Finished exports whose archive is older than `endedBefore` and still stored. */
 export async function expiredExportArchives(db: Db, endedBefore: Date, limit: number): Promise<Array<{ taskId: string; fileName: string }>> {
   const rows: Array<{ task_id: string; file_name: string }> = await db('tasks')
-    .where({ task_type: 'EXPORT', status: 'COMPLETED' })
+    .where({ task_type: exportTask.type, status: 'COMPLETED' })
     .whereNull('archive_released_at')
     .where('end_time', '<=', endedBefore)
     .whereRaw(`input->>'fileName' IS NOT NULL`)

@@ -1,3 +1,5 @@
+import { datasetCreationTask } from '../tasks/datasetCreation';
+
 /**
  * What an export packages and how: the metadata format, and whether the files go in too. yolo
  * (images/, labels/*.txt, data.yaml), hf (a Hugging Face `datasets` Parquet with the images in it)
@@ -164,7 +166,7 @@ export function toExportRecord(row: ExportRow, imageFilename: string, source: Ba
 
 /** The batch source recorded in a task's input (dataset creation takes uploaded files only). */
 export function batchSourceOf(taskType: string, source: unknown): BatchSource | undefined {
-  if (taskType === 'DATASET_CREATION') return { kind: 'upload', location: null };
+  if (taskType === datasetCreationTask.type) return { kind: 'upload', location: null };
   if (!source || typeof source !== 'object') return undefined;
   const value = source as Record<string, unknown>;
   switch (value.kind) {

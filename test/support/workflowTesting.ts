@@ -17,6 +17,7 @@ import type { createKnnGraphActivities } from '../../activities/knnGraph';
 import type { createLabelQualityActivities } from '../../activities/labelQuality';
 import type { createSnapshotActivities } from '../../activities/snapshots';
 import type { createStorageCollectionActivities } from '../../activities/storageCollection';
+import type { createTaskActivities } from '../../activities/tasks';
 import type { createVersionActivities } from '../../activities/versions';
 import type { createViewMonitoringActivities } from '../../activities/viewMonitoring';
 import type { createVisualSearchActivities } from '../../activities/visualSearch';
@@ -38,6 +39,7 @@ type Activities = ReturnType<typeof createAnalysisActivities> &
   ReturnType<typeof createLabelQualityActivities> &
   ReturnType<typeof createSnapshotActivities> &
   ReturnType<typeof createStorageCollectionActivities> &
+  ReturnType<typeof createTaskActivities> &
   ReturnType<typeof createVersionActivities> &
   ReturnType<typeof createViewMonitoringActivities> &
   ReturnType<typeof createVisualSearchActivities>;

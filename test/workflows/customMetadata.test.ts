@@ -15,7 +15,7 @@ import {
 } from '../support/workflowTesting';
 
 const steps: ActivityName[] = ['importCustomMetadata', 'embedCaptions', 'planLabelChunks', 'completeCustomMetadata'];
-const all: ActivityName[] = [...steps, 'failCustomMetadata'];
+const all: ActivityName[] = [...steps, 'endTaskUnfinished'];
 const imported = { applied: 4, unknown: ['missing.jpg'] };
 
 const testbed = workflowTestbed();
@@ -24,7 +24,7 @@ function newInput(): CustomMetadataInput {
   return { taskId: newTaskId(), datasetId: newTaskId(), blobSha256: 'cd'.repeat(32), format: 'csv', previousStatus: 'PARTIAL INDEX' };
 }
 
-/** What the ending activities need to give the dataset back its status. */
+/** What the completing activity needs to give the dataset back its status. */
 const releaseOf = (input: CustomMetadataInput) => ({ taskId: input.taskId, datasetId: input.datasetId, previousStatus: input.previousStatus });
 
 function start(taskQueue: string, input: CustomMetadataInput) {
@@ -58,8 +58,8 @@ describe('customMetadataWorkflow', () => {
       expect(outcome.status).toBe('CANCELLED');
       expect(outcome.failure).toBeInstanceOf(CancelledFailure);
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'failCustomMetadata']);
-    expect(mocks.inputsOf('failCustomMetadata')).toEqual([{ ...releaseOf(input), aborted: true, message: 'Aborted by user' }]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([{ taskType: 'CUSTOM_METADATA', input, aborted: true, message: 'Aborted by user' }]);
   });
 
   it('an abort once the task is being completed does not stop it', async () => {
@@ -87,8 +87,8 @@ describe('customMetadataWorkflow', () => {
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
       expect(outcome.failure).toMatchObject({ type: 'CustomMetadataFailed', message, nonRetryable: true });
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'failCustomMetadata']);
-    expect(mocks.inputsOf('failCustomMetadata')).toEqual([{ ...releaseOf(input), aborted: false, message }]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([{ taskType: 'CUSTOM_METADATA', input, aborted: false, message }]);
   });
 
   it('runs again under the same workflow id after a failed run (a retry)', async () => {
@@ -106,7 +106,7 @@ describe('customMetadataWorkflow', () => {
       expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
       expect((await outcomeOf(retry)).status).toBe('COMPLETED');
     });
-    expect(mocks.names()).toEqual(['importCustomMetadata', 'failCustomMetadata', ...steps]);
+    expect(mocks.names()).toEqual(['importCustomMetadata', 'endTaskUnfinished', ...steps]);
     expect(mocks.inputsOf('importCustomMetadata')).toEqual([input, input]);
   });
 });

@@ -18,7 +18,7 @@ import {
 } from '../support/workflowTesting';
 
 const steps = creationSteps;
-const all: ActivityName[] = [...steps, 'failDatasetTask'];
+const all: ActivityName[] = [...steps, 'endTaskUnfinished'];
 
 const testbed = workflowTestbed();
 
@@ -78,10 +78,8 @@ describe('datasetCreationWorkflow', () => {
       expect(outcome.status).toBe('CANCELLED');
       expect(outcome.failure).toBeInstanceOf(CancelledFailure);
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'failDatasetTask']);
-    expect(mocks.inputsOf('failDatasetTask')).toEqual([
-      { taskId: input.taskId, datasetId: input.datasetId, aborted: true, message: 'Aborted by user' },
-    ]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([{ taskType: 'DATASET_CREATION', input, aborted: true, message: 'Aborted by user' }]);
   });
 
   it.each(steps)('a failure of %s fails the task with its message and the workflow with DatasetCreationFailed', async (failing) => {
@@ -93,10 +91,8 @@ describe('datasetCreationWorkflow', () => {
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
       expect(outcome.failure).toMatchObject({ type: 'DatasetCreationFailed', message: `${failing} broke: disk full`, nonRetryable: true });
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'failDatasetTask']);
-    expect(mocks.inputsOf('failDatasetTask')).toEqual([
-      { taskId: input.taskId, datasetId: input.datasetId, aborted: false, message: `${failing} broke: disk full` },
-    ]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([{ taskType: 'DATASET_CREATION', input, aborted: false, message: `${failing} broke: disk full` }]);
   });
 
   it('reports the commit phase, and an abort then does not stop the commit', async () => {
@@ -132,7 +128,7 @@ describe('datasetCreationWorkflow', () => {
       expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
       expect(await outcomeOf(retry)).toEqual({ status: 'COMPLETED', failure: undefined });
     });
-    expect(mocks.names()).toEqual(['beginDatasetCreation', 'planMediaChunks', 'ingestChunk', 'failDatasetTask', ...steps]);
+    expect(mocks.names()).toEqual(['beginDatasetCreation', 'planMediaChunks', 'ingestChunk', 'endTaskUnfinished', ...steps]);
     const [failed, retried] = mocks.inputsOf('ingestChunk');
     expect(retried).toEqual(failed);
   });

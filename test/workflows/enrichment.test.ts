@@ -13,7 +13,7 @@ const steps: ActivityName[] = [
   'embedCaptions',
   'commitEnrichment',
 ];
-const all: ActivityName[] = [...steps, 'failEnrichment'];
+const all: ActivityName[] = [...steps, 'endTaskUnfinished'];
 
 const testbed = workflowTestbed();
 
@@ -70,8 +70,8 @@ describe('enrichmentWorkflow', () => {
       expect(outcome.status).toBe('CANCELLED');
       expect(outcome.failure).toBeInstanceOf(CancelledFailure);
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'failEnrichment']);
-    expect(mocks.inputsOf('failEnrichment')).toEqual([{ ...input, aborted: true, message: 'Aborted by user' }]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([{ taskType: 'ENRICHMENT', input, aborted: true, message: 'Aborted by user' }]);
   });
 
   it('an abort once commitEnrichment has started does not stop it', async () => {
@@ -86,7 +86,7 @@ describe('enrichmentWorkflow', () => {
       held.release();
       expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
     });
-    expect(mocks.inputsOf('failEnrichment')).toEqual([]);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([]);
   });
 
   it.each(steps)('a failure of %s fails the task, gives the source its status back and fails the workflow with EnrichmentFailed', async (failing) => {
@@ -99,7 +99,7 @@ describe('enrichmentWorkflow', () => {
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
       expect(outcome.failure).toMatchObject({ type: 'EnrichmentFailed', message, nonRetryable: true });
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'failEnrichment']);
-    expect(mocks.inputsOf('failEnrichment')).toEqual([{ ...input, aborted: false, message }]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([{ taskType: 'ENRICHMENT', input, aborted: false, message }]);
   });
 });

@@ -12,7 +12,7 @@ import {
   type ActivityName,
 } from '../support/workflowTesting';
 
-const all: ActivityName[] = ['packageExport', 'completeExport', 'failExport'];
+const all: ActivityName[] = ['packageExport', 'completeExport', 'endTaskUnfinished'];
 const packaged = { items: 12, bytes: 34_567 };
 
 const testbed = workflowTestbed();
@@ -59,8 +59,8 @@ describe('exportWorkflow', () => {
       expect(outcome.status).toBe('CANCELLED');
       expect(outcome.failure).toBeInstanceOf(CancelledFailure);
     });
-    expect(mocks.names()).toEqual(['packageExport', 'failExport']);
-    expect(mocks.inputsOf('failExport')).toEqual([{ taskId: input.taskId, aborted: true, message: 'Aborted by user' }]);
+    expect(mocks.names()).toEqual(['packageExport', 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([{ taskType: 'EXPORT', input, aborted: true, message: 'Aborted by user' }]);
   });
 
   it('an abort once the archive is stored does not undo the completion', async () => {
@@ -88,8 +88,8 @@ describe('exportWorkflow', () => {
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
       expect(outcome.failure).toMatchObject({ type: 'ExportFailed', message, nonRetryable: true });
     });
-    expect(mocks.names()).toEqual(['packageExport', 'failExport']);
-    expect(mocks.inputsOf('failExport')).toEqual([{ taskId: input.taskId, aborted: false, message }]);
+    expect(mocks.names()).toEqual(['packageExport', 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([{ taskType: 'EXPORT', input, aborted: false, message }]);
   });
 
   it('retries a packaging attempt that failed for a passing reason, and completes', async () => {

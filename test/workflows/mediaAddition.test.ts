@@ -33,7 +33,7 @@ const reindexingSteps: ActivityName[] = [
   ...REANALYSIS_STEPS,
   'commitReindex',
 ];
-const all: ActivityName[] = [...reindexingSteps, 'checkLabelChunk', 'aggregateLabelQuality', 'completeMediaAddition', 'failBatchTask'];
+const all: ActivityName[] = [...reindexingSteps, 'checkLabelChunk', 'aggregateLabelQuality', 'completeMediaAddition', 'endTaskUnfinished'];
 const collected = { media: 3, skipped: 1, missing: ['gone.jpg'] };
 
 const testbed = workflowTestbed();
@@ -146,17 +146,8 @@ describe('mediaAdditionWorkflow', () => {
       expect(outcome.status).toBe('CANCELLED');
       expect(outcome.failure).toBeInstanceOf(CancelledFailure);
     });
-    expect(mocks.names()).toEqual([...reindexingSteps.slice(0, reindexingSteps.indexOf(running) + 1), 'failBatchTask']);
-    expect(mocks.inputsOf('failBatchTask')).toEqual([
-      {
-        taskId: input.taskId,
-        datasetId: input.datasetId,
-        batchId: input.batchId,
-        previousStatus: 'PARTIAL INDEX',
-        aborted: true,
-        message: 'Aborted by user',
-      },
-    ]);
+    expect(mocks.names()).toEqual([...reindexingSteps.slice(0, reindexingSteps.indexOf(running) + 1), 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([{ taskType: 'MEDIA_ADDITION', input, aborted: true, message: 'Aborted by user' }]);
   });
 
   it.each<[ActivityName, boolean]>([
@@ -175,7 +166,7 @@ describe('mediaAdditionWorkflow', () => {
       expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
     });
     expect(mocks.names().at(-1)).toBe(finishing);
-    expect(mocks.inputsOf('failBatchTask')).toEqual([]);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([]);
   });
 
   it.each(reindexingSteps)('a failure of %s fails the batch with its message and the workflow with MediaAdditionFailed', async (failing) => {
@@ -188,10 +179,8 @@ describe('mediaAdditionWorkflow', () => {
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
       expect(outcome.failure).toMatchObject({ type: 'MediaAdditionFailed', message, nonRetryable: true });
     });
-    expect(mocks.names()).toEqual([...reindexingSteps.slice(0, reindexingSteps.indexOf(failing) + 1), 'failBatchTask']);
-    expect(mocks.inputsOf('failBatchTask')).toEqual([
-      { taskId: input.taskId, datasetId: input.datasetId, batchId: input.batchId, previousStatus: 'PARTIAL INDEX', aborted: false, message },
-    ]);
+    expect(mocks.names()).toEqual([...reindexingSteps.slice(0, reindexingSteps.indexOf(failing) + 1), 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([{ taskType: 'MEDIA_ADDITION', input, aborted: false, message }]);
   });
 
   it('runs again under the same workflow id after a failed run (a retry)', async () => {
@@ -210,7 +199,7 @@ describe('mediaAdditionWorkflow', () => {
       expect((await outcomeOf(retry)).status).toBe('COMPLETED');
     });
     expect(mocks.names()).toEqual([
-      'beginTask', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'failBatchTask',
+      'beginTask', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'endTaskUnfinished',
       'beginTask', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', 'enrichDatasetMedia', 'embedCaptions', 'indexBatch', 'planLabelChunks', 'evaluateViews', 'completeMediaAddition',
     ]);
   });

@@ -18,7 +18,7 @@ import {
 } from '../support/workflowTesting';
 
 const steps: ActivityName[] = ['beginReindex', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', ...REANALYSIS_STEPS, 'planLabelChunks', 'commitReindex'];
-const all: ActivityName[] = [...steps, 'failBatchTask'];
+const all: ActivityName[] = [...steps, 'endTaskUnfinished'];
 
 const testbed = workflowTestbed();
 
@@ -30,9 +30,9 @@ function start(taskQueue: string, input: ReindexInput) {
   return testbed.start('reindexWorkflow', taskQueue, input.taskId, input);
 }
 
-/** What the batch-failure activity gets for a reindex: the task is its own batch, the dataset goes back to PARTIAL INDEX. */
+/** What the end activity gets for a reindex (its module makes the task its own batch, the dataset going back to PARTIAL INDEX). */
 function failure(input: ReindexInput, aborted: boolean, message: string) {
-  return { ...input, batchId: input.taskId, previousStatus: 'PARTIAL INDEX', aborted, message };
+  return { taskType: 'REINDEX', input, aborted, message };
 }
 
 describe('reindexWorkflow', () => {
@@ -68,8 +68,8 @@ describe('reindexWorkflow', () => {
       expect(outcome.status).toBe('CANCELLED');
       expect(outcome.failure).toBeInstanceOf(CancelledFailure);
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'failBatchTask']);
-    expect(mocks.inputsOf('failBatchTask')).toEqual([failure(input, true, 'Aborted by user')]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(running) + 1), 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([failure(input, true, 'Aborted by user')]);
   });
 
   it('an abort once the commit has started does not stop it', async () => {
@@ -97,8 +97,8 @@ describe('reindexWorkflow', () => {
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
       expect(outcome.failure).toMatchObject({ type: 'ReindexFailed', message, nonRetryable: true });
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'failBatchTask']);
-    expect(mocks.inputsOf('failBatchTask')).toEqual([failure(input, false, message)]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf(failing) + 1), 'endTaskUnfinished']);
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([failure(input, false, message)]);
   });
 
   it('runs again under the same workflow id after a failed run (a retry)', async () => {
@@ -116,7 +116,7 @@ describe('reindexWorkflow', () => {
       expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
       expect((await outcomeOf(retry)).status).toBe('COMPLETED');
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf('clusterStoredGraph') + 1), 'failBatchTask', ...steps]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf('clusterStoredGraph') + 1), 'endTaskUnfinished', ...steps]);
   });
 
   it('extends the stored graph when planIncrementalKnn allows: searches only the new media chunk by chunk, merges them, re-clusters the merged graph writing only what changed', async () => {
