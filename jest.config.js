@@ -27,6 +27,7 @@ module.exports = {
   ],
   // A global option: jest ignores it inside projects.
   testTimeout: 60_000,
-  // Two cores: integration files each start workers and pools; two at a time keeps them honest.
-  maxWorkers: 2,
+  // Three files at a time on two cores: many integration files spend much of their time waiting (a fault window,
+  // a heartbeat timeout, a server starting), and a third keeps the cores busy meanwhile.
+  maxWorkers: 3,
 };
