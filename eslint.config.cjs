@@ -30,7 +30,7 @@ function layer(files, patterns, { buildsQueries = false, ignores } = {}) {
 }
 
 module.exports = tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', 'web/', '**/*.js', '*.mjs', '*.cjs'] },
+  { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', 'web/node_modules/', 'web/dist/', '**/*.js', '*.mjs', '*.cjs'] },
   ...tseslint.configs.recommended,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: __dirname } },

@@ -176,7 +176,7 @@ export function MapCanvas({
   }, [points, colourBy]);
 
   useEffect(() => {
-    plot.current?.set({ mouseMode: lasso ? 'lasso' : 'panZoom' });
+    void plot.current?.set({ mouseMode: lasso ? 'lasso' : 'panZoom' });
   }, [lasso, count]);
 
   useEffect(() => {
