@@ -1,12 +1,12 @@
 import { countFacets } from '../db/repositories/clusterFacets';
 import type { Db } from '../db/connection';
-import { savePixelPrints, tierFactsOf, untieredPairs, writePairTiers, type TierFactsRow } from '../db/repositories/duplicates';
+import { savePixelPrints, tierFactsOf, untieredPairs, writePairTiers, type TieredPairs, type TierFactsRow } from '../db/repositories/duplicates';
 import { decodePrint, encodePrint, pixelPrintOf } from '../lib/media/pixelPrint';
-import { tierOfPair, type PixelPrint, type TierFacts } from '../lib/quality/pixelMatch';
+import { betterPairFirst, matchPrints, reversedMatch, tierOfPair, type PixelPrint, type PrintMatch, type TierFacts } from '../lib/quality/pixelMatch';
 import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 
-/** Pairs decided per round: their two copies' prints are held at once. */
-const PAIRS_PER_ROUND = 500;
+/** Media items whose pairs (up to NEIGHBOUR_SCORING.duplicatePairs each) are decided per round: their copies' prints are held at once. */
+const ITEMS_PER_ROUND = 200;
 /** Thumbnails read and printed at once. */
 const PRINT_CONCURRENCY = 8;
 
@@ -36,32 +36,50 @@ async function printsOf(db: Db, store: ObjectStore, versionId: string, rows: Tie
   return prints;
 }
 
+/** matchPrints that matches two prints once for both sides of their pair (an item and its copy often name each other). */
+function matchingOnce(): (a: PixelPrint, b: PixelPrint) => PrintMatch {
+  const matches = new Map<PixelPrint, Map<PixelPrint, PrintMatch>>();
+  return (a, b) => {
+    const known = matches.get(a)?.get(b);
+    if (known) return known;
+    const match = matchPrints(a, b);
+    if (!matches.has(b)) matches.set(b, new Map());
+    matches.get(b)!.set(a, reversedMatch(match));
+    return match;
+  };
+}
+
 /**
  * Decides the tier of every pair of the version the analysis wrote without one (lib/quality/pixelMatch.ts): the same
- * bytes are exact, thumbnails whose pixels match near-identical, the rest similar. Safe to repeat: tiered pairs are skipped.
+ * bytes are exact, thumbnails whose pixels match near-identical, the rest similar. Each media item's pairs are written
+ * best first, so its issue names its best pair. Safe to repeat: tiered items are skipped. Returns the pairs tiered.
  */
 export async function tierDuplicatePairs(deps: { db: Db; store: ObjectStore }, versionId: string, onRound: () => void = () => {}): Promise<number> {
   const { db, store } = deps;
   let tiered = 0;
   let after: string | null = null;
   for (;;) {
-    const pairs = await untieredPairs(db, versionId, after, PAIRS_PER_ROUND);
-    if (pairs.length === 0) {
+    const items = await untieredPairs(db, versionId, after, ITEMS_PER_ROUND);
+    if (items.length === 0) {
       // Tiers move pairs between issue types, which forgot the version's issue counts: counted again, as the analysis left them.
       if (tiered > 0) await countFacets(db, versionId);
       return tiered;
     }
-    const rows = await tierFactsOf(db, versionId, [...new Set(pairs.flatMap((pair) => [pair.mediaId, pair.duplicateOf]))]);
+    const rows = await tierFactsOf(db, versionId, [...new Set(items.flatMap((item) => [item.mediaId, ...item.pairs.map((pair) => pair.duplicateOf)]))]);
     const prints = await printsOf(db, store, versionId, rows);
     const facts = new Map<string, TierFacts>(rows.map((row) => [row.id, { ...row, print: prints.get(row.id) ?? null }]));
-    const tiers = pairs.flatMap((pair) => {
-      const item = facts.get(pair.mediaId);
-      const other = facts.get(pair.duplicateOf);
-      return item && other ? [{ mediaId: pair.mediaId, ...tierOfPair(item, other, pair.similarity) }] : [];
+    const matchOf = matchingOnce();
+    const tiers: TieredPairs[] = items.flatMap(({ mediaId, pairs }) => {
+      const item = facts.get(mediaId);
+      const decided = pairs.flatMap((pair) => {
+        const other = facts.get(pair.duplicateOf);
+        return item && other ? [{ mediaId, ...pair, ...tierOfPair(item, other, pair.similarity, matchOf) }] : [];
+      });
+      return decided.length > 0 ? [{ mediaId, pairs: decided.sort(betterPairFirst) }] : [];
     });
     await writePairTiers(db, versionId, tiers);
-    tiered += tiers.length;
-    after = pairs[pairs.length - 1].mediaId;
+    tiered += tiers.reduce((sum, item) => sum + item.pairs.length, 0);
+    after = items[items.length - 1].mediaId;
     onRound();
   }
 }

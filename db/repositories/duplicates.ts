@@ -5,7 +5,7 @@ import type { KeeperMerge, LabelFact, MemberFacts, MergeConflict } from '../../l
 import type { DuplicateTier } from '../../lib/quality/pixelMatch';
 import { forgetFacetCounts, writeTagChange } from './clusterFacets';
 
-/** One near-duplicate pair the analysis found: an image and its nearest copy at `similarity`, its tier and why. */
+/** One near-duplicate pair the analysis found: an image and one of its nearest copies at `similarity`, its tier and why. */
 export interface DuplicateEdge {
   mediaId: string;
   duplicateOf: string;
@@ -40,18 +40,25 @@ export interface MergeRecord {
 export type DuplicateMemberRow = Candidate;
 
 /**
+ * The pairs of a media item's duplicates (or similar) issue: `details.pairs`, best first, whose first the details'
+ * own `duplicate_of`/`similarity`/`tier`/`reason` repeat; an issue written before items had several pairs is its one pair.
+ */
+const PAIRS_OF_ISSUE = `jsonb_to_recordset(coalesce(i.details->'pairs', jsonb_build_array(i.details)))
+  AS p(duplicate_of uuid, similarity float8, tier text, reason text)`;
+
+/**
  * The version's image pairs at `similarity` or above in the tiers asked for (frames of videos are reviewed with their
  * video elsewhere). A pair analysed before tiers existed counts as similar: the embedding alone found it.
  */
 export async function duplicateEdges(db: Db, versionId: string, similarity: number, tiers: readonly DuplicateTier[]): Promise<DuplicateEdge[]> {
   const { rows } = await db.raw(
-    `SELECT i.media_id, (i.details->>'duplicate_of')::uuid AS duplicate_of, (i.details->>'similarity')::float8 AS similarity,
-            coalesce(i.details->>'tier', 'similar') AS tier, coalesce(i.details->>'reason', 'similar content') AS reason
+    `SELECT i.media_id, p.duplicate_of, p.similarity, coalesce(p.tier, 'similar') AS tier, coalesce(p.reason, 'similar content') AS reason
        FROM media_issues i
+      CROSS JOIN LATERAL ${PAIRS_OF_ISSUE}
        JOIN media m ON m.version_id = i.version_id AND m.id = i.media_id AND m.kind = 'IMAGE'
-       JOIN media o ON o.version_id = i.version_id AND o.id = (i.details->>'duplicate_of')::uuid AND o.kind = 'IMAGE'
-      WHERE i.version_id = ? AND i.issue_type IN ('duplicates', 'similar') AND (i.details->>'similarity')::float8 >= ?
-        AND coalesce(i.details->>'tier', 'similar') = ANY(?::text[])`,
+       JOIN media o ON o.version_id = i.version_id AND o.id = p.duplicate_of AND o.kind = 'IMAGE'
+      WHERE i.version_id = ? AND i.issue_type IN ('duplicates', 'similar') AND p.similarity >= ?
+        AND coalesce(p.tier, 'similar') = ANY(?::text[])`,
     [versionId, similarity, [...tiers]],
   );
   return rows.map((row: { media_id: string; duplicate_of: string; similarity: number; tier: DuplicateTier; reason: string }) => ({
@@ -63,23 +70,26 @@ export async function duplicateEdges(db: Db, versionId: string, similarity: numb
   }));
 }
 
-/** A pair whose tier is not decided yet: as the analysis wrote it, from the embedding alone. */
-export interface UntieredPair {
+/** A media item's pairs whose tiers are not decided yet: as the analysis wrote them, from the embedding alone, nearest first. */
+export interface UntieredPairs {
   mediaId: string;
-  duplicateOf: string;
-  similarity: number;
+  pairs: Array<{ duplicateOf: string; similarity: number }>;
 }
 
-/** Up to `limit` pairs of the version without a tier, in media id order after `after`. */
-export async function untieredPairs(db: Db, versionId: string, after: string | null, limit: number): Promise<UntieredPair[]> {
+/** The pairs of up to `limit` media items of the version whose duplicates issue has no tier, in media id order after `after`. */
+export async function untieredPairs(db: Db, versionId: string, after: string | null, limit: number): Promise<UntieredPairs[]> {
   const { rows } = await db.raw(
-    `SELECT media_id, (details->>'duplicate_of')::uuid AS duplicate_of, (details->>'similarity')::float8 AS similarity
-       FROM media_issues
-      WHERE version_id = ? AND issue_type = 'duplicates' AND details->>'tier' IS NULL AND media_id > ?
-      ORDER BY media_id LIMIT ?`,
+    `SELECT i.media_id,
+            (SELECT jsonb_agg(jsonb_build_object('duplicate_of', p.duplicate_of, 'similarity', p.similarity) ORDER BY p.similarity DESC) FROM ${PAIRS_OF_ISSUE}) AS pairs
+       FROM media_issues i
+      WHERE i.version_id = ? AND i.issue_type = 'duplicates' AND i.details->>'tier' IS NULL AND i.media_id > ?
+      ORDER BY i.media_id LIMIT ?`,
     [versionId, after ?? '00000000-0000-0000-0000-000000000000', limit],
   );
-  return rows.map((row: { media_id: string; duplicate_of: string; similarity: number }) => ({ mediaId: row.media_id, duplicateOf: row.duplicate_of, similarity: row.similarity }));
+  return rows.map((row: { media_id: string; pairs: Array<{ duplicate_of: string; similarity: number }> }) => ({
+    mediaId: row.media_id,
+    pairs: row.pairs.map((pair) => ({ duplicateOf: pair.duplicate_of, similarity: pair.similarity })),
+  }));
 }
 
 export interface TierFactsRow {
@@ -122,26 +132,40 @@ export async function savePixelPrints(db: Db, versionId: string, prints: Array<{
   );
 }
 
+/** A media item's pairs with their tiers, best first (betterPairFirst, lib/quality/pixelMatch.ts). */
+export interface TieredPairs {
+  mediaId: string;
+  pairs: DuplicateEdge[];
+}
+
 /**
- * Writes the tiers decided for pairs: exact and near-identical stay `duplicates` issues, a similar pair becomes a
- * `similar` issue (replacing an earlier one of the media item); each gains its `tier` and `reason`.
+ * Writes the tiers decided for media items' pairs: the issue's details name its best pair and list them all (`pairs`),
+ * and its type follows the best tier: exact and near-identical stay `duplicates`, similar becomes a `similar` issue
+ * (replacing an earlier one of the media item).
  */
-export async function writePairTiers(db: Db, versionId: string, tiers: Array<{ mediaId: string; tier: DuplicateTier; reason: string }>): Promise<void> {
-  if (tiers.length === 0) return;
-  const values = JSON.stringify(tiers.map((entry) => ({ media_id: entry.mediaId, tier: entry.tier, reason: entry.reason })));
+export async function writePairTiers(db: Db, versionId: string, tiered: TieredPairs[]): Promise<void> {
+  if (tiered.length === 0) return;
+  const values = JSON.stringify(
+    tiered.map(({ mediaId, pairs }) => {
+      const listed = pairs.map((pair) => ({ duplicate_of: pair.duplicateOf, similarity: pair.similarity, tier: pair.tier, reason: pair.reason }));
+      return { media_id: mediaId, ...listed[0], pairs: listed };
+    }),
+  );
+  const tiers = 'jsonb_to_recordset(?::jsonb) AS t(media_id uuid, duplicate_of uuid, similarity float8, tier text, reason text, pairs jsonb)';
   await db.transaction(async (trx) => {
     // Pairs move between the duplicates and similar issue types: the version's issue counts are counted again at the task's end.
     await forgetFacetCounts(trx, versionId, ['issue']);
     await trx.raw(
-      `DELETE FROM media_issues i USING jsonb_to_recordset(?::jsonb) AS t(media_id uuid, tier text, reason text)
+      `DELETE FROM media_issues i USING ${tiers}
         WHERE i.version_id = ? AND i.media_id = t.media_id AND i.issue_type = 'similar' AND t.tier = 'similar'`,
       [values, versionId],
     );
     await trx.raw(
       `UPDATE media_issues i
           SET issue_type = CASE WHEN t.tier = 'similar' THEN 'similar' ELSE 'duplicates' END,
-              details = i.details || jsonb_build_object('tier', t.tier, 'reason', t.reason)
-         FROM jsonb_to_recordset(?::jsonb) AS t(media_id uuid, tier text, reason text)
+              confidence = least(1, greatest(0, t.similarity)),
+              details = i.details || jsonb_build_object('duplicate_of', t.duplicate_of, 'similarity', t.similarity, 'tier', t.tier, 'reason', t.reason, 'pairs', t.pairs)
+         FROM ${tiers}
         WHERE i.version_id = ? AND i.media_id = t.media_id AND i.issue_type = 'duplicates' AND i.details->>'tier' IS NULL`,
       [values, versionId],
     );

@@ -15,6 +15,11 @@ export interface NeighbourItem {
 /** See docs/decisions.md ("Uniqueness, duplicates, outliers"). */
 export const NEIGHBOUR_SCORING = {
   duplicateSimilarity: 0.9,
+  /**
+   * Pairs an item keeps: its nearest at duplicateSimilarity or more. With k pairs each, every group holds k + 1 items
+   * or more, so a family of up to 2k + 1 copies tiered alike is one group; k = 3 covers an original with six copies.
+   */
+  duplicatePairs: 3,
   /** Cosine distance to the nearest neighbour at which an item counts as fully unique. */
   uniqueDistance: 0.5,
   outlierNeighbours: 5,
@@ -66,7 +71,8 @@ export function outlierZ(meanTopKValue: number, reference: NeighbourStats): numb
 
 /**
  * uniqueness = cosine distance to the nearest neighbour / uniqueDistance, capped at 1 (0 for an
- * exact duplicate). Duplicates: nearest neighbour of another group at similarity >= 0.9.
+ * exact duplicate). Duplicates: the nearest neighbours of other groups at similarity >= 0.9, up to
+ * duplicatePairs of them, in one issue: the nearest in `duplicate_of`/`similarity`, all in `pairs`.
  * Outliers: mean similarity to the 5 nearest is more than 2.5 standard deviations below the
  * mean of `reference` (by default the items themselves; datasets of 20 items or more).
  * `groupOf` tells the group of a neighbour index when neighbours are not all in `items`.
@@ -82,16 +88,11 @@ export function scoreNeighbours(
   return items.map((item) => {
     const nearest = item.neighbours[0];
     const issues: Issue[] = [];
-    const duplicate = item.neighbours.find(
-      (n) => n.similarity >= NEIGHBOUR_SCORING.duplicateSimilarity && (item.group === undefined || groupOf(n.index) !== item.group),
-    );
-    if (duplicate) {
-      issues.push({
-        type: 'duplicates',
-        confidence: clamp01(duplicate.similarity),
-        details: { similarity: duplicate.similarity, duplicate_of: ids[duplicate.index] },
-      });
-    }
+    const pairs = item.neighbours
+      .filter((n) => n.similarity >= NEIGHBOUR_SCORING.duplicateSimilarity && (item.group === undefined || groupOf(n.index) !== item.group))
+      .slice(0, NEIGHBOUR_SCORING.duplicatePairs)
+      .map((n) => ({ duplicate_of: ids[n.index], similarity: n.similarity }));
+    if (pairs.length > 0) issues.push({ type: 'duplicates', confidence: clamp01(pairs[0].similarity), details: { ...pairs[0], pairs } });
     const z = outlierZ(meanTopK(item), reference);
     if (z !== undefined) issues.push({ type: 'outliers', confidence: clamp01(0.5 + (z - NEIGHBOUR_SCORING.outlierZ) / 5), details: { z_score: z } });
     const uniqueness = nearest ? clamp01((1 - nearest.similarity) / NEIGHBOUR_SCORING.uniqueDistance) : 1;

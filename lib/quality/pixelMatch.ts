@@ -9,6 +9,11 @@ export const DUPLICATE_TIERS: readonly DuplicateTier[] = ['exact', 'near_identic
 /** What duplicate review, Accept all and the `duplicates` issue mean unless `similar` is asked for. */
 export const DEFAULT_TIERS: readonly DuplicateTier[] = ['exact', 'near_identical'];
 
+/** The better pair first: the higher tier (exact, near-identical, similar), then the higher similarity. */
+export function betterPairFirst(a: { tier: DuplicateTier; similarity: number }, b: { tier: DuplicateTier; similarity: number }): number {
+  return DUPLICATE_TIERS.indexOf(a.tier) - DUPLICATE_TIERS.indexOf(b.tier) || b.similarity - a.similarity;
+}
+
 /** A greyscale copy of a thumbnail, its longest side PRINT_SIDE px, lightly blurred. */
 export interface PixelPrint {
   width: number;
@@ -234,11 +239,19 @@ function derivation(item: TierFacts, other: TierFacts, match: PrintMatch): strin
   return parts.length === 0 ? 'same picture, other bytes' : `same picture ${parts.join(', ')}`;
 }
 
-/** The tier of a pair the embedding found at `similarity`, and why; `item` is described against `other`. */
-export function tierOfPair(item: TierFacts, other: TierFacts, similarity: number): PairTier {
+/** The same match seen from the other print's side. */
+export function reversedMatch(match: PrintMatch): PrintMatch {
+  return { ...match, inside: match.inside === 'a' ? 'b' : match.inside === 'b' ? 'a' : 'same' };
+}
+
+/**
+ * The tier of a pair the embedding found at `similarity`, and why; `item` is described against `other`. `matchOf` lets
+ * a caller that tiers both sides of a pair match their prints once (reversedMatch).
+ */
+export function tierOfPair(item: TierFacts, other: TierFacts, similarity: number, matchOf: (a: PixelPrint, b: PixelPrint) => PrintMatch = matchPrints): PairTier {
   if (item.blobSha256 === other.blobSha256) return { tier: 'exact', reason: 'same bytes' };
   if (item.print && other.print) {
-    const match = matchPrints(item.print, other.print);
+    const match = matchOf(item.print, other.print);
     if (match.layout >= PIXEL_MATCH.layout && match.detail >= PIXEL_MATCH.detail) return { tier: 'near_identical', reason: derivation(item, other, match) };
   }
   return { tier: 'similar', reason: `similar content, ${similarity.toFixed(2)}` };

@@ -7,6 +7,13 @@ function item(similarities: number[], group?: string): NeighbourItem {
 
 const idsOf = (count: number) => Array.from({ length: count }, (_, i) => `media-${i}`);
 
+/** A duplicates issue's details: its nearest pair, and every pair nearest first. */
+const duplicateDetails = (...pairs: Array<[string, number]>) => ({
+  duplicate_of: pairs[0][0],
+  similarity: pairs[0][1],
+  pairs: pairs.map(([duplicate_of, similarity]) => ({ duplicate_of, similarity })),
+});
+
 describe('scoreNeighbours: uniqueness', () => {
   it('grows with the distance to the nearest neighbour, 0 for an exact copy, 1 from distance 0.5 or with no neighbour', () => {
     const items = [item([1]), item([0.9]), item([0.75]), item([0.5]), item([0.1]), item([])];
@@ -28,8 +35,8 @@ describe('scoreNeighbours: duplicates', () => {
       { neighbours: [{ index: 0, similarity: 0.89 }] },
     ];
     const scores = scoreNeighbours(items, ['a', 'b', 'c']);
-    expect(scores[0].issues).toEqual([{ type: 'duplicates', confidence: 0.97, details: { similarity: 0.97, duplicate_of: 'c' } }]);
-    expect(scores[1].issues).toEqual([{ type: 'duplicates', confidence: 0.9, details: { similarity: 0.9, duplicate_of: 'c' } }]);
+    expect(scores[0].issues).toEqual([{ type: 'duplicates', confidence: 0.97, details: duplicateDetails(['c', 0.97]) }]);
+    expect(scores[1].issues).toEqual([{ type: 'duplicates', confidence: 0.9, details: duplicateDetails(['c', 0.9]) }]);
     expect(scores[2].issues).toEqual([]);
   });
 
@@ -42,7 +49,7 @@ describe('scoreNeighbours: duplicates', () => {
       { neighbours: [{ index: 1, similarity: 0.93 }] },
     ];
     const scores = scoreNeighbours(items, ['f0', 'f1', 'g0', 'img']);
-    expect(scores[0].issues).toEqual([{ type: 'duplicates', confidence: 0.95, details: { similarity: 0.95, duplicate_of: 'g0' } }]);
+    expect(scores[0].issues).toEqual([{ type: 'duplicates', confidence: 0.95, details: duplicateDetails(['g0', 0.95]) }]);
     expect(scores[1].issues).toEqual([]);
     expect(scores[2].issues.map((found) => found.details?.duplicate_of)).toEqual(['f0']);
     expect(scores[3].issues.map((found) => found.details?.duplicate_of)).toEqual(['f1']);
@@ -54,7 +61,17 @@ describe('scoreNeighbours: duplicates', () => {
     const groups: Record<number, string> = { 7: 'video-1', 8: 'video-3' };
     const ids = Object.assign(idsOf(9), { 8: 'other-video-frame' });
     const [score] = scoreNeighbours(items, ids, { groupOf: (index) => groups[index], reference: { mean: 0.9, std: 0.01, items: 1 } });
-    expect(score.issues).toEqual([{ type: 'duplicates', confidence: 0.92, details: { similarity: 0.92, duplicate_of: 'other-video-frame' } }]);
+    expect(score.issues).toEqual([{ type: 'duplicates', confidence: 0.92, details: duplicateDetails(['other-video-frame', 0.92]) }]);
+  });
+
+  it('keeps the three nearest at 0.9 or more as pairs, the nearest first and named by the issue', () => {
+    const items: NeighbourItem[] = [
+      { neighbours: [0.99, 0.97, 0.95, 0.93, 0.91].map((similarity, i) => ({ index: i + 1, similarity })) },
+      { neighbours: [{ index: 2, similarity: 0.96 }, { index: 3, similarity: 0.89 }] },
+    ];
+    const scores = scoreNeighbours(items, idsOf(6), { reference: { mean: 0.9, std: 0.01, items: 1 } });
+    expect(scores[0].issues).toEqual([{ type: 'duplicates', confidence: 0.99, details: duplicateDetails(['media-1', 0.99], ['media-2', 0.97], ['media-3', 0.95]) }]);
+    expect(scores[1].issues).toEqual([{ type: 'duplicates', confidence: 0.96, details: duplicateDetails(['media-2', 0.96]) }]);
   });
 });
 
