@@ -17,8 +17,8 @@ import {
   ACTIVE_TASK_STATUSES,
   FINAL_TASK_STATUSES,
   retryRefusal,
-  TRANSITIONS,
 } from '../lib/datasetStates';
+import { taskOf } from '../lib/tasks';
 import { creationPhaseQuery, type CreationPhase } from '../workflows/contracts';
 import { requireDataset } from './datasetAccess';
 import { BLOB_STORING_TASK_TYPES, endUnfinishedTask, type Ending } from './taskTypes';
@@ -168,6 +168,8 @@ export async function retryTask(deps: TaskDeps, taskId: string, user: User): Pro
   const task = await requireManagedTask(deps, taskId, user);
   const refusal = retryRefusal(task);
   if (refusal) throw invalid(refusal);
+  // retryRefusal lets through only the types whose module has a retry rule.
+  const retry = taskOf(task.task_type).retry!;
   // The run records FAILED/ABORTED just before it closes; wait for the close so the id can be reused.
   const previousRun = deps.temporal.workflow.getHandle(taskId);
   await deps.temporal.connection.withDeadline(Date.now() + PREVIOUS_RUN_CLOSE_WAIT_MS, () => previousRun.result()).catch(() => undefined);
@@ -179,7 +181,7 @@ export async function retryTask(deps: TaskDeps, taskId: string, user: User): Pro
       progressPercentage: 0,
       phase: null,
     });
-    if (moved) await transitionDatasetStatus(trx, task.dataset_id, TRANSITIONS.creationRetried, { progress: 0, error_message: null });
+    if (moved) await transitionDatasetStatus(trx, task.dataset_id, retry.restarts, { progress: 0, error_message: null });
     return moved;
   });
   if (!claimed) throw invalid('Task is no longer FAILED or ABORTED');
@@ -193,7 +195,7 @@ export async function retryTask(deps: TaskDeps, taskId: string, user: User): Pro
     });
   } catch (error) {
     await transitionTaskStatus(deps.db, taskId, ['INITIALIZING'], task.status, { errorMessage: `Retry could not start: ${(error as Error).message}` });
-    await transitionDatasetStatus(deps.db, task.dataset_id, TRANSITIONS.creationRetryNotStarted);
+    await transitionDatasetStatus(deps.db, task.dataset_id, retry.notStarted);
     throw error;
   }
   return requireTask(deps, taskId, user);

@@ -9,7 +9,8 @@ export const datasetCreationTask = defineTask({
   workflow: 'datasetCreationWorkflow',
   stages: { index: INDEXING_STAGES.index, analyze: INDEXING_STAGES.analyze },
   abortable: true,
-  retryable: true,
+  // Back to INDEXING from where the failed run left it; ERROR again if the new run cannot start.
+  retry: { restarts: TRANSITIONS.creationRetried, notStarted: TRANSITIONS.creationRetryNotStarted },
   storesBlobs: true,
   // The dataset ERROR with the reason (a retry starts it again).
   endsUnfinished: (input: TaskRef, ending) => [

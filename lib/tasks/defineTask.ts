@@ -36,6 +36,14 @@ export interface TaskOperation<Name extends string = string> {
 /** A progress stage's share of the task's progress, in percent. */
 export type StageRange = readonly [from: number, to: number];
 
+/** How a FAILED or ABORTED run starts again with its stored input, under the same task id. */
+export interface RetryRule {
+  /** The dataset's guarded move as the task goes back to INITIALIZING. */
+  restarts: Transition;
+  /** Where the dataset goes when the new run cannot be started. */
+  notStarted: Transition;
+}
+
 /** What every workflow input carries. */
 export interface TaskRef {
   taskId: string;
@@ -52,8 +60,8 @@ interface Declaration<Type extends string, Workflow extends string, Operation ex
   stages?: Record<Stage, StageRange>;
   /** A user may abort it while INITIALIZING or RUNNING (never in its commit phase). */
   abortable?: boolean;
-  /** A FAILED or ABORTED run may be started again with its stored input. */
-  retryable?: boolean;
+  /** A FAILED or ABORTED run may be started again with its stored input: how its dataset moves then. */
+  retry?: RetryRule;
   /**
    * It stores blobs before the rows naming them (or reads a blob only its input names), so it becomes active
    * under the blob release lock and the storage collector releases no blob while it runs.
@@ -73,9 +81,9 @@ export type TaskDefinition<
   Operation extends string = string,
   Stage extends string = string,
   Input extends TaskRef = never,
-> = Required<Declaration<Type, Workflow, Operation, Stage, Input>>;
+> = Required<Omit<Declaration<Type, Workflow, Operation, Stage, Input>, 'retry'>> & { retry: RetryRule | null; retryable: boolean };
 
-/** Declares a task type; the flags it leaves out are false (listed: true), its stages none. */
+/** Declares a task type; the flags it leaves out are false (listed: true), its stages none, no retry. */
 export function defineTask<
   const Type extends string,
   const Workflow extends `${string}Workflow`,
@@ -86,11 +94,12 @@ export function defineTask<
   return {
     stages: {} as Record<Stage, StageRange>,
     abortable: false,
-    retryable: false,
     storesBlobs: false,
     holdsBatchSlot: false,
     listed: true,
     ...declaration,
+    retry: declaration.retry ?? null,
+    retryable: declaration.retry !== undefined,
   };
 }
 
