@@ -4,6 +4,8 @@ const shared = {
   testEnvironment: '<rootDir>/test/support/nodeEnvironment.js',
   transform: { '^.+\\.(ts|js)$': ['@swc/jest'] },
   // ESM-only packages, compiled to CommonJS for jest like our own sources.
+  // The web app's modules, imported by their ES module names (vql.js for vql.ts) from the unit tests of its pure logic.
+  moduleNameMapper: { '^(.*/web/src/.*)\\.js$': '$1' },
   transformIgnorePatterns: ['/node_modules/(?!(hyparquet|hyparquet-writer|archiver|zip-stream|compress-commons|crc32-stream|is-stream)/)'],
 };
 
