@@ -88,7 +88,7 @@ async function finished(api: TestApi, datasetId: string, what: string): Promise<
 const [A, B, C, D, E] = PHOTO_NAMES;
 
 /**
- * Every task type of TASK_TYPE_REGISTRY on small datasets of real photos, prepared through the API
+ * Every task type of the task modules (lib/tasks) on small datasets of real photos, prepared through the API
  * with a worker running. Each cell knows the counts a completed run leaves.
  */
 export async function prepareCells(api: TestApi, scratch: string): Promise<PreparedCell[]> {
