@@ -14,6 +14,8 @@ const knexOutsideDb = { regex: '^(knex|objection)(/|$)', message: 'All SQL lives
 const queryBuilding = [
   { selector: "CallExpression[callee.type='Identifier'][callee.name=/^(db|trx|knex)$/]", message: 'All SQL lives in db/: call a repository instead.' },
   { selector: "CallExpression[callee.type='MemberExpression'][callee.property.name='db']", message: 'All SQL lives in db/: call a repository instead.' },
+  // An objection model's query builder (`User.query(trx)`) is SQL too.
+  { selector: "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(query|relatedQuery)$/][callee.object.name=/^[A-Z]/]", message: 'All SQL lives in db/: call a repository instead.' },
 ];
 
 // api/ reaches the database only through services: types from db/ are fine, values are not (db/errors: the error mapper's objection errors).

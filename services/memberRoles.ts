@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection';
-import { User, type WorkspaceRole } from '../db/models';
+import type { User, WorkspaceRole } from '../db/models';
 import { lowerDatasetRolesToViewer, transferOwnedDatasets } from '../db/repositories/datasets';
-import { isSingleWorkspace, setRealmRoles } from '../db/repositories/users';
+import { findUserById, isSingleWorkspace, setRealmRoles } from '../db/repositories/users';
 import { isAdminAnywhere, lockWorkspace, setMemberRole, workspaceMembers, type MemberRow } from '../db/repositories/workspaces';
 import type { KeycloakAdmin } from '../lib/identity/keycloakAdmin';
 import { forbidden, invalid, notFound } from '../lib/errors';
@@ -43,7 +43,8 @@ export async function changeMemberRole(deps: MemberRoleDeps, caller: User, membe
     if (role === 'admin' && (await isSingleWorkspace(trx))) changes.push(...(await demoteOtherAdminsOf(trx, id, memberId)));
     const isAdmin = await isAdminAnywhere(trx, memberId);
     if (isAdmin !== wasAdmin) {
-      const user = await User.query(trx).findById(memberId).throwIfNotFound();
+      const user = await findUserById(trx, memberId);
+      if (!user) throw notFound('Member not found');
       await setRealmRoles(trx, memberId, withAdminRealmRoles(user.realm_roles, isAdmin));
       changes.push({ userId: memberId, idpSubject: user.idp_subject, admin: isAdmin });
     }

@@ -13,6 +13,11 @@ export async function findEnabledUser(db: Db, id: string): Promise<User | undefi
   return User.query(db).findById(id).where({ enabled: true });
 }
 
+/** A user by id, enabled or not; undefined when there is none. */
+export async function findUserById(db: Db, id: string): Promise<User | undefined> {
+  return User.query(db).findById(id);
+}
+
 export async function createUser(
   db: Db,
   input: {
