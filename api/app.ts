@@ -29,6 +29,7 @@ import { createDatasetsRouter } from './routes/datasets';
 import { createHealthRouter } from './routes/health';
 import { createIngestionRouter } from './routes/ingestion';
 import { createExploreRouter } from './routes/explore';
+import { createDatasetMediaRouter } from './routes/datasetMedia';
 import { createMediaRouter } from './routes/media';
 import { createOpenApiRouter } from './routes/openapi';
 import { createApiDocsRouter } from './routes/apiDocs';
@@ -99,6 +100,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createIngestionRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue, uploadLimits: deps.config.uploads }),
     createTasksRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createExploreRouter({ ...deps, publicUrl: deps.config.publicUrl }),
+    createDatasetMediaRouter(deps),
     createVisualSearchRouter(deps),
     createTagsRouter(deps),
     createDuplicatesRouter({ ...deps, publicUrl: deps.config.publicUrl }),

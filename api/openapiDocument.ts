@@ -91,6 +91,9 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = API_ROUTES) 
     for (const [status, response] of Object.entries(route.responses)) {
       responses[status] = {
         description: response.description,
+        ...(response.headers
+          ? { headers: Object.fromEntries(Object.entries(response.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }])) }
+          : {}),
         ...(response.schema
           ? { content: { [response.contentType ?? 'application/json']: { schema: jsonSchema(response.schema, 'output') } } }
           : {}),

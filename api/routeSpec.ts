@@ -15,6 +15,8 @@ export interface SuccessResponse {
   schema?: z.ZodType;
   /** For bodies that are not JSON (media bytes, an event stream). */
   contentType?: string;
+  /** Response headers the handler sets, by name: their description (string values). */
+  headers?: Record<string, string>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/repositories/datasets';
-import { findMediaContent, mediaFacts, type MediaFactsRow } from '../db/repositories/media';
+import { findMediaContent, listVersionMedia, mediaFacts, type MediaFactsRow } from '../db/repositories/media';
 import type { MediaVariant, UrlSigner } from '../lib/auth/signedUrls';
 import { forbidden, notFound } from '../lib/errors';
 import { contentTypeOf } from '../lib/media/mediaTypes';
@@ -40,4 +40,9 @@ export async function describeMedia(db: Db, dataset: DatasetRow, mediaId: string
   const facts = await mediaFacts(db, dataset.head_version_id, mediaId);
   if (!facts) throw notFound('Media not found');
   return facts;
+}
+
+/** A page of the dataset's media as it is now (images, videos and video frames), in a stable order. */
+export function listDatasetMedia(db: Db, dataset: DatasetRow, page: { page: number; pageSize: number }) {
+  return listVersionMedia(db, dataset.head_version_id, { offset: (page.page - 1) * page.pageSize, limit: page.pageSize });
 }

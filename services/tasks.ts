@@ -120,6 +120,12 @@ export async function listTasksRepaired(deps: TaskDeps, user: User, options: Par
   return result;
 }
 
+/** One task the user may see (404 otherwise), repaired from Temporal first as a listed one is. */
+export async function findTaskRepaired(deps: TaskDeps, taskId: string, user: User): Promise<TaskRow> {
+  const task = await requireTask(deps, taskId, user);
+  return (await repairTask(deps, task)) ? requireTask(deps, taskId, user) : task;
+}
+
 /** The dataset names and ids, task types and creators the user's tasks (started in the range) have. */
 export function listTaskFilterOptions(deps: TaskDeps, user: User, range: Pick<TaskFilters, 'startTimeFrom' | 'startTimeTo'>) {
   return taskFilterOptions(deps.db, user.id, range);

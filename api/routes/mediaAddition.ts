@@ -24,6 +24,7 @@ import type { ApiState } from '../state';
 import { withReceivedFiles } from '../uploads';
 import { MAX_LABELS_FILE_BYTES } from '../specs/common';
 import { addMediaFields, mediaAdditionRoutes } from '../specs/mediaAddition';
+import { answerAcceptedTask } from './acceptedTask';
 import { checkLabelsPart } from './ingestion';
 
 const ONE_SOURCE = 'Exactly one media source must be provided: files[], s3_uri, or archive';
@@ -86,9 +87,7 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
 
   mount(router, mediaAdditionRoutes.reindex, async (ctx) => {
     const dataset = await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id, 'reindex');
-    await startReindex(deps, dataset, ctx.state.user);
-    ctx.status = 202;
-    ctx.body = ''; // the spec's empty body (null would turn the status into 204)
+    answerAcceptedTask(ctx, await startReindex(deps, dataset, ctx.state.user));
   });
 
   return router;

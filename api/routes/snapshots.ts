@@ -3,6 +3,7 @@ import { requireDataset } from '../../services/datasetAccess';
 import { createSnapshot, deleteSnapshot, diffSnapshots, editSnapshot, listDatasetSnapshots, startClone, startRestore } from '../../services/snapshots';
 import type { TaskDeps } from '../../services/taskWorkflows';
 import { presentSnapshot } from '../presenters/snapshot';
+import { answerAcceptedTask } from './acceptedTask';
 import { mount } from '../routeSpec';
 import { snapshotRoutes } from '../specs/snapshots';
 import type { ApiState } from '../state';
@@ -39,9 +40,7 @@ export function createSnapshotsRouter(deps: TaskDeps): Router<ApiState> {
   mount(router, snapshotRoutes.restore, async (ctx) => {
     const { params } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'restore');
-    await startRestore(deps, dataset, ctx.state.user, params.snapshot_id);
-    ctx.status = 202;
-    ctx.body = '';
+    answerAcceptedTask(ctx, await startRestore(deps, dataset, ctx.state.user, params.snapshot_id));
   });
 
   mount(router, snapshotRoutes.diff, async (ctx) => {
@@ -53,9 +52,7 @@ export function createSnapshotsRouter(deps: TaskDeps): Router<ApiState> {
   mount(router, snapshotRoutes.clone, async (ctx) => {
     const { params } = ctx.state.input;
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id, 'clone');
-    await startClone(deps, dataset, ctx.state.user, params.snapshot_id);
-    ctx.status = 202;
-    ctx.body = '';
+    answerAcceptedTask(ctx, await startClone(deps, dataset, ctx.state.user, params.snapshot_id));
   });
 
   return router;

@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { abortTask, listTaskFilterOptions, listTasksRepaired, retryTask } from '../../services/tasks';
+import { abortTask, findTaskRepaired, listTaskFilterOptions, listTasksRepaired, retryTask } from '../../services/tasks';
 import type { TaskDeps } from '../../services/taskWorkflows';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
@@ -32,6 +32,11 @@ export function createTasksRouter(deps: TaskDeps): Router<ApiState> {
   mount(router, taskRoutes.filters, async (ctx) => {
     const { query } = ctx.state.input;
     ctx.body = await listTaskFilterOptions(deps, ctx.state.user, { startTimeFrom: query.start_time_from, startTimeTo: query.start_time_to });
+  });
+
+  // After /tasks/filters, which a task id would otherwise shadow.
+  mount(router, taskRoutes.get, async (ctx) => {
+    ctx.body = presentTask(await findTaskRepaired(deps, ctx.state.input.params.task_id, ctx.state.user));
   });
 
   mount(router, taskRoutes.abort, async (ctx) => {

@@ -4,6 +4,7 @@ import { customMetadataRoutes } from './customMetadata';
 import { labelRoutes } from './labels';
 import { classRoutes } from './classes';
 import { datasetRoutes } from './datasets';
+import { datasetMediaRoutes } from './datasetMedia';
 import { exploreRoutes } from './explore';
 import { exportRoutes } from './exports';
 import { ingestionRoutes } from './ingestion';
@@ -31,6 +32,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   ingestionRoutes,
   taskRoutes,
   exploreRoutes,
+  datasetMediaRoutes,
   tagRoutes,
   duplicateRoutes,
   mapRoutes,

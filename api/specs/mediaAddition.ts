@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
+import { acceptedTask } from './acceptedTask';
 import { booleanParam, datasetIdParams, filePart, LABEL_FIELD_ALONE, labelFieldNeedsLabelsFrom, labelsFromFields } from './common';
 
 const formCount = (name: string) =>
@@ -70,7 +71,7 @@ export const mediaAdditionRoutes = {
     auth: 'user',
     datasetState: 'service',
     request: { params: datasetIdParams },
-    responses: { 202: { description: 'Accepted (empty body)' } },
+    responses: { 202: acceptedTask },
     errors: [[403, 'No write access'], [404, 'Dataset not found'], [409, `Status not PARTIAL INDEX, or ${running}`]],
   }),
 };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
 import { snapshotSchema } from '../presenters/snapshot';
+import { acceptedTask } from './acceptedTask';
 import { datasetIdParams } from './common';
 
 const snapshotParams = datasetIdParams.extend({ snapshot_id: z.uuid('snapshot_id must be a UUID') });
@@ -85,7 +86,7 @@ export const snapshotRoutes = {
     auth: 'user',
     datasetState: 'service',
     request: { params: restoreParams },
-    responses: { 202: { description: 'Accepted (empty body)' } },
+    responses: { 202: acceptedTask },
     errors: [403, datasetOrSnapshot, [409, 'A task is changing the dataset, or it is not READY']],
   }),
   diff: defineRoute({
@@ -109,7 +110,7 @@ export const snapshotRoutes = {
     auth: 'user',
     datasetState: 'service',
     request: { params: snapshotParams },
-    responses: { 202: { description: 'Accepted (empty body)' } },
+    responses: { 202: acceptedTask },
     errors: [403, datasetOrSnapshot],
   }),
 };

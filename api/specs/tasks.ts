@@ -59,6 +59,19 @@ export const taskRoutes = {
     request: { query: z.object(timeRange) },
     responses: { 200: { description: 'Filter options', schema: taskFilterOptionsSchema } },
   }),
+  get: defineRoute({
+    method: 'get',
+    path: '/tasks/:task_id',
+    tag: 'tasks',
+    summary: 'One task, as GET /tasks lists it',
+    description:
+      'Any task of a dataset the caller may read (an EXPORT too); repaired from its workflow first, as the list is. ' +
+      'The Location header of a 202 that started a task (reindex, snapshot restore and clone) names this path.',
+    auth: 'user',
+    request: { params: taskParams },
+    responses: { 200: { description: 'The task', schema: taskSchema } },
+    errors: [[404, 'No task with this id on a dataset the caller may read']],
+  }),
   abort: defineRoute({
     method: 'post',
     path: '/tasks/:task_id/abort',

@@ -276,3 +276,40 @@ export async function mediaFacts(db: Db, versionId: string, mediaId: string): Pr
   const row = rows[0];
   return row ? { ...row, size_bytes: Number(row.size_bytes) } : undefined;
 }
+
+/** A media item as the dataset's media listing shows it. */
+export interface MediaListingRow {
+  id: string;
+  kind: 'IMAGE' | 'VIDEO' | 'VIDEO_FRAME';
+  file_name: string;
+  /** The video a frame was taken from; null for images and videos. */
+  parent_id: string | null;
+  class: string | null;
+  size_bytes: number | null;
+  width: number | null;
+  height: number | null;
+  /** A copy a duplicate review discarded (still in the dataset; exports leave it out by default). */
+  discarded: boolean;
+  created_at: Date;
+}
+
+/** A page of the version's media in id order (the primary key's, so a page costs no sort), and how many it holds. */
+export async function listVersionMedia(db: Db, versionId: string, page: { offset: number; limit: number }): Promise<{ rows: MediaListingRow[]; total: number }> {
+  const [{ rows }, [{ total }]] = await Promise.all([
+    db.raw(
+      `SELECT m.id, m.kind, m.file_name, m.parent_id, m.size_bytes, m.width, m.height, m.created_at,
+              nullif(btrim(m.custom_metadata ->> (SELECT v.label_quality->>'label_field' FROM dataset_versions v WHERE v.id = m.version_id)), '') AS class,
+              EXISTS (SELECT 1 FROM duplicate_decisions dd WHERE dd.version_id = m.version_id AND dd.media_id = m.id AND dd.role = 'discard') AS discarded
+         FROM media m
+        WHERE m.version_id = ?
+        ORDER BY m.id
+        LIMIT ? OFFSET ?`,
+      [versionId, page.limit, page.offset],
+    ),
+    db('media').where({ version_id: versionId }).count({ total: '*' }),
+  ]);
+  return {
+    rows: rows.map((row: MediaListingRow) => ({ ...row, size_bytes: row.size_bytes === null ? null : Number(row.size_bytes) })),
+    total: Number(total),
+  };
+}

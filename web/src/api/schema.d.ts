@@ -1587,6 +1587,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tasks/{task_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One task, as GET /tasks lists it
+         * @description Any task of a dataset the caller may read (an EXPORT too); repaired from its workflow first, as the list is. The Location header of a 202 that started a task (reindex, snapshot restore and clone) names this path.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    task_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The task */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Task"];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No task with this id on a dataset the caller may read */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks/{task_id}/abort": {
         parameters: {
             query?: never;
@@ -2128,6 +2196,91 @@ export interface paths {
                     };
                 };
                 /** @description Dataset or media not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/media": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every media item of the dataset (images, videos and video frames), a page at a time
+         * @description The dataset as it is now, in media id order: pages stay stable while the dataset does not change. A page past the last is empty. GET …/media/{media_id} has an item’s caption, labels, tags and issues.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    page?: number;
+                    page_size?: number;
+                };
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of media */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            media: components["schemas"]["MediaItem"][];
+                            total: number;
+                            page: number;
+                            page_size: number;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Dataset not found */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5623,9 +5776,11 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Accepted (empty body) */
+                /** @description Accepted (empty body); the Location header names the task it started */
                 202: {
                     headers: {
+                        /** @description /api/v1/tasks/{task_id} of the task the request started: GET it to follow the task */
+                        Location?: string;
                         [name: string]: unknown;
                     };
                     content?: never;
@@ -5786,9 +5941,11 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Accepted (empty body) */
+                /** @description Accepted (empty body); the Location header names the task it started */
                 202: {
                     headers: {
+                        /** @description /api/v1/tasks/{task_id} of the task the request started: GET it to follow the task */
+                        Location?: string;
                         [name: string]: unknown;
                     };
                     content?: never;
@@ -6003,9 +6160,11 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Accepted (empty body) */
+                /** @description Accepted (empty body); the Location header names the task it started */
                 202: {
                     headers: {
+                        /** @description /api/v1/tasks/{task_id} of the task the request started: GET it to follow the task */
+                        Location?: string;
                         [name: string]: unknown;
                     };
                     content?: never;
@@ -8480,6 +8639,24 @@ export interface components {
                 duplicate_split: string;
                 similarity: number;
             } | null;
+        };
+        MediaItem: {
+            /** Format: uuid */
+            media_id: string;
+            file_name: string;
+            /** @enum {string} */
+            kind: "IMAGE" | "VIDEO" | "VIDEO_FRAME";
+            /** @description The video a frame was taken from; null for images and videos */
+            video_id: string | null;
+            /** @description The user’s own label: the value of the declared label field (GET …/classes) */
+            class: string | null;
+            size_bytes: number | null;
+            width: number | null;
+            height: number | null;
+            /** @description A copy a duplicate review discarded (exports leave it out unless asked) */
+            discarded: boolean;
+            /** Format: date-time */
+            created_at: string;
         };
         /** @description The union of the media listed, the clusters named and the media the VQL filters match */
         MediaSelection: {
