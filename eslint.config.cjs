@@ -1,4 +1,5 @@
 const tseslint = require('typescript-eslint');
+const importX = require('eslint-plugin-import-x');
 const { builtinModules } = require('node:module');
 
 /** Folders of the layout (ARCHITECTURE.md); imports run downward only. */
@@ -40,6 +41,17 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // Modules import each other one way: a circle means one of them holds what belongs to a third.
+    files: ['**/*.ts', '**/*.tsx'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [importX.createNodeResolver({ extensions: ['.ts', '.tsx', '.js'] })],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   layer(['lib/**/*.ts'], [
     upward(['api', 'services', 'db', 'activities', 'workflows', 'workers'], 'lib/ is the bottom layer: it imports nothing of ours above it.'),

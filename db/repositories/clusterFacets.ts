@@ -3,7 +3,7 @@ import type { Db } from '../connection';
 import { CLUSTERING_OF } from './clusteringOf';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 import type { MediaFilter } from '../../lib/vql/compileVql';
-import { MOST_UNIQUE_FIRST, PREVIEWS_PER_CLUSTER } from './explore';
+import { MOST_UNIQUE_FIRST, PREVIEWS_PER_CLUSTER } from './previews';
 
 /**
  * Per-cluster counts of issue types, labels and tags (facets), so that a page filtered by one of them

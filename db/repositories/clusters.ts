@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import { clusteringOf } from './clusteringOf';
 import { forgetFacetCounts } from './clusterFacets';
-import { MOST_UNIQUE_FIRST, PREVIEWS_PER_CLUSTER } from './explore';
+import { MOST_UNIQUE_FIRST, PREVIEWS_PER_CLUSTER } from './previews';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
 import type { NeighbourScores } from '../../lib/quality/neighbourScores';
 

@@ -3,11 +3,9 @@ import type { Db } from '../connection';
 import { clusteringOf } from './clusteringOf';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { facetOf, facetPage, facetsCounted, kindOf, recountedTagPage } from './clusterFacets';
+import { MOST_UNIQUE_FIRST, PREVIEWS_PER_CLUSTER } from './previews';
 
 export const CLUSTERS_PER_PAGE = 100;
-export const PREVIEWS_PER_CLUSTER = 10;
-/** The order of a cluster's previews and members when no search ranks them (`m` is the media row): the most unique first, ties by id. */
-export const MOST_UNIQUE_FIRST = 'm.uniqueness_score DESC NULLS LAST, m.id';
 
 /**
  * What names a media item's version and id in a query: the media row's columns, or a cluster
