@@ -14,7 +14,7 @@ import {
   readConsistently,
   type ExportScope,
 } from '../db/repositories/exports';
-import { labelQualityReport } from '../db/repositories/labelQuality';
+import { currentLabelQualityReport } from '../db/repositories/labelQuality';
 import { taskStartTime, updateTaskProgress } from '../db/repositories/tasks';
 import { archiveNamesOf, type TakenNames } from '../lib/export/archiveNames';
 import { FORMAT_LAYOUTS, toExportRecord } from '../lib/export/exportRecord';
@@ -125,7 +125,7 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
       }
       if (metadataEntry) await metadataEntry;
       else await zip.add(fs.createReadStream(scratchPath('metadata')), writer.fileName, { compress: true });
-      const labelQuality = await labelQualityReport(snapshot, input.versionId);
+      const labelQuality = await currentLabelQualityReport(snapshot, input.versionId);
       if (labelQuality) await zip.add(Buffer.from(JSON.stringify(labelQuality, null, 2)), LABEL_QUALITY_ENTRY, { compress: true });
       return done;
     });

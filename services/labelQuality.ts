@@ -1,7 +1,7 @@
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
-import { countMediaWithField, customMetadataFields, labelQualityReport, type MetadataFieldRow } from '../db/repositories/labelQuality';
+import { countMediaWithField, currentLabelQualityReport, customMetadataFields, labelQualityReport, type MetadataFieldRow } from '../db/repositories/labelQuality';
 import { releaseTransition } from '../lib/datasetStates';
 import { notFound, unprocessable } from '../lib/errors';
 import type { LabelQualityReport } from '../lib/quality/labelQuality';
@@ -48,7 +48,7 @@ export async function declareLabelFields(deps: TaskDeps, dataset: DatasetRow, us
 
 /** The label-quality report of the dataset as it is now. */
 export async function labelQualityOf(deps: Pick<TaskDeps, 'db'>, dataset: DatasetRow): Promise<LabelQualityReport> {
-  const report = await labelQualityReport(deps.db, dataset.head_version_id);
+  const report = await currentLabelQualityReport(deps.db, dataset.head_version_id);
   if (!report) throw notFound('No label-quality report: declare the label field first (PUT /api/v1/dataset/{dataset_id}/label_fields)');
   return report;
 }

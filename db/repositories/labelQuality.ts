@@ -1,6 +1,6 @@
 import type { Db } from '../connection';
 import { forgetFacetCounts } from './clusterFacets';
-import type { LabelQualityReport } from '../../lib/quality/labelQuality';
+import { reportAsLabelledNow, type LabelQualityReport } from '../../lib/quality/labelQuality';
 import { insertInBatches } from './clusters';
 
 /** The issue types a label-quality check writes (and replaces as a whole). */
@@ -70,8 +70,33 @@ export async function writeLabelQuality(db: Db, versionId: string, issues: Label
   });
 }
 
-/** The version's label-quality report, or undefined before its first check. */
+/** The version's label-quality report as its last check wrote it (or only its declared fields before one), or undefined. */
 export async function labelQualityReport(db: Db, versionId: string): Promise<LabelQualityReport | undefined> {
   const row = await db('dataset_versions').where({ id: versionId }).first('label_quality');
   return row?.label_quality ?? undefined;
+}
+
+/** The version's label-quality report with the labels as they are now (reportAsLabelledNow), or undefined before its first check. */
+export async function currentLabelQualityReport(db: Db, versionId: string): Promise<LabelQualityReport | undefined> {
+  const report = await labelQualityReport(db, versionId);
+  // A report is whole once a check wrote it; before, the version holds only the declared fields.
+  if (!report?.checked_at) return report;
+  const label = `nullif(btrim(m.custom_metadata->>?), '')`;
+  const [classes, confused] = await Promise.all([
+    db.raw(
+      `SELECT ${label} AS label, count(*)::int AS count, count(i.media_id)::int AS flagged
+         FROM media m LEFT JOIN media_issues i ON i.version_id = m.version_id AND i.media_id = m.id AND i.issue_type = 'mislabel'
+        WHERE m.version_id = ? AND m.kind = 'IMAGE' AND m.embedded AND ${label} IS NOT NULL
+        GROUP BY 1`,
+      [report.label_field, versionId, report.label_field],
+    ),
+    db.raw(
+      `SELECT ${label} AS label, i.details->>'suggested_label' AS suggested_label, count(*)::int AS count
+         FROM media_issues i JOIN media m ON m.version_id = i.version_id AND m.id = i.media_id
+        WHERE i.version_id = ? AND i.issue_type = 'mislabel' AND ${label} IS NOT NULL AND i.details->>'suggested_label' IS NOT NULL
+        GROUP BY 1, 2 ORDER BY count DESC, label, suggested_label`,
+      [report.label_field, versionId, report.label_field],
+    ),
+  ]);
+  return reportAsLabelledNow(report, { classes: classes.rows, confused: confused.rows });
 }

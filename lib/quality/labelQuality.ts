@@ -255,3 +255,39 @@ export function summariseLabelQuality(input: {
     },
   };
 }
+
+/** A class's labels as they are now: how many carry it, and how many of those are still flagged. */
+export interface LiveClass {
+  label: string;
+  count: number;
+  flagged: number;
+}
+
+/**
+ * The report of the last check with the labels as they are now: class counts, flags and confused pairs read from the
+ * current labels and the flags left, and each class's estimated error rate lowered by the flags gone since the check
+ * (a flag goes when its item is relabelled: one estimated wrong label less). Leakage and the media read stay the check's.
+ */
+export function reportAsLabelledNow(
+  report: LabelQualityReport,
+  live: { classes: LiveClass[]; confused: LabelQualityReport['confused_pairs'] },
+): LabelQualityReport {
+  const atCheck = new Map(report.classes.map((row) => [row.label, row]));
+  const classes = live.classes
+    .map(({ label, count, flagged }) => {
+      const checked = atCheck.get(label);
+      const wrongAtCheck = checked ? checked.estimated_error_rate * checked.count : 0;
+      const wrong = Math.max(0, wrongAtCheck - Math.max(0, (checked?.flagged ?? 0) - flagged));
+      return { label, count, flagged, estimated_error_rate: count === 0 ? 0 : Math.min(1, wrong / count) };
+    })
+    .sort((a, b) => b.count - a.count || a.label.localeCompare(b.label));
+  const labelled = classes.reduce((sum, row) => sum + row.count, 0);
+  return {
+    ...report,
+    n_labelled: labelled,
+    n_flagged: classes.reduce((sum, row) => sum + row.flagged, 0),
+    estimated_error_rate: labelled === 0 ? 0 : classes.reduce((sum, row) => sum + row.count * row.estimated_error_rate, 0) / labelled,
+    classes,
+    confused_pairs: live.confused.slice(0, LABEL_QUALITY.confusedPairs),
+  };
+}

@@ -130,8 +130,22 @@ describe("the user's labels", () => {
     // Most confident flags are real flips (the check's precision and recall are measured in bench:label-quality).
     expect(above.filter((flag) => flipped.has(path.posix.basename(flag.file_name))).length).toBeGreaterThan(above.length / 2);
 
+    const report = async () => (await stack.request.get(`/api/v1/dataset/${datasetId}/label_quality`).expect(200)).body;
+    const checked = await report();
+    expect(checked.n_flagged).toBe(flagged.length);
+
     const accepted = (await stack.request.post(`/api/v1/dataset/${datasetId}/classes/accept_suggestions`).send({ min_score: 0.9 }).expect(200)).body;
     expect(accepted.changed).toBe(above.length);
+    // The report follows the fixes: the flags left, the classes as they are now, a lower estimated error rate.
+    const fixed = await report();
+    expect(fixed.n_flagged).toBe(below.length);
+    expect(fixed.checked_at).toBe(checked.checked_at);
+    const nowListed = await classes();
+    expect(new Map(fixed.classes.map((row: { label: string; count: number }) => [row.label, row.count]))).toEqual(
+      new Map(nowListed.classes.map((row: { label: string; count: number }) => [row.label, row.count])),
+    );
+    expect(fixed.estimated_error_rate).toBeLessThan(checked.estimated_error_rate);
+    expect(fixed.confused_pairs.reduce((sum: number, pair: { count: number }) => sum + pair.count, 0)).toBeLessThanOrEqual(below.length);
     for (const flag of above) expect(await classOf(flag.file_name)).toBe(flag.suggested);
     for (const flag of below) expect(await classOf(flag.file_name)).toBe(given.get(flag.file_name));
     // The items decided lose their flags; the others keep theirs.
@@ -144,6 +158,7 @@ describe("the user's labels", () => {
     expect((await stack.request.post(`/api/v1/dataset/${datasetId}/classes/undo`).expect(200)).body).toEqual({ action_id: one.action_id, action: 'accept', undone: 1 });
     expect((await stack.request.post(`/api/v1/dataset/${datasetId}/classes/undo`).expect(200)).body).toEqual({ action_id: accepted.action_id, action: 'accept', undone: above.length });
     for (const name of given.keys()) expect(await classOf(name)).toBe(given.get(name));
+    expect(await report()).toEqual(checked);
     // The flags come back with the labels they were about.
     expect((await flags()).sort((a, b) => a.file_name.localeCompare(b.file_name))).toEqual([...flagged].sort((a, b) => a.file_name.localeCompare(b.file_name)));
     // Nothing older to undo.
