@@ -56,7 +56,7 @@ describe('Python client (clients/python): its wheel installs, and its pytest sui
     expect(fs.existsSync(path.join(venv, 'bin', 'mds'))).toBe(true);
   }, 120_000);
 
-  it('passes its pytest suite: models against docs/openapi.json, the client and the mds command end to end', async () => {
+  it('passes its pytest suite: models against docs/openapi.json, the client, the mds command and the READMEs\' Python walkthroughs end to end', async () => {
     const workspaceId = (await Workspace.query(stack.deps.db).first())!.id;
     await createUser(stack.deps.db, { email, password, workspaceId, workspaceRole: 'editor' });
     const login = await stack.request.post('/api/v1/auth/login').send({ email, password }).expect(200);

@@ -8,7 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, Iterator, List, Tuple, Union
 from contextlib import contextmanager
 
-Answer = Tuple[int, str, Union[bytes, str, Any]]
+# (status, content type, body), and optionally the response's other headers.
+Answer = Union[Tuple[int, str, Union[bytes, str, Any]], Tuple[int, str, Union[bytes, str, Any], Dict[str, str]]]
 
 
 @contextmanager
@@ -28,11 +29,13 @@ def fake_service(routes: Dict[str, Union[Answer, Callable[[str], Answer]]]) -> I
             if route is None:
                 status, kind, body = 404, "application/json", {"detail": "Not found"}
             else:
-                status, kind, body = route(self.path) if callable(route) else route
+                status, kind, body, *extra = route(self.path) if callable(route) else route
             data = body if isinstance(body, bytes) else body.encode() if isinstance(body, str) else json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(data)))
+            for name, value in (extra[0] if route is not None and extra else {}).items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(data)
 

@@ -102,7 +102,7 @@ def test_add_prints_the_task_id_once_the_batch_completes(client: Client, folder:
     dataset = client.create_dataset(unique("cli-add"), [PHOTOS / "rocket.jpg"], wait=True, timeout=300)
     added = mds("add", str(dataset.id), str(folder), "--auto-reindex", "--no-progress")
     assert added.returncode == 0, added.stderr
-    task = client.task(added.stdout.strip(), dataset.id)
+    task = client.task(added.stdout.strip())
     assert (task.task_type, task.status) == ("MEDIA_ADDITION", "COMPLETED")
     assert (client.dataset(dataset.id).status_new, client.dataset(dataset.id).n_images) == ("READY", 4)
 

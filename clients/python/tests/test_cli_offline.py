@@ -72,12 +72,12 @@ def test_global_options_work_before_and_after_the_command(order: List[str]) -> N
 def test_no_progress_before_the_command_hides_the_bars() -> None:
     calls = {"n": 0}
 
-    def tasks(_: str):
+    def one_task(_: str):
         calls["n"] += 1
-        return 200, "application/json", {"tasks": [task("COMPLETED", "Done", 100)], "total": 1, "page": 1, "page_size": 50}
+        return 200, "application/json", task("COMPLETED", "Done", 100)
 
     routes = ingestion_routes()
-    routes["/api/v1/tasks"] = tasks
+    routes[f"/api/v1/tasks/{TASK_ID}"] = one_task
     with fake_service(routes) as (url, _):
         quiet = mds("--url", url, "--no-progress", "create", "pets", str(PHOTO), "--wait")
         loud = mds("--url", url, "create", "pets", str(PHOTO), "--wait")
@@ -177,12 +177,12 @@ def test_progress_shows_the_tasks_stage() -> None:
     answers = iter([task("RUNNING", "Clustering (1/1)", 92), task("COMPLETED", "Done", 100)])
     last = {"task": None}
 
-    def tasks(_: str):
+    def one_task(_: str):
         last["task"] = next(answers, last["task"])
-        return 200, "application/json", {"tasks": [last["task"]], "total": 1, "page": 1, "page_size": 50}
+        return 200, "application/json", last["task"]
 
     routes = ingestion_routes()
-    routes["/api/v1/tasks"] = tasks
+    routes[f"/api/v1/tasks/{TASK_ID}"] = one_task
     with fake_service(routes) as (url, _):
         created = mds("--url", url, "create", "pets", str(PHOTO), "--wait")
     assert created.returncode == 0, created.stderr
@@ -211,3 +211,60 @@ def test_delete_needs_yes_when_not_at_a_terminal() -> None:
         refused = mds("--url", url, "delete", DATASET_ID, input="")
     assert refused.returncode == 1 and "needs --yes when not at a terminal" in refused.stderr
     assert all(request["method"] == "GET" for request in seen)
+
+
+def test_reindex_follows_the_task_its_answer_locates() -> None:
+    """The 202 has the contract's empty body; the task is read from its Location, not guessed from the task list."""
+    answers = iter([task("INITIALIZING", "Queued", 0), task("RUNNING", "Clustering (1/1)", 50), task("COMPLETED", "Done", 100)])
+    last = {"task": None}
+
+    def one_task(_: str):
+        last["task"] = {**next(answers, last["task"]), "task_type": "REINDEX"}
+        return 200, "application/json", last["task"]
+
+    routes = {
+        f"/api/v1/dataset/{DATASET_ID}/reindex": (202, "text/plain", b"", {"Location": f"/api/v1/tasks/{TASK_ID}"}),
+        f"/api/v1/tasks/{TASK_ID}": one_task,
+    }
+    with fake_service(routes) as (url, seen):
+        reindexed = mds("--url", url, "reindex", DATASET_ID)
+        shown = mds("--url", url, "task", TASK_ID, "--json")
+    assert reindexed.returncode == 0, reindexed.stderr
+    assert reindexed.stdout.strip() == TASK_ID
+    assert "REINDEX: Clustering (1/1)" in reindexed.stderr
+    assert json.loads(shown.stdout)["task_type"] == "REINDEX"
+    assert "/api/v1/tasks" not in paths(seen)
+
+
+def test_a_202_without_the_tasks_location_is_not_the_service() -> None:
+    with fake_service({f"/api/v1/dataset/{DATASET_ID}/reindex": (202, "text/plain", b"")}) as (url, _):
+        refused = mds("--url", url, "reindex", DATASET_ID)
+    assert refused.returncode == 1 and "without the started task's Location" in refused.stderr
+
+
+def test_media_brief_reads_every_page_of_the_listing() -> None:
+    items = [
+        {
+            "media_id": str(uuid.UUID(int=index)), "file_name": f"cats/{index}.jpg", "kind": "IMAGE", "video_id": None,
+            "class": "cats", "size_bytes": 100 + index, "width": 8, "height": 8, "discarded": False, "created_at": "2026-12-06T10:00:00Z",
+        }  # fmt: skip
+        for index in range(1001)
+    ]
+
+    def listing(path: str):
+        page = int(path.split("page=")[1].split("&")[0])
+        return 200, "application/json", {"media": items[(page - 1) * 1000 : page * 1000], "total": len(items), "page": page, "page_size": 1000}
+
+    with fake_service({f"/api/v1/dataset/{DATASET_ID}/media": listing}) as (url, seen):
+        listed = mds("--url", url, "media", DATASET_ID, "--brief", "--json")
+        table = mds("--url", url, "media", DATASET_ID, "--brief")
+    assert listed.returncode == 0, listed.stderr
+    assert [item["file_name"] for item in json.loads(listed.stdout)] == [item["file_name"] for item in items]
+    assert json.loads(listed.stdout)[0]["class"] == "cats"
+    assert paths(seen).count(f"/api/v1/dataset/{DATASET_ID}/media") == 4
+    assert table.stdout.splitlines()[0].split() == ["MEDIA", "KIND", "FILE", "CLASS", "BYTES"]
+
+
+def test_add_labels_from_without_a_labels_file_is_one_line(tmp_path: Path) -> None:
+    refused = mds("add", DATASET_ID, str(PHOTO), "--labels-from", "csv")
+    assert refused.returncode == 1 and refused.stderr.strip() == "mds: error: --labels-from csv or coco goes with --labels FILE"

@@ -58,6 +58,38 @@ def test_adds_media_from_a_folder_with_its_folders_as_labels(client: Client, tmp
         client.add_media(dataset.id, notes)
 
 
+def test_adds_media_with_a_labels_file_then_reindexes_following_the_located_task(client: Client, tmp_path: Path) -> None:
+    dataset = client.create_dataset(unique("py-add-csv"), [PHOTOS / "rocket.jpg", PHOTOS / "astronaut.jpg"], wait=True, timeout=TASK_TIMEOUT)
+    (tmp_path / "batch" / "pets").mkdir(parents=True)
+    shutil.copy(PHOTOS / "chelsea.jpg", tmp_path / "batch" / "pets" / "chelsea.jpg")
+    shutil.copy(PHOTOS / "coffee.jpg", tmp_path / "batch" / "coffee.jpg")
+    labels = tmp_path / "labels.csv"
+    labels.write_text("file,label\npets/chelsea.jpg,cat\ncoffee.jpg,drink\n")
+    added = client.add_media(dataset.id, tmp_path / "batch", labels_file=labels, timeout=TASK_TIMEOUT)
+    assert (added.task_type, added.status) == ("MEDIA_ADDITION", "COMPLETED")
+    assert client.dataset(dataset.id).status_new == "PARTIAL INDEX"
+    table = client.media(dataset.id, brief=True)
+    assert len(table) == 4 and list(table.columns[:4]) == ["media_id", "file_name", "kind", "class"]
+    # pandas reads a missing class as NaN.
+    assert {row["file_name"]: row["class"] if isinstance(row["class"], str) else None for _, row in table.iterrows()} == {
+        "rocket.jpg": None, "astronaut.jpg": None, "pets/chelsea.jpg": "cat", "coffee.jpg": "drink",
+    }  # fmt: skip
+    # The listing pages: two pages of two hold every item once.
+    pages = [client.media_page(dataset.id, page=page, page_size=2) for page in (1, 2, 3)]
+    assert [len(p.media) for p in pages] == [2, 2, 0] and {p.total for p in pages} == {4}
+    assert sorted(str(item.media_id) for p in pages for item in p.media) == sorted(table["media_id"])
+
+    reindexed = client.reindex(dataset.id, timeout=TASK_TIMEOUT)
+    assert (reindexed.task_type, reindexed.status, str(reindexed.dataset_id)) == ("REINDEX", "COMPLETED", str(dataset.id))
+    assert client.task(reindexed.task_id).task_id == reindexed.task_id
+    assert client.dataset(dataset.id).status_new == "READY"
+    with pytest.raises(ApiError) as unknown:
+        client.task("6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11")
+    assert unknown.value.status_code == 404
+    with pytest.raises(MdsError, match="labels_from must be csv or coco"):
+        client.add_media(dataset.id, tmp_path / "batch", labels_file=labels, labels_from="folder")
+
+
 def test_explores_clusters_as_objects_and_as_a_dataframe(client: Client, photos_dataset: Dataset) -> None:
     result = client.explore(photos_dataset.id)
     assert sum(cluster.n_images for cluster in result.clusters) == photos_dataset.n_images

@@ -39,6 +39,15 @@ def test_media_is_every_image_with_its_class(labelled: Dataset) -> None:
     assert sorted((c.label, c.count) for c in labelled.classes().classes) == [("space", 4), ("things", 3)]
 
 
+def test_the_brief_media_table_is_the_listing_of_every_image(labelled: Dataset) -> None:
+    brief = labelled.media(brief=True)
+    full = labelled.media()
+    assert sorted(brief["file_name"]) == sorted(full["file_name"])
+    assert dict(zip(brief["file_name"], brief["class"])) == dict(zip(full["file_name"], full["class"]))
+    assert set(brief["kind"]) == {"IMAGE"} and not brief["discarded"].any()
+    assert [str(item.media_id) for item in labelled.media_items()] == list(brief["media_id"])
+
+
 def test_explore_media_has_one_row_per_media_item(labelled: Dataset) -> None:
     frame = labelled.explore_media().to_pandas()
     assert sorted(frame["file_name"]) == sorted(labelled.media()["file_name"])
@@ -108,11 +117,12 @@ def test_tags_snapshots_and_diff(client: Client, labelled: Dataset) -> None:
     assert diff.changed.tags.count == 3 and diff.added.count == 0
 
     restored = labelled.restore(before.snapshot_id, timeout=TASK_TIMEOUT)
-    assert (restored.task_type, restored.status) == ("SNAPSHOT_RESTORE", "COMPLETED")
+    assert (restored.task_type, restored.status, str(restored.dataset_id)) == ("SNAPSHOT_RESTORE", "COMPLETED", str(labelled.id))
     assert labelled.tags() == [] or all(t.n_media == 0 for t in labelled.tags())
 
     clone = labelled.clone(before.snapshot_id, timeout=TASK_TIMEOUT)
     assert clone.id != labelled.id and clone.display_name.endswith("(cloned)")
+    assert [(t.task_type, t.status) for t in clone.tasks().tasks] == [("SNAPSHOT_CLONE", "COMPLETED")]
     assert clone.refresh().n_images == labelled.n_images
     clone.delete()
     with pytest.raises(ApiError) as gone:

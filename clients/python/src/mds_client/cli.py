@@ -96,7 +96,9 @@ def parser() -> argparse.ArgumentParser:
     add.add_argument("--auto-reindex", action="store_true", help="reindex after the batch, so the dataset ends READY")
     add.add_argument("--no-wait", action="store_true", help="return once the batch is accepted instead of following it to its end")
     add.add_argument("--labels-from-folders", action="store_true", help="each new file's folder is its label (cats/1.jpg: cats), checked again")
-    add.add_argument("--label-field", default=None, help="the field the folder labels go in (default: the one the dataset's labels use, else label)")
+    add.add_argument("--label-field", default=None, help="the field the labels go in (default: the one the dataset's labels use, else label)")
+    add.add_argument("--labels-from", choices=("csv", "coco"), default=None, help="labels from a file: csv or coco, with --labels FILE")
+    add.add_argument("--labels", metavar="FILE", default=None, help="a CSV of file,label[,split] rows or a COCO JSON naming the new files by path or base name")
 
     command("datasets", run_datasets, "list your datasets", listing=True)
 
@@ -106,6 +108,10 @@ def parser() -> argparse.ArgumentParser:
     tasks.add_argument("--type", dest="task_type", help="DATASET_CREATION, MEDIA_ADDITION, EXPORT, ...")
     tasks.add_argument("--limit", type=int, default=20, help="how many (5-50, default 20)")
     tasks.add_argument("--watch", action="store_true", help="print changes until no listed task is running")
+
+    one_task = command("task", run_task, "one task: its type, status, progress and message", listing=True)
+    one_task.add_argument("task")
+    one_task.add_argument("--wait", action="store_true", help="follow it to its end with a progress bar (exit 1 unless it completes)")
 
     for name, run, verb in (("abort", run_abort, "abort a running task"), ("retry", run_retry, "retry a FAILED or ABORTED task")):
         task = command(name, run, f"{verb}; prints its status")
@@ -122,6 +128,7 @@ def parser() -> argparse.ArgumentParser:
     media = command("media", run_media, "every image and video frame of a dataset, with its class, issues and caption", listing=True)
     media.add_argument("dataset")
     media.add_argument("--snapshot", help="a snapshot's media instead of the dataset as it is now")
+    media.add_argument("--brief", action="store_true", help="file, kind, class and size only, from the paged listing (no export)")
 
     duplicates = command("duplicates", run_duplicates, "near-duplicate groups and their suggested keepers", listing=True)
     duplicates.add_argument("dataset")
@@ -239,6 +246,8 @@ def run_create(client: Client, args: argparse.Namespace) -> int:
 
 def run_add(client: Client, args: argparse.Namespace) -> int:
     source: Any = args.source[0] if len(args.source) == 1 else args.source
+    if args.labels_from and args.labels is None:
+        raise MdsError("--labels-from csv or coco goes with --labels FILE")
     task = client.add_media(
         args.dataset,
         source,
@@ -246,6 +255,8 @@ def run_add(client: Client, args: argparse.Namespace) -> int:
         wait=not args.no_wait,
         labels_from_folders=args.labels_from_folders,
         label_field=args.label_field,
+        labels_file=args.labels,
+        labels_from=args.labels_from,
     )
     say(str(task.task_id))
     return 0
@@ -293,6 +304,15 @@ def run_tasks(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
+def run_task(client: Client, args: argparse.Namespace) -> int:
+    task = client.wait_for_task(args.task) if args.wait else client.task(args.task)
+    if args.json:
+        print_json(task.model_dump(mode="json"))
+        return 0
+    print_table(TASK_HEADER, [task_row(task)])
+    return 0
+
+
 def run_abort(client: Client, args: argparse.Namespace) -> int:
     task = client.abort_task(args.task)
     say(f"{task.task_id} {task.task_type} {task.status}")
@@ -322,6 +342,16 @@ def run_search(client: Client, args: argparse.Namespace) -> int:
 
 
 def run_media(client: Client, args: argparse.Namespace) -> int:
+    if args.brief:
+        if args.snapshot:
+            raise MdsError("--brief lists the dataset as it is now; leave out --snapshot")
+        items = client.media_items(args.dataset)
+        if args.json:
+            print_json([item.model_dump(mode="json", by_alias=True) for item in items])
+            return 0
+        rows = [[str(i.media_id), i.kind, i.file_name, i.class_ or "", "" if i.size_bytes is None else str(i.size_bytes)] for i in items]
+        print_table(["MEDIA", "KIND", "FILE", "CLASS", "BYTES"], rows)
+        return 0
     records = client.media_records(args.dataset, snapshot_id=args.snapshot)
     if args.json:
         print_json(records)

@@ -52,6 +52,8 @@ EXPLORE_PAGE_SIZE = 100
 # The spec recommends about 50 files per upload request.
 UPLOAD_BATCH_FILES = 50
 POLL_SECONDS = 1.0
+# Where a 202 that started a task points: /api/v1/tasks/{task_id}.
+TASK_LOCATION = re.compile(r"/tasks/([0-9a-fA-F-]{36})$")
 
 T = TypeVar("T")
 
@@ -221,6 +223,16 @@ class Client(CurationCalls):
         """One API call (``path`` under /api/v1); the decoded JSON body, or ``ApiError``.
 
         ``NotTheService`` when the address answers with something else than the API's JSON (a web page, another program)."""
+        response = self._send(method, path, **kwargs)
+        if not response.content:
+            return None
+        try:
+            return response.json()
+        except ValueError:
+            raise NotTheService(self._not_the_service(response, method, path)) from None
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        """One API call's response (reads answered 503/429 with Retry-After tried again), or ``ApiError``."""
         if not self._auth_checked:
             self._auth_checked = True
             self._warn_if_keys_are_unchecked()
@@ -235,12 +247,15 @@ class Client(CurationCalls):
             time.sleep(wait)
         if response.is_error:
             raise ApiError(response.status_code, _detail(response), method, API_PREFIX + path)
-        if not response.content:
-            return None
-        try:
-            return response.json()
-        except ValueError:
-            raise NotTheService(self._not_the_service(response, method, path)) from None
+        return response
+
+    def _start(self, method: str, path: str, **kwargs: Any) -> Task:
+        """A call the API answers 202 with an empty body and the started task in ``Location`` (reindex, restore, clone): the task."""
+        response = self._send(method, path, **kwargs)
+        match = TASK_LOCATION.search(response.headers.get("location", ""))
+        if match is None:
+            raise NotTheService(f"{self.url} answered {method} {API_PREFIX}{path} without the started task's Location: is it the service, and up to date?")
+        return self.task(match.group(1))
 
     def _not_the_service(self, response: httpx.Response, method: str, path: str) -> str:
         kind = response.headers.get("content-type", "no content type").split(";")[0]
@@ -286,8 +301,8 @@ class Client(CurationCalls):
 
     def reindex(self, dataset_id: Id, *, wait: bool = True, progress: Optional[bool] = None, timeout: Optional[float] = None) -> Task:
         """Re-clusters a PARTIAL INDEX dataset (a REINDEX task), followed to its end with ``wait``."""
-        self.request("POST", f"/dataset/{dataset_id}/reindex")
-        return self._started(dataset_id, "REINDEX", wait, progress, timeout)
+        task = self._start("POST", f"/dataset/{dataset_id}/reindex")
+        return self.wait_for_task(task, progress=progress, timeout=timeout) if wait else task
 
     def _started(self, dataset_id: Id, task_type: str, wait: bool, progress: Optional[bool], timeout: Optional[float]) -> Task:
         """The task a call answered 202 without an id for: the dataset's newest of its type (one runs at a time)."""
@@ -319,12 +334,7 @@ class Client(CurationCalls):
         (``labels_from`` "csv" or "coco", by default from its extension), its rows naming the files by their
         path below the folder (``cats/0001.png``) or a base name only one file has.
         """
-        if labels_file is not None and labels_from_folders:
-            raise MdsError("Give labels_file or labels_from_folders, not both")
-        if labels_file is not None and labels_from is None:
-            labels_from = "coco" if str(labels_file).lower().endswith(".json") else "csv"
-        if labels_from not in (None, "csv", "coco"):
-            raise MdsError(f"labels_from must be csv or coco (got {labels_from})")
+        labels_from = _labels_file_kind(labels_file, labels_from, labels_from_folders)
         path = Path(source) if isinstance(source, (str, os.PathLike)) else None
         if path is not None and path.is_file() and is_archive(path) and not is_media(path):
             with extracted(path) as folder:
@@ -354,7 +364,7 @@ class Client(CurationCalls):
             body = self.request("POST", f"/ingestion/{dataset_id}/process_files/{trans_id}", params=params)
         started = StartedTask.model_validate(body)
         if wait:
-            self.wait_for_task(started.task_id, dataset_id, progress=progress, timeout=timeout)
+            self.wait_for_task(started.task_id, progress=progress, timeout=timeout)
         return self.dataset(dataset_id)
 
     def add_media(
@@ -368,21 +378,38 @@ class Client(CurationCalls):
         timeout: Optional[float] = None,
         labels_from_folders: bool = False,
         label_field: Optional[str] = None,
+        labels_file: Optional[PathLike] = None,
+        labels_from: Optional[str] = None,
     ) -> Task:
         """Adds media to an indexed dataset (a MEDIA_ADDITION task) from a folder (its media files, recursively), a list
         of files, or a .zip/.tar archive; files go up as one uncompressed .zip, so a batch of any size is one request.
 
         With ``auto_reindex`` the reindex follows. With ``labels_from_folders`` each new file's folder becomes its
         label in ``label_field`` (default: the field the dataset's labels are checked in, else ``label``), checked
-        again as part of the batch. Returns the task, followed to its end with ``wait`` (``TaskFailed`` unless it completes).
+        again as part of the batch. With ``labels_file`` the labels come from a CSV of ``file,label[,split]`` rows or a
+        COCO JSON file (``labels_from`` "csv" or "coco", by default from its extension) naming the new files by their path
+        below the folder or a base name only one has; the files then go up as files (the API reads such a file with
+        uploads only), an archive unpacked here first. Returns the task, followed to its end with ``wait`` (``TaskFailed``
+        unless it completes).
         """
+        labels_from = _labels_file_kind(labels_file, labels_from, labels_from_folders)
         path = Path(source) if isinstance(source, (str, os.PathLike)) else None
         fields = _without_none(
             auto_reindex="true" if auto_reindex else None,
-            labels_from="folder" if labels_from_folders else None,
-            label_field=label_field if labels_from_folders else None,
+            labels_from="folder" if labels_from_folders else labels_from,
+            label_field=label_field if labels_from_folders or labels_file is not None else None,
         )
-        if path is not None and path.is_file() and is_archive(path):
+        if labels_file is not None and path is not None and path.is_file() and is_archive(path) and not is_media(path):
+            with extracted(path) as folder:
+                return self.add_media(
+                    dataset_id, folder, auto_reindex=auto_reindex, wait=wait, progress=progress, timeout=timeout,
+                    label_field=label_field, labels_file=labels_file, labels_from=labels_from,
+                )  # fmt: skip
+        if labels_file is not None:
+            files = media_files(source)
+            names = sent_names(files, path if path is not None and path.is_dir() else None)
+            self._send_files(dataset_id, files, names, Path(labels_file), fields, progress)
+        elif path is not None and path.is_file() and is_archive(path):
             self._send_archive(dataset_id, path, fields, progress)
         else:
             files = media_files(source)
@@ -398,6 +425,21 @@ class Client(CurationCalls):
         if wait:
             return self.wait_for_task(task, progress=progress, timeout=timeout)
         return task
+
+    def _send_files(self, dataset_id: Id, files: Sequence[Path], names: Sequence[str], labels: Path, fields: Dict[str, Any], progress: Optional[bool]) -> None:
+        """One add_media request of ``files`` (under ``names``) with the labels file naming them."""
+        with progress_bar(self._show(progress), total=sum(path.stat().st_size for path in files), unit="B", unit_scale=True, desc="upload") as bar:
+            handles = [path.open("rb") for path in files]
+            try:
+                parts = [
+                    ("files", (name, _CountingReader(handle, bar), mimetypes.guess_type(path.name)[0] or "application/octet-stream"))
+                    for path, handle, name in zip(files, handles, names)
+                ]
+                parts.append(("labels", (labels.name, labels.read_bytes(), "application/octet-stream")))
+                self.request("POST", f"/dataset/{dataset_id}/add_media", data=fields, files=parts)
+            finally:
+                for handle in handles:
+                    handle.close()
 
     def _send_archive(self, dataset_id: Id, archive: Path, fields: Dict[str, Any], progress: Optional[bool]) -> None:
         with progress_bar(self._show(progress), total=archive.stat().st_size, unit="B", unit_scale=True, desc="upload") as bar:
@@ -435,8 +477,8 @@ class Client(CurationCalls):
             body = self.request("POST", f"/dataset/{dataset_id}/custom_metadata", files=[("file", (path.name, handle))])
         task_id = StartedTask.model_validate(body).task_id
         if wait:
-            return self.wait_for_task(task_id, dataset_id, progress=progress)
-        return self.task(task_id, dataset_id)
+            return self.wait_for_task(task_id, progress=progress)
+        return self.task(task_id)
 
     # -- tasks --------------------------------------------------------------------------------
 
@@ -453,17 +495,11 @@ class Client(CurationCalls):
         params = _without_none(dataset_id=dataset_id, task_type=task_type, task_status=status, page=page, page_size=page_size)
         return TaskPage.model_validate(self.request("GET", "/tasks", params=params))
 
-    def task(self, task_id: Id, dataset_id: Id) -> Task:
-        """A task of a dataset (the API lists tasks by dataset; there is no lookup by id alone)."""
-        page = 1
-        while True:
-            listed = self.tasks(dataset_id, page=page, page_size=50)
-            for task in listed.tasks:
-                if str(task.task_id) == str(task_id):
-                    return task
-            if page * listed.page_size >= listed.total:
-                raise MdsError(f"No task {task_id} on dataset {dataset_id}")
-            page += 1
+    def task(self, task_id: Id, dataset_id: Optional[Id] = None) -> Task:
+        """One task, as the task list shows it (``ApiError`` 404 unless it is of a dataset you may read).
+
+        ``dataset_id`` is accepted for callers of earlier versions, which needed it; it is not used."""
+        return Task.model_validate(self.request("GET", f"/tasks/{task_id}"))
 
     def wait_for_task(
         self,
@@ -473,17 +509,12 @@ class Client(CurationCalls):
         progress: Optional[bool] = None,
         timeout: Optional[float] = None,
     ) -> Task:
-        """Polls a task (a ``Task``, or its id and its dataset's) until it ends, with a progress bar;
-        ``TaskFailed`` unless it COMPLETED."""
-        task_id: Id
-        if isinstance(task, Task):
-            task_id, dataset_id = task.task_id, task.dataset_id
-        elif dataset_id is None:
-            raise MdsError("wait_for_task needs the task's dataset_id (or a Task)")
-        else:
-            task_id = task
+        """Polls a task (a ``Task``, or its id) until it ends, with a progress bar; ``TaskFailed`` unless it COMPLETED.
+
+        ``dataset_id`` is accepted for callers of earlier versions, which needed it; it is not used."""
+        task_id = task.task_id if isinstance(task, Task) else task
         task = self._poll(
-            lambda: self.task(task_id, dataset_id),
+            lambda: self.task(task_id),
             lambda found: found.is_final,
             lambda found: found.progress_percentage,
             describe_task,
@@ -689,6 +720,20 @@ def describe_task(task: Task) -> str:
     if task.is_final or not stage:
         return f"{task.task_type} {task.status}"
     return f"{task.task_type}: {stage}"
+
+
+def _labels_file_kind(labels_file: Optional[PathLike], labels_from: Optional[str], labels_from_folders: bool) -> Optional[str]:
+    """What a labels file is sent as: ``labels_from`` (csv or coco), by default from its extension; None without one."""
+    if labels_file is None:
+        if labels_from is not None:
+            raise MdsError("labels_from goes with labels_file (or use labels_from_folders)")
+        return None
+    if labels_from_folders:
+        raise MdsError("Give labels_file or labels_from_folders, not both")
+    kind = labels_from or ("coco" if str(labels_file).lower().endswith(".json") else "csv")
+    if kind not in ("csv", "coco"):
+        raise MdsError(f"labels_from must be csv or coco (got {kind})")
+    return kind
 
 
 def _without_none(**params: Any) -> Dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 from uuid import UUID
 
 from .errors import MdsError, MdsWarning
-from .frames import MEDIA_COLUMNS, MISLABEL_COLUMNS, frame
+from .frames import MEDIA_COLUMNS, MEDIA_LISTING_COLUMNS, MISLABEL_COLUMNS, frame
 from .models import (
     AcceptedDuplicates,
     AcceptPreview,
@@ -32,6 +32,8 @@ from .models import (
     LabelFields,
     LabelQualityReport,
     MediaFacts,
+    MediaItem,
+    MediaPage,
     Preview,
     PropagationPreview,
     Snapshot,
@@ -52,6 +54,8 @@ DUPLICATES_PAGE_SIZE = 200
 # The most members a duplicate group answers with (the API's cap); member_count says how many it has.
 DUPLICATE_MEMBERS_LIMIT = 1000
 CLUSTER_MEMBERS_PAGE_SIZE = 500
+# The most the media listing answers a page.
+MEDIA_PAGE_SIZE = 1000
 # VQL keys and Explore parameters a media item's facts answer, so a cluster's members past its previews can be checked here.
 FACT_CHECKED_KEYS = ("issues", "labels", "ground_truth", "tags")
 
@@ -148,9 +152,36 @@ class CurationCalls:
                 records = json.loads(zipped.read("metadata.json"))
         return [_media_row(record, label_field) for record in records]
 
-    def media(self: "Client", dataset_id: Id, **options: Any) -> Any:
-        """``media_records`` as a pandas DataFrame, one row per image and video frame (and video), with a ``class`` column."""
-        return frame(self.media_records(dataset_id, **options), MEDIA_COLUMNS)
+    def media_page(self: "Client", dataset_id: Id, *, page: int = 1, page_size: int = MEDIA_PAGE_SIZE) -> MediaPage:
+        """One page (from 1) of the dataset's media listing: images, videos and frames in a stable order, with their file,
+        kind, class, size, resolution and creation time."""
+        return MediaPage.model_validate(self.request("GET", f"/dataset/{dataset_id}/media", params={"page": page, "page_size": page_size}))
+
+    def media_items(self: "Client", dataset_id: Id) -> List[MediaItem]:
+        """Every page of the media listing: each image, video and video frame of the dataset as it is now."""
+        items: List[MediaItem] = []
+        page = 1
+        while True:
+            listed = self.media_page(dataset_id, page=page)
+            items.extend(listed.media)
+            if len(listed.media) < listed.page_size:
+                return items
+            page += 1
+
+    def media(self: "Client", dataset_id: Id, *, brief: bool = False, **options: Any) -> Any:
+        """Every image and video frame (and video) as a pandas DataFrame, with a ``class`` column.
+
+        By default ``media_records`` (a JSON export: every fact, of the dataset or of ``snapshot_id``). With ``brief``, the
+        paged media listing (a request per 1,000 items, no export): file, kind, class, size, resolution, ``discarded``
+        and creation time of the dataset as it is now; ``include_discarded=False`` leaves the discarded copies out."""
+        if not brief:
+            return frame(self.media_records(dataset_id, **options), MEDIA_COLUMNS)
+        unknown = set(options) - {"include_discarded"}
+        if unknown:
+            raise MdsError(f"media(brief=True) lists the dataset as it is now; it takes no {', '.join(sorted(unknown))}")
+        keep_discarded = options.get("include_discarded", True)
+        rows = [item.model_dump(mode="json", by_alias=True) for item in self.media_items(dataset_id) if keep_discarded or not item.discarded]
+        return frame(rows, MEDIA_LISTING_COLUMNS)
 
     # -- duplicates -----------------------------------------------------------------------------
 
@@ -288,7 +319,7 @@ class CurationCalls:
         """Declares the custom-metadata field holding labels (and splits) and checks them (a LABEL_QUALITY task)."""
         body = {"label_field": label_field, "split_field": split_field}
         started = StartedTask.model_validate(self.request("PUT", f"/dataset/{dataset_id}/label_fields", json=body))
-        return self.wait_for_task(started.task_id, dataset_id, progress=progress) if wait else self.task(started.task_id, dataset_id)
+        return self.wait_for_task(started.task_id, progress=progress) if wait else self.task(started.task_id)
 
     def label_quality(self: "Client", dataset_id: Id) -> LabelQualityReport:
         """The label check's report: per class counts and error rates, confused pairs, split leakage."""
@@ -335,7 +366,7 @@ class CurationCalls:
         ``propagate_preview`` counts them first."""
         body = {"label": label, "selection": selection(media_ids, cluster_ids, vql), "min_similarity": min_similarity, "max_neighbours": max_neighbours}
         started = StartedTask.model_validate(self.request("POST", f"/dataset/{dataset_id}/labels/propagate", json=body))
-        return self.wait_for_task(started.task_id, dataset_id, progress=progress) if wait else self.task(started.task_id, dataset_id)
+        return self.wait_for_task(started.task_id, progress=progress) if wait else self.task(started.task_id)
 
     def propagate_preview(
         self: "Client",
@@ -423,17 +454,16 @@ class CurationCalls:
     def restore_snapshot(
         self: "Client", dataset_id: Id, snapshot_id: Id, *, wait: bool = True, progress: Optional[bool] = None, timeout: Optional[float] = None
     ) -> Task:
-        """Restores a snapshot (an id, or ``current``) over the dataset (a SNAPSHOT_RESTORE task)."""
-        self.request("POST", f"/dataset/{dataset_id}/snapshot/{snapshot_id}/restore")
-        return self._started(dataset_id, "SNAPSHOT_RESTORE", wait, progress, timeout)
+        """Restores a snapshot (an id, or ``current``) over the dataset (a SNAPSHOT_RESTORE task), followed to its end with ``wait``."""
+        task = self._start("POST", f"/dataset/{dataset_id}/snapshot/{snapshot_id}/restore")
+        return self.wait_for_task(task, progress=progress, timeout=timeout) if wait else task
 
     def clone_snapshot(
         self: "Client", dataset_id: Id, snapshot_id: Id, *, wait: bool = True, progress: Optional[bool] = None, timeout: Optional[float] = None
     ) -> Dataset:
-        """Clones a snapshot into a new dataset ``<name> (cloned)`` (a SNAPSHOT_CLONE task); the new dataset."""
-        self.request("POST", f"/dataset/{dataset_id}/snapshot/{snapshot_id}/clone")
-        clones = [task for task in self.tasks(task_type="SNAPSHOT_CLONE", page_size=20).tasks if not task.is_final or wait is False]
-        task = clones[0] if clones else self.tasks(task_type="SNAPSHOT_CLONE", page_size=5).tasks[0]
+        """Clones a snapshot into a new dataset ``<name> (cloned)`` (a SNAPSHOT_CLONE task of the new dataset, followed to
+        its end with ``wait``); the new dataset."""
+        task = self._start("POST", f"/dataset/{dataset_id}/snapshot/{snapshot_id}/clone")
         if wait:
             self.wait_for_task(task, progress=progress, timeout=timeout)
         return self.dataset(task.dataset_id)

@@ -45,6 +45,12 @@ class DatasetCalls:
     def media(self: "Dataset", **options: Any) -> Any:
         return self.client.media(self.id, **options)
 
+    def media_items(self: "Dataset") -> Any:
+        return self.client.media_items(self.id)
+
+    def media_page(self: "Dataset", **options: Any) -> Any:
+        return self.client.media_page(self.id, **options)
+
     def media_facts(self: "Dataset", media_id: Any) -> Any:
         return self.client.media_facts(self.id, media_id)
 

@@ -21,6 +21,8 @@ MEDIA_COLUMNS = [
     "width", "height", "size_bytes", "format", "video_id", "frame_index", "frame_time_ms", "sha256",
     "custom_metadata", "created_at",
 ]  # fmt: skip
+# One row per item of the media listing (Client.media with brief=True).
+MEDIA_LISTING_COLUMNS = ["media_id", "file_name", "kind", "class", "size_bytes", "width", "height", "video_id", "discarded", "created_at"]
 MISLABEL_COLUMNS = ["media_id", "file_name", "class", "suggested_label", "mislabel_score", "caption"]
 PREVIEWS_SHOWN = 48
 

@@ -362,6 +362,32 @@ class MediaFacts(Model):
     leakage: Optional[Leakage]
 
 
+class MediaItem(Model):
+    """One item of a dataset's media listing; ``class_`` is the user's own label (``class`` in the API)."""
+
+    openapi: ClassVar[str] = _schema("MediaItem")
+
+    media_id: UUID
+    file_name: str
+    kind: Literal["IMAGE", "VIDEO", "VIDEO_FRAME"]
+    video_id: Optional[UUID]
+    class_: Optional[str] = Field(alias="class")
+    size_bytes: Optional[int]
+    width: Optional[int]
+    height: Optional[int]
+    discarded: bool
+    created_at: datetime
+
+
+class MediaPage(Model):
+    openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/media", "get")
+
+    media: List[MediaItem]
+    total: int
+    page: int
+    page_size: int
+
+
 class ClusterMembers(Model):
     openapi: ClassVar[str] = _response("/api/v1/dataset/{dataset_id}/clusters/{cluster_id}/media", "get")
 
@@ -800,6 +826,8 @@ ALL_MODELS = [
     Mislabel,
     Leakage,
     MediaFacts,
+    MediaItem,
+    MediaPage,
     ClusterMembers,
     ClassCount,
     Classes,
