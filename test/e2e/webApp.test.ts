@@ -489,9 +489,16 @@ describe('web app', () => {
     const retry = task.getByRole('button', { name: 'Retry' });
     await task.getByTestId('task-status').filter({ hasText: /INITIALIZING|RUNNING/ }).waitFor();
     expect(await retry.getAttribute('title')).toMatch(/^Task is [A-Z]+; only FAILED or ABORTED tasks can be retried$/);
+    // The abort answers once the workflow has stopped; held a little longer here, the row says "Aborting…" meanwhile.
+    await page.route('**/api/v1/tasks/*/abort', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    });
     await abort.click();
     await page.getByRole('dialog', { name: 'Abort this DATASET_CREATION task?' }).getByRole('button', { name: 'Abort the task' }).click();
+    await task.getByTestId('task-status').filter({ hasText: 'Aborting…' }).waitFor({ timeout: 1000 });
     await task.getByTestId('task-status').filter({ hasText: 'ABORTED' }).waitFor({ timeout: 60_000 });
+    await page.unroute('**/api/v1/tasks/*/abort');
     expect(await abort.isDisabled()).toBe(true);
     expect(await task.textContent()).toContain('ERROR');
     await screenshot('aborted');

@@ -187,6 +187,7 @@ export function TasksPage() {
                 const abortReason = task.abort_refusal ?? undefined;
                 const retryReason = task.retry_refusal ?? undefined;
                 const pending = action.isPending && action.variables?.task.task_id === task.task_id;
+                const aborting = pending && action.variables?.kind === 'abort';
                 return (
                   <tr key={task.task_id} data-task-id={task.task_id} data-task-type={task.task_type}>
                     <td>{task.task_type}</td>
@@ -195,8 +196,9 @@ export function TasksPage() {
                       <div className="muted">{task.dataset_status}</div>
                     </td>
                     <td>
-                      <span className={`status status-${task.status}`} data-testid="task-status">
-                        {task.status}
+                      {/* The API answers an abort once the workflow has stopped (seconds): the row says so at once. */}
+                      <span className={`status status-${aborting ? 'ABORTING' : task.status}`} data-testid="task-status" aria-live="polite">
+                        {aborting ? 'Aborting…' : task.status}
                       </span>
                     </td>
                     <td>
