@@ -47,6 +47,7 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
     const dataset = await requireDataset(deps.db, ctx.state.input.params.dataset_id, ctx.state.user.id, 'add_media');
     await checkAddMediaPreconditions(deps, dataset);
     const options = { fields: ['files', 'archive', 'labels'], stagingDir: uploadStagingDir(deps.config), limits: deps.config.uploads, check: checkPart };
+    let taskId: string | undefined;
     await withReceivedFiles(ctx, options, async ({ files, fields }) => {
       const parsed = addMediaFields.safeParse(fields);
       if (!parsed.success) throw new HttpError(400, parsed.error.issues[0].message);
@@ -65,7 +66,7 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
       let source: BatchSource = { kind: 'upload' };
       if (archives.length === 1) source = await checkArchive(archives[0]);
       if (form.s3_uri) source = await checkS3Source(deps, dataset, form.s3_uri, form.assume_role);
-      await startMediaAddition(deps, dataset, ctx.state.user, {
+      taskId = await startMediaAddition(deps, dataset, ctx.state.user, {
         source,
         uploads,
         archive: archives[0],
@@ -81,8 +82,7 @@ export function createMediaAdditionRouter(deps: TaskDeps & { db: Db; store: Obje
         },
       });
     });
-    ctx.status = 202;
-    ctx.body = ''; // the spec's empty body (null would turn the status into 204)
+    answerAcceptedTask(ctx, taskId!);
   });
 
   mount(router, mediaAdditionRoutes.reindex, async (ctx) => {

@@ -49,7 +49,7 @@ export const mediaAdditionRoutes = {
         ...addMediaFields.shape,
       }),
     },
-    responses: { 202: { description: 'Accepted (empty body)' } },
+    responses: { 202: acceptedTask },
     errors: [
       [
         400,

@@ -110,6 +110,8 @@ describe('add_media batches, reindex and saved-view monitoring', () => {
 
     const task = await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED']);
     expect(task).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED', progress_percentage: 100, error_message: null });
+    // The accepted request names its task, as reindex, restore and clone do.
+    expect(accepted.headers.location).toBe(`/api/v1/tasks/${task.task_id}`);
     const dataset = (await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body;
     expect(dataset).toMatchObject({ status_new: 'PARTIAL INDEX', status: 'READY', n_images: 8 });
 

@@ -6052,9 +6052,11 @@ export interface paths {
                 };
             };
             responses: {
-                /** @description Accepted (empty body) */
+                /** @description Accepted (empty body); the Location header names the task it started */
                 202: {
                     headers: {
+                        /** @description /api/v1/tasks/{task_id} of the task the request started: GET it to follow the task */
+                        Location?: string;
                         [name: string]: unknown;
                     };
                     content?: never;
