@@ -250,7 +250,7 @@ class Client(CurationCalls):
         return response
 
     def _start(self, method: str, path: str, **kwargs: Any) -> Task:
-        """A call the API answers 202 with an empty body and the started task in ``Location`` (reindex, restore, clone): the task."""
+        """A call the API answers 202 with an empty body and the started task in ``Location`` (add_media, reindex, restore, clone): the task."""
         response = self._send(method, path, **kwargs)
         match = TASK_LOCATION.search(response.headers.get("location", ""))
         if match is None:
@@ -408,9 +408,9 @@ class Client(CurationCalls):
         if labels_file is not None:
             files = media_files(source)
             names = sent_names(files, path if path is not None and path.is_dir() else None)
-            self._send_files(dataset_id, files, names, Path(labels_file), fields, progress)
+            task = self._send_files(dataset_id, files, names, Path(labels_file), fields, progress)
         elif path is not None and path.is_file() and is_archive(path):
-            self._send_archive(dataset_id, path, fields, progress)
+            task = self._send_archive(dataset_id, path, fields, progress)
         else:
             files = media_files(source)
             names = sent_names(files, path if path is not None and path.is_dir() else None, labels_from_folders)
@@ -419,15 +419,13 @@ class Client(CurationCalls):
                 with zipfile.ZipFile(archive, "w", zipfile.ZIP_STORED) as zipped:
                     for file, name in zip(files, names):
                         zipped.write(file, name)
-                self._send_archive(dataset_id, archive, fields, progress)
-        # The answer is empty: the batch's task is the dataset's newest MEDIA_ADDITION (one runs at a time).
-        task = self.tasks(dataset_id, task_type="MEDIA_ADDITION", page_size=5).tasks[0]
+                task = self._send_archive(dataset_id, archive, fields, progress)
         if wait:
             return self.wait_for_task(task, progress=progress, timeout=timeout)
         return task
 
-    def _send_files(self, dataset_id: Id, files: Sequence[Path], names: Sequence[str], labels: Path, fields: Dict[str, Any], progress: Optional[bool]) -> None:
-        """One add_media request of ``files`` (under ``names``) with the labels file naming them."""
+    def _send_files(self, dataset_id: Id, files: Sequence[Path], names: Sequence[str], labels: Path, fields: Dict[str, Any], progress: Optional[bool]) -> Task:
+        """One add_media request of ``files`` (under ``names``) with the labels file naming them; the task it started."""
         with progress_bar(self._show(progress), total=sum(path.stat().st_size for path in files), unit="B", unit_scale=True, desc="upload") as bar:
             handles = [path.open("rb") for path in files]
             try:
@@ -436,16 +434,16 @@ class Client(CurationCalls):
                     for path, handle, name in zip(files, handles, names)
                 ]
                 parts.append(("labels", (labels.name, labels.read_bytes(), "application/octet-stream")))
-                self.request("POST", f"/dataset/{dataset_id}/add_media", data=fields, files=parts)
+                return self._start("POST", f"/dataset/{dataset_id}/add_media", data=fields, files=parts)
             finally:
                 for handle in handles:
                     handle.close()
 
-    def _send_archive(self, dataset_id: Id, archive: Path, fields: Dict[str, Any], progress: Optional[bool]) -> None:
+    def _send_archive(self, dataset_id: Id, archive: Path, fields: Dict[str, Any], progress: Optional[bool]) -> Task:
         with progress_bar(self._show(progress), total=archive.stat().st_size, unit="B", unit_scale=True, desc="upload") as bar:
             with archive.open("rb") as handle:
                 parts = [("archive", (archive.name, _CountingReader(handle, bar), "application/octet-stream"))]
-                self.request("POST", f"/dataset/{dataset_id}/add_media", data=fields, files=parts)
+                return self._start("POST", f"/dataset/{dataset_id}/add_media", data=fields, files=parts)
 
     def upload_files(
         self, dataset_id: Id, trans_id: int, files: Sequence[Path], *, progress: Optional[bool] = None, names: Optional[Sequence[str]] = None
