@@ -1,12 +1,18 @@
-import { UMAP } from 'umap-js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
 import { seededRandom } from './seededRandom';
 import { vectorMatrix } from '../vectors/vectorMatrix';
+import { umapLayout, type NearestRows } from './umap';
 
 /** Below this many vectors UMAP's neighbourhoods span most of the data and scatter near-copies; the two principal components keep them together. */
-const LEAST_FOR_UMAP = 64;
-const UMAP_NEIGHBOURS = 15;
+export const LEAST_FOR_UMAP = 64;
+/** Neighbours per point UMAP keeps together: as many as the analysis's kNN graph holds, so a map of every item can take its lists. */
+export const UMAP_NEIGHBOURS = 10;
+/**
+ * umap-learn's default for large data; on Fashion-MNIST its default of 500 for small data kept as many of each point's
+ * ten nearest (0.72 of the same class) at 2.5 times the time (docs/decisions.md "Map layout: a typed UMAP").
+ */
+const UMAP_EPOCHS = 200;
 
 /** `vector` scaled to length 1 (a zero vector stays zero), so Euclidean nearness is cosine nearness. */
 export function unitVector(vector: Float32Array): Float32Array {
@@ -18,52 +24,51 @@ export function unitVector(vector: Float32Array): Float32Array {
 
 /**
  * 2D positions (x0, y0, x1, y1, …) of `vectors` (by cosine), scaled into [-1, 1] with their aspect
- * kept: UMAP, seeded so the same vectors give the same layout, or PCA for a handful of vectors.
+ * kept: UMAP over each vector's exact nearest, seeded so the same vectors give the same layout, or PCA for a handful of vectors.
  */
 export async function embedSample(vectors: readonly Float32Array[], seed = 42): Promise<Float32Array> {
   const units = vectors.map(unitVector);
-  const positions = units.length >= LEAST_FOR_UMAP ? await umapOf(units, seed) : principalPlane(units.map((vector) => Array.from(vector)));
-  return fitToUnitSquare(positions);
+  if (units.length < LEAST_FOR_UMAP) return fitToUnitSquare(principalPlane(units.map((vector) => Array.from(vector))));
+  return embedNearest(await exactNeighbours(units, UMAP_NEIGHBOURS), seed);
 }
 
-/**
- * UMAP's epochs run one event-loop turn each (a 5,000-vector sample takes a minute on a busy machine), so the worker's
- * heartbeats go on meanwhile. Its neighbours are given exactly (usearch, native): umap-js's own neighbour search runs in
- * one synchronous stretch that took minutes for 310 vectors on a busy machine, long enough for the analysis to miss
- * its heartbeats, be retried and run twice at once.
- */
-async function umapOf(data: Float32Array[], seed: number): Promise<Float32Array> {
-  const nNeighbors = Math.min(UMAP_NEIGHBOURS, data.length - 1);
-  const umap = new UMAP({ nComponents: 2, nNeighbors, minDist: 0.1, random: seededRandom(seed) });
-  const { indices, distances } = await exactNeighbours(data, nNeighbors);
-  umap.setPrecomputedKNN(indices, distances);
-  return Float32Array.from((await umap.fitAsync(data.map((vector) => Array.from(vector)))).flat());
+/** Like embedSample, from each point's nearest already known (the analysis's kNN graph): no vector is read or compared. */
+export async function embedNearest(nearest: NearestRows, seed = 42): Promise<Float32Array> {
+  const random = seededRandom(seed);
+  const initial = Float32Array.from({ length: nearest.count * 2 }, () => random() * 20 - 10);
+  return fitToUnitSquare(await umapLayout(nearest, initial, { epochs: UMAP_EPOCHS, seed }));
 }
+
+/** Euclidean distance between unit vectors of cosine similarity `similarity`. */
+export const unitDistance = (similarity: number) => Math.sqrt(Math.max(0, 2 * (1 - similarity)));
 
 /** Queries an exact neighbour search answers in one synchronous call (about half a second for 5,000 vectors of 1280). */
 const NEIGHBOUR_QUERY_BATCH = 256;
 
-/** Each unit vector's `k` nearest by Euclidean distance, itself first (as UMAP's own search finds them); a batch of queries an event-loop turn. */
-async function exactNeighbours(data: readonly Float32Array[], k: number): Promise<{ indices: number[][]; distances: number[][] }> {
+/** Each unit vector's `k` nearest others by Euclidean distance; a batch of queries an event-loop turn. */
+async function exactNeighbours(data: readonly Float32Array[], k: number): Promise<NearestRows> {
   const dim = data[0].length;
+  const count = data.length;
   const matrix = vectorMatrix(data, dim);
-  const indices: number[][] = [];
-  const distances: number[][] = [];
-  for (let start = 0; start < data.length; start += NEIGHBOUR_QUERY_BATCH) {
-    const queries = matrix.subarray(start * dim, Math.min(data.length, start + NEIGHBOUR_QUERY_BATCH) * dim);
-    const found = exactSearch(matrix, queries, dim, k, MetricKind.L2sq) as BatchMatches;
+  const indices = new Int32Array(count * k).fill(-1);
+  const distances = new Float32Array(count * k);
+  for (let start = 0; start < count; start += NEIGHBOUR_QUERY_BATCH) {
+    // A copy: usearch's exactSearch reads a typed array from the start of its buffer, ignoring a view's offset.
+    const queries = matrix.slice(start * dim, Math.min(count, start + NEIGHBOUR_QUERY_BATCH) * dim);
+    const found = exactSearch(matrix, queries, dim, Math.min(count, k + 1), MetricKind.L2sq) as BatchMatches;
     for (let q = 0; q < queries.length / dim; q++) {
-      const row = [{ index: start + q, distance: 0 }];
-      for (let h = 0; h < Number(found.counts[q]) && row.length < k; h++) {
+      const row = (start + q) * k;
+      let kept = 0;
+      for (let h = 0; h < Number(found.counts[q]) && kept < k; h++) {
         const index = Number(found.keys[q * found.k + h]);
-        if (index !== start + q) row.push({ index, distance: Math.sqrt(Math.max(0, found.distances[q * found.k + h])) });
+        if (index === start + q) continue;
+        indices[row + kept] = index;
+        distances[row + kept++] = Math.sqrt(Math.max(0, found.distances[q * found.k + h]));
       }
-      indices.push(row.map((hit) => hit.index));
-      distances.push(row.map((hit) => hit.distance));
     }
     await nextTurn();
   }
-  return { indices, distances };
+  return { count, k, indices, distances };
 }
 
 /** The projection onto the first two principal components (power iteration on the centred data). */

@@ -1,6 +1,7 @@
-import { embedSample, unitVector } from './embedSample';
+import { embedNearest, embedSample, LEAST_FOR_UMAP, unitDistance, unitVector, UMAP_NEIGHBOURS } from './embedSample';
 import { nearestRows, placeFromNeighbours, PLACEMENT_JITTER, type Neighbour } from './placeFromNeighbours';
 import { seededRandom } from './seededRandom';
+import type { NearestRows } from './umap';
 import { vectorMatrix } from '../vectors/vectorMatrix';
 
 /** Vectors UMAP lays out; every other item is placed from its neighbours, so the cost stays about linear. */
@@ -28,22 +29,43 @@ function evenSample(items: readonly number[], size: number): number[] {
 
 /**
  * The 2D map of the embedded items: a seeded UMAP of an even sample, every other item placed from its
- * placed kNN neighbours, and the few no neighbour chain reaches beside their nearest sampled vector.
+ * placed kNN neighbours, and the few no neighbour chain reaches beside their nearest sampled vector. When the sample
+ * is every embedded item, UMAP takes their kNN lists as they are and no vector is read unless a point needs one.
  * Returns x, y per item (in [-1, 1] up to the jitter) and which items were placed (all embedded ones).
  */
 export async function layoutMap(input: MapLayoutInput): Promise<{ positions: Float32Array; placed: Uint8Array }> {
   const positions = new Float32Array(input.count * 2);
   const placed = new Uint8Array(input.count);
   const sample = evenSample(input.embedded, input.sampleSize ?? MAP_SAMPLE_SIZE);
-  const sampleVectors = (await input.vectorsOf(sample)).map(unitVector);
-  const sampled = await embedSample(sampleVectors);
+  let sampleVectors: Promise<Float32Array[]> | undefined;
+  const vectorsOfSample = () => (sampleVectors ??= input.vectorsOf(sample).then((vectors) => vectors.map(unitVector)));
+  const everyItem = sample.length === input.embedded.length && sample.length >= LEAST_FOR_UMAP;
+  const sampled = everyItem ? await embedNearest(nearestInSample(sample, input.neighboursOf)) : await embedSample(await vectorsOfSample());
   sample.forEach((item, i) => {
     positions[item * 2] = sampled[i * 2];
     positions[item * 2 + 1] = sampled[i * 2 + 1];
     placed[item] = 1;
   });
-  await placeItems({ positions, placed, items: input.embedded, neighboursOf: input.neighboursOf, vectorsOf: input.vectorsOf, sample, sampleVectors: async () => sampleVectors });
+  await placeItems({ positions, placed, items: input.embedded, neighboursOf: input.neighboursOf, vectorsOf: input.vectorsOf, sample, sampleVectors: vectorsOfSample });
   return { positions, placed };
+}
+
+/** The sample's kNN lists (UMAP_NEIGHBOURS nearest first) as rows over the sample's places; neighbours outside it are left out. */
+function nearestInSample(sample: readonly number[], neighboursOf: MapLayoutInput['neighboursOf']): NearestRows {
+  const k = UMAP_NEIGHBOURS;
+  const placeOf = new Map(sample.map((item, place) => [item, place]));
+  const indices = new Int32Array(sample.length * k).fill(-1);
+  const distances = new Float32Array(sample.length * k);
+  sample.forEach((item, place) => {
+    let kept = 0;
+    for (const { index, similarity } of neighboursOf(item)) {
+      const other = placeOf.get(index);
+      if (other === undefined || other === place || kept === k) continue;
+      indices[place * k + kept] = other;
+      distances[place * k + kept++] = unitDistance(similarity);
+    }
+  });
+  return { count: sample.length, k, indices, distances };
 }
 
 /**

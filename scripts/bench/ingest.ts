@@ -391,7 +391,8 @@ async function main(): Promise<void> {
           const cpuMs = ((cpuAtEnd.total - cpuAtStart.total) * 1000) / files.length;
           const msPerImage = (key: 'workers' | 'postgres') => Number((((cpuAtEnd[key] - cpuAtStart[key]) * 1000) / files.length).toFixed(1));
           const cpuByProcess = { workers: msPerImage('workers'), postgres: msPerImage('postgres'), api_temporal_and_bench: Number((cpuMs - msPerImage('workers') - msPerImage('postgres')).toFixed(1)) };
-          const { split, timeline } = variant.baseline ? { split: undefined, timeline: undefined } : await taskHistory(stack.temporalAddress, taskId);
+          // The baseline's steps too: where a before/after in one run differs is read from the two timelines.
+          const { split, timeline } = await taskHistory(stack.temporalAddress, taskId);
           const imagesPerSecond = files.length / seconds;
           endToEnd.push({
             variant: variant.name,

@@ -49,8 +49,9 @@ describe('layoutMap', () => {
   }, 60_000);
 
   it('keeps similar items together: each group sits apart from the others', async () => {
-    // 100: UMAP lays out the sample; 8: PCA does, and whole groups may have no sampled member.
-    for (const sampleSize of [100, 8]) {
+    // 600: UMAP lays out every item from their kNN lists; 400 and 100: a sample from its exact search (400 in two
+    // batches of queries); 8: PCA does, and whole groups may have no sampled member.
+    for (const sampleSize of [600, 400, 100, 8]) {
       const { positions } = await run(sampleSize);
       const centre = (blob: number) => {
         const members = data.embedded.filter((i) => data.blobOf[i] === blob);
