@@ -509,6 +509,15 @@ describe('web app', () => {
     expect(pageErrors).toEqual([]);
   }, 300_000);
 
+  it('says why a caption search of a dataset never enriched finds nothing, and where to enrich it', async () => {
+    const datasetId = await createReadyDataset(stack, 'never enriched', [photo('chelsea')]);
+    await page.goto(`/datasets/${datasetId}/explore?caption=${encodeURIComponent('a dog on a beach')}`);
+    await expectText(page.getByText(/^No cluster on this page\./), /this dataset has none yet: enrich a copy with captions/);
+    await page.getByRole('link', { name: 'Enrich on the dataset page' }).click();
+    await page.waitForURL(`**/datasets/${datasetId}`);
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
+
   it('pages a long list of datasets, 25 a page, newest first', async () => {
     for (let i = 0; i < 26; i++) await stack.request.get('/api/v1/ingestion/new_dataset').query({ dataset_name: `many ${String(i).padStart(2, '0')}` }).expect(200);
     const total = (await stack.request.get('/api/v1/datasets').expect(200)).body.length as number;

@@ -100,6 +100,13 @@ export function ExplorePage() {
     staleTime: 5 * 60_000,
   });
   const clusters = explore.data?.clusters ?? [];
+  // A caption search that found nothing in a dataset never enriched: the page says why (it has no captions to read).
+  const context = useQuery({
+    queryKey: ['enrichment-context', datasetId, dataset.data?.status_new],
+    queryFn: async () => unwrap(await api.GET('/api/v1/enrichment/{dataset_id}/context', { params: { path: { dataset_id: datasetId } } })),
+    enabled: Boolean(caption) && explore.data !== undefined && clusters.length === 0,
+  });
+  const neverEnriched = context.data?.status === 'NEW';
   const canSelect = entityType === 'IMAGES';
   const thumbKeys = clusters.flatMap((cluster) => cluster.previews.map((preview, index) => thumbKey(preview, index)));
   const tabStop = focusKey !== undefined && thumbKeys.includes(focusKey) ? focusKey : thumbKeys[0];
@@ -283,7 +290,18 @@ export function ExplorePage() {
         </>
       )}
       {explore.isPending && <p>Loading clusters…</p>}
-      {explore.data && clusters.length === 0 && <p>No cluster on this page.</p>}
+      {explore.data && clusters.length === 0 && (
+        <p>
+          No cluster on this page.
+          {neverEnriched && (
+            <>
+              {' '}
+              Caption search reads captions and concept vectors, and this dataset has none yet: enrich a copy with captions
+              (<Link to={`/datasets/${datasetId}`}>Enrich on the dataset page</Link>) or import captions as custom metadata.
+            </>
+          )}
+        </p>
+      )}
       <div className="explore-body">
       <ul className={`grid density-${density}${explore.isFetching ? ' fetching' : ''}`} aria-label="Clusters" onKeyDown={moveFocus}>
         {clusters.map((cluster) => (
