@@ -56,6 +56,15 @@ describe('the API while Postgres or Temporal is unreachable', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  const isRunning = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
   function expectUnavailable(response: supertest.Response, detail: RegExp): void {
     expect({ status: response.status, body: response.body }).toEqual({ status: 503, body: { detail: expect.stringMatching(detail) } });
     expect(response.headers['retry-after']).toBe('5');
@@ -71,8 +80,11 @@ describe('the API while Postgres or Temporal is unreachable', () => {
   it('answers 503 with Retry-After while Postgres is killed or hangs, and serves again once it is back', async () => {
     const { datasetId } = await newDatasetWithTransaction(api, 'before the outage');
 
-    process.kill(postgres.pid!, 'SIGKILL');
+    // Every process of the server: a backend outlives its killed postmaster for a moment and would answer a pooled connection.
+    const serverProcesses = processTree(postgres.pid!);
+    for (const pid of serverProcesses) process.kill(pid, 'SIGKILL');
     await postgres.exited;
+    await eventually(async () => serverProcesses.filter(isRunning), (running) => running.length === 0, 10_000, 'every Postgres process gone');
     // Refused connections: a bare socket error, which names no service.
     for (const route of dataRoutes(datasetId)) expectUnavailable(await route(), /database is unavailable|depends on is unreachable/);
 
