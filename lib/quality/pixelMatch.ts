@@ -224,9 +224,8 @@ function cellsOf(values: Float64Array, cells: Int32Array): Float64Array {
   return out;
 }
 
-/** Layout and detail of two n×n samples without the band along the edge where the rest aligns best. */
-function bandedMatch(a: Float64Array, b: Float64Array, n: number): PrintMatch['banded'] {
-  const [detailA, detailB] = [detailOf(a, n), detailOf(b, n)];
+/** Layout and detail of two n×n samples (and their details) without the band along the edge where the rest aligns best. */
+function bandedMatch(a: Float64Array, b: Float64Array, n: number, [detailA, detailB]: readonly [Float64Array, Float64Array] = [detailOf(a, n), detailOf(b, n)]): PrintMatch['banded'] {
   let best: PrintMatch['banded'] | undefined;
   for (const edge of EDGES) {
     const cells = outsideBand(n, edge);
@@ -264,12 +263,11 @@ export function matchPrints(a: PixelPrint, b: PixelPrint): PrintMatch {
   // Detail is read at the chosen alignment only: the layout alone decides which one that is.
   const samplesOf = ({ small, big, region }: Alignment) => [sample(small, 0, 0, small.width, small.height, n), sample(big, ...region, n)] as const;
   const [small, big] = samplesOf(chosen);
-  const detail = correlation(detailOf(small, n), detailOf(big, n));
-  const match = { layout: chosen.layout, detail, scale: chosen.scale, inside: chosen.inside };
+  const details = [detailOf(small, n), detailOf(big, n)] as const;
+  const match = { layout: chosen.layout, detail: correlation(...details), scale: chosen.scale, inside: chosen.inside };
   // The band is looked at only where the pictures as found do not match: it could not change a match.
   if (passesPixelMatch(match)) return match;
-  const [wholeSmall, wholeBig] = chosen === whole ? [small, big] : samplesOf(whole!);
-  return { ...match, banded: bandedMatch(wholeSmall, wholeBig, n) };
+  return { ...match, banded: chosen === whole ? bandedMatch(small, big, n, details) : bandedMatch(...samplesOf(whole!), n) };
 }
 
 /** What a pair's tier is decided from: each copy's bytes, size and print. */
