@@ -267,8 +267,8 @@ export interface PreviewRow {
   bounding_box?: { x: number; y: number; width: number; height: number };
 }
 
-/** A preview's class (`m` is the media row; the one parameter is its version, so the field is read once, not per row). */
-const PREVIEW_CLASS_SQL = `nullif(btrim(m.custom_metadata ->> (SELECT cv.label_quality ->> 'label_field' FROM dataset_versions cv WHERE cv.id = ?)), '')`;
+/** A media item's class (`m` is the media row): the value of its version's declared label field, null without one. */
+export const MEDIA_CLASS_SQL = `nullif(btrim(m.custom_metadata ->> (SELECT v.label_quality->>'label_field' FROM dataset_versions v WHERE v.id = m.version_id)), '')`;
 
 /** A preview's user tags, as JSON (`m` is the media row). */
 export const PREVIEW_TAGS_SQL = `(SELECT json_agg(json_build_object('id', t.id, 'name', t.name) ORDER BY t.name)
@@ -447,7 +447,7 @@ export async function exploreClusters(
         'id', m.id, 'kind', m.kind, 'file_name', m.file_name, 'caption', m.caption, 'width', m.width,
         'height', m.height, 'thumb_sha256', m.thumb_sha256, 'relevance', ranked.distance,
         'labels', (SELECT array_agg(l.label ORDER BY l.label) FROM media_labels l WHERE l.version_id = m.version_id AND l.media_id = m.id),
-        'class', ${PREVIEW_CLASS_SQL}, 'tags', ${PREVIEW_TAGS_SQL}) AS preview`, [options.versionId]),
+        'class', ${MEDIA_CLASS_SQL}, 'tags', ${PREVIEW_TAGS_SQL}) AS preview`),
     )
     .orderBy([
       { column: 'page.relevance', order: 'asc' },
@@ -509,7 +509,7 @@ export async function exploreObjectClusters(
         'id', m.id, 'kind', m.kind, 'file_name', m.file_name, 'caption', coalesce(o.caption, o.label), 'width', m.width,
         'height', m.height, 'thumb_sha256', m.thumb_sha256, 'relevance', ranked.distance, 'labels', ARRAY[o.label],
         'bounding_box', json_build_object('x', o.box_x, 'y', o.box_y, 'width', o.box_width, 'height', o.box_height),
-        'class', ${PREVIEW_CLASS_SQL}, 'tags', ${PREVIEW_TAGS_SQL}) AS preview`, [options.versionId]),
+        'class', ${MEDIA_CLASS_SQL}, 'tags', ${PREVIEW_TAGS_SQL}) AS preview`),
     )
     .orderBy([
       { column: 'page.relevance', order: 'asc' },
@@ -544,7 +544,7 @@ export async function clusterMembersPage(
       'm.height',
       'm.thumb_sha256',
       db.raw('NULL::text[] AS labels'),
-      db.raw(`${PREVIEW_CLASS_SQL} AS class`, [versionId]),
+      db.raw(`${MEDIA_CLASS_SQL} AS class`),
       db.raw(`${PREVIEW_TAGS_SQL} AS tags`),
       db.raw('NULL::real AS relevance'),
     );

@@ -5,7 +5,7 @@ import type { PredictedClass } from '../../lib/ml/imageEncoder';
 import type { MetadataRecord } from '../../lib/metadata/parseMetadataFile';
 import type { Issue } from '../../lib/quality/imageIssues';
 import { inRange, type IdRange } from './chunks';
-import { PREVIEW_TAGS_SQL } from './explore';
+import { MEDIA_CLASS_SQL, PREVIEW_TAGS_SQL } from './explore';
 import { updateVersionRows } from './rowUpdates';
 
 /** A media row as ingestion writes it (the version and parent are added here). */
@@ -264,7 +264,7 @@ export async function mediaFacts(db: Db, versionId: string, mediaId: string): Pr
   const { rows } = await db.raw(
     `SELECT m.id, m.kind, m.file_name, m.size_bytes, m.width, m.height, m.caption,
             coalesce((SELECT array_agg(l.label ORDER BY l.label) FROM media_labels l WHERE l.version_id = m.version_id AND l.media_id = m.id), '{}') AS labels,
-            nullif(btrim(m.custom_metadata ->> (SELECT v.label_quality->>'label_field' FROM dataset_versions v WHERE v.id = m.version_id)), '') AS class,
+            ${MEDIA_CLASS_SQL} AS class,
             coalesce(${PREVIEW_TAGS_SQL}, '[]') AS tags,
             coalesce((SELECT array_agg(i.issue_type ORDER BY i.issue_type) FROM media_issues i WHERE i.version_id = m.version_id AND i.media_id = m.id), '{}') AS issues,
             coalesce((SELECT json_object_agg(i.issue_type, i.details) FROM media_issues i
@@ -298,7 +298,7 @@ export async function listVersionMedia(db: Db, versionId: string, page: { offset
   const [{ rows }, [{ total }]] = await Promise.all([
     db.raw(
       `SELECT m.id, m.kind, m.file_name, m.parent_id, m.size_bytes, m.width, m.height, m.created_at,
-              nullif(btrim(m.custom_metadata ->> (SELECT v.label_quality->>'label_field' FROM dataset_versions v WHERE v.id = m.version_id)), '') AS class,
+              ${MEDIA_CLASS_SQL} AS class,
               EXISTS (SELECT 1 FROM duplicate_decisions dd WHERE dd.version_id = m.version_id AND dd.media_id = m.id AND dd.role = 'discard') AS discarded
          FROM media m
         WHERE m.version_id = ?
