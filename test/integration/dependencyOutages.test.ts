@@ -11,6 +11,7 @@ import { createLogger } from '../../lib/logger';
 import { newDatasetWithTransaction, uploadFiles } from '../support/datasets';
 import { eventually, photo } from '../support/media';
 import { processTree, restartServer as restart } from '../support/faultStack';
+import { isAlive } from '../support/launcher';
 import { freePort, holdPort } from '../support/ports';
 
 /**
@@ -56,15 +57,6 @@ describe('the API while Postgres or Temporal is unreachable', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const isRunning = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
   function expectUnavailable(response: supertest.Response, detail: RegExp): void {
     expect({ status: response.status, body: response.body }).toEqual({ status: 503, body: { detail: expect.stringMatching(detail) } });
     expect(response.headers['retry-after']).toBe('5');
@@ -84,7 +76,7 @@ describe('the API while Postgres or Temporal is unreachable', () => {
     const serverProcesses = processTree(postgres.pid!);
     for (const pid of serverProcesses) process.kill(pid, 'SIGKILL');
     await postgres.exited;
-    await eventually(async () => serverProcesses.filter(isRunning), (running) => running.length === 0, 10_000, 'every Postgres process gone');
+    await eventually(async () => serverProcesses.filter(isAlive), (running) => running.length === 0, 10_000, 'every Postgres process gone');
     // Refused connections: a bare socket error, which names no service.
     for (const route of dataRoutes(datasetId)) expectUnavailable(await route(), /database is unavailable|depends on is unreachable/);
 
