@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { assertBrowserPrerequisites, launchChromium, localPublicUrl, screenshotsDir, serveOverHttp } from './browser';
+import { eventually } from './media';
 import { startTestStack } from './testStack';
 
 export type WebApp = Awaited<ReturnType<typeof startWebApp>>;
@@ -53,9 +54,7 @@ export async function expectText(locator: Locator, pattern: RegExp): Promise<voi
  */
 export async function choose(control: Locator): Promise<void> {
   await control.click();
-  const deadline = Date.now() + 15_000;
-  while (!(await control.isChecked()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  expect(await control.isChecked()).toBe(true);
+  await eventually(() => control.isChecked(), Boolean, 15_000, 'the control checked');
 }
 
 /** Every thumbnail in view decoded (lazy ones below the fold are scrolled to first). */
