@@ -2,7 +2,7 @@
  * `npm run bench:add-media [-- N M]`: a dataset of N images (the bench image set), then an add_media
  * batch of M images sent as files, another of M images in one .tar.gz, and a reindex of the whole
  * dataset, all through the real API, worker, Temporal and Postgres. Each is timed from the client's
- * request to its task COMPLETED. Results go to bench/results/add-media-<N>-<M>-<date>.json.
+ * request to its task COMPLETED. Results go to bench/results/add-media/add-media-<N>-<M>-<date>.json.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
       batch_vs_creation_rate: stages[1].images_per_second / stages[0].images_per_second,
     };
     say(`a batch of files runs at ${report.batch_vs_creation_rate.toFixed(2)}× the creation rate per image`);
-    writeReport(`add-media-${baseCount}-${batchCount}`, report);
+    writeReport('add-media', `add-media-${baseCount}-${batchCount}`, report);
   } finally {
     await stack.stop();
     await postgres.stop();

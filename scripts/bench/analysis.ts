@@ -6,7 +6,7 @@
  *   chunks (fanoutStage.ts search), then one process clusters the stored graph (fanoutStage.ts cluster).
  * Activities run through MockActivityEnvironment, so neither side pays Temporal's scheduling. Wall time, peak RSS
  * per process, the stored graph's size, and whether both found the same clusters per threshold.
- * Results go to bench/results/analysis-<N>-<date>.json and .md.
+ * Results go to bench/results/analysis/analysis-<N>-<date>.json and .md.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -283,7 +283,7 @@ async function main(): Promise<void> {
         baseline,
         fanout,
       };
-      writeReport(`analysis-${count}`, report, markdown(report));
+      writeReport('analysis', `analysis-${count}`, report, markdown(report));
     } finally {
       await db.destroy();
     }

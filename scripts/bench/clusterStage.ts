@@ -5,7 +5,7 @@
  * run on a scratch searches its kNN graph once (one worker process, as bench:analysis does) and keeps the plan; later
  * runs reuse the stored graph, so two commits' final steps can be compared on the same graph, one after the other.
  * Wall time and the process's peak RSS (VmHWM, and sampled anonymous / file-backed peaks) go to
- * bench/results/cluster-stage-<N>-<date>.json and .md. `--search K` measures a searching worker instead: K of the
+ * bench/results/cluster-stage/cluster-stage-<N>-<date>.json and .md. `--search K` measures a searching worker instead: K of the
  * plan's chunks searched again (searchKnnChunk, storing the same hits), to search-stage-<N>-<date>.
  */
 import fs from 'node:fs';
@@ -83,6 +83,7 @@ async function main(): Promise<void> {
     const { machine } = report;
     const what = searchEvery ? `searchKnnChunk on ${stage.value.chunks.length} chunks of ${plan.chunks.length}, one after another,` : 'clusterStoredGraph';
     writeReport(
+      'cluster-stage',
       `${name}-${media}`,
       report,
       [

@@ -277,9 +277,14 @@ export function benchMachine() {
   return { cpu: os.cpus()[0].model, cores: os.cpus().length, memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version };
 }
 
-/** Writes `report` to bench/results/<stem>-<date>.json (-2, -3… for later runs that day; `markdown`, if given, to the same name in .md) and says where. */
-export function writeReport(stem: string, report: { date: string }, markdown?: string): void {
-  const dir = path.join(benchDir, 'results');
+/** bench/results/<benchmark>/, where the results of one benchmark (its npm script's name after `bench:`) go. */
+export function resultsDir(benchmark: string): string {
+  return path.join(benchDir, 'results', benchmark);
+}
+
+/** Writes `report` to bench/results/<benchmark>/<stem>-<date>.json (-2, -3… for later runs that day; `markdown`, if given, to the same name in .md) and says where. */
+export function writeReport(benchmark: string, stem: string, report: { date: string }, markdown?: string): void {
+  const dir = resultsDir(benchmark);
   fs.mkdirSync(dir, { recursive: true });
   // A second run on the same day gets a number of its own: results the docs cite are never written over.
   const named = (run: number) => path.join(dir, `${stem}-${report.date.slice(0, 10)}${run > 1 ? `-${run}` : ''}.json`);

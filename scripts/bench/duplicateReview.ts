@@ -4,7 +4,7 @@
  * suggestions" (the service behind POST …/duplicates/accept_suggestions) decides every group, and
  * the first review page is read. The peer in the same run is what the review offered before: one
  * request per group, here one decideDuplicates call per group on a fresh copy of the same pairs.
- * Results go to bench/results/duplicates-<GROUPS>-<date>.json.
+ * Results go to bench/results/duplicates/duplicates-<GROUPS>-<date>.json.
  */
 import os from 'node:os';
 import type { Db } from '../../db/connection';
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
       }
     });
     say(`  peer, one decision per group: ${peer.seconds.toFixed(2)} s; accept-all is ${(peer.seconds / accepted.seconds).toFixed(1)}x faster`);
-    writeReport(`duplicates-${groups}`, {
+    writeReport('duplicates', `duplicates-${groups}`, {
       date: new Date().toISOString(),
       machine: benchMachine(),
       method:

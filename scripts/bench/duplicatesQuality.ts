@@ -17,7 +17,7 @@
  * images in one group and the truth is the planted families; how each kind of copy is tiered; which distinct items
  * are grouped; and whether the suggested keeper is the original (or its byte-identical copy). fastdup 2.54 (its
  * defaults: k = 2 neighbours, components at 0.96) on the same files is scored the same way.
- * Results: bench/results/duplicates-quality-<date>.json.
+ * Results: bench/results/duplicates-quality/duplicates-quality-<date>.json.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -519,7 +519,7 @@ async function main(): Promise<void> {
       say(`ours ÷ fastdup F1: ${ours.f1 !== null && peer.f1 ? round3(ours.f1 / peer.f1) : 'n/a'}`);
     }
     const keepers = [afterAddMedia.keeper.copies_at_creation, afterAddMedia.keeper.copies_added_with_add_media];
-    writeReport('duplicates-quality', {
+    writeReport('duplicates-quality', 'duplicates-quality', {
       date: new Date().toISOString(),
       machine: benchMachine(),
       method:

@@ -8,7 +8,7 @@
  * (process.resourceUsage().maxRSS; Postgres and Temporal are other processes). `--without TYPE,…`
  * leaves types out (to measure the others when one is broken; recorded in the report). A run that
  * fails or stalls is recorded and ends the bench: an ENRICHMENT cannot be aborted, so the source stays
- * READ ONLY. Results go to bench/results/enrich-<N>-<date>.json and .md.
+ * READ ONLY. Results go to bench/results/enrich/enrich-<N>-<date>.json and .md.
  */
 import os from 'node:os';
 import { APPLY_ORDER } from '../../lib/enrichment/catalog';
@@ -135,7 +135,7 @@ async function main(): Promise<void> {
     const notRun = planned.slice(runs.length + failed.length).map((entry) => entry.run);
     return { date: new Date().toISOString(), machine: benchMachine(), load_average: loadAverage, images: count, without, list_models: listed, create, runs, failed, not_run: notRun };
   });
-  writeReport(`enrich-${count}${without.length > 0 ? `-without-${without.join('+')}` : ''}`, report, markdown(report));
+  writeReport('enrich', `enrich-${count}${without.length > 0 ? `-without-${without.join('+')}` : ''}`, report, markdown(report));
   if (report.failed.length > 0) process.exitCode = 1;
 }
 

@@ -7,7 +7,7 @@
  * `also` files) among the first k media of the ranking: the clusters' previews flattened in order,
  * ordered by their relevance (cosine distance, nearest first). Also records each photo's caption and
  * labels against its expected COCO objects and ImageNet classes (informational). Results go to
- * bench/results/eval-search-<date>.json and .md.
+ * bench/results/eval-search/eval-search-<date>.json and .md.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -165,7 +165,7 @@ async function main(): Promise<void> {
       labelling,
     };
   });
-  writeReport('eval-search', report, markdown(report));
+  writeReport('eval-search', 'eval-search', report, markdown(report));
 }
 
 function markdown(report: {

@@ -12,7 +12,7 @@
  * --keep leaves the scratch directory (Postgres data, published indexes) in place and says where;
  * --reuse DIR measures again on a kept one without seeding, after what a task's end does (vacuumMedia,
  * analyzeExploredTables: a bench that analysed the kept dataset again ran its activities, not the task's end). Results go to
- * bench/results/explore-<N>[-<label>]-<date>.json and .md.
+ * bench/results/explore/explore-<N>[-<label>]-<date>.json and .md.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -250,7 +250,7 @@ async function main(): Promise<void> {
     };
     const stem = `explore-${count}${args.label ? `-${args.label}` : ''}`;
     // The query figures are kept even if the clustering stage fails.
-    writeReport(stem, report, markdown(report));
+    writeReport('explore', stem, report, markdown(report));
 
     if (args['queries-only']) return;
     say('clustering stage (analyzeDataset) in its own process:');
@@ -266,7 +266,7 @@ async function main(): Promise<void> {
       say(`  failed: ${report.clustering_error}`);
     }
     report.load_average_at_end = os.loadavg();
-    writeReport(stem, report, markdown(report));
+    writeReport('explore', stem, report, markdown(report));
   } finally {
     await postgres.stop();
     if (args.keep || args.reuse) say(`scratch kept: ${scratch} (--reuse ${scratch})`);

@@ -4,7 +4,7 @@
  * match visited) and then read from the per-cluster facet counts, in the same run, RUNS calls each; a
  * label page, which no count serves, as the peer both times; with what counting the facets costs and
  * what tagging 1,000 media costs with and without counts to keep. Results go to
- * bench/results/explore-facets-<N>-<date>.json and .md.
+ * bench/results/explore-facets/explore-facets-<N>-<date>.json and .md.
  */
 import os from 'node:os';
 import type { Db } from '../../db/connection';
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     ...Object.keys(result.rows).map((name) => `| ${name} | ${result.rows[name]} | ${result.counted[name]} | ${ratio[name]}× |`),
     '',
   ].join('\n');
-  writeReport(`explore-facets-${count}`, report, markdown);
+  writeReport('explore-facets', `explore-facets-${count}`, report, markdown);
 }
 
 runBench(main);

@@ -13,7 +13,7 @@
  * DATABASE_POOL_MAX=10. Each variant has its own copy of the seeded database (CREATE DATABASE …
  * TEMPLATE), migrated by its own code, its own DATA_DIR and task queue. --rounds repeats the pair.
  * --profile records a CPU profile of each API (node --cpu-prof) and reports where the load window's
- * time went. Results go to bench/results/explore-load-<media>-<date>.json.
+ * time went. Results go to bench/results/explore-load/explore-load-<media>-<date>.json.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -235,7 +235,7 @@ async function main(): Promise<void> {
     };
     // Runs comparing different things on the same day keep their own files.
     const label = args.label ?? (args['baseline-rev'] ? `vs-${args['baseline-rev'].slice(0, 7)}` : args['baseline-env'].length > 0 ? `${args['baseline-env'].join('-')}-vs-${args.env.join('-')}` : '');
-    writeReport(`explore-load-${mediaCount}${label ? `-${label.replace(/[^A-Za-z0-9=._-]/g, '_')}` : ''}`, report, markdown(report));
+    writeReport('explore-load', `explore-load-${mediaCount}${label ? `-${label.replace(/[^A-Za-z0-9=._-]/g, '_')}` : ''}`, report, markdown(report));
   } finally {
     await monitor.end().catch(() => undefined);
     for (const worker of workers) await worker.stop('SIGTERM', 30_000);

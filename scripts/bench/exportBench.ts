@@ -9,7 +9,7 @@
  * - 2,000 real photos (variants of bench/data/photos) indexed by the real DATASET_CREATION
  *   workflow, exported with their images as JSON (include_images=true), COCO, YOLO and Hugging Face.
  * Each archive is downloaded through its download_uri and checked (entries, records). Results go to
- * bench/results/export-<date>.json.
+ * bench/results/export/export-<date>.json.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -264,7 +264,7 @@ async function main(): Promise<void> {
         runs.push(await runExport({ apiUrl, worker, scratch, datasetId: created.datasetId, label: `images-${images.length}`, media: Number(count) }, format, true));
       }
     }
-    writeReport(`export-${[...sizes, `images${imageCount}`].join('-')}`, {
+    writeReport('export', `export-${[...sizes, `images${imageCount}`].join('-')}`, {
       date: new Date().toISOString(),
       machine: benchMachine(),
       load_average_at_start: os.loadavg(),

@@ -4,7 +4,7 @@
  * (bench:explore's generator), Explore's page queries called as the API calls them, RUNS times each,
  * before and after the refresh of planner statistics that a task's commit now runs
  * (analyzeExploredTables), and what that refresh costs. Results go to
- * bench/results/first-explore-<N>-<date>.json and .md.
+ * bench/results/first-explore/first-explore-<N>-<date>.json and .md.
  */
 import os from 'node:os';
 import type { Db } from '../../db/connection';
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     ...Object.keys(before).map((name) => `| ${name} | ${before[name]} | ${after[name]} | ${ratios[name]}× |`),
     '',
   ].join('\n');
-  writeReport(`first-explore-${count}`, report, markdown);
+  writeReport('first-explore', `first-explore-${count}`, report, markdown);
 }
 
 runBench(main);

@@ -4,7 +4,7 @@
  * published through the object store vs without it (the API builds the HNSW index on the request, as
  * before), in the same run. Each case is a fresh API process (`npm run api`); the worker side is this
  * process's store configured as a worker's; and with the published index, the first search sent only once the API
- * has warmed the index by itself (as it does when it starts). Results go to bench/results/first-search-<N>-<date>.json.
+ * has warmed the index by itself (as it does when it starts). Results go to bench/results/first-search/first-search-<N>-<date>.json.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
       ratio_without_over_with_first_search: Math.round((without / withIndex) * 10) / 10,
     };
     say(`  first visual search: ${withIndex} ms with the published index vs ${without} ms without: ${report.ratio_without_over_with_first_search}x`);
-    writeReport(`first-search-${count}`, report);
+    writeReport('first-search', `first-search-${count}`, report);
   });
 }
 

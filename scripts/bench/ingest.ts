@@ -4,7 +4,7 @@
  * the real API, worker, Temporal and Postgres, and peak memory. Runs fastdup on the same images right before each end-to-end run
  * when it is installed (bench/.venv: `python3 -m venv bench/.venv && bench/.venv/bin/pip install
  * fastdup==2.54`, or FASTDUP_PYTHON) and prints the ratio. Results go to
- * bench/results/ingest-<N>-<date>.{json,md}. `-- N --stages-only`: the in-process stages and the
+ * bench/results/ingest/ingest-<N>-<date>.{json,md}. `-- N --stages-only`: the in-process stages and the
  * embedding agreement only (no end-to-end run, no fastdup); `--e2e-only`: the end-to-end runs and fastdup only. The end-to-end run is made with one worker
  * process and with two sharing the cores (and the chunks: the report says which took how many);
  * `--baseline-rev REV` first runs it with the worker of commit REV, for a before/after in one run;
@@ -430,7 +430,7 @@ async function main(): Promise<void> {
 
   if (stagesOnly) {
     const stages = { date: new Date().toISOString(), machine: benchMachine(), images: files.length, model: config.models.imageModel, stages: results, embedding_agreement: agreement ?? null };
-    writeReport(`ingest-${count}-stages`, stages);
+    writeReport('ingest', `ingest-${count}-stages`, stages);
     return;
   }
   const current = endToEnd.find((run) => run.variant === ONE_WORKER)!;
@@ -451,7 +451,7 @@ async function main(): Promise<void> {
   };
   say(`peak RSS of this process (API + worker + stages): ${report.peak_rss_mb} MiB`);
   if (fastdup) say(`fastdup: ${fastdup.images_per_second.toFixed(1)} images/s; ours end to end / fastdup = ${report.ratio_vs_fastdup!.toFixed(2)}`);
-  writeReport(`ingest-${count}`, report);
+  writeReport('ingest', `ingest-${count}`, report);
 }
 
 runBench(async () => {

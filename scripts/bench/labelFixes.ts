@@ -11,7 +11,7 @@
  * Part 2, speed at scale, in Postgres alone: MEDIA labelled media (default 100,000; 20 classes) with 10,000
  * flagged, every suggestion accepted (one undoable action with its history) and undone; the peer in the same run
  * is a bare UPDATE of the same rows that keeps no history.
- * Results go to bench/results/label-fixes-<date>.json.
+ * Results go to bench/results/label-fixes/label-fixes-<date>.json.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -196,7 +196,7 @@ async function main(): Promise<void> {
   say(`bench:label-fixes: ${images} photos, ${media} media on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
   const real = images > 0 ? await realPhotos() : null;
   const scale = await atScale();
-  writeReport('label-fixes', { date: new Date().toISOString(), machine: benchMachine(), real, scale } as { date: string });
+  writeReport('label-fixes', 'label-fixes', { date: new Date().toISOString(), machine: benchMachine(), real, scale } as { date: string });
 }
 
 runBench(main);

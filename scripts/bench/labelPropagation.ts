@@ -4,7 +4,7 @@
  * 100 images around each), then the LABEL_PROPAGATION activity (neighbour search in the index, one
  * transaction of writes) from 100, 1,000 and 10,000 seeds. The peer in the same run is an exhaustive
  * scan of every vector for the same 100 seeds, which also gives the agreement of the two.
- * Results go to bench/results/label-propagation-<MEDIA>-<date>.json.
+ * Results go to bench/results/label-propagation/label-propagation-<MEDIA>-<date>.json.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -86,7 +86,7 @@ async function main(): Promise<void> {
         const recall = agreed / Math.max(1, exhaustive.value.size);
         const precision = agreed / Math.max(1, labelled.size);
         say(`  peer, exhaustive scan for 100 seeds: ${exhaustive.seconds.toFixed(2)} s (${(exhaustive.seconds / runs[0].seconds).toFixed(1)}x the index's time); recall ${recall.toFixed(4)}, precision ${precision.toFixed(4)}`);
-        writeReport(`label-propagation-${media}`, {
+        writeReport('label-propagation', `label-propagation-${media}`, {
           date: new Date().toISOString(),
           machine: benchMachine(),
           method:

@@ -10,7 +10,7 @@
  * cross-validated logistic regression over the same embeddings; recall@1-3 of the true class ranks
  * classes by our kNN probabilities and by the regression's. Then the same images go through the real
  * API and worker (DATASET_CREATION, metadata import, LABEL_QUALITY) to time the check against indexing.
- * Results go to bench/results/label-quality-<date>.json.
+ * Results go to bench/results/label-quality/label-quality-<date>.json.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -230,7 +230,7 @@ async function main(): Promise<void> {
         say(`  recall@1/2/3 of the true class over all flips: ours ${Object.values(recall.ours).map((r) => r.toFixed(3)).join('/')}, logistic regression ${Object.values(recall.logistic_regression).map((r) => r.toFixed(3)).join('/')}`);
         const share = await indexingShare(items, scratch);
 
-        writeReport('label-quality', {
+        writeReport('label-quality', 'label-quality', {
           date: new Date().toISOString(),
           machine: benchMachine(),
           method:

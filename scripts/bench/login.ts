@@ -124,7 +124,7 @@ async function main(): Promise<void> {
       .join('\n');
     const markdown = `# bench:login, ${report.date.slice(0, 10)}\n\n${report.machine.cores} cores (${report.machine.cpu}), Node ${report.machine.node}. Keycloak ${report.keycloak.version} served ${report.keycloak.start_seconds} s after start (${report.keycloak.note}).\n\n| measure | n | p50 ms | p95 ms | what |\n|---|---|---|---|---|\n${rows}\n`;
     say(markdown);
-    writeReport('login', report, markdown);
+    writeReport('login', 'login', report, markdown);
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -8,7 +8,7 @@
  *   the same share of its 10 nearest by embedding (what a perfect map would keep);
  * - family spread (photos): the mean distance of a family's points from their centre over that of all points from theirs;
  * - the layout's wall and CPU seconds. `--sample S` lays each set out again from a UMAP sample of S points, the rest
- *   placed from their neighbours (the path of sets over MAP_SAMPLE_SIZE). Results go to bench/results/map-quality-<date>.
+ *   placed from their neighbours (the path of sets over MAP_SAMPLE_SIZE). Results go to bench/results/map-quality/map-quality-<date>.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   const commit = execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
   const report = { date: new Date().toISOString(), machine: benchMachine(), commit, measured_neighbours: MEASURED_NEIGHBOURS, results };
   const rows = results.map((r) => `| ${r.set} | ${r.sample} | ${r.neighbourhood_preservation} | ${r.same_class_share} | ${r.same_class_share_embedding} | ${'family_spread_over_map_spread' in r ? r.family_spread_over_map_spread : '–'} | ${r.layout_wall_seconds} / ${r.layout_cpu_seconds} |`);
-  writeReport('map-quality', report, [
+  writeReport('map-quality', 'map-quality', report, [
     `# bench:map-quality (${report.date.slice(0, 10)}, commit ${commit})`,
     '',
     `Machine: ${report.machine.cpu}, ${report.machine.cores} cores, Node ${report.machine.node}. Shares of each point's ${MEASURED_NEIGHBOURS} nearest map points.`,

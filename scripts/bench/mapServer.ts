@@ -8,7 +8,7 @@
  * - a lasso (VQL map region) in Explore and as a selection count (what tagging it reads), for a
  *   region holding about 10 % and about 50 % of the points, beside peers in the same run: Explore
  *   without a filter and with a labels filter.
- * Results go to bench/results/map-server-<N>-<date>.json and .md.
+ * Results go to bench/results/map-server/map-server-<N>-<date>.json and .md.
  */
 import os from 'node:os';
 import type { Db } from '../../db/connection';
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
     ...rows,
     '',
   ].join('\n');
-  writeReport(`map-server-${count}`, report, markdown);
+  writeReport('map-server', `map-server-${count}`, report, markdown);
 }
 
 runBench(main);

@@ -14,7 +14,7 @@
  * Speed: model CPU and wall ms per image (batch 16) in one worker thread and in two at once, each with
  * one inference thread, and through the service's encodePixels on the main thread; interleaved round
  * by round, medians of ROUNDS (default 3).
- * Results: bench/results/model-variants-<date>.json and .md.
+ * Results: bench/results/model-variants/model-variants-<date>.json and .md.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -444,7 +444,7 @@ async function main(): Promise<void> {
       variants,
       fastdup,
     };
-    writeReport('model-variants', report, markdown(report));
+    writeReport('model-variants', 'model-variants', report, markdown(report));
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@
  * the first N (default 300) bench images, or of the images in DIR (e.g. bench/data/photos, the large
  * real photos the bench variants are made from). The model itself is the same either way and measured once
  * (one inference thread: no spinning threads to inflate CPU time on a shared machine).
- * Results go to bench/results/one-decode-<N>-<date>.json.
+ * Results go to bench/results/one-decode/one-decode-<N>-<date>.json.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     model_samples: modelMs,
   };
   say(JSON.stringify(report.cpu_ms_per_image_median));
-  writeReport(`one-decode-${dir ? `${path.basename(dir)}-` : ''}${files.length}`, report);
+  writeReport('one-decode', `one-decode-${dir ? `${path.basename(dir)}-` : ''}${files.length}`, report);
 }
 
 runBench(main);

@@ -14,7 +14,7 @@
  * Synthetic (SYNTHETIC_COUNT, default 100,000, seeded vectors as bench:explore writes them): per usearch kind the
  * index's bytes (and per million vectors), its build seconds, single-query search latency and recall@10 on 500
  * queries; per Qdrant variant (QDRANT_SYNTHETIC_COUNT, default 20,000: points go over HTTP as JSON) the same latency
- * and recall. Results: bench/results/quantization-<date>.json and .md.
+ * and recall. Results: bench/results/quantization/quantization-<date>.json and .md.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -264,7 +264,7 @@ async function main(): Promise<void> {
   const real = await realPhotoAgreement();
   const synthetic = await syntheticFigures(syntheticCount, Math.min(qdrantSyntheticCount, syntheticCount));
   const report = { date: new Date().toISOString(), machine: benchMachine(), graph_k: GRAPH_K, real_photos: real, synthetic };
-  writeReport('quantization', report, markdown(report));
+  writeReport('quantization', 'quantization', report, markdown(report));
 }
 
 runBench(main);

@@ -8,7 +8,7 @@
  * `--from-analysis DIR` starts from a copy of a scratch bench:analysis kept (`--keep`: seeded and analysed, its graph
  * stored), instead of seeding and analysing again (at 1,000,000 that is 40 minutes); `--skip-full` leaves out the
  * full reindex and the comparison with it (the report is then reindex-<N>-incremental-<date>).
- * Results go to bench/results/reindex-<N>-<date>.json and .md.
+ * Results go to bench/results/reindex/reindex-<N>-<date>.json and .md.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -211,6 +211,7 @@ async function main(): Promise<void> {
       };
       const machine = benchMachine();
       writeReport(
+        'reindex',
         `reindex-${count}`,
         report,
         [
@@ -239,7 +240,7 @@ function writeIncrementalOnly(incremental: Awaited<ReturnType<typeof incremental
   const report = { date: new Date().toISOString(), machine: benchMachine(), media: count, added, from_analysis: args['from-analysis'], load_average: loadAverage, addition_seconds: additionSeconds, incremental };
   const machine = benchMachine();
   const { rewritten } = incremental;
-  writeReport(`reindex-${count}-incremental`, report, [
+  writeReport('reindex', `reindex-${count}-incremental`, report, [
     `# bench:reindex: ${added.toLocaleString('en-US')} media added to ${count.toLocaleString('en-US')} (${report.date.slice(0, 10)}), incremental only`,
     '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; load average ${loadAverage.map((l) => l.map((n) => n.toFixed(1)).join('/')).join(' → ')}. One process, activities through MockActivityEnvironment${args['from-analysis'] ? `; the dataset seeded and analysed by bench:analysis (${args['from-analysis']})` : ''}.`,

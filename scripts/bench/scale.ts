@@ -6,8 +6,8 @@
  * - bench:reindex: 1,000 media added, the incremental reindex against a full one;
  * - bench:explore --queries-only: p95 of every Explore query kind through the API;
  * - bench:snapshot: snapshot, restore and clone through the API.
- * Writes bench/results/scale-<N>-<date>.json and .md, naming the result file each figure comes from. `--report
- * analysis=bench/results/analysis-N-<date>.json` takes a part's figures from a report it wrote before instead of running
+ * Writes bench/results/scale/scale-<N>-<date>.json and .md, naming the result file each figure comes from. `--report
+ * analysis=bench/results/analysis/analysis-N-<date>.json` takes a part's figures from a report it wrote before instead of running
  * it again (a run that stopped after a part; at 1,000,000 the analysis part alone is 50 minutes).
  */
 import { spawn } from 'node:child_process';
@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { benchDir, benchMachine, runBench, say, timed, writeReport } from './common';
+import { benchDir, benchMachine, resultsDir, runBench, say, timed, writeReport } from './common';
 
 const PARTS = ['analysis', 'reindex', 'explore', 'snapshot'] as const;
 type Part = (typeof PARTS)[number];
@@ -62,7 +62,7 @@ async function runPart(part: Part): Promise<{ file: string; seconds: number; rep
         child.on('exit', (code, signal) => (code === 0 ? resolve() : reject(new Error(`${script} exited with ${code ?? signal}`))));
       }),
   );
-  const dir = path.join(benchDir, 'results');
+  const dir = resultsDir(part);
   const written = fs
     .readdirSync(dir)
     // A bench names a second report of the day <stem>-<date>-2.json, and so on.
@@ -179,7 +179,7 @@ async function main(): Promise<void> {
     loadAverage.push(os.loadavg());
   }
   const report = { date: new Date().toISOString(), machine: benchMachine(), media: count, reused: args.reuse, ...figures, part_seconds: partSeconds, load_average: loadAverage, sources };
-  writeReport(`scale-${count}`, report, markdown(report));
+  writeReport('scale', `scale-${count}`, report, markdown(report));
 }
 
 runBench(main);

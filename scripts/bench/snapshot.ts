@@ -3,7 +3,7 @@
  * Postgres (scripts/bench/syntheticDataset.ts) behind the real API and worker; then, through the
  * HTTP API, a snapshot is taken, restored and cloned, each timed from the request to the end of its
  * task, with the bytes the version tables gain. In the same run the bare version copy (the activity
- * alone) gives the floor each operation is compared with. Results: bench/results/snapshot-<N>-<date>.json.
+ * alone) gives the floor each operation is compared with. Results: bench/results/snapshot/snapshot-<N>-<date>.json.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       await call(`${snapshots}/${snapshotId}/clone`, 'POST');
       await taskDone(stack.apiUrl, 'SNAPSHOT_CLONE');
     });
-    writeReport(`snapshot-${count}`, {
+    writeReport('snapshot', `snapshot-${count}`, {
       date: new Date().toISOString(),
       machine: benchMachine(),
       media: count,

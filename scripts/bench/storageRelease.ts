@@ -10,7 +10,7 @@
  *    disk and rows before and after (the shared half must stay). Every one of its blobs also has a
  *    prepared model input left behind (an interrupted ingest's), and 100 media of the live dataset
  *    wait for their embedding with theirs: the former go, the latter stay.
- * Results: bench/results/storage-release-<N>-<FILES>-<date>.json.
+ * Results: bench/results/storage-release/storage-release-<N>-<FILES>-<date>.json.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
       for (const [name, step] of Object.entries(datasetSteps)) say(`    ${name}: ${step.seconds.toFixed(2)} s, ${step.items} items`);
       await vectors.close();
 
-      writeReport(`storage-release-${count}-${files}`, {
+      writeReport('storage-release', `storage-release-${count}-${files}`, {
         date: new Date().toISOString(),
         machine: benchMachine(),
         method:

@@ -7,7 +7,7 @@
  * share the clustering. The peer in the same run is the copy as it was before clusterings were
  * shared: every table, clusters and memberships included, one INSERT … SELECT each, in one
  * transaction. Each reports seconds, rows and bytes added; results go to
- * bench/results/version-copy-<N>-<date>.json.
+ * bench/results/version-copy/version-copy-<N>-<date>.json.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     } finally {
       await apiDb.destroy();
     }
-    writeReport(`version-copy-${sizes.join('-')}`, {
+    writeReport('version-copy', `version-copy-${sizes.join('-')}`, {
       date: new Date().toISOString(),
       machine: benchMachine(),
       method:

@@ -6,7 +6,7 @@
  * page runs no search). Each navigation gets a fresh browser context, so it loads the bundle cold,
  * as a first visit does. Peers measured in the same run: the Explore API call the page makes, alone
  * (from Node), and the same page on a 1,000-media dataset. Also the gzip size of web/dist's JS.
- * Results: bench/results/web-explore-<date>.json and .md.
+ * Results: bench/results/web-explore/web-explore-<date>.json and .md.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -207,7 +207,7 @@ async function run() {
 
 async function main(): Promise<void> {
   const report = await run();
-  writeReport('web-explore', report, markdown(report));
+  writeReport('web-explore', 'web-explore', report, markdown(report));
 }
 
 runBench(main);

@@ -11,14 +11,14 @@
  * events through the DevTools protocol), with the number of points drawn while moving (the page's
  * level of detail), against the same count with the map idle. Peer in the same run: the same page at
  * a tenth of the points, and the points request alone from Node.
- * Results: bench/results/web-map-<date>.json and .md.
+ * Results: bench/results/web-map/web-map-<date>.json and .md.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM_PATH } from '../../test/support/browser';
-import { benchDir, benchMachine, percentile, say, timed, writeReport, runBench } from './common';
+import { benchMachine, percentile, resultsDir, say, timed, writeReport, runBench } from './common';
 import { withWebBenchStack } from './webBenchStack';
 import { seedMapPoints, seedSyntheticDataset } from './syntheticDataset';
 
@@ -181,11 +181,11 @@ async function measurePointsRequest(origin: string, datasetId: string): Promise<
 
 type PageFigures = Awaited<ReturnType<typeof measurePage>>;
 
-/** The figures of bench/results/<PREVIOUS>.json, the run before the first page and level of detail (first draw = every point then). */
+/** The figures of bench/results/web-map/<PREVIOUS>.json, the run before the first page and level of detail (first draw = every point then). */
 const PREVIOUS = 'web-map-2026-11-27';
 
 function comparison(report: Awaited<ReturnType<typeof run>>): string[] {
-  const file = path.join(benchDir, 'results', `${PREVIOUS}.json`);
+  const file = path.join(resultsDir('web-map'), `${PREVIOUS}.json`);
   if (POINTS !== 1_000_000 || !fs.existsSync(file)) return [];
   const before = JSON.parse(fs.readFileSync(file, 'utf8')).page_1000000 as { first_draw_ms: Stats; panning_fps: Stats };
   const now = report.page_1000000;
@@ -290,7 +290,7 @@ async function run() {
 
 async function main(): Promise<void> {
   const report = await run();
-  writeReport(POINTS === 1_000_000 ? 'web-map' : `web-map-${POINTS}`, report, markdown(report));
+  writeReport('web-map', POINTS === 1_000_000 ? 'web-map' : `web-map-${POINTS}`, report, markdown(report));
 }
 
 runBench(main);
