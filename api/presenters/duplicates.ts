@@ -3,6 +3,7 @@ import type { UrlSigner } from '../../lib/auth/signedUrls';
 import type { AcceptPreview, AcceptResult, DuplicateReview, ResolvedDecision, ReviewGroup, ReviewMember } from '../../services/duplicates';
 import type { MergeConflict } from '../../lib/quality/duplicateMerge';
 import type { Pair } from '../../lib/quality/duplicateGroups';
+import { KEEPER_FACTS } from '../../lib/quality/duplicateKeeper';
 import { isoTime, timestamp } from './time';
 
 const memberSchema = z.object({
@@ -55,7 +56,7 @@ export const duplicateGroupSchema = z
       media_id: z.uuid(),
       reasons: z.array(z.string()).meta({ description: 'Each fact that set a copy aside, in the order weighed; the last one decided' }),
       deciding_fact: z
-        .enum(['kept_before', 'decodable', 'pixels', 'lossless', 'bits_per_pixel', 'quality_issues', 'earlier_upload', 'file_name'])
+        .enum(KEEPER_FACTS)
         .meta({ description: 'The fact that set the keeper apart from its closest rival' }),
     }),
     decision: z

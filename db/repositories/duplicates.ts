@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../connection';
 import type { Candidate } from '../../lib/quality/duplicateKeeper';
+import { decodePrint } from '../../lib/media/pixelPrint';
 import type { KeeperMerge, LabelFact, MemberFacts, MergeConflict } from '../../lib/quality/duplicateMerge';
 import type { DuplicateTier } from '../../lib/quality/pixelMatch';
 import { forgetFacetCounts, writeTagChange } from './clusterFacets';
@@ -180,15 +181,25 @@ export async function decisionsOf(db: Db, versionId: string): Promise<DecisionRo
 
 export async function duplicateMembers(db: Db, versionId: string, mediaIds: string[]): Promise<DuplicateMemberRow[]> {
   const { rows } = await db.raw(
-    `SELECT m.id, m.file_name, m.width, m.height, m.size_bytes, m.format, m.created_at,
+    `SELECT m.id, m.file_name, m.width, m.height, m.size_bytes, m.format, m.created_at, m.pixel_print,
             coalesce(array_agg(i.issue_type ORDER BY i.issue_type) FILTER (WHERE i.issue_type IS NOT NULL AND i.issue_type NOT IN ('duplicates', 'similar')), '{}') AS issues
        FROM media m
        LEFT JOIN media_issues i ON i.version_id = m.version_id AND i.media_id = m.id
       WHERE m.version_id = ? AND m.id = ANY(?::uuid[])
-      GROUP BY m.id, m.file_name, m.width, m.height, m.size_bytes, m.format, m.created_at`,
+      GROUP BY m.id, m.file_name, m.width, m.height, m.size_bytes, m.format, m.created_at, m.pixel_print`,
     [versionId, mediaIds],
   );
-  type Row = { id: string; file_name: string; width: number | null; height: number | null; size_bytes: string | null; format: string | null; created_at: Date; issues: string[] };
+  type Row = {
+    id: string;
+    file_name: string;
+    width: number | null;
+    height: number | null;
+    size_bytes: string | null;
+    format: string | null;
+    created_at: Date;
+    pixel_print: Buffer | null;
+    issues: string[];
+  };
   return rows.map((row: Row) => ({
     id: row.id,
     fileName: row.file_name,
@@ -198,6 +209,7 @@ export async function duplicateMembers(db: Db, versionId: string, mediaIds: stri
     format: row.format,
     createdAt: row.created_at,
     issues: row.issues,
+    print: row.pixel_print && decodePrint(row.pixel_print),
   }));
 }
 

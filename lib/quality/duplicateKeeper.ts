@@ -2,6 +2,7 @@
  * The copy of a duplicate group to keep, decided from the group's own facts when asked (never from
  * flags stored when the dataset was indexed): the original over a derivative. Pure.
  */
+import type { PixelPrint } from './pixelMatch';
 
 export interface Candidate {
   id: string;
@@ -15,10 +16,13 @@ export interface Candidate {
   createdAt: Date;
   /** Quality issues other than being a duplicate. */
   issues: string[];
+  /** Its pixel print (lib/media/pixelPrint.ts); null when it has none yet. */
+  print: PixelPrint | null;
 }
 
 /** The fact that set the keeper apart from its closest rival. */
-export type KeeperFact = 'kept_before' | 'decodable' | 'pixels' | 'lossless' | 'bits_per_pixel' | 'quality_issues' | 'earlier_upload' | 'file_name';
+export const KEEPER_FACTS = ['kept_before', 'decodable', 'pixels', 'lossless', 'least_edited', 'bits_per_pixel', 'quality_issues', 'earlier_upload', 'file_name'] as const;
+export type KeeperFact = (typeof KEEPER_FACTS)[number];
 
 export interface KeeperSuggestion {
   mediaId: string;
@@ -34,6 +38,9 @@ const BETTER_BITS_PER_PIXEL = 1.1;
 /** Aspect ratios further apart than this mean a crop, not a resize. */
 const CROP_ASPECT = 0.01;
 const LOSSLESS_FORMATS = new Set(['png', 'tiff', 'bmp']);
+/** The grid prints are compared on, and how far (grey levels) from the least edited a copy may be and still tie with it. */
+const EDIT_GRID = 32;
+const SAME_EDITS = 0.5;
 /**
  * Issues that describe a copy's own pixels. `outliers` is left out: it is a fact about the neighbourhood
  * when the dataset was indexed, stale once copies arrive, and copies of one picture share it anyway.
@@ -49,12 +56,44 @@ const fileSize = (bytes: number | null) => (bytes === null ? 'unknown size' : by
 const pixelIssues = (candidate: Candidate) => candidate.issues.filter((issue) => PIXEL_ISSUES.has(issue));
 const list = (items: string[]) => [...new Set(items)].join(', ');
 
+/** A print resampled (nearest) to EDIT_GRID × EDIT_GRID, so prints of any size compare cell by cell. */
+function editGrid(print: PixelPrint): Float64Array {
+  const out = new Float64Array(EDIT_GRID * EDIT_GRID);
+  for (let j = 0; j < EDIT_GRID; j++) {
+    const y = Math.min(print.height - 1, Math.floor(((j + 0.5) * print.height) / EDIT_GRID));
+    for (let i = 0; i < EDIT_GRID; i++) out[j * EDIT_GRID + i] = print.pixels[y * print.width + Math.min(print.width - 1, Math.floor(((i + 0.5) * print.width) / EDIT_GRID))];
+  }
+  return out;
+}
+
+function meanDifference(a: Float64Array, b: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i] - b[i]);
+  return sum / a.length;
+}
+
+/**
+ * How far each candidate's pixels are, on average, from every other copy of the group with a print: copies made
+ * from one original (a caption, a brightness shift, a resize) each differ from it by their own edit, and from each
+ * other by both, so the original is the one nearest to all. Null when a candidate has no print to compare.
+ */
+function distancesToCopies(candidates: Candidate[], group: Candidate[]): Map<Candidate, number> | null {
+  const grids = new Map(group.filter((copy) => copy.print).map((copy) => [copy, editGrid(copy.print!)]));
+  if (grids.size < 2 || candidates.some((candidate) => !grids.has(candidate))) return null;
+  return new Map(
+    candidates.map((candidate) => {
+      const others = [...grids].filter(([copy]) => copy !== candidate);
+      return [candidate, others.reduce((sum, [, grid]) => sum + meanDifference(grids.get(candidate)!, grid), 0) / others.length];
+    }),
+  );
+}
+
 interface Step {
   fact: KeeperFact;
-  /** The candidates that stay in the running (never none). */
-  keep: (candidates: Candidate[]) => Candidate[];
+  /** The candidates that stay in the running (never none); `group` is every copy, those set aside included. */
+  keep: (candidates: Candidate[], group: Candidate[]) => Candidate[];
   /** Why the first survivor beats the candidates set aside. */
-  reason: (best: Candidate, setAside: Candidate[]) => string;
+  reason: (best: Candidate, setAside: Candidate[], group: Candidate[]) => string;
 }
 
 const STEPS: Step[] = [
@@ -82,6 +121,19 @@ const STEPS: Step[] = [
     fact: 'lossless',
     keep: (candidates) => (candidates.some(lossless) ? candidates.filter(lossless) : candidates),
     reason: (best, setAside) => `lossless ${best.format?.toUpperCase()} over ${list(setAside.map((other) => (other.format ?? 'unknown').toUpperCase()))}`,
+  },
+  {
+    fact: 'least_edited',
+    keep: (candidates, group) => {
+      const distances = distancesToCopies(candidates, group);
+      if (!distances) return candidates;
+      const least = Math.min(...distances.values());
+      return candidates.filter((candidate) => distances.get(candidate)! <= least + SAME_EDITS);
+    },
+    reason: (best, setAside, group) => {
+      const distances = distancesToCopies([best, ...setAside], group)!;
+      return `least edited: closest to the other copies (pixels ${distances.get(best)!.toFixed(1)} grey levels from them on average, against ${list(setAside.map((other) => distances.get(other)!.toFixed(1)))}: an overlay, a brightness or colour change)`;
+    },
   },
   {
     fact: 'bits_per_pixel',
@@ -119,7 +171,7 @@ function byName(a: Candidate, b: Candidate): number {
 /**
  * The copy to keep and why: one kept before (when a group changed); else each fact in turn sets aside
  * the copies that are worse by it: a decodable copy, then the most pixels (the others are resized or
- * cropped from it), a lossless encoding, the most bits per pixel within a format (the others re-encoded
+ * cropped from it), a lossless encoding, the least edited (nearest to every other copy), the most bits per pixel within a format (the others re-encoded
  * at lower quality), the fewest issues of its own pixels, the earliest upload, the shorter name, and the first name.
  */
 export function suggestKeeper(candidates: Candidate[], keptBefore: ReadonlySet<string> = new Set()): KeeperSuggestion {
@@ -132,10 +184,10 @@ export function suggestKeeper(candidates: Candidate[], keptBefore: ReadonlySet<s
   let decidingFact: KeeperFact = 'file_name';
   for (const step of STEPS) {
     if (running.length === 1) break;
-    const kept = step.keep(running);
+    const kept = step.keep(running, candidates);
     if (kept.length === 0 || kept.length === running.length) continue;
     const setAside = running.filter((candidate) => !kept.includes(candidate));
-    reasons.push(step.reason(kept[0], setAside));
+    reasons.push(step.reason(kept[0], setAside, candidates));
     decidingFact = step.fact;
     running = kept;
   }

@@ -1,4 +1,8 @@
+import sharp from 'sharp';
+import { analyzeImage } from '../../lib/media/imageAnalysis';
+import { pixelPrintOf } from '../../lib/media/pixelPrint';
 import { suggestKeeper, type Candidate } from '../../lib/quality/duplicateKeeper';
+import { photo } from '../support/media';
 
 const uploaded = new Date('2026-12-01T10:00:00Z');
 const candidate = (id: string, figures: Partial<Candidate> = {}): Candidate => ({
@@ -10,8 +14,22 @@ const candidate = (id: string, figures: Partial<Candidate> = {}): Candidate => (
   format: 'jpeg',
   createdAt: uploaded,
   issues: [],
+  print: null,
   ...figures,
 });
+
+/** A candidate made from an encoded picture as the service sees it: its size, format and the print of its thumbnail. */
+async function copyOf(id: string, picture: Buffer, createdAt = uploaded): Promise<Candidate> {
+  const { width, height, format } = await sharp(picture).metadata();
+  return { ...candidate(id), width: width!, height: height!, sizeBytes: picture.length, format: format!, createdAt, print: await pixelPrintOf((await analyzeImage(picture)).thumbnail) };
+}
+
+/** A holiday-album caption: a translucent dark band along the bottom with white text. */
+const caption = (width: number, height: number) =>
+  Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect x="0" y="${height * 0.88}" width="${width}" height="${height * 0.12}" fill="black" fill-opacity="0.45"/>` +
+      `<text x="${width * 0.04}" y="${height * 0.96}" font-family="sans-serif" font-size="${height * 0.07}" fill="white">Summer trip, day 3</text></svg>`,
+  );
 const later = new Date(uploaded.getTime() + 60_000);
 
 describe('the suggested keeper', () => {
@@ -63,5 +81,20 @@ describe('the suggested keeper', () => {
       reasons: ['kept when this group was decided before'],
       decidingFact: 'kept_before',
     });
+  });
+
+  it.each(['rocket', 'chelsea', 'astronaut'])('keeps %s over its caption overlay and brightness shift uploaded before it: the least edited copy', async (name) => {
+    const original = await sharp(photo(name)).jpeg({ quality: 85 }).toBuffer();
+    const { width, height } = await sharp(original).metadata();
+    const copies = [
+      await copyOf('captioned', await sharp(original).composite([{ input: caption(width!, height!) }]).jpeg({ quality: 85 }).toBuffer()),
+      await copyOf('brighter', await sharp(original).modulate({ brightness: 1.2 }).jpeg({ quality: 85 }).toBuffer()),
+      await copyOf('smaller', await sharp(original).resize(Math.round(width! * 0.6)).jpeg({ quality: 85 }).toBuffer()),
+    ];
+    const suggestion = suggestKeeper([...copies, await copyOf('the-original-photo', original, later)]);
+    expect(suggestion).toMatchObject({ mediaId: 'the-original-photo', decidingFact: 'least_edited' });
+    expect(suggestion.reasons[1]).toMatch(/^least edited: closest to the other copies \(pixels \d+\.\d grey levels from them on average, against \d+\.\d, \d+\.\d: /);
+    // Two copies alone are as far from each other: the step cannot tell them apart and leaves it to the later facts.
+    expect(suggestKeeper([copies[0], await copyOf('the-original-photo', original, later)]).decidingFact).not.toBe('least_edited');
   });
 });

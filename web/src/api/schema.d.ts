@@ -8417,7 +8417,7 @@ export interface components {
                  * @description The fact that set the keeper apart from its closest rival
                  * @enum {string}
                  */
-                deciding_fact: "kept_before" | "decodable" | "pixels" | "lossless" | "bits_per_pixel" | "quality_issues" | "earlier_upload" | "file_name";
+                deciding_fact: "kept_before" | "decodable" | "pixels" | "lossless" | "least_edited" | "bits_per_pixel" | "quality_issues" | "earlier_upload" | "file_name";
             };
             decision: {
                 /** Format: uuid */

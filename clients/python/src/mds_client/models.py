@@ -464,7 +464,7 @@ class SuggestedKeeper(Model):
 
     media_id: UUID
     reasons: List[str]
-    deciding_fact: Literal["kept_before", "decodable", "pixels", "lossless", "bits_per_pixel", "quality_issues", "earlier_upload", "file_name"]
+    deciding_fact: Literal["kept_before", "decodable", "pixels", "lossless", "least_edited", "bits_per_pixel", "quality_issues", "earlier_upload", "file_name"]
 
 
 class MergeConflict(Model):
