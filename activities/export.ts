@@ -17,8 +17,8 @@ import {
 import { currentLabelQualityReport } from '../db/repositories/labelQuality';
 import { taskStartTime, updateTaskProgress } from '../db/repositories/tasks';
 import { archiveNamesOf, type TakenNames } from '../lib/export/archiveNames';
-import { FORMAT_LAYOUTS, toExportRecord } from '../lib/export/exportRecord';
-import { createMetadataWriter } from '../lib/export/metadataWriters';
+import { toExportRecord } from '../lib/export/exportRecord';
+import { exportFormatOf } from '../lib/export/formats';
 import { UnexportableError, type MetadataWriter } from '../lib/export/writer';
 import { createZipWriter, type ZipWriter } from '../lib/export/zipWriter';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
@@ -65,7 +65,8 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
       const total = await countExportMedia(snapshot, scope);
       const sources = await batchSources(snapshot, input.versionId);
       const taken: TakenNames = (names) => ownedFileNames(snapshot, input.versionId, scope.createdBefore, names);
-      const layout = FORMAT_LAYOUTS[input.format];
+      const format = exportFormatOf(input.format);
+      const { layout } = format;
       const imagesFolder = layout.imagesFolder === 'always' || (layout.imagesFolder === 'asked' && input.includeImages);
       // The metadata file streams straight in when it is the archive's only entry; when images or
       // entries of the format's own go in too, it waits in a file while they do, and follows them.
@@ -74,7 +75,7 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
       const metadataOut: Writable = direct ? new PassThrough() : fs.createWriteStream(scratchPath('metadata'));
       let done = 0;
       let reported = 0;
-      const writer: MetadataWriter = createMetadataWriter(input.format, metadataOut, {
+      const writer: MetadataWriter = format.writer(metadataOut, {
         datasetName: input.datasetName,
         exportedAt: new Date(),
         classes: await exportClasses(snapshot, input.versionId),
@@ -86,7 +87,7 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
           return buffer(await openBlob(record.sha256, `${record.file_name} (media ${record.media_id})`));
         },
       });
-      const metadataEntry = direct ? zip.add(metadataOut as PassThrough, writer.fileName, { compress: true }) : undefined;
+      const metadataEntry = direct ? zip.add(metadataOut as PassThrough, layout.fileName, { compress: true }) : undefined;
       // A failure of the entry shows when it is awaited below.
       metadataEntry?.catch(() => undefined);
 
@@ -124,7 +125,7 @@ export function createExportActivities(deps: { db: Db; store: ObjectStore; stagi
         throw asFailure(error);
       }
       if (metadataEntry) await metadataEntry;
-      else await zip.add(fs.createReadStream(scratchPath('metadata')), writer.fileName, { compress: true });
+      else await zip.add(fs.createReadStream(scratchPath('metadata')), layout.fileName, { compress: true });
       const labelQuality = await currentLabelQualityReport(snapshot, input.versionId);
       if (labelQuality) await zip.add(Buffer.from(JSON.stringify(labelQuality, null, 2)), LABEL_QUALITY_ENTRY, { compress: true });
       return done;

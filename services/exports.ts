@@ -6,7 +6,7 @@ import { labelQualityReport } from '../db/repositories/labelQuality';
 import { findTaskForUser, type TaskRow } from '../db/repositories/tasks';
 import type { UrlSigner } from '../lib/auth/signedUrls';
 import { zipFileName } from '../lib/export/archiveNames';
-import { carriesImages, type ExportFormat } from '../lib/export/exportRecord';
+import { carriesImages, exportFormatOf, type ExportFormat } from '../lib/export/formats';
 import { forbidden, notFound, unprocessable } from '../lib/errors';
 import { exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ExportInput, ExportSelectionInput } from '../workflows/contracts';
@@ -92,8 +92,8 @@ async function exportedVersion(deps: TaskDeps, dataset: DatasetRow, snapshotId: 
  */
 export async function startExport(deps: TaskDeps, dataset: DatasetRow, user: User, request: ExportRequest): Promise<string> {
   const versionId = await exportedVersion(deps, dataset, request.snapshotId);
-  if (request.format === 'imagefolder' && !(await labelQualityReport(deps.db, versionId))?.label_field) {
-    throw unprocessable(`query.export_format: imagefolder exports the classes of a label field, and dataset ${dataset.id} declares none: declare one first (PUT /api/v1/dataset/{dataset_id}/label_fields)`);
+  if (exportFormatOf(request.format).needsLabelField && !(await labelQualityReport(deps.db, versionId))?.label_field) {
+    throw unprocessable(`query.export_format: ${request.format} exports the classes of a label field, and dataset ${dataset.id} declares none: declare one first (PUT /api/v1/dataset/{dataset_id}/label_fields)`);
   }
   const selection = request.selection ? await resolveSelection(deps, versionId, request.selection) : undefined;
   const fileName = zipFileName(request.fileName);

@@ -1,7 +1,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { DatasetStatus } from '../lib/datasetStates';
 import type { MediaFilter } from '../lib/vql/compileVql';
-import type { ExportFormat } from '../lib/export/exportRecord';
+import type { ExportFormat } from '../lib/export/formats';
 
 // What both sides of a workflow share: task queues, inputs and queries. Outside workflows/, only this
 // module may be imported (it holds no activity proxies, so importing it starts no import cycle).

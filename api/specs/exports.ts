@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { EXPORT_FORMATS } from '../../lib/export/exportRecord';
+import { EXPORT_FORMAT_MODULES, EXPORT_FORMATS } from '../../lib/export/formats';
 import { defineRoute } from '../routeSpec';
 import { booleanParam, datasetIdParams } from './common';
+
+/** Each format with what its archive holds: "json (metadata.json), …, hf (…) or imagefolder (…)". */
+const formatList = EXPORT_FORMAT_MODULES.map((format) => `${format.name} (${format.description})`);
 
 const exportFormat = z
   .enum(EXPORT_FORMATS, { message: `export_format must be one of ${EXPORT_FORMATS.join(', ')}` })
   .meta({
     description:
-      'json (metadata.json), parquet (metadata.parquet), coco (annotations.json in the COCO detection format; ' +
-      'annotations/instances_<split>.json per split), yolo (images/, labels/*.txt, data.yaml; always with the images), ' +
-      'hf (a Hugging Face datasets layout: data/<split>-00000-of-00001.parquet with the images in its image column, ' +
-      'and README.md) or imagefolder (<split>/<class>/<file> class folders and classes.json; needs a label field). ' +
+      `${formatList.slice(0, -1).join(', ')} or ${formatList.at(-1)}. ` +
       'With a declared label field (PUT label_fields) coco, yolo and hf carry its values as the classes ' +
       "(hf: a ClassLabel label column) and its split field's values as splits",
   });

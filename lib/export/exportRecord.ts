@@ -1,37 +1,5 @@
 import { datasetCreationTask } from '../tasks/datasetCreation';
 
-/**
- * What an export packages and how: the metadata format, and whether the files go in too. yolo
- * (images/, labels/*.txt, data.yaml), hf (a Hugging Face `datasets` Parquet with the images in it)
- * and imagefolder (a folder per class) always carry the images.
- */
-export const EXPORT_FORMATS = ['json', 'parquet', 'coco', 'yolo', 'hf', 'imagefolder'] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-/** What an archive of each format holds besides its metadata file. */
-export interface FormatLayout {
-  /** The metadata file's name in the archive. */
-  fileName: string;
-  /** The items' bytes (under images/ or where the writer's imageEntry puts them): when include_images asks, always (YOLO, ImageFolder), or never (hf holds them in its Parquet). */
-  imagesFolder: 'asked' | 'always' | 'never';
-  /** Adds entries of its own while it writes (addEntry), so its metadata file cannot stream straight into the archive. */
-  ownEntries: boolean;
-}
-
-export const FORMAT_LAYOUTS: Record<ExportFormat, FormatLayout> = {
-  json: { fileName: 'metadata.json', imagesFolder: 'asked', ownEntries: false },
-  parquet: { fileName: 'metadata.parquet', imagesFolder: 'asked', ownEntries: false },
-  coco: { fileName: 'annotations.json', imagesFolder: 'asked', ownEntries: true },
-  yolo: { fileName: 'data.yaml', imagesFolder: 'always', ownEntries: true },
-  hf: { fileName: 'README.md', imagesFolder: 'never', ownEntries: true },
-  imagefolder: { fileName: 'classes.json', imagesFolder: 'always', ownEntries: false },
-};
-
-/** Whether an export of `format` carries the images' bytes (in images/ or in its metadata file). */
-export function carriesImages(format: ExportFormat, includeImages: boolean): boolean {
-  return FORMAT_LAYOUTS[format].imagesFolder !== 'asked' || includeImages;
-}
-
 /** A media item as an export reads it from its version: the row with its issues, labels, tags, clusters and objects. */
 export interface ExportRow {
   id: string;

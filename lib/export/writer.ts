@@ -7,8 +7,6 @@ export class UnexportableError extends Error {}
 
 /** Writes the metadata file of an export, a page of records at a time, into a stream it ends itself. */
 export interface MetadataWriter {
-  /** Its name in the archive. */
-  readonly fileName: string;
   write(records: ExportRecord[]): Promise<void>;
   /** Writes what is left and ends the stream. */
   finish(): Promise<void>;

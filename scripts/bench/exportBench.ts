@@ -22,7 +22,7 @@ import yauzl from 'yauzl';
 import { startApiServer } from '../../api/server';
 import { createDb, type Db } from '../../db/connection';
 import { loadConfig } from '../../lib/config';
-import { carriesImages, FORMAT_LAYOUTS, type ExportFormat } from '../../lib/export/exportRecord';
+import { carriesImages, exportFormatOf, type ExportFormat } from '../../lib/export/formats';
 import { ensureDatabase, startEmbeddedPostgres } from '../../lib/embedded/postgres';
 import { spawnManaged, type ManagedProcess } from '../../lib/embedded/process';
 import { startTemporalDevServer } from '../../lib/embedded/temporal';
@@ -155,7 +155,7 @@ async function runExport(
   const downloadSeconds = Number(process.hrtime.bigint() - downloadStarted) / 1e9;
   const bytes = fs.statSync(archive).size;
 
-  const { names, uncompressed, content } = await zipEntries(archive, format === 'hf' ? 'data/train-00000-of-00001.parquet' : FORMAT_LAYOUTS[format].fileName);
+  const { names, uncompressed, content } = await zipEntries(archive, format === 'hf' ? 'data/train-00000-of-00001.parquet' : exportFormatOf(format).layout.fileName);
   const records = recordsIn(format, names, content!);
   if (records !== options.media) throw new Error(`${options.label} ${format}: ${records} records for ${options.media} media`);
   const images = names.filter((name) => name.startsWith('images/')).length;

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import type * as Hyparquet from 'hyparquet' with { 'resolution-mode': 'import' };
-import type { ExportFormat, ExportRecord } from '../../lib/export/exportRecord';
-import { createMetadataWriter, PARQUET_COLUMNS } from '../../lib/export/metadataWriters';
+import type { ExportRecord } from '../../lib/export/exportRecord';
+import { exportFormatOf, type ExportFormat } from '../../lib/export/formats';
+import { PARQUET_COLUMNS } from '../../lib/export/formats/parquet';
 import type { UserClasses } from '../../lib/export/userClasses';
 import type { MetadataWriter } from '../../lib/export/writer';
 
@@ -82,7 +83,8 @@ async function write(
 ) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'metadata-'));
   try {
-    const writer: MetadataWriter = createMetadataWriter(format, out, {
+    const { layout, writer: createWriter } = exportFormatOf(format);
+    const writer: MetadataWriter = createWriter(out, {
       datasetName: 'pets',
       exportedAt: new Date('2026-11-26T12:00:00Z'),
       classes: options.classes ?? null,
@@ -98,7 +100,7 @@ async function write(
       for (const record of page) options.images?.set(record.media_id, writer.imageEntry ? writer.imageEntry(record) : `images/${record.image_filename}`);
     }
     await writer.finish();
-    return writer.fileName;
+    return layout.fileName;
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }

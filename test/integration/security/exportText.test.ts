@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import type { ExportFormat, ExportRecord } from '../../../lib/export/exportRecord';
-import { createMetadataWriter } from '../../../lib/export/metadataWriters';
+import type { ExportRecord } from '../../../lib/export/exportRecord';
+import { exportFormatOf, type ExportFormat } from '../../../lib/export/formats';
 import { byCodePoint, type UserClasses } from '../../../lib/export/userClasses';
 import { readWithPycocotools } from '../../support/coco';
 import { readExport } from '../../support/exportReaders';
@@ -82,7 +82,8 @@ async function exportEntries(format: ExportFormat, name = datasetName, exported 
   try {
     const out = new PassThrough();
     const metadata = buffer(out);
-    const writer = createMetadataWriter(format, out, {
+    const { layout, writer: createWriter } = exportFormatOf(format);
+    const writer = createWriter(out, {
       datasetName: name,
       exportedAt: new Date('2026-12-06T12:00:00Z'),
       classes,
@@ -92,7 +93,7 @@ async function exportEntries(format: ExportFormat, name = datasetName, exported 
     });
     await writer.write(exported);
     await writer.finish();
-    entries.set(writer.fileName, await metadata);
+    entries.set(layout.fileName, await metadata);
     return entries;
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });

@@ -1,11 +1,12 @@
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { Categories, isAnnotatableImage, trainingBoxes } from './boxes';
-import { FORMAT_LAYOUTS, type ExportRecord } from './exportRecord';
-import { end, send } from './streams';
-import { splitOf, Splits } from './userClasses';
-import { UnexportableError, type MetadataContext, type MetadataWriter } from './writer';
-import { toYaml } from './yamlText';
+import { Categories, isAnnotatableImage, trainingBoxes } from '../boxes';
+import type { ExportRecord } from '../exportRecord';
+import { end, send } from '../streams';
+import { splitOf, Splits } from '../userClasses';
+import { UnexportableError, type MetadataContext, type MetadataWriter } from '../writer';
+import { toYaml } from '../yamlText';
+import { defineExportFormat } from './defineExportFormat';
 
 const clamp = (value: number) => Math.min(1, Math.max(0, value));
 
@@ -36,7 +37,7 @@ export function yoloLabelPath(imagePath: string): string {
  * images/<split>/ and labels/<split>/ per split, and data.yaml's train/val/test name theirs (val is
  * train's when there is none, as Ultralytics needs one); without, images/ is both train and val.
  */
-export function yoloWriter(out: Writable, context: MetadataContext): MetadataWriter {
+function yoloWriter(out: Writable, context: MetadataContext): MetadataWriter {
   const { classes } = context;
   const categories = new Categories(0, classes?.names);
   const splits = new Splits();
@@ -45,7 +46,6 @@ export function yoloWriter(out: Writable, context: MetadataContext): MetadataWri
   const labelPaths = new Map<string, string>();
   const splitOfRecord = (record: ExportRecord) => (classes ? splitOf(record, classes) : null);
   return {
-    fileName: FORMAT_LAYOUTS.yolo.fileName,
     imageEntry: (record) => yoloImagePath(record, splitOfRecord(record)),
     async write(records) {
       for (const record of records) {
@@ -89,3 +89,12 @@ function splitFolders(splits: string[] | null): Record<string, string> {
   folders.val ??= folders.train;
   return { train: folders.train, val: folders.val, ...(folders.test ? { test: folders.test } : {}) };
 }
+
+export const yoloFormat = defineExportFormat({
+  name: 'yolo',
+  title: 'YOLO',
+  description: 'images/, labels/*.txt, data.yaml; always with the images',
+  layout: { fileName: 'data.yaml', imagesFolder: 'always', ownEntries: true },
+  needsLabelField: false,
+  writer: yoloWriter,
+});

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Categories, isAnnotatableImage, trainingBoxes } from './boxes';
-import { FORMAT_LAYOUTS } from './exportRecord';
-import { end, send } from './streams';
-import { splitOf, Splits } from './userClasses';
-import type { MetadataContext, MetadataWriter } from './writer';
+import { Categories, isAnnotatableImage, trainingBoxes } from '../boxes';
+import { end, send } from '../streams';
+import { splitOf, Splits } from '../userClasses';
+import type { MetadataContext, MetadataWriter } from '../writer';
+import { defineExportFormat } from './defineExportFormat';
 
 /** One COCO document: its images and its annotations each kept in a scratch file as they come, joined when it is read. */
 function cocoDocument(scratch: (name: string) => string, key: string) {
@@ -54,7 +54,7 @@ function cocoDocument(scratch: (name: string) => string, key: string) {
  * categories are the labels and detected objects. With a split field, `annotations/instances_<split>.json`
  * holds each split's images and annotations too (the COCO 2017 layout; images stay in images/).
  */
-export function cocoWriter(out: Writable, context: MetadataContext): MetadataWriter {
+function cocoWriter(out: Writable, context: MetadataContext): MetadataWriter {
   const { classes } = context;
   const categories = new Categories(1, classes?.names);
   const whole = cocoDocument(context.scratchPath, 'all');
@@ -71,7 +71,6 @@ export function cocoWriter(out: Writable, context: MetadataContext): MetadataWri
     date_created: context.exportedAt.toISOString(),
   };
   return {
-    fileName: FORMAT_LAYOUTS.coco.fileName,
     async write(records) {
       for (const record of records) {
         if (!isAnnotatableImage(record)) continue;
@@ -121,3 +120,12 @@ export function cocoWriter(out: Writable, context: MetadataContext): MetadataWri
     },
   };
 }
+
+export const cocoFormat = defineExportFormat({
+  name: 'coco',
+  title: 'COCO',
+  description: 'annotations.json in the COCO detection format; annotations/instances_<split>.json per split',
+  layout: { fileName: 'annotations.json', imagesFolder: 'asked', ownEntries: true },
+  needsLabelField: false,
+  writer: cocoWriter,
+});

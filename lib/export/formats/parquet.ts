@@ -1,31 +1,8 @@
 import type { Writable } from 'node:stream';
-import { cocoWriter } from './cocoWriter';
-import { FORMAT_LAYOUTS, type ExportFormat, type ExportRecord } from './exportRecord';
-import { huggingFaceWriter } from './huggingFaceWriter';
-import { imageFolderWriter } from './imageFolderWriter';
-import { flatSchema, parquetStream, type ParquetType } from './parquetStream';
-import { end, send } from './streams';
-import type { MetadataContext, MetadataWriter } from './writer';
-import { yoloWriter } from './yoloWriter';
-
-/** metadata.json: one JSON array, one record per line. */
-function jsonWriter(out: Writable): MetadataWriter {
-  let first = true;
-  return {
-    fileName: FORMAT_LAYOUTS.json.fileName,
-    async write(records) {
-      if (records.length === 0) return;
-      const text = records.map((record) => JSON.stringify(record)).join(',\n');
-      await send(out, `${first ? '[\n' : ',\n'}${text}`);
-      first = false;
-    },
-    async finish() {
-      await send(out, first ? '[]\n' : '\n]\n');
-      await end(out);
-    },
-    abort: () => undefined,
-  };
-}
+import type { ExportRecord } from '../exportRecord';
+import { flatSchema, parquetStream, type ParquetType } from '../parquetStream';
+import type { MetadataWriter } from '../writer';
+import { defineExportFormat } from './defineExportFormat';
 
 /** The columns of metadata.parquet: the record's fields in order; nested values are JSON columns. */
 export const PARQUET_COLUMNS: ReadonlyArray<{ name: keyof ExportRecord; type: ParquetType; nullable: boolean }> = [
@@ -83,7 +60,6 @@ function parquetWriter(out: Writable): MetadataWriter {
     groupBytes: Infinity,
   });
   return {
-    fileName: FORMAT_LAYOUTS.parquet.fileName,
     async write(records) {
       for (const record of records) {
         await parquet.add(Object.fromEntries(PARQUET_COLUMNS.map((column) => [column.name, parquetValue(record, column)])));
@@ -94,20 +70,11 @@ function parquetWriter(out: Writable): MetadataWriter {
   };
 }
 
-/** The writer of `format`'s metadata file into `out`. */
-export function createMetadataWriter(format: ExportFormat, out: Writable, context: MetadataContext): MetadataWriter {
-  switch (format) {
-    case 'json':
-      return jsonWriter(out);
-    case 'parquet':
-      return parquetWriter(out);
-    case 'coco':
-      return cocoWriter(out, context);
-    case 'yolo':
-      return yoloWriter(out, context);
-    case 'hf':
-      return huggingFaceWriter(out, context, PARQUET_COLUMNS);
-    case 'imagefolder':
-      return imageFolderWriter(out, context);
-  }
-}
+export const parquetFormat = defineExportFormat({
+  name: 'parquet',
+  title: 'Parquet',
+  description: 'metadata.parquet',
+  layout: { fileName: 'metadata.parquet', imagesFolder: 'asked', ownEntries: false },
+  needsLabelField: false,
+  writer: parquetWriter,
+});

@@ -1,9 +1,10 @@
 import type { Writable } from 'node:stream';
-import { isAnnotatableImage } from './boxes';
-import { FORMAT_LAYOUTS, type ExportRecord } from './exportRecord';
-import { end, send } from './streams';
-import { classOf, splitOf } from './userClasses';
-import { UnexportableError, type MetadataContext, type MetadataWriter } from './writer';
+import { isAnnotatableImage } from '../boxes';
+import type { ExportRecord } from '../exportRecord';
+import { end, send } from '../streams';
+import { classOf, splitOf } from '../userClasses';
+import { UnexportableError, type MetadataContext, type MetadataWriter } from '../writer';
+import { defineExportFormat } from './defineExportFormat';
 
 /** A class name that is one folder name on every file system: no separators, controls or dot names; at most 255 bytes. */
 function isFolderName(name: string): boolean {
@@ -29,7 +30,7 @@ function checkFolderNames(names: string[]): true {
  * left out (a folder for them would read as one more class) and counted in classes.json, which holds
  * the label field, the classes in class order (ImageFolder's indices) and the images per split and class.
  */
-export function imageFolderWriter(out: Writable, context: MetadataContext): MetadataWriter {
+function imageFolderWriter(out: Writable, context: MetadataContext): MetadataWriter {
   // Checked once, in write or finish, so the export fails with the message (exports asks for a label field before it starts).
   const { classes: declared } = context;
   const classes = declared ?? { labelField: '', splitField: null, names: [] };
@@ -47,7 +48,6 @@ export function imageFolderWriter(out: Writable, context: MetadataContext): Meta
     return split === null ? label : `${split}/${label}`;
   };
   return {
-    fileName: FORMAT_LAYOUTS.imagefolder.fileName,
     imageEntry(record) {
       const folder = folderOf(record);
       return folder === null ? null : `${folder}/${record.image_filename}`;
@@ -75,3 +75,12 @@ export function imageFolderWriter(out: Writable, context: MetadataContext): Meta
     abort: () => undefined,
   };
 }
+
+export const imageFolderFormat = defineExportFormat({
+  name: 'imagefolder',
+  title: 'ImageFolder',
+  description: '<split>/<class>/<file> class folders and classes.json; needs a label field',
+  layout: { fileName: 'classes.json', imagesFolder: 'always', ownEntries: false },
+  needsLabelField: true,
+  writer: imageFolderWriter,
+});

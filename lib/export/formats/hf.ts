@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import type { Writable } from 'node:stream';
-import { isAnnotatableImage } from './boxes';
-import { FORMAT_LAYOUTS, type ExportRecord } from './exportRecord';
-import { flatSchema, parquetStream, type ParquetType } from './parquetStream';
-import { end, send } from './streams';
-import { classOf, MAX_SPLITS, splitOf, Splits } from './userClasses';
-import type { MetadataContext, MetadataWriter } from './writer';
-import { toYaml } from './yamlText';
+import { isAnnotatableImage } from '../boxes';
+import type { ExportRecord } from '../exportRecord';
+import { flatSchema, parquetStream, type ParquetType } from '../parquetStream';
+import { end, send } from '../streams';
+import { classOf, MAX_SPLITS, splitOf, Splits } from '../userClasses';
+import type { MetadataContext, MetadataWriter } from '../writer';
+import { toYaml } from '../yamlText';
+import { defineExportFormat } from './defineExportFormat';
+import { PARQUET_COLUMNS } from './parquet';
 
 /** Rows per row group, and the image bytes after which a group is written whatever its rows (what is held in memory). */
 const GROUP_ROWS = 1000;
@@ -71,8 +73,9 @@ const LABEL_COLUMN = { name: 'label', type: 'INT64' as const, nullable: true };
  * `image` as Image and `label` as ClassLabel), and README.md, the dataset card listing the splits'
  * files. Row groups are written every GROUP_ROWS rows or GROUP_BYTES of images (shared among splits).
  */
-export function huggingFaceWriter(out: Writable, context: MetadataContext, columns: readonly Column[]): MetadataWriter {
+function huggingFaceWriter(out: Writable, context: MetadataContext): MetadataWriter {
   const { classes } = context;
+  const columns = PARQUET_COLUMNS;
   const flat = flatSchema([...(classes ? [LABEL_COLUMN] : []), ...columns.map(asHuggingFace)]);
   const schema = [
     { ...flat[0], num_children: flat.length },
@@ -108,7 +111,6 @@ export function huggingFaceWriter(out: Writable, context: MetadataContext, colum
     return file;
   };
   return {
-    fileName: FORMAT_LAYOUTS.hf.fileName,
     async write(records) {
       for (const record of records) {
         const file = fileOf((classes && splitOf(record, classes)) ?? 'train');
@@ -133,3 +135,12 @@ export function huggingFaceWriter(out: Writable, context: MetadataContext, colum
     },
   };
 }
+
+export const huggingFaceFormat = defineExportFormat({
+  name: 'hf',
+  title: 'Hugging Face datasets',
+  description: 'a Hugging Face datasets layout: data/<split>-00000-of-00001.parquet with the images in its image column, and README.md',
+  layout: { fileName: 'README.md', imagesFolder: 'never', ownEntries: true },
+  needsLabelField: false,
+  writer: huggingFaceWriter,
+});
