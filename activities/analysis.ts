@@ -14,9 +14,9 @@ import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { addBatchAnalysis, mapPointSlices, replaceAnalysis } from '../services/analysisResults';
 import { tierDuplicatePairs } from '../services/duplicateTiers';
 import type { ObjectStore } from '../lib/storage/objectStore';
-import { createProgressReporter, type TaskRef } from './progress';
-import { storedVectors, vectorNeighbours } from './vectorNeighbours';
-import { heartbeating } from './liveness';
+import { createProgressReporter, type TaskRef } from '../services/taskProgress';
+import { storedVectors, vectorNeighbours } from '../services/vectorNeighbours';
+import { activityLiveness, heartbeating } from './liveness';
 
 /** Neighbours per item in the kNN graph. */
 export const GRAPH_K = 10;
@@ -33,7 +33,7 @@ export function createAnalysisActivities(deps: { db: Db; vectors: VectorStore; s
   const tierPairs = (versionId: string) => (store ? tierDuplicatePairs({ db, store }, versionId) : Promise.resolve(0));
 
   const neighboursOf = (collection: string, ids: string[], onBatch: (done: number) => Promise<void>) =>
-    vectorNeighbours(vectors, collection, ids, GRAPH_K + 1, onBatch);
+    vectorNeighbours(activityLiveness(), vectors, collection, ids, GRAPH_K + 1, onBatch);
 
   /**
    * Map points of a batch's embedded items (`batch`, indexes into `ids`) placed from their neighbours'

@@ -14,7 +14,7 @@ import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { StagingLimitError, stageStream } from '../lib/storage/staging';
 import { openS3Source } from '../services/s3Sources';
 import { describeSource, type MediaAdditionInput } from '../workflows/contracts';
-import { createProgressReporter } from './progress';
+import { createProgressReporter } from '../services/taskProgress';
 import { heartbeating } from './liveness';
 
 /** Names of missing manifest entries shown in the task's status message. */

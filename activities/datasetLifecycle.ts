@@ -2,7 +2,7 @@ import type { Db } from '../db/connection';
 import { updateTaskProgress } from '../db/repositories/tasks';
 import type { ImageEncoderInfo } from '../lib/ml/imageEncoder';
 import { beginDatasetCreation, beginReindex, commitDatasetCreation, commitReindex, completeMediaAddition } from '../services/datasetIndexing';
-import type { TaskRef } from './progress';
+import type { TaskRef } from '../services/taskProgress';
 
 /**
  * The starts and ends of the workflows that index a dataset (services/datasetIndexing): creation, a

@@ -8,7 +8,7 @@ import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectS
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import { captionCollection, imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { ChunkStep } from '../workflows/contracts';
-import { createChunkProgressReporter, createProgressReporter, type ProgressReporter, type TaskRef } from './progress';
+import { createChunkProgressReporter, createProgressReporter, type ProgressReporter, type TaskRef } from '../services/taskProgress';
 
 const EMBED_BATCH = 16;
 

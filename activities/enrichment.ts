@@ -24,9 +24,9 @@ import { GRAPH_K } from './analysis';
 import type { IdRange } from '../db/repositories/chunks';
 import { encodeImageBlobs } from './embedding';
 import type { ChunkStep } from '../workflows/contracts';
-import { createChunkProgressReporter, createProgressReporter, type ProgressReporter, type TaskRef } from './progress';
-import { vectorNeighbours } from './vectorNeighbours';
-import { heartbeating } from './liveness';
+import { createChunkProgressReporter, createProgressReporter, type ProgressReporter, type TaskRef } from '../services/taskProgress';
+import { vectorNeighbours } from '../services/vectorNeighbours';
+import { activityLiveness, heartbeating } from './liveness';
 
 /** Media per model batch (and per transaction). */
 const ENRICH_BATCH = 16;
@@ -73,7 +73,7 @@ export function createEnrichmentInferenceActivities(context: ModelContext) {
   async function clusterObjects(version: DatasetVersion): Promise<void> {
     const ids = await versionObjectIds(db, version.id);
     const indexOf = new Map(ids.map((id, i) => [id, i]));
-    const results = await vectorNeighbours(vectors, objectCollection(version.vector_space_id), ids, GRAPH_K + 1);
+    const results = await vectorNeighbours(activityLiveness(), vectors, objectCollection(version.vector_space_id), ids, GRAPH_K + 1);
     // Hits the version does not hold (vectors are shared with other versions) are not neighbours.
     const edges = results.flatMap((hits, a) =>
       hits.flatMap((hit) => {

@@ -9,8 +9,9 @@ import { addKnnHits, emptyKnnGraph, encodeKnnHits, encodeLists, enterNeighbour, 
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { IncrementalKnnPlan, KnnStep, NewKnnChunkStep, NewKnnStep } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
-import { createProgressReporter, type TaskRef } from './progress';
-import { forEachNeighbourBatch } from './vectorNeighbours';
+import { createProgressReporter, type TaskRef } from '../services/taskProgress';
+import { forEachNeighbourBatch } from '../services/vectorNeighbours';
+import { activityLiveness } from './liveness';
 
 /**
  * How many nearest a new item searches to find the existing items it enters: an existing item whose list a new item
@@ -98,7 +99,7 @@ export function createIncrementalKnnActivities(deps: { db: Db; vectors: VectorSt
       for (const ordinal of extension.searching) isNew[ordinal] = 1;
       const own = { sources: [] as number[], targets: [] as number[], similarities: [] as number[] };
       const entering = { sources: [] as number[], targets: [] as number[], similarities: [] as number[] };
-      await forEachNeighbourBatch(vectors, step.collection, searching.map((ordinal) => extension.ids[ordinal]), REVERSE_K + 1, async (start, hits) => {
+      await forEachNeighbourBatch(activityLiveness(), vectors, step.collection, searching.map((ordinal) => extension.ids[ordinal]), REVERSE_K + 1, async (start, hits) => {
         hits.forEach((itemHits, b) => {
           const source = searching[start + b];
           itemHits.forEach((hit, rank) => {

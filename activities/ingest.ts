@@ -11,7 +11,7 @@ import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectS
 import { sha256Hex } from '../lib/sha256';
 import type { ChunkPlan, ChunkSelection, ChunkStep, FileSelection } from '../workflows/contracts';
 import { planEnrichableChunks } from '../db/repositories/enrichment';
-import { createChunkProgressReporter } from './progress';
+import { createChunkProgressReporter } from '../services/taskProgress';
 
 export interface IngestDeps {
   db: Db;

@@ -22,9 +22,9 @@ import type { ObjectStore } from '../lib/storage/objectStore';
 import { mapPointSlices, replaceAnalysis, updateAnalysis, type ClusteringSlice, type ScoredMedia } from '../services/analysisResults';
 import type { KnnChunkStep, KnnPlan, KnnStep } from '../workflows/contracts';
 import { GRAPH_K } from './analysis';
-import { createProgressReporter, type TaskRef } from './progress';
-import { forEachNeighbourBatch, storedVectors } from './vectorNeighbours';
-import { heartbeating } from './liveness';
+import { createProgressReporter, type TaskRef } from '../services/taskProgress';
+import { forEachNeighbourBatch, storedVectors } from '../services/vectorNeighbours';
+import { activityLiveness, heartbeating } from './liveness';
 
 /** Rows written (and items scored) at a time in the final step. */
 const WRITE_SLICE = 5000;
@@ -69,7 +69,7 @@ export function createKnnGraphActivities(deps: { db: Db; vectors: VectorStore; s
       const sources: number[] = [];
       const targets: number[] = [];
       const similarities: number[] = [];
-      await forEachNeighbourBatch(vectors, step.collection, searching.map((i) => ids[i]), GRAPH_K + 1, async (start, hits) => {
+      await forEachNeighbourBatch(activityLiveness(), vectors, step.collection, searching.map((i) => ids[i]), GRAPH_K + 1, async (start, hits) => {
         hits.forEach((itemHits, b) => {
           const source = searching[start + b];
           for (const hit of itemHits) {

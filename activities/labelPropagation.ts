@@ -4,9 +4,9 @@ import { headVersion } from '../db/repositories/versions';
 import type { VectorStore } from '../lib/vectors/vectorStore';
 import { completeLabelPropagation, findPropagationTargets, writePropagatedLabel, type NeighbourBatches, type PropagationResult } from '../services/labels';
 import type { LabelPropagationInput } from '../workflows/contracts';
-import { createProgressReporter } from './progress';
-import { forEachNeighbourBatch } from './vectorNeighbours';
-import { heartbeating } from './liveness';
+import { createProgressReporter } from '../services/taskProgress';
+import { forEachNeighbourBatch } from '../services/vectorNeighbours';
+import { activityLiveness, heartbeating } from './liveness';
 
 type Release = Pick<LabelPropagationInput, 'taskId' | 'datasetId' | 'previousStatus'>;
 
@@ -23,7 +23,7 @@ export function createLabelPropagationActivities(deps: { db: Db; vectors: Vector
       await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Finding neighbours', progressPercentage: 0 });
       const version = await headVersion(db, input.datasetId);
       const report = createProgressReporter(db, input, 'propagate', 'Finding neighbours');
-      const batches: NeighbourBatches = (collection, ids, k, onBatch) => forEachNeighbourBatch(vectors, collection, ids, k, onBatch);
+      const batches: NeighbourBatches = (collection, ids, k, onBatch) => forEachNeighbourBatch(activityLiveness(), vectors, collection, ids, k, onBatch);
       const { seeds, similarities } = await findPropagationTargets({ db, vectors, batches }, version, input, report);
       await writePropagatedLabel(db, { versionId: version.id, taskId: input.taskId }, input.label, seeds, similarities);
       return { seeds: seeds.length, propagated: similarities.size };

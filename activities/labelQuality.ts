@@ -12,9 +12,9 @@ import type { VectorHit } from '../lib/vectors/vectorStore';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { completeLabelQuality, type LabelQualitySummary } from '../services/labelQuality';
 import type { KnnChunk, LabelCheckInput, LabelCheckPlan, LabelCheckStep, LabelQualityInput } from '../workflows/contracts';
-import { createProgressReporter, type TaskRef } from './progress';
-import { forEachNeighbourBatch, vectorNeighbours } from './vectorNeighbours';
-import { heartbeating } from './liveness';
+import { createProgressReporter, type TaskRef } from '../services/taskProgress';
+import { forEachNeighbourBatch, vectorNeighbours } from '../services/vectorNeighbours';
+import { activityLiveness, heartbeating } from './liveness';
 
 type Release = Pick<LabelQualityInput, 'taskId' | 'datasetId' | 'previousStatus'>;
 type LabelFields = LabelCheckStep['fields'];
@@ -109,7 +109,7 @@ export function createLabelQualityActivities(deps: { db: Db; vectors: VectorStor
     const version = await headVersion(db, ref.datasetId);
     const labelled = await loadLabelled(db, version.id, fields);
     const report = createProgressReporter(db, ref, stage, 'Checking labels');
-    const hits = await vectorNeighbours(vectors, imageCollection(version.vector_space_id), labelled.media.map((row) => row.id), LABEL_QUALITY.neighbours + 1, (done) =>
+    const hits = await vectorNeighbours(activityLiveness(), vectors, imageCollection(version.vector_space_id), labelled.media.map((row) => row.id), LABEL_QUALITY.neighbours + 1, (done) =>
       report(done, labelled.media.length),
     );
     return judge(
@@ -180,7 +180,7 @@ export function createLabelQualityActivities(deps: { db: Db; vectors: VectorStor
       const sources: number[] = [];
       const targets: number[] = [];
       const similarities: number[] = [];
-      await forEachNeighbourBatch(vectors, step.collection, ids, LABEL_QUALITY.neighbours + 1, async (start, hits) => {
+      await forEachNeighbourBatch(activityLiveness(), vectors, step.collection, ids, LABEL_QUALITY.neighbours + 1, async (start, hits) => {
         hits.forEach((found, b) => {
           const source = step.chunk.start + start + b;
           for (const neighbour of neighboursAmong(labelled, source, found)) {

@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import type { Liveness } from '../services/taskLiveness';
 
 /** How often an activity wrapped by `heartbeating` tells Temporal that its worker is alive. */
 const LIVENESS_INTERVAL_MS = 5000;
@@ -26,4 +27,10 @@ export function heartbeating<T extends Record<string, Activity>>(activities: T):
     },
   ]);
   return Object.fromEntries(wrapped) as T;
+}
+
+/** The running activity's heartbeat and cancellation, for the services it calls. */
+export function activityLiveness(): Liveness {
+  const context = Context.current();
+  return { heartbeat: (details?: unknown) => context.heartbeat(details), signal: context.cancellationSignal };
 }

@@ -9,7 +9,7 @@ import { captionCollection, type VectorStore } from '../lib/vectors/vectorStore'
 import { splitVql } from '../lib/vql/compileVql';
 import { parseVql } from '../lib/vql/parseVql';
 import { recordViewResult } from '../services/views';
-import type { TaskRef } from './progress';
+import type { TaskRef } from '../services/taskProgress';
 
 /** Cosine distance under which a caption matches a view's text when the view sets no threshold (0). */
 export const DEFAULT_VIEW_TEXT_DISTANCE = 0.5;

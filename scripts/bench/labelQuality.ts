@@ -21,7 +21,8 @@ import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createLabelQualityActivities } from '../../activities/labelQuality';
-import { vectorNeighbours } from '../../activities/vectorNeighbours';
+import { vectorNeighbours } from '../../services/vectorNeighbours';
+import { unattended } from '../../services/taskLiveness';
 import { createDataset } from '../../db/repositories/datasets';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
 import { loadConfig } from '../../lib/config';
@@ -30,7 +31,7 @@ import { projectRoot } from '../../lib/projectRoot';
 import { LABEL_QUALITY, neighbourProbabilities } from '../../lib/quality/labelQuality';
 import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { createVectorStore } from '../../lib/vectors/createVectorStore';
-import { imageCollection, type VectorHit } from '../../lib/vectors/vectorStore';
+import { imageCollection } from '../../lib/vectors/vectorStore';
 import type { LabelCheckInput, LabelCheckPlan } from '../../workflows/contracts';
 import { benchMachine, createDatasetOverHttp, filesForm, say, timed, waitForNewestTask, withBenchDatabase, withScratchStack, writeReport, runBench } from './common';
 
@@ -206,7 +207,7 @@ async function main(): Promise<void> {
         // The same kNN probabilities for cleanlab: the neighbours the activity searched, the labels it read.
         const classes = [...new Set(items.map((item) => item.given))].sort();
         const given = items.map((item) => classes.indexOf(item.given));
-        const hits = (await environment.run(() => vectorNeighbours(vectors, collection, ids, LABEL_QUALITY.neighbours + 1))) as VectorHit[][];
+        const hits = await vectorNeighbours(unattended, vectors, collection, ids, LABEL_QUALITY.neighbours + 1);
         const probabilities = neighbourProbabilities(
           given.map((label, i) => ({
             label,

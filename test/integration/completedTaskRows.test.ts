@@ -1,5 +1,5 @@
 import { createDatasetLifecycleActivities } from '../../activities/datasetLifecycle';
-import { createProgressReporter } from '../../activities/progress';
+import { createProgressReporter } from '../../services/taskProgress';
 import { createReadyDataset, waitForTask } from '../support/datasets';
 import { eventually, photo } from '../support/media';
 import { startTestStack, type TestApi } from '../support/testStack';

@@ -1,5 +1,5 @@
-import { Context } from '@temporalio/activity';
 import type { VectorHit, VectorStore } from '../lib/vectors/vectorStore';
+import { heartbeatOrStop, type Liveness } from './taskLiveness';
 
 const QUERY_BATCH = 256;
 
@@ -8,16 +8,15 @@ const QUERY_BATCH = 256;
  * batch's hits to `onBatch` (hits[i] for ids[start + i]), heartbeating and honouring cancellation.
  */
 export async function forEachNeighbourBatch(
+  live: Liveness,
   vectors: VectorStore,
   collection: string,
   ids: string[],
   k: number,
   onBatch: (start: number, hits: VectorHit[][]) => Promise<void>,
 ): Promise<void> {
-  const context = Context.current();
   for (let start = 0; start < ids.length; start += QUERY_BATCH) {
-    context.heartbeat({ start });
-    if (context.cancellationSignal.aborted) throw context.cancellationSignal.reason;
+    heartbeatOrStop(live, { start });
     const queries = await storedVectors(vectors, collection, ids.slice(start, start + QUERY_BATCH));
     await onBatch(start, await vectors.searchMany(collection, queries, k));
   }
@@ -25,6 +24,7 @@ export async function forEachNeighbourBatch(
 
 /** The `k` nearest neighbours (self included) of stored items, all at once. */
 export async function vectorNeighbours(
+  live: Liveness,
   vectors: VectorStore,
   collection: string,
   ids: string[],
@@ -32,7 +32,7 @@ export async function vectorNeighbours(
   onBatch: (done: number) => Promise<void> = async () => undefined,
 ): Promise<VectorHit[][]> {
   const results: VectorHit[][] = [];
-  await forEachNeighbourBatch(vectors, collection, ids, k, async (start, hits) => {
+  await forEachNeighbourBatch(live, vectors, collection, ids, k, async (start, hits) => {
     results.push(...hits);
     await onBatch(start + hits.length);
   });
