@@ -20,7 +20,7 @@ import type { EnrichmentInput } from '../workflows/contracts';
 import { adoptEnrichedCopy, commitEnrichment, writeEnrichedBatch } from '../services/enrichment';
 import { ENRICHMENT_PLUGINS } from '../services/enrichmentModels';
 import type { EnrichBatch, ModelContext, ModelRun } from '../services/enrichmentModels/plugin';
-import { GRAPH_K } from './analysis';
+import { GRAPH_K } from '../lib/clustering/knnGraph';
 import type { IdRange } from '../db/repositories/chunks';
 import { encodeImageBlobs } from './embedding';
 import type { ChunkStep } from '../workflows/contracts';

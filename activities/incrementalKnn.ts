@@ -8,7 +8,7 @@ import { extendGraph, ordinalOf, placeMap, placesIn, type GraphExtension } from 
 import { addKnnHits, emptyKnnGraph, encodeKnnHits, encodeLists, enterNeighbour, KNN_HIT_BYTES } from '../lib/clustering/knnGraph';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { IncrementalKnnPlan, KnnStep, NewKnnChunkStep, NewKnnStep } from '../workflows/contracts';
-import { GRAPH_K } from './analysis';
+import { GRAPH_K } from '../lib/clustering/knnGraph';
 import { createProgressReporter, type TaskRef } from '../services/taskProgress';
 import { forEachNeighbourBatch } from '../services/vectorNeighbours';
 import { activityLiveness } from './liveness';

@@ -1,6 +1,9 @@
 import { NEIGHBOUR_SCORING } from '../quality/neighbourScores';
 import { componentLabels, UnionFind } from './unionFind';
 
+/** Neighbours per item in the kNN graph. */
+export const GRAPH_K = 10;
+
 /** One neighbour of an item: its index and their cosine similarity. */
 export interface GraphNeighbour {
   index: number;

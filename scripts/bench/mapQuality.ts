@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
-import { GRAPH_K } from '../../activities/analysis';
+import { GRAPH_K } from '../../lib/clustering/knnGraph';
 import { loadConfig } from '../../lib/config';
 import { loadImageEncoderInThread } from '../../lib/ml/encoderThread';
 import { layoutMap } from '../../lib/map/layoutMap';

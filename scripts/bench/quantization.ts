@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { exactSearch, MetricKind, ScalarKind, type BatchMatches, type Index } from 'usearch';
-import { GRAPH_K } from '../../activities/analysis';
+import { GRAPH_K } from '../../lib/clustering/knnGraph';
 import { loadConfig } from '../../lib/config';
 import { loadImageEncoder } from '../../lib/ml/imageEncoder';
 import { newIndex } from '../../lib/vectors/embeddedVectorStore';

@@ -32,7 +32,7 @@ import { indexPersistence } from '../../lib/vectors/createVectorStore';
 import { createEmbeddedVectorStore, type EmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { imageCollection } from '../../lib/vectors/vectorStore';
 import type { KnnPlan } from '../../workflows/contracts';
-import { GRAPH_K } from '../../activities/analysis';
+import { GRAPH_K } from '../../lib/clustering/knnGraph';
 import { benchMachine, say, timed, writeReport, runBench, withScratchPostgres } from './common';
 import { seedSyntheticDataset, writeSyntheticImageVectors } from './syntheticDataset';
 

@@ -9,7 +9,7 @@ import { imageCollection } from '../../lib/vectors/vectorStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { agreementWithExact, knnGraphOfHits } from '../../lib/vectors/neighbourAgreement';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
-import { GRAPH_K } from '../../activities/analysis';
+import { GRAPH_K } from '../../lib/clustering/knnGraph';
 import { createReadyDataset, waitForTask } from '../support/datasets';
 import { photo } from '../support/media';
 import { indexWhateverTheSize, qdrantCall, testQdrantUrl, type QdrantCollectionInfo } from '../support/qdrant';
