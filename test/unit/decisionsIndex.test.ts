@@ -18,7 +18,7 @@ describe('docs/decisions.md', () => {
     expect([...linked].sort()).toEqual(headingAnchors(titles).sort());
   });
 
-  it('names only files and folders of the repository that exist', () => {
+  it('names only files and folders that exist (a moved file: update the Where: line of its records)', () => {
     const named = [...text.matchAll(/`((?:api|services|activities|workflows|lib|db|workers|web|test|scripts|clients|docs|bench)\/[\w./-]*)`/g)].map((match) => match[1]);
     expect(named.length).toBeGreaterThan(100);
     expect(named.filter((file) => !fs.existsSync(path.join(root, file)))).toEqual([]);
