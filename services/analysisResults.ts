@@ -16,6 +16,15 @@ import { clearKnnEdges, setAnalysedGraph, writeKnnGraphManifest, type AnalysedGr
 import { appendMapPoints, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { setNeighbourStats } from '../db/repositories/versions';
 import type { NeighbourScores, NeighbourStats } from '../lib/quality/neighbourScores';
+import type { ObjectStore } from '../lib/storage/objectStore';
+import type { VectorStore } from '../lib/vectors/vectorStore';
+
+/** What an analysis reads and writes; `store` gives duplicate pairs their tiers from thumbnails (services/duplicateTiers.ts), stage benches leave it out. */
+export interface AnalysisDeps {
+  db: Db;
+  vectors: VectorStore;
+  store?: ObjectStore;
+}
 
 /** Clusters (with their final counts) and the memberships that go with them. */
 export interface ClusteringSlice {

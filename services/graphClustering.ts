@@ -13,10 +13,8 @@ import { addKnnHits, emptyKnnGraph, GRAPH_K, knnGraphLevels, meanTopKIn, neighbo
 import { layoutMap } from '../lib/map/layoutMap';
 import { shuffled } from '../lib/map/shuffled';
 import { scoreNeighbours, statsOfMeanTopK, type NeighbourItem } from '../lib/quality/neighbourScores';
-import type { ObjectStore } from '../lib/storage/objectStore';
-import type { VectorStore } from '../lib/vectors/vectorStore';
 import type { KnnStep } from '../workflows/contracts';
-import { mapPointSlices, replaceAnalysis, type ClusteringSlice, type ScoredMedia } from './analysisResults';
+import { mapPointSlices, replaceAnalysis, type AnalysisDeps, type ClusteringSlice, type ScoredMedia } from './analysisResults';
 import { tierDuplicatePairs } from './duplicateTiers';
 import type { Liveness } from './taskLiveness';
 import { createProgressReporter } from './taskProgress';
@@ -25,19 +23,12 @@ import { storedVectors } from './vectorNeighbours';
 /** Rows written (and items scored) at a time in the final step. */
 export const WRITE_SLICE = 5000;
 
-/** `store` gives the duplicate pairs their tiers from thumbnails (services/duplicateTiers.ts); stage benches leave it out. */
-export interface GraphClusteringDeps {
-  db: Db;
-  vectors: VectorStore;
-  store?: ObjectStore;
-}
-
 /**
  * The last step of the analysis as fan-out (docs/decisions.md "Analysis as fan-out"): reads the kNN hits the chunks
  * stored into typed arrays, clusters at the five thresholds, scores, lays out the map and replaces it all in one
  * transaction (services/analysisResults). Same results as analyzeDataset (services/singlePassAnalysis.ts).
  */
-export async function clusterStoredGraph(deps: GraphClusteringDeps, live: Liveness, step: KnnStep): Promise<{ items: number; edges: number }> {
+export async function clusterStoredGraph(deps: AnalysisDeps, live: Liveness, step: KnnStep): Promise<{ items: number; edges: number }> {
   const { db, vectors, store } = deps;
   const stored = await clusteredStoredGraph(db, live, step);
   const { version, items, ids, manifest, graph, levels, embedded, reference } = stored;

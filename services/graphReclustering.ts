@@ -10,9 +10,9 @@ import { shuffled } from '../lib/map/shuffled';
 import { outlierZ, scoreNeighbours, type NeighbourScores, type NeighbourStats } from '../lib/quality/neighbourScores';
 import type { VectorStore } from '../lib/vectors/vectorStore';
 import type { KnnStep } from '../workflows/contracts';
-import { updateAnalysis, type ClusteringSlice, type ScoredMedia } from './analysisResults';
+import { updateAnalysis, type AnalysisDeps, type ClusteringSlice, type ScoredMedia } from './analysisResults';
 import { tierDuplicatePairs } from './duplicateTiers';
-import { clusteredStoredGraph, clusterLevelSlices, WRITE_SLICE, type GraphClusteringDeps, type StoredGraphAnalysis } from './graphClustering';
+import { clusteredStoredGraph, clusterLevelSlices, WRITE_SLICE, type StoredGraphAnalysis } from './graphClustering';
 import type { Liveness } from './taskLiveness';
 import { createProgressReporter } from './taskProgress';
 import { storedVectors } from './vectorNeighbours';
@@ -35,7 +35,7 @@ export interface ReclusterCounts {
  * (docs/decisions.md "Re-clustering only what changed").
  */
 export async function reclusterStoredGraph(
-  deps: GraphClusteringDeps,
+  deps: AnalysisDeps,
   live: Liveness,
   step: KnnStep,
 ): Promise<{ items: number; edges: number; rewritten: ReclusterCounts }> {

@@ -6,8 +6,6 @@
  * AnalyzeStageResult.
  */
 import { randomUUID } from 'node:crypto';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { createAnalysisActivities } from '../../activities/analysis';
 import { createDb } from '../../db/connection';
 import { headVersion } from '../../db/repositories/versions';
 import { createVectorPointRows } from '../../db/repositories/vectorPoints';
@@ -15,6 +13,8 @@ import { loadConfig } from '../../lib/config';
 import { createObjectStore } from '../../lib/storage/createObjectStore';
 import { createVectorStore } from '../../lib/vectors/createVectorStore';
 import { imageCollection, type VectorStore } from '../../lib/vectors/vectorStore';
+import { analyzeDataset } from '../../services/singlePassAnalysis';
+import { unattended } from '../../services/taskLiveness';
 import { memoryOf, mib } from './nodeProcesses';
 import { runBench } from './common';
 
@@ -65,11 +65,8 @@ async function main(): Promise<void> {
         return hits;
       },
     };
-    const activities = createAnalysisActivities({ db, vectors: timedVectors });
     started = process.hrtime.bigint();
-    const { items, edges } = (await new MockActivityEnvironment().run(activities.analyzeDataset, { datasetId, taskId: randomUUID() })) as Awaited<
-      ReturnType<typeof activities.analyzeDataset>
-    >;
+    const { items, edges } = await analyzeDataset({ db, vectors: timedVectors }, unattended, { datasetId, taskId: randomUUID() });
     const total = seconds(started);
     const knnGraph = Number(lastSearch.at - started) / 1e9;
     const memory = memoryOf('self');

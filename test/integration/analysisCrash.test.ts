@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { analysisOf, analyzeInOneActivity } from '../support/analysisResult';
+import { analysisOf, analyzeInOnePass } from '../support/analysisResult';
 import { newDatasetWithTransaction, uploadFiles } from '../support/datasets';
 import { makeVideo, photo, PHOTO_NAMES } from '../support/media';
 import { startTestApi, type TestApi } from '../support/testStack';
@@ -56,7 +56,7 @@ describe('a worker killed while the analysis searches its chunks', () => {
 
     const resumed = await analysisOf(db, versionId);
     expect(resumed.levels.map((clusters) => clusters.reduce((sum, cluster) => sum + cluster.size, 0))).toEqual([items, items, items, items, items]);
-    await analyzeInOneActivity(db, api.deps.vectors, datasetId, api.deps.store);
+    await analyzeInOnePass(db, api.deps.vectors, datasetId, api.deps.store);
     expect(resumed).toEqual(await analysisOf(db, versionId));
   }, 400_000);
 });

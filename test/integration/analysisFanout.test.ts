@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analysisOf, analyzeInOneActivity, previewsRankedFromMembers, mediaClustersOutOfStep } from '../support/analysisResult';
+import { analysisOf, analyzeInOnePass, previewsRankedFromMembers, mediaClustersOutOfStep } from '../support/analysisResult';
 import { createReadyDataset } from '../support/datasets';
 import { makeVideo } from '../support/media';
 import { writePhotoVariants } from '../support/photoVariants';
@@ -40,7 +40,7 @@ describe('the analysis as fan-out (neighbour-search chunks, then clustering over
     expect(await mediaClustersOutOfStep(db, versionId)).toEqual([]);
     expect(Number((await keptClusters())[0].n)).toBe(items);
 
-    await analyzeInOneActivity(db, stack.deps.vectors, datasetId, stack.deps.store);
+    await analyzeInOnePass(db, stack.deps.vectors, datasetId, stack.deps.store);
     const single = await analysisOf(db, versionId);
     expect(await mediaClustersOutOfStep(db, versionId)).toEqual([]);
     expect(Number((await keptClusters())[0].n)).toBe(items);

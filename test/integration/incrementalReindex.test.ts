@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { clusteringOf } from '../../db/repositories/clusteringOf';
-import { analysisOf, analyzeInOneActivity, mediaClustersOutOfStep, previewsRankedFromMembers } from '../support/analysisResult';
+import { analysisOf, analyzeInOnePass, mediaClustersOutOfStep, previewsRankedFromMembers } from '../support/analysisResult';
 import { createReadyDataset, waitForTask } from '../support/datasets';
 import { makeVideo, PHOTO_NAMES } from '../support/media';
 import { writePhotoVariants } from '../support/photoVariants';
@@ -90,7 +90,7 @@ describe('the incremental reindex (only the new media searched, the stored graph
     expect(new Set(incrementalMap.map((point) => point.media_id))).toEqual(new Set(await embeddedIds()));
 
     // The full rebuild of the same media: every item searched again (and a new map layout).
-    await analyzeInOneActivity(db, stack.deps.vectors, datasetId, stack.deps.store);
+    await analyzeInOnePass(db, stack.deps.vectors, datasetId, stack.deps.store);
     const { mapPoints: fullMap, ...full } = await analysisOf(db, versionId);
     // The single-activity analysis was not made from the stored graph: it is forgotten, so no reindex extends it.
     expect(await graph()).toBeUndefined();
@@ -124,7 +124,7 @@ describe('the incremental reindex (only the new media searched, the stored graph
     expect(extended.chunks).toBeGreaterThan(created.chunks);
     const { mapPoints: incrementalMap, ...incremental } = await analysisOf(db, versionId);
 
-    await analyzeInOneActivity(db, stack.deps.vectors, datasetId, stack.deps.store);
+    await analyzeInOnePass(db, stack.deps.vectors, datasetId, stack.deps.store);
     const { mapPoints: fullMap, ...full } = await analysisOf(db, versionId);
     expect(incremental).toEqual(full);
     expect(fullMap).toHaveLength(incrementalMap.length);

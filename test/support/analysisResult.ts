@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { MockActivityEnvironment } from '@temporalio/testing';
-import { createAnalysisActivities } from '../../activities/analysis';
 import type { Db } from '../../db/connection';
 import type { ObjectStore } from '../../lib/storage/objectStore';
 import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { clusteringOf } from '../../db/repositories/clusteringOf';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../../lib/clustering/clusterByThresholds';
+import { analyzeDataset } from '../../services/singlePassAnalysis';
+import { unattended } from '../../services/taskLiveness';
 
 /**
  * What an analysis wrote to a version, free of the random cluster ids: each threshold's clusters as their sorted
@@ -70,9 +70,8 @@ export async function mediaClustersOutOfStep(db: Db, versionId: string): Promise
     .filter((row) => JSON.stringify(row.kept) !== JSON.stringify(row.memberships));
 }
 
-/** Runs today's single-activity analysis (analyzeDataset) of the dataset's head, as the reference the fan-out must equal. */
-export async function analyzeInOneActivity(db: Db, vectors: VectorStore, datasetId: string, store: ObjectStore): Promise<void> {
+/** Runs the one-pass analysis (services/singlePassAnalysis) of the dataset's head, as the reference the fan-out must equal. */
+export async function analyzeInOnePass(db: Db, vectors: VectorStore, datasetId: string, store: ObjectStore): Promise<void> {
   // With the store, as the worker runs it: duplicate pairs get their tiers from the thumbnails.
-  const { analyzeDataset } = createAnalysisActivities({ db, vectors, store });
-  await new MockActivityEnvironment().run(analyzeDataset, { datasetId, taskId: randomUUID() });
+  await analyzeDataset({ db, vectors, store }, unattended, { datasetId, taskId: randomUUID() });
 }
