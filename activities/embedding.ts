@@ -3,34 +3,15 @@ import type { Db } from '../db/connection';
 import { countPendingEmbedding, markCaptionsEmbedded, markEmbedded, nextCaptionsToEmbed, nextPendingEmbedding } from '../db/repositories/media';
 import type { IdRange } from '../db/repositories/chunks';
 import { headVersion, type DatasetVersion } from '../db/repositories/versions';
-import { imagePixels, type EncodedImage, type ImageEncoder } from '../lib/ml/imageEncoder';
-import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectStore';
+import type { ImageEncoder } from '../lib/ml/imageEncoder';
+import { modelInputKey, type ObjectStore } from '../lib/storage/objectStore';
+import { encodeImageBlobs } from '../services/imageEncoding';
 import type { TextEncoder } from '../lib/ml/textEncoder';
 import { captionCollection, imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { ChunkStep } from '../workflows/contracts';
 import { createChunkProgressReporter, createProgressReporter, type ProgressReporter, type TaskRef } from '../services/taskProgress';
 
 const EMBED_BATCH = 16;
-
-/**
- * Embeds and classifies image blobs (images and video frames) from the model inputs the ingest
- * prepared in its one decode; a blob without one (ingested before the ingest prepared them, or
- * for another model's input spec) is decoded from the original instead.
- */
-export async function encodeImageBlobs(store: ObjectStore, encoder: ImageEncoder, sha256s: string[]): Promise<EncodedImage[]> {
-  const inputBytes = encoder.input.size * encoder.input.size * 3;
-  const prepared = async (sha256: string): Promise<Buffer | undefined> => {
-    const pixels = await store.get(modelInputKey(sha256, encoder.input)).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
-      throw error;
-    });
-    return pixels?.length === inputBytes ? pixels : undefined;
-  };
-  const pixels = await Promise.all(
-    sha256s.map(async (sha256) => (await prepared(sha256)) ?? imagePixels(await store.get(blobKey(sha256)), encoder.input)),
-  );
-  return encoder.encodePixels(pixels);
-}
 
 /**
  * Embeds every decodable image and video frame of a dataset that has no vector yet and writes the

@@ -4,6 +4,7 @@ import type { User } from '../db/models';
 import { createDataset, datasetNamesStartingWith, requireDatasetTransition, transitionDatasetStatus, updateDatasetCounts, type DatasetRow } from '../db/repositories/datasets';
 import { enrichmentContextOf, markEnriched, markEnrichedFrom, resetEnriched, setEnrichmentModels } from '../db/repositories/enrichment';
 import { mediaCounts } from '../db/repositories/media';
+import { updateTaskProgress } from '../db/repositories/tasks';
 import { dropUnusedVersions, findVersion, headVersion, setHeadVersion, type DatasetVersion } from '../db/repositories/versions';
 import { releaseTransition, TRANSITIONS, type DatasetStatus } from '../lib/datasetStates';
 import { APPLY_ORDER, type EnrichmentModel, type EnrichmentType, type ModelAvailability } from '../lib/enrichment/catalog';
@@ -126,6 +127,11 @@ export async function startEnrichment(
     },
   );
   return enrichedId;
+}
+
+/** The task RUNNING, copying the source. */
+export async function beginEnrichment(db: Db, input: EnrichmentInput): Promise<void> {
+  await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Copying the source dataset', progressPercentage: 5, phase: 'copy' });
 }
 
 /** The copy becomes the new dataset's head, recording every enrichment applied to it (the source's and this one's). */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { encodeImageBlobs } from '../../activities/embedding';
+import { encodeImageBlobs } from '../../services/imageEncoding';
 import { loadConfig } from '../../lib/config';
 import { analyzeImage } from '../../lib/media/imageAnalysis';
 import { imagePixels, loadImageEncoder, type ImageEncoder } from '../../lib/ml/imageEncoder';
