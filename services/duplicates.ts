@@ -10,7 +10,7 @@ import {
   duplicateMembers,
   memberFacts,
   recordDecisions,
-  unknownImageIds,
+  unknownReviewedIds,
   type DecisionRole,
   type DecisionRow,
   type DuplicateMemberRow,
@@ -24,6 +24,7 @@ import { groupDuplicates, type Group, type GroupState } from '../lib/quality/dup
 import { suggestKeeper, type KeeperSuggestion } from '../lib/quality/duplicateKeeper';
 import type { DuplicateTier } from '../lib/quality/pixelMatch';
 import type { Pair } from '../lib/quality/duplicateGroups';
+import { videoPairs } from './videoDuplicates';
 
 export type ReviewState = 'open' | 'decided' | 'all';
 
@@ -72,9 +73,10 @@ export interface PairFilter {
   tiers: readonly DuplicateTier[];
 }
 
+/** The version's groups of image copies and of video copies (services/videoDuplicates.ts), with their decisions. */
 async function versionGroups(db: Db, versionId: string, filter: PairFilter): Promise<VersionGroups> {
-  const [pairs, decided] = await Promise.all([duplicateEdges(db, versionId, filter.similarity, filter.tiers), decisionsOf(db, versionId)]);
-  return { groups: groupDuplicates(pairs, decided), decisions: new Map(decided.map((row) => [row.mediaId, row])) };
+  const [imagePairs, clipPairs, decided] = await Promise.all([duplicateEdges(db, versionId, filter.similarity, filter.tiers), videoPairs(db, versionId, filter), decisionsOf(db, versionId)]);
+  return { groups: groupDuplicates([...imagePairs, ...clipPairs], decided), decisions: new Map(decided.map((row) => [row.mediaId, row])) };
 }
 
 function reviewOf(group: Group, members: Map<string, DuplicateMemberRow>, decisions: Map<string, DecisionRow>): ReviewGroup {
@@ -161,8 +163,8 @@ export async function decideDuplicates(db: Db, dataset: DatasetRow, user: User, 
   });
   return db.transaction(async (trx) => {
     await lockDatasetFor(trx, dataset, 'review_duplicates');
-    const unknown = await unknownImageIds(trx, dataset.head_version_id, [...seen]);
-    if (unknown.length > 0) throw unprocessable(`body.groups: not images of this dataset: ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ', …' : ''}`);
+    const unknown = await unknownReviewedIds(trx, dataset.head_version_id, [...seen]);
+    if (unknown.length > 0) throw unprocessable(`body.groups: not images or videos of this dataset: ${unknown.slice(0, 20).join(', ')}${unknown.length > 20 ? ', …' : ''}`);
     const decisions: NewDecision[] = requests.map((request) => {
       const keep = new Set(request.keep);
       const role = (id: string): DecisionRole => (request.verdict === 'not_duplicates' ? 'distinct' : keep.has(id) ? 'keep' : 'discard');

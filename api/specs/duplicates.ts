@@ -53,7 +53,7 @@ const previewQuery = z.object({ similarity, tiers: tiersQuery, page_number: page
 
 const mediaIds = z.array(z.uuid('media ids must be UUIDs'), { message: 'media_ids must be an array of media ids' });
 const decisionItem = z.object({
-  media_ids: mediaIds.min(2, 'media_ids must name at least 2 images').max(1000, 'media_ids names at most 1,000 images'),
+  media_ids: mediaIds.min(2, 'media_ids must name at least 2 images or videos').max(1000, 'media_ids names at most 1,000 images or videos'),
   verdict: z.enum(['duplicates', 'not_duplicates'], { message: 'verdict must be duplicates or not_duplicates' }),
   keep_media_ids: mediaIds.default([]).meta({ description: 'With duplicates: the copies to keep (the others are discarded)' }),
 });
@@ -79,12 +79,14 @@ export const duplicateRoutes = {
     method: 'get',
     path: '/dataset/:dataset_id/duplicates',
     tag: 'duplicates',
-    summary: 'Near-duplicate image groups with their members, suggested keeper and decision',
+    summary: 'Near-duplicate image and video groups with their members, suggested keeper and decision',
     description:
       'Groups join images whose pair similarity is at least `similarity` in the tiers asked for (exact and near-identical unless ' +
-      '`tiers` says otherwise; each pair says its tier and why), and the members of one decision. ' +
+      '`tiers` says otherwise; each pair says its tier and why), and the members of one decision. Videos are grouped with videos: the same bytes, ' +
+      'or one clip (re-encoded, resized, trimmed or behind another intro) when at least half of the shorter one\'s sampled frames, and 3 or more, ' +
+      'pair with the other\'s in order at one time shift; a discarded video\'s frames go with it. ' +
       'The suggested keeper is decided from the group\'s own facts when asked: a decodable copy, then the most pixels (the others resized or cropped), ' +
-      'a lossless encoding, the most bits per pixel within a format (the others re-encoded at lower quality), the fewest issues of its own pixels ' +
+      'a lossless encoding, the least edited (the copy nearest to every other copy: the others carry an overlay or a brightness change), the most bits per pixel within a format (the others re-encoded at lower quality), the fewest issues of its own pixels ' +
       '(not outliers, a neighbourhood flag that copies make stale), the earliest upload, the first name; in a changed group, the copy kept before.',
     auth: 'user',
     request: { params: datasetIdParams, query: reviewQuery },

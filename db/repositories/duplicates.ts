@@ -71,6 +71,64 @@ export async function duplicateEdges(db: Db, versionId: string, similarity: numb
   }));
 }
 
+/** A pair of frames of two different videos, with when each was sampled. */
+export interface VideoFramePairRow {
+  videoA: string;
+  videoB: string;
+  timeA: number;
+  timeB: number;
+  similarity: number;
+  tier: DuplicateTier;
+}
+
+/** The version's pairs between frames of different videos at `similarity` or above, each pair once (videoA < videoB). */
+export async function videoFramePairs(db: Db, versionId: string, similarity: number): Promise<VideoFramePairRow[]> {
+  const { rows } = await db.raw(
+    `SELECT DISTINCT ON (least(a.id, b.id), greatest(a.id, b.id))
+            CASE WHEN a.parent_id < b.parent_id THEN a.parent_id ELSE b.parent_id END AS video_a,
+            CASE WHEN a.parent_id < b.parent_id THEN b.parent_id ELSE a.parent_id END AS video_b,
+            CASE WHEN a.parent_id < b.parent_id THEN a.frame_time_ms ELSE b.frame_time_ms END AS time_a,
+            CASE WHEN a.parent_id < b.parent_id THEN b.frame_time_ms ELSE a.frame_time_ms END AS time_b,
+            p.similarity, coalesce(p.tier, 'similar') AS tier
+       FROM media_issues i
+      CROSS JOIN LATERAL ${PAIRS_OF_ISSUE}
+       JOIN media a ON a.version_id = i.version_id AND a.id = i.media_id AND a.kind = 'VIDEO_FRAME'
+       JOIN media b ON b.version_id = i.version_id AND b.id = p.duplicate_of AND b.kind = 'VIDEO_FRAME'
+      WHERE i.version_id = ? AND i.issue_type IN ('duplicates', 'similar') AND p.similarity >= ? AND a.parent_id <> b.parent_id
+      ORDER BY least(a.id, b.id), greatest(a.id, b.id), p.similarity DESC`,
+    [versionId, similarity],
+  );
+  return rows.map((row: { video_a: string; video_b: string; time_a: number; time_b: number; similarity: number; tier: DuplicateTier }) => ({
+    videoA: row.video_a,
+    videoB: row.video_b,
+    timeA: row.time_a,
+    timeB: row.time_b,
+    similarity: row.similarity,
+    tier: row.tier,
+  }));
+}
+
+/** How many frames each of `videoIds` has in the version. */
+export async function framesPerVideo(db: Db, versionId: string, videoIds: string[]): Promise<Map<string, number>> {
+  const rows: Array<{ parent_id: string; frames: number }> = await db('media')
+    .where({ version_id: versionId, kind: 'VIDEO_FRAME' })
+    .whereRaw('parent_id = ANY(?::uuid[])', [videoIds])
+    .groupBy('parent_id')
+    .select('parent_id', db.raw('count(*)::int AS frames'));
+  return new Map(rows.map((row) => [row.parent_id, row.frames]));
+}
+
+/** Pairs of the version's videos with the same bytes. */
+export async function sameBytesVideos(db: Db, versionId: string): Promise<Array<{ videoA: string; videoB: string }>> {
+  const { rows } = await db.raw(
+    `SELECT a.id AS video_a, b.id AS video_b
+       FROM media a JOIN media b ON b.version_id = a.version_id AND b.blob_sha256 = a.blob_sha256 AND b.kind = 'VIDEO' AND a.id < b.id
+      WHERE a.version_id = ? AND a.kind = 'VIDEO'`,
+    [versionId],
+  );
+  return rows.map((row: { video_a: string; video_b: string }) => ({ videoA: row.video_a, videoB: row.video_b }));
+}
+
 /** A media item's pairs whose tiers are not decided yet: as the analysis wrote them, from the embedding alone, nearest first. */
 export interface UntieredPairs {
   mediaId: string;
@@ -181,12 +239,12 @@ export async function decisionsOf(db: Db, versionId: string): Promise<DecisionRo
 
 export async function duplicateMembers(db: Db, versionId: string, mediaIds: string[]): Promise<DuplicateMemberRow[]> {
   const { rows } = await db.raw(
-    `SELECT m.id, m.file_name, m.width, m.height, m.size_bytes, m.format, m.created_at, m.pixel_print,
+    `SELECT m.id, m.file_name, m.width, m.height, m.size_bytes, m.format, m.duration_ms, m.created_at, m.pixel_print,
             coalesce(array_agg(i.issue_type ORDER BY i.issue_type) FILTER (WHERE i.issue_type IS NOT NULL AND i.issue_type NOT IN ('duplicates', 'similar')), '{}') AS issues
        FROM media m
        LEFT JOIN media_issues i ON i.version_id = m.version_id AND i.media_id = m.id
       WHERE m.version_id = ? AND m.id = ANY(?::uuid[])
-      GROUP BY m.id, m.file_name, m.width, m.height, m.size_bytes, m.format, m.created_at, m.pixel_print`,
+      GROUP BY m.id, m.file_name, m.width, m.height, m.size_bytes, m.format, m.duration_ms, m.created_at, m.pixel_print`,
     [versionId, mediaIds],
   );
   type Row = {
@@ -196,6 +254,7 @@ export async function duplicateMembers(db: Db, versionId: string, mediaIds: stri
     height: number | null;
     size_bytes: string | null;
     format: string | null;
+    duration_ms: number | null;
     created_at: Date;
     pixel_print: Buffer | null;
     issues: string[];
@@ -207,17 +266,18 @@ export async function duplicateMembers(db: Db, versionId: string, mediaIds: stri
     height: row.height,
     sizeBytes: row.size_bytes === null ? null : Number(row.size_bytes),
     format: row.format,
+    durationMs: row.duration_ms,
     createdAt: row.created_at,
     issues: row.issues,
     print: row.pixel_print && decodePrint(row.pixel_print),
   }));
 }
 
-/** The ids of `mediaIds` that are not images of the version. */
-export async function unknownImageIds(db: Db, versionId: string, mediaIds: string[]): Promise<string[]> {
+/** The ids of `mediaIds` that are not images or videos of the version (a video's frames go with it). */
+export async function unknownReviewedIds(db: Db, versionId: string, mediaIds: string[]): Promise<string[]> {
   const { rows } = await db.raw(
     `SELECT id FROM unnest(?::uuid[]) AS ids(id)
-      WHERE NOT EXISTS (SELECT 1 FROM media m WHERE m.version_id = ? AND m.id = ids.id AND m.kind = 'IMAGE')`,
+      WHERE NOT EXISTS (SELECT 1 FROM media m WHERE m.version_id = ? AND m.id = ids.id AND m.kind IN ('IMAGE', 'VIDEO'))`,
     [mediaIds, versionId],
   );
   return rows.map((row: { id: string }) => row.id);

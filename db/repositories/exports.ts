@@ -65,7 +65,8 @@ function scoped(db: Db, scope: ExportScope): Knex.QueryBuilder {
   const query = db('media as m').where('m.version_id', scope.versionId).where('m.created_at', '<=', scope.createdBefore);
   if (scope.selection) query.whereIn('m.id', selectedIds(db, { ...scope, selection: scope.selection }));
   if (scope.excludeDiscarded) {
-    query.whereNotExists(db('duplicate_decisions as dd').whereRaw("dd.version_id = m.version_id AND dd.media_id = m.id AND dd.role = 'discard'"));
+    // A discarded video's frames go with it.
+    query.whereNotExists(db('duplicate_decisions as dd').whereRaw("dd.version_id = m.version_id AND dd.media_id IN (m.id, m.parent_id) AND dd.role = 'discard'"));
   }
   return query;
 }

@@ -12,6 +12,8 @@ export interface Candidate {
   sizeBytes: number | null;
   /** sharp's name of the encoding (jpeg, png, webp, …); null when unknown. */
   format: string | null;
+  /** A video's length; null for an image. */
+  durationMs: number | null;
   /** When the copy was uploaded (media rows keep it through versions). */
   createdAt: Date;
   /** Quality issues other than being a duplicate. */
@@ -48,7 +50,9 @@ const SAME_EDITS = 0.5;
 const PIXEL_ISSUES = new Set(['blur', 'dark', 'bright']);
 
 const pixels = (candidate: Candidate) => (candidate.width ?? 0) * (candidate.height ?? 0);
-const bitsPerPixel = (candidate: Candidate) => (pixels(candidate) > 0 && candidate.sizeBytes ? (candidate.sizeBytes * 8) / pixels(candidate) : 0);
+/** A video's bits per pixel are a second's: a longer copy of a clip is not a better encoding. */
+const bitsPerPixel = (candidate: Candidate) =>
+  pixels(candidate) > 0 && candidate.sizeBytes ? (candidate.sizeBytes * 8) / pixels(candidate) / (candidate.durationMs ? candidate.durationMs / 1000 : 1) : 0;
 const lossless = (candidate: Candidate) => LOSSLESS_FORMATS.has(candidate.format ?? '');
 const resolution = (candidate: Candidate) => `${candidate.width}×${candidate.height}`;
 const aspect = (candidate: Candidate) => (candidate.height ? (candidate.width ?? 0) / candidate.height : 0);

@@ -175,7 +175,7 @@ describe('duplicate review', () => {
     const bodies: Array<[object, string]> = [
       [{}, 'body.groups: groups must be an array of decisions'],
       [{ groups: [] }, 'body.groups: groups must not be empty'],
-      [{ groups: [{ media_ids: [ids[0]], verdict: 'duplicates', keep_media_ids: [ids[0]] }] }, 'body.groups.0.media_ids: media_ids must name at least 2 images'],
+      [{ groups: [{ media_ids: [ids[0]], verdict: 'duplicates', keep_media_ids: [ids[0]] }] }, 'body.groups.0.media_ids: media_ids must name at least 2 images or videos'],
       [{ groups: [{ media_ids: ids, verdict: 'maybe' }] }, 'body.groups.0.verdict: verdict must be duplicates or not_duplicates'],
       [{ groups: [{ media_ids: ids, verdict: 'duplicates' }] }, 'body.groups.0.keep_media_ids: name the copies to keep (at least one)'],
       [{ groups: [{ media_ids: ids, verdict: 'duplicates', keep_media_ids: ids }] }, 'body.groups.0.keep_media_ids: keeping every member is not_duplicates'],
@@ -187,7 +187,7 @@ describe('duplicate review', () => {
     for (const [body, detail] of bodies) expect((await stack.request.post(`${base()}/decisions`).send(body).expect(422)).body).toEqual({ detail });
     const stranger = randomUUID();
     expect((await stack.request.post(`${base()}/decisions`).send({ groups: [{ media_ids: [ids[0], stranger], verdict: 'not_duplicates' }] }).expect(422)).body).toEqual({
-      detail: `body.groups: not images of this dataset: ${stranger}`,
+      detail: `body.groups: not images or videos of this dataset: ${stranger}`,
     });
     expect((await stack.request.post(`${base()}/accept_suggestions`).send({ similarity: 2 }).expect(422)).body).toEqual({ detail: 'body.similarity: similarity must be a number from 0.9 to 1' });
     await stack.request.delete(`${base()}/decisions/not-a-uuid`).expect(422);

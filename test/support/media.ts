@@ -19,6 +19,35 @@ export function makeVideo(seconds: number, extension = 'mp4'): string {
   return file;
 }
 
+/** How a clip made by makeClip is changed from the one it copies. */
+export interface ClipVariant {
+  /** Seconds of a test pattern before the clip (another intro). */
+  introSeconds?: number;
+  /** Seconds cut from the clip's start. */
+  trimSeconds?: number;
+  /** The frame size (640×360 unless given) and x264's constant rate factor (23 unless given). */
+  size?: string;
+  crf?: number;
+}
+
+/**
+ * A real H.264 clip of a fixture photo: one black second, then `seconds` of a slow zoom into the photo (10 fps),
+ * changed as `variant` says; written to `file`.
+ */
+export function makeClip(photoName: string, seconds: number, file: string, variant: ClipVariant = {}): string {
+  const inputs = ['-f', 'lavfi', '-i', 'color=black:s=640x360:r=10:d=1', '-loop', '1', '-framerate', '10', '-t', String(seconds), '-i', photo(photoName)];
+  const pan = "[1:v]scale=960:540,zoompan=z='1+0.004*on':x='iw/2-(iw/zoom/2)':y='ih/2-(ih/zoom/2)':d=1:s=640x360:fps=10,setsar=1[pan]";
+  const intro = variant.introSeconds ? `testsrc=duration=${variant.introSeconds}:size=640x360:rate=10,setsar=1[intro];` : '';
+  const parts = variant.introSeconds ? '[intro][black][pan]concat=n=3:v=1' : '[black][pan]concat=n=2:v=1';
+  const finish = `[clip]trim=start=${variant.trimSeconds ?? 0},setpts=PTS-STARTPTS,scale=${(variant.size ?? '640x360').replace('x', ':')}[out]`;
+  execFileSync(defaultVideoTools().ffmpeg, [
+    '-v', 'error', ...inputs,
+    '-filter_complex', `${intro}[0:v]setsar=1[black];${pan};${parts}[clip];${finish}`,
+    '-map', '[out]', '-c:v', 'libx264', '-crf', String(variant.crf ?? 23), '-pix_fmt', 'yuv420p', '-y', file,
+  ]);
+  return file;
+}
+
 export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 60_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T;

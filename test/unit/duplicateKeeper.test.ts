@@ -12,6 +12,7 @@ const candidate = (id: string, figures: Partial<Candidate> = {}): Candidate => (
   height: 195,
   sizeBytes: 27_700,
   format: 'jpeg',
+  durationMs: null,
   createdAt: uploaded,
   issues: [],
   print: null,
@@ -73,6 +74,10 @@ describe('the suggested keeper', () => {
       decidingFact: 'quality_issues',
     });
     expect(suggestKeeper([candidate('a', { createdAt: later, issues: ['outliers'] }), candidate('b')])).toMatchObject({ mediaId: 'b', decidingFact: 'earlier_upload' });
+    // A video's encoding is weighed a second at a time: a copy behind an intro is longer, not better encoded; a re-encode is.
+    const clip = { width: 320, height: 240, format: 'mov,mp4,m4a,3gp,3g2,mj2', durationMs: 9_000, sizeBytes: 90_000 };
+    expect(suggestKeeper([candidate('with-intro', { ...clip, durationMs: 12_000, sizeBytes: 120_000 }), candidate('clip', { ...clip, createdAt: later })]).decidingFact).toBe('earlier_upload');
+    expect(suggestKeeper([candidate('crf35', { ...clip, sizeBytes: 40_000 }), candidate('clip', { ...clip, createdAt: later })])).toMatchObject({ mediaId: 'clip', decidingFact: 'bits_per_pixel' });
     expect(suggestKeeper([candidate('b'), candidate('a')])).toEqual({ mediaId: 'a', reasons: ['as good as b.jpg by every fact: first by name'], decidingFact: 'file_name' });
     // A copy's name adds to its original's; ICU order alone would put "astronaut_copy" before "astronaut".
     expect(suggestKeeper([candidate('astronaut_copy'), candidate('astronaut')])).toEqual({ mediaId: 'astronaut', reasons: ['as good as astronaut_copy.jpg by every fact: the shorter name'], decidingFact: 'file_name' });

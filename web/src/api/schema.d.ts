@@ -2794,8 +2794,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Near-duplicate image groups with their members, suggested keeper and decision
-         * @description Groups join images whose pair similarity is at least `similarity` in the tiers asked for (exact and near-identical unless `tiers` says otherwise; each pair says its tier and why), and the members of one decision. The suggested keeper is decided from the group's own facts when asked: a decodable copy, then the most pixels (the others resized or cropped), a lossless encoding, the most bits per pixel within a format (the others re-encoded at lower quality), the fewest issues of its own pixels (not outliers, a neighbourhood flag that copies make stale), the earliest upload, the first name; in a changed group, the copy kept before.
+         * Near-duplicate image and video groups with their members, suggested keeper and decision
+         * @description Groups join images whose pair similarity is at least `similarity` in the tiers asked for (exact and near-identical unless `tiers` says otherwise; each pair says its tier and why), and the members of one decision. Videos are grouped with videos: the same bytes, or one clip (re-encoded, resized, trimmed or behind another intro) when at least half of the shorter one's sampled frames, and 3 or more, pair with the other's in order at one time shift; a discarded video's frames go with it. The suggested keeper is decided from the group's own facts when asked: a decodable copy, then the most pixels (the others resized or cropped), a lossless encoding, the least edited (the copy nearest to every other copy: the others carry an overlay or a brightness change), the most bits per pixel within a format (the others re-encoded at lower quality), the fewest issues of its own pixels (not outliers, a neighbourhood flag that copies make stale), the earliest upload, the first name; in a changed group, the copy kept before.
          */
         get: {
             parameters: {
