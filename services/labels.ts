@@ -2,7 +2,7 @@ import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { applyLabel } from '../db/repositories/labels';
 import { countClassChanges, labelFieldsOfVersion, writeLabelList } from '../db/repositories/groundTruth';
-import { taskCreator } from '../db/repositories/tasks';
+import { taskCreator, updateTaskProgress } from '../db/repositories/tasks';
 import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { countSelectedMedia, selectedMedia, type MediaSelection } from '../db/repositories/selection';
 import { indexItems } from '../db/repositories/media';
@@ -14,7 +14,10 @@ import type { LabelPropagationInput } from '../workflows/contracts';
 import { claimDatasetFor, requireStatusFor } from './datasetStates';
 import { requireCurrentMapLayout } from './map';
 import { createTask, type TaskDeps } from './taskWorkflows';
+import type { Liveness } from './taskLiveness';
+import { createProgressReporter } from './taskProgress';
 import { commitTaskEnd, completeTask } from './taskTypes';
+import { forEachNeighbourBatch } from './vectorNeighbours';
 
 export interface LabelRequest {
   label: string;
@@ -50,11 +53,11 @@ export async function startLabelPropagation(deps: TaskDeps, dataset: DatasetRow,
 }
 
 /** Searches the `k` nearest neighbours (self included) of stored items batch by batch (a task heartbeats between batches). */
-export type NeighbourBatches = (collection: string, ids: string[], k: number, onBatch: (start: number, hits: VectorHit[][]) => Promise<void>) => Promise<void>;
+type NeighbourBatches = (collection: string, ids: string[], k: number, onBatch: (start: number, hits: VectorHit[][]) => Promise<void>) => Promise<void>;
 
 /** Neighbour batches for a request: no heartbeat, no cancellation. */
 const NEIGHBOUR_BATCH = 256;
-export function plainNeighbourBatches(vectors: VectorStore): NeighbourBatches {
+function plainNeighbourBatches(vectors: VectorStore): NeighbourBatches {
   return async (collection, ids, k, onBatch) => {
     for (let start = 0; start < ids.length; start += NEIGHBOUR_BATCH) {
       const batch = ids.slice(start, start + NEIGHBOUR_BATCH);
@@ -69,7 +72,7 @@ export function plainNeighbourBatches(vectors: VectorStore): NeighbourBatches {
  * nearest media of the version at a cosine similarity of at least `minSimilarity`, with its best similarity to a
  * seed. One hop: neighbours of neighbours are not included.
  */
-export async function findPropagationTargets(
+async function findPropagationTargets(
   deps: { db: Db; vectors: VectorStore; batches: NeighbourBatches },
   version: Pick<DatasetVersion, 'id' | 'vector_space_id'>,
   request: Pick<LabelRequest, 'selection' | 'minSimilarity' | 'maxNeighbours'>,
@@ -145,7 +148,7 @@ export interface PropagationResult {
  * neighbours found, as one undoable action of the task's user. Otherwise it goes on them as a label beside the
  * models' (source `user` on the seeds, `propagated` on the neighbours at their best similarity to a seed). One transaction.
  */
-export async function writePropagatedLabel(
+async function writePropagatedLabel(
   db: Db,
   target: { versionId: string; taskId: string },
   label: string,
@@ -164,6 +167,23 @@ export async function writePropagatedLabel(
     await applyLabel(trx, versionId, label, 'user', seeds.map((id) => ({ mediaId: id, confidence: 1 })));
     await applyLabel(trx, versionId, label, 'propagated', [...similarities].map(([mediaId, confidence]) => ({ mediaId, confidence })));
   });
+}
+
+/**
+ * LABEL_PROPAGATION's work: gives the seeds the label (source `user`) and each of their `maxNeighbours` nearest media
+ * of the version at a cosine similarity of at least `minSimilarity` the label too (source `propagated`, confidence
+ * the best similarity to a seed). One hop: neighbours of neighbours are not labelled. A label a media item already
+ * has from elsewhere is kept as it is.
+ */
+export async function propagateLabel(deps: { db: Db; vectors: VectorStore }, live: Liveness, input: LabelPropagationInput): Promise<PropagationResult> {
+  const { db, vectors } = deps;
+  await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Finding neighbours', progressPercentage: 0 });
+  const version = await headVersion(db, input.datasetId);
+  const report = createProgressReporter(db, input, 'propagate', 'Finding neighbours');
+  const batches: NeighbourBatches = (collection, ids, k, onBatch) => forEachNeighbourBatch(live, vectors, collection, ids, k, onBatch);
+  const { seeds, similarities } = await findPropagationTargets({ db, vectors, batches }, version, input, report);
+  await writePropagatedLabel(db, { versionId: version.id, taskId: input.taskId }, input.label, seeds, similarities);
+  return { seeds: seeds.length, propagated: similarities.size };
 }
 
 /** The task COMPLETED with what was labelled; the dataset back to the status it was claimed from. */
