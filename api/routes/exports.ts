@@ -1,5 +1,6 @@
 import { Router } from '@koa/router';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
+import { carriesImages, EXPORT_FORMAT_MODULES } from '../../lib/export/formats';
 import type { ObjectStore } from '../../lib/storage/objectStore';
 import { requireDataset } from '../../services/datasetAccess';
 import { defaultExportFileName, exportStatus, openExportDownload, startExport } from '../../services/exports';
@@ -8,7 +9,7 @@ import { mount } from '../routeSpec';
 import type { ApiState, RequestState } from '../state';
 import { exportRoutes } from '../specs/exports';
 
-/** The spec's export calls: whole or selective exports in EXPORT tasks, and their status with a download link. */
+/** The spec's export calls: whole or selective exports in EXPORT tasks, and their status with a download link; the formats they take. */
 export function createExportsRouter(deps: TaskDeps & { signer: UrlSigner; publicUrl: string }): Router<ApiState> {
   const router = new Router<ApiState>();
 
@@ -37,6 +38,17 @@ export function createExportsRouter(deps: TaskDeps & { signer: UrlSigner; public
       selection: body.media_selection,
     });
     ctx.body = { id };
+  });
+
+  mount(router, exportRoutes.formats, async (ctx) => {
+    ctx.body = EXPORT_FORMAT_MODULES.map((format) => ({
+      name: format.name,
+      title: format.title,
+      description: format.description,
+      metadata_file: format.layout.fileName,
+      always_includes_images: carriesImages(format.name, false),
+      needs_label_field: format.needsLabelField,
+    }));
   });
 
   mount(router, exportRoutes.exportStatus, async (ctx) => {

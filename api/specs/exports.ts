@@ -100,7 +100,7 @@ const exportStatusSchema = z
     progress_percentage: z.number().int().nullable(),
     error_message: z.string().nullable(),
     file_name: z.string().meta({ description: "The ZIP's name" }),
-    export_format: z.enum(EXPORT_FORMATS),
+    export_format: z.string().meta({ description: 'The format asked for: a name GET /api/v1/export-formats lists' }),
     include_images: z.boolean().meta({ description: 'The archive carries the images: asked for, or a format that always does (yolo, hf, imagefolder)' }),
     selection: z
       .object({ n_media: z.number().int(), n_clusters: z.number().int() })
@@ -108,6 +108,17 @@ const exportStatusSchema = z
       .meta({ description: 'What a selective export picked (media by id, whole clusters); null for the whole dataset' }),
   })
   .meta({ id: 'ExportStatus' });
+
+const exportFormatSchema = z
+  .object({
+    name: z.string().meta({ description: 'The export_format value' }),
+    title: z.string().meta({ description: 'Its name for people' }),
+    description: z.string().meta({ description: 'What its archive holds' }),
+    metadata_file: z.string().meta({ description: "The metadata file's name in the archive" }),
+    always_includes_images: z.boolean().meta({ description: 'The archive holds the images whatever include_images says' }),
+    needs_label_field: z.boolean().meta({ description: 'Exports the classes of the declared label field: refused (422) without one' }),
+  })
+  .meta({ id: 'ExportFormat' });
 
 const downloadParams = z.object({ task_id: z.uuid('task_id must be a UUID'), file_name: z.string().min(1) });
 const signedQuery = z.object({
@@ -152,6 +163,16 @@ export const exportRoutes = {
     request: { params: datasetIdParams, query: statusQuery },
     responses: { 200: { description: 'Status', schema: exportStatusSchema } },
     errors: [[403, 'Needs editor access'], [404, 'Dataset or export not found']],
+  }),
+  formats: defineRoute({
+    method: 'get',
+    path: '/export-formats',
+    tag: 'export',
+    summary: 'The export formats, each with what its archive holds',
+    description: 'The values export_format takes, in order; what the web app and the Python client offer.',
+    auth: 'user',
+    request: {},
+    responses: { 200: { description: 'The formats', schema: z.array(exportFormatSchema) } },
   }),
   download: defineRoute({
     method: 'get',

@@ -55,6 +55,16 @@ describe('export access', () => {
     expect(await stack.deps.db('tasks').where({ dataset_id: datasetId }).count({ n: '*' }).first()).toEqual({ n: '0' });
   });
 
+  it('lists the export formats to anyone signed in, viewers too, and to nobody else', async () => {
+    const listed = (await stack.request.get('/api/v1/export-formats').set('Cookie', cookies.bob).expect(200)).body;
+    expect(listed.map((format: { name: string }) => format.name)).toEqual(['json', 'parquet', 'coco', 'yolo', 'hf', 'imagefolder']);
+    expect(listed[0]).toEqual({ name: 'json', title: 'JSON', description: 'metadata.json', metadata_file: 'metadata.json', always_includes_images: false, needs_label_field: false });
+    expect(listed.filter((format: { always_includes_images: boolean }) => format.always_includes_images).map((format: { name: string }) => format.name)).toEqual(['yolo', 'hf', 'imagefolder']);
+    expect(listed.filter((format: { needs_label_field: boolean }) => format.needs_label_field).map((format: { name: string }) => format.name)).toEqual(['imagefolder']);
+    expect((await stack.request.get('/api/v1/export-formats').expect(401)).body).toHaveProperty('detail');
+    expect((await stack.request.post('/api/v1/export-formats').set('Cookie', cookies.bob).expect(405)).body).toEqual({ detail: 'Method Not Allowed' });
+  });
+
   it('lets an editor export (an empty dataset gives an empty metadata file) and the link alone download it', async () => {
     const { id } = (await calls(datasetId).context().set('Cookie', cookies.alice).expect(200)).body;
     const status = await eventually(

@@ -268,3 +268,37 @@ def test_media_brief_reads_every_page_of_the_listing() -> None:
 def test_add_labels_from_without_a_labels_file_is_one_line(tmp_path: Path) -> None:
     refused = mds("add", DATASET_ID, str(PHOTO), "--labels-from", "csv")
     assert refused.returncode == 1 and refused.stderr.strip() == "mds: error: --labels-from csv or coco goes with --labels FILE"
+
+
+EXPORT_FORMATS = [
+    {"name": "json", "title": "JSON", "description": "metadata.json", "metadata_file": "metadata.json", "always_includes_images": False, "needs_label_field": False},
+    {"name": "tiles", "title": "Tiles", "description": "a format this client has never heard of", "metadata_file": "tiles.json", "always_includes_images": True, "needs_label_field": False},
+]  # fmt: skip
+
+
+def test_export_formats_come_from_the_service() -> None:
+    routes = {"/api/v1/export-formats": (200, "application/json", EXPORT_FORMATS)}
+    with fake_service(routes) as (url, seen):
+        listed = mds("--url", url, "export-formats")
+        refused = mds("--url", url, "export", DATASET_ID, "--format", "coco", "--out", "never.zip")
+    assert listed.returncode == 0, listed.stderr
+    assert [line.split()[0] for line in listed.stdout.splitlines()[1:]] == ["json", "tiles"]
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == "mds: error: export_format must be one of json, tiles (got coco)"
+    assert paths(seen) == ["/api/v1/export-formats", "/api/v1/export-formats"]
+
+
+def test_an_export_takes_a_format_only_the_service_knows(tmp_path: Path) -> None:
+    routes = {
+        "/api/v1/export-formats": (200, "application/json", EXPORT_FORMATS),
+        f"/api/v1/dataset/{DATASET_ID}/export_context_async": (200, "application/json", {"id": TASK_ID}),
+        f"/api/v1/dataset/{DATASET_ID}/export_status": (200, "application/json", {
+            "status": "COMPLETED", "download_uri": None, "progress_percentage": 100, "error_message": None,
+            "file_name": "tiles.zip", "export_format": "tiles", "include_images": True, "selection": None,
+        }),
+    }  # fmt: skip
+    with fake_service(routes) as (url, seen):
+        exported = mds("--url", url, "export", DATASET_ID, "--format", "tiles", "--out", str(tmp_path / "tiles.zip"))
+    # The status has no link: the command stops there, after asking for the format the service listed.
+    assert exported.returncode == 1 and "completed without a download link" in exported.stderr
+    assert any("export_format=tiles" in request["path"] for request in seen)

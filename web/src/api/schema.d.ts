@@ -6507,6 +6507,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/export-formats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The export formats, each with what its archive holds
+         * @description The values export_format takes, in order; what the web app and the Python client offer.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The formats */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExportFormat"][];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/exports/{task_id}/{file_name}": {
         parameters: {
             query?: never;
@@ -8493,6 +8541,20 @@ export interface components {
         Error: {
             detail: string;
         };
+        ExportFormat: {
+            /** @description The export_format value */
+            name: string;
+            /** @description Its name for people */
+            title: string;
+            /** @description What its archive holds */
+            description: string;
+            /** @description The metadata file's name in the archive */
+            metadata_file: string;
+            /** @description The archive holds the images whatever include_images says */
+            always_includes_images: boolean;
+            /** @description Exports the classes of the declared label field: refused (422) without one */
+            needs_label_field: boolean;
+        };
         ExportStatus: {
             /** @enum {string} */
             status: "PENDING" | "RUNNING" | "COMPLETED" | "FAILED";
@@ -8502,8 +8564,8 @@ export interface components {
             error_message: string | null;
             /** @description The ZIP's name */
             file_name: string;
-            /** @enum {string} */
-            export_format: "json" | "parquet" | "coco" | "yolo" | "hf" | "imagefolder";
+            /** @description The format asked for: a name GET /api/v1/export-formats lists */
+            export_format: string;
             /** @description The archive carries the images: asked for, or a format that always does (yolo, hf, imagefolder) */
             include_images: boolean;
             /** @description What a selective export picked (media by id, whole clusters); null for the whole dataset */

@@ -1,29 +1,25 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Dataset, type Task } from '../api/client';
+import { useExportFormats, type ExportFormatInfo } from '../api/exportFormats';
 import type { paths } from '../api/schema';
 import { ErrorMessage } from './ErrorMessage';
 import { refusalOf } from '../api/offers';
 import { ProgressBar } from './ProgressBar';
 
 type ExportFormat = NonNullable<paths['/api/v1/dataset/{dataset_id}/export_context_async']['get']['parameters']['query']>['export_format'];
-/** `alwaysImages`: the format's archive holds the images whatever the checkbox says. */
-const FORMATS: { value: NonNullable<ExportFormat>; label: string; alwaysImages?: true }[] = [
-  { value: 'json', label: 'JSON (metadata.json)' },
-  { value: 'parquet', label: 'Parquet (metadata.parquet)' },
-  { value: 'coco', label: 'COCO (annotations.json, per split too)' },
-  { value: 'yolo', label: 'YOLO (images, labels, data.yaml)', alwaysImages: true },
-  { value: 'hf', label: 'Hugging Face datasets (Parquet with the images, a label column)', alwaysImages: true },
-  { value: 'imagefolder', label: 'ImageFolder (a folder per class; needs a label field)', alwaysImages: true },
-];
 
 /** Starts an export of the whole dataset and lists its EXPORT tasks, each with its status and, once done, its download. */
 export function ExportsPanel({ dataset }: { dataset: Dataset }) {
   const queryClient = useQueryClient();
   const [fileName, setFileName] = useState(dataset.display_name);
-  const [format, setFormat] = useState<NonNullable<ExportFormat>>('json');
+  const formats = useExportFormats();
+  const [picked, setPicked] = useState<ExportFormat>();
+  // The API's first format until one is picked.
+  const format = picked ?? (formats.data?.[0]?.name as ExportFormat | undefined);
+  const chosen = formats.data?.find((option) => option.name === format);
   const [includeImages, setIncludeImages] = useState(false);
-  const alwaysImages = FORMATS.find((option) => option.value === format)?.alwaysImages === true;
+  const alwaysImages = chosen?.always_includes_images === true;
   const exports = useQuery({
     queryKey: ['tasks', 'exports', dataset.id],
     queryFn: async () =>
@@ -31,10 +27,10 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
   });
   const refused = refusalOf(dataset, 'export');
   const start = useMutation({
-    mutationFn: async () =>
+    mutationFn: async (exportFormat: ExportFormat) =>
       unwrap(
         await api.GET('/api/v1/dataset/{dataset_id}/export_context_async', {
-          params: { path: { dataset_id: dataset.id }, query: { file_name: fileName.trim(), export_format: format, include_images: includeImages ? 'true' : 'false' } },
+          params: { path: { dataset_id: dataset.id }, query: { file_name: fileName.trim(), export_format: exportFormat, include_images: includeImages ? 'true' : 'false' } },
         }),
       ),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ['tasks'] }),
@@ -47,14 +43,14 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
         className="inline-form"
         onSubmit={(event) => {
           event.preventDefault();
-          start.mutate();
+          if (format) start.mutate(format);
         }}
       >
         <input aria-label="Export file name" value={fileName} onChange={(event) => setFileName(event.target.value)} required maxLength={200} />
-        <select aria-label="Export format" value={format} onChange={(event) => setFormat(event.target.value as NonNullable<ExportFormat>)}>
-          {FORMATS.map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
+        <select aria-label="Export format" aria-describedby="export-format-description" value={format ?? ''} onChange={(event) => setPicked(event.target.value as ExportFormat)}>
+          {formats.data?.map((option) => (
+            <option key={option.name} value={option.name}>
+              {option.title}
             </option>
           ))}
         </select>
@@ -67,15 +63,21 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
           />{' '}
           with the images
         </label>
-        <button type="submit" disabled={Boolean(refused) || start.isPending || fileName.trim() === ''} aria-describedby="export-reason">
+        <button type="submit" disabled={Boolean(refused) || !format || start.isPending || fileName.trim() === ''} aria-describedby="export-reason">
           Export
         </button>
+        {chosen && (
+          <span className="reason" id="export-format-description">
+            {chosen.description}
+          </span>
+        )}
         {(refused || fileName.trim() === '') && (
           <span className="reason" id="export-reason">
             {refused ?? 'Name the file to export.'}
           </span>
         )}
       </form>
+      <ErrorMessage error={formats.error} prefix="The export formats could not be listed" />
       <ErrorMessage error={start.error} prefix="The export could not start" />
       <ErrorMessage error={exports.error} prefix="The exports could not be listed" />
       {exports.data && exports.data.tasks.length > 0 && (
@@ -105,8 +107,8 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
 type ExportStatus = paths['/api/v1/dataset/{dataset_id}/export_status']['get']['responses'][200]['content']['application/json'];
 
 /** What an export holds: its file, format, whether the images are in it, and what was picked. */
-function exportContents(status: ExportStatus): string {
-  const format = FORMATS.find((option) => option.value === status.export_format)?.label ?? status.export_format;
+function exportContents(status: ExportStatus, formats: ExportFormatInfo[] | undefined): string {
+  const format = formats?.find((option) => option.name === status.export_format)?.title ?? status.export_format;
   const picked = status.selection
     ? `a selection of ${status.selection.n_media} media and ${status.selection.n_clusters} cluster${status.selection.n_clusters === 1 ? '' : 's'}`
     : 'the whole dataset';
@@ -114,6 +116,7 @@ function exportContents(status: ExportStatus): string {
 }
 
 function ExportRow({ datasetId, task }: { datasetId: string; task: Task }) {
+  const formats = useExportFormats();
   const status = useQuery({
     queryKey: ['export', task.task_id],
     queryFn: async () =>
@@ -127,7 +130,7 @@ function ExportRow({ datasetId, task }: { datasetId: string; task: Task }) {
     <tr data-export-id={task.task_id}>
       <td>{new Date(task.start_time).toLocaleString()}</td>
       <td>{task.created_by}</td>
-      <td data-testid="export-contents">{data ? exportContents(data) : '…'}</td>
+      <td data-testid="export-contents">{data ? exportContents(data, formats.data) : '…'}</td>
       <td>
         <span className={`status status-${data?.status ?? ''}`} data-testid="export-status">
           {data?.status ?? '…'}

@@ -21,7 +21,6 @@ from .errors import MdsError
 from .models import ExploreResult, Task
 from .terminal import printable
 
-EXPORT_FORMATS = ("parquet", "json", "coco", "yolo", "hf", "imagefolder")
 ENRICHMENT_TYPES = ("IMAGE_TAGGING", "OBJECT_DETECTION", "CAPTION_IMAGES", "CAPTION_OBJECTS", "MULTIMODEL_IMAGE_ENCODING")
 # The exit status of a process whose reader went away (128 + SIGPIPE), as `yes | head` reports it.
 BROKEN_PIPE_STATUS = 141
@@ -200,9 +199,11 @@ def parser() -> argparse.ArgumentParser:
 
     export = command("export", run_export, "export a dataset and download the ZIP")
     export.add_argument("dataset")
-    export.add_argument("--format", choices=EXPORT_FORMATS, default="parquet")
+    export.add_argument("--format", default="parquet", help="one of the service's export formats (mds export-formats; default parquet)")
     export.add_argument("--out", required=True, help="where to write the ZIP")
     export.add_argument("--include-images", action="store_true", help="add the original files under images/")
+
+    command("export-formats", run_export_formats, "list the export formats the service takes", listing=True)
     return root
 
 
@@ -514,6 +515,15 @@ def run_delete(client: Client, args: argparse.Namespace) -> int:
             note("not deleted")
             return 1
     client.delete_dataset(args.dataset)
+    return 0
+
+
+def run_export_formats(client: Client, args: argparse.Namespace) -> int:
+    formats = client.export_formats()
+    if args.json:
+        print_json([format.model_dump(mode="json") for format in formats])
+        return 0
+    print_table(["FORMAT", "TITLE", "IMAGES", "HOLDS"], [[f.name, f.title, "always" if f.always_includes_images else "asked", f.description] for f in formats])
     return 0
 
 

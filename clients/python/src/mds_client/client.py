@@ -26,6 +26,7 @@ from .models import (
     Dataset,
     EnrichmentContext,
     ExploreResult,
+    ExportFormat,
     ExportStarted,
     ExportStatus,
     NewDataset,
@@ -206,6 +207,7 @@ class Client(CurationCalls):
         auth = ApiKeyAuth(api_key, api_secret) if api_key and api_secret else None
         # Whether the service was asked if it checks keys (once, on the first call with a key).
         self._auth_checked = auth is None
+        self._export_formats: Optional[List[ExportFormat]] = None
         self._http = httpx.Client(base_url=self.url + API_PREFIX, auth=auth, timeout=timeout, follow_redirects=True, transport=transport)
 
     def close(self) -> None:
@@ -615,8 +617,17 @@ class Client(CurationCalls):
 
     # -- export -------------------------------------------------------------------------------
 
+    def export_formats(self) -> List[ExportFormat]:
+        """The export formats the service takes, each with what its archive holds (asked once per client)."""
+        if self._export_formats is None:
+            self._export_formats = [ExportFormat.model_validate(item) for item in self.request("GET", "/export-formats")]
+        return self._export_formats
+
     def start_export(self, dataset_id: Id, export_format: str = "parquet", *, file_name: Optional[str] = None, include_images: bool = False) -> UUID:
-        """Starts an EXPORT task of the whole dataset; its id, for ``export_status``."""
+        """Starts an EXPORT task of the whole dataset in one of ``export_formats``; its id, for ``export_status``."""
+        names = [format.name for format in self.export_formats()]
+        if export_format not in names:
+            raise MdsError(f"export_format must be one of {', '.join(names)} (got {export_format})")
         params = {"file_name": file_name or f"dataset-{dataset_id}", "export_format": export_format, "include_images": "true" if include_images else "false"}
         return ExportStarted.model_validate(self.request("GET", f"/dataset/{dataset_id}/export_context_async", params=params)).id
 
@@ -674,7 +685,7 @@ class Client(CurationCalls):
         progress: Optional[bool] = None,
         timeout: Optional[float] = None,
     ) -> Path:
-        """Exports the dataset (json, parquet, coco, yolo, hf or imagefolder; a ZIP) and downloads it to ``out``."""
+        """Exports the dataset (a ZIP in one of ``export_formats``) and downloads it to ``out``."""
         target = Path(out)
         export_id = self.start_export(dataset_id, export_format, file_name=target.stem or None, include_images=include_images)
         status = self.wait_for_export(dataset_id, export_id, progress=progress, timeout=timeout)

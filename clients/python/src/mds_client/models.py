@@ -271,7 +271,8 @@ class ExportStatus(Model):
     progress_percentage: Optional[int]
     error_message: Optional[str]
     file_name: str
-    export_format: Literal["json", "parquet", "coco", "yolo", "hf", "imagefolder"]
+    export_format: str
+    """A name ``Client.export_formats`` lists."""
     include_images: bool
     selection: Optional[ExportSelection]
 
@@ -310,6 +311,19 @@ class StartedTask(Model):
     openapi: ClassVar[str] = _response("/api/v1/ingestion/{dataset_id}/process_files/{transaction_id}", "post", 202)
 
     task_id: UUID
+
+
+class ExportFormat(Model):
+    """An export format the service takes (GET /export-formats)."""
+
+    openapi: ClassVar[str] = _schema("ExportFormat")
+
+    name: str
+    title: str
+    description: str
+    metadata_file: str
+    always_includes_images: bool
+    needs_label_field: bool
 
 
 class ExportStarted(Model):
@@ -816,6 +830,7 @@ ALL_MODELS = [
     Anchor,
     ExportSelection,
     ExportStatus,
+    ExportFormat,
     ApiKey,
     NewDataset,
     Transaction,
