@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough, type Writable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { Db } from '../db/connection';
 import {
   batchSources,
@@ -23,6 +23,7 @@ import { UnexportableError, type MetadataWriter } from '../lib/export/writer';
 import { createZipWriter, type ZipWriter } from '../lib/export/zipWriter';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ExportInput } from '../workflows/contracts';
+import type { Liveness } from './taskLiveness';
 
 /** The version's label-quality report (GET …/label_quality), in every archive of a version that has one. */
 const LABEL_QUALITY_ENTRY = 'label_quality.json';
@@ -35,12 +36,6 @@ export interface PackagingDeps {
   db: Db;
   store: ObjectStore;
   stagingDir: string;
-}
-
-/** What the activity running a packaging lends it: a heartbeat with how far it got, and a check that throws once the task is aborted. */
-export interface PackagingHooks {
-  heartbeat(done: number): void;
-  throwIfCancelled(): void;
 }
 
 /** A failure no retry can help (the format cannot hold the version as asked) fails the export with its message. */
@@ -62,9 +57,12 @@ async function openBlob(store: ObjectStore, sha256: string, what: string) {
   }
 }
 
-async function packInto(deps: PackagingDeps, hooks: PackagingHooks, zip: ZipWriter, input: ExportInput, scratchDir: string): Promise<number> {
+async function packInto(deps: PackagingDeps, live: Liveness, zip: ZipWriter, input: ExportInput, scratchDir: string): Promise<number> {
   const { db, store } = deps;
-  const { heartbeat, throwIfCancelled } = hooks;
+  const heartbeat = (done: number) => live.heartbeat({ done });
+  const throwIfCancelled = () => {
+    if (live.signal.aborted) throw new CancelledFailure('Export aborted');
+  };
   const scope: ExportScope = {
     versionId: input.versionId,
     createdBefore: await taskStartTime(db, input.taskId),
@@ -150,7 +148,7 @@ async function packInto(deps: PackagingDeps, hooks: PackagingHooks, zip: ZipWrit
  * whatever the dataset's size. A retried attempt writes the whole archive again under the same key
  * (readers only ever see a whole one).
  */
-export async function packageExport(deps: PackagingDeps, hooks: PackagingHooks, input: ExportInput): Promise<{ items: number; bytes: number }> {
+export async function packageExport(deps: PackagingDeps, live: Liveness, input: ExportInput): Promise<{ items: number; bytes: number }> {
   const { db, store } = deps;
   await updateTaskProgress(db, input.taskId, {
     status: 'RUNNING',
@@ -165,7 +163,7 @@ export async function packageExport(deps: PackagingDeps, hooks: PackagingHooks, 
   const stored = store.putStream(exportArchiveKey(input.taskId, input.fileName), zip.output);
   stored.catch(() => undefined);
   try {
-    const items = await packInto(deps, hooks, zip, input, scratch);
+    const items = await packInto(deps, live, zip, input, scratch);
     await zip.finalize();
     return { items, bytes: await stored };
   } catch (error) {
