@@ -21,12 +21,12 @@ describe('duplicate videos', () => {
   const clip = (name: string) => path.join(scratch, name);
 
   beforeAll(async () => {
-    makeClip('rocket', 8, clip('rocket.mp4'));
-    makeClip('rocket', 8, clip('rocket-intro.mp4'), { introSeconds: 3 });
-    makeClip('rocket', 8, clip('rocket-trimmed.mp4'), { trimSeconds: 2.3 });
-    makeClip('rocket', 8, clip('rocket-small.mp4'), { size: '480x270', crf: 30 });
+    makeClip(photo('rocket'), 8, clip('rocket.mp4'));
+    makeClip(photo('rocket'), 8, clip('rocket-intro.mp4'), { introSeconds: 3 });
+    makeClip(photo('rocket'), 8, clip('rocket-trimmed.mp4'), { trimSeconds: 2.3 });
+    makeClip(photo('rocket'), 8, clip('rocket-small.mp4'), { size: '480x270', crf: 30 });
     // Another clip with the same black opening second.
-    makeClip('chelsea', 8, clip('chelsea.mp4'));
+    makeClip(photo('chelsea'), 8, clip('chelsea.mp4'));
     fs.copyFileSync(clip('chelsea.mp4'), clip('chelsea-again.mp4'));
     // Frames a second apart, the default.
     stack = await startTestStack({ VIDEO_FRAME_INTERVAL_MS: '1000' });

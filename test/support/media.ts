@@ -31,11 +31,11 @@ export interface ClipVariant {
 }
 
 /**
- * A real H.264 clip of a fixture photo: one black second, then `seconds` of a slow zoom into the photo (10 fps),
+ * A real H.264 clip of a picture (a file): one black second, then `seconds` of a slow zoom into it (640×360, 10 fps),
  * changed as `variant` says; written to `file`.
  */
-export function makeClip(photoName: string, seconds: number, file: string, variant: ClipVariant = {}): string {
-  const inputs = ['-f', 'lavfi', '-i', 'color=black:s=640x360:r=10:d=1', '-loop', '1', '-framerate', '10', '-t', String(seconds), '-i', photo(photoName)];
+export function makeClip(picture: string, seconds: number, file: string, variant: ClipVariant = {}): string {
+  const inputs = ['-f', 'lavfi', '-i', 'color=black:s=640x360:r=10:d=1', '-loop', '1', '-framerate', '10', '-t', String(seconds), '-i', picture];
   const pan = "[1:v]scale=960:540,zoompan=z='1+0.004*on':x='iw/2-(iw/zoom/2)':y='ih/2-(ih/zoom/2)':d=1:s=640x360:fps=10,setsar=1[pan]";
   const intro = variant.introSeconds ? `testsrc=duration=${variant.introSeconds}:size=640x360:rate=10,setsar=1[intro];` : '';
   const parts = variant.introSeconds ? '[intro][black][pan]concat=n=3:v=1' : '[black][pan]concat=n=2:v=1';
