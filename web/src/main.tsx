@@ -5,13 +5,13 @@ import { ApiError } from './api/client';
 import { sessionStore } from './api/session';
 import { createBrowserRouter, RouterProvider } from 'react-router';
 import { Layout } from './components/Layout';
-import { DatasetsPage } from './pages/DatasetsPage';
-import { DatasetPage } from './pages/DatasetPage';
+import { DatasetsPage } from './features/datasets/DatasetsPage';
+import { DatasetPage } from './features/datasets/DatasetPage';
 import { DuplicatesPage } from './pages/DuplicatesPage';
 import { ClusterPage } from './pages/ClusterPage';
 import { LabelsPage } from './pages/LabelsPage';
 import { ExplorePage } from './pages/ExplorePage';
-import { TasksPage } from './pages/TasksPage';
+import { TasksPage } from './features/tasks/TasksPage';
 import { NotFoundPage } from './pages/NotFoundPage';
 import './styles.css';
 

@@ -2,9 +2,6 @@ import { ApiError, detailOf, type Schemas } from './client';
 import { sessionStore } from './session';
 import type { paths } from './schema';
 
-type UploadAnswer =
-  paths['/api/v1/ingestion/{dataset_id}/data_files/{transaction_id}']['post']['responses'][202]['content']['application/json'];
-
 /** Bytes sent of each file of a batch: the multipart body carries the files in order. */
 export function perFileProgress(files: readonly File[], loaded: number): number[] {
   let offset = 0;
@@ -40,42 +37,6 @@ export function postForm<T>(url: string, form: FormData, onProgress?: (loaded: n
 /** The name a file is sent under: its path in a picked folder (cats/1.jpg, whose folder can be its label), else its name. */
 export function uploadName(file: File): string {
   return file.webkitRelativePath || file.name;
-}
-
-/** One batch of files (field `files`) into an upload transaction, with each file's progress. */
-export function uploadBatch(
-  datasetId: string,
-  transactionId: number,
-  files: readonly File[],
-  onProgress: (fractions: number[]) => void,
-): Promise<UploadAnswer> {
-  const form = new FormData();
-  for (const file of files) form.append('files', file, uploadName(file));
-  const url: keyof paths = '/api/v1/ingestion/{dataset_id}/data_files/{transaction_id}';
-  return postForm(url.replace('{dataset_id}', encodeURIComponent(datasetId)).replace('{transaction_id}', String(transactionId)), form, (loaded) =>
-    onProgress(perFileProgress(files, loaded)),
-  );
-}
-
-/** The add_media sources: files, one archive, or an S3 URI (exactly one). */
-export type MediaSource = { kind: 'files'; files: File[] } | { kind: 'archive'; archive: File } | { kind: 's3'; uri: string };
-
-/** POST /dataset/{id}/add_media (202, task MEDIA_ADDITION) with the overall fraction sent; with labelsFromFolders each new file's folder is its label. */
-export function addMedia(
-  datasetId: string,
-  source: MediaSource,
-  options: { autoReindex: boolean; labelsFromFolders: boolean },
-  onProgress: (fraction: number) => void,
-): Promise<unknown> {
-  const form = new FormData();
-  if (source.kind === 'files') for (const file of source.files) form.append('files', file, uploadName(file));
-  if (source.kind === 'archive') form.append('archive', source.archive, source.archive.name);
-  if (source.kind === 's3') form.append('s3_uri', source.uri);
-  form.append('auto_reindex', options.autoReindex ? 'true' : 'false');
-  if (options.labelsFromFolders) form.append('labels_from', 'folder');
-  const total = source.kind === 'files' ? source.files.reduce((sum, file) => sum + file.size, 0) : source.kind === 'archive' ? source.archive.size : 0;
-  const url: keyof paths = '/api/v1/dataset/{dataset_id}/add_media';
-  return postForm(url.replace('{dataset_id}', encodeURIComponent(datasetId)), form, (loaded) => onProgress(total > 0 ? Math.min(1, loaded / total) : 1));
 }
 
 type SimilarityAnswer = paths['/api/v1/dataset/{dataset_id}/search-image-similarity']['post']['responses'][200]['content']['application/json'];

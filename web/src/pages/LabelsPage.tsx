@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { useDataset } from '../api/useDataset';
+import { useDataset } from '../features/datasets/api';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { fetchClasses, fetchLabelFields, fetchLabelReport, labelKeys } from '../features/labels/api';
 import { ClassesPanel } from '../features/labels/ClassesPanel';

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Dataset } from '../../api/client';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { TaskNotice } from '../../components/TaskNotice';
+import { TaskNotice } from '../tasks/TaskNotice';
 import { declareLabelFields, labelKeys, type LabelFields } from './api';
 
 const CHECKABLE = new Set<Dataset['status_new']>(['READY', 'PARTIAL INDEX']);

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useDataset } from '../../api/useDataset';
+import { useDataset } from '../datasets/api';
 import { isEmptySelection, selectionBody, IDS_PER_LIST, type Selection } from '../../api/selection';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { CLASS_CHANGE_KEYS, fetchClasses, labelKeys, setClass, undoClassChange } from './api';

@@ -1,18 +1,8 @@
 import type { ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, unwrap, type Task } from '../api/client';
-
-const FINAL = new Set<Task['status']>(['COMPLETED', 'FAILED', 'ABORTED']);
-/** Tasks started this long before the click still count as the one it started (the API's clock may run behind the browser's). */
-const CLOCK_SLACK_MS = 60_000;
-
-/** What a notice follows: the newest task of `taskType` (of `datasetId` when it is known) started since `since` (ms). */
-export interface FollowedTask {
-  taskType: Task['task_type'];
-  datasetId?: string;
-  since: number;
-}
+import type { Task } from '../../api/client';
+import { FINAL_TASK_STATUSES as FINAL, fetchFollowedTask, taskKeys, type FollowedTask } from './api';
 
 /**
  * The newest task the action started, asked every 2 s until it ends; then the queries named in
@@ -21,10 +11,9 @@ export interface FollowedTask {
 function useFollowedTask(followed: FollowedTask, refresh: string[]): Task | undefined {
   const queryClient = useQueryClient();
   const task = useQuery({
-    queryKey: ['followedTask', followed],
+    queryKey: taskKeys.followed(followed),
     queryFn: async () => {
-      const query = { task_type: followed.taskType, dataset_id: followed.datasetId, start_time_from: new Date(followed.since - CLOCK_SLACK_MS).toISOString(), sort_order: 'desc' as const, page_size: 5 };
-      const found = unwrap(await api.GET('/api/v1/tasks', { params: { query } })).tasks[0] ?? null;
+      const found = await fetchFollowedTask(followed);
       if (found && FINAL.has(found.status)) await Promise.all(refresh.map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
       return found;
     },

@@ -1,11 +1,12 @@
 import { useRef, useState, type DragEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, ApiError, unwrap } from '../api/client';
-import { isAcceptedFile, ACCEPTED_EXTENSIONS } from '../api/status';
-import { uploadBatch, uploadName } from '../api/upload';
-import { ErrorMessage } from './ErrorMessage';
-import { FolderInput } from './FolderInput';
+import { ApiError } from '../../api/client';
+import { isAcceptedFile, ACCEPTED_EXTENSIONS } from '../../api/status';
+import { uploadName } from '../../api/upload';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { FolderInput } from '../../components/FolderInput';
+import { datasetKeys, newDataset, openUpload, processFiles, uploadBatch } from './api';
 
 /** Files per upload request: small enough for steady progress, far under MAX_FILES_PER_REQUEST. */
 const BATCH_SIZE = 50;
@@ -30,12 +31,6 @@ const REFUSALS = new Set([400, 413, 422]);
 /** A labels file's format by its name: COCO for .json, else a CSV. */
 function labelsFileFormat(file: File): 'coco' | 'csv' {
   return file.name.toLowerCase().endsWith('.json') ? 'coco' : 'csv';
-}
-
-function formWith(field: string, file: File): FormData {
-  const form = new FormData();
-  form.append(field, file);
-  return form;
 }
 
 /** Drop or pick images and videos, name the dataset, then the four ingestion steps with per-file progress. */
@@ -112,11 +107,9 @@ export function CreateDataset() {
     const toSend = files.flatMap((file, index) => (file.state === 'waiting' ? [index] : []));
     try {
       setPhase({ kind: 'running', step: 'Creating the dataset…' });
-      const { dataset_id: datasetId } = unwrap(await api.GET('/api/v1/ingestion/new_dataset', { params: { query: { dataset_name: name.trim() } } }));
-      await queryClient.invalidateQueries({ queryKey: ['datasets'] });
-      const { trans_id: transactionId } = unwrap(
-        await api.GET('/api/v1/ingestion/{dataset_id}/data_files', { params: { path: { dataset_id: datasetId } } }),
-      );
+      const datasetId = await newDataset(name.trim());
+      await queryClient.invalidateQueries({ queryKey: datasetKeys.list });
+      const transactionId = await openUpload(datasetId);
       let uploaded = 0;
       for (let start = 0; start < toSend.length; start += BATCH_SIZE) {
         setPhase({ kind: 'running', step: `Uploading ${Math.min(start + BATCH_SIZE, toSend.length)} of ${toSend.length} files…` });
@@ -129,21 +122,14 @@ export function CreateDataset() {
       setPhase({ kind: 'running', step: 'Starting the indexing…' });
       const labelsFrom = labelsFile ? labelsFileFormat(labelsFile) : labelsFromFolders && fromFolders ? 'folder' : undefined;
       const labelled = labelsFrom !== undefined;
-      // A labels file goes with process_files, when every file it names is uploaded (the API matches its rows then).
-      const labelsPart = labelsFile && { body: {}, bodySerializer: () => formWith('labels', labelsFile) };
-      const { task_id: taskId } = unwrap(
-        await api.POST('/api/v1/ingestion/{dataset_id}/process_files/{transaction_id}', {
-          params: { path: { dataset_id: datasetId, transaction_id: transactionId }, query: labelsFrom ? { labels_from: labelsFrom } : {} },
-          ...labelsPart,
-        }),
-      );
+      const taskId = await processFiles(datasetId, transactionId, labelsFrom, labelsFile);
       const how = labelsFile ? `, labelled from ${labelsFile.name}` : labelled ? ', with each folder as its files\' label' : '';
       const message = `${uploaded} file${uploaded === 1 ? '' : 's'} uploaded; indexing started${how}.`;
       setPhase({ kind: 'done', taskId, message, labelsOf: labelled ? datasetId : undefined });
     } catch (error) {
       setPhase({ kind: 'failed', error });
     } finally {
-      await queryClient.invalidateQueries({ queryKey: ['datasets'] });
+      await queryClient.invalidateQueries({ queryKey: datasetKeys.list });
     }
   }
 

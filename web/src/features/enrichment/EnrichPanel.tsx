@@ -1,11 +1,13 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, unwrap, type Dataset, type Schemas } from '../api/client';
-import { refusalOf } from '../api/offers';
-import { ErrorMessage } from './ErrorMessage';
+import type { Dataset } from '../../api/client';
+import { refusalOf } from '../../api/offers';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { datasetKeys } from '../datasets/api';
+import { taskKeys } from '../tasks/api';
+import { enrichDataset, enrichmentQueries, type EnrichmentModel as Model } from './api';
 
-type Model = Schemas['EnrichmentModel'];
 type ModelType = Model['type'];
 /** The request: at most one model per type. */
 type Choice = Partial<Record<ModelType, string>>;
@@ -48,22 +50,13 @@ function refusal(model: Model, applied: Choice, available: ReadonlySet<ModelType
  */
 export function EnrichPanel({ dataset }: { dataset: Dataset }) {
   const queryClient = useQueryClient();
-  const path = { dataset_id: dataset.id };
   const [choice, setChoice] = useState<Choice>({});
-  const models = useQuery({
-    queryKey: ['enrichment-models', dataset.id],
-    queryFn: async () => unwrap(await api.GET('/api/v1/enrichment/{dataset_id}/list_models', { params: { path } })),
-  });
-  const context = useQuery({
-    // Asked again when the status changes: an enriched copy's models are applied by the time it is READY.
-    queryKey: ['enrichment-context', dataset.id, dataset.status_new],
-    queryFn: async () => unwrap(await api.GET('/api/v1/enrichment/{dataset_id}/context', { params: { path } })),
-  });
+  const models = useQuery(enrichmentQueries.models(dataset.id));
+  const context = useQuery(enrichmentQueries.context(dataset.id, dataset.status_new));
   const enrich = useMutation({
-    mutationFn: async (request: Choice) =>
-      unwrap(await api.POST('/api/v1/dataset/{dataset_id}/enrich_dataset', { params: { path }, body: { enrichment_models: request as Record<string, string> } })),
+    mutationFn: (request: Choice) => enrichDataset(dataset.id, request),
     onSuccess: () => setChoice({}),
-    onSettled: () => Promise.all(['dataset', 'datasets', 'tasks'].map((key) => queryClient.invalidateQueries({ queryKey: [key] }))),
+    onSettled: () => Promise.all([datasetKeys.details, datasetKeys.list, taskKeys.all].map((queryKey) => queryClient.invalidateQueries({ queryKey }))),
   });
 
   const applied: Choice = (context.data?.dataset_enrichment_models.enrichment_models ?? {}) as Choice;

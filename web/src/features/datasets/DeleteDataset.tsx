@@ -1,10 +1,12 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
-import { api, unwrap, type Dataset } from '../api/client';
-import { refusalOf } from '../api/offers';
-import { ConfirmDialog } from './Dialog';
-import { ErrorMessage } from './ErrorMessage';
+import type { Dataset } from '../../api/client';
+import { refusalOf } from '../../api/offers';
+import { ConfirmDialog } from '../../components/Dialog';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { taskKeys } from '../tasks/api';
+import { datasetKeys, deleteDataset } from './api';
 
 /** Delete: asks first (it cannot be undone), then leaves for the dataset list. Only the owner may; the API says why otherwise. */
 export function DeleteDataset({ dataset }: { dataset: Dataset }) {
@@ -12,10 +14,10 @@ export function DeleteDataset({ dataset }: { dataset: Dataset }) {
   const navigate = useNavigate();
   const [confirming, setConfirming] = useState(false);
   const remove = useMutation({
-    mutationFn: async () => unwrap(await api.DELETE('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: dataset.id } } })),
+    mutationFn: () => deleteDataset(dataset.id),
     onSuccess: async () => {
-      queryClient.removeQueries({ queryKey: ['dataset', dataset.id] });
-      await Promise.all(['datasets', 'tasks'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
+      queryClient.removeQueries({ queryKey: datasetKeys.detail(dataset.id) });
+      await Promise.all([datasetKeys.list, taskKeys.all].map((queryKey) => queryClient.invalidateQueries({ queryKey })));
       await navigate('/');
     },
   });

@@ -1,11 +1,14 @@
 import { useState, type DragEvent } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Dataset } from '../api/client';
-import { refusalOf } from '../api/offers';
-import { addMedia, uploadName, type MediaSource } from '../api/upload';
-import { ErrorMessage } from './ErrorMessage';
-import { FolderInput } from './FolderInput';
-import { TaskNotice, type FollowedTask } from './TaskNotice';
+import type { Dataset } from '../../api/client';
+import { refusalOf } from '../../api/offers';
+import { uploadName } from '../../api/upload';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { FolderInput } from '../../components/FolderInput';
+import { datasetKeys } from '../datasets/api';
+import { taskKeys, type FollowedTask } from '../tasks/api';
+import { TaskNotice } from '../tasks/TaskNotice';
+import { addMedia, reindexDataset, type MediaSource } from './api';
 
 type Kind = MediaSource['kind'];
 const ARCHIVE_TYPES = '.zip,.tar,.tar.gz,.tgz';
@@ -27,7 +30,7 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
   const [inputKey, setInputKey] = useState(0);
   const blocked = refusalOf(dataset, 'add_media');
   const reindexRefused = refusalOf(dataset, 'reindex');
-  const refresh = () => Promise.all(['dataset', 'datasets', 'tasks', 'explore'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
+  const refresh = () => Promise.all([datasetKeys.details, datasetKeys.list, taskKeys.all, ['explore']].map((queryKey) => queryClient.invalidateQueries({ queryKey })));
 
   const source: MediaSource | undefined =
     kind === 'files' ? (files.length > 0 ? { kind, files } : undefined) : kind === 'archive' ? (archive ? { kind, archive } : undefined) : uri.trim() ? { kind, uri: uri.trim() } : undefined;
@@ -50,7 +53,7 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
     onSettled: refresh,
   });
   const reindex = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/api/v1/dataset/{dataset_id}/reindex', { params: { path: { dataset_id: dataset.id } } })),
+    mutationFn: () => reindexDataset(dataset.id),
     onMutate: () => setFollowed(undefined),
     onSuccess: () => follow('REINDEX'),
     onSettled: refresh,

@@ -1,11 +1,15 @@
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, unwrap, type Dataset, type Snapshot } from '../api/client';
-import { refusalOf } from '../api/offers';
-import { ConfirmDialog } from './Dialog';
-import { ErrorMessage } from './ErrorMessage';
-import { TaskNotice, type FollowedTask } from './TaskNotice';
+import type { Dataset, Snapshot } from '../../api/client';
+import { refusalOf } from '../../api/offers';
+import { ConfirmDialog } from '../../components/Dialog';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { RecordTable, type Column } from '../../components/RecordTable';
+import { datasetKeys } from '../datasets/api';
+import { taskKeys, type FollowedTask } from '../tasks/api';
+import { TaskNotice } from '../tasks/TaskNotice';
+import { cloneSnapshot, createSnapshot, restoreSnapshot, snapshotKeys, snapshotQueries } from './api';
 
 /** The dataset's snapshots, newest first: create one, restore one, clone one into a new dataset. */
 export function SnapshotsPanel({ dataset }: { dataset: Dataset }) {
@@ -20,18 +24,15 @@ export function SnapshotsPanel({ dataset }: { dataset: Dataset }) {
   const [confirmingRestore, setConfirmingRestore] = useState<Snapshot | undefined>();
   // A restore's notice lasts while the restore runs.
   const [restoring, setRestoring] = useState(false);
-  const path = { dataset_id: datasetId };
   const snapshots = useQuery({
-    queryKey: ['snapshots', datasetId],
-    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/snapshot', { params: { path } })),
+    ...snapshotQueries.list(datasetId),
     refetchInterval: (query) => (query.state.data?.some((snapshot) => snapshot.is_restoring) ? 2000 : false),
   });
   const refresh = () =>
-    Promise.all(['snapshots', 'dataset', 'datasets', 'tasks'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
+    Promise.all([snapshotKeys.all, datasetKeys.details, datasetKeys.list, taskKeys.all].map((queryKey) => queryClient.invalidateQueries({ queryKey })));
 
   const create = useMutation({
-    mutationFn: async () =>
-      unwrap(await api.POST('/api/v1/dataset/{dataset_id}/snapshot', { params: { path }, body: { name: name.trim(), ...(description.trim() ? { description: description.trim() } : {}) } })),
+    mutationFn: () => createSnapshot(datasetId, name.trim(), description.trim() || undefined),
     onSuccess: (snapshot) => {
       setName('');
       setDescription('');
@@ -40,8 +41,7 @@ export function SnapshotsPanel({ dataset }: { dataset: Dataset }) {
     onSettled: refresh,
   });
   const restore = useMutation({
-    mutationFn: async (snapshot: Snapshot) =>
-      unwrap(await api.POST('/api/v1/dataset/{dataset_id}/snapshot/{snapshot_id}/restore', { params: { path: { ...path, snapshot_id: snapshot.snapshot_id } } })),
+    mutationFn: (snapshot: Snapshot) => restoreSnapshot(datasetId, snapshot.snapshot_id),
     onSuccess: async (_answer, snapshot) => {
       await refresh();
       setNotice(`Restoring “${snapshot.snapshot_name}”: follow the SNAPSHOT_RESTORE task on the Tasks page.`);
@@ -57,13 +57,57 @@ export function SnapshotsPanel({ dataset }: { dataset: Dataset }) {
     }
   }, [restoring, restoreRunning]);
   const clone = useMutation({
-    mutationFn: async (snapshot: Snapshot) =>
-      unwrap(await api.POST('/api/v1/dataset/{dataset_id}/snapshot/{snapshot_id}/clone', { params: { path: { ...path, snapshot_id: snapshot.snapshot_id } } })),
+    mutationFn: (snapshot: Snapshot) => cloneSnapshot(datasetId, snapshot.snapshot_id),
     onMutate: () => setCloning(undefined),
     onSuccess: (_answer, snapshot) => setCloning({ snapshot, followed: { taskType: 'SNAPSHOT_CLONE', since: Date.now() } }),
     onSettled: refresh,
   });
   const busy = create.isPending || restore.isPending || clone.isPending;
+  const columns: Column<Snapshot>[] = [
+    {
+      header: 'Name',
+      cell: (snapshot) => (
+        <>
+          {snapshot.snapshot_name} {snapshot.is_current && <span className="badge ok">current</span>} {snapshot.is_restoring && <span className="badge">restoring…</span>}
+          {snapshot.description && <div className="muted">{snapshot.description}</div>}
+        </>
+      ),
+    },
+    { header: 'Reason', cell: (snapshot) => snapshot.reason },
+    { header: 'Media', cell: (snapshot) => `${snapshot.n_images} images, ${snapshot.n_videos} videos` },
+    { header: 'Created', cell: (snapshot) => new Date(snapshot.created_at).toLocaleString() },
+    { header: 'By', cell: (snapshot) => snapshot.created_by ?? '—' },
+    {
+      header: 'Actions',
+      className: 'actions',
+      cell: (snapshot) => (
+        <>
+          <button
+            type="button"
+            disabled={Boolean(restoreRefused) || busy || snapshot.is_restoring}
+            title={snapshot.is_restoring ? 'Already restoring' : 'Make the dataset this snapshot again'}
+            onClick={() => setConfirmingRestore(snapshot)}
+          >
+            Restore
+          </button>
+          <button
+            type="button"
+            disabled={Boolean(cloneRefused) || busy}
+            title="A new dataset from this snapshot"
+            onClick={() => {
+              setNotice('');
+              clone.mutate(snapshot);
+            }}
+          >
+            Clone
+          </button>
+          {snapshot.is_restoring && <span className="reason">Restore: already restoring</span>}
+          {!snapshot.is_restoring && restoreRefused && <span className="reason">Restore: {restoreRefused}</span>}
+          {cloneRefused && <span className="reason">Clone: {cloneRefused}</span>}
+        </>
+      ),
+    },
+  ];
 
   return (
     <section className="card" aria-labelledby="snapshots-title">
@@ -105,54 +149,8 @@ export function SnapshotsPanel({ dataset }: { dataset: Dataset }) {
       <ErrorMessage error={restore.error} prefix="Restore refused" />
       <ErrorMessage error={clone.error} prefix="Clone refused" />
       <ErrorMessage error={snapshots.error} prefix="The snapshots could not be listed" />
-      {snapshots.data?.length === 0 && <p>No snapshot yet.</p>}
-      {snapshots.data && snapshots.data.length > 0 && (
-        <div className="table-scroll">
-          <table className="table" aria-label="Snapshots">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Reason</th>
-                <th>Media</th>
-                <th>Created</th>
-                <th>By</th>
-                <th>Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {snapshots.data.map((snapshot) => (
-                <tr key={snapshot.snapshot_id} data-snapshot-id={snapshot.snapshot_id}>
-                  <td>
-                    {snapshot.snapshot_name} {snapshot.is_current && <span className="badge ok">current</span>} {snapshot.is_restoring && <span className="badge">restoring…</span>}
-                    {snapshot.description && <div className="muted">{snapshot.description}</div>}
-                  </td>
-                  <td>{snapshot.reason}</td>
-                  <td>
-                    {snapshot.n_images} images, {snapshot.n_videos} videos
-                  </td>
-                  <td>{new Date(snapshot.created_at).toLocaleString()}</td>
-                  <td>{snapshot.created_by ?? '—'}</td>
-                  <td className="actions">
-                    <button
-                      type="button"
-                      disabled={Boolean(restoreRefused) || busy || snapshot.is_restoring}
-                      title={snapshot.is_restoring ? 'Already restoring' : 'Make the dataset this snapshot again'}
-                      onClick={() => setConfirmingRestore(snapshot)}
-                    >
-                      Restore
-                    </button>
-                    <button type="button" disabled={Boolean(cloneRefused) || busy} title="A new dataset from this snapshot" onClick={() => { setNotice(''); clone.mutate(snapshot); }}>
-                      Clone
-                    </button>
-                    {snapshot.is_restoring && <span className="reason">Restore: already restoring</span>}
-                    {!snapshot.is_restoring && restoreRefused && <span className="reason">Restore: {restoreRefused}</span>}
-                    {cloneRefused && <span className="reason">Clone: {cloneRefused}</span>}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {snapshots.data && (
+        <RecordTable label="Snapshots" columns={columns} rows={snapshots.data} rowKey={(snapshot) => snapshot.snapshot_id} rowData={(snapshot) => ({ 'data-snapshot-id': snapshot.snapshot_id })} empty="No snapshot yet." />
       )}
       {confirmingRestore && (
         <ConfirmDialog

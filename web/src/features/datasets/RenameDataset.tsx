@@ -1,17 +1,19 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Dataset } from '../api/client';
-import { refusalOf } from '../api/offers';
-import { ErrorMessage } from './ErrorMessage';
+import type { Dataset } from '../../api/client';
+import { refusalOf } from '../../api/offers';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { taskKeys } from '../tasks/api';
+import { datasetKeys, renameDataset } from './api';
 
 /** Rename: a button that turns into a name field. */
 export function RenameDataset({ dataset }: { dataset: Dataset }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState<string | undefined>();
   const rename = useMutation({
-    mutationFn: async (newName: string) => unwrap(await api.PATCH('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: dataset.id } }, body: { name: newName } })),
+    mutationFn: (newName: string) => renameDataset(dataset.id, newName),
     onSuccess: () => setName(undefined),
-    onSettled: () => Promise.all(['dataset', 'datasets', 'tasks'].map((key) => queryClient.invalidateQueries({ queryKey: [key] }))),
+    onSettled: () => Promise.all([datasetKeys.details, datasetKeys.list, taskKeys.all].map((queryKey) => queryClient.invalidateQueries({ queryKey }))),
   });
   const refused = refusalOf(dataset, 'curate');
   if (name === undefined) {

@@ -1,14 +1,15 @@
 import { Link, useParams } from 'react-router';
-import { TRANSIENT_DATASET_STATUSES } from '../api/status';
-import { useDataset } from '../api/useDataset';
-import { AddMedia } from '../components/AddMedia';
-import { EnrichPanel } from '../components/EnrichPanel';
-import { ErrorMessage } from '../components/ErrorMessage';
-import { ExportsPanel } from '../components/ExportsPanel';
-import { ProgressBar } from '../components/ProgressBar';
-import { SnapshotsPanel } from '../components/SnapshotsPanel';
-import { RenameDataset } from '../components/RenameDataset';
-import { DeleteDataset } from '../components/DeleteDataset';
+import { TRANSIENT_DATASET_STATUSES } from '../../api/status';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { ExportsPanel } from '../../components/ExportsPanel';
+import { ProgressBar } from '../../components/ProgressBar';
+import { StatusBadge } from '../../components/RecordTable';
+import { useDataset } from './api';
+import { DeleteDataset } from './DeleteDataset';
+import { RenameDataset } from './RenameDataset';
+import { AddMedia } from '../addMedia/AddMedia';
+import { EnrichPanel } from '../enrichment/EnrichPanel';
+import { SnapshotsPanel } from '../snapshots/SnapshotsPanel';
 
 export function DatasetPage() {
   const { datasetId = '' } = useParams();
@@ -28,7 +29,7 @@ export function DatasetPage() {
           <dl className="facts">
             <dt>Status</dt>
             <dd>
-              <span className={`status status-${data.status_new.replace(' ', '-')}`}>{data.status_new}</span>{' '}
+              <StatusBadge status={data.status_new} />{' '}
               {TRANSIENT_DATASET_STATUSES.has(data.status_new) && <ProgressBar value={data.progress} label="Progress" />}
             </dd>
             <dt>Media</dt>
