@@ -1,11 +1,10 @@
 import { parseVql } from '../../lib/vql/parseVql';
 
 // The web app is an ES module package: imported dynamically from this CommonJS test (jest.config.js maps the .js).
-const web = Promise.all([import('../../web/src/api/vql.js'), import('../../web/src/api/selection.js')]);
-let vql: Awaited<typeof web>[0];
-let selections: Awaited<typeof web>[1];
+const web = import('../../web/src/features/explore/vql.js');
+let vql: Awaited<typeof web>;
 beforeAll(async () => {
-  [vql, selections] = await web;
+  vql = await web;
 });
 type VqlControls = Parameters<typeof vql.toVql>[0];
 
@@ -43,27 +42,5 @@ describe("the web app's VQL filters", () => {
   it('reads a URL it did not write as no filter, and keeps what it knows of one it half knows', () => {
     for (const raw of [null, '', 'not json', '{"a":1}', '42']) expect(vql.fromVql(raw)).toEqual({});
     expect(vql.fromVql(JSON.stringify([{ issues: { value: 'nonsense' } }, { text: { value: 'kept' } }]))).toEqual({ text: 'kept' });
-  });
-});
-
-describe("the web app's selection", () => {
-  it('says what is selected and sends the API its MediaSelection', () => {
-    expect(selections.isEmptySelection(selections.EMPTY_SELECTION)).toBe(true);
-    expect(selections.describeSelection(selections.EMPTY_SELECTION)).toBe('Nothing selected');
-    const selection = { mediaIds: ['a'], clusters: [{ id: 'c1', size: 3 }, { id: 'c2', size: 1 }], matching: { vql: '[]', description: 'every image' } };
-    expect(selections.describeSelection(selection)).toBe('1 image + 2 whole clusters (4 images) + every image selected');
-    expect(selections.selectionBody(selection)).toMatchObject({ media_ids: ['a'], cluster_ids: ['c1', 'c2'] });
-  });
-
-  it('counts images and video frames apart', () => {
-    expect(selections.describeCount({ total: 976, images: 976, video_frames: 0, videos: 0 })).toBe('976 images');
-    expect(selections.describeCount({ total: 1095, images: 976, video_frames: 119, videos: 0 })).toBe('1,095 items: 976 images, 119 video frames');
-  });
-
-  it('splits a long pick into lists the API takes', () => {
-    const ids = Array.from({ length: selections.IDS_PER_LIST * 2 + 1 }, (_, i) => `m${i}`);
-    const lists = selections.mediaIdLists({ mediaIds: ids, clusters: [] });
-    expect(lists.map((list) => list.length)).toEqual([selections.IDS_PER_LIST, selections.IDS_PER_LIST, 1]);
-    expect(lists.flat()).toEqual(ids);
   });
 });

@@ -7,12 +7,12 @@ import { createBrowserRouter, RouterProvider } from 'react-router';
 import { Layout } from './components/Layout';
 import { DatasetsPage } from './features/datasets/DatasetsPage';
 import { DatasetPage } from './features/datasets/DatasetPage';
-import { DuplicatesPage } from './pages/DuplicatesPage';
-import { ClusterPage } from './pages/ClusterPage';
-import { LabelsPage } from './pages/LabelsPage';
-import { ExplorePage } from './pages/ExplorePage';
+import { DuplicatesPage } from './features/duplicates/DuplicatesPage';
+import { ClusterPage } from './features/cluster/ClusterPage';
+import { LabelsPage } from './features/labels/LabelsPage';
+import { ExplorePage } from './features/explore/ExplorePage';
 import { TasksPage } from './features/tasks/TasksPage';
-import { NotFoundPage } from './pages/NotFoundPage';
+import { NotFoundPage } from './components/NotFoundPage';
 import './styles.css';
 
 /** A 401 anywhere means the API wants a login (auth is on and there is no session, or it ended). */
@@ -37,7 +37,7 @@ const router = createBrowserRouter([
       { path: 'datasets/:datasetId/duplicates', element: <DuplicatesPage /> },
       { path: 'datasets/:datasetId/labels', element: <LabelsPage /> },
       // WebGL and its scatterplot load with the page that needs them, not with the app.
-      { path: 'datasets/:datasetId/map', lazy: async () => ({ Component: (await import('./pages/MapPage')).MapPage }) },
+      { path: 'datasets/:datasetId/map', lazy: async () => ({ Component: (await import('./features/map/MapPage')).MapPage }) },
       { path: 'datasets/:datasetId/clusters/:clusterId', element: <ClusterPage /> },
       { path: 'tasks', element: <TasksPage /> },
       { path: '*', element: <NotFoundPage /> },

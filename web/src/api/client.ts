@@ -8,6 +8,10 @@ export type Snapshot = Schemas['Snapshot'];
 export type Health = Schemas['Health'];
 export type TaskType = Task['task_type'];
 export type TaskStatus = Task['status'];
+/** What Explore and visual search look at: whole images, or the objects found in them. */
+export type EntityType = Schemas['Cluster']['type'];
+/** A box in an image as fractions of its width and height (the API's bounding_box). */
+export type Box = NonNullable<Schemas['Preview']['bounding_box']>;
 
 /** Every call goes to this origin's API; the session cookie (when auth is on) rides along. */
 export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });

@@ -1,5 +1,5 @@
 import type { CSSProperties } from 'react';
-import type { Box } from '../api/upload';
+import type { Box } from '../api/client';
 
 /** The smallest box (in CSS pixels) that shows its label inside. */
 const MIN_LABELLED_WIDTH = 36;

@@ -1,12 +1,11 @@
 import { useEffect } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useAuthSession } from '../api/authSession';
 import { NavLink, Outlet } from 'react-router';
-import { api } from '../api/client';
 import { sessionStore, useSession } from '../api/session';
-import { LoginPage } from '../pages/LoginPage';
-import { HealthBadge } from './HealthBadge';
-import { NotificationBell } from './NotificationBell';
+import { logOut, useAuthSession } from '../features/auth/api';
+import { LoginPage } from '../features/auth/LoginPage';
+import { HealthBadge } from '../features/health/HealthBadge';
+import { NotificationBell } from '../features/notifications/NotificationBell';
 
 export function Layout() {
   const session = useSession();
@@ -38,11 +37,11 @@ export function Layout() {
             type="button"
             className="signout"
             onClick={async () => {
-              const { data } = await api.POST('/api/v1/auth/logout', { params: { query: {} } });
+              const logoutUrl = await logOut();
               queryClient.clear();
               sessionStore.signedOut();
               // The identity provider ends its session too, then sends the browser back here.
-              if (data?.logout_url) window.location.assign(data.logout_url);
+              if (logoutUrl) window.location.assign(logoutUrl);
             }}
           >
             Sign out {session.email}

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Pager } from '../../components/Pager';
-import { acceptAll, duplicateKeys, fetchAcceptPreview, type AcceptResult, type Tier } from './api';
+import { acceptAll, duplicateKeys, duplicateQueries, type AcceptResult, type Tier } from './api';
 
 const PREVIEW_PAGE_SIZE = 10;
 const plural = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
@@ -29,8 +29,7 @@ export function AcceptAllPreview({
   const queryClient = useQueryClient();
   const region = useRef<HTMLElement>(null);
   const preview = useQuery({
-    queryKey: duplicateKeys.preview(datasetId, similarity, tiers, page),
-    queryFn: () => fetchAcceptPreview(datasetId, similarity, tiers, page, PREVIEW_PAGE_SIZE),
+    ...duplicateQueries.preview(datasetId, similarity, tiers, page, PREVIEW_PAGE_SIZE),
     placeholderData: keepPreviousData,
   });
   const accept = useMutation({

@@ -1,3 +1,4 @@
+import { queryOptions } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../../api/client';
 
 export type AcceptPreview = Schemas['DuplicateAcceptPreview'];
@@ -79,3 +80,11 @@ export type AcceptResult = Awaited<ReturnType<typeof acceptAll>>;
 export async function undoAcceptAll(datasetId: string, actionId: string) {
   return unwrap(await api.DELETE('/api/v1/dataset/{dataset_id}/duplicates/actions/{action_id}', { params: { path: { dataset_id: datasetId, action_id: actionId } } }));
 }
+
+export const duplicateQueries = {
+  /** A page of duplicate groups to review. */
+  review: (datasetId: string, query: ReviewQuery) => queryOptions({ queryKey: duplicateKeys.review(datasetId, query), queryFn: () => fetchDuplicateGroups(datasetId, query) }),
+  /** A page of what Accept all would keep and discard. */
+  preview: (datasetId: string, similarity: number, tiers: readonly Tier[], page: number, pageSize: number) =>
+    queryOptions({ queryKey: duplicateKeys.preview(datasetId, similarity, tiers, page), queryFn: () => fetchAcceptPreview(datasetId, similarity, tiers, page, pageSize) }),
+};

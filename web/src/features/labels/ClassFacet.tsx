@@ -1,13 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { fetchClasses, labelKeys } from './api';
+import { labelQueries } from './api';
 
 /**
  * Explore's class facet: each class of the user's labels with its count; a click adds it to (or takes
  * it off) the filter, several classes match any of them.
  */
 export function ClassFacet({ datasetId, selected, onChange }: { datasetId: string; selected: string[]; onChange(classes: string[] | undefined): void }) {
-  const classes = useQuery({ queryKey: labelKeys.classes(datasetId), queryFn: () => fetchClasses(datasetId) });
+  const classes = useQuery(labelQueries.classes(datasetId));
   if (!classes.data) return null;
   if (!classes.data.label_field) {
     return (

@@ -1,14 +1,14 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { fetchClassHistory, labelKeys } from './api';
+import { labelQueries } from './api';
 
 const ACTIONS: Record<string, string> = { set: 'Set', accept: 'Suggestion accepted', propagate: 'Propagated', undo: 'Undone' };
 
 /** An item's class changes, newest first, in a disclosure read when it is opened. */
 export function ClassHistory({ datasetId, mediaId }: { datasetId: string; mediaId: string }) {
   const [open, setOpen] = useState(false);
-  const history = useQuery({ queryKey: labelKeys.history(datasetId, mediaId), queryFn: () => fetchClassHistory(datasetId, mediaId), enabled: open });
+  const history = useQuery({ ...labelQueries.history(datasetId, mediaId), enabled: open });
   return (
     <details className="class-history" data-testid="class-history" onToggle={(event) => setOpen(event.currentTarget.open)}>
       <summary>History</summary>

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { ApiError, type Dataset } from '../../api/client';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { acceptSuggestions, CLASS_CHANGE_KEYS, classExploreUrl, fetchFlagged, FLAGGED_READ, issueExploreUrl, labelKeys, undoClassChange, type Classes } from './api';
+import { acceptSuggestions, CLASS_CHANGE_KEYS, classExploreUrl, FLAGGED_READ, issueExploreUrl, labelQueries, undoClassChange, type Classes } from './api';
 import { classWriteBlocked, imageCount } from './classWrites';
 
 /**
@@ -13,14 +13,14 @@ import { classWriteBlocked, imageCount } from './classWrites';
 export function ClassesPanel({ dataset, classes }: { dataset: Dataset; classes: Classes }) {
   const queryClient = useQueryClient();
   const [minScore, setMinScore] = useState(0.5);
-  const flagged = useQuery({ queryKey: labelKeys.flagged(dataset.id), queryFn: () => fetchFlagged(dataset.id) });
+  const flagged = useQuery(labelQueries.flagged(dataset.id));
   const refresh = () => Promise.all(CLASS_CHANGE_KEYS.map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
   const accept = useMutation({ mutationFn: () => acceptSuggestions(dataset.id, minScore), onSettled: refresh });
   const undo = useMutation({ mutationFn: () => undoClassChange(dataset.id), onSettled: refresh });
   // The page reports the later of the two.
   const undoneLast = undo.submittedAt > accept.submittedAt;
 
-  const blocked = classWriteBlocked(dataset.status_new, classes.label_field);
+  const blocked = classWriteBlocked(dataset, classes.label_field);
   const scores = flagged.data?.scores ?? [];
   const matching = scores.filter((score) => score >= minScore).length;
   // Scores are read for the first FLAGGED_READ flagged items only (and for the previews Explore lists).

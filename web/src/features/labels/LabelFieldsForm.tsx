@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { Dataset } from '../../api/client';
+import { refusalOf } from '../../api/offers';
 import { ErrorMessage } from '../../components/ErrorMessage';
+import { datasetKeys } from '../datasets/api';
 import { TaskNotice } from '../tasks/TaskNotice';
 import { declareLabelFields, labelKeys, type LabelFields } from './api';
-
-const CHECKABLE = new Set<Dataset['status_new']>(['READY', 'PARTIAL INDEX']);
 
 /** One option per field, saying how many media carry it and how many values it takes. */
 function FieldOptions({ candidates }: { candidates: LabelFields['candidates'] }) {
@@ -24,16 +24,12 @@ export function LabelFieldsForm({ dataset, fields }: { dataset: Dataset; fields:
   const [split, setSplit] = useState(fields.split_field ?? '');
   const declare = useMutation({
     mutationFn: async () => ({ since: Date.now(), taskId: await declareLabelFields(dataset.id, label, split || null) }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['dataset', dataset.id] }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: datasetKeys.detail(dataset.id) }),
   });
   const reason =
     names.length === 0
       ? 'No media carries custom metadata yet: import a file with a label column first (Dataset page, or POST …/custom_metadata).'
-      : !CHECKABLE.has(dataset.status_new)
-        ? `Labels are checked on a READY or PARTIAL INDEX dataset (this one is ${dataset.status_new}).`
-        : label === split
-          ? 'The split field must differ from the label field.'
-          : undefined;
+      : (refusalOf(dataset, 'check_labels') ?? (label === split ? 'The split field must differ from the label field.' : undefined));
 
   return (
     <section className="card" aria-labelledby="label-fields-title">

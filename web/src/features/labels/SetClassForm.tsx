@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useDataset } from '../datasets/api';
-import { isEmptySelection, selectionBody, IDS_PER_LIST, type Selection } from '../../api/selection';
+import { isEmptySelection, selectionBody, IDS_PER_LIST, type Selection } from '../selection/selection';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { CLASS_CHANGE_KEYS, fetchClasses, labelKeys, setClass, undoClassChange } from './api';
+import { CLASS_CHANGE_KEYS, labelQueries, setClass, undoClassChange } from './api';
 import { classWriteBlocked, imageCount } from './classWrites';
 
 /** The selection bar's "Set class": one of the classes (or a new one) or none, then what changed and an Undo. */
@@ -11,7 +11,7 @@ export function SetClassForm({ datasetId, selection }: { datasetId: string; sele
   const queryClient = useQueryClient();
   const [label, setLabel] = useState('');
   const dataset = useDataset(datasetId);
-  const classes = useQuery({ queryKey: labelKeys.classes(datasetId), queryFn: () => fetchClasses(datasetId) });
+  const classes = useQuery(labelQueries.classes(datasetId));
   const refresh = () => Promise.all(CLASS_CHANGE_KEYS.map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
   const set = useMutation({
     mutationFn: async (value: string | null) => ({ label: value, ...(await setClass(datasetId, selectionBody(selection), value)) }),
@@ -21,7 +21,7 @@ export function SetClassForm({ datasetId, selection }: { datasetId: string; sele
   const undo = useMutation({ mutationFn: () => undoClassChange(datasetId), onSettled: refresh });
 
   const blocked =
-    classWriteBlocked(dataset.data?.status_new, classes.data?.label_field) ??
+    classWriteBlocked(dataset.data, classes.data?.label_field) ??
     (isEmptySelection(selection) ? 'Select images first.' : selection.mediaIds.length > IDS_PER_LIST ? `At most ${IDS_PER_LIST.toLocaleString('en')} picked images at once.` : undefined);
   const noLabel = label.trim() === '';
   const busy = set.isPending || undo.isPending;

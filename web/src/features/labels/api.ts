@@ -1,5 +1,7 @@
+import { queryOptions } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../../api/client';
-import type { IssueDetails } from '../../api/vql';
+import { fetchMedia } from '../media/api';
+import type { IssueDetails } from '../explore/vql';
 
 export type LabelFields = Schemas['LabelFields'];
 export type Classes = Schemas['Classes'];
@@ -92,9 +94,17 @@ export async function fetchFlagged(datasetId: string): Promise<{ total: number; 
   const toRead = ids.slice(0, FLAGGED_READ);
   for (let start = 0; start < toRead.length; start += 8) {
     const facts = await Promise.all(
-      toRead.slice(start, start + 8).map(async (mediaId) => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/media/{media_id}', { params: { path: { ...path, media_id: mediaId } } }))),
+      toRead.slice(start, start + 8).map((mediaId) => fetchMedia(datasetId, mediaId)),
     );
     for (const fact of facts) if (fact.mislabel) scores.push(fact.mislabel.score);
   }
   return { total, scores };
 }
+
+export const labelQueries = {
+  fields: (datasetId: string) => queryOptions({ queryKey: labelKeys.fields(datasetId), queryFn: () => fetchLabelFields(datasetId) }),
+  report: (datasetId: string) => queryOptions({ queryKey: labelKeys.report(datasetId), queryFn: () => fetchLabelReport(datasetId) }),
+  classes: (datasetId: string) => queryOptions({ queryKey: labelKeys.classes(datasetId), queryFn: () => fetchClasses(datasetId) }),
+  flagged: (datasetId: string) => queryOptions({ queryKey: labelKeys.flagged(datasetId), queryFn: () => fetchFlagged(datasetId) }),
+  history: (datasetId: string, mediaId: string) => queryOptions({ queryKey: labelKeys.history(datasetId, mediaId), queryFn: () => fetchClassHistory(datasetId, mediaId) }),
+};

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { queryOptions } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../../api/client';
 
 export type DatasetMap = Schemas['DatasetMap'];
@@ -29,6 +30,11 @@ export const mapKeys = {
 export async function fetchMap(datasetId: string, threshold: number): Promise<DatasetMap> {
   return unwrap(await api.GET('/api/v1/dataset/{dataset_id}/map', { params: { path: { dataset_id: datasetId }, query: { threshold } } }));
 }
+
+export const mapQueries = {
+  /** The map's bounds, legends and counts at a clustering threshold. */
+  summary: (datasetId: string, threshold: number) => queryOptions({ queryKey: mapKeys.summary(datasetId, threshold), queryFn: () => fetchMap(datasetId, threshold) }),
+};
 
 async function fetchPage(datasetId: string, threshold: number, offset: number, limit?: number) {
   const result = await api.GET('/api/v1/dataset/{dataset_id}/map/points', {

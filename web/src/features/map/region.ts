@@ -1,4 +1,4 @@
-import type { MapRegion } from '../../api/vql';
+import type { MapRegion } from '../explore/vql';
 import type { MapPoints } from './api';
 
 /**

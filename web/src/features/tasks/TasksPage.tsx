@@ -9,8 +9,8 @@ import { ProgressBar } from '../../components/ProgressBar';
 import { RecordTable, StatusBadge, type Column } from '../../components/RecordTable';
 import { useUrlState } from '../../urlState';
 import { datasetKeys, datasetQueries } from '../datasets/api';
-import { abortTask, retryTask, taskKeys, taskQueries, useWorkflowUrl, type TasksQuery } from './api';
-import { taskQueryOf } from './taskQuery';
+import { abortTask, retryTask, taskKeys, taskQueries, useWorkflowUrl } from './api';
+import { taskQueryOf, type TasksQuery } from './taskQuery';
 
 type SortBy = NonNullable<TasksQuery['sort_by']>;
 

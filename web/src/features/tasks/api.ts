@@ -1,8 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { api, unwrap, type Task } from '../../api/client';
-import type { paths } from '../../api/schema';
-
-export type TasksQuery = NonNullable<paths['/api/v1/tasks']['get']['parameters']['query']>;
+import type { TasksQuery } from './taskQuery';
 
 /** Statuses a task does not leave. */
 export const FINAL_TASK_STATUSES: ReadonlySet<Task['status']> = new Set(['COMPLETED', 'FAILED', 'ABORTED']);

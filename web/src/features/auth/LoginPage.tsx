@@ -1,9 +1,8 @@
 import { useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../api/client';
-import { providerLoginHref, useAuthSession } from '../api/authSession';
-import { sessionStore } from '../api/session';
-import { ErrorMessage } from '../components/ErrorMessage';
+import { sessionStore } from '../../api/session';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { logIn, providerLoginHref, useAuthSession } from './api';
 
 /**
  * Session login (auth on): the API sets the SESSION cookie, which every later call and the SSE stream
@@ -42,7 +41,7 @@ function PasswordLogin() {
           setPending(true);
           setError(undefined);
           try {
-            const user = unwrap(await api.POST('/api/v1/auth/login', { body: { email: email.trim(), password } }));
+            const user = await logIn(email.trim(), password);
             sessionStore.signedIn(user.email);
             await queryClient.resetQueries();
           } catch (failure) {

@@ -1,12 +1,11 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, unwrap } from '../api/client';
-import { ErrorMessage } from './ErrorMessage';
-import { IDS_PER_LIST, selectionBody, type Selection } from '../api/selection';
-import { CLASS_CHANGE_KEYS } from '../features/labels/api';
-
-const FINAL = new Set(['COMPLETED', 'FAILED', 'ABORTED']);
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { CLASS_CHANGE_KEYS } from '../labels/api';
+import { FINAL_TASK_STATUSES as FINAL } from '../tasks/api';
+import { fetchLabelTask, previewPropagation, propagateLabel, selectionKeys } from './api';
+import { IDS_PER_LIST, selectionBody, type Selection } from './selection';
 
 /**
  * Labels the selection and, unless turned off, its neighbours at least this similar (a LABEL_PROPAGATION task;
@@ -20,25 +19,24 @@ export function LabelForm({ datasetId, selection, disabled }: { datasetId: strin
   const [maxNeighbours, setMaxNeighbours] = useState(50);
   const body = () => ({ label: label.trim(), selection: selectionBody(selection), min_similarity: minSimilarity, max_neighbours: propagate ? maxNeighbours : 0 });
   const start = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/api/v1/dataset/{dataset_id}/labels/propagate', { params: { path: { dataset_id: datasetId } }, body: body() })),
+    mutationFn: () => propagateLabel(datasetId, body()),
   });
   // A dry run: how many neighbours the propagation would label, at this similarity and at others, before it runs.
   const preview = useMutation({
     mutationFn: async () => {
       const asked = body();
-      const answer = unwrap(await api.POST('/api/v1/dataset/{dataset_id}/labels/propagate/preview', { params: { path: { dataset_id: datasetId } }, body: asked }));
+      const answer = await previewPropagation(datasetId, asked);
       return { ...answer, minSimilarity: asked.min_similarity };
     },
   });
   const taskId = start.data?.task_id;
   const task = useQuery({
-    queryKey: ['labelTask', taskId],
+    queryKey: selectionKeys.labelTask(taskId),
     enabled: Boolean(taskId),
     queryFn: async () => {
-      const page = unwrap(await api.GET('/api/v1/tasks', { params: { query: { dataset_id: datasetId, task_type: 'LABEL_PROPAGATION', page_size: 10 } } }));
-      const found = page.tasks.find((candidate) => candidate.task_id === taskId);
+      const found = await fetchLabelTask(datasetId, taskId);
       if (found && FINAL.has(found.status)) await Promise.all([...CLASS_CHANGE_KEYS, 'dataset'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
-      return found ?? null;
+      return found;
     },
     refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.status) ? false : 1000),
   });

@@ -1,15 +1,15 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api, unwrap } from '../api/client';
-import { ErrorMessage } from '../components/ErrorMessage';
-import { EMPTY_SELECTION, type Selection } from '../api/selection';
-import { SelectionBar } from '../components/SelectionBar';
-import { toVql, type MapRegion } from '../api/vql';
-import { fetchMap, fetchSelectedMedia, mapKeys, useMapPoints, type ColourBy, type DatasetMap } from '../features/map/api';
-import { MAP_COLOURS, MapCanvas } from '../features/map/MapCanvas';
-import { lassoRegion, pointsInRegion } from '../features/map/region';
-import { useUrlState } from '../urlState';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { datasetQueries } from '../datasets/api';
+import { EMPTY_SELECTION, type Selection } from '../selection/selection';
+import { SelectionBar } from '../selection/SelectionBar';
+import { toVql, type MapRegion } from '../explore/vql';
+import { fetchSelectedMedia, mapQueries, useMapPoints, type ColourBy, type DatasetMap } from './api';
+import { MAP_COLOURS, MapCanvas } from './MapCanvas';
+import { lassoRegion, pointsInRegion } from './region';
+import { useUrlState } from '../../urlState';
 
 const COLOUR_BY: Record<ColourBy, string> = { cluster: 'Cluster', class: 'Class', label: 'Model label', issue: 'Issue' };
 const NONE: Record<ColourBy, string> = { cluster: 'Smaller clusters', class: 'No class (or a rarer one)', label: 'No label (or a rarer one)', issue: 'No issue (or a rarer one)' };
@@ -37,10 +37,10 @@ export function MapPage() {
   const [selection, setSelection] = useState<Selection>(EMPTY_SELECTION);
   const [selectionError, setSelectionError] = useState<Error | null>(null);
 
-  const dataset = useQuery({ queryKey: ['dataset', datasetId], queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: datasetId } } })) });
+  const dataset = useQuery(datasetQueries.detail(datasetId));
   const points = useMapPoints(datasetId, threshold);
   // The summary (the legend) is asked once the first points are in, so it does not slow their first draw.
-  const map = useQuery({ queryKey: mapKeys.summary(datasetId, threshold), queryFn: () => fetchMap(datasetId, threshold), enabled: Boolean(points.points ?? points.error) });
+  const map = useQuery({ ...mapQueries.summary(datasetId, threshold), enabled: Boolean(points.points ?? points.error) });
   // The first page of points says how many there are: the canvas need not wait for the summary.
   const count = points.points?.total ?? map.data?.count ?? 0;
 

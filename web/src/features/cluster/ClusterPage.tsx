@@ -1,13 +1,13 @@
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api, unwrap } from '../api/client';
-import { ErrorMessage } from '../components/ErrorMessage';
-import { Pager } from '../components/Pager';
-import { useUrlState } from '../urlState';
-import { MediaViewer } from '../components/MediaViewer';
-import { ShortcutsHelp, useShortcutsHelp } from '../components/ShortcutsHelp';
-import { focusThumb } from '../focusThumb';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { Pager } from '../../components/Pager';
+import { ShortcutsHelp, useShortcutsHelp } from '../../components/ShortcutsHelp';
+import { focusThumb } from '../../focusThumb';
+import { useUrlState } from '../../urlState';
+import { MediaViewer } from '../media/MediaViewer';
+import { clusterQueries } from './api';
 
 const PAGE_SIZE = 100;
 
@@ -17,13 +17,7 @@ export function ClusterPage() {
   const [params, change] = useUrlState();
   const page = Math.max(0, Number(params.get('page')) || 0);
   const members = useQuery({
-    queryKey: ['cluster', datasetId, clusterId, page],
-    queryFn: async () =>
-      unwrap(
-        await api.GET('/api/v1/dataset/{dataset_id}/clusters/{cluster_id}/media', {
-          params: { path: { dataset_id: datasetId, cluster_id: clusterId }, query: { page_number: page, page_size: PAGE_SIZE } },
-        }),
-      ),
+    ...clusterQueries.members(datasetId, clusterId, page, PAGE_SIZE),
     placeholderData: keepPreviousData,
   });
   const [viewing, setViewing] = useState<number | undefined>();

@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState, type PointerEvent, type ReactNode, type WheelEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrap } from '../api/client';
-import { Dialog } from './Dialog';
-import { ErrorMessage } from './ErrorMessage';
-import { isTyping } from './ShortcutsHelp';
-import { ClassHistory } from '../features/labels/ClassHistory';
+import { Dialog } from '../../components/Dialog';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { isTyping } from '../../components/ShortcutsHelp';
+import { ClassHistory } from '../labels/ClassHistory';
+import { mediaQueries } from './api';
 
 /** What the viewer needs of an item: a preview of Explore or of a cluster's page. */
 export interface ViewerItem {
@@ -187,10 +187,7 @@ function readableSize(bytes: number): string {
 
 /** The item's file, size, resolution, caption, class (the user's label) and its history, model labels, tags and quality issues, as the dataset holds them now. */
 function MediaFacts({ datasetId, mediaId }: { datasetId: string; mediaId: string }) {
-  const facts = useQuery({
-    queryKey: ['media', datasetId, mediaId],
-    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/media/{media_id}', { params: { path: { dataset_id: datasetId, media_id: mediaId } } })),
-  });
+  const facts = useQuery(mediaQueries.detail(datasetId, mediaId));
   const data = facts.data;
   const list = (values: string[]) => (values.length > 0 ? values.join(', ') : 'none');
   return (

@@ -1,15 +1,11 @@
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../api/client';
-import { ErrorMessage } from './ErrorMessage';
-
-/** A view's notification opens Explore on the view, showing only the batch whose new matches it announced. */
-function viewLink(datasetId: string, viewId: string, batchId: unknown): string {
-  const params = new URLSearchParams({ view: viewId });
-  if (typeof batchId === 'string') params.set('batch', batchId);
-  return `/datasets/${datasetId}/explore?${params.toString()}`;
-}
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { exploreKeys } from '../explore/api';
+import { viewKeys } from '../views/api';
+import { viewNotificationUrl } from '../views/viewLinks';
+import { markAllRead, markRead as markOneRead, notificationKeys, notificationQueries, openNotificationStream } from './api';
 
 /** Unread notifications, live from the SSE stream (the session cookie, when auth is on, rides along), with mark-read. */
 export function NotificationBell() {
@@ -23,31 +19,24 @@ export function NotificationBell() {
     document.addEventListener('keydown', closeOnEscape);
     return () => document.removeEventListener('keydown', closeOnEscape);
   }, [open]);
-  const unread = useQuery({
-    queryKey: ['notifications', 'unread'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/notifications/unread-count')).count,
-  });
-  const list = useQuery({
-    queryKey: ['notifications', 'list'],
-    queryFn: async () => unwrap(await api.GET('/api/v1/notifications', { params: { query: { limit: 10 } } })),
-    enabled: open,
-  });
+  const unread = useQuery(notificationQueries.unreadCount());
+  const list = useQuery({ ...notificationQueries.list(), enabled: open });
   useEffect(() => {
     // EventSource reconnects by itself after a dropped connection; every event refreshes the count and list.
-    const stream = new EventSource('/api/v1/notifications/stream', { withCredentials: true });
+    const stream = openNotificationStream();
     // A notification comes from a saved view's evaluation of a new batch: the views' trends and Explore have moved too.
-    const refresh = () => void Promise.all(['notifications', 'views', 'explore'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
+    const refresh = () => void Promise.all([notificationKeys.all, viewKeys.all, exploreKeys.all].map((queryKey) => queryClient.invalidateQueries({ queryKey })));
     stream.addEventListener('notification', refresh);
     stream.addEventListener('open', refresh);
     return () => stream.close();
   }, [queryClient]);
   const markRead = useMutation({
-    mutationFn: async (id: string) => unwrap(await api.POST('/api/v1/notifications/{notification_id}/read', { params: { path: { notification_id: id } } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['notifications'] }),
+    mutationFn: markOneRead,
+    onSettled: () => queryClient.invalidateQueries({ queryKey: notificationKeys.all }),
   });
   const markAll = useMutation({
-    mutationFn: async () => unwrap(await api.POST('/api/v1/notifications/read-all')),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['notifications'] }),
+    mutationFn: markAllRead,
+    onSettled: () => queryClient.invalidateQueries({ queryKey: notificationKeys.all }),
   });
   const count = unread.data ?? 0;
 
@@ -66,7 +55,7 @@ export function NotificationBell() {
                 <div>
                   {notification.entity_type === 'saved_view' && notification.dataset_id && notification.entity_id ? (
                     <Link
-                      to={viewLink(notification.dataset_id, notification.entity_id, notification.metadata.batch_id)}
+                      to={viewNotificationUrl(notification.dataset_id, notification.entity_id, notification.metadata.batch_id)}
                       onClick={() => {
                         setOpen(false);
                         // Opened is read: the bell counts what is still to be seen.

@@ -1,26 +1,28 @@
-import { useEffect, useState, type KeyboardEvent, type MouseEvent } from 'react';
+import { useEffect, useState, type KeyboardEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, unwrap } from '../api/client';
-import { searchByImage, type EntityType } from '../api/upload';
-import { fromVql, toVql } from '../api/vql';
-import { VqlFilters } from '../components/VqlFilters';
-import { ViewsPanel } from '../components/ViewsPanel';
-import { BoxedImage } from '../components/BoxedImage';
-import { ImageSearch } from '../components/ImageSearch';
-import type { paths } from '../api/schema';
-import { ErrorMessage } from '../components/ErrorMessage';
-import { Pager } from '../components/Pager';
-import { EMPTY_SELECTION, type Selection } from '../api/selection';
-import { SelectionBar } from '../components/SelectionBar';
-import { useUrlState } from '../urlState';
-import { viewExploreUrl } from '../viewLinks';
-import { MediaViewer } from '../components/MediaViewer';
-import { ShortcutsHelp, useShortcutsHelp } from '../components/ShortcutsHelp';
-import { DensityControl, useDensity } from '../components/DensityControl';
-import { focusThumb } from '../focusThumb';
-
-type ExploreQuery = NonNullable<paths['/api/v1/explore/{dataset_id}']['get']['parameters']['query']>;
+import type { EntityType } from '../../api/client';
+import { DensityControl, useDensity } from '../../components/DensityControl';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { Pager } from '../../components/Pager';
+import { ShortcutsHelp, useShortcutsHelp } from '../../components/ShortcutsHelp';
+import { focusThumb } from '../../focusThumb';
+import { useUrlState } from '../../urlState';
+import { datasetQueries } from '../datasets/api';
+import { enrichmentQueries } from '../enrichment/api';
+import { EMPTY_SELECTION, toggleCluster, toggleMedia, type Selection } from '../selection/selection';
+import { MediaViewer } from '../media/MediaViewer';
+import { SelectionBar } from '../selection/SelectionBar';
+import { viewQueries } from '../views/api';
+import { viewExploreUrl } from '../views/viewLinks';
+import { ViewsPanel } from '../views/ViewsPanel';
+import { exploreQueries, fetchImage, searchByImage, type ExploreQuery, type Preview } from './api';
+import { ClusterCard } from './ClusterCard';
+import { ImageSearch } from './ImageSearch';
+import { MediaDetails } from './MediaDetails';
+import { thumbKey } from './previews';
+import { fromVql, toVql } from './vql';
+import { VqlFilters } from './VqlFilters';
 
 /** What each clustering threshold groups: images joined by a chain of neighbours at least this similar (lib/clustering). */
 const THRESHOLD_MEANING = [
@@ -33,13 +35,6 @@ const THRESHOLD_MEANING = [
 
 /** Clusters per page: the API's fixed page size (docs/decisions.md "Explore"). */
 const CLUSTERS_PER_PAGE = 100;
-
-async function fetchExplore(datasetId: string, query: ExploreQuery) {
-  return unwrap(await api.GET('/api/v1/explore/{dataset_id}', { params: { path: { dataset_id: datasetId }, query } }));
-}
-/** As openapi-fetch reads the answer (schema Cluster). */
-type Cluster = Awaited<ReturnType<typeof fetchExplore>>['clusters'][number];
-type Preview = Cluster['previews'][number];
 
 export function ExplorePage() {
   const { datasetId = '' } = useParams();
@@ -69,20 +64,13 @@ export function ExplorePage() {
   const viewId = params.get('view');
   // A notification's batch: only the media it added (the view's new matches it announced), until the chip is removed.
   const batch = params.get('batch') ?? '';
-  const views = useQuery({
-    queryKey: ['views', datasetId],
-    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/views', { params: { path: { dataset_id: datasetId } } })).views,
-    enabled: viewId !== null,
-  });
+  const views = useQuery({ ...viewQueries.list(datasetId), enabled: viewId !== null });
   const openedView = views.data?.find((view) => view.id === viewId);
   useEffect(() => {
     if (openedView) void navigate(viewExploreUrl(datasetId, openedView.filters, batch || undefined), { replace: true });
   }, [openedView, datasetId, batch, navigate]);
 
-  const dataset = useQuery({
-    queryKey: ['dataset', datasetId],
-    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}', { params: { path: { dataset_id: datasetId } } })),
-  });
+  const dataset = useQuery(datasetQueries.detail(datasetId));
   const query: ExploreQuery = {
     entity_type: entityType,
     threshold,
@@ -93,8 +81,7 @@ export function ExplorePage() {
     ...(anchor ? { anchor_media_id: anchor, anchor_type: anchorType } : {}),
   };
   const explore = useQuery({
-    queryKey: ['explore', datasetId, query],
-    queryFn: () => fetchExplore(datasetId, query),
+    ...exploreQueries.page(datasetId, query),
     placeholderData: keepPreviousData,
     // Signed media links expire (MEDIA_URL_TTL_SECONDS); a page kept open for long gets fresh ones.
     staleTime: 5 * 60_000,
@@ -102,8 +89,7 @@ export function ExplorePage() {
   const clusters = explore.data?.clusters ?? [];
   // A caption search that found nothing in a dataset never enriched: the page says why (it has no captions to read).
   const context = useQuery({
-    queryKey: ['enrichment-context', datasetId, dataset.data?.status_new],
-    queryFn: async () => unwrap(await api.GET('/api/v1/enrichment/{dataset_id}/context', { params: { path: { dataset_id: datasetId } } })),
+    ...enrichmentQueries.context(datasetId, dataset.data?.status_new),
     enabled: Boolean(caption) && explore.data !== undefined && clusters.length === 0,
   });
   const neverEnriched = context.data?.status === 'NEW';
@@ -147,26 +133,11 @@ export function ExplorePage() {
   }, [selection]);
 
   /** A click toggles one image; with Shift, every image from the last one clicked to this one (in the grid's order) is selected. */
-  const toggleMedia = (mediaId: string, range: boolean) => {
+  const onToggleMedia = (mediaId: string, range: boolean) => {
     const order = clusters.flatMap((cluster) => cluster.previews.map((preview) => preview.media_id));
-    setSelection((current) => {
-      const picked = new Set(current.mediaIds);
-      const [from, to] = [order.indexOf(lastPicked ?? ''), order.indexOf(mediaId)];
-      if (range && from >= 0 && to >= 0) {
-        for (const id of order.slice(Math.min(from, to), Math.max(from, to) + 1)) picked.add(id);
-      } else if (picked.has(mediaId)) picked.delete(mediaId);
-      else picked.add(mediaId);
-      return { ...current, mediaIds: [...picked] };
-    });
+    setSelection((current) => toggleMedia(current, order, mediaId, lastPicked, range));
     setLastPicked(mediaId);
   };
-  const toggleCluster = (cluster: Cluster) =>
-    setSelection((current) => ({
-      ...current,
-      clusters: current.clusters.some((picked) => picked.id === cluster.cluster_id)
-        ? current.clusters.filter((picked) => picked.id !== cluster.cluster_id)
-        : [...current.clusters, { id: cluster.cluster_id, size: cluster.n_images }],
-    }));
 
   return (
     <>
@@ -314,17 +285,14 @@ export function ExplorePage() {
             onFocusThumb={setFocusKey}
             selecting={selecting && canSelect}
             selection={selection}
-            onToggleMedia={toggleMedia}
-            onToggleCluster={toggleCluster}
+            onToggleMedia={onToggleMedia}
+            onToggleCluster={(cluster) => setSelection((current) => toggleCluster(current, { id: cluster.cluster_id, size: cluster.n_images }))}
             onOpen={openViewer}
             onPick={async (preview) => {
               // An object has no id of its own here: its image, cropped to its box, is the query.
               setObjectSearch({ pending: true });
               try {
-                const image = await fetch(preview.media_uri, { credentials: 'same-origin' }).then((answer) => {
-                  if (!answer.ok) throw new Error(`The image could not be read (${answer.status})`);
-                  return answer.blob();
-                });
+                const image = await fetchImage(preview.media_uri);
                 const { anchor_media_id: anchorId } = await searchByImage(datasetId, image, preview.file_name, 'OBJECTS', preview.bounding_box);
                 setObjectSearch({ pending: false });
                 change({ similar_to: anchorId, anchor_type: 'UPLOAD', similar_name: `the object “${preview.caption ?? preview.file_name}” in ${preview.file_name}`, caption: undefined });
@@ -386,145 +354,4 @@ function moveFocus(event: KeyboardEvent<HTMLUListElement>) {
     next = candidates[0]?.index ?? current;
   }
   thumbs[Math.min(Math.max(next, 0), thumbs.length - 1)].focus();
-}
-
-/** Every field Explore gives of one preview. */
-function MediaDetails({ preview, onClose }: { preview: Preview; onClose(): void }) {
-  return (
-    <aside className="card details" aria-label="Media details">
-      <button type="button" className="close" onClick={onClose} aria-label="Close details">
-        ×
-      </button>
-      <BoxedImage src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} size={228} imageWidth={preview.width} imageHeight={preview.height} box={preview.bounding_box} label={preview.caption} />
-      <dl className="facts">
-        <dt>File</dt>
-        <dd data-testid="details-file">{preview.file_name}</dd>
-        <dt>Media id</dt>
-        <dd>
-          <code>{preview.media_id}</code>
-        </dd>
-        <dt>Caption</dt>
-        <dd>{preview.caption ?? '—'}</dd>
-        <dt>Size</dt>
-        <dd>{preview.width && preview.height ? `${preview.width} × ${preview.height}` : '—'}</dd>
-        {preview.bounding_box && (
-          <>
-            <dt>Box</dt>
-            <dd data-testid="details-box">
-              x {preview.bounding_box.x.toFixed(3)}, y {preview.bounding_box.y.toFixed(3)}, {preview.bounding_box.width.toFixed(3)} × {preview.bounding_box.height.toFixed(3)} of the image
-            </dd>
-          </>
-        )}
-        {preview.relevance_score !== undefined && (
-          <>
-            <dt>Similarity</dt>
-            <dd>{similarity(preview.relevance_score).toFixed(4)}</dd>
-          </>
-        )}
-      </dl>
-      <a href={preview.media_uri} target="_blank" rel="noreferrer">
-        Open the original
-      </a>
-    </aside>
-  );
-}
-
-/** A thumbnail's key in the grid: an image can show several objects of one cluster, told apart by their index. */
-const thumbKey = (preview: Preview, index: number) => (preview.bounding_box ? `${preview.media_id}-${index}` : preview.media_id);
-
-interface ClusterCardProps {
-  datasetId: string;
-  cluster: Cluster;
-  /** The one thumbnail of the grid that Tab reaches. */
-  tabStop: string | undefined;
-  onFocusThumb(key: string): void;
-  onPick(preview: Preview): void;
-  /** Opens an image in the viewer. */
-  onOpen(preview: Preview): void;
-  onSelect(preview: Preview): void;
-  selecting: boolean;
-  selection: Selection;
-  onToggleMedia(mediaId: string, range: boolean): void;
-  onToggleCluster(cluster: Cluster): void;
-}
-
-function ClusterCard({ datasetId, cluster, onPick, onOpen, onSelect, tabStop, onFocusThumb, selecting, selection, onToggleMedia, onToggleCluster }: ClusterCardProps) {
-  const objects = cluster.type === 'OBJECTS';
-  const wholeCluster = selection.clusters.some((picked) => picked.id === cluster.cluster_id);
-  const isPicked = (mediaId: string) => wholeCluster || selection.mediaIds.includes(mediaId);
-  const click = (preview: Preview) => (event: MouseEvent) => (selecting ? onToggleMedia(preview.media_id, event.shiftKey) : onOpen(preview));
-  const members = objects ? cluster.n_objects : cluster.n_images + cluster.n_videos;
-  return (
-    <li className="cluster" data-cluster-id={cluster.cluster_id} data-n-objects={objects ? cluster.n_objects : undefined}>
-      <div className="cluster-head">
-        <strong>
-          {objects ? `${plural(cluster.n_objects, 'object')} in ${plural(cluster.n_images, 'image')}` : plural(cluster.n_images, 'image')}
-          {cluster.n_videos > 0 ? `, ${plural(cluster.n_videos, 'video')}` : ''}
-        </strong>
-        {cluster.relevance_score !== undefined && <span className="muted"> similarity {similarity(cluster.relevance_score).toFixed(3)}</span>}
-        {selecting && (
-          <button type="button" className="link-button" aria-pressed={wholeCluster} onClick={() => onToggleCluster(cluster)}>
-            {wholeCluster ? 'Deselect cluster' : `Select cluster (${cluster.n_images})`}
-          </button>
-        )}
-      </div>
-      <div className="previews">
-        {cluster.previews.map((preview, index) =>
-          preview.bounding_box ? (
-            // An image can hold several objects of one cluster: the index keeps their keys apart.
-            <button
-              key={thumbKey(preview, index)}
-              type="button"
-              className="thumb object"
-              tabIndex={tabStop === thumbKey(preview, index) ? 0 : -1}
-              title={`${preview.file_name} — ${preview.caption ?? 'object'}\nFind similar objects`}
-              onClick={() => onPick(preview)}
-              onFocus={() => {
-                onFocusThumb(thumbKey(preview, index));
-                onSelect(preview);
-              }}
-              onMouseEnter={() => onSelect(preview)}
-            >
-              <BoxedImage src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} size={120} imageWidth={preview.width} imageHeight={preview.height} box={preview.bounding_box} label={preview.caption} lazy />
-              <span className="object-caption">{preview.caption ?? '—'}</span>
-            </button>
-          ) : (
-            <button
-              key={preview.media_id}
-              type="button"
-              className={`thumb${isPicked(preview.media_id) ? ' selected' : ''}`}
-              aria-pressed={selecting ? isPicked(preview.media_id) : undefined}
-              tabIndex={tabStop === preview.media_id ? 0 : -1}
-              data-media-id={preview.media_id}
-              title={`${preview.file_name}${preview.class ? ` (${preview.class})` : ''}${preview.caption ? ` — ${preview.caption}` : ''}\n${selecting ? 'Select (Shift: a range)' : 'Open full screen'}`}
-              onClick={click(preview)}
-              onFocus={() => {
-                onFocusThumb(preview.media_id);
-                onSelect(preview);
-              }}
-              onMouseEnter={() => onSelect(preview)}
-            >
-              <img src={preview.media_thumb_uri} alt={preview.caption ?? preview.file_name} loading="lazy" decoding="async" width={96} height={96} />
-            </button>
-          ),
-        )}
-      </div>
-      {members > cluster.previews.length && !objects && (
-        <Link to={`/datasets/${datasetId}/clusters/${cluster.cluster_id}`}>
-          +{members - cluster.previews.length} more: open the cluster
-        </Link>
-      )}
-      {members > cluster.previews.length && objects && <div className="muted">+{members - cluster.previews.length} more</div>}
-      {cluster.classes && <div className="muted">classes: {cluster.classes.join(', ')}</div>}
-      {cluster.labels && <div className="muted">model labels: {cluster.labels.join(', ')}</div>}
-      {cluster.user_tags && <div className="muted">tags: {cluster.user_tags.map((tag) => tag.name).join(', ')}</div>}
-    </li>
-  );
-}
-
-/** The API ranks by cosine distance; the page says similarity, as the thresholds and propagation do. */
-const similarity = (cosineDistance: number) => 1 - cosineDistance;
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }

@@ -1,18 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, type Health } from '../api/client';
+import { healthQueries } from './api';
 
 /** Postgres, Temporal and worker health in one badge; a 503 still carries the report. */
 export function HealthBadge() {
-  const health = useQuery({
-    queryKey: ['health'],
-    queryFn: async (): Promise<Health> => {
-      const { data, error, response } = await api.GET('/api/v1/health');
-      const report = data ?? (error as Health | undefined);
-      if (!report || typeof report !== 'object' || !('status' in report)) throw new Error(`The API answered ${response.status}`);
-      return report;
-    },
-    refetchInterval: 15_000,
-  });
+  const health = useQuery({ ...healthQueries.report(), refetchInterval: 15_000 });
   if (health.isPending) return <span className="badge">checking…</span>;
   if (health.isError) return <span className="badge bad" title={health.error.message}>API unreachable</span>;
   const report = health.data;

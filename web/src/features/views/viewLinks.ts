@@ -1,4 +1,5 @@
-import type { components } from './api/schema';
+// With its extension: the unit tests' typecheck (node16 resolution) reads this module too.
+import type { components } from '../../api/schema.js';
 
 type ViewFilters = components['schemas']['View']['filters'];
 
@@ -14,4 +15,11 @@ export function viewExploreUrl(datasetId: string, filters: ViewFilters, batchId?
   if (batchId) params.set('batch', batchId);
   const query = params.toString();
   return `/datasets/${datasetId}/explore${query ? `?${query}` : ''}`;
+}
+
+/** A view's notification opens Explore on the view, showing only the batch whose new matches it announced. */
+export function viewNotificationUrl(datasetId: string, viewId: string, batchId: unknown): string {
+  const params = new URLSearchParams({ view: viewId });
+  if (typeof batchId === 'string') params.set('batch', batchId);
+  return `/datasets/${datasetId}/explore?${params.toString()}`;
 }

@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { ErrorMessage } from '../components/ErrorMessage';
-import { Pager } from '../components/Pager';
-import { ShortcutsHelp, useShortcutsHelp } from '../components/ShortcutsHelp';
-import { useUrlState } from '../urlState';
-import { AcceptAllPreview } from '../features/duplicates/AcceptAllPreview';
-import { conflictText, DuplicateGroupCard } from '../features/duplicates/DuplicateGroupCard';
-import { duplicateKeys, fetchDuplicateGroups, undoAcceptAll, type AcceptResult, type ReviewState, type Tier } from '../features/duplicates/api';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { Pager } from '../../components/Pager';
+import { ShortcutsHelp, useShortcutsHelp } from '../../components/ShortcutsHelp';
+import { useUrlState } from '../../urlState';
+import { AcceptAllPreview } from './AcceptAllPreview';
+import { conflictText, DuplicateGroupCard } from './DuplicateGroupCard';
+import { duplicateKeys, duplicateQueries, undoAcceptAll, type AcceptResult, type ReviewState, type Tier } from './api';
 
 const PAGE_SIZE = 50;
 const STATES: Array<[ReviewState, string]> = [
@@ -47,8 +47,7 @@ export function DuplicatesPage() {
   const queryClient = useQueryClient();
   const query = { similarity, tiers, state, page, pageSize: PAGE_SIZE };
   const review = useQuery({
-    queryKey: duplicateKeys.review(datasetId, query),
-    queryFn: () => fetchDuplicateGroups(datasetId, query),
+    ...duplicateQueries.review(datasetId, query),
     placeholderData: keepPreviousData,
   });
   const [confirming, setConfirming] = useState(false);

@@ -1,56 +1,35 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, unwrap } from '../api/client';
-import type { EntityType } from '../api/upload';
-import { ErrorMessage } from './ErrorMessage';
-import { viewExploreUrl } from '../viewLinks';
+import type { EntityType } from '../../api/client';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { deleteView, renameView, saveView, setViewAlerting, viewKeys, viewQueries } from './api';
+import { viewExploreUrl } from './viewLinks';
 
 /** Saved views of a dataset: save the current Explore filters, open, rename or delete a view, toggle alerting, see each view's trend over batches. */
 export function ViewsPanel({ datasetId, entityType, caption, vql }: { datasetId: string; entityType: EntityType; caption?: string; vql?: string }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
-  const views = useQuery({
-    queryKey: ['views', datasetId],
-    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/views', { params: { path: { dataset_id: datasetId } } })).views,
-  });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['views', datasetId] });
+  const views = useQuery(viewQueries.list(datasetId));
+  const refresh = () => queryClient.invalidateQueries({ queryKey: viewKeys.list(datasetId) });
   const save = useMutation({
-    mutationFn: async () =>
-      unwrap(
-        await api.POST('/api/v1/dataset/{dataset_id}/views', {
-          params: { path: { dataset_id: datasetId }, query: { entity_type: entityType, caption, vql } },
-          body: { name: name.trim() },
-          bodySerializer: (body) => {
-            const form = new FormData();
-            form.append('name', body.name);
-            return form;
-          },
-        }),
-      ),
+    mutationFn: () => saveView(datasetId, name.trim(), { entityType, caption, vql }),
     onSuccess: () => setName(''),
     onSettled: refresh,
   });
   const alerting = useMutation({
-    mutationFn: async ({ viewId, enabled }: { viewId: string; enabled: boolean }) =>
-      unwrap(
-        await api.POST('/api/v1/dataset/{dataset_id}/views/{view_id}/alerting', {
-          params: { path: { dataset_id: datasetId, view_id: viewId } },
-          body: { request: { enabled } },
-        }),
-      ),
+    mutationFn: ({ viewId, enabled }: { viewId: string; enabled: boolean }) => setViewAlerting(datasetId, viewId, enabled),
     onSettled: refresh,
   });
   const [editing, setEditing] = useState<{ viewId: string; name: string } | undefined>();
   const [deleting, setDeleting] = useState<string | undefined>();
   const rename = useMutation({
-    mutationFn: async ({ viewId, name: newName }: { viewId: string; name: string }) =>
-      unwrap(await api.PATCH('/api/v1/dataset/{dataset_id}/views/{view_id}', { params: { path: { dataset_id: datasetId, view_id: viewId } }, body: { name: newName.trim() } })),
+    mutationFn: ({ viewId, name: newName }: { viewId: string; name: string }) => renameView(datasetId, viewId, newName.trim()),
     onSuccess: () => setEditing(undefined),
     onSettled: refresh,
   });
   const remove = useMutation({
-    mutationFn: async (viewId: string) => unwrap(await api.DELETE('/api/v1/dataset/{dataset_id}/views/{view_id}', { params: { path: { dataset_id: datasetId, view_id: viewId } } })),
+    mutationFn: (viewId: string) => deleteView(datasetId, viewId),
     onSuccess: () => setDeleting(undefined),
     onSettled: refresh,
   });
@@ -134,11 +113,7 @@ export function ViewsPanel({ datasetId, entityType, caption, vql }: { datasetId:
 
 /** Counts per batch as bars. */
 function Trend({ datasetId, viewId }: { datasetId: string; viewId: string }) {
-  const trend = useQuery({
-    queryKey: ['views', datasetId, viewId, 'trend'],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/dataset/{dataset_id}/views/{view_id}/trend', { params: { path: { dataset_id: datasetId, view_id: viewId } } })).points,
-  });
+  const trend = useQuery(viewQueries.trend(datasetId, viewId));
   const points = trend.data ?? [];
   if (points.length === 0) return <div className="muted">No batch since this view was saved.</div>;
   const max = Math.max(1, ...points.map((point) => point.count));

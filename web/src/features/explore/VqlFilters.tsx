@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, unwrap } from '../api/client';
-import { ISSUE_TYPES, toVql, type IssueType, type VqlControls } from '../api/vql';
-import { ClassFacet } from '../features/labels/ClassFacet';
+import { ClassFacet } from '../labels/ClassFacet';
+import { tagQueries } from '../selection/api';
+import { ISSUE_TYPES, toVql, type IssueType, type VqlControls } from './vql';
 
 /**
  * Explore's filters built from controls; the VQL they make is shown as text (and can be copied into an
@@ -13,10 +13,7 @@ import { ClassFacet } from '../features/labels/ClassFacet';
 export function VqlFilters({ datasetId, controls, mapPoints, onChange }: { datasetId: string; controls: VqlControls; mapPoints?: number; onChange(next: VqlControls): void }) {
   const [text, setText] = useState(controls.text ?? '');
   const [labels, setLabels] = useState((controls.labels ?? []).join(', '));
-  const tags = useQuery({
-    queryKey: ['tags', datasetId],
-    queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/tags', { params: { path: { dataset_id: datasetId } } })),
-  });
+  const tags = useQuery(tagQueries.list(datasetId));
   const set = (change: Partial<VqlControls>) => onChange({ ...controls, ...change });
   const vql = toVql(controls);
 

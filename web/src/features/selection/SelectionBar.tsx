@@ -1,10 +1,11 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap } from '../api/client';
-import { describeCount, describeSelection, isEmptySelection, mediaIdLists, selectionBodies, type Selection } from '../api/selection';
-import { ErrorMessage } from './ErrorMessage';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { SetClassForm } from '../labels/SetClassForm';
+import { taskKeys } from '../tasks/api';
+import { changeTagOf, createTag, exportSelection as startExport, selectionQueries, tagKeys, tagQueries } from './api';
 import { LabelForm } from './LabelForm';
-import { SetClassForm } from '../features/labels/SetClassForm';
+import { describeCount, describeSelection, isEmptySelection, selectionBodies, type Selection } from './selection';
 
 /**
  * Bulk actions on the selection: tag or untag it (with a tag of the dataset or a new one), set its class,
@@ -12,46 +13,25 @@ import { SetClassForm } from '../features/labels/SetClassForm';
  */
 export function SelectionBar({ datasetId, selection, onClear }: { datasetId: string; selection: Selection; onClear(): void }) {
   const queryClient = useQueryClient();
-  const path = { dataset_id: datasetId };
   const [tagName, setTagName] = useState('');
-  const tags = useQuery({ queryKey: ['tags', datasetId], queryFn: async () => unwrap(await api.GET('/api/v1/dataset/{dataset_id}/tags', { params: { path } })) });
-  const refresh = () => Promise.all(['tags', 'explore'].map((key) => queryClient.invalidateQueries({ queryKey: [key] })));
+  const tags = useQuery(tagQueries.list(datasetId));
+  const refresh = () => Promise.all([tagKeys.all, ['explore']].map((queryKey) => queryClient.invalidateQueries({ queryKey })));
 
   const changeTag = useMutation({
     mutationFn: async (action: 'tag' | 'untag') => {
       const name = tagName.trim();
       let tag = tags.data?.tags.find((candidate) => candidate.name === name);
       if (!tag && action === 'untag') throw new Error(`No tag named “${name}” in this dataset`);
-      tag ??= unwrap(await api.POST('/api/v1/dataset/{dataset_id}/tags', { params: { path }, body: { name } }));
-      const params = { path: { ...path, tag_id: tag.id } };
+      tag ??= await createTag(datasetId, name);
       let changed = 0;
-      for (const body of selectionBodies(selection)) {
-        changed +=
-          action === 'tag'
-            ? unwrap(await api.POST('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).tagged
-            : unwrap(await api.DELETE('/api/v1/dataset/{dataset_id}/tags/{tag_id}/media', { params, body })).untagged;
-      }
+      for (const body of selectionBodies(selection)) changed += await changeTagOf(datasetId, tag.id, action, body);
       return { action, name, changed };
     },
     onSettled: refresh,
   });
   const exportSelection = useMutation({
-    mutationFn: async () =>
-      unwrap(
-        await api.POST('/api/v1/dataset/{dataset_id}/export_entities_async', {
-          params: { path, query: { export_format: 'json' } },
-          body: {
-            media_selection: [
-              ...mediaIdLists(selection).map((ids) => ({ type: 'media' as const, payload: { media_ids: ids } })),
-              ...selection.clusters.map((cluster) => ({
-                type: 'cluster' as const,
-                payload: { cluster_id: cluster.id, cluster_filters: { entity_type: 'IMAGES' as const }, exclude_media_ids: [] },
-              })),
-            ],
-          },
-        }),
-      ),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['tasks'] }),
+    mutationFn: () => startExport(datasetId, selection),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: taskKeys.all }),
   });
 
   const empty = isEmptySelection(selection);
@@ -59,11 +39,7 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
   // of more ids than one request takes is the picked ids alone, counted already.
   const bodies = empty ? [] : selectionBodies(selection);
   const countable = bodies.length === 1;
-  const counted = useQuery({
-    queryKey: ['selection-count', datasetId, bodies[0]],
-    queryFn: async () => unwrap(await api.POST('/api/v1/dataset/{dataset_id}/selection/count', { params: { path }, body: bodies[0] })),
-    enabled: countable,
-  });
+  const counted = useQuery({ ...selectionQueries.count(datasetId, bodies[0]), enabled: countable });
   const counting = countable && !counted.data;
   // Items, not images, once the count says the selection holds video frames or videos.
   const noun = counted.data && counted.data.total !== counted.data.images ? 'item' : 'image';

@@ -13,6 +13,31 @@ export const EMPTY_SELECTION: Selection = { mediaIds: [], clusters: [] };
 
 export const isEmptySelection = (selection: Selection) => selection.mediaIds.length === 0 && selection.clusters.length === 0 && !selection.matching;
 
+/** Whether the selection holds the cluster as a whole. */
+export const hasCluster = (selection: Selection, clusterId: string) => selection.clusters.some((picked) => picked.id === clusterId);
+
+/**
+ * `selection` after a click on one image: it is picked or unpicked; with `range` (Shift) every image from the
+ * last one clicked to this one, in the grid's `order`, is picked instead.
+ */
+export function toggleMedia(selection: Selection, order: readonly string[], mediaId: string, lastPicked: string | undefined, range: boolean): Selection {
+  const picked = new Set(selection.mediaIds);
+  const [from, to] = [order.indexOf(lastPicked ?? ''), order.indexOf(mediaId)];
+  if (range && from >= 0 && to >= 0) {
+    for (const id of order.slice(Math.min(from, to), Math.max(from, to) + 1)) picked.add(id);
+  } else if (picked.has(mediaId)) picked.delete(mediaId);
+  else picked.add(mediaId);
+  return { ...selection, mediaIds: [...picked] };
+}
+
+/** `selection` with a whole cluster (every member, not only its previews) picked, or unpicked if it was. */
+export function toggleCluster(selection: Selection, cluster: { id: string; size: number }): Selection {
+  return {
+    ...selection,
+    clusters: hasCluster(selection, cluster.id) ? selection.clusters.filter((picked) => picked.id !== cluster.id) : [...selection.clusters, cluster],
+  };
+}
+
 /** What the selection holds, in words. */
 export function describeSelection(selection: Selection): string {
   const count = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -1,11 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { useDataset } from '../features/datasets/api';
-import { ErrorMessage } from '../components/ErrorMessage';
-import { fetchClasses, fetchLabelFields, fetchLabelReport, labelKeys } from '../features/labels/api';
-import { ClassesPanel } from '../features/labels/ClassesPanel';
-import { LabelFieldsForm } from '../features/labels/LabelFieldsForm';
-import { LabelReport } from '../features/labels/LabelReport';
+import { useDataset } from '../datasets/api';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { labelQueries } from './api';
+import { ClassesPanel } from './ClassesPanel';
+import { LabelFieldsForm } from './LabelFieldsForm';
+import { LabelReport } from './LabelReport';
 
 /**
  * The dataset's labels: their classes now (with accepting the check's suggestions and undo), which custom-metadata
@@ -14,11 +14,11 @@ import { LabelReport } from '../features/labels/LabelReport';
 export function LabelsPage() {
   const { datasetId = '' } = useParams();
   const dataset = useDataset(datasetId);
-  const fields = useQuery({ queryKey: labelKeys.fields(datasetId), queryFn: () => fetchLabelFields(datasetId) });
+  const fields = useQuery(labelQueries.fields(datasetId));
   // A report exists once fields were declared (GET …/label_quality is a 404 before).
   const checked = Boolean(fields.data?.label_field);
-  const report = useQuery({ queryKey: labelKeys.report(datasetId), queryFn: () => fetchLabelReport(datasetId), enabled: checked });
-  const classes = useQuery({ queryKey: labelKeys.classes(datasetId), queryFn: () => fetchClasses(datasetId) });
+  const report = useQuery({ ...labelQueries.report(datasetId), enabled: checked });
+  const classes = useQuery(labelQueries.classes(datasetId));
   const name = dataset.data?.display_name ?? datasetId;
   return (
     <>

@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState, type PointerEvent } from 'react';
-import { searchByImage, type Box, type EntityType } from '../api/upload';
-import { BoxOverlay } from './BoxedImage';
-import { ErrorMessage } from './ErrorMessage';
+import type { Box, EntityType } from '../../api/client';
+import { BoxOverlay } from '../../components/BoxedImage';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { searchByImage } from './api';
 
 /** Boxes smaller than this (a fraction of either side) are a click, not a drawn box. */
 const MIN_SIDE = 0.02;
