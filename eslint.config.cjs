@@ -60,6 +60,23 @@ module.exports = tseslint.config(
   layer(['db/**/*.ts'], [upward(['api', 'services', 'activities', 'workflows', 'workers'], 'db/ imports only lib/.')], { buildsQueries: true }),
   layer(['services/**/*.ts'], [upward(['api', 'activities', 'workers'], 'services/ import only db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
   layer(['activities/**/*.ts'], [upward(['api', 'workers'], 'activities/ import only services/, db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
+  {
+    // Web components stay free of URLs (STYLE.md, Web): a feature's api.ts calls the API, its components call that.
+    files: ['web/src/**/*.tsx'],
+    ignores: ['web/src/components/ExportsPanel.tsx'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)api/(client|upload)$', importNames: ['api', 'postForm'], message: "Call the API from the feature's api.ts." }] },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'fetch', message: "Call the API from the feature's api.ts." },
+        { name: 'EventSource', message: "Open streams from the feature's api.ts." },
+        { name: 'XMLHttpRequest', message: "Send from the feature's api.ts." },
+      ],
+    },
+  },
   // Activities adapt services to Temporal: what must change together (a commit, a task's end) is a service's transaction.
   {
     files: ['activities/**/*.ts'],
