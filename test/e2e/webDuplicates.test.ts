@@ -4,7 +4,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { createReadyDataset } from '../support/datasets';
 import { photo } from '../support/media';
-import { expectFitsAndAccessible, expectText, startWebApp, type WebApp } from '../support/webApp';
+import { choose, expectFitsAndAccessible, expectText, startWebApp, type WebApp } from '../support/webApp';
 
 interface ApiGroup {
   members: Array<{ media_id: string; file_name: string; role: string | null }>;
@@ -97,13 +97,13 @@ describe('web app: duplicate review', () => {
     expect(await page.evaluate(`document.activeElement?.textContent`)).toBe('Compare with the keeper');
 
     // "Similar" is its own choice: the planted copies are not in it, and the page shows what the API says.
-    await page.getByRole('radio', { name: 'Similar' }).check();
+    await choose(page.getByRole('radio', { name: 'Similar' }));
     await page.waitForURL(/tiers=similar/);
     const similar = (await web.stack.request.get(`/api/v1/dataset/${datasetId}/duplicates`).query({ tiers: 'similar' }).expect(200)).body as { total: number };
     if (similar.total === 0) await page.getByText('No group here at this similarity.').waitFor();
     else await page.locator('.dup-tier.similar').first().waitFor();
     expect(await page.locator('.dup-tier.exact, .dup-tier.near_identical').count()).toBe(0);
-    await page.getByRole('radio', { name: 'Exact and near-identical' }).check();
+    await choose(page.getByRole('radio', { name: 'Exact and near-identical' }));
     await copy('chelsea_small.jpg').waitFor();
 
     // A phone's width: the reasons and the comparison fit.
