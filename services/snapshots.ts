@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { createDataset, datasetName, transitionDatasetStatus, updateDatasetCounts, type DatasetRow } from '../db/repositories/datasets';
+import { createDataset, datasetName, datasetOwner, transitionDatasetStatus, updateDatasetCounts, type DatasetRow } from '../db/repositories/datasets';
 import { discardUploadsMissingFromHead } from '../db/repositories/ingestion';
 import { mediaCounts } from '../db/repositories/media';
 import {
   findCurrentSnapshot,
   findSnapshot,
+  hasSnapshotOfReason,
   insertSnapshot,
   listSnapshots,
   markRestoring,
@@ -17,7 +18,7 @@ import {
   type SnapshotReason,
   type SnapshotRow,
 } from '../db/repositories/snapshots';
-import { runningTaskOf } from '../db/repositories/tasks';
+import { runningTaskOf, updateTaskProgress } from '../db/repositories/tasks';
 import { copyViews, restoreViews, viewDefinitions } from '../db/repositories/views';
 import { copyVersionIn, diffVersions, dropUnusedVersions, headVersion, inSnapshotTransaction, setHeadVersion, type VersionDiff, type VersionTable } from '../db/repositories/versions';
 import {
@@ -35,6 +36,7 @@ import { conflict, notFound } from '../lib/errors';
 import type { SnapshotCloneInput, SnapshotRestoreInput } from '../workflows/contracts';
 import { claimDatasetFor } from './datasetStates';
 import { requireCreatorWorkspace } from './ingestion';
+import type { Liveness } from './taskLiveness';
 import { createTask, type TaskDeps } from './taskWorkflows';
 import { commitTaskEnd, completeTask } from './taskTypes';
 
@@ -249,7 +251,7 @@ export async function commitRestore(db: Db, input: SnapshotRestoreInput): Promis
 }
 
 /** A clone's copy becomes its head, with the snapshot's views. */
-export async function adoptClone(db: Db, input: SnapshotCloneInput): Promise<void> {
+async function adoptClone(db: Db, input: SnapshotCloneInput): Promise<void> {
   await db.transaction(async (trx) => {
     await setHeadVersion(trx, input.datasetId, input.versionId);
     await copyViews(trx, input.datasetId, await snapshotViews(trx, input.snapshotId));
@@ -258,9 +260,33 @@ export async function adoptClone(db: Db, input: SnapshotCloneInput): Promise<voi
 }
 
 /** The clone (with its own snapshot taken) is ready. */
-export async function completeClone(db: Db, input: SnapshotCloneInput): Promise<void> {
+async function completeClone(db: Db, input: SnapshotCloneInput): Promise<void> {
   await commitTaskEnd(db, input.datasetId, async (trx) => {
     await updateDatasetCounts(trx, input.datasetId, await mediaCounts(trx, input.versionId));
     await completeTask(trx, input, cloneCommitted(input.snapshotStatus), 'Clone ready', { progress: 100 });
   });
+}
+
+/** Takes the dataset's snapshot of `reason` (on behalf of its owner) unless it has one: once per dataset. */
+export async function takeSnapshotOnce(
+  db: Db,
+  live: Liveness,
+  snapshot: { datasetId: string; reason: 'creation' | 'clone'; snapshotId: string; datasetStatus: SnapshotStatus },
+): Promise<void> {
+  const { datasetId, reason } = snapshot;
+  if (await hasSnapshotOfReason(db, datasetId, reason)) return;
+  const owner = await datasetOwner(db, datasetId);
+  await takeSnapshot(db, { ...snapshot, createdBy: owner?.id ?? null, onTable: (table) => live.heartbeat(table) });
+}
+
+/** A restore's or a clone's task RUNNING, copying. */
+export async function beginSnapshotTask(db: Db, ref: { taskId: string; message: string }): Promise<void> {
+  await updateTaskProgress(db, ref.taskId, { status: 'RUNNING', statusMessage: ref.message, progressPercentage: 10, phase: 'copy' });
+}
+
+/** The copy becomes the clone's head, the clone gets its own snapshot (reason `clone`), and it is ready. */
+export async function commitClone(db: Db, live: Liveness, input: SnapshotCloneInput): Promise<void> {
+  await adoptClone(db, input);
+  await takeSnapshotOnce(db, live, { datasetId: input.datasetId, reason: 'clone', snapshotId: input.cloneSnapshotId, datasetStatus: input.snapshotStatus });
+  await completeClone(db, input);
 }
