@@ -1,32 +1,10 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../db/connection';
-import { copyVersion, findVersion, type VersionTable } from '../db/repositories/versions';
-import { heartbeating } from './liveness';
+import { copyDatasetVersion, type VersionCopy } from '../services/versionCopies';
+import { activityLiveness, heartbeating } from './liveness';
 
-export interface VersionCopy {
-  sourceVersionId: string;
-  /** The dataset the copy belongs to: the source's own (a snapshot, a restore) or a new one (a clone, an enriched copy). */
-  targetDatasetId: string;
-  /** Chosen by the workflow, so a repeated activity finds its own copy instead of making a second. */
-  versionId: string;
-}
-
-/**
- * Copies of dataset versions: every row of the source version (media, tags, issues, labels, …)
- * into a new version in one transaction, a range of media ids per INSERT … SELECT; the clustering
- * is shared, not copied. Ids are kept; media bytes and vectors are shared, never copied or recomputed.
- */
+/** Copies of dataset versions (services/versionCopies.ts), heartbeating per table. */
 export function createVersionActivities(deps: { db: Db }) {
-  const { db } = deps;
   return heartbeating({
-    async copyDatasetVersion(copy: VersionCopy): Promise<{ versionId: string; rows: Partial<Record<VersionTable, number>> }> {
-      const context = Context.current();
-      const source = await findVersion(db, copy.sourceVersionId);
-      if (!source) {
-        throw ApplicationFailure.create({ type: 'VersionNotFound', message: `Version ${copy.sourceVersionId} does not exist`, nonRetryable: true });
-      }
-      const rows = await copyVersion(db, source, copy.targetDatasetId, copy.versionId, (table) => context.heartbeat(table));
-      return { versionId: copy.versionId, rows };
-    },
+    copyDatasetVersion: (copy: VersionCopy) => copyDatasetVersion(deps.db, activityLiveness(), copy),
   });
 }
