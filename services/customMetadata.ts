@@ -1,14 +1,16 @@
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { applyMetadataRecord, topLevelMediaNames } from '../db/repositories/media';
+import { updateTaskProgress } from '../db/repositories/tasks';
 import { headVersion } from '../db/repositories/versions';
 import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { releaseTransition } from '../lib/datasetStates';
 import type { CustomMetadataInput } from '../workflows/contracts';
-import { metadataFormatOf, type MetadataRecord } from '../lib/metadata/parseMetadataFile';
-import type { ObjectStore } from '../lib/storage/objectStore';
+import { metadataFormatOf, parseMetadataFile, type MetadataRecord } from '../lib/metadata/parseMetadataFile';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { StagedFile } from '../lib/storage/staging';
 import { claimDatasetFor, requireStatusFor } from './datasetStates';
+import type { Liveness } from './taskLiveness';
 import { createTask, type TaskDeps } from './taskWorkflows';
 import { storeBlobs } from './blobWrites';
 import { commitTaskEnd, completeTask } from './taskTypes';
@@ -53,10 +55,21 @@ const UNKNOWN_SHOWN = 10;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
+ * CUSTOM_METADATA's work: the task RUNNING, the uploaded file parsed (a MetadataFileError when it cannot be) and its
+ * records applied. Unknown names are reported, not fatal; a repeat writes the same values again.
+ */
+export async function applyMetadataFile(deps: { db: Db; store: ObjectStore }, live: Liveness, input: CustomMetadataInput): Promise<MetadataApplied> {
+  await updateTaskProgress(deps.db, input.taskId, { status: 'RUNNING', statusMessage: 'Importing custom metadata', progressPercentage: 0 });
+  const records = await parseMetadataFile(await deps.store.get(blobKey(input.blobSha256)), input.format);
+  const { applied, unknown } = await applyMetadataRecords(deps.db, input.datasetId, records, (index) => live.heartbeat(index));
+  return { applied, unknown };
+}
+
+/**
  * Applies parsed records to the head version's top-level media, matched by media_id or else by
  * file_name, in one transaction (all or nothing). Writing the same values again is harmless.
  */
-export async function applyMetadataRecords(db: Db, datasetId: string, records: MetadataRecord[], onProgress: (index: number) => void): Promise<MetadataApplied> {
+async function applyMetadataRecords(db: Db, datasetId: string, records: MetadataRecord[], onProgress: (index: number) => void): Promise<MetadataApplied> {
   const version = await headVersion(db, datasetId);
   const media = await topLevelMediaNames(db, version.id);
   const byName = new Map(media.map((m) => [m.file_name, m.id]));
