@@ -1,7 +1,6 @@
 import type { Db } from '../db/connection';
-import { updateTaskProgress } from '../db/repositories/tasks';
 import type { ImageEncoderInfo } from '../lib/ml/imageEncoder';
-import { beginDatasetCreation, beginReindex, commitDatasetCreation, commitReindex, completeMediaAddition } from '../services/datasetIndexing';
+import { beginDatasetCreation, beginReindex, beginTask, commitDatasetCreation, commitReindex, completeMediaAddition } from '../services/datasetIndexing';
 import type { TaskRef } from '../services/taskProgress';
 
 /**
@@ -14,12 +13,7 @@ export function createDatasetLifecycleActivities(deps: { db: Db; encoder: ImageE
   return {
     beginDatasetCreation: (ref: TaskRef) => beginDatasetCreation(db, ref),
     commitDatasetCreation: (ref: TaskRef) => commitDatasetCreation(db, ref, embeddingConfig),
-
-    /** The dataset is already READ ONLY (claimed by the request); the task starts running. */
-    async beginTask(ref: TaskRef & { message: string }): Promise<void> {
-      await updateTaskProgress(db, ref.taskId, { status: 'RUNNING', statusMessage: ref.message, phase: 'starting' });
-    },
-
+    beginTask: (ref: TaskRef & { message: string }) => beginTask(db, ref),
     completeMediaAddition: (ref: TaskRef & { batchId: string; missing: string[] }) => completeMediaAddition(db, ref),
     beginReindex: (ref: TaskRef) => beginReindex(db, ref),
     commitReindex: (ref: TaskRef) => commitReindex(db, ref, embeddingConfig),

@@ -53,6 +53,11 @@ export function commitDatasetCreation(db: Db, ref: TaskRef, embeddingConfig: Emb
   return commitReady(db, ref, embeddingConfig, TRANSITIONS.creationCommitted, (counts) => `Dataset ready: ${counts.n_images} images, ${counts.n_videos} videos`);
 }
 
+/** The dataset is already READ ONLY (claimed by the request); the task starts running. */
+export async function beginTask(db: Db, ref: TaskRef & { message: string }): Promise<void> {
+  await updateTaskProgress(db, ref.taskId, { status: 'RUNNING', statusMessage: ref.message, phase: 'starting' });
+}
+
 /** The batch is processed and visible: READ ONLY → PARTIAL INDEX until a reindex re-clusters. */
 export async function completeMediaAddition(db: Db, ref: TaskRef & { batchId: string; missing: string[] }): Promise<void> {
   await commitTaskEnd(db, ref.datasetId, async (trx) => {
