@@ -48,3 +48,23 @@ def photos_dataset(client: Client) -> Dataset:
     finally:
         metadata.unlink()
     return client.dataset(dataset.id)
+
+
+@pytest.fixture(scope="session")
+def with_a_mislabel(client: Client, tmp_path_factory: pytest.TempPathFactory) -> Dataset:
+    """Two classes by folder, one of them holding a planted mislabel: things/rocket-4.jpg is the rocket of space/ (its
+    bytes with others after its end: another file, the same picture), so the label check suggests space for it, and
+    the four rockets are one cluster and one duplicate group. Tests that change it undo what they did."""
+    folder = tmp_path_factory.mktemp("mislabelled")
+    rocket = (PHOTOS / "rocket.jpg").read_bytes()
+    files = {
+        "space": {"rocket.jpg": rocket, "rocket-2.jpg": rocket + b"\0copy 2", "rocket-3.jpg": rocket + b"\0copy 3"},
+        "things": {"rocket-4.jpg": rocket + b"\0planted"},
+    }
+    for label, names in {"space": ("hubble_deep_field.jpg", "astronaut.jpg"), "things": ("coffee.jpg", "camera.jpg", "motorcycle_left.jpg")}.items():
+        files[label].update({name: (PHOTOS / name).read_bytes() for name in names})
+    for label, contents in files.items():
+        (folder / label).mkdir()
+        for name, data in contents.items():
+            (folder / label / name).write_bytes(data)
+    return client.create_dataset(unique("py-mislabelled"), folder, labels_from_folders=True, wait=True, timeout=TASK_TIMEOUT)

@@ -10,7 +10,7 @@ import tarfile
 import uuid
 import zipfile
 from pathlib import Path
-from typing import List
+from typing import Any, List
 
 import pytest
 
@@ -169,35 +169,60 @@ def test_errors_print_the_apis_detail_and_exit_1(tmp_path: Path) -> None:
     assert usage.returncode == 2 and "one of the arguments --text --image is required" in usage.stderr
 
 
-def test_options_before_the_command_and_every_listing_as_json(client: Client, folder: Path) -> None:
+def test_media_json_lists_every_image_of_a_dataset_made_by_create_wait(tmp_path: Path) -> None:
+    """The issue's own commands: `mds --url URL create NAME DIR --wait`, then `mds --url URL media DATASET --json`."""
     url = os.environ["MDS_URL"]
+    for relative in ("grace_hopper.jpg", "camera.jpg", "space/rocket.jpg", "space/deep/hubble_deep_field.jpg"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(PHOTOS / Path(relative).name, tmp_path / relative)
     # Global options first, as `mds --help` shows them; MDS_URL points nowhere, so an ignored --url would fail.
     nowhere = {"MDS_URL": "http://127.0.0.1:9"}
-    created = mds("--url", url, "--no-progress", "create", unique("cli-media"), str(folder), "--wait", env_overrides=nowhere)
+    created = mds("--url", url, "create", unique("cli-media"), str(tmp_path), "--wait", env_overrides=nowhere)
     assert created.returncode == 0, created.stderr
-    assert created.stderr == ""
     dataset_id = created.stdout.strip()
     media = mds("--url", url, "media", dataset_id, "--json", env_overrides=nowhere)
     assert media.returncode == 0, media.stderr
     records = json.loads(media.stdout)
-    assert sorted(record["file_name"] for record in records) == sorted(path.name for path in folder.iterdir())
-    assert {"media_id", "class", "issues", "cluster_id_0", "caption"} <= set(records[0])
+    assert sorted(record["file_name"] for record in records) == ["camera.jpg", "grace_hopper.jpg", "space/deep/hubble_deep_field.jpg", "space/rocket.jpg"]
+    assert {record["media_type"] for record in records} == {"IMAGE"} and len({record["media_id"] for record in records}) == 4
+    assert {"media_id", "class", "issues", "cluster_id_0", "caption", "uniqueness_score"} <= set(records[0])
 
-    listings = {
-        "datasets": ["datasets"],
-        "tasks": ["tasks", "--dataset", dataset_id],
-        "duplicates": ["duplicates", dataset_id],
-        "mislabels": ["mislabels", dataset_id],
-        "classes": ["classes", dataset_id],
-        "tags": ["tags", dataset_id],
-        "snapshots": ["snapshot", "list", dataset_id],
-        "enrichment models": ["enrich", dataset_id, "--list"],
-        "search": ["search", dataset_id, "--image", str(folder / "camera.jpg")],
-    }
-    for name, args in listings.items():
-        listed = mds(*args, "--json", "--url", url, env_overrides=nowhere)
-        assert listed.returncode == 0, f"{name}: {listed.stderr}"
-        assert isinstance(json.loads(listed.stdout), (list, dict)), name
+
+def test_every_listing_prints_json_with_the_options_after_the_command(client: Client, folder: Path, with_a_mislabel: Dataset) -> None:
+    url = os.environ["MDS_URL"]
+    nowhere = {"MDS_URL": "http://127.0.0.1:9"}
+
+    def listed(*args: str) -> Any:
+        answer = mds(*args, "--json", "--url", url, env_overrides=nowhere)
+        assert answer.returncode == 0, f"{args}: {answer.stderr}"
+        return json.loads(answer.stdout)
+
+    dataset = client.create_dataset(unique("cli-listings"), folder, wait=True, timeout=300)
+    dataset_id = str(dataset.id)
+    snapshot_id = mds("snapshot", "take", dataset_id, "--name", "untagged").stdout.strip()
+    assert mds("tag", dataset_id, "keep", "--vql", "[]").stdout.strip() == "tagged 3"
+
+    assert dataset_id in [item["id"] for item in listed("datasets")]
+    tasks = listed("tasks", "--dataset", dataset_id)
+    assert [(t["task_type"], t["status"]) for t in tasks] == [("DATASET_CREATION", "COMPLETED")]
+    assert listed("task", tasks[0]["task_id"])["task_id"] == tasks[0]["task_id"]
+    assert listed("search", dataset_id, "--image", str(folder / "camera.jpg"))[0]["file_name"] == "camera.jpg"
+    assert sorted(item["file_name"] for item in listed("media", dataset_id, "--brief")) == sorted(path.name for path in folder.iterdir())
+    assert [(tag["name"], tag["n_media"]) for tag in listed("tags", dataset_id)] == [("keep", 3)]
+    snapshots = listed("snapshot", "list", dataset_id)
+    assert snapshot_id in [s["snapshot_id"] for s in snapshots] and len(snapshots) == 2
+    diff = listed("snapshot", "diff", dataset_id, snapshot_id)
+    assert (diff["changed"]["tags"]["count"], diff["added"]["count"], diff["removed"]["count"]) == (3, 0, 0)
+    assert "CAPTION_IMAGES" in [model["type"] for model in listed("enrich", dataset_id, "--list")]
+
+    # Listings with something in them: the dataset with a planted mislabel and four copies of one rocket.
+    labelled = str(with_a_mislabel.id)
+    classes = listed("classes", labelled)
+    assert classes["label_field"] == "label" and sorted((c["label"], c["count"]) for c in classes["classes"]) == [("space", 5), ("things", 4)]
+    mislabels = listed("mislabels", labelled)
+    assert (mislabels[0]["file_name"], mislabels[0]["suggested_label"]) == ("things/rocket-4.jpg", "space")
+    rockets = {"space/rocket.jpg", "space/rocket-2.jpg", "space/rocket-3.jpg", "things/rocket-4.jpg"}
+    assert any({member["file_name"] for member in group["members"]} == rockets for group in listed("duplicates", labelled))
 
 
 def test_tag_snapshot_rename_and_delete_commands(client: Client, folder: Path) -> None:

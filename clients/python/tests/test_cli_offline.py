@@ -52,6 +52,14 @@ def paths(seen: List[Dict[str, Any]]) -> List[str]:
     return [request["path"].split("?")[0] for request in seen]
 
 
+def one_line(result: subprocess.CompletedProcess, kind: str = "error") -> str:
+    """The one line ``mds`` printed on stderr (``mds: error: …`` or ``mds: warning: …``), never a traceback."""
+    assert "Traceback" not in result.stderr, result.stderr
+    printed = result.stderr.strip().splitlines()
+    assert len(printed) == 1 and printed[0].startswith(f"mds: {kind}: "), result.stderr
+    return printed[0]
+
+
 @pytest.mark.parametrize(
     "order",
     [
@@ -107,10 +115,11 @@ def test_create_takes_a_single_media_file(tmp_path: Path) -> None:
 def test_create_names_what_a_file_that_is_no_media_is(tmp_path: Path) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("not an image")
-    refused = mds("create", "pets", str(notes))
-    assert refused.returncode == 1
-    assert "is neither a folder, an archive (.zip, .tar, .tar.gz) nor a media file" in refused.stderr
-    assert "Traceback" not in refused.stderr
+    for refused in (mds("create", "pets", str(notes)), mds("add", DATASET_ID, str(notes))):
+        assert refused.returncode == 1
+        assert "is neither a folder, an archive (.zip, .tar, .tar.gz) nor a media file" in one_line(refused)
+    missing = mds("create", "pets", str(tmp_path / "nowhere"))
+    assert missing.returncode == 1 and one_line(missing) == f"mds: error: {tmp_path / 'nowhere'} does not exist"
 
 
 def test_an_address_without_a_scheme_is_http() -> None:
@@ -119,7 +128,10 @@ def test_an_address_without_a_scheme_is_http() -> None:
     assert listed.returncode == 0, listed.stderr
     assert paths(seen) == ["/api/v1/datasets"]
     other = mds("--url", "ftp://example.com", "datasets")
-    assert other.returncode == 1 and "is not an http:// or https:// address" in other.stderr
+    assert other.returncode == 1 and one_line(other) == "mds: error: ftp://example.com is not an http:// or https:// address"
+    # The issue's "localhost:48080": http, not a scheme named localhost (nothing listens on port 9).
+    local = mds("--url", "localhost:9", "datasets")
+    assert local.returncode == 1 and one_line(local).startswith("mds: error: Cannot reach http://localhost:9")
 
 
 def test_an_address_answering_html_is_not_the_service() -> None:
@@ -127,18 +139,23 @@ def test_an_address_answering_html_is_not_the_service() -> None:
     with fake_service({"*": (200, "text/html", page)}) as (url, _):
         answered = mds("--url", url, "datasets")
     assert answered.returncode == 1
-    assert "answered GET /api/v1/datasets with text/html, not the media dataset service's JSON" in answered.stderr
-    assert "Traceback" not in answered.stderr and "JSONDecodeError" not in answered.stderr
+    assert "answered GET /api/v1/datasets with text/html, not the media dataset service's JSON" in one_line(answered)
+    assert "JSONDecodeError" not in answered.stderr
 
 
-def test_a_closed_pipe_ends_quietly() -> None:
+@pytest.mark.parametrize("listing", [["datasets"], ["datasets", "--json"]], ids=["table", "json"])
+def test_a_closed_pipe_ends_quietly(listing: List[str]) -> None:
+    # Far more than a pipe holds, so mds is still writing when head has gone.
     many = [dataset(f"set-{number}", str(uuid.uuid4())) for number in range(3000)]
     with fake_service({"/api/v1/datasets": (200, "application/json", many)}) as (url, _):
         piped = subprocess.run(
-            f"'{MDS}' --url {url} datasets | head -n 2", shell=True, capture_output=True, text=True, timeout=60, env={**os.environ, "MDS_API_KEY": "", "MDS_API_SECRET": ""}
-        )
-    assert len(piped.stdout.splitlines()) == 2
-    assert "Traceback" not in piped.stderr and "BrokenPipeError" not in piped.stderr
+            ["bash", "-c", f"set -o pipefail; '{MDS}' --url {url} {' '.join(listing)} | head -1"],
+            capture_output=True, text=True, timeout=60, env={**os.environ, "MDS_API_KEY": "", "MDS_API_SECRET": ""},
+        )  # fmt: skip
+    assert len(piped.stdout.splitlines()) == 1
+    assert piped.stderr == ""
+    # mds's own status (pipefail): 128 + SIGPIPE, as `yes | head -1` ends.
+    assert piped.returncode == 141
 
 
 def test_a_key_sent_to_a_service_with_authentication_off_is_a_warning() -> None:
@@ -149,7 +166,8 @@ def test_a_key_sent_to_a_service_with_authentication_off_is_a_warning() -> None:
     with fake_service(routes) as (url, seen):
         listed = mds("--url", url, "--api-key", "key-1", "--api-secret", "secret-1", "datasets")
     assert listed.returncode == 0, listed.stderr
-    assert "mds: warning: " in listed.stderr and "has authentication off: the API key is not checked" in listed.stderr
+    assert "has authentication off: the API key is not checked" in one_line(listed, "warning")
+    assert listed.stdout.splitlines()[1].startswith(DATASET_ID)
     # The question goes without the key.
     session = next(request for request in seen if request["path"] == "/api/v1/auth/session")
     assert "Authorization" not in session["headers"]

@@ -1,5 +1,6 @@
 """The client against the real API and worker (see conftest.py)."""
 
+import json
 import os
 import shutil
 import uuid
@@ -153,3 +154,39 @@ def test_an_unreachable_service_is_a_connection_error() -> None:
     with Client("http://127.0.0.1:9", progress=False) as nowhere:
         with pytest.raises(ConnectionFailed, match="Cannot reach"):
             nowhere.datasets()
+
+
+def test_an_export_started_then_followed_by_its_status(client: Client, photos_dataset: Dataset, tmp_path: Path) -> None:
+    export_id = client.start_export(photos_dataset.id, "json", file_name="followed")
+    started = client.export_status(photos_dataset.id, export_id)
+    assert (started.file_name, started.export_format, started.include_images) == ("followed.zip", "json", False)
+    assert started.status in ("PENDING", "RUNNING", "COMPLETED")
+    done = client.wait_for_export(photos_dataset.id, export_id, timeout=TASK_TIMEOUT)
+    assert (done.status, done.progress_percentage) == ("COMPLETED", 100) and done.download_uri
+    assert client.export_status(photos_dataset.id, export_id).status == "COMPLETED"
+    with zipfile.ZipFile(client.download(done.download_uri, tmp_path / "followed.zip")) as zipped:
+        records = json.loads(zipped.read("metadata.json"))
+    assert sorted(record["file_name"] for record in records) == sorted(path.name for path in PHOTOS.glob("*.jpg"))
+    with pytest.raises(ApiError) as unknown:
+        client.export_status(photos_dataset.id, uuid.uuid4())
+    assert unknown.value.status_code == 404
+
+
+def test_upload_files_sends_batches_of_50_under_the_names_given(client: Client, tmp_path: Path) -> None:
+    # 51 files: two requests of the upload step, each file kept under the name it was sent as.
+    files = []
+    for index in range(51):
+        path = tmp_path / f"{index:02}.jpg"
+        path.write_bytes((PHOTOS / "rocket.jpg").read_bytes() + str(index).encode())
+        files.append(path)
+    names = [f"part-{index // 50}/{path.name}" for index, path in enumerate(files)]
+    dataset_id = client.request("GET", "/ingestion/new_dataset", params={"dataset_name": unique("py-upload")})["dataset_id"]
+    trans_id = client.request("GET", f"/ingestion/{dataset_id}/data_files")["trans_id"]
+    assert sorted(client.upload_files(dataset_id, trans_id, files, names=names)) == names
+    assert client.dataset(dataset_id).status_new == "UPLOADING"
+    # Without names, base names.
+    assert client.upload_files(dataset_id, trans_id, [PHOTOS / "coffee.jpg"]) == ["coffee.jpg"]
+    client.delete_dataset(dataset_id)
+    with pytest.raises(ApiError) as gone:
+        client.dataset(dataset_id)
+    assert gone.value.status_code == 404

@@ -1,13 +1,14 @@
 """The client's calls about a dataset's contents against the real API and worker: the media table, duplicates, the
 user's labels, tags, snapshots, views, enrichment, tasks, rename and delete (see conftest.py)."""
 
+import json
 import shutil
 from pathlib import Path
 from typing import Dict
 
 import pytest
 
-from mds_client import ApiError, Client, Dataset, vql
+from mds_client import ApiError, Client, Dataset, TaskFailed, vql
 from conftest import PHOTOS, TASK_TIMEOUT, unique
 
 # Two classes by folder; space/rocket-copy.jpg is rocket.jpg with bytes after its end: another file, the same picture.
@@ -164,3 +165,140 @@ def test_rename_reindex_tasks_and_delete(client: Client, tmp_path: Path) -> None
     assert completed.value.status_code in (400, 409)
     dataset.delete()
     assert dataset.id not in [d.id for d in client.datasets()]
+
+
+def test_cluster_members_are_every_member_of_each_cluster(client: Client, with_a_mislabel: Dataset) -> None:
+    clusters = client.explore_all(with_a_mislabel.id, threshold=4).clusters
+    files = {row["media_id"]: row["file_name"] for row in client.media_records(with_a_mislabel.id)}
+    members = {cluster.cluster_id: client.cluster_members(with_a_mislabel.id, cluster.cluster_id) for cluster in clusters}
+    for cluster in clusters:
+        assert len(members[cluster.cluster_id]) == cluster.n_images
+        assert {p.media_id for p in cluster.previews} <= {m.media_id for m in members[cluster.cluster_id]}
+    # Each image is in one cluster, and the four copies of the rocket are one.
+    listed = [str(member.media_id) for found in members.values() for member in found]
+    assert sorted(listed) == sorted(files)
+    rockets = {"space/rocket.jpg", "space/rocket-2.jpg", "space/rocket-3.jpg", "things/rocket-4.jpg"}
+    assert any({files[str(m.media_id)] for m in found} == rockets for found in members.values())
+    with pytest.raises(ApiError) as unknown:
+        client.cluster_members(with_a_mislabel.id, "6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11")
+    assert unknown.value.status_code == 404
+
+
+def test_mislabel_records_rank_the_planted_mislabel_first(client: Client, with_a_mislabel: Dataset) -> None:
+    records = client.mislabel_records(with_a_mislabel.id)
+    planted = records[0]
+    assert (planted["file_name"], planted["class"], planted["suggested_label"]) == ("things/rocket-4.jpg", "things", "space")
+    assert planted["mislabel_score"] > 0.9
+    scores = [record["mislabel_score"] for record in records]
+    assert scores == sorted(scores, reverse=True)
+    assert len(records) == with_a_mislabel.label_quality().n_flagged
+    assert [r["file_name"] for r in client.mislabel_records(with_a_mislabel.id, min_score=0.9)] == ["things/rocket-4.jpg"]
+    assert list(with_a_mislabel.mislabels(min_score=0.9)["media_id"]) == [planted["media_id"]]
+
+    # Accepting the suggestion moves it to space; undone, it is back in things.
+    accepted = with_a_mislabel.accept_label_suggestions(media_ids=[planted["media_id"]])
+    assert accepted.changed == 1 and with_a_mislabel.media_facts(planted["media_id"]).class_ == "space"
+    assert with_a_mislabel.undo_labels().undone == 1
+    assert with_a_mislabel.media_facts(planted["media_id"]).class_ == "things"
+
+
+def test_label_fields_are_declared_from_imported_metadata(client: Client, tmp_path: Path) -> None:
+    dataset = client.create_dataset(unique("py-fields"), [PHOTOS / name for name in ("rocket.jpg", "astronaut.jpg", "coffee.jpg", "camera.jpg")], wait=True, timeout=TASK_TIMEOUT)
+    fields = dataset.label_fields()
+    assert (fields.label_field, fields.split_field, fields.candidates) == (None, None, [])
+    rows = [
+        {"file_name": "rocket.jpg", "kind": "space", "part": "train"},
+        {"file_name": "astronaut.jpg", "kind": "space", "part": "test"},
+        {"file_name": "coffee.jpg", "kind": "things", "part": "train"},
+        {"file_name": "camera.jpg", "kind": "things", "part": "test"},
+    ]
+    (tmp_path / "fields.json").write_text(json.dumps(rows))
+    dataset.import_metadata(tmp_path / "fields.json")
+    assert sorted((c.name, c.media, c.values) for c in dataset.label_fields().candidates) == [("kind", 4, 2), ("part", 4, 2)]
+
+    task = dataset.declare_label_field("kind", split_field="part")
+    assert (task.task_type, task.status) == ("LABEL_QUALITY", "COMPLETED")
+    declared = dataset.label_fields()
+    assert (declared.label_field, declared.split_field) == ("kind", "part")
+    report = dataset.label_quality()
+    assert (report.label_field, report.split_field, report.n_labelled) == ("kind", "part", 4)
+    assert sorted((c.label, c.count) for c in dataset.classes().classes) == [("space", 2), ("things", 2)]
+    with pytest.raises(ApiError) as unknown:
+        dataset.declare_label_field("colour")
+    assert unknown.value.status_code == 422
+    dataset.delete()
+
+
+def test_tags_made_and_deleted_by_themselves(labelled: Dataset) -> None:
+    made = labelled.client.create_tag(labelled.id, "to delete")
+    assert (made.name, made.n_media) == ("to delete", 0)
+    assert made.id in [t.id for t in labelled.tags()]
+    ids = {name: media_id for media_id, name in files_by_id(labelled).items()}
+    assert labelled.tag(made, media_ids=[ids["space/astronaut.jpg"], ids["things/camera.jpg"]]) == 2
+    assert next(t for t in labelled.tags() if t.id == made.id).n_media == 2
+    assert "to delete" in [t.name for t in labelled.media_facts(ids["things/camera.jpg"]).tags]
+
+    labelled.client.delete_tag(labelled.id, made)
+    assert made.id not in [t.id for t in labelled.tags()]
+    assert "to delete" not in [t.name for t in labelled.media_facts(ids["things/camera.jpg"]).tags]
+    with pytest.raises(ApiError) as gone:
+        labelled.client.delete_tag(labelled.id, made.id)
+    assert gone.value.status_code == 404
+
+
+def test_snapshots_renamed_and_deleted(client: Client, labelled: Dataset) -> None:
+    first = labelled.snapshot(unique("first"), description="before")
+    second = labelled.snapshot(unique("second"))
+    renamed = client.rename_snapshot(labelled.id, first.snapshot_id, "renamed", description="after")
+    assert (renamed.snapshot_id, renamed.snapshot_name, renamed.description) == (first.snapshot_id, "renamed", "after")
+    listed = {s.snapshot_id: s for s in labelled.snapshots()}
+    assert (listed[first.snapshot_id].snapshot_name, listed[first.snapshot_id].description) == ("renamed", "after")
+    assert listed[second.snapshot_id].is_current and not listed[first.snapshot_id].is_current
+
+    with pytest.raises(ApiError) as current:
+        client.delete_snapshot(labelled.id, second.snapshot_id)
+    assert current.value.status_code == 409
+    client.delete_snapshot(labelled.id, first.snapshot_id)
+    assert first.snapshot_id not in [s.snapshot_id for s in labelled.snapshots()]
+    with pytest.raises(ApiError) as gone:
+        client.rename_snapshot(labelled.id, first.snapshot_id, "again")
+    assert gone.value.status_code == 404
+
+
+def test_view_trend_and_alerting_follow_the_batches(client: Client) -> None:
+    dataset = client.create_dataset(unique("py-trend"), [PHOTOS / "rocket.jpg", PHOTOS / "coffee.jpg"], wait=True, timeout=TASK_TIMEOUT)
+    every = dataset.save_view("every image")
+    assert client.view_trend(dataset.id, every.id) == {"points": [], "total_results": 0, "last_results": None}
+
+    assert client.set_view_alerting(dataset.id, every.id, False) is False
+    assert [v.alerting_enabled for v in dataset.views()] == [False]
+    dataset.add_media([PHOTOS / "camera.jpg", PHOTOS / "chelsea.jpg"], timeout=TASK_TIMEOUT)
+    trend = client.view_trend(dataset.id, every.id)
+    assert [(p["count"], p["cumulative"]) for p in trend["points"]] == [(2, 2)] and trend["total_results"] == 2
+
+    def alerts() -> list:
+        notes = client.request("GET", "/notifications")["notifications"]
+        return [n for n in notes if n.get("entity_id") == str(every.id)]
+
+    assert alerts() == []
+    assert client.set_view_alerting(dataset.id, every.id, True) is True
+    assert [v.alerting_enabled for v in dataset.views()] == [True]
+    dataset.add_media([PHOTOS / "astronaut.jpg"], timeout=TASK_TIMEOUT)
+    assert [(p["count"], p["cumulative"]) for p in client.view_trend(dataset.id, every.id)["points"]] == [(2, 2), (1, 3)]
+    assert len(alerts()) == 1 and "1 new result" in alerts()[0]["message"]
+    dataset.delete()
+
+
+def test_an_aborted_creation_is_retried_to_the_end(client: Client) -> None:
+    dataset = client.create_dataset(unique("py-aborted"), sorted(PHOTOS.glob("*.jpg")))
+    creation = dataset.tasks(task_type="DATASET_CREATION").tasks[0]
+    aborted = client.abort_task(creation)
+    assert aborted.task_id == creation.task_id and aborted.status in ("ABORTED", "RUNNING", "INITIALIZING")
+    with pytest.raises(TaskFailed) as ended:
+        client.wait_for_task(creation, timeout=TASK_TIMEOUT)
+    assert ended.value.task.status == "ABORTED"
+    retried = client.retry_task(creation, wait=True, timeout=TASK_TIMEOUT)
+    assert (retried.task_type, retried.status) == ("DATASET_CREATION", "COMPLETED")
+    ready = client.dataset(dataset.id)
+    assert (ready.status_new, ready.n_images) == ("READY", len(list(PHOTOS.glob("*.jpg"))))
+    dataset.delete()
