@@ -1,9 +1,9 @@
 import type { Db } from '../db/connection';
 import { transactionLabels } from '../db/repositories/ingestion';
-import { labelledMedia, writeLabelQuality, type LabelIssueRow, type LabelledMediaRow } from '../db/repositories/labelQuality';
+import { labelledMedia, videoSplits, writeLabelQuality, type LabelIssueRow, type LabelledMediaRow } from '../db/repositories/labelQuality';
 import { updateTaskProgress } from '../db/repositories/tasks';
 import { headVersion } from '../db/repositories/versions';
-import { checkLabels, LABEL_QUALITY, leakagePairs, summariseLabelQuality, type LabelQualityReport } from '../lib/quality/labelQuality';
+import { checkLabels, LABEL_QUALITY, leakagePairs, summariseLabelQuality, type LabelQualityReport, type LeakagePair } from '../lib/quality/labelQuality';
 import type { Neighbour } from '../lib/quality/neighbourScores';
 import { imageCollection, type VectorHit, type VectorStore } from '../lib/vectors/vectorStore';
 import type { LabelCheckInput, LabelCheckStep, LabelQualityInput } from '../workflows/contracts';
@@ -11,6 +11,7 @@ import type { LabelQualitySummary } from './labelQuality';
 import type { Liveness } from './taskLiveness';
 import { createProgressReporter, type TaskRef } from './taskProgress';
 import { vectorNeighbours } from './vectorNeighbours';
+import { videoPairs } from './videoDuplicates';
 
 export interface LabelCheckDeps {
   db: Db;
@@ -89,6 +90,11 @@ export async function judge(db: Db, versionId: string, media: LabelledMediaRow[]
   const splits = media.map((row) => row.split);
   const result = checkLabels(labels.map((label, i) => ({ label, neighbours: neighbours[i] })), classes.length);
   const leakage = fields.split === null ? [] : leakagePairs(splits.map((split, i) => ({ split, neighbours: neighbours[i] })));
+  // Copies of one video clip in different splits leak too; they follow the images, as places after them.
+  const clips = fields.split === null ? { ids: [], splits: [], leakage: [] } : await clipLeakage(db, versionId, fields.split, media.length);
+  const ids = [...media.map((row) => row.id), ...clips.ids];
+  const allSplits = [...splits, ...clips.splits];
+  const allLeakage = [...leakage, ...clips.leakage];
 
   const issues: LabelIssueRow[] = [];
   result.verdicts.forEach((verdict, i) => {
@@ -102,24 +108,40 @@ export async function judge(db: Db, versionId: string, media: LabelledMediaRow[]
   });
   // Each item of a leaking pair gets the issue once, naming its most similar duplicate in another split.
   const leaks = new Map<number, { other: number; similarity: number }>();
-  for (const pair of leakage) {
+  for (const pair of allLeakage) {
     for (const [item, other] of [[pair.a, pair.b], [pair.b, pair.a]]) {
       if ((leaks.get(item)?.similarity ?? -1) < pair.similarity) leaks.set(item, { other, similarity: pair.similarity });
     }
   }
   for (const [item, { other, similarity }] of leaks) {
     issues.push({
-      media_id: media[item].id,
+      media_id: ids[item],
       issue_type: 'leakage',
       confidence: similarity,
-      details: { split: splits[item], duplicate_of: media[other].id, duplicate_split: splits[other], similarity },
+      details: { split: allSplits[item], duplicate_of: ids[other], duplicate_split: allSplits[other], similarity },
     });
   }
-  const summary = summariseLabelQuality({ fields, classes, labels, splits, check: result, leakage, checkedAt: new Date() });
+  const summary = summariseLabelQuality({ fields, classes, labels, splits: allSplits, check: result, leakage: allLeakage, checkedAt: new Date() });
   await writeLabelQuality(db, versionId, issues, summary);
   return summary;
 }
 
+
+/**
+ * Pairs of videos that are copies of one clip (services/videoDuplicates.ts) in different splits, numbered from
+ * `first` on: the videos' ids and splits by that numbering, and the pairs.
+ */
+async function clipLeakage(db: Db, versionId: string, splitField: string, first: number): Promise<{ ids: string[]; splits: string[]; leakage: LeakagePair[] }> {
+  const splitOf = await videoSplits(db, versionId, splitField);
+  if (splitOf.size < 2) return { ids: [], splits: [], leakage: [] };
+  const pairs = await videoPairs(db, versionId, { similarity: LABEL_QUALITY.leakageSimilarity, tiers: ['exact', 'near_identical'] });
+  const ids = [...splitOf.keys()];
+  const placeOf = new Map(ids.map((id, i) => [id, first + i]));
+  const leakage = pairs
+    .filter((pair) => splitOf.has(pair.mediaId) && splitOf.has(pair.duplicateOf) && splitOf.get(pair.mediaId) !== splitOf.get(pair.duplicateOf))
+    .map((pair) => ({ a: placeOf.get(pair.mediaId)!, b: placeOf.get(pair.duplicateOf)!, similarity: pair.similarity }));
+  return { ids, splits: ids.map((id) => splitOf.get(id)!), leakage };
+}
 
 /** The fields a check reads; null when there is nothing to check (no declaration, no labels from folders). */
 export async function fieldsOf(db: Db, datasetId: string, source: LabelCheckInput['fields']): Promise<LabelFields | null> {

@@ -23,6 +23,16 @@ export async function labelledMedia(db: Db, versionId: string, fields: { label: 
   return fields.split === null ? rows.map((row: LabelledMediaRow) => ({ ...row, split: null })) : rows;
 }
 
+/** The version's videos with a value in the split field, and that value. */
+export async function videoSplits(db: Db, versionId: string, splitField: string): Promise<Map<string, string>> {
+  const { rows } = await db.raw(
+    `SELECT id, btrim(custom_metadata->>?) AS split FROM media
+      WHERE version_id = ? AND kind = 'VIDEO' AND nullif(btrim(custom_metadata->>?), '') IS NOT NULL`,
+    [splitField, versionId, splitField],
+  );
+  return new Map(rows.map((row: { id: string; split: string }) => [row.id, row.split]));
+}
+
 /** How many images of the version carry `field` in their custom metadata. */
 export async function countMediaWithField(db: Db, versionId: string, field: string): Promise<number> {
   const row = await db('media').where({ version_id: versionId }).whereRaw('custom_metadata \\? ?', [field]).count<{ count: string }>('* as count').first();

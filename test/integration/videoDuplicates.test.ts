@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createReadyDataset } from '../support/datasets';
 import { databaseFingerprint } from '../support/databaseFingerprint';
 import { exportWholeDataset } from '../support/exportArchives';
-import { makeClip, photo } from '../support/media';
+import { eventually, makeClip, photo } from '../support/media';
 import { startTestStack } from '../support/testStack';
 
 interface Group {
@@ -53,6 +53,33 @@ describe('duplicate videos', () => {
     // The small re-encode is set aside for its pixels; the others are one encoding, a second at a time.
     expect(rocket.suggested_keeper.reasons[0]).toMatch(/^more pixels: 640×360 over 480×270 /);
     expect(nameOf(rocket, rocket.suggested_keeper.media_id)).not.toBe('rocket-small.mp4');
+  });
+
+  it('flags copies of one clip in different splits as leakage in the label check', async () => {
+    const finished = (taskId: string) =>
+      eventually(async () => (await stack.request.get(`/api/v1/tasks/${taskId}`).expect(200)).body, (task) => ['COMPLETED', 'FAILED'].includes(task.status), 120_000);
+    const split: Record<string, string> = { 'rocket.mp4': 'train', 'rocket-intro.mp4': 'test', 'rocket-trimmed.mp4': 'train', 'rocket-small.mp4': 'train', 'chelsea.mp4': 'test', 'chelsea-again.mp4': 'test', 'coffee.jpg': 'train' };
+    fs.writeFileSync(clip('labels.json'), JSON.stringify(Object.entries(split).map(([file_name, fold]) => ({ file_name, category: file_name.startsWith('coffee') ? 'cup' : 'scene', fold }))));
+    const imported = await stack.request.post(`/api/v1/dataset/${datasetId}/custom_metadata`).attach('file', clip('labels.json')).expect(202);
+    expect(await finished(imported.body.task_id)).toMatchObject({ status: 'COMPLETED' });
+    const check = await stack.request.put(`/api/v1/dataset/${datasetId}/label_fields`).send({ label_field: 'category', split_field: 'fold' }).expect(202);
+    expect(await finished(check.body.task_id)).toMatchObject({ status: 'COMPLETED' });
+
+    const version = (await stack.deps.db('datasets').where({ id: datasetId }).first('head_version_id')).head_version_id;
+    const leaks: Array<{ file_name: string; details: { split: string; duplicate_split: string; duplicate_of: string } }> = await stack.deps.db('media_issues as i')
+      .join('media as m', (join) => join.on('m.version_id', 'i.version_id').andOn('m.id', 'i.media_id'))
+      .where({ 'i.version_id': version, 'i.issue_type': 'leakage' })
+      .select('m.file_name', 'i.details');
+    // The intro copy sits in test, every other copy of its clip in train; the two chelsea copies share a split.
+    expect(leaks.map((leak) => leak.file_name)).toContain('rocket-intro.mp4');
+    expect(leaks.length).toBeGreaterThanOrEqual(2);
+    for (const leak of leaks) {
+      expect(leak.file_name).toMatch(/^rocket/);
+      expect(leak.details.split).not.toBe(leak.details.duplicate_split);
+    }
+    const report = (await stack.request.get(`/api/v1/dataset/${datasetId}/label_quality`).expect(200)).body;
+    expect(report.leakage.pairs).toBeGreaterThanOrEqual(1);
+    expect(report.leakage.by_splits).toEqual([{ splits: ['test', 'train'], pairs: report.leakage.pairs }]);
   });
 
   it('discards a video with its frames from exports, and refuses a frame as a member (422), changing nothing', async () => {
