@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
+import pLimit from 'p-limit';
 import type { Db } from '../../db/connection';
 import { CLUSTERING_OF } from '../../db/repositories/clusteringOf';
 import { refreshExploreCopies } from '../../db/repositories/clusters';
 import { createDataset } from '../../db/repositories/datasets';
+import { analyzeImage } from '../../lib/media/imageAnalysis';
 import { loadTextEncoder } from '../../lib/ml/textEncoder';
+import { sha256Hex } from '../../lib/sha256';
+import { blobKey, type ObjectStore } from '../../lib/storage/objectStore';
 import { captionCollection, imageCollection, type VectorStore } from '../../lib/vectors/vectorStore';
 
 export const WORDS = ['cat', 'dog', 'car', 'tree', 'beach', 'mountain', 'cup', 'coffee', 'bicycle', 'city', 'river', 'bird', 'flower', 'house', 'boat', 'child', 'street', 'snow', 'forest', 'bridge'];
@@ -81,6 +87,109 @@ export async function seedSyntheticDataset(
   );
   if (analyze) await db.raw('ANALYZE');
   return { datasetId: dataset.id, versionId, tagId: tag.id };
+}
+
+/** A photo as ingestion reads it: the decode's facts, and its JPEG thumbnail stored under its sha256. */
+export interface PhotoFacts {
+  thumbSha256: string;
+  width: number;
+  height: number;
+  format: string;
+  extension: string;
+}
+
+/** The file of one media item, stored content-addressed: a photo, by index, made distinct by a JPEG comment. */
+export interface MediaFile {
+  photo: number;
+  sha256: string;
+  sizeBytes: number;
+}
+
+/** A JPEG with a comment segment (COM) right after its start marker: the same picture, other bytes. */
+function withJpegComment(jpeg: Buffer, comment: string): Buffer {
+  if (jpeg[0] !== 0xff || jpeg[1] !== 0xd8) throw new Error('not a JPEG');
+  const text = Buffer.from(comment, 'latin1');
+  const header = Buffer.from([0xff, 0xfe, (text.length + 2) >> 8, (text.length + 2) & 0xff]);
+  return Buffer.concat([jpeg.subarray(0, 2), header, text, jpeg.subarray(2)]);
+}
+
+/**
+ * Files for `count` media stored as ingestion stores an upload (services/fileIngestion.ts: the bytes and the
+ * decode's thumbnail under their sha256): media n is JPEG photo n mod photos with a comment naming n, so each
+ * has bytes of its own as in a real dataset (a Parquet dictionary or a dedupe cannot fold them) and one decode.
+ */
+export async function storePhotoFiles(store: ObjectStore, jpegs: string[], count: number): Promise<{ photos: PhotoFacts[]; media: MediaFile[] }> {
+  const bytes = jpegs.map((file) => fs.readFileSync(file));
+  const photos: PhotoFacts[] = [];
+  for (const [i, file] of jpegs.entries()) {
+    const facts = await analyzeImage(bytes[i]);
+    const thumbSha256 = sha256Hex(facts.thumbnail);
+    await store.put(blobKey(thumbSha256), facts.thumbnail);
+    photos.push({ thumbSha256, width: facts.width, height: facts.height, format: facts.format, extension: path.extname(file).toLowerCase() });
+  }
+  const limit = pLimit(8);
+  const media = await Promise.all(
+    Array.from({ length: count }, (_, n) =>
+      limit(async (): Promise<MediaFile> => {
+        const photo = n % jpegs.length;
+        const file = withJpegComment(bytes[photo], `bench media ${n}`);
+        const sha256 = sha256Hex(file);
+        await store.put(blobKey(sha256), file);
+        return { photo, sha256, sizeBytes: file.length };
+      }),
+    ),
+  );
+  return { photos, media };
+}
+
+/** Images per split and class, as `{ train: { cat: 800, … }, … }`. */
+export type ClassCounts = Record<string, Record<string, number>>;
+
+/**
+ * Gives the media of a synthetic version real pictures and the user's labels, as a class-folder upload
+ * leaves them: media n (in id order) gets file n of `files` (its photo's format, dimensions and thumbnail),
+ * class n mod classes, the name `<class>/<n>.<ext>`, and split train, val or test (8:1:1 by n / 10, so apart
+ * from the class) in custom metadata `label` and `split`, declared as the version's label and split fields
+ * (the declaration alone, as before a label check). Returns the images per split and class.
+ */
+export async function labelSyntheticMedia(db: Db, versionId: string, files: { photos: PhotoFacts[]; media: MediaFile[] }, classes: string[]): Promise<ClassCounts> {
+  const photoColumn = <K extends keyof PhotoFacts>(key: K) => files.photos.map((photo) => photo[key]);
+  const mediaColumn = <K extends keyof MediaFile>(key: K) => files.media.map((file) => file[key]);
+  await db.raw(
+    `WITH numbered AS (SELECT id, (row_number() OVER (ORDER BY id) - 1)::int AS n FROM media WHERE version_id = ?),
+          photos AS (SELECT * FROM unnest(?::text[], ?::int[], ?::int[], ?::text[], ?::text[]) WITH ORDINALITY AS p(thumb_sha256, width, height, format, extension, i)),
+          files AS (SELECT * FROM unnest(?::int[], ?::text[], ?::bigint[]) WITH ORDINALITY AS f(photo, sha256, size_bytes, i)),
+          classes AS (SELECT * FROM unnest(?::text[]) WITH ORDINALITY AS c(label, i))
+     UPDATE media m
+        SET blob_sha256 = f.sha256, thumb_sha256 = p.thumb_sha256, width = p.width, height = p.height, format = p.format, size_bytes = f.size_bytes,
+            file_name = c.label || '/' || lpad(s.n::text, 6, '0') || p.extension,
+            custom_metadata = jsonb_build_object('label', c.label, 'split', CASE WHEN s.n / 10 % 10 < 8 THEN 'train' WHEN s.n / 10 % 10 = 8 THEN 'val' ELSE 'test' END)
+       FROM numbered s JOIN files f ON f.i = 1 + s.n JOIN photos p ON p.i = 1 + f.photo JOIN classes c ON c.i = 1 + s.n % ?
+      WHERE m.version_id = ? AND m.id = s.id`,
+    [
+      versionId,
+      photoColumn('thumbSha256'),
+      photoColumn('width'),
+      photoColumn('height'),
+      photoColumn('format'),
+      photoColumn('extension'),
+      mediaColumn('photo'),
+      mediaColumn('sha256'),
+      mediaColumn('sizeBytes'),
+      classes,
+      classes.length,
+      versionId,
+    ],
+  );
+  await db('dataset_versions').where({ id: versionId }).update({ label_quality: JSON.stringify({ label_field: 'label', split_field: 'split' }) });
+  await db.raw('VACUUM ANALYZE media');
+  const { rows } = await db.raw(
+    `SELECT custom_metadata->>'split' AS split, custom_metadata->>'label' AS label, count(*)::int AS count FROM media WHERE version_id = ? GROUP BY 1, 2`,
+    [versionId],
+  );
+  const counts: ClassCounts = {};
+  for (const row of rows as Array<{ split: string; label: string; count: number }>) (counts[row.split] ??= {})[row.label] = row.count;
+  return counts;
 }
 
 /**
