@@ -63,7 +63,6 @@ module.exports = tseslint.config(
   {
     // Web components stay free of URLs (STYLE.md, Web): a feature's api.ts calls the API, its components call that.
     files: ['web/src/**/*.tsx'],
-    ignores: ['web/src/components/ExportsPanel.tsx'],
     rules: {
       'no-restricted-imports': [
         'error',

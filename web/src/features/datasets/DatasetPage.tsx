@@ -1,7 +1,6 @@
 import { Link, useParams } from 'react-router';
 import { TRANSIENT_DATASET_STATUSES } from '../../api/status';
 import { ErrorMessage } from '../../components/ErrorMessage';
-import { ExportsPanel } from '../../components/ExportsPanel';
 import { ProgressBar } from '../../components/ProgressBar';
 import { StatusBadge } from '../../components/RecordTable';
 import { useDataset } from './api';
@@ -9,6 +8,7 @@ import { DeleteDataset } from './DeleteDataset';
 import { RenameDataset } from './RenameDataset';
 import { AddMedia } from '../addMedia/AddMedia';
 import { EnrichPanel } from '../enrichment/EnrichPanel';
+import { ExportsPanel } from '../exports/ExportsPanel';
 import { SnapshotsPanel } from '../snapshots/SnapshotsPanel';
 
 export function DatasetPage() {

@@ -1,13 +1,12 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Dataset, type Task } from '../api/client';
-import { useExportFormats, type ExportFormatInfo } from '../api/exportFormats';
-import type { paths } from '../api/schema';
-import { ErrorMessage } from './ErrorMessage';
-import { refusalOf } from '../api/offers';
-import { ProgressBar } from './ProgressBar';
-
-type ExportFormat = NonNullable<paths['/api/v1/dataset/{dataset_id}/export_context_async']['get']['parameters']['query']>['export_format'];
+import type { Dataset, Task } from '../../api/client';
+import { refusalOf } from '../../api/offers';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { ProgressBar } from '../../components/ProgressBar';
+import { RecordTable, StatusBadge, type Column } from '../../components/RecordTable';
+import { taskKeys } from '../tasks/api';
+import { exportDataset, exportQueries, useExportFormats, useExportStatus, type ExportFormat, type ExportFormatInfo, type ExportStatus } from './api';
 
 /** Starts an export of the whole dataset and lists its EXPORT tasks, each with its status and, once done, its download. */
 export function ExportsPanel({ dataset }: { dataset: Dataset }) {
@@ -20,20 +19,11 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
   const chosen = formats.data?.find((option) => option.name === format);
   const [includeImages, setIncludeImages] = useState(false);
   const alwaysImages = chosen?.always_includes_images === true;
-  const exports = useQuery({
-    queryKey: ['tasks', 'exports', dataset.id],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/tasks', { params: { query: { dataset_id: dataset.id, task_type: 'EXPORT', page_size: 10, sort_by: 'start_time', sort_order: 'desc' } } })),
-  });
+  const exports = useQuery(exportQueries.list(dataset.id));
   const refused = refusalOf(dataset, 'export');
   const start = useMutation({
-    mutationFn: async (exportFormat: ExportFormat) =>
-      unwrap(
-        await api.GET('/api/v1/dataset/{dataset_id}/export_context_async', {
-          params: { path: { dataset_id: dataset.id }, query: { file_name: fileName.trim(), export_format: exportFormat, include_images: includeImages ? 'true' : 'false' } },
-        }),
-      ),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['tasks'] }),
+    mutationFn: (exportFormat: ExportFormat) => exportDataset(dataset.id, fileName.trim(), exportFormat, includeImages),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: taskKeys.all }),
   });
 
   return (
@@ -80,31 +70,10 @@ export function ExportsPanel({ dataset }: { dataset: Dataset }) {
       <ErrorMessage error={formats.error} prefix="The export formats could not be listed" />
       <ErrorMessage error={start.error} prefix="The export could not start" />
       <ErrorMessage error={exports.error} prefix="The exports could not be listed" />
-      {exports.data && exports.data.tasks.length > 0 && (
-        <div className="table-scroll">
-          <table className="table" aria-label="Exports">
-            <thead>
-              <tr>
-                <th>Started</th>
-                <th>By</th>
-                <th>Contents</th>
-                <th>Status</th>
-                <th>Download</th>
-              </tr>
-            </thead>
-            <tbody>
-              {exports.data.tasks.map((task) => (
-                <ExportRow key={task.task_id} datasetId={dataset.id} task={task} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {exports.data && <RecordTable label="Exports" columns={columns(dataset.id)} rows={exports.data.tasks} rowKey={(task) => task.task_id} rowData={(task) => ({ 'data-export-id': task.task_id })} />}
     </section>
   );
 }
-
-type ExportStatus = paths['/api/v1/dataset/{dataset_id}/export_status']['get']['responses'][200]['content']['application/json'];
 
 /** What an export holds: its file, format, whether the images are in it, and what was picked. */
 function exportContents(status: ExportStatus, formats: ExportFormatInfo[] | undefined): string {
@@ -115,31 +84,37 @@ function exportContents(status: ExportStatus, formats: ExportFormatInfo[] | unde
   return `${status.file_name}: ${format}, ${status.include_images ? 'with the images' : 'metadata only, no images'}, ${picked}`;
 }
 
-function ExportRow({ datasetId, task }: { datasetId: string; task: Task }) {
+/** An export's columns: what the task says, then what its status says (one query per export, shared by its cells). */
+const columns = (datasetId: string): Column<Task>[] => [
+  { header: 'Started', cell: (task) => new Date(task.start_time).toLocaleString() },
+  { header: 'By', cell: (task) => task.created_by },
+  { header: 'Contents', testId: 'export-contents', cell: (task) => <ExportContents datasetId={datasetId} taskId={task.task_id} /> },
+  { header: 'Status', cell: (task) => <ExportState datasetId={datasetId} taskId={task.task_id} /> },
+  { header: 'Download', cell: (task) => <ExportDownload datasetId={datasetId} taskId={task.task_id} /> },
+];
+
+function ExportContents({ datasetId, taskId }: { datasetId: string; taskId: string }) {
   const formats = useExportFormats();
-  const status = useQuery({
-    queryKey: ['export', task.task_id],
-    queryFn: async () =>
-      unwrap(await api.GET('/api/v1/dataset/{dataset_id}/export_status', { params: { path: { dataset_id: datasetId }, query: { export_task_id: task.task_id } } })),
-    refetchInterval: (query) => (query.state.data?.status === 'COMPLETED' || query.state.data?.status === 'FAILED' ? false : 1500),
-    // Each answer signs a fresh link; an old page gets a new one when it is looked at again.
-    staleTime: 60_000,
-  });
+  const data = useExportStatus(datasetId, taskId).data;
+  return data ? exportContents(data, formats.data) : '…';
+}
+
+function ExportState({ datasetId, taskId }: { datasetId: string; taskId: string }) {
+  const status = useExportStatus(datasetId, taskId);
   const data = status.data;
   return (
-    <tr data-export-id={task.task_id}>
-      <td>{new Date(task.start_time).toLocaleString()}</td>
-      <td>{task.created_by}</td>
-      <td data-testid="export-contents">{data ? exportContents(data, formats.data) : '…'}</td>
-      <td>
-        <span className={`status status-${data?.status ?? ''}`} data-testid="export-status">
-          {data?.status ?? '…'}
-        </span>{' '}
-        {(data?.status === 'PENDING' || data?.status === 'RUNNING') && <ProgressBar value={data.progress_percentage} label="Export progress" />}
-        {data?.error_message && <div className="error">{data.error_message}</div>}
-        <ErrorMessage error={status.error} />
-      </td>
-      <td>{data?.download_uri ? <a href={data.download_uri}>Download ZIP</a> : '—'}</td>
-    </tr>
+    <>
+      <StatusBadge status={data?.status ?? ''} testId="export-status">
+        {data?.status ?? '…'}
+      </StatusBadge>{' '}
+      {(data?.status === 'PENDING' || data?.status === 'RUNNING') && <ProgressBar value={data.progress_percentage} label="Export progress" />}
+      {data?.error_message && <div className="error">{data.error_message}</div>}
+      <ErrorMessage error={status.error} />
+    </>
   );
+}
+
+function ExportDownload({ datasetId, taskId }: { datasetId: string; taskId: string }) {
+  const data = useExportStatus(datasetId, taskId).data;
+  return data?.download_uri ? <a href={data.download_uri}>Download ZIP</a> : '—';
 }
