@@ -2,16 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, WorkflowFailedError, type Client } from '@temporalio/client';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
-import { findAnchor } from '../db/repositories/anchors';
+import { findAnchor, saveAnchor } from '../db/repositories/anchors';
 import type { DatasetRow } from '../db/repositories/datasets';
 import type { Relevance } from '../db/repositories/explore';
 import { conflict, invalid, notFound, unprocessable } from '../lib/errors';
-import type { BoundingBox } from '../lib/media/crop';
+import { cropToBox, type BoundingBox } from '../lib/media/crop';
+import type { ImageEncoder } from '../lib/ml/imageEncoder';
 import { requireStatusFor } from './datasetStates';
 import type { StagedFile } from '../lib/storage/staging';
-import type { ObjectStore } from '../lib/storage/objectStore';
+import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 import { imageCollection, objectCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { hasObject, hasObjects } from '../db/repositories/enrichment';
+import type { QueryImage } from '../workflows/contracts';
 import { storeBlobs } from './blobWrites';
 
 /** How many nearest media a visual search ranks (its clusters are then paged as usual). */
@@ -42,7 +44,7 @@ export async function createUploadAnchor(
       deps.temporal.workflow.execute('encodeQueryImageWorkflow', {
         taskQueue: deps.taskQueue,
         workflowId: `anchor-${anchorId}`,
-        args: [{ anchorId, datasetId: dataset.id, blobSha256: file.sha256, boundingBox: box, threshold, createdBy: user.id }],
+        args: [{ anchorId, datasetId: dataset.id, blobSha256: file.sha256, boundingBox: box, threshold, createdBy: user.id } satisfies QueryImage],
         workflowExecutionTimeout: '2 minutes',
       }),
     );
@@ -78,6 +80,31 @@ async function anchorVector(
     ((await hasObject(deps.db, dataset.head_version_id, anchorId)) ? (await deps.vectors.get(objectCollection(dataset.vector_space_id), [anchorId])).get(anchorId) : undefined);
   if (!vector) throw notFound(`Media ${anchorId} not found in this dataset's visual index`);
   return vector;
+}
+
+/** The worker's half of an anchor upload: embeds the query image (cropped first) and stores it as the anchor; an unreadable image fails for good. */
+export async function embedQueryImage(deps: { db: Db; store: ObjectStore; encoder: ImageEncoder }, query: QueryImage): Promise<void> {
+  const original = await deps.store.get(blobKey(query.blobSha256));
+  let vector: Float32Array;
+  try {
+    const image = query.boundingBox ? await cropToBox(original, query.boundingBox) : original;
+    [vector] = await deps.encoder.encode([image]);
+  } catch (error) {
+    throw ApplicationFailure.create({
+      type: 'UndecodableImage',
+      message: `The uploaded file is not a readable image: ${(error as Error).message}`,
+      nonRetryable: true,
+    });
+  }
+  await saveAnchor(deps.db, {
+    id: query.anchorId,
+    datasetId: query.datasetId,
+    blobSha256: query.blobSha256,
+    boundingBox: query.boundingBox,
+    threshold: query.threshold ?? null,
+    vector,
+    createdBy: query.createdBy,
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { DatasetStatus } from '../lib/datasetStates';
 import type { MediaFilter } from '../lib/vql/compileVql';
+import type { BoundingBox } from '../lib/media/crop';
 import type { ExportFormat } from '../lib/export/formats';
 
 // What both sides of a workflow share: task queues, inputs and queries. Outside workflows/, only this
@@ -322,4 +323,15 @@ export interface ExportInput {
   fileName: string;
   /** Absent: every media item of the version. */
   selection?: ExportSelectionInput;
+}
+
+/** The input of encodeQueryImageWorkflow: an uploaded visual-search query image to embed as an anchor. */
+export interface QueryImage {
+  anchorId: string;
+  datasetId: string;
+  blobSha256: string;
+  boundingBox: BoundingBox | null;
+  /** The clustering threshold given with the upload (absent in workflows started before it was kept). */
+  threshold?: number | null;
+  createdBy: string;
 }

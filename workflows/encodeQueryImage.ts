@@ -1,6 +1,6 @@
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { createVisualSearchActivities, QueryImage } from '../activities/visualSearch';
-import { inferenceQueueOf } from './contracts';
+import type { createVisualSearchActivities } from '../activities/visualSearch';
+import { inferenceQueueOf, type QueryImage } from './contracts';
 
 /** Short workflow behind the anchor upload: the API never runs the model itself. */
 export async function encodeQueryImageWorkflow(query: QueryImage): Promise<void> {

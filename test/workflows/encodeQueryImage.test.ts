@@ -1,6 +1,5 @@
 import { ActivityFailure, ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import type { QueryImage } from '../../activities/visualSearch';
-import { inferenceQueueOf } from '../../workflows/contracts';
+import { inferenceQueueOf, type QueryImage } from '../../workflows/contracts';
 import {
   failsWith,
   mockActivities,
