@@ -2,7 +2,7 @@
  * `npm run bench:analysis [-- N] [--workers 1,2 (none: the single activity alone)] [--keep] [--reuse DIR [--database NAME]]`: the analysis after indexing at N media
  * (default 100,000; 1280-d vectors sampled around 1,000 centres, as bench:explore seeds them), old and new in one run:
  * - the one-pass `analyzeDataset` (services/singlePassAnalysis.ts) in a process of its own (analyzeStage.ts);
- * - the analysis as fan-out (activities/knnGraph.ts) with 1 and 2 worker processes: each searches its share of the
+ * - the analysis as fan-out (activities/knnGraph.ts over services/knnGraphSearch.ts and graphClustering.ts) with 1 and 2 worker processes: each searches its share of the
  *   chunks (fanoutStage.ts search), then one process clusters the stored graph (fanoutStage.ts cluster).
  * Activities run through MockActivityEnvironment, so neither side pays Temporal's scheduling. Wall time, peak RSS
  * per process, the stored graph's size, and whether both found the same clusters per threshold.

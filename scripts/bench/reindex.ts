@@ -2,8 +2,8 @@
  * `npm run bench:reindex [-- N] [--added 1000] [--from-analysis DIR [--database NAME] [--skip-full]]`: a reindex after adding `added` media to a dataset of N (default
  * 100,000; 1280-d vectors sampled around 1,000 centres, as bench:analysis seeds them), incremental against full in
  * one run and one process, activities through MockActivityEnvironment: the dataset is analysed in full, `added`
- * media are added (rows and vectors), then the incremental reindex (activities/incrementalKnn.ts, then
- * reclusterStoredGraph, which writes only what changed) and the full one (activities/knnGraph.ts) analyse the same final media. Wall times per step,
+ * media are added (rows and vectors), then the incremental reindex (services/incrementalKnn.ts, then
+ * reclusterStoredGraph, which writes only what changed) and the full one (services/knnGraphSearch.ts, graphClustering.ts) analyse the same final media. Wall times per step,
  * and how far the two agree: items whose neighbour lists differ, and the clusters per threshold.
  * `--from-analysis DIR` starts from a copy of a scratch bench:analysis kept (`--keep`: seeded and analysed, its graph
  * stored), instead of seeding and analysing again (at 1,000,000 that is 40 minutes); `--skip-full` leaves out the

@@ -195,7 +195,7 @@ export async function labelSyntheticMedia(db: Db, versionId: string, files: { ph
 /**
  * Synthetic map points: 100 points a blob at pseudo-random centres, a point's blob picked by a scattering of
  * its index (n × 7919 mod count, a prime stride), so that the first points are an even sample of the map,
- * as the worker's random order of points makes them (activities/analysis.ts).
+ * as the worker's random order of points makes them (services/graphClustering.ts).
  */
 export async function seedMapPoints(db: Db, versionId: string, points: number): Promise<void> {
   await db.raw('SELECT setseed(0.42)');
