@@ -26,6 +26,13 @@ const dbValuesInApi = {
   message: 'api/ calls services: import only types from db/.',
 };
 
+// Activities adapt services to Temporal: the repositories are their services' to call (types are fine).
+const repositoriesInActivities = {
+  regex: '^(\\.\\.?/)+db/repositories(/|$)',
+  allowTypeImports: true,
+  message: 'activities/ call services: the service an activity adapts calls the repositories.',
+};
+
 function layer(files, patterns, { buildsQueries = false, ignores } = {}) {
   const rules = { 'no-restricted-imports': ['error', { patterns }] };
   if (!buildsQueries) rules['no-restricted-syntax'] = ['error', ...queryBuilding];
@@ -59,7 +66,12 @@ module.exports = tseslint.config(
   ]),
   layer(['db/**/*.ts'], [upward(['api', 'services', 'activities', 'workflows', 'workers'], 'db/ imports only lib/.')], { buildsQueries: true }),
   layer(['services/**/*.ts'], [upward(['api', 'activities', 'workers'], 'services/ import only db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
-  layer(['activities/**/*.ts'], [upward(['api', 'workers'], 'activities/ import only services/, db/, lib/ and workflow contracts.'), workflowInternals, knexOutsideDb]),
+  layer(['activities/**/*.ts'], [
+    upward(['api', 'workers'], 'activities/ import only services/, db/, lib/ and workflow contracts.'),
+    workflowInternals,
+    knexOutsideDb,
+    repositoriesInActivities,
+  ]),
   {
     // Web components stay free of URLs (STYLE.md, Web): a feature's api.ts calls the API, its components call that.
     files: ['web/src/**/*.tsx'],

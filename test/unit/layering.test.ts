@@ -41,6 +41,14 @@ describe('the lint rules that keep the layout', () => {
     expect(await problems('api/middleware/x.ts', "import { NotFoundError } from '../../db/errors';\nexport const E = NotFoundError;\n")).toEqual([]);
   });
 
+  it('let activities/ reach repositories only through services (types are fine)', async () => {
+    expect(await problems('activities/x.ts', "import { headVersion } from '../db/repositories/versions';\nexport const head = headVersion;\n")).toEqual([
+      expect.stringContaining('activities/ call services'),
+    ]);
+    expect(await problems('activities/x.ts', "import type { DatasetVersion } from '../db/repositories/versions';\nexport type V = DatasetVersion;\n")).toEqual([]);
+    expect(await problems('activities/x.ts', "import { headVersion } from '../services/versions';\nexport const head = headVersion;\n")).toEqual([]);
+  });
+
   it('let other layers import only the contracts of workflows', async () => {
     expect(await problems('services/x.ts', "export { datasetCreationWorkflow } from '../workflows/datasetCreation';\n")).toEqual([
       expect.stringContaining('workflows/contracts only'),
