@@ -129,6 +129,15 @@ def test_exports_and_downloads(client: Client, photos_dataset: Dataset, tmp_path
     assert not (tmp_path / "photos.zip.part").exists()
 
 
+def test_lists_the_export_formats_and_refuses_others_before_exporting(client: Client, photos_dataset: Dataset) -> None:
+    formats = {format.name: format for format in client.export_formats()}
+    assert list(formats)[:2] == ["json", "parquet"]
+    assert formats["parquet"].metadata_file == "metadata.parquet" and not formats["parquet"].always_includes_images
+    assert formats["yolo"].always_includes_images and formats["imagefolder"].needs_label_field
+    with pytest.raises(MdsError, match="export_format must be one of json, parquet"):
+        client.start_export(photos_dataset.id, "tiff")
+
+
 def test_surfaces_the_apis_detail_with_its_status(client: Client, tmp_path: Path) -> None:
     with pytest.raises(ApiError) as missing:
         client.dataset(uuid.uuid4())
