@@ -6,6 +6,7 @@ import { uploadName } from '../../api/upload';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { FolderInput } from '../../components/FolderInput';
 import { datasetKeys } from '../datasets/api';
+import { exploreKeys } from '../explore/api';
 import { taskKeys, type FollowedTask } from '../tasks/api';
 import { TaskNotice } from '../tasks/TaskNotice';
 import { addMedia, reindexDataset, type MediaSource } from './api';
@@ -30,7 +31,7 @@ export function AddMedia({ dataset }: { dataset: Dataset }) {
   const [inputKey, setInputKey] = useState(0);
   const blocked = refusalOf(dataset, 'add_media');
   const reindexRefused = refusalOf(dataset, 'reindex');
-  const refresh = () => Promise.all([datasetKeys.details, datasetKeys.list, taskKeys.all, ['explore']].map((queryKey) => queryClient.invalidateQueries({ queryKey })));
+  const refresh = () => Promise.all([datasetKeys.details, datasetKeys.list, taskKeys.all, exploreKeys.all].map((queryKey) => queryClient.invalidateQueries({ queryKey })));
 
   const source: MediaSource | undefined =
     kind === 'files' ? (files.length > 0 ? { kind, files } : undefined) : kind === 'archive' ? (archive ? { kind, archive } : undefined) : uri.trim() ? { kind, uri: uri.trim() } : undefined;

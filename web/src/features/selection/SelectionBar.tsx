@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ErrorMessage } from '../../components/ErrorMessage';
+import { exploreKeys } from '../explore/api';
 import { SetClassForm } from '../labels/SetClassForm';
 import { taskKeys } from '../tasks/api';
 import { changeTagOf, createTag, exportSelection as startExport, selectionQueries, tagKeys, tagQueries } from './api';
@@ -15,7 +16,7 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
   const queryClient = useQueryClient();
   const [tagName, setTagName] = useState('');
   const tags = useQuery(tagQueries.list(datasetId));
-  const refresh = () => Promise.all([tagKeys.all, ['explore']].map((queryKey) => queryClient.invalidateQueries({ queryKey })));
+  const refresh = () => Promise.all([tagKeys.all, exploreKeys.all].map((queryKey) => queryClient.invalidateQueries({ queryKey })));
 
   const changeTag = useMutation({
     mutationFn: async (action: 'tag' | 'untag') => {
