@@ -1,15 +1,18 @@
 """The client against the real API and worker (see conftest.py)."""
 
+import html
 import json
 import os
 import shutil
 import uuid
 import zipfile
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 
-from mds_client import ApiError, Client, ConnectionFailed, Dataset, MdsError
+from mds_client import ApiError, Client, ConnectionFailed, Dataset, MdsError, vql
 from conftest import PHOTOS, TASK_TIMEOUT, unique
 
 
@@ -199,3 +202,26 @@ def test_upload_files_sends_batches_of_50_under_the_names_given(client: Client, 
     with pytest.raises(ApiError) as gone:
         client.dataset(dataset_id)
     assert gone.value.status_code == 404
+
+
+def test_results_show_thumbnails_and_link_the_same_view_in_the_web_app(client: Client, photos_dataset: Dataset) -> None:
+    explore = f"{client.url}/datasets/{photos_dataset.id}/explore"
+    found = client.search_text(photos_dataset.id, "spacecraft launch")
+    assert found.web_url == f"{explore}?caption=spacecraft+launch"
+    shown = found._repr_html_()
+    assert f'href="{html.escape(found.web_url, quote=True)}"' in shown and "open in the web app" in shown
+    thumbnails = [row["thumbnail_uri"] for row in found.media()]
+    assert thumbnails and all(f'src="{html.escape(uri, quote=True)}"' in shown for uri in thumbnails)
+    # The notebook's browser loads them as they are: signed links, no key needed.
+    loaded = httpx.get(thumbnails[0])
+    assert loaded.status_code == 200 and loaded.headers["content-type"].startswith("image/")
+
+    filtered = client.explore_all(photos_dataset.id, threshold=2, labels=["cat"], vql=vql.issue("blur"))
+    query = parse_qs(urlsplit(filtered.web_url).query)
+    assert query["threshold"] == ["2"] and "page" not in query
+    assert json.loads(query["vql"][0]) == [{"issues": {"op": "issue", "value": "blur"}}, {"labels": {"op": "one_of", "value": ["cat"]}}]
+    by_image = client.search_image(photos_dataset.id, PHOTOS / "coffee.jpg")
+    query = parse_qs(urlsplit(by_image.web_url).query)
+    assert query["anchor_type"] == ["UPLOAD"] and uuid.UUID(query["similar_to"][0])
+    # A dataset shows its name, counts and the same link's page.
+    assert f'href="{explore}"' in photos_dataset._repr_html_() and photos_dataset.display_name in photos_dataset._repr_html_()

@@ -4,7 +4,7 @@ user's labels, tags, snapshots, views, enrichment, tasks, rename and delete (see
 import json
 import shutil
 from pathlib import Path
-from typing import Dict
+from typing import Any, Dict, List
 
 import pytest
 
@@ -207,7 +207,7 @@ def test_label_fields_are_declared_from_imported_metadata(client: Client, tmp_pa
     fields = dataset.label_fields()
     assert (fields.label_field, fields.split_field, fields.candidates) == (None, None, [])
     rows = [
-        {"file_name": "rocket.jpg", "kind": "space", "part": "train"},
+        {"file_name": "rocket.jpg", "kind": "space", "part": "train", "labels": ["spacecraft"]},
         {"file_name": "astronaut.jpg", "kind": "space", "part": "test"},
         {"file_name": "coffee.jpg", "kind": "things", "part": "train"},
         {"file_name": "camera.jpg", "kind": "things", "part": "test"},
@@ -215,6 +215,9 @@ def test_label_fields_are_declared_from_imported_metadata(client: Client, tmp_pa
     (tmp_path / "fields.json").write_text(json.dumps(rows))
     dataset.import_metadata(tmp_path / "fields.json")
     assert sorted((c.name, c.media, c.values) for c in dataset.label_fields().candidates) == [("kind", 4, 2), ("part", 4, 2)]
+    # The imported labels are the media's labels (VQL labels), not a field.
+    assert file_names(dataset, vql=vql.labels("spacecraft")) == file_names(dataset, labels=["spacecraft"]) == ["rocket.jpg"]
+    assert file_names(dataset, vql=vql.metadata("part", "train") & vql.metadata("kind", "things")) == ["coffee.jpg"]
 
     task = dataset.declare_label_field("kind", split_field="part")
     assert (task.task_type, task.status) == ("LABEL_QUALITY", "COMPLETED")
@@ -229,6 +232,29 @@ def test_label_fields_are_declared_from_imported_metadata(client: Client, tmp_pa
     dataset.delete()
 
 
+def file_names(dataset: Dataset, **filters: Any) -> List[str]:
+    """The files Explore lists for ``filters`` (every cluster's previews: these datasets are small)."""
+    return sorted(p.file_name for cluster in dataset.client.explore_all(dataset.id, **filters).clusters for p in cluster.previews)
+
+
+def test_each_vql_builder_filters_as_the_api_reads_it(photos_dataset: Dataset, with_a_mislabel: Dataset) -> None:
+    rockets = ["space/rocket-2.jpg", "space/rocket-3.jpg", "space/rocket.jpg", "things/rocket-4.jpg"]
+    assert file_names(with_a_mislabel, vql=vql.duplicates(0.95)) == file_names(with_a_mislabel, vql=vql.issue("duplicates")) == rockets
+    assert file_names(with_a_mislabel, vql=vql.ground_truth("space") & vql.duplicates(0.95)) == rockets[:3]
+    assert file_names(with_a_mislabel, vql=vql.metadata("label", "things")) == [
+        "things/camera.jpg", "things/coffee.jpg", "things/motorcycle_left.jpg", "things/rocket-4.jpg",
+    ]  # fmt: skip
+    assert file_names(with_a_mislabel, vql=vql.issue("mislabel", suggested_label="space")) == ["things/rocket-4.jpg"]
+    # Copies are not unique; the five other pictures are.
+    assert len(file_names(with_a_mislabel, vql=vql.uniqueness(0.0))) == 9
+    assert not set(rockets) & set(file_names(with_a_mislabel, vql=vql.uniqueness(0.9)))
+    assert file_names(with_a_mislabel, vql=vql.labels("nothing-has-this")) == []
+    # Captions (imported for rocket, coffee and chelsea): full text, and by meaning within a distance.
+    assert file_names(photos_dataset, vql=vql.text("espresso")) == ["coffee.jpg"]
+    assert file_names(photos_dataset, vql=vql.semantic("spacecraft launch", threshold=0.6)) == ["rocket.jpg"]
+    assert "rocket.jpg" in file_names(photos_dataset, vql=vql.semantic("spacecraft launch"))
+
+
 def test_tags_made_and_deleted_by_themselves(labelled: Dataset) -> None:
     made = labelled.client.create_tag(labelled.id, "to delete")
     assert (made.name, made.n_media) == ("to delete", 0)
@@ -237,6 +263,7 @@ def test_tags_made_and_deleted_by_themselves(labelled: Dataset) -> None:
     assert labelled.tag(made, media_ids=[ids["space/astronaut.jpg"], ids["things/camera.jpg"]]) == 2
     assert next(t for t in labelled.tags() if t.id == made.id).n_media == 2
     assert "to delete" in [t.name for t in labelled.media_facts(ids["things/camera.jpg"]).tags]
+    assert file_names(labelled, vql=vql.tags(made.id)) == file_names(labelled, tags=[made.id]) == ["space/astronaut.jpg", "things/camera.jpg"]
 
     labelled.client.delete_tag(labelled.id, made)
     assert made.id not in [t.id for t in labelled.tags()]

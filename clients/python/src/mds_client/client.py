@@ -37,7 +37,10 @@ from .models import (
     UploadedFiles,
 )
 from .progress import progress_bar
-from .vql import Filter, vql_json
+from .dataset import web_link
+from .vql import Filter, elements, vql_json
+from .vql import labels as labels_filter
+from .vql import tags as tags_filter
 
 DEFAULT_URL = "http://localhost:8080"
 API_PREFIX = "/api/v1"
@@ -569,19 +572,37 @@ class Client(CurationCalls):
             anchor_media_id=anchor_media_id,
             anchor_type=anchor_type,
         )
-        return ExploreResult.model_validate(self.request("GET", f"/explore/{dataset_id}", params=params))
+        result = ExploreResult.model_validate(self.request("GET", f"/explore/{dataset_id}", params=params))
+        # The web app's Explore reads labels and tags as VQL elements, and an uploaded image as similar_to.
+        filters = elements(vql) + (elements(labels_filter(*labels)) if labels else []) + (elements(tags_filter(*tags)) if tags else [])
+        result._web_url = web_link(
+            self.url,
+            dataset_id,
+            threshold=threshold or None,
+            page=page or None,
+            caption=caption,
+            vql=json.dumps(filters) if filters else None,
+            entity_type=None if entity_type == "IMAGES" else entity_type,
+            similar_to=anchor_media_id,
+            anchor_type=anchor_type if anchor_media_id else None,
+        )
+        return result
 
     def explore_all(self, dataset_id: Id, *, max_clusters: Optional[int] = None, **filters: Any) -> ExploreResult:
         """Every page of Explore (or the first ``max_clusters`` clusters) as one result; ``filters`` as ``explore``."""
         clusters: List[Any] = []
         page = 0
+        link = None
         while True:
             result = self.explore(dataset_id, page=page, **filters)
+            link = link or result.web_url
             clusters.extend(result.clusters)
             if len(result.clusters) < EXPLORE_PAGE_SIZE or (max_clusters is not None and len(clusters) >= max_clusters):
                 break
             page += 1
-        return ExploreResult(clusters=clusters[:max_clusters], metadata=result.metadata)
+        every = ExploreResult(clusters=clusters[:max_clusters], metadata=result.metadata)
+        every._web_url = link
+        return every
 
     def search_text(self, dataset_id: Id, text: str, *, max_distance: Optional[float] = None, threshold: int = 0, page: int = 0) -> ExploreResult:
         """Natural-language search over captions (and concepts once enriched), closest first. When it finds nothing

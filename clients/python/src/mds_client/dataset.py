@@ -13,6 +13,12 @@ if TYPE_CHECKING:
     from .models import Dataset
 
 
+def web_link(service_url: str, dataset_id: Any, view: str = "explore", **query: Any) -> str:
+    """The web app's page ``view`` of a dataset, with the query parameters it reads (those None or empty left out)."""
+    given = {key: str(value) for key, value in query.items() if value not in (None, "")}
+    return f"{service_url}/datasets/{dataset_id}/{view}" + (f"?{urlencode(given)}" if given else "")
+
+
 class DatasetCalls:
     """Mixed into the ``Dataset`` model; needs the client that read it (``Client.dataset``, ``datasets``, ``create_dataset``)."""
 
@@ -30,8 +36,7 @@ class DatasetCalls:
         """The same view in the web app (Explore with ``caption`` and ``vql``; or ``duplicates``, ``labels``, ``map``)."""
         from .vql import vql_json
 
-        query = {key: value for key, value in (("caption", caption), ("vql", vql_json(vql))) if value}
-        return f"{self.client.url}/datasets/{self.id}/{page}" + (f"?{urlencode(query)}" if query else "")
+        return web_link(self.client.url, self.id, page, caption=caption, vql=vql_json(vql))
 
     def _repr_html_(self: "Dataset") -> str:
         import html

@@ -202,11 +202,17 @@ class ExploreResult(Model):
     metadata: ExploreMetadata
 
     _hint: Optional[str] = PrivateAttr(default=None)
+    _web_url: Optional[str] = PrivateAttr(default=None)
 
     @property
     def hint(self) -> Optional[str]:
         """Why a search found nothing, when the client can tell (no captions or concept vectors yet); None otherwise."""
         return self._hint
+
+    @property
+    def web_url(self) -> Optional[str]:
+        """The same view (filters, search, threshold) in the web app's Explore, for a result a ``Client`` read."""
+        return self._web_url
 
     def media(self) -> List[Dict[str, Any]]:
         """One flat record per media item the result holds (each cluster's previews: every matching member from
@@ -246,7 +252,7 @@ class ExploreResult(Model):
     def _repr_html_(self) -> str:
         from .frames import thumbnails_html
 
-        return thumbnails_html(self.media(), self.hint)
+        return thumbnails_html(self.media(), self.hint, self.web_url)
 
 
 class Anchor(Model):
