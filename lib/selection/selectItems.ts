@@ -1,0 +1,184 @@
+import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
+import { vectorMatrix } from '../vectors/vectorMatrix';
+
+/**
+ * Choosing what to label (issue 52): strategies that pick `count` items of a pool from their embeddings (unit
+ * vectors), deterministic for a seed. Pure but for usearch's exact search. See docs/decisions.md.
+ */
+
+export type SelectionStrategy = 'diversity' | 'typicality' | 'uniqueness' | 'coverage';
+
+export interface SelectionPool {
+  vectors: readonly Float32Array[];
+  dim: number;
+  /** Each item's uniqueness (the analysis's score: higher is further from its nearest neighbour). */
+  uniqueness?: ArrayLike<number>;
+  /** Items already labelled: `coverage` picks what they leave furthest away. */
+  labelled?: readonly number[];
+}
+
+export interface Chosen {
+  index: number;
+  /** The strategy's own score of the item when it was chosen (higher first). */
+  score: number;
+  reason: string;
+}
+
+/** A seeded generator (mulberry32): the same seed, the same choice. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i] * b[i];
+  return sum;
+}
+
+/** Each query's `k` nearest rows of `matrix` (cosine), as row indices and similarities. */
+function nearestRows(matrix: Float32Array, rows: number, queries: readonly Float32Array[], dim: number, k: number): { index: Int32Array; similarity: Float32Array } {
+  const limit = Math.min(k, rows);
+  const index = new Int32Array(queries.length * limit);
+  const similarity = new Float32Array(queries.length * limit);
+  // usearch reads a typed array from its buffer's start: every batch is its own copy.
+  const batch = exactSearch(matrix, vectorMatrix(queries, dim), dim, limit, MetricKind.Cos) as BatchMatches;
+  for (let q = 0; q < queries.length; q++) {
+    for (let j = 0; j < limit; j++) {
+      index[q * limit + j] = Number(batch.keys[q * batch.k + j]);
+      similarity[q * limit + j] = 1 - batch.distances[q * batch.k + j];
+    }
+  }
+  return { index, similarity };
+}
+
+/** How typical each item is: its mean similarity to its `k` nearest others (a density). */
+export function typicalityOf(pool: SelectionPool, k = 20): Float64Array {
+  const matrix = vectorMatrix(pool.vectors, pool.dim);
+  const { index, similarity } = nearestRows(matrix, pool.vectors.length, pool.vectors, pool.dim, k + 1);
+  const width = Math.min(k + 1, pool.vectors.length);
+  return Float64Array.from(pool.vectors, (_, i) => {
+    let sum = 0;
+    let count = 0;
+    for (let j = 0; j < width; j++) {
+      if (index[i * width + j] === i) continue;
+      sum += similarity[i * width + j];
+      count++;
+    }
+    return count === 0 ? 0 : sum / count;
+  });
+}
+
+/** k-means (k-means++ seeding, `rounds` Lloyd rounds) on unit vectors: each item's cluster. */
+export function kMeans(pool: SelectionPool, k: number, seed: number, rounds = 8): Int32Array {
+  const random = seededRandom(seed);
+  const n = pool.vectors.length;
+  const centres: Float32Array[] = [Float32Array.from(pool.vectors[Math.floor(random() * n)])];
+  const nearest = Float64Array.from(pool.vectors, (vector) => Math.max(0, 1 - dot(vector, centres[0])));
+  while (centres.length < Math.min(k, n)) {
+    const total = nearest.reduce((sum, distance) => sum + distance * distance, 0);
+    let target = random() * total;
+    let pick = n - 1;
+    for (let i = 0; i < n; i++) {
+      target -= nearest[i] * nearest[i];
+      if (target <= 0) {
+        pick = i;
+        break;
+      }
+    }
+    const centre = Float32Array.from(pool.vectors[pick]);
+    centres.push(centre);
+    for (let i = 0; i < n; i++) nearest[i] = Math.min(nearest[i], Math.max(0, 1 - dot(pool.vectors[i], centre)));
+  }
+  const assign = () => nearestRows(vectorMatrix(centres, pool.dim), centres.length, pool.vectors, pool.dim, 1).index;
+  for (let round = 0; round < rounds; round++) {
+    const assignment = assign();
+    const sums = centres.map(() => new Float64Array(pool.dim));
+    for (let i = 0; i < n; i++) {
+      const sum = sums[assignment[i]];
+      const vector = pool.vectors[i];
+      for (let d = 0; d < pool.dim; d++) sum[d] += vector[d];
+    }
+    sums.forEach((sum, c) => {
+      const norm = Math.sqrt(sum.reduce((total, value) => total + value * value, 0));
+      if (norm > 0) centres[c] = Float32Array.from(sum, (value) => value / norm);
+    });
+  }
+  return assign();
+}
+
+/**
+ * Diversity: farthest-point (k-center greedy) selection. The first pick is the item nearest the pool's mean;
+ * each next one is the item furthest from everything chosen (and from the labelled items, when given).
+ */
+function diverse(pool: SelectionPool, count: number): Chosen[] {
+  const n = pool.vectors.length;
+  const distance = new Float64Array(n).fill(Infinity);
+  const chosen: Chosen[] = [];
+  const take = (index: number, score: number, reason: string) => {
+    chosen.push({ index, score, reason });
+    const centre = pool.vectors[index];
+    for (let i = 0; i < n; i++) distance[i] = Math.min(distance[i], 1 - dot(pool.vectors[i], centre));
+  };
+  for (const index of pool.labelled ?? []) {
+    const centre = pool.vectors[index];
+    for (let i = 0; i < n; i++) distance[i] = Math.min(distance[i], 1 - dot(pool.vectors[i], centre));
+  }
+  if ((pool.labelled ?? []).length === 0) {
+    const sum = new Float64Array(pool.dim);
+    for (const vector of pool.vectors) for (let d = 0; d < pool.dim; d++) sum[d] += vector[d];
+    const mean = Float32Array.from(sum);
+    let first = 0;
+    for (let i = 1; i < n; i++) if (dot(pool.vectors[i], mean) > dot(pool.vectors[first], mean)) first = i;
+    take(first, 1, 'nearest the centre of the pool');
+  }
+  while (chosen.length < Math.min(count, n)) {
+    let far = 0;
+    for (let i = 1; i < n; i++) if (distance[i] > distance[far]) far = i;
+    take(far, distance[far], `furthest from everything chosen so far (distance ${distance[far].toFixed(3)})`);
+  }
+  return chosen;
+}
+
+/**
+ * Typicality (TypiClust): the pool in `count` clusters, and from each the item in the densest neighbourhood, the
+ * largest clusters first: typical examples of every mode of the data, which a small budget learns most from.
+ */
+function typical(pool: SelectionPool, count: number, seed: number): Chosen[] {
+  const clusters = kMeans(pool, count, seed);
+  const typicality = typicalityOf(pool);
+  const best = new Map<number, number>();
+  const size = new Map<number, number>();
+  clusters.forEach((cluster, i) => {
+    size.set(cluster, (size.get(cluster) ?? 0) + 1);
+    const current = best.get(cluster);
+    if (current === undefined || typicality[i] > typicality[current]) best.set(cluster, i);
+  });
+  return [...best.entries()]
+    .sort((a, b) => size.get(b[0])! - size.get(a[0])! || a[1] - b[1])
+    .slice(0, count)
+    .map(([cluster, index]) => ({ index, score: typicality[index], reason: `most typical of a group of ${size.get(cluster)} alike items` }));
+}
+
+/** Uniqueness: the items furthest from their nearest neighbour (the analysis's score). */
+function unique(pool: SelectionPool, count: number): Chosen[] {
+  const scores = pool.uniqueness ?? Float64Array.from(typicalityOf(pool, 1), (similarity) => 1 - similarity);
+  return Array.from({ length: scores.length }, (_, index) => index)
+    .sort((a, b) => scores[b] - scores[a] || a - b)
+    .slice(0, count)
+    .map((index) => ({ index, score: scores[index], reason: `uniqueness ${Number(scores[index]).toFixed(3)}` }));
+}
+
+/** Chooses `count` items of the pool by `strategy`; the same pool, count and seed give the same items. */
+export function selectItems(pool: SelectionPool, strategy: SelectionStrategy, count: number, seed = 1): Chosen[] {
+  if (strategy === 'diversity') return diverse({ ...pool, labelled: [] }, count);
+  if (strategy === 'coverage') return diverse(pool, count);
+  if (strategy === 'typicality') return typical(pool, count, seed);
+  return unique(pool, count);
+}
