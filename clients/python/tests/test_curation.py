@@ -3,12 +3,13 @@ user's labels, tags, snapshots, views, enrichment, tasks, rename and delete (see
 
 import json
 import shutil
+import zipfile
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
 
-from mds_client import ApiError, Client, Dataset, TaskFailed, vql
+from mds_client import ApiError, Client, Dataset, MdsError, TaskFailed, vql
 from conftest import PHOTOS, TASK_TIMEOUT, unique
 
 # Two classes by folder; space/rocket-copy.jpg is rocket.jpg with bytes after its end: another file, the same picture.
@@ -329,3 +330,24 @@ def test_an_aborted_creation_is_retried_to_the_end(client: Client) -> None:
     ready = client.dataset(dataset.id)
     assert (ready.status_new, ready.n_images) == ("READY", len(list(PHOTOS.glob("*.jpg"))))
     dataset.delete()
+
+
+def test_a_selection_is_counted_and_exported_alone(client: Client, with_a_mislabel: Dataset, tmp_path: Path) -> None:
+    files = {row["file_name"]: row["media_id"] for row in client.media_records(with_a_mislabel.id)}
+    rockets = next(c for c in client.explore_all(with_a_mislabel.id, threshold=4).clusters if c.n_images == 4)
+    chosen = [files["things/coffee.jpg"], files["space/rocket.jpg"]]
+    # A union, each media once: the rocket is in the cluster too.
+    counted = with_a_mislabel.count_selection(media_ids=chosen, cluster_ids=[rockets.cluster_id])
+    assert (counted.total, counted.images, counted.video_frames, counted.videos) == (5, 5, 0, 0)
+    assert with_a_mislabel.count_selection(vql=vql.ground_truth("things")).total == 4
+    assert with_a_mislabel.count_selection(vql=[]).total == 9
+
+    out = with_a_mislabel.export(tmp_path / "chosen.zip", "json", media_ids=chosen, cluster_ids=[rockets.cluster_id])
+    with zipfile.ZipFile(out) as zipped:
+        exported = sorted(record["file_name"] for record in json.loads(zipped.read("metadata.json")))
+    assert exported == ["space/rocket-2.jpg", "space/rocket-3.jpg", "space/rocket.jpg", "things/coffee.jpg", "things/rocket-4.jpg"]
+    started = client.start_export(with_a_mislabel.id, "json", media_ids=chosen[:1])
+    status = client.wait_for_export(with_a_mislabel.id, started)
+    assert status.selection is not None and status.selection.n_media == 1
+    with pytest.raises(MdsError, match="The selection is empty"):
+        client.start_export(with_a_mislabel.id, "json", media_ids=[])

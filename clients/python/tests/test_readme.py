@@ -4,6 +4,7 @@ Every ```python block of a section, in order and in one namespace, in a fresh fo
 names; the address the blocks write (http://localhost:8080) is read as MDS_URL, the key comes from MDS_API_KEY and
 MDS_API_SECRET. A block that no longer runs, or a walkthrough that no longer ends where it says, fails here."""
 
+import json
 import os
 import re
 import shutil
@@ -67,6 +68,9 @@ def test_the_clients_walkthrough_runs(client: Client, class_folders: Path, monke
         assert classes["grace_hopper.jpg"] == "people" and classes["chelsea.jpg"] == "animals"
         with zipfile.ZipFile(class_folders / "walkthrough.zip") as exported:
             assert any(name.startswith("space/") or "/space/" in name for name in exported.namelist())
+        with zipfile.ZipFile(class_folders / "space.zip") as exported:
+            coco = json.loads(exported.read("annotations.json"))
+        assert sorted(image["file_name"] for image in coco["images"]) == sorted(namespace["space"]["file_name"])
     finally:
         ds.delete()
 

@@ -13,7 +13,7 @@ import warnings
 import zipfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Callable, Dict, Iterator, List, Optional, Sequence, TypeVar, Union
+from typing import IO, Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, TypeVar, Union
 from uuid import UUID
 
 import httpx
@@ -644,13 +644,31 @@ class Client(CurationCalls):
             self._export_formats = [ExportFormat.model_validate(item) for item in self.request("GET", "/export-formats")]
         return self._export_formats
 
-    def start_export(self, dataset_id: Id, export_format: str = "parquet", *, file_name: Optional[str] = None, include_images: bool = False) -> UUID:
-        """Starts an EXPORT task of the whole dataset in one of ``export_formats``; its id, for ``export_status``."""
+    def start_export(
+        self,
+        dataset_id: Id,
+        export_format: str = "parquet",
+        *,
+        file_name: Optional[str] = None,
+        include_images: bool = False,
+        media_ids: Optional[Iterable[Id]] = None,
+        cluster_ids: Optional[Iterable[Id]] = None,
+    ) -> UUID:
+        """Starts an EXPORT task in one of ``export_formats``: of the whole dataset, or of the media listed (ids, or a
+        DataFrame's ``media_id`` column) and the clusters named (every member); its id, for ``export_status``."""
         names = [format.name for format in self.export_formats()]
         if export_format not in names:
             raise MdsError(f"export_format must be one of {', '.join(names)} (got {export_format})")
         params = {"file_name": file_name or f"dataset-{dataset_id}", "export_format": export_format, "include_images": "true" if include_images else "false"}
-        return ExportStarted.model_validate(self.request("GET", f"/dataset/{dataset_id}/export_context_async", params=params)).id
+        if media_ids is None and cluster_ids is None:
+            return ExportStarted.model_validate(self.request("GET", f"/dataset/{dataset_id}/export_context_async", params=params)).id
+        chosen = [] if media_ids is None else [str(media_id) for media_id in media_ids]
+        items = [{"type": "media", "payload": {"media_ids": chosen}}] if chosen else []
+        items += [{"type": "cluster", "payload": {"cluster_id": str(cluster_id)}} for cluster_id in ([] if cluster_ids is None else cluster_ids)]
+        if not items:
+            raise MdsError("The selection is empty: give media_ids or cluster_ids (or neither, for the whole dataset)")
+        body = {"media_selection": items}
+        return ExportStarted.model_validate(self.request("POST", f"/dataset/{dataset_id}/export_entities_async", params=params, json=body)).id
 
     def export_status(self, dataset_id: Id, export_id: Id) -> ExportStatus:
         return ExportStatus.model_validate(self.request("GET", f"/dataset/{dataset_id}/export_status", params={"export_task_id": str(export_id)}))
@@ -703,12 +721,17 @@ class Client(CurationCalls):
         export_format: str = "parquet",
         *,
         include_images: bool = False,
+        media_ids: Optional[Iterable[Id]] = None,
+        cluster_ids: Optional[Iterable[Id]] = None,
         progress: Optional[bool] = None,
         timeout: Optional[float] = None,
     ) -> Path:
-        """Exports the dataset (a ZIP in one of ``export_formats``) and downloads it to ``out``."""
+        """Exports the dataset, or the media and clusters selected (as ``start_export``), as a ZIP in one of
+        ``export_formats`` and downloads it to ``out``."""
         target = Path(out)
-        export_id = self.start_export(dataset_id, export_format, file_name=target.stem or None, include_images=include_images)
+        export_id = self.start_export(
+            dataset_id, export_format, file_name=target.stem or None, include_images=include_images, media_ids=media_ids, cluster_ids=cluster_ids
+        )
         status = self.wait_for_export(dataset_id, export_id, progress=progress, timeout=timeout)
         if not status.download_uri:
             raise MdsError(f"Export {export_id} completed without a download link")

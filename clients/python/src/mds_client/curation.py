@@ -36,6 +36,7 @@ from .models import (
     MediaPage,
     Preview,
     PropagationPreview,
+    SelectionCount,
     Snapshot,
     SnapshotDiff,
     StartedTask,
@@ -382,6 +383,17 @@ class CurationCalls:
         """How many media ``propagate`` would label (and whose class it would change), at ``min_similarity`` and at 0.5-0.95."""
         body = {"label": label, "selection": selection(media_ids, cluster_ids, vql), "min_similarity": min_similarity, "max_neighbours": max_neighbours}
         return PropagationPreview.model_validate(self.request("POST", f"/dataset/{dataset_id}/labels/propagate/preview", json=body))
+
+    def count_selection(
+        self: "Client",
+        dataset_id: Id,
+        *,
+        media_ids: Optional[Ids] = None,
+        cluster_ids: Optional[Ids] = None,
+        vql: Union[Filter, List[Dict[str, Any]], None] = None,
+    ) -> SelectionCount:
+        """How many media a selection (as ``tag``, ``set_label`` and ``propagate`` take it) holds, before acting on it."""
+        return SelectionCount.model_validate(self.request("POST", f"/dataset/{dataset_id}/selection/count", json=selection(media_ids, cluster_ids, vql)))
 
     # -- tags -------------------------------------------------------------------------------------
 

@@ -134,6 +134,9 @@ class DatasetCalls:
     def propagate_preview(self: "Dataset", label: str, **options: Any) -> Any:
         return self.client.propagate_preview(self.id, label, **options)
 
+    def count_selection(self: "Dataset", **selection: Any) -> Any:
+        return self.client.count_selection(self.id, **selection)
+
     def tags(self: "Dataset") -> Any:
         return self.client.tags(self.id)
 

@@ -708,6 +708,17 @@ class LabelFields(Model):
     candidates: List[LabelFieldCandidate]
 
 
+class SelectionCount(Model):
+    """How many media a selection holds (each once), by kind."""
+
+    openapi: ClassVar[str] = _schema("SelectionCount")
+
+    total: int
+    images: int
+    video_frames: int
+    videos: int
+
+
 class Tag(Model):
     openapi: ClassVar[str] = _schema("Tag")
 
@@ -823,6 +834,7 @@ class EnrichedCopy(Model):
 
 ALL_MODELS = [
     Dataset,
+    SelectionCount,
     OperationOffer,
     DatasetOperations,
     Task,
