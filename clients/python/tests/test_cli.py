@@ -248,3 +248,49 @@ def test_text_search_on_a_fresh_dataset_says_it_needs_enrichment(folder: Path) -
     assert found.returncode == 0, found.stderr
     if json.loads(found.stdout) == []:
         assert "never enriched" in found.stderr
+
+
+def test_snapshot_restore_clone_and_delete_commands(client: Client, folder: Path) -> None:
+    dataset_id = str(client.create_dataset(unique("cli-snapshots"), folder, wait=True, timeout=300).id)
+    first = mds("snapshot", "take", dataset_id, "--name", "untagged").stdout.strip()
+    assert mds("tag", dataset_id, "keep", "--vql", "[]").stdout.strip() == "tagged 3"
+    assert mds("tag", dataset_id, "keep", "--media", str(client.media_items(dataset_id)[0].media_id), "--remove").stdout.strip() == "untagged 1"
+
+    restored = mds("snapshot", "restore", dataset_id, first, "--no-progress")
+    assert restored.returncode == 0, restored.stderr
+    task = client.task(restored.stdout.strip())
+    assert (task.task_type, task.status) == ("SNAPSHOT_RESTORE", "COMPLETED")
+    assert all(tag.n_media == 0 for tag in client.tags(dataset_id))
+
+    cloned = mds("snapshot", "clone", dataset_id, first, "--no-progress")
+    assert cloned.returncode == 0, cloned.stderr
+    clone = client.dataset(cloned.stdout.strip())
+    assert (clone.status_new, clone.n_images) == ("READY", 3) and clone.display_name.endswith("(cloned)")
+    assert mds("delete", str(clone.id), "--yes").returncode == 0
+
+    second = mds("snapshot", "take", dataset_id, "--name", "restored").stdout.strip()
+    current = mds("snapshot", "delete", dataset_id, second)
+    assert current.returncode == 1 and current.stderr.startswith("mds: error: 409")
+    assert mds("snapshot", "delete", dataset_id, first).returncode == 0
+    assert [s["snapshot_id"] for s in json.loads(mds("snapshot", "list", dataset_id, "--json").stdout)].count(first) == 0
+
+
+def test_abort_then_retry_a_creation(client: Client, tmp_path: Path) -> None:
+    # 40 images (five files of each photo): indexing takes seconds, so the abort comes while it runs.
+    for number in range(5):
+        for photo in PHOTOS.glob("*.jpg"):
+            (tmp_path / f"{photo.stem}-{number}.jpg").write_bytes(photo.read_bytes() + bytes([number]))
+    started = mds("create", unique("cli-aborted"), str(tmp_path), "--no-progress")
+    assert started.returncode == 0, started.stderr
+    dataset_id = started.stdout.strip()
+    task_id = str(client.tasks(dataset_id).tasks[0].task_id)
+    aborted = mds("abort", task_id)
+    assert aborted.returncode == 0 and aborted.stdout.startswith(f"{task_id} DATASET_CREATION "), aborted.stderr
+    # Waiting for a task that ends ABORTED is exit 1, in one line.
+    ended = mds("task", task_id, "--wait", "--no-progress")
+    assert ended.returncode == 1 and ended.stderr.strip().splitlines() == [ended.stderr.strip()] and "ABORTED" in ended.stderr
+    retried = mds("retry", task_id)
+    assert retried.returncode == 0 and retried.stdout.startswith(f"{task_id} DATASET_CREATION "), retried.stderr
+    done = mds("task", task_id, "--wait", "--json", "--no-progress")
+    assert done.returncode == 0 and json.loads(done.stdout)["status"] == "COMPLETED"
+    assert client.dataset(dataset_id).n_images == 40
