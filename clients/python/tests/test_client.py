@@ -115,6 +115,10 @@ def test_searches_by_text(client: Client, photos_dataset: Dataset) -> None:
     # A tight distance keeps only what is close to the query.
     close = client.search_text(photos_dataset.id, "spacecraft launch", max_distance=0.6).media()
     assert "coffee.jpg" not in [row["file_name"] for row in close]
+    # Nothing that close: the hint names the distance, not enrichment (the dataset has captions).
+    none = client.search_text(photos_dataset.id, "spacecraft launch", max_distance=0.01)
+    assert none.clusters == [] and none.hint == "nothing is closer than the distance 0.01: try a larger max_distance"
+    assert result.hint is None
 
 
 def test_searches_by_image(client: Client, photos_dataset: Dataset) -> None:

@@ -145,9 +145,10 @@ def test_enrichment_models_context_and_the_hint_of_an_empty_search(labelled: Dat
     models = labelled.client.enrichment_models(labelled.id)
     assert {m.type for m in models} >= {"CAPTION_IMAGES"}
     assert labelled.client.enrichment_context(labelled.id).status == "NEW"
+    # No captions and no concept vectors: nothing to find, and the hint says why and what to do.
     found = labelled.search_text("a red sports car on a racetrack")
-    if not found.clusters:
-        assert "never enriched" in (found.hint or "")
+    assert found.clusters == [] and "never enriched" in found.hint and "import_metadata" in found.hint
+    assert "never enriched" in found._repr_html_()
 
 
 def test_rename_reindex_tasks_and_delete(client: Client, tmp_path: Path) -> None:

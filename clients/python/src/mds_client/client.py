@@ -609,18 +609,19 @@ class Client(CurationCalls):
         in a dataset never enriched, ``result.hint`` says why (text search needs captions or concept vectors)."""
         result = self.explore(dataset_id, caption=text, max_distance=max_distance, threshold=threshold, page=page)
         if not result.clusters and page == 0:
-            result._hint = self._empty_search_hint(dataset_id, max_distance)
+            result._hint = self._empty_search_hint(dataset_id, text, max_distance, threshold)
         return result
 
-    def _empty_search_hint(self, dataset_id: Id, max_distance: Optional[float]) -> Optional[str]:
+    def _empty_search_hint(self, dataset_id: Id, text: str, max_distance: Optional[float], threshold: int) -> Optional[str]:
+        # Without the distance, a search ranks every captioned item: if it finds some, the distance left them out.
+        if max_distance is not None and self.explore(dataset_id, caption=text, threshold=threshold).clusters:
+            return f"nothing is closer than the distance {max_distance}: try a larger max_distance"
         context = EnrichmentContext.model_validate(self.request("GET", f"/enrichment/{dataset_id}/context"))
         if context.status == "NEW":
             return (
                 "text search reads captions and concept vectors, and this dataset was never enriched: enrich a copy with "
                 "captions (client.enrich(dataset_id, {'CAPTION_IMAGES': model_id}), mds enrich) or import captions (import_metadata)"
             )
-        if max_distance is not None:
-            return f"nothing is closer than the distance {max_distance}: try a larger max_distance"
         return None
 
     def search_image(self, dataset_id: Id, image: PathLike, *, threshold: int = 0, page: int = 0) -> ExploreResult:
