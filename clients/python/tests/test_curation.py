@@ -352,3 +352,19 @@ def test_a_selection_is_counted_and_exported_alone(client: Client, with_a_mislab
     assert status.selection is not None and status.selection.n_media == 1
     with pytest.raises(MdsError, match="The selection is empty"):
         client.start_export(with_a_mislabel.id, "json", media_ids=[])
+
+
+def test_map_points_place_every_image_and_copies_together(client: Client, with_a_mislabel: Dataset) -> None:
+    points = with_a_mislabel.map_points()
+    assert list(points.columns) == ["media_id", "x", "y"]
+    placed = points.merge(with_a_mislabel.media()[["media_id", "file_name"]], on="media_id")
+    assert len(placed) == len(points) == with_a_mislabel.n_images
+    bounds = client.request("GET", f"/dataset/{with_a_mislabel.id}/map")["bounds"]
+    assert placed["x"].between(bounds["min_x"] - 1e-6, bounds["max_x"] + 1e-6).all()
+    assert placed["y"].between(bounds["min_y"] - 1e-6, bounds["max_y"] + 1e-6).all()
+    # The four files of one picture share a point; no other image is there.
+    where = {row["file_name"]: (round(row["x"], 4), round(row["y"], 4)) for _, row in placed.iterrows()}
+    rocket = where["space/rocket.jpg"]
+    assert sorted(name for name, point in where.items() if point == rocket) == [
+        "space/rocket-2.jpg", "space/rocket-3.jpg", "space/rocket.jpg", "things/rocket-4.jpg",
+    ]  # fmt: skip

@@ -197,3 +197,36 @@ def test_the_vql_builder_writes_the_apis_elements() -> None:
     ]
     with pytest.raises(ValueError):
         vql.issue("smudge")
+
+
+def test_map_points_read_every_page_and_refuse_a_new_layout_midway(monkeypatch: pytest.MonkeyPatch) -> None:
+    import struct
+    import uuid
+
+    from mds_client import curation
+
+    # Five points over pages of two, their ids asked three at a time.
+    monkeypatch.setattr(curation, "MAP_SELECTION_SIZE", 3)
+    dataset_id, layout = str(uuid.uuid4()), str(uuid.uuid4())
+    ids = [str(uuid.uuid4()) for _ in range(5)]
+    layouts = {"now": layout}
+
+    def service(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/map/points"):
+            offset = int(request.url.params["offset"])
+            indices = range(offset, min(5, offset + 2))
+            n = len(indices)
+            body = struct.pack(f"<{n}f{n}f", *[float(i) for i in indices], *[-float(i) for i in indices]) + bytes(4 * n)
+            headers = {"X-Map-Points": str(n), "X-Map-Total": "5", "X-Map-Layout-Id": layouts["now"]}
+            if offset == 2 and "relaid" in layouts:
+                headers["X-Map-Layout-Id"] = layouts["relaid"]
+            return httpx.Response(200, content=body, headers=headers)
+        asked = json.loads(request.content)
+        assert asked["layout_id"] == layout and len(asked["indices"]) <= 3
+        return httpx.Response(200, json={"media_ids": [ids[i] for i in asked["indices"]]})
+
+    with Client("http://mds.test", progress=False, transport=httpx.MockTransport(service)) as client:
+        assert client.map_records(dataset_id) == [{"media_id": ids[i], "x": float(i), "y": -float(i)} for i in range(5)]
+        layouts["relaid"] = str(uuid.uuid4())
+        with pytest.raises(MdsError, match="laid out anew"):
+            client.map_records(dataset_id)

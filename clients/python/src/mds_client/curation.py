@@ -4,6 +4,7 @@ user's labels and their quality, tags, snapshots, views and enrichment. ``Client
 from __future__ import annotations
 
 import json
+import struct
 import tempfile
 import warnings
 import zipfile
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence,
 from uuid import UUID
 
 from .errors import MdsError, MdsWarning
-from .frames import MEDIA_COLUMNS, MEDIA_LISTING_COLUMNS, MISLABEL_COLUMNS, frame
+from .frames import MAP_COLUMNS, MEDIA_COLUMNS, MEDIA_LISTING_COLUMNS, MISLABEL_COLUMNS, frame
 from .models import (
     AcceptedDuplicates,
     AcceptPreview,
@@ -57,6 +58,8 @@ DUPLICATE_MEMBERS_LIMIT = 1000
 CLUSTER_MEMBERS_PAGE_SIZE = 500
 # The most the media listing answers a page.
 MEDIA_PAGE_SIZE = 1000
+# The most map point indexes one request turns into media ids.
+MAP_SELECTION_SIZE = 100_000
 # VQL keys and Explore parameters a media item's facts answer, so a cluster's members past its previews can be checked here.
 FACT_CHECKED_KEYS = ("issues", "labels", "ground_truth", "tags")
 
@@ -394,6 +397,36 @@ class CurationCalls:
     ) -> SelectionCount:
         """How many media a selection (as ``tag``, ``set_label`` and ``propagate`` take it) holds, before acting on it."""
         return SelectionCount.model_validate(self.request("POST", f"/dataset/{dataset_id}/selection/count", json=selection(media_ids, cluster_ids, vql)))
+
+    # -- map --------------------------------------------------------------------------------------
+
+    def map_records(self: "Client", dataset_id: Id, *, threshold: int = 0) -> List[Dict[str, Any]]:
+        """Every point of the dataset's map (each embedded image and frame laid out in 2D from its embedding): its
+        ``media_id``, ``x`` and ``y``, in the map's index order; empty before the dataset's first analysis."""
+        xs: List[float] = []
+        ys: List[float] = []
+        layout: Optional[str] = None
+        while True:
+            response = self._send("GET", f"/dataset/{dataset_id}/map/points", params={"threshold": threshold, "offset": len(xs)})
+            count, total = int(response.headers.get("x-map-points", 0)), int(response.headers.get("x-map-total", 0))
+            page_layout = response.headers.get("x-map-layout-id")
+            if layout is not None and page_layout != layout:
+                raise MdsError("The map was laid out anew while it was read (a reindex): read it again")
+            layout = page_layout
+            # Columns of count: x and y as little-endian Float32, then four Uint8 colour columns (not kept here).
+            xs.extend(struct.unpack_from(f"<{count}f", response.content, 0))
+            ys.extend(struct.unpack_from(f"<{count}f", response.content, 4 * count))
+            if count == 0 or len(xs) >= total:
+                break
+        media_ids: List[str] = []
+        for start in range(0, len(xs), MAP_SELECTION_SIZE):
+            indices = list(range(start, min(len(xs), start + MAP_SELECTION_SIZE)))
+            media_ids.extend(self.request("POST", f"/dataset/{dataset_id}/map/selection", json={"layout_id": layout, "indices": indices})["media_ids"])
+        return [{"media_id": media_id, "x": x, "y": y} for media_id, x, y in zip(media_ids, xs, ys)]
+
+    def map_points(self: "Client", dataset_id: Id, *, threshold: int = 0) -> Any:
+        """``map_records`` as a DataFrame (media_id, x, y): merge it with ``media()`` on media_id to colour a scatter plot."""
+        return frame(self.map_records(dataset_id, threshold=threshold), MAP_COLUMNS)
 
     # -- tags -------------------------------------------------------------------------------------
 

@@ -137,6 +137,9 @@ class DatasetCalls:
     def count_selection(self: "Dataset", **selection: Any) -> Any:
         return self.client.count_selection(self.id, **selection)
 
+    def map_points(self: "Dataset", **options: Any) -> Any:
+        return self.client.map_points(self.id, **options)
+
     def tags(self: "Dataset") -> Any:
         return self.client.tags(self.id)
 

@@ -23,6 +23,7 @@ MEDIA_COLUMNS = [
 ]  # fmt: skip
 # One row per item of the media listing (Client.media with brief=True).
 MEDIA_LISTING_COLUMNS = ["media_id", "file_name", "kind", "class", "size_bytes", "width", "height", "video_id", "discarded", "created_at"]
+MAP_COLUMNS = ["media_id", "x", "y"]
 MISLABEL_COLUMNS = ["media_id", "file_name", "class", "suggested_label", "mislabel_score", "caption"]
 PREVIEWS_SHOWN = 48
 
