@@ -305,16 +305,19 @@ def test_view_trend_and_alerting_follow_the_batches(client: Client) -> None:
     trend = client.view_trend(dataset.id, every.id)
     assert [(p["count"], p["cumulative"]) for p in trend["points"]] == [(2, 2)] and trend["total_results"] == 2
 
-    def alerts() -> list:
-        notes = client.request("GET", "/notifications")["notifications"]
-        return [n for n in notes if n.get("entity_id") == str(every.id)]
+    def alerts(**options: bool) -> list:
+        return [n for n in dataset.notifications(**options) if n.entity_type == "saved_view" and n.entity_id == every.id]
 
     assert alerts() == []
     assert client.set_view_alerting(dataset.id, every.id, True) is True
     assert [v.alerting_enabled for v in dataset.views()] == [True]
     dataset.add_media([PHOTOS / "astronaut.jpg"], timeout=TASK_TIMEOUT)
     assert [(p["count"], p["cumulative"]) for p in client.view_trend(dataset.id, every.id)["points"]] == [(2, 2), (1, 3)]
-    assert len(alerts()) == 1 and "1 new result" in alerts()[0]["message"]
+    (alert,) = alerts(unread_only=True)
+    assert alert.message == f'1 new result for view "every image" in {dataset.display_name}' and alert.read_at is None
+    assert client.mark_notifications_read(notification_id=alert.id) == 1
+    assert alerts(unread_only=True) == [] and alerts()[0].read_at is not None
+    assert client.mark_notifications_read(dataset.id) == 0
     dataset.delete()
 
 

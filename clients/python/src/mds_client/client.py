@@ -19,7 +19,7 @@ from uuid import UUID
 import httpx
 
 from .auth import ApiKeyAuth
-from .curation import CurationCalls
+from .curation import CurationCalls, without_none
 from .errors import ApiError, ConnectionFailed, MdsError, MdsWarning, NotTheService, TaskFailed
 from .models import (
     Anchor,
@@ -399,7 +399,7 @@ class Client(CurationCalls):
         """
         labels_from = _labels_file_kind(labels_file, labels_from, labels_from_folders)
         path = Path(source) if isinstance(source, (str, os.PathLike)) else None
-        fields = _without_none(
+        fields = without_none(
             auto_reindex="true" if auto_reindex else None,
             labels_from="folder" if labels_from_folders else labels_from,
             label_field=label_field if labels_from_folders or labels_file is not None else None,
@@ -495,7 +495,7 @@ class Client(CurationCalls):
         page_size: int = 20,
     ) -> TaskPage:
         """One page of the task list, newest first."""
-        params = _without_none(dataset_id=dataset_id, task_type=task_type, task_status=status, page=page, page_size=page_size)
+        params = without_none(dataset_id=dataset_id, task_type=task_type, task_status=status, page=page, page_size=page_size)
         return TaskPage.model_validate(self.request("GET", "/tasks", params=params))
 
     def task(self, task_id: Id, dataset_id: Optional[Id] = None) -> Task:
@@ -560,7 +560,7 @@ class Client(CurationCalls):
     ) -> ExploreResult:
         """One page (100 clusters, at most 10 media shown a cluster) of Explore; filters and searches as the API's
         parameters, ``vql`` a ``Filter`` (``mds_client.vql``) or the API's JSON list. ``explore_media`` lists every match."""
-        params = _without_none(
+        params = without_none(
             entity_type=entity_type,
             threshold=threshold,
             page_number=page,
@@ -788,10 +788,6 @@ def _labels_file_kind(labels_file: Optional[PathLike], labels_from: Optional[str
     if kind not in ("csv", "coco"):
         raise MdsError(f"labels_from must be csv or coco (got {kind})")
     return kind
-
-
-def _without_none(**params: Any) -> Dict[str, Any]:
-    return {key: str(value) if isinstance(value, UUID) else value for key, value in params.items() if value is not None}
 
 
 def _retry_after(response: httpx.Response) -> Optional[float]:

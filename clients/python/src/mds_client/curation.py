@@ -35,6 +35,7 @@ from .models import (
     MediaFacts,
     MediaItem,
     MediaPage,
+    Notification,
     Preview,
     PropagationPreview,
     SelectionCount,
@@ -58,10 +59,16 @@ DUPLICATE_MEMBERS_LIMIT = 1000
 CLUSTER_MEMBERS_PAGE_SIZE = 500
 # The most the media listing answers a page.
 MEDIA_PAGE_SIZE = 1000
+NOTIFICATIONS_PAGE_SIZE = 100
 # The most map point indexes one request turns into media ids.
 MAP_SELECTION_SIZE = 100_000
 # VQL keys and Explore parameters a media item's facts answer, so a cluster's members past its previews can be checked here.
 FACT_CHECKED_KEYS = ("issues", "labels", "ground_truth", "tags")
+
+
+def without_none(**params: Any) -> Dict[str, Any]:
+    """Query parameters with those not given (None) left out, ids as text."""
+    return {key: str(value) if isinstance(value, UUID) else value for key, value in params.items() if value is not None}
 
 
 def selection(media_ids: Optional[Ids] = None, cluster_ids: Optional[Ids] = None, vql: Union[Filter, List[Dict[str, Any]], None] = None) -> Dict[str, Any]:
@@ -548,6 +555,26 @@ class CurationCalls:
     def set_view_alerting(self: "Client", dataset_id: Id, view_id: Id, enabled: bool) -> bool:
         answer = self.request("POST", f"/dataset/{dataset_id}/views/{view_id}/alerting", json={"request": {"enabled": enabled}})
         return bool(answer["alerting_enabled"])
+
+    # -- notifications ----------------------------------------------------------------------------
+
+    def notifications(self: "Client", dataset_id: Optional[Id] = None, *, unread_only: bool = False) -> List[Notification]:
+        """The caller's notifications (of one dataset, or all), newest first: a monitored view's new matches when its
+        alerting is on, …"""
+        found: List[Notification] = []
+        while True:
+            params = without_none(dataset_id=dataset_id, unread_only="true" if unread_only else None, limit=NOTIFICATIONS_PAGE_SIZE, offset=len(found))
+            page = self.request("GET", "/notifications", params=params)
+            found.extend(Notification.model_validate(item) for item in page["notifications"])
+            if not page["has_more"] or not page["notifications"]:
+                return found
+
+    def mark_notifications_read(self: "Client", dataset_id: Optional[Id] = None, notification_id: Optional[Id] = None) -> int:
+        """Marks one notification read, or all of them (of one dataset); how many."""
+        if notification_id is not None:
+            self.request("POST", f"/notifications/{notification_id}/read")
+            return 1
+        return int(self.request("POST", "/notifications/read-all", params=without_none(dataset_id=dataset_id))["count"])
 
     # -- enrichment -------------------------------------------------------------------------------
 

@@ -171,6 +171,9 @@ class DatasetCalls:
     def save_view(self: "Dataset", name: str, **filters: Any) -> Any:
         return self.client.save_view(self.id, name, **filters)
 
+    def notifications(self: "Dataset", **options: Any) -> Any:
+        return self.client.notifications(self.id, **options)
+
     def enrich(self: "Dataset", models: Union[Dict[str, str], List[str]], **options: Any) -> Any:
         return self.client.enrich(self.id, models, **options)
 

@@ -708,6 +708,23 @@ class LabelFields(Model):
     candidates: List[LabelFieldCandidate]
 
 
+class Notification(Model):
+    """A message to the caller: a monitored view's new matches (``entity_type`` saved_view), a finished task, …"""
+
+    openapi: ClassVar[str] = _schema("Notification")
+
+    id: UUID
+    user_id: UUID
+    entity_type: str
+    entity_id: Optional[UUID]
+    title: str
+    message: Optional[str]
+    metadata: Dict[str, Any]
+    dataset_id: Optional[UUID]
+    created_at: datetime
+    read_at: Optional[datetime]
+
+
 class SelectionCount(Model):
     """How many media a selection holds (each once), by kind."""
 
@@ -834,6 +851,7 @@ class EnrichedCopy(Model):
 
 ALL_MODELS = [
     Dataset,
+    Notification,
     SelectionCount,
     OperationOffer,
     DatasetOperations,
