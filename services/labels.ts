@@ -7,14 +7,14 @@ import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/dat
 import { countSelectedMedia, selectedMedia, type MediaSelection } from '../db/repositories/selection';
 import { indexItems } from '../db/repositories/media';
 import { headVersion, type DatasetVersion } from '../db/repositories/versions';
-import { imageCollection, type VectorHit, type VectorStore } from '../lib/vectors/vectorStore';
+import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import { releaseTransition } from '../lib/datasetStates';
 import { unprocessable } from '../lib/errors';
 import type { LabelPropagationInput } from '../workflows/contracts';
 import { claimDatasetFor, requireStatusFor } from './datasetStates';
 import { requireCurrentMapLayout } from './map';
 import { createTask, type TaskDeps } from './taskWorkflows';
-import type { Liveness } from './taskLiveness';
+import { unattended, type Liveness } from './taskLiveness';
 import { createProgressReporter } from './taskProgress';
 import { commitTaskEnd, completeTask } from './taskTypes';
 import { forEachNeighbourBatch } from './vectorNeighbours';
@@ -52,28 +52,14 @@ export async function startLabelPropagation(deps: TaskDeps, dataset: DatasetRow,
   );
 }
 
-/** Searches the `k` nearest neighbours (self included) of stored items batch by batch (a task heartbeats between batches). */
-type NeighbourBatches = (collection: string, ids: string[], k: number, onBatch: (start: number, hits: VectorHit[][]) => Promise<void>) => Promise<void>;
-
-/** Neighbour batches for a request: no heartbeat, no cancellation. */
-const NEIGHBOUR_BATCH = 256;
-function plainNeighbourBatches(vectors: VectorStore): NeighbourBatches {
-  return async (collection, ids, k, onBatch) => {
-    for (let start = 0; start < ids.length; start += NEIGHBOUR_BATCH) {
-      const batch = ids.slice(start, start + NEIGHBOUR_BATCH);
-      const stored = await vectors.get(collection, batch);
-      await onBatch(start, await vectors.searchMany(collection, batch.map((id) => stored.get(id)!), k));
-    }
-  };
-}
-
 /**
  * The seeds of a propagation (the selection, resolved against the version) and each of their `maxNeighbours`
  * nearest media of the version at a cosine similarity of at least `minSimilarity`, with its best similarity to a
  * seed. One hop: neighbours of neighbours are not included.
  */
 async function findPropagationTargets(
-  deps: { db: Db; vectors: VectorStore; batches: NeighbourBatches },
+  deps: { db: Db; vectors: VectorStore },
+  live: Liveness,
   version: Pick<DatasetVersion, 'id' | 'vector_space_id'>,
   request: Pick<LabelRequest, 'selection' | 'minSimilarity' | 'maxNeighbours'>,
   onProgress: (done: number, total: number) => Promise<void> = async () => undefined,
@@ -89,7 +75,7 @@ async function findPropagationTargets(
   // other versions cannot crowd out this version's nearest.
   const others = Math.max(0, (await deps.vectors.count(collection)) - embedded.size);
   const k = request.maxNeighbours + 1 + others;
-  await deps.batches(collection, queries, k, async (start, hits) => {
+  await forEachNeighbourBatch(live, deps.vectors, collection, queries, k, async (start, hits) => {
     for (const [offset, found] of hits.entries()) {
       const seed = queries[start + offset];
       const nearest = found.filter((hit) => hit.id !== seed && embedded.has(hit.id)).slice(0, request.maxNeighbours);
@@ -127,7 +113,7 @@ export async function previewLabelPropagation(deps: { db: Db; vectors: VectorSto
   if (named > MAX_PREVIEW_SEEDS) throw unprocessable(`A preview searches from at most ${MAX_PREVIEW_SEEDS} selected media; this selection names ${named}`);
   const version = await headVersion(deps.db, dataset.id);
   const lowest = Math.min(request.minSimilarity, ...PREVIEW_SIMILARITIES);
-  const { seeds, similarities } = await findPropagationTargets({ ...deps, batches: plainNeighbourBatches(deps.vectors) }, version, { ...request, minSimilarity: lowest });
+  const { seeds, similarities } = await findPropagationTargets(deps, unattended, version, { ...request, minSimilarity: lowest });
   const neighboursAt = (minimum: number) => [...similarities.values()].filter((similarity) => similarity >= minimum).length;
   const targets = [...seeds, ...[...similarities].filter(([, similarity]) => similarity >= request.minSimilarity).map(([id]) => id)];
   return {
@@ -176,12 +162,11 @@ async function writePropagatedLabel(
  * has from elsewhere is kept as it is.
  */
 export async function propagateLabel(deps: { db: Db; vectors: VectorStore }, live: Liveness, input: LabelPropagationInput): Promise<PropagationResult> {
-  const { db, vectors } = deps;
+  const { db } = deps;
   await updateTaskProgress(db, input.taskId, { status: 'RUNNING', statusMessage: 'Finding neighbours', progressPercentage: 0 });
   const version = await headVersion(db, input.datasetId);
   const report = createProgressReporter(db, input, 'propagate', 'Finding neighbours');
-  const batches: NeighbourBatches = (collection, ids, k, onBatch) => forEachNeighbourBatch(live, vectors, collection, ids, k, onBatch);
-  const { seeds, similarities } = await findPropagationTargets({ db, vectors, batches }, version, input, report);
+  const { seeds, similarities } = await findPropagationTargets(deps, live, version, input, report);
   await writePropagatedLabel(db, { versionId: version.id, taskId: input.taskId }, input.label, seeds, similarities);
   return { seeds: seeds.length, propagated: similarities.size };
 }
