@@ -212,6 +212,8 @@ def test_map_points_read_every_page_and_refuse_a_new_layout_midway(monkeypatch: 
     layouts = {"now": layout}
 
     def service(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/auth/session"):  # asked once when MDS_API_KEY is set
+            return httpx.Response(200, json={"auth_enabled": True})
         if request.url.path.endswith("/map/points"):
             offset = int(request.url.params["offset"])
             indices = range(offset, min(5, offset + 2))
