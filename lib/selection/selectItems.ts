@@ -6,7 +6,7 @@ import { vectorMatrix } from '../vectors/vectorMatrix';
  * vectors), deterministic for a seed. Pure but for usearch's exact search. See docs/decisions.md.
  */
 
-export type SelectionStrategy = 'diversity' | 'typicality' | 'uniqueness' | 'coverage';
+export type SelectionStrategy = 'diversity' | 'typicality' | 'representative' | 'uniqueness' | 'coverage';
 
 export interface SelectionPool {
   vectors: readonly Float32Array[];
@@ -166,6 +166,42 @@ function typical(pool: SelectionPool, count: number, seed: number): Chosen[] {
     .map(([cluster, index]) => ({ index, score: typicality[index], reason: `most typical of a group of ${size.get(cluster)} alike items` }));
 }
 
+/**
+ * Representativeness (ProbCover): every item covers its neighbours within a similarity chosen so that a ball holds
+ * about pool / count items; the greedy pick is the item covering the most items no pick covers yet. Where typicality
+ * spends a small budget on the centre of each mode, this one keeps covering the modes' spread as the budget grows.
+ */
+function representative(pool: SelectionPool, count: number): Chosen[] {
+  const n = pool.vectors.length;
+  const ball = Math.max(2, Math.min(64, Math.round(n / Math.max(1, count))));
+  const { index, similarity } = nearestRows(vectorMatrix(pool.vectors, pool.dim), n, pool.vectors, pool.dim, ball + 1);
+  const width = Math.min(ball + 1, n);
+  // The radius: the median over items of the similarity to their ball-th nearest.
+  const radius = Float64Array.from({ length: n }, (_, i) => similarity[i * width + width - 1]).sort()[Math.floor(n / 2)];
+  const covers: number[][] = Array.from({ length: n }, (_, i) => {
+    const within: number[] = [];
+    for (let j = 0; j < width; j++) if (similarity[i * width + j] >= radius) within.push(index[i * width + j]);
+    return within;
+  });
+  const covered = new Uint8Array(n);
+  const chosen: Chosen[] = [];
+  const taken = new Uint8Array(n);
+  while (chosen.length < Math.min(count, n)) {
+    let best = -1;
+    let gain = -1;
+    for (let i = 0; i < n; i++) {
+      if (taken[i]) continue;
+      let uncovered = 0;
+      for (const j of covers[i]) if (!covered[j]) uncovered++;
+      if (uncovered > gain) [best, gain] = [i, uncovered];
+    }
+    taken[best] = 1;
+    for (const j of covers[best]) covered[j] = 1;
+    chosen.push({ index: best, score: gain, reason: gain > 0 ? `stands for ${gain} alike items no other pick covers` : 'the pool is covered: next in order' });
+  }
+  return chosen;
+}
+
 /** Uniqueness: the items furthest from their nearest neighbour (the analysis's score). */
 function unique(pool: SelectionPool, count: number): Chosen[] {
   const scores = pool.uniqueness ?? Float64Array.from(typicalityOf(pool, 1), (similarity) => 1 - similarity);
@@ -180,5 +216,6 @@ export function selectItems(pool: SelectionPool, strategy: SelectionStrategy, co
   if (strategy === 'diversity') return diverse({ ...pool, labelled: [] }, count);
   if (strategy === 'coverage') return diverse(pool, count);
   if (strategy === 'typicality') return typical(pool, count, seed);
+  if (strategy === 'representative') return representative(pool, count);
   return unique(pool, count);
 }
