@@ -13,6 +13,7 @@ const root = path.resolve(__dirname, '../..');
 const venv = path.join(root, '.tools', 'python-client');
 const python = path.join(venv, 'bin', 'python');
 const email = 'curator@example.com';
+const colleague = 'colleague@example.com';
 const password = 'correct horse battery';
 
 /** Runs a command of the client's venv; its output, also when it fails (the error carries stdout and stderr). */
@@ -59,11 +60,13 @@ describe('Python client (clients/python): its wheel installs, and its pytest sui
   it('passes its pytest suite: models against docs/openapi.json, the client, the mds command and the READMEs\' Python walkthroughs end to end', async () => {
     const workspaceId = (await Workspace.query(stack.deps.db).first())!.id;
     await createUser(stack.deps.db, { email, password, workspaceId, workspaceRole: 'editor' });
+    // A second account, for the suite to share a dataset with.
+    await createUser(stack.deps.db, { email: colleague, password, workspaceId, workspaceRole: 'viewer' });
     const login = await stack.request.post('/api/v1/auth/login').send({ email, password }).expect(200);
     const cookie = (login.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('SESSION='))!.split(';')[0];
     const { api_key, api_secret } = (await stack.request.get('/api/v1/api_credentials').set('Cookie', cookie).expect(200)).body;
 
-    const env = { ...process.env, MDS_URL: server.url, MDS_API_KEY: api_key, MDS_API_SECRET: api_secret, PYTHONDONTWRITEBYTECODE: '1' };
+    const env = { ...process.env, MDS_URL: server.url, MDS_API_KEY: api_key, MDS_API_SECRET: api_secret, MDS_TEST_COLLEAGUE: colleague, PYTHONDONTWRITEBYTECODE: '1' };
     // MDS_PYTEST_ARGS narrows the run while working on the client (e.g. "-k curation"); npm test runs it all.
     const narrowed = process.env.MDS_PYTEST_ARGS?.split(' ').filter(Boolean) ?? [];
     const result = await inVenv(['-m', 'pytest', 'clients/python/tests', '-q', '-p', 'no:cacheprovider', '-rs', ...narrowed], env);

@@ -1,4 +1,5 @@
-"""Tests against a running service: MDS_URL (and MDS_API_KEY, MDS_API_SECRET when it has auth on).
+"""Tests against a running service: MDS_URL (and MDS_API_KEY, MDS_API_SECRET when it has auth on), and
+MDS_TEST_COLLEAGUE, the email of another account of it, to share datasets with.
 
 test/integration/pythonClient.test.ts starts the real API and worker, mints an API key and runs
 this suite; without MDS_URL the tests that need a service are skipped.
@@ -30,6 +31,14 @@ def client() -> Iterator[Client]:
         pytest.skip("MDS_URL is not set: these tests need a running service")
     with Client(progress=False) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def colleague(client: Client) -> str:
+    email = os.environ.get("MDS_TEST_COLLEAGUE")
+    if not email:
+        pytest.skip("MDS_TEST_COLLEAGUE is not set: sharing needs a second account of the service")
+    return email
 
 
 @pytest.fixture(scope="session")

@@ -371,3 +371,16 @@ def test_map_points_place_every_image_and_copies_together(client: Client, with_a
     assert sorted(name for name, point in where.items() if point == rocket) == [
         "space/rocket-2.jpg", "space/rocket-3.jpg", "space/rocket.jpg", "things/rocket-4.jpg",
     ]  # fmt: skip
+
+
+def test_a_dataset_shared_with_a_colleague(client: Client, colleague: str) -> None:
+    dataset = client.create_dataset(unique("py-shared"), [PHOTOS / "rocket.jpg"], wait=True, timeout=TASK_TIMEOUT)
+    (owner,) = dataset.members()
+    assert owner.role == "owner"
+    assert [(m.email, m.role) for m in dataset.share(colleague)] == [(owner.email, "owner"), (colleague, "viewer")]
+    # Sharing again sets the role.
+    assert [(m.email, m.role) for m in dataset.share(colleague, "editor")][1] == (colleague, "editor")
+    with pytest.raises(ApiError) as unknown:
+        dataset.share("nobody@example.com")
+    assert unknown.value.status_code == 404
+    dataset.delete()

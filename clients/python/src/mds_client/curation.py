@@ -23,6 +23,7 @@ from .models import (
     ClassUndo,
     ClusterMembers,
     Dataset,
+    DatasetMember,
     Decision,
     DuplicateGroup,
     DuplicatePage,
@@ -555,6 +556,18 @@ class CurationCalls:
     def set_view_alerting(self: "Client", dataset_id: Id, view_id: Id, enabled: bool) -> bool:
         answer = self.request("POST", f"/dataset/{dataset_id}/views/{view_id}/alerting", json={"request": {"enabled": enabled}})
         return bool(answer["alerting_enabled"])
+
+    # -- sharing ----------------------------------------------------------------------------------
+
+    def members(self: "Client", dataset_id: Id) -> List[DatasetMember]:
+        """Who the dataset is shared with and their roles, its owner first."""
+        return [DatasetMember.model_validate(member) for member in self.request("GET", f"/manage/{dataset_id}/share")]
+
+    def share(self: "Client", dataset_id: Id, email: str, role: str = "viewer") -> List[DatasetMember]:
+        """Shares the dataset (owner only) with the registered account ``email`` as a viewer or an editor (sharing
+        again sets the role; 404 for an address without an account); the members then."""
+        self.request("PUT", f"/manage/{dataset_id}/invite", json={"grant_to_user_email": email, "role": role})
+        return self.members(dataset_id)
 
     # -- notifications ----------------------------------------------------------------------------
 

@@ -171,6 +171,12 @@ class DatasetCalls:
     def save_view(self: "Dataset", name: str, **filters: Any) -> Any:
         return self.client.save_view(self.id, name, **filters)
 
+    def members(self: "Dataset") -> Any:
+        return self.client.members(self.id)
+
+    def share(self: "Dataset", email: str, role: str = "viewer") -> Any:
+        return self.client.share(self.id, email, role)
+
     def notifications(self: "Dataset", **options: Any) -> Any:
         return self.client.notifications(self.id, **options)
 

@@ -708,6 +708,13 @@ class LabelFields(Model):
     candidates: List[LabelFieldCandidate]
 
 
+class DatasetMember(Model):
+    openapi: ClassVar[str] = _schema("DatasetMember")
+
+    email: str
+    role: Literal["viewer", "editor", "owner"]
+
+
 class Notification(Model):
     """A message to the caller: a monitored view's new matches (``entity_type`` saved_view), a finished task, …"""
 
@@ -851,6 +858,7 @@ class EnrichedCopy(Model):
 
 ALL_MODELS = [
     Dataset,
+    DatasetMember,
     Notification,
     SelectionCount,
     OperationOffer,
