@@ -214,6 +214,7 @@ def test_every_listing_prints_json_with_the_options_after_the_command(client: Cl
     diff = listed("snapshot", "diff", dataset_id, snapshot_id)
     assert (diff["changed"]["tags"]["count"], diff["added"]["count"], diff["removed"]["count"]) == (3, 0, 0)
     assert "CAPTION_IMAGES" in [model["type"] for model in listed("enrich", dataset_id, "--list")]
+    assert {"parquet", "coco", "imagefolder"} <= {entry["name"] for entry in listed("export-formats")}
 
     # Listings with something in them: the dataset with a planted mislabel and four copies of one rocket.
     labelled = str(with_a_mislabel.id)
