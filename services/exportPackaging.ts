@@ -88,7 +88,7 @@ async function packInto(deps: PackagingDeps, live: Liveness, zip: ZipWriter, inp
       exportedAt: new Date(),
       classes: await exportClasses(snapshot, input.versionId),
       scratchPath,
-      addEntry: (name, content) => zip.add(content, name, { compress: true }),
+      addEntry: (name, content, options = { compress: true }) => zip.add(content, name, options),
       readBytes: async (record) => {
         throwIfCancelled();
         heartbeat(done);

@@ -26,8 +26,11 @@ export interface MetadataContext {
   classes: UserClasses | null;
   /** A file of its own a writer may keep parts in until it finishes (`name` is a plain file name); the caller removes them. */
   scratchPath(name: string): string;
-  /** Adds an entry of the format's own to the archive (YOLO's label files, the Parquet files of hf); resolves once taken. */
-  addEntry(name: string, content: Buffer | Readable): Promise<void>;
+  /**
+   * Adds an entry of the format's own to the archive (YOLO's label files, the Parquet files of hf); resolves once
+   * taken. Deflated unless `compress` is false (content that holds compressed media already).
+   */
+  addEntry(name: string, content: Buffer | Readable, options?: { compress: boolean }): Promise<void>;
   /** The stored bytes of a record's file (hf holds the images in its Parquet). */
   readBytes(record: ExportRecord): Promise<Buffer>;
 }

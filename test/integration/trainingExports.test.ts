@@ -5,6 +5,7 @@ import sharp from 'sharp';
 import { readWithPycocotools } from '../support/coco';
 import { createReadyDataset, newDatasetWithTransaction, waitForTask } from '../support/datasets';
 import { exportWholeDataset } from '../support/exportArchives';
+import { storedEntryNames } from '../support/zip';
 import { readExport } from '../support/exportReaders';
 import { startTestStack } from '../support/testStack';
 import { headVersionId } from '../support/versions';
@@ -132,8 +133,11 @@ describe('training-ready exports of the user classes', () => {
   });
 
   it('exports Hugging Face splits with a ClassLabel label column (datasets)', async () => {
-    const { entries } = await exportWholeDataset(stack, datasetId, { file_name: 'hf', export_format: 'hf' });
+    const { entries, archive } = await exportWholeDataset(stack, datasetId, { file_name: 'hf', export_format: 'hf' });
     expect([...entries.keys()].filter((name) => name.startsWith('data/')).sort()).toEqual(SPLITS.map((split) => `data/${split}-00000-of-00001.parquet`).sort());
+    // The Parquet files hold the images' compressed bytes: stored as they are, like the other formats' images.
+    const stored = await storedEntryNames(archive);
+    for (const split of SPLITS) expect(stored.has(`data/${split}-00000-of-00001.parquet`)).toBe(true);
     const reading = readExport('hf-splits', entries);
     expect(Object.keys(reading).sort()).toEqual([...SPLITS].sort());
     for (const split of SPLITS) {

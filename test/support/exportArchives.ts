@@ -32,12 +32,12 @@ export async function exportWholeDataset(
   api: Api,
   datasetId: string,
   query: Record<string, string>,
-): Promise<{ taskId: string; entries: Map<string, Buffer>; status: Record<string, unknown> }> {
+): Promise<{ taskId: string; entries: Map<string, Buffer>; archive: Buffer; status: Record<string, unknown> }> {
   const { id } = (await api.request.get(`/api/v1/dataset/${datasetId}/export_context_async`).query(query).expect(200)).body;
   const status = await exportFinished(api, datasetId, id);
   expect(status).toMatchObject({ status: 'COMPLETED', progress_percentage: 100, error_message: null });
   const response = await downloadExport(api, status.download_uri);
   expect(response.status).toBe(200);
   expect(response.headers['content-type']).toBe('application/zip');
-  return { taskId: id, entries: await readZip(response.body), status };
+  return { taskId: id, entries: await readZip(response.body), archive: response.body, status };
 }

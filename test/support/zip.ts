@@ -24,3 +24,20 @@ export function readZip(zip: Buffer): Promise<Map<string, Buffer>> {
     });
   });
 }
+
+/** The names of a ZIP's entries stored without compression. */
+export function storedEntryNames(zip: Buffer): Promise<Set<string>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, archive) => {
+      if (error || !archive) return reject(error);
+      const stored = new Set<string>();
+      archive.on('error', reject);
+      archive.on('end', () => resolve(stored));
+      archive.on('entry', (entry: yauzl.Entry) => {
+        if (entry.compressionMethod === 0) stored.add(entry.fileName);
+        archive.readEntry();
+      });
+      archive.readEntry();
+    });
+  });
+}

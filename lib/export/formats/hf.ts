@@ -125,7 +125,8 @@ function huggingFaceWriter(out: Writable, context: MetadataContext): MetadataWri
       if (files.size === 0) fileOf('train');
       for (const [split, file] of files) {
         await file.parquet.finish();
-        await context.addEntry(`data/${split}-00000-of-00001.parquet`, fs.createReadStream(file.path));
+        // The Parquet holds the JPEG and PNG bytes: deflating them again gains nothing and costs a core.
+        await context.addEntry(`data/${split}-00000-of-00001.parquet`, fs.createReadStream(file.path), { compress: false });
       }
       await send(out, datasetCard(context, new Map([...files].map(([split, file]) => [split, file.rows]))));
       await end(out);
