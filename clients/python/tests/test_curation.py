@@ -135,16 +135,16 @@ def test_tags_snapshots_and_diff(client: Client, labelled: Dataset) -> None:
 def test_views(labelled: Dataset) -> None:
     view = labelled.save_view("things to check", vql=vql.ground_truth("things"))
     assert view.filters.vql == [{"ground_truth": {"op": "one_of", "value": ["things"]}}]
-    assert labelled.client.rename_view(labelled.id, view.id, "renamed").name == "renamed"
+    assert labelled.rename_view(view.id, "renamed").name == "renamed"
     assert [v.name for v in labelled.views()] == ["renamed"]
-    labelled.client.delete_view(labelled.id, view.id)
+    labelled.delete_view(view.id)
     assert labelled.views() == []
 
 
 def test_enrichment_models_context_and_the_hint_of_an_empty_search(labelled: Dataset) -> None:
-    models = labelled.client.enrichment_models(labelled.id)
+    models = labelled.enrichment_models()
     assert {m.type for m in models} >= {"CAPTION_IMAGES"}
-    assert labelled.client.enrichment_context(labelled.id).status == "NEW"
+    assert labelled.enrichment_context().status == "NEW"
     # No captions and no concept vectors: nothing to find, and the hint says why and what to do.
     found = labelled.search_text("a red sports car on a racetrack")
     assert found.clusters == [] and "never enriched" in found.hint and "import_metadata" in found.hint
@@ -172,7 +172,7 @@ def test_rename_reindex_tasks_and_delete(client: Client, tmp_path: Path) -> None
 def test_cluster_members_are_every_member_of_each_cluster(client: Client, with_a_mislabel: Dataset) -> None:
     clusters = client.explore_all(with_a_mislabel.id, threshold=4).clusters
     files = {row["media_id"]: row["file_name"] for row in client.media_records(with_a_mislabel.id)}
-    members = {cluster.cluster_id: client.cluster_members(with_a_mislabel.id, cluster.cluster_id) for cluster in clusters}
+    members = {cluster.cluster_id: with_a_mislabel.cluster_members(cluster.cluster_id) for cluster in clusters}
     for cluster in clusters:
         assert len(members[cluster.cluster_id]) == cluster.n_images
         assert {p.media_id for p in cluster.previews} <= {m.media_id for m in members[cluster.cluster_id]}
@@ -182,12 +182,12 @@ def test_cluster_members_are_every_member_of_each_cluster(client: Client, with_a
     rockets = {"space/rocket.jpg", "space/rocket-2.jpg", "space/rocket-3.jpg", "things/rocket-4.jpg"}
     assert any({files[str(m.media_id)] for m in found} == rockets for found in members.values())
     with pytest.raises(ApiError) as unknown:
-        client.cluster_members(with_a_mislabel.id, "6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11")
+        with_a_mislabel.cluster_members("6b0c6f7e-3a7e-4d47-9e8b-2f1f2c1c9a11")
     assert unknown.value.status_code == 404
 
 
 def test_mislabel_records_rank_the_planted_mislabel_first(client: Client, with_a_mislabel: Dataset) -> None:
-    records = client.mislabel_records(with_a_mislabel.id)
+    records = with_a_mislabel.mislabel_records()
     planted = records[0]
     assert (planted["file_name"], planted["class"], planted["suggested_label"]) == ("things/rocket-4.jpg", "things", "space")
     assert planted["mislabel_score"] > 0.9
@@ -258,7 +258,7 @@ def test_each_vql_builder_filters_as_the_api_reads_it(photos_dataset: Dataset, w
 
 
 def test_tags_made_and_deleted_by_themselves(labelled: Dataset) -> None:
-    made = labelled.client.create_tag(labelled.id, "to delete")
+    made = labelled.create_tag("to delete")
     assert (made.name, made.n_media) == ("to delete", 0)
     assert made.id in [t.id for t in labelled.tags()]
     ids = {name: media_id for media_id, name in files_by_id(labelled).items()}
@@ -267,7 +267,7 @@ def test_tags_made_and_deleted_by_themselves(labelled: Dataset) -> None:
     assert "to delete" in [t.name for t in labelled.media_facts(ids["things/camera.jpg"]).tags]
     assert file_names(labelled, vql=vql.tags(made.id)) == file_names(labelled, tags=[made.id]) == ["space/astronaut.jpg", "things/camera.jpg"]
 
-    labelled.client.delete_tag(labelled.id, made)
+    labelled.delete_tag(made)
     assert made.id not in [t.id for t in labelled.tags()]
     assert "to delete" not in [t.name for t in labelled.media_facts(ids["things/camera.jpg"]).tags]
     with pytest.raises(ApiError) as gone:
@@ -278,7 +278,7 @@ def test_tags_made_and_deleted_by_themselves(labelled: Dataset) -> None:
 def test_snapshots_renamed_and_deleted(client: Client, labelled: Dataset) -> None:
     first = labelled.snapshot(unique("first"), description="before")
     second = labelled.snapshot(unique("second"))
-    renamed = client.rename_snapshot(labelled.id, first.snapshot_id, "renamed", description="after")
+    renamed = labelled.rename_snapshot(first.snapshot_id, "renamed", description="after")
     assert (renamed.snapshot_id, renamed.snapshot_name, renamed.description) == (first.snapshot_id, "renamed", "after")
     listed = {s.snapshot_id: s for s in labelled.snapshots()}
     assert (listed[first.snapshot_id].snapshot_name, listed[first.snapshot_id].description) == ("renamed", "after")
@@ -287,7 +287,7 @@ def test_snapshots_renamed_and_deleted(client: Client, labelled: Dataset) -> Non
     with pytest.raises(ApiError) as current:
         client.delete_snapshot(labelled.id, second.snapshot_id)
     assert current.value.status_code == 409
-    client.delete_snapshot(labelled.id, first.snapshot_id)
+    labelled.delete_snapshot(first.snapshot_id)
     assert first.snapshot_id not in [s.snapshot_id for s in labelled.snapshots()]
     with pytest.raises(ApiError) as gone:
         client.rename_snapshot(labelled.id, first.snapshot_id, "again")
@@ -297,9 +297,9 @@ def test_snapshots_renamed_and_deleted(client: Client, labelled: Dataset) -> Non
 def test_view_trend_and_alerting_follow_the_batches(client: Client) -> None:
     dataset = client.create_dataset(unique("py-trend"), [PHOTOS / "rocket.jpg", PHOTOS / "coffee.jpg"], wait=True, timeout=TASK_TIMEOUT)
     every = dataset.save_view("every image")
-    assert client.view_trend(dataset.id, every.id) == {"points": [], "total_results": 0, "last_results": None}
+    assert dataset.view_trend(every.id) == {"points": [], "total_results": 0, "last_results": None}
 
-    assert client.set_view_alerting(dataset.id, every.id, False) is False
+    assert dataset.set_view_alerting(every.id, False) is False
     assert [v.alerting_enabled for v in dataset.views()] == [False]
     dataset.add_media([PHOTOS / "camera.jpg", PHOTOS / "chelsea.jpg"], timeout=TASK_TIMEOUT)
     trend = client.view_trend(dataset.id, every.id)

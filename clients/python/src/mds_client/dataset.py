@@ -59,6 +59,12 @@ class DatasetCalls:
     def media_facts(self: "Dataset", media_id: Any) -> Any:
         return self.client.media_facts(self.id, media_id)
 
+    def media_records(self: "Dataset", **options: Any) -> Any:
+        return self.client.media_records(self.id, **options)
+
+    def cluster_members(self: "Dataset", cluster_id: Any) -> Any:
+        return self.client.cluster_members(self.id, cluster_id)
+
     def explore(self: "Dataset", **filters: Any) -> Any:
         return self.client.explore(self.id, **filters)
 
@@ -128,6 +134,9 @@ class DatasetCalls:
     def mislabels(self: "Dataset", **options: Any) -> Any:
         return self.client.mislabels(self.id, **options)
 
+    def mislabel_records(self: "Dataset", **options: Any) -> Any:
+        return self.client.mislabel_records(self.id, **options)
+
     def propagate(self: "Dataset", label: str, **options: Any) -> Any:
         return self.client.propagate(self.id, label, **options)
 
@@ -143,6 +152,12 @@ class DatasetCalls:
     def tags(self: "Dataset") -> Any:
         return self.client.tags(self.id)
 
+    def create_tag(self: "Dataset", name: str) -> Any:
+        return self.client.create_tag(self.id, name)
+
+    def delete_tag(self: "Dataset", tag: Any) -> None:
+        self.client.delete_tag(self.id, tag)
+
     def tag(self: "Dataset", tag: Any, **selection: Any) -> int:
         return self.client.tag(self.id, tag, **selection)
 
@@ -155,6 +170,12 @@ class DatasetCalls:
     def snapshot(self: "Dataset", name: Optional[str] = None, **options: Any) -> Any:
         """Takes a snapshot of the dataset as it is now."""
         return self.client.take_snapshot(self.id, name, **options)
+
+    def rename_snapshot(self: "Dataset", snapshot_id: Any, name: Optional[str] = None, **options: Any) -> Any:
+        return self.client.rename_snapshot(self.id, snapshot_id, name, **options)
+
+    def delete_snapshot(self: "Dataset", snapshot_id: Any) -> None:
+        self.client.delete_snapshot(self.id, snapshot_id)
 
     def restore(self: "Dataset", snapshot_id: Any, **options: Any) -> Any:
         return self.client.restore_snapshot(self.id, snapshot_id, **options)
@@ -171,6 +192,18 @@ class DatasetCalls:
     def save_view(self: "Dataset", name: str, **filters: Any) -> Any:
         return self.client.save_view(self.id, name, **filters)
 
+    def rename_view(self: "Dataset", view_id: Any, name: str) -> Any:
+        return self.client.rename_view(self.id, view_id, name)
+
+    def delete_view(self: "Dataset", view_id: Any) -> None:
+        self.client.delete_view(self.id, view_id)
+
+    def view_trend(self: "Dataset", view_id: Any) -> Any:
+        return self.client.view_trend(self.id, view_id)
+
+    def set_view_alerting(self: "Dataset", view_id: Any, enabled: bool) -> bool:
+        return self.client.set_view_alerting(self.id, view_id, enabled)
+
     def members(self: "Dataset") -> Any:
         return self.client.members(self.id)
 
@@ -179,6 +212,12 @@ class DatasetCalls:
 
     def notifications(self: "Dataset", **options: Any) -> Any:
         return self.client.notifications(self.id, **options)
+
+    def enrichment_models(self: "Dataset") -> Any:
+        return self.client.enrichment_models(self.id)
+
+    def enrichment_context(self: "Dataset") -> Any:
+        return self.client.enrichment_context(self.id)
 
     def enrich(self: "Dataset", models: Union[Dict[str, str], List[str]], **options: Any) -> Any:
         return self.client.enrich(self.id, models, **options)
