@@ -166,38 +166,40 @@ function typical(pool: SelectionPool, count: number, seed: number): Chosen[] {
     .map(([cluster, index]) => ({ index, score: typicality[index], reason: `most typical of a group of ${size.get(cluster)} alike items` }));
 }
 
+/** How many nearest neighbours a pick of `representative` can stand for. */
+const REPRESENTED = 50;
+
 /**
- * Representativeness (ProbCover): every item covers its neighbours within a similarity chosen so that a ball holds
- * about pool / count items; the greedy pick is the item covering the most items no pick covers yet. Where typicality
- * spends a small budget on the centre of each mode, this one keeps covering the modes' spread as the budget grows.
+ * Representativeness (greedy facility location on the kNN lists): each pick raises how well every item is
+ * represented (its similarity to the nearest pick) the most, counting only items above a floor: the median
+ * similarity of an item to its (pool / count)-th nearest, so a pick stands for about its share of the pool.
+ * Where typicality spends a small budget on the centre of each mode, this keeps covering the modes' spread.
  */
 function representative(pool: SelectionPool, count: number): Chosen[] {
   const n = pool.vectors.length;
-  const ball = Math.max(2, Math.min(64, Math.round(n / Math.max(1, count))));
-  const { index, similarity } = nearestRows(vectorMatrix(pool.vectors, pool.dim), n, pool.vectors, pool.dim, ball + 1);
-  const width = Math.min(ball + 1, n);
-  // The radius: the median over items of the similarity to their ball-th nearest.
-  const radius = Float64Array.from({ length: n }, (_, i) => similarity[i * width + width - 1]).sort()[Math.floor(n / 2)];
-  const covers: number[][] = Array.from({ length: n }, (_, i) => {
-    const within: number[] = [];
-    for (let j = 0; j < width; j++) if (similarity[i * width + j] >= radius) within.push(index[i * width + j]);
-    return within;
-  });
-  const covered = new Uint8Array(n);
-  const chosen: Chosen[] = [];
+  const width = Math.min(REPRESENTED + 1, n);
+  const { index, similarity } = nearestRows(vectorMatrix(pool.vectors, pool.dim), n, pool.vectors, pool.dim, width);
+  const share = Math.min(width - 1, Math.max(1, Math.round(n / Math.max(1, count))));
+  const floor = Float64Array.from({ length: n }, (_, i) => similarity[i * width + share]).sort()[Math.floor(n / 2)];
+  const represented = new Float64Array(n).fill(floor);
+  const gainOf = (c: number) => {
+    let gain = 0;
+    for (let slot = c * width; slot < (c + 1) * width; slot++) gain += Math.max(0, similarity[slot] - represented[index[slot]]);
+    return gain;
+  };
   const taken = new Uint8Array(n);
+  const chosen: Chosen[] = [];
   while (chosen.length < Math.min(count, n)) {
     let best = -1;
     let gain = -1;
-    for (let i = 0; i < n; i++) {
-      if (taken[i]) continue;
-      let uncovered = 0;
-      for (const j of covers[i]) if (!covered[j]) uncovered++;
-      if (uncovered > gain) [best, gain] = [i, uncovered];
+    for (let c = 0; c < n; c++) {
+      if (taken[c]) continue;
+      const candidate = gainOf(c);
+      if (candidate > gain) [best, gain] = [c, candidate];
     }
     taken[best] = 1;
-    for (const j of covers[best]) covered[j] = 1;
-    chosen.push({ index: best, score: gain, reason: gain > 0 ? `stands for ${gain} alike items no other pick covers` : 'the pool is covered: next in order' });
+    for (let slot = best * width; slot < (best + 1) * width; slot++) represented[index[slot]] = Math.max(represented[index[slot]], similarity[slot]);
+    chosen.push({ index: best, score: gain, reason: gain > 0 ? `represents its neighbours better than any earlier pick (gain ${gain.toFixed(2)})` : 'the pool is represented: next in order' });
   }
   return chosen;
 }

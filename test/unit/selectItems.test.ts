@@ -38,14 +38,13 @@ describe('choosing what to label', () => {
     }
   });
 
-  it('representativeness picks where the most items are left uncovered, each pick saying how many it stands for', () => {
+  it('representativeness picks where items are worst represented, the largest groups first, with falling gains', () => {
     const items = pool();
     const chosen = selectItems(items, 'representative', 5);
-    // A ball holds about 102 / 5 items: the 40-item group needs a second pick, before or with the 10-item group.
     expect(chosen.slice(0, 3).map((pick) => items.groupOf[pick.index])).toEqual([0, 1, 2]);
     expect(new Set(chosen.map((pick) => items.groupOf[pick.index]))).toEqual(new Set([0, 1, 2, 3]));
     expect(chosen.map((pick) => pick.score)).toEqual([...chosen.map((pick) => pick.score)].sort((a, b) => b - a));
-    expect(chosen[0].reason).toMatch(/^stands for \d+ alike items no other pick covers$/);
+    expect(chosen[0].reason).toMatch(/^represents its neighbours better than any earlier pick \(gain \d+\.\d\d\)$/);
   });
 
   it('diversity and uniqueness reach the lone items first; coverage goes where the labelled items are not', () => {
