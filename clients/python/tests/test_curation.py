@@ -1,5 +1,6 @@
-"""The client's calls about a dataset's contents against the real API and worker: the media table, duplicates, the
-user's labels, tags, snapshots, views, enrichment, tasks, rename and delete (see conftest.py)."""
+"""The client's calls about a dataset's contents against the real API and worker: the media table, clusters, the map,
+duplicates, the user's labels, tags, selections, snapshots, views and their alerts, enrichment, sharing, tasks,
+rename and delete (see conftest.py)."""
 
 import json
 import math
