@@ -1,6 +1,8 @@
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/repositories/datasets';
 import { clusterMembersPage, exploreClusters, exploreObjectClusters, type ExploreCluster, type PreviewRow, type Relevance } from '../db/repositories/explore';
+import { hasCaptions } from '../db/repositories/media';
+import { headVersion } from '../db/repositories/versions';
 import { notFound, unprocessable } from '../lib/errors';
 import type { ClipModel } from '../lib/ml/clip';
 import type { TextEncoder } from '../lib/ml/textEncoder';
@@ -48,8 +50,23 @@ async function ranking(deps: ExploreDeps, dataset: DatasetRow, request: ExploreR
   return semanticRelevance(deps, dataset, text, semantic[0]?.threshold ?? request.textualSimilarityThreshold);
 }
 
+export interface ExploreResult {
+  clusters: ExploreCluster[];
+  /** Why a text search found nothing, when the dataset has nothing text search reads; null otherwise. */
+  hint: string | null;
+}
+
+export const NOTHING_TO_SEARCH_BY_TEXT =
+  'This dataset has no captions and no concept vectors, which text search reads: enrich a copy with a captioning or multimodal model (POST /api/v1/enrichment/{dataset_id}/enrich), or import captions as custom metadata.';
+
+/** Whether text search has nothing to read in the dataset: no caption and no multimodal encoding. */
+async function nothingToSearchByText(db: Db, dataset: DatasetRow): Promise<boolean> {
+  const version = await headVersion(db, dataset.id);
+  return !version.enrichment_models.MULTIMODEL_IMAGE_ENCODING && !(await hasCaptions(db, version.id));
+}
+
 /** Explore: clusters of a dataset, filtered by every parameter and VQL element (AND), optionally ranked. */
-export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<ExploreCluster[]> {
+export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<ExploreResult> {
   requireStatusFor(dataset, 'search');
   const filters: MediaFilter[] = splitVql(request.vql).filters;
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });
@@ -59,7 +76,10 @@ export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, req
   const relevance = await ranking(deps, dataset, request);
   const options = { versionId: dataset.head_version_id, threshold: request.threshold, page: request.page, filters, relevance };
   // Objects come with OBJECT_DETECTION enrichment; a dataset without it has no object clusters.
-  return request.entityType === 'OBJECTS' ? exploreObjectClusters(deps.db, options) : exploreClusters(deps.db, options);
+  const clusters = await (request.entityType === 'OBJECTS' ? exploreObjectClusters(deps.db, options) : exploreClusters(deps.db, options));
+  const textSearch = request.caption !== undefined || splitVql(request.vql).semantic.length > 0;
+  const hint = textSearch && clusters.length === 0 && (await nothingToSearchByText(deps.db, dataset)) ? NOTHING_TO_SEARCH_BY_TEXT : null;
+  return { clusters, hint };
 }
 
 /** A page of an image cluster's members in the dataset's head version (Explore's previews are its first few). */

@@ -43,7 +43,7 @@ export function createExploreRouter(deps: {
       throw error;
     }
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
-    const clusters = await exploreDataset(exploreDeps, dataset, {
+    const { clusters, hint } = await exploreDataset(exploreDeps, dataset, {
       entityType: query.entity_type,
       threshold: query.threshold,
       page: query.page_number,
@@ -57,7 +57,7 @@ export function createExploreRouter(deps: {
     });
     ctx.body = {
       clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl, deps.signer)),
-      metadata: { used_duckdb: false },
+      metadata: { used_duckdb: false, hint },
     };
   });
 

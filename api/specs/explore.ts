@@ -85,7 +85,15 @@ export const exploreRoutes = {
     responses: {
       200: {
         description: 'Clusters',
-        schema: z.object({ clusters: z.array(clusterSchema), metadata: z.object({ used_duckdb: z.boolean() }) }),
+        schema: z.object({
+          clusters: z.array(clusterSchema),
+          metadata: z.object({
+            used_duckdb: z.boolean(),
+            hint: z.string().nullable().optional().meta({
+              description: 'Why a text search (caption, image_caption or a semantic VQL filter) found nothing, when the dataset has no captions and no concept vectors to read; null otherwise',
+            }),
+          }),
+        }),
       },
     },
     errors: [[400, 'entity_type missing'], 403, 404, [409, 'The dataset cannot be searched in its status, or a VQL map region of an older map layout']],

@@ -136,6 +136,16 @@ export async function markEmbedded(db: Db, versionId: string, rows: Array<{ id: 
 }
 
 /** Captions changed since they were last embedded, one row per distinct caption (its content key). */
+/** Whether any media item or object of the version has a caption. */
+export async function hasCaptions(db: Db, versionId: string): Promise<boolean> {
+  const { rows } = await db.raw(
+    `SELECT EXISTS (SELECT 1 FROM media WHERE version_id = ? AND caption IS NOT NULL)
+         OR EXISTS (SELECT 1 FROM media_objects WHERE version_id = ? AND caption IS NOT NULL) AS captioned`,
+    [versionId, versionId],
+  );
+  return rows[0].captioned;
+}
+
 export async function nextCaptionsToEmbed(db: Db, versionId: string, limit: number): Promise<Array<{ caption_key: string; caption: string }>> {
   return db('media')
     .where({ version_id: versionId, caption_embedded: false })

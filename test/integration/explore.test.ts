@@ -49,7 +49,7 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
 
   it('pages the clusters of a threshold, biggest first, with every Cluster and Preview field', async () => {
     const response = await explore({ entity_type: 'IMAGES', threshold: 0 }).expect(200);
-    expect(response.body.metadata).toEqual({ used_duckdb: false });
+    expect(response.body.metadata).toEqual({ used_duckdb: false, hint: null });
     const clusters: Cluster[] = response.body.clusters;
     expect(names(clusters)).toEqual([...PHOTO_NAMES.map((n) => `${n}.jpg`), 'broken.png', 'chelsea_copy.jpg', 'dark_coffee.jpg'].sort());
     expect(clusters[0]).toMatchObject({ type: 'IMAGES', n_images: 2, n_objects: 0, n_videos: 0, similarity_threshold: '0', labels: null, classes: null, user_tags: null, captions: null });
@@ -69,7 +69,16 @@ describe('GET /api/v1/explore/{dataset_id} on a dataset indexed by the real work
     const loosest = (await explore({ entity_type: 'IMAGES', threshold: 4 }).expect(200)).body.clusters as Cluster[];
     expect(loosest.length).toBeLessThanOrEqual(clusters.length);
     expect((await explore({ entity_type: 'IMAGES', page_number: 1 }).expect(200)).body.clusters).toEqual([]);
-    expect((await explore({ entity_type: 'OBJECTS' }).expect(200)).body).toEqual({ clusters: [], metadata: { used_duckdb: false } });
+    expect((await explore({ entity_type: 'OBJECTS' }).expect(200)).body).toEqual({ clusters: [], metadata: { used_duckdb: false, hint: null } });
+  });
+
+  it('says why a text search found nothing in a dataset with no captions and no concept vectors, and only then', async () => {
+    const empty = (await explore({ entity_type: 'IMAGES', caption: 'a cat on a sofa' }).expect(200)).body;
+    expect(empty).toEqual({ clusters: [], metadata: { used_duckdb: false, hint: expect.stringMatching(/^This dataset has no captions and no concept vectors, which text search reads: enrich a copy/) } });
+    const semantic = [{ text: { op: 'semantic', value: 'a cat on a sofa' } }];
+    expect((await explore({ entity_type: 'IMAGES', vql: JSON.stringify(semantic) }).expect(200)).body.metadata.hint).toBe(empty.metadata.hint);
+    // Not a text search: nothing to explain.
+    expect((await explore({ entity_type: 'IMAGES', page_number: 5 }).expect(200)).body).toEqual({ clusters: [], metadata: { used_duckdb: false, hint: null } });
   });
 
   it('opens a whole cluster a page at a time, and refuses bad paging, an unknown cluster and another dataset\'s (422, 404)', async () => {

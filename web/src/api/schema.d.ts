@@ -1871,6 +1871,8 @@ export interface paths {
                             clusters: components["schemas"]["Cluster"][];
                             metadata: {
                                 used_duckdb: boolean;
+                                /** @description Why a text search (caption, image_caption or a semantic VQL filter) found nothing, when the dataset has no captions and no concept vectors to read; null otherwise */
+                                hint?: string | null;
                             };
                         };
                     };

@@ -191,6 +191,8 @@ class ExploreMetadata(Model):
     openapi: ClassVar[str] = _response("/api/v1/explore/{dataset_id}", "get") + "/properties/metadata"
 
     used_duckdb: bool
+    #: The server's word on an empty text search of a dataset with nothing to read (no captions, no concept vectors).
+    hint: Optional[str] = None
 
 
 class ExploreResult(Model):
