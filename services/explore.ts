@@ -57,7 +57,7 @@ export interface ExploreResult {
 }
 
 export const NOTHING_TO_SEARCH_BY_TEXT =
-  'This dataset has no captions and no concept vectors, which text search reads: enrich a copy with a captioning or multimodal model (POST /api/v1/enrichment/{dataset_id}/enrich), or import captions as custom metadata.';
+  'This dataset has no captions and no concept vectors, which text search reads: enrich a copy with a captioning or multimodal model, or import captions as custom metadata.';
 
 /** Whether text search has nothing to read in the dataset: no caption and no multimodal encoding. */
 async function nothingToSearchByText(db: Db, dataset: DatasetRow): Promise<boolean> {

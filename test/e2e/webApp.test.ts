@@ -512,7 +512,7 @@ describe('web app', () => {
   it('says why a caption search of a dataset never enriched finds nothing, and where to enrich it', async () => {
     const datasetId = await createReadyDataset(stack, 'never enriched', [photo('chelsea')]);
     await page.goto(`/datasets/${datasetId}/explore?caption=${encodeURIComponent('a dog on a beach')}`);
-    await expectText(page.getByText(/^No cluster on this page\./), /this dataset has none yet: enrich a copy with captions/);
+    await expectText(page.getByText(/^No cluster on this page\./), /This dataset has no captions and no concept vectors, which text search reads: enrich a copy/);
     await page.getByRole('link', { name: 'Enrich on the dataset page' }).click();
     await page.waitForURL(`**/datasets/${datasetId}`);
     expect(pageErrors).toEqual([]);

@@ -209,19 +209,13 @@ def test_progress_shows_the_tasks_stage() -> None:
 
 
 def test_text_search_that_finds_nothing_says_why() -> None:
-    routes = {
-        f"/api/v1/explore/{DATASET_ID}": (200, "application/json", {"clusters": [], "metadata": {"used_duckdb": False}}),
-        f"/api/v1/enrichment/{DATASET_ID}/context": (
-            200,
-            "application/json",
-            {"enrichment_context_id": str(uuid.uuid4()), "status": "NEW", "dataset_enrichment_models": {"enrichment_models": {}}},
-        ),
-    }
+    hint = "This dataset has no captions and no concept vectors, which text search reads: enrich a copy with a captioning model."
+    routes = {f"/api/v1/explore/{DATASET_ID}": (200, "application/json", {"clusters": [], "metadata": {"used_duckdb": False, "hint": hint}})}
     with fake_service(routes) as (url, _):
         found = mds("--url", url, "search", DATASET_ID, "--text", "a dog on a beach", "--json")
     assert found.returncode == 0, found.stderr
     assert json.loads(found.stdout) == []
-    assert "no results: text search reads captions and concept vectors, and this dataset was never enriched" in found.stderr
+    assert f"no results: {hint}" in found.stderr
 
 
 def test_delete_needs_yes_when_not_at_a_terminal() -> None:

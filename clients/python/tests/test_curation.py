@@ -149,8 +149,8 @@ def test_enrichment_models_context_and_the_hint_of_an_empty_search(labelled: Dat
     assert labelled.enrichment_context().status == "NEW"
     # No captions and no concept vectors: nothing to find, and the hint says why and what to do.
     found = labelled.search_text("a red sports car on a racetrack")
-    assert found.clusters == [] and "never enriched" in found.hint and "import_metadata" in found.hint
-    assert "never enriched" in found._repr_html_()
+    assert found.clusters == [] and found.hint.startswith("This dataset has no captions and no concept vectors, which text search reads: enrich a copy")
+    assert "import captions as custom metadata" in found.hint and "no concept vectors" in found._repr_html_()
 
 
 def test_rename_reindex_tasks_and_delete(client: Client, tmp_path: Path) -> None:

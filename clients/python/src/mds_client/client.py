@@ -24,7 +24,6 @@ from .errors import ApiError, ConnectionFailed, MdsError, MdsWarning, NotTheServ
 from .models import (
     Anchor,
     Dataset,
-    EnrichmentContext,
     ExploreResult,
     ExportFormat,
     ExportStarted,
@@ -605,24 +604,14 @@ class Client(CurationCalls):
         return every
 
     def search_text(self, dataset_id: Id, text: str, *, max_distance: Optional[float] = None, threshold: int = 0, page: int = 0) -> ExploreResult:
-        """Natural-language search over captions (and concepts once enriched), closest first. When it finds nothing
-        in a dataset never enriched, ``result.hint`` says why (text search needs captions or concept vectors)."""
+        """Natural-language search over captions (and concepts once enriched), closest first. When it finds nothing,
+        ``result.hint`` says why when it can: the dataset has nothing text search reads (the server's word), or
+        ``max_distance`` left out every match."""
         result = self.explore(dataset_id, caption=text, max_distance=max_distance, threshold=threshold, page=page)
-        if not result.clusters and page == 0:
-            result._hint = self._empty_search_hint(dataset_id, text, max_distance, threshold)
-        return result
-
-    def _empty_search_hint(self, dataset_id: Id, text: str, max_distance: Optional[float], threshold: int) -> Optional[str]:
         # Without the distance, a search ranks every captioned item: if it finds some, the distance left them out.
-        if max_distance is not None and self.explore(dataset_id, caption=text, threshold=threshold).clusters:
-            return f"nothing is closer than the distance {max_distance}: try a larger max_distance"
-        context = EnrichmentContext.model_validate(self.request("GET", f"/enrichment/{dataset_id}/context"))
-        if context.status == "NEW":
-            return (
-                "text search reads captions and concept vectors, and this dataset was never enriched: enrich a copy with "
-                "captions (client.enrich(dataset_id, {'CAPTION_IMAGES': model_id}), mds enrich) or import captions (import_metadata)"
-            )
-        return None
+        if not result.clusters and page == 0 and max_distance is not None and self.explore(dataset_id, caption=text, threshold=threshold).clusters:
+            result._hint = f"nothing is closer than the distance {max_distance}: try a larger max_distance"
+        return result
 
     def search_image(self, dataset_id: Id, image: PathLike, *, threshold: int = 0, page: int = 0) -> ExploreResult:
         """Visual search: uploads the image as an anchor, then Explore ranks by similarity to it."""

@@ -208,8 +208,8 @@ class ExploreResult(Model):
 
     @property
     def hint(self) -> Optional[str]:
-        """Why a search found nothing, when the client can tell (no captions or concept vectors yet); None otherwise."""
-        return self._hint
+        """Why a search found nothing, when it can be told (no captions or concept vectors yet, a distance too small); None otherwise."""
+        return self._hint if self._hint is not None else self.metadata.hint
 
     @property
     def web_url(self) -> Optional[str]:

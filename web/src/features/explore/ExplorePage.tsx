@@ -9,7 +9,6 @@ import { ShortcutsHelp, useShortcutsHelp } from '../../components/ShortcutsHelp'
 import { focusThumb } from '../../focusThumb';
 import { useUrlState } from '../../urlState';
 import { datasetQueries } from '../datasets/api';
-import { enrichmentQueries } from '../enrichment/api';
 import { EMPTY_SELECTION, toggleCluster, toggleMedia, type Selection } from '../selection/selection';
 import { MediaViewer } from '../media/MediaViewer';
 import { SelectionBar } from '../selection/SelectionBar';
@@ -87,12 +86,8 @@ export function ExplorePage() {
     staleTime: 5 * 60_000,
   });
   const clusters = explore.data?.clusters ?? [];
-  // A caption search that found nothing in a dataset never enriched: the page says why (it has no captions to read).
-  const context = useQuery({
-    ...enrichmentQueries.context(datasetId, dataset.data?.status_new),
-    enabled: Boolean(caption) && explore.data !== undefined && clusters.length === 0,
-  });
-  const neverEnriched = context.data?.status === 'NEW';
+  // A text search that found nothing in a dataset with nothing to read: the API says why.
+  const searchHint = explore.data?.metadata.hint ?? null;
   const canSelect = entityType === 'IMAGES';
   const thumbKeys = clusters.flatMap((cluster) => cluster.previews.map((preview, index) => thumbKey(preview, index)));
   const tabStop = focusKey !== undefined && thumbKeys.includes(focusKey) ? focusKey : thumbKeys[0];
@@ -264,11 +259,10 @@ export function ExplorePage() {
       {explore.data && clusters.length === 0 && (
         <p>
           No cluster on this page.
-          {neverEnriched && (
+          {searchHint && (
             <>
               {' '}
-              Caption search reads captions and concept vectors, and this dataset has none yet: enrich a copy with captions
-              (<Link to={`/datasets/${datasetId}`}>Enrich on the dataset page</Link>) or import captions as custom metadata.
+              {searchHint} <Link to={`/datasets/${datasetId}`}>Enrich on the dataset page</Link>.
             </>
           )}
         </p>
