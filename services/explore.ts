@@ -68,7 +68,8 @@ async function nothingToSearchByText(db: Db, dataset: DatasetRow): Promise<boole
 /** Explore: clusters of a dataset, filtered by every parameter and VQL element (AND), optionally ranked. */
 export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<ExploreResult> {
   requireStatusFor(dataset, 'search');
-  const filters: MediaFilter[] = splitVql(request.vql).filters;
+  const vql = splitVql(request.vql);
+  const filters: MediaFilter[] = vql.filters;
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });
   if (request.tags?.length) filters.push({ kind: 'tags', anyOf: request.tags });
   if (request.batchId) filters.push({ kind: 'batch', batchId: request.batchId });
@@ -77,7 +78,7 @@ export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, req
   const options = { versionId: dataset.head_version_id, threshold: request.threshold, page: request.page, filters, relevance };
   // Objects come with OBJECT_DETECTION enrichment; a dataset without it has no object clusters.
   const clusters = await (request.entityType === 'OBJECTS' ? exploreObjectClusters(deps.db, options) : exploreClusters(deps.db, options));
-  const textSearch = request.caption !== undefined || splitVql(request.vql).semantic.length > 0;
+  const textSearch = request.caption !== undefined || vql.semantic.length > 0;
   const hint = textSearch && clusters.length === 0 && (await nothingToSearchByText(deps.db, dataset)) ? NOTHING_TO_SEARCH_BY_TEXT : null;
   return { clusters, hint };
 }

@@ -19,7 +19,10 @@ export async function videoPairs(db: Db, versionId: string, filter: PairFilter):
   const byVideos = new Map<string, VideoFramePairRow[]>();
   for (const row of framePairs) {
     const key = `${row.videoA} ${row.videoB}`;
-    if (!exact.has(key)) byVideos.set(key, [...(byVideos.get(key) ?? []), row]);
+    if (exact.has(key)) continue;
+    const rows = byVideos.get(key);
+    if (rows) rows.push(row);
+    else byVideos.set(key, [row]);
   }
   const frames = await framesPerVideo(db, versionId, [...new Set(framePairs.flatMap((row) => [row.videoA, row.videoB]))]);
   for (const [key, rows] of byVideos) {

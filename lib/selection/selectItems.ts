@@ -1,4 +1,5 @@
 import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
+import { seededRandom } from '../map/seededRandom';
 import { vectorMatrix } from '../vectors/vectorMatrix';
 
 /**
@@ -22,18 +23,6 @@ export interface Chosen {
   /** The strategy's own score of the item when it was chosen (higher first). */
   score: number;
   reason: string;
-}
-
-/** A seeded generator (mulberry32): the same seed, the same choice. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function dot(a: Float32Array, b: Float32Array): number {
@@ -121,15 +110,15 @@ function diverse(pool: SelectionPool, count: number): Chosen[] {
   const n = pool.vectors.length;
   const distance = new Float64Array(n).fill(Infinity);
   const chosen: Chosen[] = [];
-  const take = (index: number, score: number, reason: string) => {
-    chosen.push({ index, score, reason });
+  const moveAwayFrom = (index: number) => {
     const centre = pool.vectors[index];
     for (let i = 0; i < n; i++) distance[i] = Math.min(distance[i], 1 - dot(pool.vectors[i], centre));
   };
-  for (const index of pool.labelled ?? []) {
-    const centre = pool.vectors[index];
-    for (let i = 0; i < n; i++) distance[i] = Math.min(distance[i], 1 - dot(pool.vectors[i], centre));
-  }
+  const take = (index: number, score: number, reason: string) => {
+    chosen.push({ index, score, reason });
+    moveAwayFrom(index);
+  };
+  for (const index of pool.labelled ?? []) moveAwayFrom(index);
   if ((pool.labelled ?? []).length === 0) {
     const sum = new Float64Array(pool.dim);
     for (const vector of pool.vectors) for (let d = 0; d < pool.dim; d++) sum[d] += vector[d];

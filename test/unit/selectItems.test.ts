@@ -1,4 +1,5 @@
-import { kMeans, seededRandom, selectItems, typicalityOf, type SelectionPool } from '../../lib/selection/selectItems';
+import { seededRandom } from '../../lib/map/seededRandom';
+import { kMeans, selectItems, typicalityOf, type SelectionPool } from '../../lib/selection/selectItems';
 
 const DIM = 8;
 const unit = (values: number[]) => {
