@@ -14,7 +14,8 @@ import path from 'node:path';
 import { loadConfig } from '../../lib/config';
 import { loadImageEncoder } from '../../lib/ml/imageEncoder';
 import { projectRoot } from '../../lib/projectRoot';
-import { seededRandom, selectItems, type SelectionStrategy } from '../../lib/selection/selectItems';
+import { shuffled } from '../../lib/map/shuffled';
+import { selectItems, type SelectionStrategy } from '../../lib/selection/selectItems';
 import { benchMachine, runBench, say, writeReport } from './common';
 
 const BUDGETS = [50, 100, 200, 500];
@@ -110,11 +111,7 @@ async function main(): Promise<void> {
   const randomAccuracy: Record<number, { mean: number; min: number; max: number; draws: number[] }> = {};
   const gain: Record<number, { best_strategy: string; gain: number }> = {};
   for (const budget of BUDGETS) {
-    const draws = Array.from({ length: RANDOM_DRAWS }, (_, draw) => {
-      const random = seededRandom(1000 + draw);
-      const shuffled = [...poolIndexes].sort(() => random() - 0.5);
-      return round3(accuracy(vectors, labels, shuffled.slice(0, budget), test));
-    });
+    const draws = Array.from({ length: RANDOM_DRAWS }, (_, draw) => round3(accuracy(vectors, labels, shuffled(poolIndexes, 1000 + draw).slice(0, budget), test)));
     const mean = draws.reduce((sum, value) => sum + value, 0) / draws.length;
     randomAccuracy[budget] = { mean: round3(mean), min: Math.min(...draws), max: Math.max(...draws), draws };
     const best = STRATEGIES.reduce((top, strategy) => (accuracyOf[strategy][budget] > accuracyOf[top][budget] ? strategy : top), STRATEGIES[0]);
