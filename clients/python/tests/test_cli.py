@@ -246,9 +246,8 @@ def test_tag_snapshot_rename_and_delete_commands(client: Client, folder: Path) -
 HINT = "This dataset has no captions and no concept vectors, which text search reads: enrich a copy"
 
 
-def test_text_search_on_a_fresh_dataset_says_it_needs_enrichment(folder: Path) -> None:
-    created = mds("create", unique("cli-fresh"), str(folder), "--wait", "--no-progress")
-    found = mds("search", created.stdout.strip(), "--text", "a dog on a beach", "--json")
+def test_text_search_on_a_fresh_dataset_says_it_needs_enrichment(with_a_mislabel: Dataset) -> None:
+    found = mds("search", str(with_a_mislabel.id), "--text", "a dog on a beach", "--json")
     assert found.returncode == 0, found.stderr
     assert json.loads(found.stdout) == []
     assert found.stderr.startswith(f"mds: no results: {HINT}")
