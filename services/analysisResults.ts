@@ -11,7 +11,7 @@ import {
   type ClusterMembership,
   type NewCluster,
 } from '../db/repositories/clusters';
-import { countFacets } from '../db/repositories/clusterFacets';
+import { clustersOfMedia, countedKinds, countFacets, recountClusterFacets } from '../db/repositories/clusterFacets';
 import { clearKnnEdges, setAnalysedGraph, writeKnnGraphManifest, type AnalysedGraph, type KnnGraphManifest } from '../db/repositories/knnEdges';
 import { appendMapPoints, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { setNeighbourStats } from '../db/repositories/versions';
@@ -78,6 +78,10 @@ export async function replaceAnalysis(db: Db, versionId: string, results: Analys
 /** Adds a batch's placements (clusters it opened, memberships, scores, map points) to a version's analysis in one transaction. */
 export async function addBatchAnalysis(db: Db, versionId: string, batch: ClusteringSlice & { scores: ScoredMedia; mapPoints: readonly MapPoint[] }): Promise<void> {
   await db.transaction(async (trx) => {
+    // The facet counts of the clusters the batch touches are counted again here; the writes below forget every count.
+    const counted = await countedKinds(trx, versionId);
+    const touched = [...batch.members.map((member) => member.media_id), ...batch.scores.map(({ id }) => id)];
+    const clustersBefore = await clustersOfMedia(trx, versionId, touched);
     const clusteringId = await addPlacements(trx, versionId, batch.clusters, batch.members);
     const rescored = await writeNeighbourScores(trx, versionId, batch.scores);
     await refreshExploreCopies(trx, versionId, clusteringId, {
@@ -85,6 +89,7 @@ export async function addBatchAnalysis(db: Db, versionId: string, batch: Cluster
       mediaIds: rescored,
       movedMediaIds: batch.members.map((member) => member.media_id),
     });
+    await recountClusterFacets(trx, versionId, [...clustersBefore, ...(await clustersOfMedia(trx, versionId, touched))], counted);
     await appendMapPoints(trx, versionId, batch.mapPoints);
   });
 }

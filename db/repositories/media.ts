@@ -79,10 +79,8 @@ export async function insertMediaGroups(db: Db, versionId: string, groups: Media
     const rowsOfIssues = groups.flatMap((group) =>
       group.rows.flatMap((row, i) => issueRows(versionId, idOf.get(keyOf(row))!, group.issues[i] ?? [])),
     );
-    if (rowsOfIssues.length > 0) {
-      await forgetFacetCounts(trx, versionId, ['issue']);
-      await trx('media_issues').insert(rowsOfIssues);
-    }
+    // New media are in no cluster yet: their issues change no cluster's counts (placing them in clusters counts them).
+    if (rowsOfIssues.length > 0) await trx('media_issues').insert(rowsOfIssues);
   });
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { countFacets, facetsCounted, forgetFacetCounts } from '../../db/repositories/clusterFacets';
 import { exploreClusters } from '../../db/repositories/explore';
 import { writeNeighbourScores } from '../../db/repositories/clusters';
+import { addBatchAnalysis } from '../../services/analysisResults';
 import { tagMedia, untagMedia } from '../../db/repositories/tags';
 import type { MediaFilter } from '../../lib/vql/compileVql';
 import { startTestApi, type TestApi } from '../support/testStack';
@@ -248,6 +249,32 @@ describe('filtered Explore counts (real Postgres)', () => {
       expect(await page([{ kind: 'labels', anyOf: ['cat'] }])).toEqual(pageOfCats);
       expect((await api.deps.db('cluster_facet_counts').where(blurRow).first('n_images')).n_images).toBe(999);
       await recounted();
+    });
+
+    it('keeps the counts through a batch added: the clusters it touches are counted again, as a recount of the version counts them', async () => {
+      const { db } = api.deps;
+      await countFacets(db, versionId);
+      const before = await facetRows();
+      const fresh = randomUUID();
+      const added = Array.from({ length: 4 }, (_, i) => ({ id: randomUUID(), cluster: i < 2 ? clusters[1] : fresh, uniqueness: 0.95 - i / 100 }));
+      await db('media').insert(added.map((item, i) => ({
+        version_id: versionId, id: item.id, kind: 'IMAGE', batch_id: randomUUID(), file_name: `added${i}.jpg`, blob_sha256: 'b'.repeat(64), embedded: true,
+      })));
+      // Issues and labels of the new media, written before they are placed (as ingestion does).
+      await db('media_issues').insert(added.slice(1).map((item) => ({ version_id: versionId, media_id: item.id, issue_type: 'blur', confidence: 0.9 })));
+      await db('media_labels').insert(added.slice(0, 3).map((item) => ({ version_id: versionId, media_id: item.id, label: 'cat', source: 'model', confidence: 0.8 })));
+      await addBatchAnalysis(db, versionId, {
+        clusters: [{ id: fresh, threshold: 0, n_images: 0, n_frames: 0, n_videos: 0, size: 0 }],
+        members: added.map((item) => ({ threshold: 0, media_id: item.id, cluster_id: item.cluster })),
+        scores: added.map((item, i) => ({ id: item.id, score: { uniqueness: item.uniqueness, issues: i === 0 ? [{ type: 'outliers' as const, confidence: 0.6 }] : [] } })),
+        mapPoints: [],
+      });
+      expect(await facetsCounted(db, versionId)).toBe(true);
+      const kept = await facetRows();
+      // The batch changed the counts of the clusters it touched, previews included: the most unique come first.
+      expect(kept).not.toEqual(before);
+      expect(kept.find((row) => row.facet === 'label:cat' && row.cluster_id === clusters[1])?.previews?.[0]).toBe(added[0].id);
+      expect(kept).toEqual(await recounted());
     });
   });
 });
