@@ -59,6 +59,8 @@ const EXPLORE_PATH = [
 ];
 const DIM = 1280;
 const WARM_UP_ROUNDS = 3;
+/** Requests of each kind in the serial pass that measures CPU per request by kind. */
+const KIND_PASS_REQUESTS = 24;
 
 const { values: args } = parseArgs({
   options: {
@@ -105,6 +107,12 @@ interface Phase {
   postgres_statements: StatementRow[];
   /** CPU seconds used during the load window: by the API, Postgres, the worker, this process (the clients), and the machine. */
   cpu_seconds: { api: number; postgres: number; worker: number; clients: number; machine_busy: number; machine_capacity: number };
+  /** The same CPU per request served during the load, in ms (API and Postgres: the figure the goal of 10 ms is about). */
+  cpu_ms_per_request: { api: number; postgres: number; worker: number; api_and_postgres: number };
+  /** The machine's load average (1 min) as the load started and ended: other jobs share its cores. */
+  load_average: { start: number; end: number };
+  /** After the load, one request at a time, KIND_PASS_REQUESTS of each kind: CPU ms per request by process and kind. */
+  cpu_ms_by_kind: Record<string, { api: number; postgres: number; api_and_postgres: number; wall_ms: number }>;
   cpu_profile?: ProfileSummary;
 }
 
@@ -350,6 +358,7 @@ async function runPhase(options: {
       machine: machineCpuSeconds(),
     });
     await resetStatementStats(options.monitor);
+    const loadAverageStart = os.loadavg()[0];
     const cpuBefore = cpuNow();
     const loadFrom = nowUs();
     const load = await runLoad({ clients, seconds, next });
@@ -359,8 +368,10 @@ async function runPhase(options: {
     const cpuRound = (value: number) => Math.round(value * 10) / 10;
     sampling = false;
     await sampler;
+    const loadAverageEnd = os.loadavg()[0];
     const finishedDuringLoad = addSeconds !== undefined;
     await added;
+    const byKind = await cpuByKind(next, () => ({ api: treeCpuSeconds(pid), postgres: treeCpuSeconds(options.processes.postmaster) }));
     const memory = memoryOf(pid);
     await api.stop('SIGTERM', 60_000);
 
@@ -389,6 +400,14 @@ async function runPhase(options: {
         machine_busy: cpuRound(cpuAfter.machine.busy - cpuBefore.machine.busy),
         machine_capacity: cpuRound(cpuAfter.machine.total - cpuBefore.machine.total),
       },
+      cpu_ms_per_request: {
+        api: msPerRequest(cpuAfter.api - cpuBefore.api, load.overall.requests),
+        postgres: msPerRequest(cpuAfter.postgres - cpuBefore.postgres, load.overall.requests),
+        worker: msPerRequest(cpuAfter.worker - cpuBefore.worker, load.overall.requests),
+        api_and_postgres: msPerRequest(cpuAfter.api - cpuBefore.api + cpuAfter.postgres - cpuBefore.postgres, load.overall.requests),
+      },
+      load_average: { start: Math.round(loadAverageStart * 10) / 10, end: Math.round(loadAverageEnd * 10) / 10 },
+      cpu_ms_by_kind: byKind,
     };
     if (args.profile) {
       const [file] = fs.readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
@@ -408,6 +427,9 @@ async function runPhase(options: {
       `    CPU s during the load: API ${cpu.api}, Postgres ${cpu.postgres}, worker ${cpu.worker}, clients ${cpu.clients}; ` +
         `machine ${cpu.machine_busy} of ${cpu.machine_capacity} (other processes ${cpuRound(cpu.machine_busy - cpu.api - cpu.postgres - cpu.worker - cpu.clients)})`,
     );
+    const own = phase.cpu_ms_per_request;
+    say(`    CPU ms per request during the load: API ${own.api}, Postgres ${own.postgres}, both ${own.api_and_postgres} (worker ${own.worker}); load average ${phase.load_average.start} → ${phase.load_average.end}`);
+    say(`    CPU ms per request by kind, one at a time (API + Postgres): ${Object.entries(byKind).map(([kind, row]) => `${kind} ${row.api} + ${row.postgres}`).join(', ')}`);
     say(`    Postgres time by statement: ${statements.slice(0, 8).map((row) => `${row.kind} ${row.pct}% (${row.mean_ms} ms × ${row.calls})`).join(', ')}`);
     if (phase.cpu_profile) {
       say(`    API main thread idle ${phase.cpu_profile.idle_pct} %; by area: ${phase.cpu_profile.by_area.slice(0, 8).map((a) => `${a.area} ${a.pct}%`).join(', ')}`);
@@ -416,6 +438,37 @@ async function runPhase(options: {
   } finally {
     await api.stop('SIGTERM', 60_000);
   }
+}
+
+/** Milliseconds per request from CPU seconds over `requests`. */
+const msPerRequest = (seconds: number, requests: number) => Math.round((10_000 * seconds) / Math.max(1, requests)) / 10;
+
+/**
+ * CPU per request by query kind: KIND_PASS_REQUESTS of each kind sent one at a time (numbers the load did not send),
+ * with the API's and Postgres's CPU read around them. One at a time, a request's CPU hardly depends on what else runs.
+ */
+async function cpuByKind(next: (n: number) => LoadRequest, cpu: () => { api: number; postgres: number }): Promise<Phase['cpu_ms_by_kind']> {
+  const result: Phase['cpu_ms_by_kind'] = {};
+  for (let kind = 0; kind < QUERY_KINDS.length; kind++) {
+    const before = cpu();
+    const started = Date.now();
+    for (let i = 0; i < KIND_PASS_REQUESTS; i++) {
+      const request = next(1_000_000 + i * QUERY_KINDS.length + kind);
+      const response = await fetch(request.url);
+      if (response.status !== 200) throw new Error(`${request.kind}: ${response.status} ${await response.text()}`);
+      await response.arrayBuffer();
+    }
+    const wall = (Date.now() - started) / KIND_PASS_REQUESTS;
+    const after = cpu();
+    const [api, postgres] = [after.api - before.api, after.postgres - before.postgres];
+    result[QUERY_KINDS[kind]] = {
+      api: msPerRequest(api, KIND_PASS_REQUESTS),
+      postgres: msPerRequest(postgres, KIND_PASS_REQUESTS),
+      api_and_postgres: msPerRequest(api + postgres, KIND_PASS_REQUESTS),
+      wall_ms: Math.round(wall * 10) / 10,
+    };
+  }
+  return result;
 }
 
 /** The short summary kept next to the JSON: machine, load, and each phase's throughput and latencies. */
@@ -436,15 +489,20 @@ function markdown(report: { date: string; machine: ReturnType<typeof benchMachin
       return `| ${phase.variant}, ${phase.round} | ${o.requests_per_second} | ${o.p50_ms} | ${o.p95_ms} | ${o.p99_ms} | ${JSON.stringify(o.errors)} | ${rss.before_load} → ${rss.after_load}, ${rss.peak} | ${phase.add_media.seconds.toFixed(1)} |`;
     }),
     '',
-    '| query kind (last phase) | requests | p50 ms | p95 ms |',
-    '|---|---:|---:|---:|',
-    ...Object.entries(report.phases.at(-1)!.load.by_kind).map(([kind, row]) => `| ${kind} | ${row.requests} | ${row.p50_ms} | ${row.p95_ms} |`),
+    '| query kind (last phase) | requests | p50 ms | p95 ms | KiB mean | CPU ms one at a time: API | Postgres |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...Object.entries(report.phases.at(-1)!.load.by_kind).map(([kind, row]) => {
+      const cpu = report.phases.at(-1)!.cpu_ms_by_kind[kind];
+      return `| ${kind} | ${row.requests} | ${row.p50_ms} | ${row.p95_ms} | ${row.mean_response_kib} | ${cpu?.api} | ${cpu?.postgres} |`;
+    }),
     '',
   ];
   const last = report.phases.at(-1)!;
   const cpu = last.cpu_seconds;
+  const own = last.cpu_ms_per_request;
   lines.push(
-    `CPU seconds during the last load window: API ${cpu.api}, Postgres ${cpu.postgres}, worker ${cpu.worker}, clients ${cpu.clients}; machine busy ${cpu.machine_busy} of ${cpu.machine_capacity}.`,
+    `CPU seconds during the last load window: API ${cpu.api}, Postgres ${cpu.postgres}, worker ${cpu.worker}, clients ${cpu.clients}; machine busy ${cpu.machine_busy} of ${cpu.machine_capacity} ` +
+      `(load average ${last.load_average.start} → ${last.load_average.end}). Per request served: API ${own.api} ms, Postgres ${own.postgres} ms, both ${own.api_and_postgres} ms.`,
     `Postgres time by statement: ${last.postgres_statements.slice(0, 5).map((row) => `${row.kind} ${row.pct} % (${row.mean_ms} ms mean)`).join('; ')}.`,
   );
   return `${lines.join('\n')}\n`;

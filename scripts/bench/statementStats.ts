@@ -7,13 +7,17 @@ const KINDS: Array<[RegExp, string]> = [
   [/vector_collections/, 'vector index catch-up'],
   [/from "vector_points"/, 'vector of the anchor media'],
   [/dataset_members/, 'dataset access'],
+  [/INSERT INTO cluster_facet_counts|delete from "cluster_facet_counts"/, 'facet count refresh'],
   [/unnest\(.*m\.caption_key/s, 'explore: caption ranking'],
-  [/unnest\(/, 'explore: visual ranking'],
   [/caption_tsv/, 'explore: vql fts'],
   [/uniqueness_score" >=/, 'explore: vql uniqueness'],
   [/"i"\."issue_type" =/, 'explore: vql issues'],
   [/"l"\."label" in/, 'explore: vql labels (and tags)'],
-  [/from "clusters"/, 'explore: plain page'],
+  // The filters above come first: their pages may also read stored counts or walk the clusters.
+  [/unnest\(\$\d+::uuid\[\], \$\d+::real\[\]\)/, 'explore: visual ranking'],
+  [/cluster_facet_counts/, 'explore: page from facet counts'],
+  [/unnest\(page\.previews\)/, 'explore: plain page'],
+  [/from "clusters"/, 'explore: clusters by size'],
 ];
 
 export interface StatementRow {
