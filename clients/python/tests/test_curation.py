@@ -2,6 +2,7 @@
 duplicates, the user's labels, tags, selections, snapshots, views and their alerts, enrichment, sharing, tasks,
 rename and delete (see conftest.py)."""
 
+import html
 import json
 import math
 import shutil
@@ -64,6 +65,11 @@ def test_duplicates_decide_undo_and_accept_all(labelled: Dataset) -> None:
     group = next(g for g in found.groups if {m.file_name for m in g.members} >= {"space/rocket.jpg", "space/rocket-copy.jpg"})
     rows = found.to_pandas()
     assert len(rows) == sum(len(g.members) for g in found.groups) and rows["suggested_keeper"].sum() == len(found.groups)
+    # In Jupyter: the members' thumbnails, and a link to the same review in the web app.
+    assert found.web_url == f"{labelled.client.url}/datasets/{labelled.id}/duplicates"
+    shown = found._repr_html_()
+    assert "open in the web app" in shown and all(f'src="{html.escape(row["thumbnail_uri"], quote=True)}"' in shown for row in found.media())
+    assert labelled.duplicates(state="all").web_url == f"{found.web_url}?state=all"
 
     decided = labelled.decide(group)
     assert len(decided) == 1 and len(decided[0].media_ids) == group.member_count

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Union
 from uuid import UUID
 
+from .dataset import web_link
 from .errors import MdsError, MdsWarning
 from .frames import MAP_COLUMNS, MEDIA_COLUMNS, MEDIA_LISTING_COLUMNS, MISLABEL_COLUMNS, frame
 from .models import (
@@ -218,7 +219,9 @@ class CurationCalls:
             if len(body.groups) < DUPLICATES_PAGE_SIZE or len(groups) >= body.total or (max_groups is not None and len(groups) >= max_groups):
                 break
             page += 1
-        return DuplicatePage(groups=groups[:max_groups], total=body.total, counts=body.counts)
+        found = DuplicatePage(groups=groups[:max_groups], total=body.total, counts=body.counts)
+        found._web_url = web_link(self.url, dataset_id, "duplicates", similarity=None if similarity == 0.9 else similarity, state=None if state == "open" else state)
+        return found
 
     def decide(
         self: "Client",

@@ -565,6 +565,13 @@ class DuplicatePage(Model):
     total: int
     counts: DuplicateCounts
 
+    _web_url: Optional[str] = PrivateAttr(default=None)
+
+    @property
+    def web_url(self) -> Optional[str]:
+        """The same review (similarity, state) on the web app's Duplicates page, for groups a ``Client`` read."""
+        return self._web_url
+
     def media(self) -> List[Dict[str, Any]]:
         """One record per member of each group: its role if decided, and whether it is the suggested keeper."""
         return [
@@ -593,6 +600,11 @@ class DuplicatePage(Model):
         from .frames import DUPLICATE_COLUMNS
 
         return frame(self.media(), DUPLICATE_COLUMNS)
+
+    def _repr_html_(self) -> str:
+        from .frames import thumbnails_html
+
+        return thumbnails_html(self.media(), f"{len(self.groups)} of {self.total} groups, each suggested keeper first", self.web_url)
 
 
 class Decision(Model):
