@@ -3,13 +3,16 @@
 import base64
 import hashlib
 import hmac
+import inspect
 import json
+import re
 
 import httpx
 import pytest
 
 from mds_client import ApiError, Client, MdsError
 from mds_client.auth import ApiKeyAuth, sdk_token
+from mds_client.dataset import DatasetCalls
 
 
 def decode(part: str) -> dict:
@@ -232,3 +235,14 @@ def test_map_points_read_every_page_and_refuse_a_new_layout_midway(monkeypatch: 
         layouts["relaid"] = str(uuid.uuid4())
         with pytest.raises(MdsError, match="laid out anew"):
             client.map_records(dataset_id)
+
+
+def test_each_dataset_call_is_typed_as_the_client_call_it_makes() -> None:
+    """``ds.duplicates()`` is annotated as ``client.duplicates(ds.id)`` is, so an editor completes both alike."""
+    checked = 0
+    for name, call in vars(DatasetCalls).items():
+        made = re.search(r"self\.client\.(\w+)\(self\.id", inspect.getsource(call)) if inspect.isfunction(call) else None
+        if made:
+            assert call.__annotations__["return"] == getattr(Client, made.group(1)).__annotations__["return"], name
+            checked += 1
+    assert checked >= 60
