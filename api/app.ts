@@ -39,6 +39,7 @@ import { createDuplicatesRouter } from './routes/duplicates';
 import { createMapRouter } from './routes/map';
 import { createCustomMetadataRouter } from './routes/customMetadata';
 import { createLabelsRouter } from './routes/labels';
+import { createSelectionsRouter } from './routes/selections';
 import { createClassesRouter } from './routes/classes';
 import { createNotificationsRouter } from './routes/notifications';
 import { createViewsRouter } from './routes/views';
@@ -107,6 +108,7 @@ export function createApiRouters(deps: AppDeps): { publicRoutes: Router; userRou
     createMapRouter(deps),
     createCustomMetadataRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createLabelsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
+    createSelectionsRouter({ ...deps, taskQueue: deps.config.temporal.taskQueue }),
     createClassesRouter(deps),
     createNotificationsRouter(deps),
     createViewsRouter(deps),

@@ -72,7 +72,7 @@ const TASK_OPERATIONS = Object.fromEntries(
 
 /** The order docs/states.md lists the operations in; an operation not named here comes last. */
 const LISTING_ORDER: readonly DatasetOperation[] = [
-  'upload_files', 'process_files', 'add_media', 'reindex', 'import_metadata', 'propagate_labels', 'check_labels', 'edit_labels', 'curate',
+  'upload_files', 'process_files', 'add_media', 'reindex', 'import_metadata', 'propagate_labels', 'check_labels', 'select_items', 'edit_labels', 'curate',
   'enrich', 'export', 'snapshot', 'review_duplicates', 'restore', 'clone', 'delete', 'search', 'visual_search',
 ];
 

@@ -111,6 +111,16 @@ async function reviewsOf(db: Db, versionId: string, groups: Group[], decisions: 
 }
 
 /**
+ * The copies a selection leaves out (issue 52): every media item decided a discard, and those Accept all would
+ * discard now among exact and near-identical copies.
+ */
+export async function copiesLeftOut(db: Db, versionId: string): Promise<Set<string>> {
+  const [decided, plan] = await Promise.all([decisionsOf(db, versionId), acceptPlan(db, versionId, { similarity: 0, tiers: ['exact', 'near_identical'] })]);
+  const planned = plan.decisions.flatMap((decision) => decision.members);
+  return new Set([...decided, ...planned].filter((member) => member.role === 'discard').map((member) => member.mediaId));
+}
+
+/**
  * The dataset's near-duplicate image groups at `similarity` or above, in the state asked for
  * (`open` also holds decided groups something joined since), a page of them with each member's
  * resolution, size, issues and earlier role, the keeper suggested and why, and the decision.

@@ -12,6 +12,7 @@ import { createIncrementalKnnActivities } from '../activities/incrementalKnn';
 import { createKnnGraphActivities } from '../activities/knnGraph';
 import { createLabelPropagationActivities } from '../activities/labelPropagation';
 import { createLabelQualityActivities } from '../activities/labelQuality';
+import { createSelectionActivities } from '../activities/selection';
 import { createCustomMetadataActivities } from '../activities/customMetadata';
 import { createExportActivities } from '../activities/export';
 import { createDatasetLifecycleActivities } from '../activities/datasetLifecycle';
@@ -101,6 +102,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       }),
       ...createCustomMetadataActivities({ db, store }),
       ...createLabelPropagationActivities({ db, vectors }),
+      ...createSelectionActivities({ db, vectors }),
       ...createLabelQualityActivities({ db, vectors, chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency } }),
       ...createExportActivities({ db, store, stagingDir: uploadStagingDir(config) }),
       ...createBatchSourceActivities({

@@ -219,6 +219,25 @@ export interface LabelPropagationInput {
   previousStatus: DatasetStatus;
 }
 
+/** SELECTION: `count` items of those `filters` match chosen by a weighted mix of strategies, written as tag `tag` (issue 52). */
+export interface SelectionInput {
+  taskId: string;
+  datasetId: string;
+  /** Each strategy's share of the budget (lib/selection/chooseItems.ts). */
+  weights: Partial<Record<'typicality' | 'representative' | 'diversity' | 'uniqueness' | 'coverage', number>>;
+  count: number;
+  /** The pool: the images and frames the filters match on the head version when the task runs. */
+  filters: MediaFilter[];
+  tag: string;
+  seed: number;
+  /** The budget split evenly over the declared label field's classes (or clusters without one). */
+  balance: boolean;
+  /** Who asked: the tag's creator. */
+  userId: string;
+  /** The status the task claimed the dataset from (READ ONLY while it runs), restored at the end. */
+  previousStatus: DatasetStatus;
+}
+
 /** LABEL_QUALITY: mislabels, leakage and the report from the custom-metadata fields declared as label and split. */
 export interface LabelQualityInput {
   taskId: string;

@@ -9,6 +9,7 @@ export { labelQualityWorkflow } from './labelQuality';
 export { mediaAdditionWorkflow } from './mediaAddition';
 export { mediaChunksWorkflow } from './mediaChunks';
 export { reindexWorkflow } from './reindex';
+export { selectionWorkflow } from './selection';
 export { snapshotCloneWorkflow } from './snapshotClone';
 export { snapshotRestoreWorkflow } from './snapshotRestore';
 export { storageCollectionWorkflow } from './storageCollection';

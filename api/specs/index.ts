@@ -12,6 +12,7 @@ import { mediaRoutes } from './media';
 import { mediaAdditionRoutes } from './mediaAddition';
 import { notificationRoutes } from './notifications';
 import { systemRoutes } from './system';
+import { selectionRoutes } from './selections';
 import { tagRoutes } from './tags';
 import { duplicateRoutes } from './duplicates';
 import { mapRoutes } from './map';
@@ -34,6 +35,7 @@ export const API_ROUTES: readonly RouteSpec[] = [
   exploreRoutes,
   datasetMediaRoutes,
   tagRoutes,
+  selectionRoutes,
   duplicateRoutes,
   mapRoutes,
   customMetadataRoutes,

@@ -5,7 +5,7 @@ import { parseVql, VqlError } from '../../lib/vql/parseVql';
 import { VQL_DESCRIPTION } from './common';
 
 /** The filters of a selection by VQL: row predicates only (a semantic search ranks media, it selects none). */
-const selectionVql = z.string().transform((raw, ctx) => {
+export const selectionVql = z.string().transform((raw, ctx) => {
   try {
     const { filters, semantic } = splitVql(parseVql(raw));
     if (semantic.length === 0) return filters;

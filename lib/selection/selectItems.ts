@@ -64,8 +64,8 @@ export function typicalityOf(pool: SelectionPool, k = 20): Float64Array {
   });
 }
 
-/** k-means (k-means++ seeding, `rounds` Lloyd rounds) on unit vectors: each item's cluster. */
-export function kMeans(pool: SelectionPool, k: number, seed: number, rounds = 8): Int32Array {
+/** k-means (k-means++ seeding, `rounds` Lloyd rounds) on unit vectors: the `k` centres (fewer when the pool is smaller). */
+export function kMeansCentres(pool: SelectionPool, k: number, seed: number, rounds = 8): Float32Array[] {
   const random = seededRandom(seed);
   const n = pool.vectors.length;
   const centres: Float32Array[] = [Float32Array.from(pool.vectors[Math.floor(random() * n)])];
@@ -85,9 +85,8 @@ export function kMeans(pool: SelectionPool, k: number, seed: number, rounds = 8)
     centres.push(centre);
     for (let i = 0; i < n; i++) nearest[i] = Math.min(nearest[i], Math.max(0, 1 - dot(pool.vectors[i], centre)));
   }
-  const assign = () => nearestRows(vectorMatrix(centres, pool.dim), centres.length, pool.vectors, pool.dim, 1).index;
   for (let round = 0; round < rounds; round++) {
-    const assignment = assign();
+    const assignment = nearestCentres(centres, pool.vectors, pool.dim);
     const sums = centres.map(() => new Float64Array(pool.dim));
     for (let i = 0; i < n; i++) {
       const sum = sums[assignment[i]];
@@ -99,7 +98,38 @@ export function kMeans(pool: SelectionPool, k: number, seed: number, rounds = 8)
       if (norm > 0) centres[c] = Float32Array.from(sum, (value) => value / norm);
     });
   }
-  return assign();
+  return centres;
+}
+
+/** Rows of queries searched at once: usearch copies each batch into one matrix. */
+const QUERY_BATCH = 20_000;
+
+/** Below this many vector-centre pairs a plain loop beats a call of usearch (whose every call costs about 0.1 ms). */
+const LOOP_PAIRS = 100_000;
+
+/** Each vector's nearest centre (cosine, on unit vectors), searched in batches. */
+export function nearestCentres(centres: readonly Float32Array[], vectors: readonly Float32Array[], dim: number): Int32Array {
+  const assignment = new Int32Array(vectors.length);
+  if (centres.length * vectors.length <= LOOP_PAIRS) {
+    vectors.forEach((vector, i) => {
+      let best = -Infinity;
+      centres.forEach((centre, c) => {
+        const similarity = dot(vector, centre);
+        if (similarity > best) [best, assignment[i]] = [similarity, c];
+      });
+    });
+    return assignment;
+  }
+  const matrix = vectorMatrix(centres, dim);
+  for (let start = 0; start < vectors.length; start += QUERY_BATCH) {
+    assignment.set(nearestRows(matrix, centres.length, vectors.slice(start, start + QUERY_BATCH), dim, 1).index, start);
+  }
+  return assignment;
+}
+
+/** k-means on unit vectors (kMeansCentres): each item's cluster. */
+export function kMeans(pool: SelectionPool, k: number, seed: number, rounds = 8): Int32Array {
+  return nearestCentres(kMeansCentres(pool, k, seed, rounds), pool.vectors, pool.dim);
 }
 
 /**

@@ -7,6 +7,7 @@ import { labelPropagationTask } from './labelPropagation';
 import { labelQualityTask } from './labelQuality';
 import { mediaAdditionTask } from './mediaAddition';
 import { reindexTask } from './reindex';
+import { selectionTask } from './selection';
 import { snapshotCloneTask } from './snapshotClone';
 import { snapshotRestoreTask } from './snapshotRestore';
 
@@ -27,6 +28,7 @@ export const TASKS = [
   snapshotCloneTask,
   labelPropagationTask,
   labelQualityTask,
+  selectionTask,
   exportTask,
 ] as const;
 

@@ -1445,7 +1445,7 @@ export interface paths {
                 query?: {
                     dataset_id?: string;
                     dataset_name?: string;
-                    task_type?: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "EXPORT";
+                    task_type?: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "SELECTION" | "EXPORT";
                     task_status?: "INITIALIZING" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
                     /** @description The creator's email */
                     created_by?: string;
@@ -1554,7 +1554,7 @@ export interface paths {
                         "application/json": {
                             dataset_names: string[];
                             dataset_ids: string[];
-                            task_types: ("DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "EXPORT")[];
+                            task_types: ("DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "SELECTION" | "EXPORT")[];
                             created_by: string[];
                         };
                     };
@@ -2782,6 +2782,176 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/selections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Choose items for labelling by a strategy or a weighted mix of them, as a new tag, in a SELECTION task
+         * @description Not in the contract (docs/decisions.md): the task chooses from the embedded images and frames the filter matches, leaving out copies a duplicate review discarded or would discard (exact and near-identical), and writes the tag with each item’s score and reason (GET …/tags/{tag_id}/picks). typicality: the most typical item of each k-means group; representative: greedy facility location on the nearest neighbours; diversity: farthest-point; uniqueness: the analysis’s score; coverage: furthest from the items with a label.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SelectionRequest"];
+                };
+            };
+            responses: {
+                /** @description Started; Location names the task */
+                202: {
+                    headers: {
+                        /** @description The started task: /api/v1/tasks/{task_id} */
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            task_id: string;
+                        };
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden; or a browser sent it from another site's page (Sec-Fetch-Site, or Origin other than PUBLIC_URL's) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The dataset cannot start a selection in its status, the tag exists already, or A VQL map region of an older map layout (the map was laid out anew since) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid input, or n above the media the filter matches */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/dataset/{dataset_id}/tags/{tag_id}/picks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The items a selection chose for a tag, each with its score and reason (none for a tag applied by hand) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    dataset_id: string;
+                    tag_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Picks */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SelectionPicks"];
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid parameters */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -8854,6 +9024,42 @@ export interface components {
             video_frames: number;
             videos: number;
         };
+        SelectionPicks: {
+            picks: {
+                /** Format: uuid */
+                media_id: string;
+                /** @description The strategy's score of the item when it was chosen */
+                score: number;
+                /** @description Which strategy chose it and why */
+                reason: string;
+            }[];
+        };
+        SelectionRequest: {
+            /** @description One strategy (typicality, representative, diversity, uniqueness, coverage); or give weights */
+            strategy?: string;
+            /** @description A weighted mix: each strategy takes its share of the budget, in the order strategy lists them, an item once */
+            weights?: {
+                [key: string]: number;
+            };
+            /** @description How many to choose */
+            n?: number;
+            /** @description Or which share of the matches to choose */
+            share?: number;
+            /** @description The pool: every image and frame the filters match ("[]", the default, matches all). JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since. {"ground_truth": {"op": "one_of", "value": [<class>, …]}} keeps the media whose own label (the declared label field, GET …/classes) is one of the classes; {"metadata": {"field": <name>, "op": "one_of", "value": [<text>, …]}} those whose custom-metadata field, as text, is one of the values */
+            filter?: string;
+            /** @description The name of the new tag the chosen items get */
+            tag: string;
+            /**
+             * @description The same seed, pool and request choose the same items
+             * @default 1
+             */
+            seed: number;
+            /**
+             * @description Split the budget evenly over the classes of the declared label field (or 10 k-means clusters when there is none)
+             * @default false
+             */
+            balance: boolean;
+        };
         Snapshot: {
             /** Format: uuid */
             snapshot_id: string;
@@ -8924,7 +9130,7 @@ export interface components {
             /** @description The creator's email */
             created_by: string;
             /** @enum {string} */
-            task_type: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "EXPORT";
+            task_type: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "SELECTION" | "EXPORT";
             /** @enum {string} */
             status: "INITIALIZING" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
             status_message: string;

@@ -37,6 +37,7 @@ TaskType = Literal[
     "SNAPSHOT_CLONE",
     "LABEL_PROPAGATION",
     "LABEL_QUALITY",
+    "SELECTION",
     "EXPORT",
 ]
 TaskStatus = Literal["INITIALIZING", "RUNNING", "COMPLETED", "FAILED", "ABORTED"]
