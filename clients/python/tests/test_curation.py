@@ -391,3 +391,16 @@ def test_a_dataset_shared_with_a_colleague(client: Client, colleague: str) -> No
         dataset.share("nobody@example.com")
     assert unknown.value.status_code == 404
     dataset.delete()
+
+
+def test_select_chooses_for_labelling_as_a_tag_with_reasons(labelled: Dataset) -> None:
+    task = labelled.select("to label", n=4, strategy="typicality", seed=7, balance=True)
+    assert (task.task_type, task.status) == ("SELECTION", "COMPLETED")
+    picks = labelled.selection_picks("to label")
+    assert len(picks) == 4 and all(pick["reason"].startswith("typicality: ") for pick in picks)
+    classes = {labelled.media_facts(pick["media_id"]).class_ for pick in picks}
+    assert classes == {"space", "things"}
+    with pytest.raises(ApiError) as refused:
+        labelled.select("too many", n=1000)
+    assert refused.value.status_code == 422 and "the filter matches" in str(refused.value)
+    labelled.delete_tag(next(tag for tag in labelled.tags() if tag.name == "to label"))

@@ -146,6 +146,18 @@ def parser() -> argparse.ArgumentParser:
     tags = command("tags", run_tags, "a dataset's tags", listing=True)
     tags.add_argument("dataset")
 
+    select = command("select", run_select, "choose media for labelling as a new tag (a SELECTION task); prints the picks", listing=True)
+    select.add_argument("dataset")
+    select.add_argument("tag", help="the new tag's name")
+    size = select.add_mutually_exclusive_group(required=True)
+    size.add_argument("-n", type=int, help="how many to choose")
+    size.add_argument("--share", type=float, help="or which share of the matches (0-1]")
+    select.add_argument("--strategy", default=None, help="typicality (default), representative, diversity, uniqueness or coverage")
+    select.add_argument("--weights", default=None, help='a JSON mix instead, e.g. \'{"typicality": 2, "diversity": 1}\'')
+    select.add_argument("--vql", default=None, help="a JSON list of VQL filters: the pool (default: every image and frame)")
+    select.add_argument("--seed", type=int, default=1, help="the same seed chooses the same items (default 1)")
+    select.add_argument("--balance", action="store_true", help="split the budget evenly over the classes of your labels (or clusters)")
+
     tag = command("tag", run_tag, "tag media (by ids, clusters or a VQL filter); prints how many")
     tag.add_argument("dataset")
     tag.add_argument("tag", help="the tag's name (made when missing) or id")
@@ -426,6 +438,26 @@ def run_tag(client: Client, args: argparse.Namespace) -> int:
         say(f"untagged {client.untag(args.dataset, args.tag, **selected)}")
     else:
         say(f"tagged {client.tag(args.dataset, args.tag, **selected)}")
+    return 0
+
+
+def run_select(client: Client, args: argparse.Namespace) -> int:
+    try:
+        vql = None if args.vql is None else json.loads(args.vql)
+        weights = None if args.weights is None else json.loads(args.weights)
+    except ValueError as error:
+        raise MdsError(f"--vql or --weights is not JSON: {error}") from error
+    task = client.select(
+        args.dataset, args.tag, n=args.n, share=args.share, strategy=args.strategy, weights=weights, vql=vql, seed=args.seed, balance=args.balance
+    )
+    if task.status != "COMPLETED":
+        raise MdsError(f"the selection ended {task.status}: {task.error_message or task.status_message}")
+    picks = client.selection_picks(args.dataset, args.tag)
+    if args.json:
+        print_json(picks)
+        return 0
+    say(task.status_message or "")
+    print_table(["MEDIA", "SCORE", "REASON"], [[pick["media_id"], f"{pick['score']:.3f}", pick["reason"]] for pick in picks])
     return 0
 
 

@@ -398,6 +398,43 @@ class CurationCalls:
         body = {"label": label, "selection": selection(media_ids, cluster_ids, vql), "min_similarity": min_similarity, "max_neighbours": max_neighbours}
         return PropagationPreview.model_validate(self.request("POST", f"/dataset/{dataset_id}/labels/propagate/preview", json=body))
 
+    def select(
+        self: "Client",
+        dataset_id: Id,
+        tag: str,
+        *,
+        n: Optional[int] = None,
+        share: Optional[float] = None,
+        strategy: Optional[str] = None,
+        weights: Optional[Dict[str, float]] = None,
+        vql: Union[Filter, List[Dict[str, Any]], None] = None,
+        seed: int = 1,
+        balance: bool = False,
+        wait: bool = True,
+        progress: Optional[bool] = None,
+    ) -> Task:
+        """Chooses ``n`` items (or a ``share``) of those ``vql`` matches for labelling, by a ``strategy`` (typicality,
+        representative, diversity, uniqueness, coverage; default typicality) or a mix of ``weights``, as the new tag
+        ``tag`` (a SELECTION task, followed to its end with ``wait``); ``selection_picks`` says why each was chosen."""
+        body: Dict[str, Any] = {"tag": tag, "seed": seed, "balance": balance}
+        if weights is not None:
+            body["weights"] = dict(weights)
+        if strategy is not None or weights is None:
+            body["strategy"] = strategy or "typicality"
+        if n is not None:
+            body["n"] = n
+        if share is not None:
+            body["share"] = share
+        if vql is not None:
+            body["filter"] = vql_json(vql)
+        started = StartedTask.model_validate(self.request("POST", f"/dataset/{dataset_id}/selections", json=body))
+        return self.wait_for_task(started.task_id, progress=progress) if wait else self.task(started.task_id)
+
+    def selection_picks(self: "Client", dataset_id: Id, tag: Union[Tag, str, UUID]) -> List[Dict[str, Any]]:
+        """The items a selection chose for ``tag`` (a Tag, its id or its name), best first: media_id, score and reason."""
+        tag_id = self._tag_named(dataset_id, tag, create=False)
+        return list(self.request("GET", f"/dataset/{dataset_id}/tags/{tag_id}/picks")["picks"])
+
     def count_selection(
         self: "Client",
         dataset_id: Id,

@@ -150,6 +150,12 @@ class DatasetCalls:
     def propagate_preview(self: "Dataset", label: str, **options: Any) -> PropagationPreview:
         return self.client.propagate_preview(self.id, label, **options)
 
+    def select(self: "Dataset", tag: str, **options: Any) -> Task:
+        return self.client.select(self.id, tag, **options)
+
+    def selection_picks(self: "Dataset", tag: Any) -> List[Dict[str, Any]]:
+        return self.client.selection_picks(self.id, tag)
+
     def count_selection(self: "Dataset", **selection: Any) -> SelectionCount:
         return self.client.count_selection(self.id, **selection)
 
