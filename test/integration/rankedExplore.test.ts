@@ -69,7 +69,8 @@ describe('ranked Explore pages (real Postgres)', () => {
     let sum = 0;
     let weights = 0;
     for (const search of relevance.by) {
-      const key = search.key === 'caption_key' ? (item.caption < captionKeys.length ? captionKeys[item.caption] : undefined) : item.concept;
+      const key =
+        search.key === 'id' ? item.id : search.key === 'caption_key' ? (item.caption < captionKeys.length ? captionKeys[item.caption] : undefined) : item.concept;
       const at = key === undefined ? -1 : search.ids.indexOf(key);
       if (at < 0) continue;
       sum += (search.weight ?? 1) * Math.fround(search.distances[at]);
@@ -106,6 +107,8 @@ describe('ranked Explore pages (real Postgres)', () => {
     ['two searches under a distance limit', () => ({ by: [captionSearch, conceptSearch()], maxDistance: 0.5 }), () => [], () => true],
     ['a caption search whose nearest images a concept search finds far', () => ({ by: [captionSearch, farConceptSearch()] }), () => [], () => true],
     ['one caption search and a tag filter', () => ({ by: [captionSearch] }), () => [{ kind: 'tags', anyOf: [tagId] }], (item) => item.tagged],
+    // A visual search's hits are media: 50 distances among 900 media, so clusters tie across the pages' ends.
+    ['a visual search (by media id)', () => ({ by: [{ key: 'id', ids: items.map((item) => item.id), distances: items.map((_, i) => 0.1 + ((i * 17) % 50) * 0.01) }] }), () => [], () => true],
   ])('orders pages 0 to 3 as every match would, for %s', async (_name, relevance, filters, passes) => {
     const pages = [0, 1, 2, 3].map((page) => expected(relevance(), passes, page));
     expect(pages[0].length).toBe(100);
