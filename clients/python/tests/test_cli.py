@@ -226,23 +226,6 @@ def test_every_listing_prints_json_with_the_options_after_the_command(client: Cl
     assert any({member["file_name"] for member in group["members"]} == rockets for group in listed("duplicates", labelled))
 
 
-def test_tag_snapshot_rename_and_delete_commands(client: Client, folder: Path) -> None:
-    dataset = client.create_dataset(unique("cli-curate"), folder, wait=True, timeout=300)
-    tagged = mds("tag", str(dataset.id), "keep", "--vql", "[]")
-    assert (tagged.returncode, tagged.stdout.strip()) == (0, "tagged 3"), tagged.stderr
-    taken = mds("snapshot", "take", str(dataset.id), "--name", "first")
-    assert taken.returncode == 0, taken.stderr
-    diff = mds("snapshot", "diff", str(dataset.id), taken.stdout.strip(), "--json")
-    assert json.loads(diff.stdout)["added"]["count"] == 0
-    renamed = mds("rename", str(dataset.id), "cli renamed")
-    assert renamed.stdout.strip() == "cli renamed" and client.dataset(dataset.id).display_name == "cli renamed"
-    refused = mds("delete", str(dataset.id))
-    assert refused.returncode == 1 and "needs --yes" in refused.stderr
-    deleted = mds("delete", str(dataset.id), "--yes")
-    assert deleted.returncode == 0, deleted.stderr
-    assert str(dataset.id) not in mds("datasets").stdout
-
-
 HINT = "This dataset has no captions and no concept vectors, which text search reads: enrich a copy"
 
 
@@ -253,7 +236,7 @@ def test_text_search_on_a_fresh_dataset_says_it_needs_enrichment(with_a_mislabel
     assert found.stderr.startswith(f"mds: no results: {HINT}")
 
 
-def test_snapshot_restore_clone_and_delete_commands(client: Client, folder: Path) -> None:
+def test_snapshot_restore_clone_rename_and_delete_commands(client: Client, folder: Path) -> None:
     dataset_id = str(client.create_dataset(unique("cli-snapshots"), folder, wait=True, timeout=300).id)
     first = mds("snapshot", "take", dataset_id, "--name", "untagged").stdout.strip()
     assert mds("tag", dataset_id, "keep", "--vql", "[]").stdout.strip() == "tagged 3"
@@ -276,6 +259,14 @@ def test_snapshot_restore_clone_and_delete_commands(client: Client, folder: Path
     assert current.returncode == 1 and current.stderr.startswith("mds: error: 409")
     assert mds("snapshot", "delete", dataset_id, first).returncode == 0
     assert [s["snapshot_id"] for s in json.loads(mds("snapshot", "list", dataset_id, "--json").stdout)].count(first) == 0
+
+    renamed = mds("rename", dataset_id, "cli renamed")
+    assert renamed.stdout.strip() == "cli renamed" and client.dataset(dataset_id).display_name == "cli renamed"
+    refused = mds("delete", dataset_id)
+    assert refused.returncode == 1 and "needs --yes" in refused.stderr
+    deleted = mds("delete", dataset_id, "--yes")
+    assert deleted.returncode == 0, deleted.stderr
+    assert dataset_id not in mds("datasets").stdout
 
 
 def test_abort_then_retry_a_creation(client: Client, tmp_path: Path) -> None:
