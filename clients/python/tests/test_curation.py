@@ -66,7 +66,7 @@ def test_duplicates_decide_undo_and_accept_all(labelled: Dataset) -> None:
     rows = found.to_pandas()
     assert len(rows) == sum(len(g.members) for g in found.groups) and rows["suggested_keeper"].sum() == len(found.groups)
     # In Jupyter: the members' thumbnails, and a link to the same review in the web app.
-    assert found.web_url == f"{labelled.client.url}/datasets/{labelled.id}/duplicates"
+    assert found.web_url == labelled.web_url("duplicates") == f"{labelled.client.url}/datasets/{labelled.id}/duplicates"
     shown = found._repr_html_()
     assert "open in the web app" in shown and all(f'src="{html.escape(row["thumbnail_uri"], quote=True)}"' in shown for row in found.media())
     assert labelled.duplicates(state="all").web_url == f"{found.web_url}?state=all"
