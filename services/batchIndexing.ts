@@ -5,16 +5,14 @@ import { mapPointsOf, type MapPoint } from '../db/repositories/mapPoints';
 import { parentsOf, unplacedBatchItems, type IndexItem } from '../db/repositories/media';
 import { headVersion } from '../db/repositories/versions';
 import { CLUSTER_SIMILARITY_CUTOFFS, type SimilarityEdge } from '../lib/clustering/clusterByThresholds';
-import { GRAPH_K } from '../lib/clustering/knnGraph';
 import { placeBatch, type ClusterLink } from '../lib/clustering/placeBatch';
 import { placeFromNeighbours, type Neighbour } from '../lib/map/placeFromNeighbours';
 import { neighbourStats, scoreNeighbours, type NeighbourItem, type NeighbourStats } from '../lib/quality/neighbourScores';
-import { imageCollection } from '../lib/vectors/vectorStore';
 import { addBatchAnalysis, type AnalysisDeps } from './analysisResults';
 import { tierDuplicatePairs } from './duplicateTiers';
 import type { Liveness } from './taskLiveness';
 import { createProgressReporter, type TaskRef } from './taskProgress';
-import { vectorNeighbours } from './vectorNeighbours';
+import { graphNeighbours } from './vectorNeighbours';
 
 /**
  * Places the not yet placed images and frames of one batch into the dataset's clusters at every
@@ -29,9 +27,8 @@ export async function indexBatch(deps: AnalysisDeps, live: Liveness, ref: TaskRe
   const report = createProgressReporter(db, ref, 'analyze', 'Placing new media');
   const batchIndex = new Map(items.map((item, i) => [item.id, i]));
   const embedded = items.map((item, i) => ({ item, i })).filter(({ item }) => item.embedded);
-  const results = await vectorNeighbours(live, vectors, imageCollection(version.vector_space_id), embedded.map(({ item }) => item.id), GRAPH_K + 1, (done) =>
-    report(done, embedded.length + 1),
-  );
+  // A video comes in one batch, so the batch holds every frame of its videos.
+  const results = await graphNeighbours(live, vectors, version.vector_space_id, items, report);
 
   // Neighbours outside the batch: their video (for duplicates) and their cluster at each threshold.
   const outsideIds = [...new Set(results.flat().map((hit) => hit.id).filter((id) => !batchIndex.has(id)))];

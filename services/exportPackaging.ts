@@ -68,6 +68,7 @@ async function packInto(deps: PackagingDeps, live: Liveness, zip: ZipWriter, inp
     createdBefore: await taskStartTime(db, input.taskId),
     selection: input.selection,
     excludeDiscarded: input.includeDiscardedDuplicates === false,
+    excludeRepeatedFrames: input.includeRepeatedFrames === false,
   };
   return readConsistently(db, async (snapshot) => {
     const total = await countExportMedia(snapshot, scope);

@@ -27,6 +27,8 @@ export interface ExportRequest {
   includeImages: boolean;
   /** Copies a duplicate review discarded are left out unless asked for. */
   includeDiscardedDuplicates: boolean;
+  /** Frames that repeat an earlier frame of their video are left out unless asked for. */
+  includeRepeatedFrames: boolean;
   /** The spec's media_selection; absent for a whole-dataset export. */
   selection?: SelectionItem[];
   /** A snapshot to export instead of the head. */
@@ -112,6 +114,7 @@ export async function startExport(deps: TaskDeps, dataset: DatasetRow, user: Use
         format: request.format,
         includeImages: carriesImages(request.format, request.includeImages),
         includeDiscardedDuplicates: request.includeDiscardedDuplicates,
+        includeRepeatedFrames: request.includeRepeatedFrames,
         fileName,
         ...(selection ? { selection } : {}),
       }),

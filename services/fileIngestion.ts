@@ -5,8 +5,11 @@ import { chunkFiles, type UploadedFile } from '../db/repositories/ingestion';
 import { ingestedUploadIds, insertMediaGroups, type MediaGroup, type NewMedia } from '../db/repositories/media';
 import { headVersion } from '../db/repositories/versions';
 import { analyzeImage, UndecodableMediaError, type ImageFacts, type ModelInputSpec } from '../lib/media/imageAnalysis';
+import { encodePrint, pixelPrintOf } from '../lib/media/pixelPrint';
 import { extractFrames, probeVideo, type VideoTools } from '../lib/media/video';
 import { pixelIssues, type Issue } from '../lib/quality/imageIssues';
+import type { PixelPrint } from '../lib/quality/pixelMatch';
+import { repeatedFrames } from '../lib/quality/repeatedFrames';
 import { sha256Hex } from '../lib/sha256';
 import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ChunkSelection, ChunkStep, FileSelection } from '../workflows/contracts';
@@ -149,10 +152,12 @@ async function ingestVideo(deps: IngestDeps, file: UploadedFile, base: NewMedia)
     });
     const frameRows: NewMedia[] = [];
     const frameIssues: Issue[][] = [];
+    const prints: PixelPrint[] = [];
     let videoThumb: string | null = null;
     for (const frame of frames) {
       const facts = await analyzeImage(frame.jpeg, deps.modelInput);
       const thumb = await storeBytes(store, facts.thumbnail);
+      prints.push(await pixelPrintOf(facts.thumbnail));
       videoThumb ??= thumb;
       const frameSha256 = await storeBytes(store, frame.jpeg);
       await storeModelInput(store, frameSha256, facts, deps.modelInput);
@@ -164,10 +169,12 @@ async function ingestVideo(deps: IngestDeps, file: UploadedFile, base: NewMedia)
         size_bytes: frame.jpeg.length,
         frame_index: frame.index,
         frame_time_ms: frame.timeMs,
+        pixel_print: encodePrint(prints[prints.length - 1]),
         ...imageColumns(facts, thumb),
       });
       frameIssues.push(pixelIssues(facts));
     }
+    repeatedFrames(prints).forEach((repeated, place) => (frameRows[place].repeat_of_frame = repeated === null ? null : frames[repeated].index));
     const video: NewMedia = {
       ...base,
       thumb_sha256: videoThumb,

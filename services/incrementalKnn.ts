@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../db/connection';
 import { findKnnGraphManifest, forEachKnnCandidates, knnGraphChunks, forEachKnnChunk, storedKnnChunks, storeExtendedKnnGraph, writeKnnCandidateChunk } from '../db/repositories/knnEdges';
-import { indexItemColumns } from '../db/repositories/media';
+import { indexItemColumns, type IndexItemColumns } from '../db/repositories/media';
 import { findVersion, headVersion } from '../db/repositories/versions';
 import { extendGraph, ordinalOf, placeMap, placesIn, type GraphExtension } from '../lib/clustering/incrementalGraph';
 import { addKnnHits, emptyKnnGraph, encodeKnnHits, encodeLists, enterNeighbour, GRAPH_K, KNN_HIT_BYTES } from '../lib/clustering/knnGraph';
+import { frameVideosFrom, type FrameVideos } from '../lib/clustering/ownVideoHits';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { IncrementalKnnPlan, KnnStep, NewKnnChunkStep, NewKnnStep } from '../workflows/contracts';
 import { chunksOf } from './knnGraphSearch';
@@ -21,7 +22,7 @@ export const REVERSE_K = 50;
 type Extension = Extract<GraphExtension, { kind: 'incremental' }>;
 
 /** How the head version's stored graph extends to its items now, or why it cannot. */
-async function extensionOf(db: Db, vectors: VectorStore, versionId: string, maxShare: number): Promise<GraphExtension & { current: { ids: string[] }; storedChunks: number }> {
+async function extensionOf(db: Db, vectors: VectorStore, versionId: string, maxShare: number): Promise<GraphExtension & { current: IndexItemColumns; storedChunks: number }> {
   const version = await findVersion(db, versionId);
   if (!version) throw new Error(`version ${versionId} is gone`);
   const current = await indexItemColumns(db, versionId);
@@ -44,14 +45,15 @@ async function extensionOf(db: Db, vectors: VectorStore, versionId: string, maxS
 export function createIncrementalKnn(deps: { db: Db; vectors: VectorStore; chunks: { size: number; concurrency: number }; maxShare: number }) {
   const { db, vectors } = deps;
   // Every chunk and the merge need the extension (ids, which to search) and each id's ordinal in it: made once per analysis and worker.
-  let cached: { analysisId: string; loading: Promise<{ extension: Extension; graphOrdinalOf: Int32Array; sortedIds: string[] }> } | undefined;
+  let cached: { analysisId: string; loading: Promise<{ extension: Extension; graphOrdinalOf: Int32Array; sortedIds: string[]; videos: FrameVideos }> } | undefined;
   const load = async (versionId: string) => withOrdinals(versionId, await extensionOf(db, vectors, versionId, deps.maxShare));
   const withOrdinals = (versionId: string, extension: Awaited<ReturnType<typeof extensionOf>>) => {
     if (extension.kind !== 'incremental') throw new Error(`the stored graph of version ${versionId} can no longer be extended: ${extension.reason}`);
     const places = placesIn(placeMap(extension.current.ids), extension.ids);
     const graphOrdinalOf = new Int32Array(places.length);
     places.forEach((place, ordinal) => (graphOrdinalOf[place] = ordinal));
-    return { extension, graphOrdinalOf, sortedIds: extension.current.ids };
+    const { ids, parents } = extension.current;
+    return { extension, graphOrdinalOf, sortedIds: ids, videos: frameVideosFrom([...parents].map(([i, video]) => [ids[i], video])) };
   };
   const extensionFor = (step: NewKnnStep) => {
     if (cached?.analysisId !== step.analysisId) cached = { analysisId: step.analysisId, loading: load(step.versionId) };
@@ -88,7 +90,7 @@ export function createIncrementalKnn(deps: { db: Db; vectors: VectorStore; chunk
      * chunk row baseChunks + ordinal; a repeat overwrites.
      */
     async searchNewChunk(live: Liveness, step: NewKnnChunkStep): Promise<{ searched: number; candidates: number }> {
-      const { extension, graphOrdinalOf, sortedIds } = await extensionFor(step);
+      const { extension, graphOrdinalOf, sortedIds, videos } = await extensionFor(step);
       const searching = extension.searching.slice(step.chunk.start, step.chunk.end);
       const isNew = new Uint8Array(extension.ids.length);
       for (const ordinal of extension.searching) isNew[ordinal] = 1;
@@ -115,7 +117,7 @@ export function createIncrementalKnn(deps: { db: Db; vectors: VectorStore; chunk
             }
           });
         });
-      });
+      }, videos);
       await writeKnnCandidateChunk(
         db,
         step.versionId,

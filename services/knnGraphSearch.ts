@@ -5,6 +5,7 @@ import { indexItemColumns, indexItemCount, type IndexItemColumns } from '../db/r
 import { headVersion } from '../db/repositories/versions';
 import { ordinalOf } from '../lib/clustering/incrementalGraph';
 import { encodeKnnHits, GRAPH_K } from '../lib/clustering/knnGraph';
+import { frameVideosFrom, type FrameVideos } from '../lib/clustering/ownVideoHits';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { KnnChunk, KnnChunkStep, KnnPlan } from '../workflows/contracts';
 import type { Liveness } from './taskLiveness';
@@ -28,9 +29,12 @@ export function chunksOf(count: number, size: number): KnnChunk[] {
 export function createKnnGraphSearch(deps: { db: Db; vectors: VectorStore; chunks: { size: number; concurrency: number } }) {
   const { db, vectors } = deps;
   // Every chunk maps hits to ordinals through all the version's ids: loaded once per analysis and worker.
-  let itemsOfAnalysis: { analysisId: string; items: Promise<IndexItemColumns> } | undefined;
+  let itemsOfAnalysis: { analysisId: string; items: Promise<IndexItemColumns & { videos: FrameVideos }> } | undefined;
   const itemIdsOf = (step: KnnChunkStep) => {
-    if (itemsOfAnalysis?.analysisId !== step.analysisId) itemsOfAnalysis = { analysisId: step.analysisId, items: indexItemColumns(db, step.versionId) };
+    if (itemsOfAnalysis?.analysisId !== step.analysisId) {
+      const items = indexItemColumns(db, step.versionId).then((columns) => ({ ...columns, videos: frameVideosFrom([...columns.parents].map(([i, video]) => [columns.ids[i], video])) }));
+      itemsOfAnalysis = { analysisId: step.analysisId, items };
+    }
     const loading = itemsOfAnalysis.items;
     loading.catch(() => (itemsOfAnalysis = undefined));
     return loading;
@@ -48,7 +52,7 @@ export function createKnnGraphSearch(deps: { db: Db; vectors: VectorStore; chunk
 
     /** Searches the GRAPH_K + 1 nearest of a chunk's embedded items and stores the hits; a repeat overwrites. */
     async searchChunk(live: Liveness, step: KnnChunkStep): Promise<{ searched: number; hits: number }> {
-      const { ids, embedded } = await itemIdsOf(step);
+      const { ids, embedded, videos } = await itemIdsOf(step);
       const searching: number[] = [];
       for (let i = step.chunk.start; i < step.chunk.end; i++) if (embedded[i]) searching.push(i);
       const sources: number[] = [];
@@ -66,7 +70,7 @@ export function createKnnGraphSearch(deps: { db: Db; vectors: VectorStore; chunk
             similarities.push(1 - hit.distance);
           }
         });
-      });
+      }, videos);
       await writeKnnChunk(db, step.versionId, step.chunk.ordinal, encodeKnnHits(sources, targets, similarities));
       const report = createProgressReporter(db, step, 'analyze', 'Searching neighbours', { from: 0, to: 0.8 });
       await report(await storedKnnChunks(db, step.versionId), step.chunks, true);

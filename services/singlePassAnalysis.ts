@@ -3,7 +3,6 @@ import type { ClusterMembership, NewCluster } from '../db/repositories/clusters'
 import { indexItems } from '../db/repositories/media';
 import { headVersion } from '../db/repositories/versions';
 import { clusterByThresholds, type SimilarityEdge } from '../lib/clustering/clusterByThresholds';
-import { GRAPH_K } from '../lib/clustering/knnGraph';
 import { layoutMap } from '../lib/map/layoutMap';
 import { shuffled } from '../lib/map/shuffled';
 import { neighbourStats, scoreNeighbours, type NeighbourItem } from '../lib/quality/neighbourScores';
@@ -12,7 +11,7 @@ import { mapPointSlices, replaceAnalysis, type AnalysisDeps } from './analysisRe
 import { tierDuplicatePairs } from './duplicateTiers';
 import type { Liveness } from './taskLiveness';
 import { createProgressReporter, type TaskRef } from './taskProgress';
-import { storedVectors, vectorNeighbours } from './vectorNeighbours';
+import { graphNeighbours, storedVectors } from './vectorNeighbours';
 
 /**
  * The analysis in one pass, no workflow's step but the reference the fan-out (services/knnGraphSearch.ts,
@@ -29,9 +28,7 @@ export async function analyzeDataset(deps: AnalysisDeps, live: Liveness, ref: Ta
   const report = createProgressReporter(db, ref, 'analyze', 'Clustering');
 
   const neighbourItems: NeighbourItem[] = items.map((item) => ({ neighbours: [], group: item.parent_id ?? undefined }));
-  const results = await vectorNeighbours(live, vectors, imageCollection(version.vector_space_id), embedded.map(({ item }) => item.id), GRAPH_K + 1, (done) =>
-    report(done, embedded.length + 1),
-  );
+  const results = await graphNeighbours(live, vectors, version.vector_space_id, items, report);
   // Each undirected edge once, without a map keyed by pairs (at 1,000,000 media that map alone
   // outgrew the JS heap): a hit j < a is new only if a was not among j's hits, which are complete
   // since results come in item order. Hits are dropped as they are read.

@@ -338,6 +338,8 @@ export interface ExportInput {
   includeImages: boolean;
   /** False: the copies a duplicate review discarded are left out (absent in exports asked for before reviews existed). */
   includeDiscardedDuplicates?: boolean;
+  /** False: a frame that repeats an earlier frame of its video is left out (absent in exports asked for before repeats were known). */
+  includeRepeatedFrames?: boolean;
   /** The ZIP's name, ending in .zip. */
   fileName: string;
   /** Absent: every media item of the version. */

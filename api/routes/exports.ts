@@ -21,6 +21,7 @@ export function createExportsRouter(deps: TaskDeps & { signer: UrlSigner; public
       format: query.export_format,
       includeImages: query.include_images,
       includeDiscardedDuplicates: query.include_discarded_duplicates,
+      includeRepeatedFrames: query.include_repeated_frames,
       snapshotId: query.snapshot_id,
     });
     ctx.body = { id };
@@ -34,6 +35,7 @@ export function createExportsRouter(deps: TaskDeps & { signer: UrlSigner; public
       format: query.export_format,
       includeImages: query.include_images,
       includeDiscardedDuplicates: query.include_discarded_duplicates,
+      includeRepeatedFrames: query.include_repeated_frames,
       snapshotId: query.snapshot_id,
       selection: body.media_selection,
     });

@@ -31,6 +31,10 @@ const includeDiscarded = booleanParam('include_discarded_duplicates')
   .default(false)
   .meta({ description: 'Also export the copies a duplicate review discarded (left out by default)' });
 
+const includeRepeatedFrames = booleanParam('include_repeated_frames')
+  .default(false)
+  .meta({ description: 'Also export the video frames that repeat an earlier frame of their video (a still shot, a black screen), left out by default' });
+
 const snapshotId = z
   .uuid('snapshot_id must be a UUID')
   .optional()
@@ -41,6 +45,7 @@ export const exportContextQuery = z.object({
   export_format: exportFormat,
   include_images: includeImages,
   include_discarded_duplicates: includeDiscarded,
+  include_repeated_frames: includeRepeatedFrames,
   snapshot_id: snapshotId,
 });
 
@@ -48,6 +53,7 @@ export const exportEntitiesQuery = z.object({
   export_format: exportFormat,
   include_images: includeImages,
   include_discarded_duplicates: includeDiscarded,
+  include_repeated_frames: includeRepeatedFrames,
   snapshot_id: snapshotId,
   file_name: fileName.optional().meta({ description: 'Name of the ZIP; defaults to <dataset name>_export.zip' }),
 });

@@ -346,7 +346,7 @@ export async function exploreClusters(
     // their previews).
     const byIdOnly = !options.relevance && options.filters.every((filter) => BY_MEDIA_ID.has(filter.kind));
     // The media row's figures a page needs of each member, read once: with the matches when a filter reads the row.
-    const FIGURES = ['kind', 'parent_id', 'uniqueness_score'];
+    const FIGURES = ['kind', 'parent_id', 'uniqueness_score', 'repeat_of_frame'];
     // Members of `clusterIds` when known (memberships of the threshold already: asking for it too made Postgres
     // intersect them with every membership of the threshold, 100 ms at 1M), else of every cluster of the threshold.
     const matchingMembers = (clusterIds?: string[]) => {
@@ -409,7 +409,7 @@ export async function exploreClusters(
     const members = db('matching')
       .whereIn('cluster_id', db('ordered').select('cluster_id'))
       .select('cluster_id', 'id', 'distance', ...(byIdOnly ? [] : FIGURES));
-    // Up to PREVIEWS_PER_CLUSTER previews per cluster of the page: nearest, then most unique, first.
+    // Up to PREVIEWS_PER_CLUSTER previews per cluster of the page: nearest, then most unique, first; repeated frames last.
     const ranked = db('members as mm');
     if (byIdOnly) ranked.join('media as m', (join) => join.onVal('m.version_id', options.versionId).andOn('m.id', 'mm.id'));
     const figure = (column: string) => `${byIdOnly ? 'm' : 'mm'}.${column}`;
@@ -419,7 +419,9 @@ export async function exploreClusters(
       'mm.distance',
       figure('kind'),
       figure('parent_id'),
-      db.raw(`row_number() OVER (PARTITION BY mm.cluster_id ORDER BY mm.distance ASC NULLS LAST, ${figure('uniqueness_score')} DESC NULLS LAST, mm.id) AS rank`),
+      db.raw(
+        `row_number() OVER (PARTITION BY mm.cluster_id ORDER BY ${figure('repeat_of_frame')} IS NOT NULL, mm.distance ASC NULLS LAST, ${figure('uniqueness_score')} DESC NULLS LAST, mm.id) AS rank`,
+      ),
     );
     const page = db('ordered as o')
       .join(

@@ -29,6 +29,8 @@ export interface ExportScope {
   selection?: ExportSelection;
   /** Leave out the copies a duplicate review discarded. */
   excludeDiscarded: boolean;
+  /** Leave out the frames that repeat an earlier frame of their video, unless the selection names them. */
+  excludeRepeatedFrames: boolean;
 }
 
 /** The selected media ids of `scope` (its own CTE, so each page joins it instead of testing every row). */
@@ -64,6 +66,10 @@ function selectedIds(db: Db, scope: ExportScope & { selection: ExportSelection }
 function scoped(db: Db, scope: ExportScope): Knex.QueryBuilder {
   const query = db('media as m').where('m.version_id', scope.versionId).where('m.created_at', '<=', scope.createdBefore);
   if (scope.selection) query.whereIn('m.id', selectedIds(db, { ...scope, selection: scope.selection }));
+  if (scope.excludeRepeatedFrames) {
+    const named = scope.selection?.mediaIds ?? [];
+    query.where((where) => where.whereNull('m.repeat_of_frame').orWhereRaw('m.id = ANY(?::uuid[])', [named]));
+  }
   if (scope.excludeDiscarded) {
     // A discarded video's frames go with it.
     query.whereNotExists(db('duplicate_decisions as dd').whereRaw("dd.version_id = m.version_id AND dd.media_id IN (m.id, m.parent_id) AND dd.role = 'discard'"));

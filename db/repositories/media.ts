@@ -22,6 +22,10 @@ export interface NewMedia {
   height?: number | null;
   frame_index?: number | null;
   frame_time_ms?: number | null;
+  /** A frame that repeats an earlier frame of its video: that frame's index (lib/quality/repeatedFrames.ts). */
+  repeat_of_frame?: number | null;
+  /** The thumbnail's print (lib/media/pixelPrint.ts), when ingestion made one. */
+  pixel_print?: Buffer | null;
   duration_ms?: number | null;
   mean_luma?: number | null;
   sharpness?: number | null;

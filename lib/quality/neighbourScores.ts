@@ -20,6 +20,12 @@ export const NEIGHBOUR_SCORING = {
    * or more, so a family of up to 2k + 1 copies tiered alike is one group; k = 3 covers an original with six copies.
    */
   duplicatePairs: 3,
+  /**
+   * Pairs a video frame keeps: every neighbour of another video its list holds (lib/clustering/ownVideoHits.ts keeps 3
+   * of its own of GRAPH_K). Videos are one clip when half their frames pair (lib/quality/videoMatch.ts): with only 3,
+   * a clip with five copies lost the pairs of its two most degraded copies with the others.
+   */
+  framePairs: 7,
   /** Cosine distance to the nearest neighbour at which an item counts as fully unique. */
   uniqueDistance: 0.5,
   outlierNeighbours: 5,
@@ -90,7 +96,7 @@ export function scoreNeighbours(
     const issues: Issue[] = [];
     const pairs = item.neighbours
       .filter((n) => n.similarity >= NEIGHBOUR_SCORING.duplicateSimilarity && (item.group === undefined || groupOf(n.index) !== item.group))
-      .slice(0, NEIGHBOUR_SCORING.duplicatePairs)
+      .slice(0, item.group === undefined ? NEIGHBOUR_SCORING.duplicatePairs : NEIGHBOUR_SCORING.framePairs)
       .map((n) => ({ duplicate_of: ids[n.index], similarity: n.similarity }));
     if (pairs.length > 0) issues.push({ type: 'duplicates', confidence: clamp01(pairs[0].similarity), details: { ...pairs[0], pairs } });
     const z = outlierZ(meanTopK(item), reference);

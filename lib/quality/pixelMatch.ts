@@ -323,3 +323,25 @@ export function tierOfPair(item: TierFacts, other: TierFacts, similarity: number
   }
   return { tier: 'similar', reason: `similar content, ${similarity.toFixed(2)}` };
 }
+
+/** A print sampled whole on PIXEL_MATCH's grid, with its detail, mean and spread: made once per print when many prints of one framing are compared. */
+export interface WholeSample {
+  values: Float64Array;
+  detail: Float64Array;
+  mean: number;
+  /** The standard deviation of its values: near 0 for a blank picture. */
+  spread: number;
+}
+
+export function wholeSampleOf(print: PixelPrint): WholeSample {
+  const n = PIXEL_MATCH.grid;
+  const values = sample(print, 0, 0, print.width, print.height, n);
+  const mean = values.reduce((sum, value) => sum + value, 0) / values.length;
+  const spread = Math.sqrt(values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / values.length);
+  return { values, detail: detailOf(values, n), mean, spread };
+}
+
+/** Whether two prints of one framing (frames of one video) are the same picture, compared whole: no crop or band is looked for. */
+export function sameWholePicture(a: WholeSample, b: WholeSample): boolean {
+  return passesPixelMatch({ layout: correlation(a.values, b.values), detail: correlation(a.detail, b.detail) });
+}

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createReadyDataset } from '../support/datasets';
 import { databaseFingerprint } from '../support/databaseFingerprint';
 import { exportWholeDataset } from '../support/exportArchives';
-import { eventually, makeClip, photo } from '../support/media';
+import { eventually, makeClip, makeStillClip, photo } from '../support/media';
 import { startTestStack } from '../support/testStack';
 
 interface Group {
@@ -28,6 +28,11 @@ describe('duplicate videos', () => {
     // Another clip with the same black opening second.
     makeClip(photo('chelsea'), 8, clip('chelsea.mp4'));
     fs.copyFileSync(clip('chelsea.mp4'), clip('chelsea-again.mp4'));
+    // A still shot between black screens: its frames repeat one picture, and its closing black its opening.
+    makeStillClip(photo('astronaut'), 5, clip('still.mp4'));
+    // A long still shot and a coarser encoding of it: each frame's nearest are its own video's, which keeps only 3 of them.
+    makeStillClip(photo('camera'), 16, clip('long-still.mp4'));
+    makeStillClip(photo('camera'), 16, clip('long-still-coarse.mp4'), 38);
     // Frames a second apart, the default.
     stack = await startTestStack({ VIDEO_FRAME_INTERVAL_MS: '1000' });
     datasetId = await createReadyDataset(stack, 'clips', [...fs.readdirSync(scratch).map(clip), photo('coffee')]);
@@ -38,13 +43,18 @@ describe('duplicate videos', () => {
   });
 
   const base = () => `/api/v1/dataset/${datasetId}/duplicates`;
+  const headVersion = async () => (await stack.deps.db('datasets').where({ id: datasetId }).first('head_version_id')).head_version_id as string;
   const names = (group: Group) => group.members.map((member) => member.file_name).sort();
   const nameOf = (group: Group, id: string) => group.members.find((member) => member.media_id === id)!.file_name;
 
   it('groups the copies of one clip with each pair\'s reason, and not clips that share a black opening', async () => {
     const { groups } = (await stack.request.get(base()).expect(200)).body as { groups: Group[] };
-    expect(groups.map(names).sort()).toEqual([['chelsea-again.mp4', 'chelsea.mp4'], ['rocket-intro.mp4', 'rocket-small.mp4', 'rocket-trimmed.mp4', 'rocket.mp4']]);
-    const [chelsea, rocket] = [...groups].sort((a, b) => a.members.length - b.members.length);
+    expect(groups.map(names).sort()).toEqual([
+      ['chelsea-again.mp4', 'chelsea.mp4'],
+      ['long-still-coarse.mp4', 'long-still.mp4'],
+      ['rocket-intro.mp4', 'rocket-small.mp4', 'rocket-trimmed.mp4', 'rocket.mp4'],
+    ]);
+    const [chelsea, rocket] = [groups.find((group) => names(group)[0] === 'chelsea-again.mp4')!, groups.find((group) => group.members.length === 4)!];
     expect(chelsea.pairs).toEqual([expect.objectContaining({ tier: 'exact', reason: 'same bytes' })]);
     expect(rocket.pairs.length).toBeGreaterThanOrEqual(3);
     for (const pair of rocket.pairs) expect(pair).toMatchObject({ tier: 'near_identical', reason: expect.stringMatching(/^same clip: \d+ of \d+ frames in order/) });
@@ -99,9 +109,46 @@ describe('duplicate videos', () => {
     await stack.request.post(`${base()}/decisions`).send({ groups: [{ media_ids: rocket.members.map((member) => member.media_id), verdict: 'duplicates', keep_media_ids: [keep] }] }).expect(200);
     const { entries } = await exportWholeDataset(stack, datasetId, { export_format: 'json', file_name: 'kept' });
     const records = JSON.parse(entries.get('metadata.json')!.toString('utf8')) as Array<{ media_id: string; video_id: string | null }>;
-    const chelsea = groups.find((group) => group.members.length === 2)!.members.map((member) => member.media_id);
+    const videos: string[] = await stack.deps.db('media').where({ version_id: await headVersion(), kind: 'VIDEO' }).pluck('id');
+    const kept = videos.filter((id) => id === keep || !rocket.members.some((member) => member.media_id === id));
     // Every frame exported belongs to a video kept: the discarded copies' frames went with them.
-    expect(new Set(records.filter((record) => record.video_id).map((record) => record.video_id))).toEqual(new Set([keep, ...chelsea]));
+    expect(new Set(records.filter((record) => record.video_id).map((record) => record.video_id))).toEqual(new Set(kept));
     expect(records.some((record) => record.media_id === small)).toBe(false);
+  });
+
+  it('shows a still shot once: its repeated frames preview last and are exported only when asked', async () => {
+    const frames: Array<{ id: string; frame_index: number; repeat_of_frame: number | null }> = await stack.deps.db('media as f')
+      .join('media as v', (join) => join.on('v.version_id', 'f.version_id').andOn('v.id', 'f.parent_id'))
+      .where({ 'f.version_id': await headVersion(), 'v.file_name': 'still.mp4' })
+      .orderBy('f.frame_index')
+      .select('f.id', 'f.frame_index', 'f.repeat_of_frame');
+    // Black, the picture, four more seconds of it, black again.
+    expect(frames.map((frame) => frame.repeat_of_frame)).toEqual([null, null, 1, 1, 1, 1, 0]);
+    const repeated = new Set(frames.filter((frame) => frame.repeat_of_frame !== null).map((frame) => frame.id));
+
+    for (const threshold of [0, 2, 4]) {
+      const { clusters } = (await stack.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', threshold }).expect(200)).body as {
+        clusters: Array<{ cluster_id: string; previews: Array<{ media_id: string }> }>;
+      };
+      // No distinct item after a repeat: the repeats close each list.
+      const repeatsLast = (ids: string[]) => {
+        const order = ids.map((id) => repeated.has(id));
+        expect(order).toEqual([...order].sort((a, b) => Number(a) - Number(b)));
+      };
+      for (const cluster of clusters) repeatsLast(cluster.previews.map((preview) => preview.media_id));
+      const shot = clusters.find((cluster) => cluster.previews.some((preview) => preview.media_id === frames[1].id))!;
+      const members = (await stack.request.get(`/api/v1/dataset/${datasetId}/clusters/${shot.cluster_id}/media`).expect(200)).body.media as Array<{ media_id: string }>;
+      expect(members.map((member) => member.media_id)).toContain(frames[1].id);
+      repeatsLast(members.map((member) => member.media_id));
+    }
+
+    const still = (await stack.deps.db('media').where({ version_id: await headVersion(), file_name: 'still.mp4' }).first('id')).id as string;
+    const exportedFrames = async (query: Record<string, string>) => {
+      const { entries } = await exportWholeDataset(stack, datasetId, { export_format: 'json', ...query });
+      const records = JSON.parse(entries.get('metadata.json')!.toString('utf8')) as Array<{ video_id: string | null; frame_index: number }>;
+      return records.filter((record) => record.video_id === still).map((record) => record.frame_index).sort();
+    };
+    expect(await exportedFrames({ file_name: 'distinct' })).toEqual([0, 1]);
+    expect(await exportedFrames({ file_name: 'every', include_repeated_frames: 'true' })).toEqual([0, 1, 2, 3, 4, 5, 6]);
   });
 });

@@ -48,6 +48,17 @@ export function makeClip(picture: string, seconds: number, file: string, variant
   return file;
 }
 
+/** A real H.264 clip of a picture held still for `seconds` between a black second at each end (640×360, 10 fps, x264 at `crf`), written to `file`. */
+export function makeStillClip(picture: string, seconds: number, file: string, crf = 23): string {
+  const black = 'color=black:s=640x360:r=10:d=1';
+  execFileSync(defaultVideoTools().ffmpeg, [
+    '-v', 'error', '-f', 'lavfi', '-i', black, '-loop', '1', '-framerate', '10', '-t', String(seconds), '-i', picture, '-f', 'lavfi', '-i', black,
+    '-filter_complex', '[0:v]setsar=1[a];[1:v]scale=640:360,setsar=1[b];[2:v]setsar=1[c];[a][b][c]concat=n=3:v=1[out]',
+    '-map', '[out]', '-c:v', 'libx264', '-crf', String(crf), '-pix_fmt', 'yuv420p', '-y', file,
+  ]);
+  return file;
+}
+
 export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 60_000, what = 'condition'): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T;

@@ -6418,6 +6418,8 @@ export interface paths {
                     include_images?: "0" | "1" | "true" | "false";
                     /** @description Also export the copies a duplicate review discarded (left out by default) */
                     include_discarded_duplicates?: "0" | "1" | "true" | "false";
+                    /** @description Also export the video frames that repeat an earlier frame of their video (a still shot, a black screen), left out by default */
+                    include_repeated_frames?: "0" | "1" | "true" | "false";
                     /** @description Export this snapshot's frozen data instead of the dataset as it is now (then the dataset's status does not matter) */
                     snapshot_id?: string;
                 };
@@ -6518,6 +6520,8 @@ export interface paths {
                     include_images?: "0" | "1" | "true" | "false";
                     /** @description Also export the copies a duplicate review discarded (left out by default) */
                     include_discarded_duplicates?: "0" | "1" | "true" | "false";
+                    /** @description Also export the video frames that repeat an earlier frame of their video (a still shot, a black screen), left out by default */
+                    include_repeated_frames?: "0" | "1" | "true" | "false";
                     /** @description Export this snapshot's frozen data instead of the dataset as it is now (then the dataset's status does not matter) */
                     snapshot_id?: string;
                     /** @description Name of the ZIP; defaults to <dataset name>_export.zip */
