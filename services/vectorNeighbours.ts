@@ -27,24 +27,25 @@ export async function forEachNeighbourBatch(
   }
 }
 
-/** searchMany, the frames among `ids` searched deeper and kept to `k` hits past their own video's frames. */
+/**
+ * searchMany, the frames among `ids` searched deeper and kept to `k` hits past their own video's frames. Items of one
+ * depth are searched together, so an item's hits do not depend on the batch it came in (an index's search width may
+ * grow with the hits asked for).
+ */
 async function searchPastOwnVideos(vectors: VectorStore, collection: string, ids: string[], queries: Float32Array[], k: number, videos: FrameVideos): Promise<VectorHit[][]> {
-  const frames: number[] = [];
-  const others: number[] = [];
-  let depth = k;
+  const byDepth = new Map<number, number[]>();
   ids.forEach((id, i) => {
     const video = videos.videoOf(id);
-    if (video === undefined) return others.push(i);
-    frames.push(i);
-    depth = Math.max(depth, frameSearchDepth(k, videos.framesOf(video)));
+    const depth = video === undefined ? k : frameSearchDepth(k, videos.framesOf(video));
+    const group = byDepth.get(depth);
+    if (group) group.push(i);
+    else byDepth.set(depth, [i]);
   });
   const hits: VectorHit[][] = new Array(ids.length);
-  const [otherHits, frameHits] = await Promise.all([
-    others.length > 0 ? vectors.searchMany(collection, others.map((i) => queries[i]), k) : [],
-    frames.length > 0 ? vectors.searchMany(collection, frames.map((i) => queries[i]), depth) : [],
-  ]);
-  others.forEach((i, b) => (hits[i] = otherHits[b]));
-  frames.forEach((i, b) => (hits[i] = hitsPastOwnVideo(frameHits[b], ids[i], videos, k)));
+  for (const [depth, indexes] of byDepth) {
+    const found = await vectors.searchMany(collection, indexes.map((i) => queries[i]), depth);
+    indexes.forEach((i, b) => (hits[i] = videos.videoOf(ids[i]) === undefined ? found[b] : hitsPastOwnVideo(found[b], ids[i], videos, k)));
+  }
   return hits;
 }
 

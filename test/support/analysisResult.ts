@@ -28,6 +28,8 @@ export async function analysisOf(db: Db, versionId: string) {
   return {
     levels,
     uniqueness: await db('media').where({ version_id: versionId }).whereNotNull('uniqueness_score').orderBy('id').select('id', 'uniqueness_score'),
+    /** Frames that repeat an earlier frame of their video (lib/quality/repeatedFrames.ts). */
+    repeats: (await db('media').where({ version_id: versionId }).whereNotNull('repeat_of_frame').orderBy('id').pluck('id')) as string[],
     issues: await db('media_issues')
       .where({ version_id: versionId })
       .whereIn('issue_type', ['duplicates', 'outliers'])
@@ -40,13 +42,16 @@ export async function analysisOf(db: Db, versionId: string) {
 
 /**
  * The previews each cluster of `analysis` should keep, ranked here from its members and their uniqueness: the 10 most
- * unique first (ties by id; an item without a score last), as Explore shows them without filters.
+ * unique first (ties by id; an item without a score last), a repeated video frame after every other member, as
+ * Explore shows them without filters.
  */
-export function previewsRankedFromMembers(analysis: Pick<Awaited<ReturnType<typeof analysisOf>>, 'levels' | 'uniqueness'>): string[][][] {
+export function previewsRankedFromMembers(analysis: Pick<Awaited<ReturnType<typeof analysisOf>>, 'levels' | 'uniqueness' | 'repeats'>): string[][][] {
   const uniqueness = new Map<string, number>(analysis.uniqueness.map((row: { id: string; uniqueness_score: number }) => [row.id, row.uniqueness_score]));
   const score = (id: string) => uniqueness.get(id) ?? -Infinity;
+  const repeated = new Set(analysis.repeats);
+  const repeat = (id: string) => (repeated.has(id) ? 1 : 0);
   return analysis.levels.map((clusters) =>
-    clusters.map((cluster) => [...cluster.members].sort((a, b) => score(b) - score(a) || (a < b ? -1 : 1)).slice(0, 10)),
+    clusters.map((cluster) => [...cluster.members].sort((a, b) => repeat(a) - repeat(b) || score(b) - score(a) || (a < b ? -1 : 1)).slice(0, 10)),
   );
 }
 
