@@ -151,6 +151,8 @@ class CurationCalls:
             "export_format": "json",
             "include_images": "false",
             "include_discarded_duplicates": "true" if include_discarded else "false",
+            # Every frame, also those repeating an earlier frame of their video (an export leaves them out by default).
+            "include_repeated_frames": "true",
         }
         if snapshot_id is not None:
             params["snapshot_id"] = str(snapshot_id)
