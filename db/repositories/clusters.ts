@@ -195,6 +195,18 @@ const previewsAmong = (candidates: string) => `UPDATE clusters c SET previews = 
 const previewsOf = (scope: string) => previewsAmong(`SELECT cm.cluster_id, cm.media_id AS id FROM cluster_members cm WHERE cm.clustering_id = :clustering ${scope}`);
 
 /**
+ * The SQL keeping in each cluster `scope` narrows (or every cluster of the clustering `:clustering`) its members'
+ * uniqueness scores, negated and ascending, without NULLs, from the media rows of the version `:version`:
+ * `width_bucket(-x, negated_uniqueness)` counts its members with uniqueness ≥ x (explore.ts uniquenessCandidates).
+ */
+const negatedUniquenessOf = (scope: string) => `UPDATE clusters c SET negated_uniqueness = s.scores
+  FROM (SELECT cm.cluster_id,
+               coalesce(array_agg(-m.uniqueness_score ORDER BY m.uniqueness_score DESC) FILTER (WHERE m.uniqueness_score IS NOT NULL), '{}') AS scores
+        FROM cluster_members cm JOIN media m ON m.version_id = :version AND m.id = cm.media_id
+        WHERE cm.clustering_id = :clustering ${scope} GROUP BY cm.cluster_id) s
+  WHERE c.clustering_id = :clustering AND c.id = s.cluster_id AND c.negated_uniqueness IS DISTINCT FROM s.scores`;
+
+/**
  * The SQL setting the clusters of media rows of the version `:version` from the memberships of its clustering
  * `:clustering` (`cluster_ids[threshold + 1]`, NULL for media without any); `scope` narrows the media (or is empty).
  */
@@ -236,7 +248,9 @@ const previewsAround = `WITH target AS (
  * and the rows of the media whose memberships were written (`movedMediaIds`: new, or moved to another cluster). Each
  * cluster keeps its previews, so a plain Explore page reads 10 media per cluster, not every member of its clusters (at
  * 1,000,000 media the first page's clusters held 105,502); each media row keeps its clusters, so a ranked page reads
- * its hits' clusters from the caption and concept keys' indexes, without joining the hits to their memberships.
+ * its hits' clusters from the caption and concept keys' indexes, without joining the hits to their memberships; each
+ * cluster keeps its members' uniqueness scores, so a page filtered by uniqueness counts a cluster's passing members
+ * from its row.
  */
 export async function refreshExploreCopies(
   db: Db,
@@ -253,6 +267,7 @@ export async function refreshExploreCopies(
       // A level at a time: each statement sorts a fifth of the memberships (5,000,000 at 1,000,000 media).
       for (const threshold of CLUSTER_SIMILARITY_CUTOFFS.keys()) {
         await trx.raw(previewsOf('AND cm.threshold = :threshold'), { version: versionId, clustering: clusteringId, threshold });
+        await trx.raw(negatedUniquenessOf('AND cm.threshold = :threshold'), { version: versionId, clustering: clusteringId, threshold });
       }
       await trx.raw(mediaClustersOf(''), { version: versionId, clustering: clusteringId });
       await trx.raw('SET LOCAL enable_nestloop TO DEFAULT');
@@ -264,13 +279,14 @@ export async function refreshExploreCopies(
   const moved = [...new Set(changed.movedMediaIds)];
   const dirty = [...new Set([...rescored, ...moved])];
   for (let i = 0; i < Math.max(clusterIds.length, rescored.length); i += INSERT_BATCH) {
-    await db.raw(previewsAround, {
-      version: versionId,
-      clustering: clusteringId,
-      clusters: clusterIds.slice(i, i + INSERT_BATCH),
-      rescored: rescored.slice(i, i + INSERT_BATCH),
-      dirty,
-    });
+    const batch = { version: versionId, clustering: clusteringId, clusters: clusterIds.slice(i, i + INSERT_BATCH), rescored: rescored.slice(i, i + INSERT_BATCH) };
+    await db.raw(previewsAround, { ...batch, dirty });
+    // Unlike the previews, the scores are every member's: the clusters' members are all read (as their sizes were recounted).
+    await db.raw(
+      negatedUniquenessOf(`AND cm.cluster_id IN (SELECT unnest(:clusters::uuid[])
+                             UNION SELECT cluster_id FROM cluster_members WHERE clustering_id = :clustering AND media_id = ANY(:rescored::uuid[]))`),
+      batch,
+    );
   }
   for (let i = 0; i < moved.length; i += INSERT_BATCH) {
     await db.raw(mediaClustersOf('AND m.id = ANY(:media::uuid[])'), { version: versionId, clustering: clusteringId, media: moved.slice(i, i + INSERT_BATCH) });

@@ -16,11 +16,11 @@ describe('filtered Explore pages read biggest first (real Postgres)', () => {
   let versionId: string;
   interface Item { id: string; cluster: string; uniqueness: number; cat: boolean; dog: boolean }
   const items: Item[] = [];
+  let clusteringId: string;
 
   beforeAll(async () => {
     api = await startTestApi();
     const { db } = api.deps;
-    let clusteringId: string;
     ({ versionId, clusteringId } = await emptyReadyVersion(db, 'walk'));
     // 25 clusters of 40 with the last ids, 600 of 10 in the order made, 1,000 single images: 8,000 images.
     const clusters = [
@@ -77,5 +77,24 @@ describe('filtered Explore pages read biggest first (real Postgres)', () => {
       const got = await exploreClusters(api.deps.db, { versionId, threshold: 0, page, filters });
       expect(got.map((cluster) => ({ cluster_id: cluster.cluster_id, n: cluster.n_images }))).toEqual(want);
     }
+  });
+
+  it('reads a uniqueness page from the scores each cluster keeps, and counts the rows while one keeps none', async () => {
+    const { db } = api.deps;
+    const filters: MediaFilter[] = [{ kind: 'uniqueness', atLeast: 0.6 }];
+    const passes = (item: Item) => item.uniqueness >= 0.6;
+    const explored = async () =>
+      (await exploreClusters(db, { versionId, threshold: 0, page: 0, filters })).map((cluster) => ({ cluster_id: cluster.cluster_id, n: cluster.n_images }));
+    const [first] = expected(passes, 0);
+    // Scores changed by hand: the page follows them (its first cluster says none of its members pass).
+    await db('clusters').where({ clustering_id: clusteringId, id: first.cluster_id }).update({ negated_uniqueness: [] });
+    expect((await explored()).map((cluster) => cluster.cluster_id)).not.toContain(first.cluster_id);
+    await db('clusters').where({ clustering_id: clusteringId, id: first.cluster_id }).update({ negated_uniqueness: null });
+    expect(await explored()).toEqual(expected(passes, 0));
+    await refreshExploreCopies(db, versionId, clusteringId, 'all');
+    const kept = await db('clusters').where({ clustering_id: clusteringId, id: first.cluster_id }).first('negated_uniqueness');
+    const members = items.filter((item) => item.cluster === first.cluster_id).map((item) => -item.uniqueness).sort((a, b) => a - b);
+    expect(kept.negated_uniqueness).toEqual(members);
+    expect(await explored()).toEqual(expected(passes, 0));
   });
 });

@@ -275,6 +275,16 @@ describe('filtered Explore counts (real Postgres)', () => {
       expect(kept).not.toEqual(before);
       expect(kept.find((row) => row.facet === 'label:cat' && row.cluster_id === clusters[1])?.previews?.[0]).toBe(added[0].id);
       expect(kept).toEqual(await recounted());
+      // The clusters it touched keep their members' uniqueness scores, the new members' included (for uniqueness pages).
+      for (const cluster of [clusters[1], fresh]) {
+        const scores = await db('cluster_members as cm')
+          .join('media as m', (join) => join.onVal('m.version_id', versionId).andOn('m.id', 'cm.media_id'))
+          .where('cm.cluster_id', cluster)
+          .whereNotNull('m.uniqueness_score')
+          .pluck('m.uniqueness_score');
+        const kept = await db('clusters').where({ id: cluster }).first('negated_uniqueness');
+        expect(kept.negated_uniqueness).toEqual(scores.map((score: number) => -score).sort((a: number, b: number) => a - b));
+      }
     });
   });
 });
