@@ -132,7 +132,7 @@ describe('ranked Explore pages (real Postgres)', () => {
       db.transaction(async (trx) => {
         await trx.raw('SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off');
         const { rows } = await trx.raw(
-          `EXPLAIN (ANALYZE, FORMAT JSON) SELECT m.id, m.kind, m.parent_id, m.uniqueness_score, m.cluster_ids[1]
+          `EXPLAIN (ANALYZE, FORMAT JSON) SELECT m.id, m.kind, m.parent_id, m.uniqueness_score, m.repeat_of_frame, m.cluster_ids[1]
            FROM unnest(?::uuid[]) AS hit(key) JOIN media m ON m.version_id = ? AND m.caption_key = hit.key`,
           [captionKeys, versionId],
         );
