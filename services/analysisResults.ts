@@ -13,7 +13,7 @@ import {
 } from '../db/repositories/clusters';
 import { clustersOfMedia, countedKinds, countFacets, recountClusterFacets } from '../db/repositories/clusterFacets';
 import { clearKnnEdges, setAnalysedGraph, writeKnnGraphManifest, type AnalysedGraph, type KnnGraphManifest } from '../db/repositories/knnEdges';
-import { appendMapPoints, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
+import { appendMapPoints, markMapDue, replaceMapPoints, type MapPoint } from '../db/repositories/mapPoints';
 import { setNeighbourStats } from '../db/repositories/versions';
 import type { NeighbourScores, NeighbourStats } from '../lib/quality/neighbourScores';
 import type { ObjectStore } from '../lib/storage/objectStore';
@@ -42,8 +42,11 @@ export interface AnalysisResults {
   clustering: Iterable<ClusteringSlice>;
   scores: Iterable<ScoredMedia>;
   reference: NeighbourStats;
-  /** In slices too: a million points held until the transaction's end raised the heap's peak by hundreds of MiB. */
-  mapPoints: Iterable<readonly MapPoint[]>;
+  /**
+   * In slices too: a million points held until the transaction's end raised the heap's peak by hundreds of MiB.
+   * Without them the map is due: the MAP_LAYOUT task lays it out after the commit (services/mapLayout.ts).
+   */
+  mapPoints?: Iterable<readonly MapPoint[]>;
   /** What the stored kNN graph the analysis came from is over, recorded with it (a full analysis's). */
   graphManifest?: KnnGraphManifest;
   /** The part of the stored graph the analysis was made from (an analysis of a stored graph's). */
@@ -59,7 +62,7 @@ export function* mapPointSlices(order: readonly number[], ids: readonly string[]
 
 /**
  * Replaces a version's analysis in one transaction, so Explore never sees half of it; the map gets a new
- * layout id and the per-cluster facet counts are counted again. `afterSlice` runs after each slice is written (the
+ * layout id (or is due one) and the per-cluster facet counts are counted again. `afterSlice` runs after each slice is written (the
  * activity reports that it is alive).
  */
 export async function replaceAnalysis(db: Db, versionId: string, results: AnalysisResults, afterSlice: () => void = () => {}): Promise<void> {
@@ -69,7 +72,8 @@ export async function replaceAnalysis(db: Db, versionId: string, results: Analys
     // An analysis not made from the stored graph leaves it stale: the next reindex starts a new one.
     if (results.analysedGraph) await setAnalysedGraph(trx, versionId, results.analysedGraph);
     else await clearKnnEdges(trx, versionId);
-    await replaceMapPoints(trx, versionId, randomUUID(), results.mapPoints);
+    if (results.mapPoints) await replaceMapPoints(trx, versionId, randomUUID(), results.mapPoints);
+    else await markMapDue(trx, versionId);
     // Here, not only at the task's end: that count stops after 30 s, and at 1,000,000 media it took 15-35 s.
     await countFacets(trx, versionId);
   });
@@ -105,6 +109,8 @@ export interface AnalysisChanges {
   reference: NeighbourStats;
   /** Points of the items the map lacked, added after the others (the layout and its id stay). */
   newMapPoints: readonly MapPoint[];
+  /** A layout is due: it is due anew (a new id), so it places the new items too. */
+  layoutDue?: boolean;
   /** The part of the extended graph the changes bring the analysis to. */
   analysedGraph: AnalysedGraph;
 }
@@ -114,6 +120,7 @@ export async function updateAnalysis(db: Db, versionId: string, changes: Analysi
   await db.transaction(async (trx) => {
     await writeSlices(trx, versionId, await removeClusters(trx, versionId, changes.removedClusters), changes, afterSlice, 'changed');
     await appendMapPoints(trx, versionId, changes.newMapPoints);
+    if (changes.layoutDue) await markMapDue(trx, versionId);
     await setAnalysedGraph(trx, versionId, changes.analysedGraph);
   });
 }

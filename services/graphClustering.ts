@@ -4,44 +4,33 @@ import type { Db } from '../db/connection';
 import type { NewCluster } from '../db/repositories/clusters';
 import { findKnnGraphManifest, forEachKnnChunk } from '../db/repositories/knnEdges';
 import { indexItemColumns, type IndexItemColumns } from '../db/repositories/media';
-import { findVersion } from '../db/repositories/versions';
+import { findVersion, type DatasetVersion } from '../db/repositories/versions';
 import { CLUSTER_SIMILARITY_CUTOFFS } from '../lib/clustering/clusterByThresholds';
 import { componentCounts } from '../lib/clustering/componentCounts';
 import { placeMap, placesIn } from '../lib/clustering/incrementalGraph';
 import type { StoredClusters } from '../lib/clustering/keptClusters';
 import { addKnnHits, emptyKnnGraph, GRAPH_K, knnGraphLevels, meanTopKIn, neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
-import { layoutMap } from '../lib/map/layoutMap';
-import { shuffled } from '../lib/map/shuffled';
 import { scoreNeighbours, statsOfMeanTopK, type NeighbourItem } from '../lib/quality/neighbourScores';
 import type { KnnStep } from '../workflows/contracts';
-import { mapPointSlices, replaceAnalysis, type AnalysisDeps, type ClusteringSlice, type ScoredMedia } from './analysisResults';
+import { replaceAnalysis, type AnalysisDeps, type ClusteringSlice, type ScoredMedia } from './analysisResults';
 import { tierDuplicatePairs } from './duplicateTiers';
 import type { Liveness } from './taskLiveness';
 import { createProgressReporter } from './taskProgress';
-import { storedVectors } from './vectorNeighbours';
 
 /** Rows written (and items scored) at a time in the final step. */
 export const WRITE_SLICE = 5000;
 
 /**
  * The last step of the analysis as fan-out (docs/decisions.md "Analysis as fan-out"): reads the kNN hits the chunks
- * stored into typed arrays, clusters at the five thresholds, scores, lays out the map and replaces it all in one
- * transaction (services/analysisResults). Same results as analyzeDataset (services/singlePassAnalysis.ts).
+ * stored into typed arrays, clusters at the five thresholds, scores and replaces it all in one transaction
+ * (services/analysisResults). The map is due then: the MAP_LAYOUT task lays it out after the dataset is READY
+ * (services/mapLayout.ts). Same results as analyzeDataset (services/singlePassAnalysis.ts), which lays the map out itself.
  */
 export async function clusterStoredGraph(deps: AnalysisDeps, live: Liveness, step: KnnStep): Promise<{ items: number; edges: number }> {
-  const { db, vectors, store } = deps;
+  const { db, store } = deps;
   const stored = await clusteredStoredGraph(db, live, step);
-  const { version, items, ids, manifest, graph, levels, embedded, reference } = stored;
+  const { version, items, ids, manifest, graph, levels, reference } = stored;
   const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
-  const layout = await layoutMap({
-    count: ids.length,
-    embedded,
-    neighboursOf: (i) => neighboursIn(graph, i),
-    vectorsOf: (indexes) => storedVectors(vectors, step.collection, indexes.map((i) => ids[i])),
-  });
-  // Points in a random order, as analyzeDataset writes them (any first part of the map's pages is an even sample).
-  const mapPoints = mapPointSlices(shuffled(embedded, 11), ids, layout.positions, WRITE_SLICE);
-  live.heartbeat();
 
   function* clusterSlices(): Generator<ClusteringSlice> {
     for (const [threshold, labels] of levels.entries()) yield* clusterLevelSlices(threshold, labels, items);
@@ -49,7 +38,7 @@ export async function clusterStoredGraph(deps: AnalysisDeps, live: Liveness, ste
   // A full analysis's graph is recorded with it, so the next reindex may extend it (an extended one recorded itself).
   const graphManifest = manifest ? undefined : { vectorSpaceId: version.vector_space_id, ids, searched: items.embedded, chunks: step.chunks };
   const analysedGraph = { chunks: step.chunks, items: ids.length };
-  await replaceAnalysis(db, version.id, { clustering: clusterSlices(), scores: scoreSlices(stored), reference, mapPoints, graphManifest, analysedGraph }, () => live.heartbeat());
+  await replaceAnalysis(db, version.id, { clustering: clusterSlices(), scores: scoreSlices(stored), reference, graphManifest, analysedGraph }, () => live.heartbeat());
   if (store) await tierDuplicatePairs({ db, store }, version.id, () => live.heartbeat());
   await report(1, 1, true);
   return { items: ids.length, edges: undirectedEdgeCount(graph) };
@@ -61,16 +50,7 @@ export type StoredGraphAnalysis = Awaited<ReturnType<typeof clusteredStoredGraph
 export async function clusteredStoredGraph(db: Db, live: Liveness, step: KnnStep) {
   const version = await findVersion(db, step.versionId);
   if (!version) throw new Error(`version ${step.versionId} is gone`);
-  const items = await indexItemColumns(db, version.id);
-  const { ids } = items;
-  // An extended graph's ordinals are its manifest's (new items after the others); a full analysis's are by id.
-  const manifest = await findKnnGraphManifest(db, version.id);
-  const placeOf = manifest && placesIn(placeMap(ids), manifest.ids);
-  const graph = emptyKnnGraph(ids.length, GRAPH_K + 1);
-  await forEachKnnChunk(db, version.id, step.chunks, (hits, chunk) => {
-    addKnnHits(graph, hits, chunk, placeOf);
-    live.heartbeat();
-  });
+  const { items, ids, manifest, placeOf, graph } = await storedGraphOf(db, live, version, step.chunks);
   const report = createProgressReporter(db, step, 'analyze', 'Clustering', { from: 0.8, to: 1 });
   await report(0, 1, true);
   // A level at a time, the event loop let through between levels so the timer's heartbeats go on (seconds each at 1,000,000 media).
@@ -87,6 +67,23 @@ export async function clusteredStoredGraph(db: Db, live: Liveness, step: KnnStep
   const topK = Float64Array.from(embedded, (i) => meanTopKIn(graph, i));
   const reference = statsOfMeanTopK(topK);
   return { version, items, ids, manifest, placeOf, graph, levels, embedded, groupOf, itemOf, topK, reference };
+}
+
+/**
+ * The stored kNN graph of `version` (chunk rows 0 … chunks-1) over its items now, as typed arrays. An extended graph's
+ * ordinals are its manifest's (new items after the others); a full analysis's are by id.
+ */
+export async function storedGraphOf(db: Db, live: Liveness, version: DatasetVersion, chunks: number) {
+  const items = await indexItemColumns(db, version.id);
+  const { ids } = items;
+  const manifest = await findKnnGraphManifest(db, version.id);
+  const placeOf = manifest && placesIn(placeMap(ids), manifest.ids);
+  const graph = emptyKnnGraph(ids.length, GRAPH_K + 1);
+  await forEachKnnChunk(db, version.id, chunks, (hits, chunk) => {
+    addKnnHits(graph, hits, chunk, placeOf);
+    live.heartbeat();
+  });
+  return { items, ids, manifest, placeOf, graph };
 }
 
 /** Every embedded item's neighbour scores, a slice at a time (computed as the service writes them). */

@@ -74,14 +74,15 @@ export async function reclusterStoredGraph(
     }
   }
 
-  const newMapPoints = await placeChangedItems(db, vectors, step.collection, stored, changed, placeOfId);
+  // While a layout is due (its task may have read the items before these), it is due anew and places every item.
+  const layoutDue = Boolean(version.map_due);
+  const newMapPoints = layoutDue ? [] : await placeChangedItems(db, vectors, step.collection, stored, changed, placeOfId);
   rewritten.mapPoints = newMapPoints.length;
   live.heartbeat();
 
   const analysedGraph = { chunks: step.chunks, items: ids.length };
-  await updateAnalysis(db, version.id, { removedClusters, clustering: clusterSlices(), scores: changedScores(), reference: stored.reference, newMapPoints, analysedGraph }, () =>
-    live.heartbeat(),
-  );
+  const changes = { removedClusters, clustering: clusterSlices(), scores: changedScores(), reference: stored.reference, newMapPoints, layoutDue, analysedGraph };
+  await updateAnalysis(db, version.id, changes, () => live.heartbeat());
   if (store) await tierDuplicatePairs({ db, store }, version.id, () => live.heartbeat());
   await report(1, 1, true);
   return { items: ids.length, edges: undirectedEdgeCount(graph), rewritten };

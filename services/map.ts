@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/repositories/datasets';
-import { mapLegends, mapPointsPage, mapStamp, mapSummary, mediaIdsAtPoints, type MapLegends, type MapSummary } from '../db/repositories/mapPoints';
+import { mapLayoutState, mapLegends, mapPointsPage, mapStamp, mapSummary, mediaIdsAtPoints, type MapLegends, type MapSummary } from '../db/repositories/mapPoints';
 import { findVersion } from '../db/repositories/versions';
 import { conflict, unprocessable } from '../lib/errors';
 import type { MediaFilter } from '../lib/vql/compileVql';
@@ -10,9 +10,21 @@ import { requireStatusFor } from './datasetStates';
 /** Categories a map colours by, each with a colour of its own; the rest share colour 0. */
 export const MAP_LEGEND_SIZE = 19;
 
+/** Whether the map is laid out: `laying_out` while its MAP_LAYOUT task runs after an analysis, `failed` when that task failed. */
+export type MapLayoutStatus = 'ready' | 'laying_out' | 'failed';
+
 export interface DatasetMap extends MapSummary {
   threshold: number;
   legends: MapLegends;
+  layout: { status: MapLayoutStatus; taskId: string | null; error: string | null };
+}
+
+/** The layout's status: a due layout is being laid out until its task ends without writing it. */
+async function layoutStatusOf(db: Db, dataset: DatasetRow): Promise<DatasetMap['layout']> {
+  const state = await mapLayoutState(db, dataset.head_version_id);
+  if (!state.due) return { status: 'ready', taskId: null, error: null };
+  const failed = state.taskStatus === 'FAILED' || state.taskStatus === 'ABORTED';
+  return { status: failed ? 'failed' : 'laying_out', taskId: state.taskId, error: failed ? state.error : null };
 }
 
 async function layoutIdOf(db: Db, dataset: DatasetRow): Promise<string | null> {
@@ -49,15 +61,16 @@ async function stampOf(db: Db, dataset: DatasetRow): Promise<{ stamp: string; la
 const legendsOf = (db: Db, dataset: DatasetRow, stamp: string, threshold: number) =>
   memoized(`legends:${dataset.head_version_id}:${threshold}`, stamp, () => mapLegends(db, dataset.head_version_id, threshold, MAP_LEGEND_SIZE));
 
-/** How many points the dataset's map has, where they lie, and what each colour means (clusters at `threshold`, labels, issues). */
+/** How many points the dataset's map has, where they lie, what each colour means (clusters at `threshold`, labels, issues), and whether it is being laid out. */
 export async function datasetMap(db: Db, dataset: DatasetRow, threshold: number): Promise<DatasetMap> {
   requireStatusFor(dataset, 'search');
   const { stamp, layoutId } = await stampOf(db, dataset);
-  const [summary, legends] = await Promise.all([
+  const [summary, legends, layout] = await Promise.all([
     memoized(`summary:${dataset.head_version_id}`, stamp, () => mapSummary(db, dataset.head_version_id, layoutId)),
     legendsOf(db, dataset, stamp, threshold),
+    layoutStatusOf(db, dataset),
   ]);
-  return { ...summary, threshold, legends };
+  return { ...summary, threshold, legends, layout };
 }
 
 /**

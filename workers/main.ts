@@ -10,6 +10,7 @@ import { createDb } from '../db/connection';
 import { createAnalysisActivities } from '../activities/analysis';
 import { createIncrementalKnnActivities } from '../activities/incrementalKnn';
 import { createKnnGraphActivities } from '../activities/knnGraph';
+import { createMapLayoutActivities } from '../activities/mapLayout';
 import { createLabelPropagationActivities } from '../activities/labelPropagation';
 import { createLabelQualityActivities } from '../activities/labelQuality';
 import { createSelectionActivities } from '../activities/selection';
@@ -100,6 +101,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
         chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency },
         maxShare: config.indexing.reindexIncrementalMaxShare,
       }),
+      ...createMapLayoutActivities({ db, vectors }),
       ...createCustomMetadataActivities({ db, store }),
       ...createLabelPropagationActivities({ db, vectors }),
       ...createSelectionActivities({ db, vectors }),

@@ -8,6 +8,7 @@ import type { createIncrementalKnnActivities } from '../activities/incrementalKn
 import type { createIngestActivities } from '../activities/ingest';
 import type { createKnnGraphActivities } from '../activities/knnGraph';
 import type { createLabelQualityActivities } from '../activities/labelQuality';
+import type { createMapLayoutActivities } from '../activities/mapLayout';
 import type { createSnapshotActivities } from '../activities/snapshots';
 import type { createTaskActivities } from '../activities/tasks';
 import type { createVersionActivities } from '../activities/versions';
@@ -114,6 +115,13 @@ export const knnGraph = proxyActivities<KnnActivities>({
  * the 2 cores four times oversubscribed): 60 s keeps a margin over it.
  */
 export const storedGraph = proxyActivities<KnnActivities>({
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '60 seconds',
+  retry: OUTAGE_RETRY,
+});
+
+/** The map's layout after an analysis commits: UMAP's synchronous blocks as the final clustering step's (storedGraph). */
+export const mapLayout = proxyActivities<ReturnType<typeof createMapLayoutActivities>>({
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: '60 seconds',
   retry: OUTAGE_RETRY,

@@ -190,6 +190,19 @@ export interface MediaAdditionInput {
   hints: BatchHints;
 }
 
+/** A MAP_LAYOUT task, started by the analysing task `byTaskId` after its commit (services/mapLayout.ts). */
+export interface MapLayoutInput {
+  taskId: string;
+  datasetId: string;
+  byTaskId: string;
+}
+
+/** What a MAP_LAYOUT task lays out: the due layout `layoutId` of version `versionId`. */
+export interface DueMapLayout extends MapLayoutInput {
+  versionId: string;
+  layoutId: string;
+}
+
 export interface ReindexInput {
   taskId: string;
   datasetId: string;

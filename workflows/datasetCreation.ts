@@ -3,12 +3,14 @@ import { embedding, lifecycle, snapshots } from './activityProxies';
 import { creationPhaseQuery, type CreationPhase, type DatasetCreationInput } from './contracts';
 import { analyzeInChunks } from './knnAnalysis';
 import { checkLabelsInChunks } from './labelQualityChunks';
+import { startMapLayout } from './mapLayout';
 import { indexMediaChunks } from './mediaChunks';
 import { runTask } from './runTask';
 
 /**
  * DATASET_CREATION: ingest and embed the uploaded files chunk by chunk (MEDIA_CHUNKS), cluster and score, check the
- * labels their folders gave (labels_from=folder), snapshot the result (reason `creation`), then commit.
+ * labels their folders gave (labels_from=folder), snapshot the result (reason `creation`), then commit (READY) and
+ * start the MAP_LAYOUT task that lays out its map.
  */
 export async function datasetCreationWorkflow(input: DatasetCreationInput): Promise<void> {
   let phase: CreationPhase = 'starting';
@@ -28,6 +30,8 @@ export async function datasetCreationWorkflow(input: DatasetCreationInput): Prom
     await snapshots.takeCreationSnapshot({ datasetId, snapshotId: uuid4() });
     phase = 'commit';
     await CancellationScope.nonCancellable(() => lifecycle.commitDatasetCreation({ taskId, datasetId }));
+    // READY, then the map: laid out by a task of its own (histories started before it laid it out in the analysis).
+    if (patched('map-after-commit')) await CancellationScope.nonCancellable(() => startMapLayout({ taskId, datasetId }));
     phase = 'done';
   });
 }

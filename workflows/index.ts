@@ -6,6 +6,7 @@ export { enrichmentWorkflow } from './enrichment';
 export { exportWorkflow } from './export';
 export { labelPropagationWorkflow } from './labelPropagation';
 export { labelQualityWorkflow } from './labelQuality';
+export { mapLayoutWorkflow } from './mapLayout';
 export { mediaAdditionWorkflow } from './mediaAddition';
 export { mediaChunksWorkflow } from './mediaChunks';
 export { reindexWorkflow } from './reindex';

@@ -3,6 +3,7 @@ import { analysis, embedding, enrichmentModels, lifecycle, monitoring, sources }
 import type { MediaAdditionInput } from './contracts';
 import { reanalyzeInChunks } from './knnAnalysis';
 import { checkLabelsInChunks } from './labelQualityChunks';
+import { startMapLayout } from './mapLayout';
 import { indexMediaChunks } from './mediaChunks';
 import { runTask } from './runTask';
 
@@ -33,6 +34,7 @@ export async function mediaAdditionWorkflow(input: MediaAdditionInput): Promise<
       await lifecycle.beginReindex(ref);
       await reanalyzeInChunks(ref);
       await CancellationScope.nonCancellable(() => lifecycle.commitReindex(ref));
+      if (patched('map-after-commit')) await CancellationScope.nonCancellable(() => startMapLayout(ref));
     } else {
       await CancellationScope.nonCancellable(() => lifecycle.completeMediaAddition({ ...ref, batchId, missing: collected?.missing ?? [] }));
     }

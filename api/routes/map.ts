@@ -23,6 +23,9 @@ export function createMapRouter(deps: { db: Db }): Router<ApiState> {
       bounds: map.bounds,
       threshold: map.threshold,
       page_limit: MAP_PAGE_LIMIT,
+      layout_status: map.layout.status,
+      layout_task_id: map.layout.taskId,
+      layout_error: map.layout.error,
       legends: { cluster: legend(map.legends.clusters), label: legend(map.legends.labels), issue: legend(map.legends.issues), class: legend(map.legends.classes) },
     };
   });

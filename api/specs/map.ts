@@ -35,6 +35,13 @@ export const mapSchema = z.object({
   bounds: z.object({ min_x: z.number(), max_x: z.number(), min_y: z.number(), max_y: z.number() }).nullable(),
   threshold: z.number().int(),
   page_limit: z.number().int(),
+  layout_status: z.enum(['ready', 'laying_out', 'failed']).meta({
+    description:
+      '`laying_out` while the map is laid out after an analysis (a MAP_LAYOUT task, started once the dataset is READY): the points are the previous layout’s, or none before the first; ' +
+      '`failed` when that task failed (a reindex lays it out again); `ready` otherwise',
+  }),
+  layout_task_id: z.uuid().nullable().meta({ description: 'The MAP_LAYOUT task laying the map out (GET /tasks/{id}), while one is due' }),
+  layout_error: z.string().nullable().meta({ description: 'Why the layout failed, when layout_status is failed' }),
   legends: z.object({
     cluster: z.array(z.object({ ...legendEntry, cluster_id: z.uuid() })).meta({ description: 'The largest clusters at the threshold; 0 is every other cluster' }),
     label: z.array(z.object({ ...legendEntry, label: z.string() })).meta({ description: 'The most common labels; 0 is no label or another one' }),
@@ -52,7 +59,7 @@ export const mapRoutes = {
     tag: 'map',
     summary: 'The dataset map: how many points, where they lie and what each colour means',
     description:
-      'Every embedded image and video frame has a 2D point laid out from its embedding when the dataset is analysed (creation, reindex; added media are placed from their neighbours). ' +
+      'Every embedded image and video frame has a 2D point laid out from its embedding after the dataset is analysed (creation, reindex: a MAP_LAYOUT task once the dataset is READY, `layout_status` says while; added media are placed from their neighbours). ' +
       'Points come from `GET …/map/points` in pages; lassoed point indexes become media ids through `POST …/map/selection`.',
     auth: 'user',
     request: { params: datasetIdParams, query: z.object({ threshold }) },

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../connection';
 import { CLUSTERING_OF, clusteringOf } from './clusteringOf';
 import { INDEXED_KINDS } from './media';
@@ -58,7 +59,52 @@ export async function replaceMapPoints(trx: Knex.Transaction, versionId: string,
     await insertPoints(trx, versionId, points, next);
     next += points.length;
   }
-  await trx('dataset_versions').where({ id: versionId }).update({ map_layout_id: layoutId });
+  await trx('dataset_versions').where({ id: versionId }).update({ map_layout_id: layoutId, map_due: null, map_task_id: null });
+}
+
+/** A new analysis of the version needs a new layout: the id it will get (the points stay until it replaces them). */
+export async function markMapDue(trx: Knex.Transaction, versionId: string): Promise<string> {
+  const due = randomUUID();
+  await trx('dataset_versions').where({ id: versionId }).update({ map_due: due, map_task_id: null });
+  return due;
+}
+
+/** Names the task that lays out the version's due layout; the due layout id, or null when none is due. */
+export async function claimDueMap(trx: Knex.Transaction, versionId: string, taskId: string): Promise<string | null> {
+  const [row] = await trx('dataset_versions').where({ id: versionId }).whereNotNull('map_due').update({ map_task_id: taskId }).returning('map_due');
+  return row?.map_due ?? null;
+}
+
+/**
+ * Writes the due layout `layoutId` of a version (its points a slice at a time), and copies them to every copy of the
+ * version made while it was due (the creation snapshot, a restore or clone of it) for the media the copy has. False,
+ * writing nothing, when `layoutId` is no longer due (a later analysis is due another).
+ */
+export async function writeDueMap(trx: Knex.Transaction, versionId: string, layoutId: string, slices: Iterable<readonly MapPoint[]>): Promise<boolean> {
+  const due = await trx('dataset_versions').where({ id: versionId, map_due: layoutId }).forUpdate().first('id');
+  if (!due) return false;
+  await replaceMapPoints(trx, versionId, layoutId, slices);
+  const copies: string[] = await trx('dataset_versions').where({ map_due: layoutId }).whereNot({ id: versionId }).pluck('id');
+  for (const copy of copies) {
+    await trx('map_points').where({ version_id: copy }).delete();
+    await trx.raw(
+      `INSERT INTO map_points (version_id, media_id, point_index, x, y)
+       SELECT ?, p.media_id, row_number() OVER (ORDER BY p.point_index) - 1, p.x, p.y
+       FROM map_points p JOIN media m ON m.version_id = ? AND m.id = p.media_id WHERE p.version_id = ?`,
+      [copy, copy, versionId],
+    );
+    await trx('dataset_versions').where({ id: copy }).update({ map_layout_id: layoutId, map_due: null, map_task_id: null });
+  }
+  return true;
+}
+
+/** Whether a version's map is due a layout, and the state of the task laying it out (none before one is recorded). */
+export async function mapLayoutState(db: Db, versionId: string): Promise<{ due: boolean; taskId: string | null; taskStatus: string | null; error: string | null }> {
+  const row = await db('dataset_versions as v')
+    .leftJoin('tasks as t', 't.task_id', 'v.map_task_id')
+    .where('v.id', versionId)
+    .first('v.map_due', 'v.map_task_id', 't.status', 't.error_message');
+  return { due: Boolean(row?.map_due), taskId: row?.map_task_id ?? null, taskStatus: row?.status ?? null, error: row?.error_message ?? null };
 }
 
 /** Adds points after the version's last one, so the indexes a client holds keep naming the same media. Points already there are skipped. */

@@ -60,6 +60,11 @@ export async function insertTask(
   });
 }
 
+/** A task's stored workflow input, if the task exists. */
+export async function findTaskInput(db: Db, taskId: string): Promise<object | undefined> {
+  return (await db('tasks').where({ task_id: taskId }).first('input'))?.input;
+}
+
 /** Moves a task from one of `from` to `to` in one guarded UPDATE; false when it was not in `from`. */
 export async function transitionTaskStatus(
   db: Db,

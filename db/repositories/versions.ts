@@ -22,6 +22,10 @@ export interface DatasetVersion {
   clustering_id: string;
   /** The full map layout this version's map points belong to (null before the first). */
   map_layout_id: string | null;
+  /** The layout id the version's next layout gets while one is due (an analysis committed without laying the map out). */
+  map_due: string | null;
+  /** The MAP_LAYOUT task laying the due layout out. */
+  map_task_id: string | null;
   /** The last label-quality check of this version (with the fields it read), null before one. */
   label_quality: LabelQualityReport | null;
   created_at: Date;
@@ -100,6 +104,9 @@ export async function createCopyVersion(db: Db, source: DatasetVersion, datasetI
       neighbour_stats: source.neighbour_stats ? JSON.stringify(source.neighbour_stats) : null,
       enrichment_models: JSON.stringify(source.enrichment_models ?? {}),
       map_layout_id: source.map_layout_id,
+      // A copy made while the map is due gets the layout with the source (db/repositories/mapPoints.ts writeDueMap).
+      map_due: source.map_due,
+      map_task_id: source.map_task_id,
       clustering_id: source.clustering_id,
       label_quality: source.label_quality ? JSON.stringify(source.label_quality) : null,
     })

@@ -5,6 +5,7 @@ import { enrichmentTask } from './enrichment';
 import { exportTask } from './export';
 import { labelPropagationTask } from './labelPropagation';
 import { labelQualityTask } from './labelQuality';
+import { mapLayoutTask } from './mapLayout';
 import { mediaAdditionTask } from './mediaAddition';
 import { reindexTask } from './reindex';
 import { selectionTask } from './selection';
@@ -30,6 +31,7 @@ export const TASKS = [
   labelQualityTask,
   selectionTask,
   exportTask,
+  mapLayoutTask,
 ] as const;
 
 type Tasks = typeof TASKS;

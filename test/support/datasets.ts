@@ -24,10 +24,10 @@ export function uploadFiles(api: Api, datasetId: string, transId: number, files:
  * A 503 (a dependency too slow right now, with Retry-After) is polled again, as the contract asks of
  * clients; any other status fails at once.
  */
-export async function waitForTask(api: Api, datasetId: string, statuses: string[], timeoutMs = 120_000) {
+export async function waitForTask(api: Api, datasetId: string, statuses: string[], timeoutMs = 120_000, taskType?: string) {
   return eventually(
     async () => {
-      const response = await api.request.get('/api/v1/tasks').query({ dataset_id: datasetId });
+      const response = await api.request.get('/api/v1/tasks').query({ dataset_id: datasetId, ...(taskType ? { task_type: taskType } : {}) });
       if (response.status === 503) return { unavailable: response.body.detail as string };
       if (response.status !== 200) throw new Error(`GET /api/v1/tasks answered ${response.status}: ${JSON.stringify(response.body)}`);
       return response.body.tasks[0];
@@ -48,7 +48,18 @@ export async function createReadyDataset(api: Api, name: string, files: string[]
   await api.request.post(`/api/v1/ingestion/${datasetId}/process_files/${transId}`).expect(202);
   const task = await waitForTask(api, datasetId, ['COMPLETED', 'FAILED']);
   if (task.status !== 'COMPLETED') throw new Error(`creation of ${name} failed: ${task.error_message}`);
+  await waitForMap(api, datasetId);
   return datasetId;
+}
+
+/** Polls GET …/map until the map is no longer being laid out (its MAP_LAYOUT task runs after the dataset is READY); the summary then. */
+export function waitForMap(api: Api, datasetId: string, timeoutMs = 120_000) {
+  return eventually(
+    async () => (await api.request.get(`/api/v1/dataset/${datasetId}/map`).expect(200)).body,
+    (map) => map.layout_status !== 'laying_out',
+    timeoutMs,
+    `the map of dataset ${datasetId} laid out`,
+  );
 }
 
 /** Polls the dataset until its status_new is one of `statuses`. */

@@ -11,9 +11,16 @@ const root = path.join(__dirname, '..', '..');
 
 /**
  * Runs `start` with a worker in a child process, SIGKILLs it once `started` holds (returning what `started` read
- * then), then finishes on a new in-process worker and returns the task.
+ * then), then finishes on a new in-process worker and returns the task (the dataset's newest, or its newest of `taskType`).
  */
-export async function crashAndResume<T>(api: TestApi, datasetId: string, start: () => Promise<unknown>, started: () => Promise<T>, accept: (value: T) => boolean) {
+export async function crashAndResume<T>(
+  api: TestApi,
+  datasetId: string,
+  start: () => Promise<unknown>,
+  started: () => Promise<T>,
+  accept: (value: T) => boolean,
+  taskType?: string,
+) {
   // node itself runs the worker, so the SIGKILL below reaches the worker (a tsx wrapper would die alone).
   const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/main.ts'], {
     cwd: root,
@@ -25,12 +32,12 @@ export async function crashAndResume<T>(api: TestApi, datasetId: string, start: 
   const atKill = await eventually(started, accept, 120_000, 'work under way');
   worker.kill('SIGKILL');
   await exited;
-  const interrupted = await waitForTask(api, datasetId, ['RUNNING']);
+  const interrupted = await waitForTask(api, datasetId, ['INITIALIZING', 'RUNNING'], undefined, taskType);
   expect(interrupted.progress_percentage).toBeLessThan(100);
 
   const { stop: stopWorkers } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
   try {
-    return { atKill, task: await waitForTask(api, datasetId, ['COMPLETED', 'FAILED'], 180_000) };
+    return { atKill, task: await waitForTask(api, datasetId, ['COMPLETED', 'FAILED'], 180_000, taskType) };
   } finally {
     await stopWorkers();
   }

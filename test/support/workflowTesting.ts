@@ -15,6 +15,7 @@ import type { createIncrementalKnnActivities } from '../../activities/incrementa
 import type { createIngestActivities } from '../../activities/ingest';
 import type { createKnnGraphActivities } from '../../activities/knnGraph';
 import type { createLabelQualityActivities } from '../../activities/labelQuality';
+import type { createMapLayoutActivities } from '../../activities/mapLayout';
 import type { createSnapshotActivities } from '../../activities/snapshots';
 import type { createStorageCollectionActivities } from '../../activities/storageCollection';
 import type { createTaskActivities } from '../../activities/tasks';
@@ -23,6 +24,7 @@ import type { createViewMonitoringActivities } from '../../activities/viewMonito
 import type { createVisualSearchActivities } from '../../activities/visualSearch';
 import { findTemporalBinary } from '../../lib/embedded/temporal';
 import { inferenceQueueOf } from '../../workflows/contracts';
+import { eventually } from './media';
 
 /** Every activity a workflow may call, so a mock named after a renamed activity fails the typecheck. */
 type Activities = ReturnType<typeof createAnalysisActivities> &
@@ -37,6 +39,7 @@ type Activities = ReturnType<typeof createAnalysisActivities> &
   ReturnType<typeof createIngestActivities> &
   ReturnType<typeof createKnnGraphActivities> &
   ReturnType<typeof createLabelQualityActivities> &
+  ReturnType<typeof createMapLayoutActivities> &
   ReturnType<typeof createSnapshotActivities> &
   ReturnType<typeof createStorageCollectionActivities> &
   ReturnType<typeof createTaskActivities> &
@@ -107,7 +110,16 @@ export const creationSteps: ActivityName[] = [
   'planLabelChunks',
   'takeCreationSnapshot',
   'commitDatasetCreation',
+  'recordMapLayoutTask',
 ];
+
+/**
+ * Waits until the MAP_LAYOUT workflows that `commits` committed analyses started have recorded their tasks: each runs
+ * on after the workflow that started it completed, so its first call may come after that workflow's end.
+ */
+export async function mapLayoutsRecorded(mocks: MockActivities, commits = 1): Promise<void> {
+  await eventually(async () => mocks.inputsOf('recordMapLayoutTask').length, (n) => n >= commits, 20_000, 'the map layout recorded');
+}
 
 /** The file of chunk `ordinal` in the plans `chunkPlans` makes (one file per chunk). */
 export const chunkFile = (ordinal: number): string => `file-${String(ordinal).padStart(4, '0')}`;
@@ -277,6 +289,8 @@ export interface WorkflowTestbed {
   start(workflowType: string, taskQueue: string, workflowId: string, input: unknown): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Runs `test` with fresh workers serving `mocks` on a task queue of its own. */
   withWorkers<R>(mocks: MockActivities, test: (taskQueue: string) => Promise<R>): Promise<R>;
+  /** The run of `workflowId` (one a workflow started, say). */
+  handle(workflowId: string): WorkflowHandle;
 }
 
 /** The Temporal server and workflow bundle of one test file: made before its tests, torn down after them. */
@@ -296,5 +310,6 @@ export function workflowTestbed(): WorkflowTestbed {
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
       }),
     withWorkers: (mocks, test) => withWorkers(env!, bundle, mocks, test),
+    handle: (workflowId) => env!.client.workflow.getHandle(workflowId),
   };
 }

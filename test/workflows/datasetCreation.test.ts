@@ -6,6 +6,7 @@ import {
   chunkFile,
   creationSteps,
   labelCheckCall,
+  mapLayoutsRecorded,
   failsWith,
   heldUntilReleased,
   mockActivities,
@@ -18,12 +19,19 @@ import {
 } from '../support/workflowTesting';
 
 const steps = creationSteps;
-const all: ActivityName[] = [...steps, 'endTaskUnfinished'];
+/** Until the commit: a step before it fails or aborts the creation (what follows the commit never does). */
+const committing = steps.slice(0, steps.indexOf('commitDatasetCreation') + 1);
+const all: ActivityName[] = [...steps, 'endTaskUnfinished', 'layOutDueMap'];
 
 const testbed = workflowTestbed();
 
 function newInput(): DatasetCreationInput {
   return { taskId: newTaskId(), datasetId: newTaskId(), transactionId: 7, batchId: newTaskId() };
+}
+
+/** What recordMapLayoutTask answers: the MAP_LAYOUT task it recorded, of a due layout. */
+function mapTaskInput(ref: unknown) {
+  return { ...(ref as { taskId: string; datasetId: string; byTaskId: string }), versionId: 'version-1', layoutId: 'layout-1' };
 }
 
 function start(taskQueue: string, input: DatasetCreationInput) {
@@ -38,6 +46,7 @@ describe('datasetCreationWorkflow', () => {
       const handle = await start(taskQueue, input);
       expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
       expect(await handle.query(creationPhaseQuery)).toBe('done');
+      await mapLayoutsRecorded(mocks);
       const ref = { taskId: input.taskId, datasetId: input.datasetId };
       const chunk = { after: null, last: chunkFile(0), ordinal: 0 };
       const step = { ...ref, batchId: input.batchId, selection: { transactionId: input.transactionId }, chunk, chunks: 1 };
@@ -51,8 +60,52 @@ describe('datasetCreationWorkflow', () => {
         labelCheckCall(ref, { transactionId: input.transactionId }, taskQueue),
         { name: 'takeCreationSnapshot', input: { datasetId: input.datasetId, snapshotId: expect.stringMatching(/^[0-9a-f-]{36}$/) }, taskQueue },
         { name: 'commitDatasetCreation', input: ref, taskQueue },
+        { name: 'recordMapLayoutTask', input: { taskId: expect.stringMatching(/^[0-9a-f-]{36}$/), datasetId: input.datasetId, byTaskId: input.taskId }, taskQueue },
       ]);
     });
+  });
+
+  it('is READY before its map: the commit ends the creation, and the MAP_LAYOUT task it starts lays the map out after', async () => {
+    const input = newInput();
+    const layout = heldUntilReleased();
+    let mapInput: ReturnType<typeof mapTaskInput> | undefined;
+    const mocks = mockActivities(all, {
+      recordMapLayoutTask: (ref) => (mapInput = mapTaskInput(ref)),
+      layOutDueMap: layout.behaviour,
+    });
+    await testbed.withWorkers(mocks, async (taskQueue) => {
+      const handle = await start(taskQueue, input);
+      await layout.started;
+      // The creation has completed (the dataset committed READY) while the layout is still running.
+      expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
+      const map = testbed.handle(mapInput!.taskId);
+      expect((await map.describe()).status.name).toBe('RUNNING');
+      layout.release();
+      expect(await outcomeOf(map)).toEqual({ status: 'COMPLETED', failure: undefined });
+    });
+    expect(mocks.names().slice(-3)).toEqual(['commitDatasetCreation', 'recordMapLayoutTask', 'layOutDueMap']);
+    expect(mocks.inputsOf('layOutDueMap')).toEqual([{ taskId: mapInput!.taskId, datasetId: input.datasetId, byTaskId: input.taskId, versionId: 'version-1', layoutId: 'layout-1' }]);
+  });
+
+  it('ends the map task FAILED when its layout fails, the creation still COMPLETED', async () => {
+    const input = newInput();
+    let mapTaskId = '';
+    const mocks = mockActivities(all, {
+      recordMapLayoutTask: (ref) => {
+        const recorded = mapTaskInput(ref);
+        mapTaskId = recorded.taskId;
+        return recorded;
+      },
+      layOutDueMap: failsWith('no stored graph: bad input'),
+    });
+    await testbed.withWorkers(mocks, async (taskQueue) => {
+      expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
+      await mapLayoutsRecorded(mocks);
+      expect((await outcomeOf(testbed.handle(mapTaskId))).status).toBe('FAILED');
+    });
+    expect(mocks.inputsOf('endTaskUnfinished')).toEqual([
+      { taskType: 'MAP_LAYOUT', input: { taskId: mapTaskId, datasetId: input.datasetId, byTaskId: input.taskId }, aborted: false, message: 'no stored graph: bad input' },
+    ]);
   });
 
   it.each<[ActivityName, CreationPhase]>([
@@ -82,7 +135,7 @@ describe('datasetCreationWorkflow', () => {
     expect(mocks.inputsOf('endTaskUnfinished')).toEqual([{ taskType: 'DATASET_CREATION', input, aborted: true, message: 'Aborted by user' }]);
   });
 
-  it.each(steps)('a failure of %s fails the task with its message and the workflow with DatasetCreationFailed', async (failing) => {
+  it.each(committing)('a failure of %s fails the task with its message and the workflow with DatasetCreationFailed', async (failing) => {
     const input = newInput();
     const mocks = mockActivities(all, { [failing]: failsWith(`${failing} broke: disk full`) });
     await testbed.withWorkers(mocks, async (taskQueue) => {
@@ -108,6 +161,7 @@ describe('datasetCreationWorkflow', () => {
       commit.release();
       expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
       expect(await handle.query(creationPhaseQuery)).toBe('done');
+      await mapLayoutsRecorded(mocks);
     });
     expect(mocks.names()).toEqual(steps);
   });
@@ -127,6 +181,7 @@ describe('datasetCreationWorkflow', () => {
       expect(retry.workflowId).toBe(first.workflowId);
       expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
       expect(await outcomeOf(retry)).toEqual({ status: 'COMPLETED', failure: undefined });
+      await mapLayoutsRecorded(mocks);
     });
     expect(mocks.names()).toEqual(['beginDatasetCreation', 'planMediaChunks', 'ingestChunk', 'endTaskUnfinished', ...steps]);
     const [failed, retried] = mocks.inputsOf('ingestChunk');

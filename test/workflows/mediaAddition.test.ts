@@ -7,6 +7,7 @@ import {
   failsWith,
   heldUntilReleased,
   labelCheckCall,
+  mapLayoutsRecorded,
   mockActivities,
   newTaskId,
   outcomeOf,
@@ -33,7 +34,7 @@ const reindexingSteps: ActivityName[] = [
   ...REANALYSIS_STEPS,
   'commitReindex',
 ];
-const all: ActivityName[] = [...reindexingSteps, 'checkLabelChunk', 'aggregateLabelQuality', 'completeMediaAddition', 'endTaskUnfinished'];
+const all: ActivityName[] = [...reindexingSteps, 'checkLabelChunk', 'aggregateLabelQuality', 'completeMediaAddition', 'endTaskUnfinished', 'recordMapLayoutTask'];
 const collected = { media: 3, skipped: 1, missing: ['gone.jpg'] };
 
 const testbed = workflowTestbed();
@@ -126,8 +127,9 @@ describe('mediaAdditionWorkflow', () => {
     const mocks = mockActivities(all, { collectBatchMedia: () => collected });
     await testbed.withWorkers(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
+      await mapLayoutsRecorded(mocks);
     });
-    expect(mocks.names()).toEqual(reindexingSteps);
+    expect(mocks.names()).toEqual([...reindexingSteps, 'recordMapLayoutTask']);
     const ref = { taskId: input.taskId, datasetId: input.datasetId };
     expect(mocks.inputsOf('beginReindex')).toEqual([ref]);
     expect(mocks.inputsOf('planKnnChunks')).toEqual([ref]);
@@ -165,7 +167,7 @@ describe('mediaAdditionWorkflow', () => {
       held.release();
       expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
     });
-    expect(mocks.names().at(-1)).toBe(finishing);
+    expect(mocks.names().filter((name) => name !== 'recordMapLayoutTask').at(-1)).toBe(finishing);
     expect(mocks.inputsOf('endTaskUnfinished')).toEqual([]);
   });
 

@@ -7,6 +7,7 @@ import {
   chunkFile,
   failsWith,
   labelCheckCall,
+  mapLayoutsRecorded,
   heldUntilReleased,
   mockActivities,
   newTaskId,
@@ -18,7 +19,7 @@ import {
 } from '../support/workflowTesting';
 
 const steps: ActivityName[] = ['beginReindex', 'planMediaChunks', 'ingestChunk', 'embedChunk', 'embedDatasetMedia', ...REANALYSIS_STEPS, 'planLabelChunks', 'commitReindex'];
-const all: ActivityName[] = [...steps, 'endTaskUnfinished'];
+const all: ActivityName[] = [...steps, 'endTaskUnfinished', 'recordMapLayoutTask'];
 
 const testbed = workflowTestbed();
 
@@ -41,6 +42,7 @@ describe('reindexWorkflow', () => {
     const mocks = mockActivities(all);
     await testbed.withWorkers(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
+      await mapLayoutsRecorded(mocks);
       const selection = { pendingOf: input.datasetId };
       const step = { ...input, batchId: input.taskId, selection, chunk: { after: null, last: chunkFile(0), ordinal: 0 }, chunks: 1 };
       expect(mocks.calls).toEqual([
@@ -52,6 +54,8 @@ describe('reindexWorkflow', () => {
         ...reanalysisCalls({ taskId: input.taskId, datasetId: input.datasetId }, taskQueue),
         labelCheckCall(input, { declared: true }, taskQueue),
         { name: 'commitReindex', input, taskQueue },
+        // Then the map, laid out by a MAP_LAYOUT task of its own when the analysis left it due.
+        { name: 'recordMapLayoutTask', input: { taskId: expect.stringMatching(/^[0-9a-f-]{36}$/), datasetId: input.datasetId, byTaskId: input.taskId }, taskQueue },
       ]);
     });
   });
@@ -83,8 +87,9 @@ describe('reindexWorkflow', () => {
       await cancellationSeen(handle);
       commit.release();
       expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
+      await mapLayoutsRecorded(mocks);
     });
-    expect(mocks.names()).toEqual(steps);
+    expect(mocks.names()).toEqual([...steps, 'recordMapLayoutTask']);
   });
 
   it.each(steps)('a failure of %s fails the task with its message and the workflow with ReindexFailed', async (failing) => {
@@ -115,8 +120,9 @@ describe('reindexWorkflow', () => {
       const retry = await start(taskQueue, input);
       expect(retry.firstExecutionRunId).not.toBe(first.firstExecutionRunId);
       expect((await outcomeOf(retry)).status).toBe('COMPLETED');
+      await mapLayoutsRecorded(mocks);
     });
-    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf('clusterStoredGraph') + 1), 'endTaskUnfinished', ...steps]);
+    expect(mocks.names()).toEqual([...steps.slice(0, steps.indexOf('clusterStoredGraph') + 1), 'endTaskUnfinished', ...steps, 'recordMapLayoutTask']);
   });
 
   it('extends the stored graph when planIncrementalKnn allows: searches only the new media chunk by chunk, merges them, re-clusters the merged graph writing only what changed', async () => {
@@ -129,6 +135,7 @@ describe('reindexWorkflow', () => {
     const mocks = mockActivities([...all, 'searchNewKnnChunk', 'mergeNewNeighbours', 'reclusterStoredGraph'], { planIncrementalKnn: () => plan, mergeNewNeighbours: () => ({ ...merged, changed: 3 }) });
     await testbed.withWorkers(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
+      await mapLayoutsRecorded(mocks);
     });
     expect(mocks.names()).not.toContain('planKnnChunks');
     expect(mocks.names()).not.toContain('searchKnnChunk');
@@ -136,6 +143,6 @@ describe('reindexWorkflow', () => {
     expect(mocks.inputsOf('mergeNewNeighbours')).toEqual([step]);
     expect(mocks.inputsOf('reclusterStoredGraph')).toEqual([merged]);
     expect(mocks.names()).not.toContain('clusterStoredGraph');
-    expect(mocks.names().slice(-4)).toEqual(['mergeNewNeighbours', 'reclusterStoredGraph', 'planLabelChunks', 'commitReindex']);
+    expect(mocks.names().slice(-5)).toEqual(['mergeNewNeighbours', 'reclusterStoredGraph', 'planLabelChunks', 'commitReindex', 'recordMapLayoutTask']);
   });
 });

@@ -24,10 +24,19 @@ function retryWindowSeconds(policy: temporal.api.common.v1.IRetryPolicy): number
   return total;
 }
 
-/** The retry policy of every activity the run and its MEDIA_CHUNKS child scheduled, by activity type, from their histories. */
+/**
+ * The retry policy of every activity the run and its children (MEDIA_CHUNKS, and the MAP_LAYOUT it starts after its
+ * commit, waited for: it runs on after the run) scheduled, by activity type, from their histories.
+ */
 async function scheduledPolicies(handle: Awaited<ReturnType<typeof testbed.start>>) {
-  const child = handle.client.getHandle(`${handle.workflowId}-media`);
-  const events = [...((await handle.fetchHistory()).events ?? []), ...((await child.fetchHistory()).events ?? [])];
+  const parent = (await handle.fetchHistory()).events ?? [];
+  const children = parent.flatMap((event) => event.childWorkflowExecutionStartedEventAttributes?.workflowExecution?.workflowId ?? []);
+  const events = [...parent];
+  for (const id of children) {
+    const child = handle.client.getHandle(id);
+    await child.result();
+    events.push(...((await child.fetchHistory()).events ?? []));
+  }
   return events.flatMap((event) => {
     const scheduled = event.activityTaskScheduledEventAttributes;
     return scheduled ? [{ activity: scheduled.activityType?.name ?? '', policy: scheduled.retryPolicy ?? {} }] : [];

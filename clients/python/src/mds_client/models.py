@@ -39,6 +39,7 @@ TaskType = Literal[
     "LABEL_QUALITY",
     "SELECTION",
     "EXPORT",
+    "MAP_LAYOUT",
 ]
 TaskStatus = Literal["INITIALIZING", "RUNNING", "COMPLETED", "FAILED", "ABORTED"]
 FINAL_TASK_STATUSES = ("COMPLETED", "FAILED", "ABORTED")

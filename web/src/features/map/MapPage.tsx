@@ -38,9 +38,13 @@ export function MapPage() {
   const [selectionError, setSelectionError] = useState<Error | null>(null);
 
   const dataset = useQuery(datasetQueries.detail(datasetId));
-  const points = useMapPoints(datasetId, threshold);
+  const [summaryWanted, setSummaryWanted] = useState(false);
   // The summary (the legend) is asked once the first points are in, so it does not slow their first draw.
-  const map = useQuery({ ...mapQueries.summary(datasetId, threshold), enabled: Boolean(points.points ?? points.error) });
+  const map = useQuery({ ...mapQueries.summary(datasetId, threshold), enabled: summaryWanted });
+  // Loaded again when a layout is written (the summary is asked again while the map is being laid out).
+  const points = useMapPoints(datasetId, threshold, map.data?.layout_id);
+  if (!summaryWanted && (points.points ?? points.error)) setSummaryWanted(true);
+  const layingOut = map.data?.layout_status === 'laying_out';
   // The first page of points says how many there are: the canvas need not wait for the summary.
   const count = points.points?.total ?? map.data?.count ?? 0;
 
@@ -130,7 +134,13 @@ export function MapPage() {
           )}
         </div>
       )}
-      {map.data && count === 0 && <p>No map yet: it is laid out when the dataset is indexed.</p>}
+      {layingOut && (
+        <p role="status" data-testid="map-laying-out">
+          Map: laying out{count > 0 ? ' anew (showing the previous layout until then)' : ''}… The dataset is ready to explore meanwhile.
+        </p>
+      )}
+      {map.data?.layout_status === 'failed' && <p role="alert">The map could not be laid out: {map.data.layout_error}. A reindex lays it out again.</p>}
+      {map.data && !layingOut && count === 0 && <p>No map yet: it is laid out when the dataset is indexed.</p>}
       {(map.isPending || (!points.points && !points.error && count > 0)) && <p>Loading the map…</p>}
       {picked.length > 0 && !region && selection.mediaIds.length === 0 && !selectionError && (
         <p role="status" className="muted">

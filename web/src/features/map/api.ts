@@ -31,9 +31,17 @@ export async function fetchMap(datasetId: string, threshold: number): Promise<Da
   return unwrap(await api.GET('/api/v1/dataset/{dataset_id}/map', { params: { path: { dataset_id: datasetId }, query: { threshold } } }));
 }
 
+/** How often the summary is asked again while the map is being laid out (its MAP_LAYOUT task runs after the dataset is READY). */
+const LAYING_OUT_POLL_MS = 2000;
+
 export const mapQueries = {
-  /** The map's bounds, legends and counts at a clustering threshold. */
-  summary: (datasetId: string, threshold: number) => queryOptions({ queryKey: mapKeys.summary(datasetId, threshold), queryFn: () => fetchMap(datasetId, threshold) }),
+  /** The map's bounds, legends and counts at a clustering threshold; asked again while the map is being laid out. */
+  summary: (datasetId: string, threshold: number) =>
+    queryOptions({
+      queryKey: mapKeys.summary(datasetId, threshold),
+      queryFn: () => fetchMap(datasetId, threshold),
+      refetchInterval: (query) => (query.state.data?.layout_status === 'laying_out' ? LAYING_OUT_POLL_MS : false),
+    }),
 };
 
 async function fetchPage(datasetId: string, threshold: number, offset: number, limit?: number) {
@@ -74,9 +82,17 @@ export async function fetchPoints(datasetId: string, threshold: number, onPage: 
   }
 }
 
-/** The map's points as they load: undefined until the first page is in (a new object after each page). */
-export function useMapPoints(datasetId: string, threshold: number): { points?: MapPoints; error: Error | null } {
+/**
+ * The map's points as they load: undefined until the first page is in (a new object after each page). A new
+ * `layoutId` (the summary's, once a layout is written) loads them again; undefined keeps what is loaded.
+ */
+export function useMapPoints(datasetId: string, threshold: number, layoutId?: string | null): { points?: MapPoints; error: Error | null } {
   const [state, setState] = useState<{ points?: MapPoints; error: Error | null }>({ error: null });
+  const [load, setLoad] = useState(0);
+  const loadedLayout = state.points?.layoutId;
+  useEffect(() => {
+    if (layoutId !== undefined && loadedLayout !== undefined && layoutId !== loadedLayout) setLoad((n) => n + 1);
+  }, [layoutId, loadedLayout]);
   useEffect(() => {
     let live = true;
     setState({ error: null });
@@ -84,7 +100,7 @@ export function useMapPoints(datasetId: string, threshold: number): { points?: M
     return () => {
       live = false;
     };
-  }, [datasetId, threshold]);
+  }, [datasetId, threshold, load]);
   return state;
 }
 
