@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/repositories/datasets';
-import { mapLayoutState, mapLegends, mapPointsPage, mapStamp, mapSummary, mediaIdsAtPoints, type MapLegends, type MapSummary } from '../db/repositories/mapPoints';
+import { mapLayoutState, mapLegends, mapPointsPage, mapStamp, mapSummary, mediaIdsAtPoints, pointIndexesMatching, type MapLegends, type MapSummary } from '../db/repositories/mapPoints';
 import { findVersion } from '../db/repositories/versions';
 import { conflict, unprocessable } from '../lib/errors';
 import type { MediaFilter } from '../lib/vql/compileVql';
@@ -97,6 +97,23 @@ export async function datasetMapPage(
       return { count: page.x.length / 4, bytes: Buffer.concat([page.x, page.y, page.cluster, page.label, page.issue, page.class]) };
     },
   };
+}
+
+/**
+ * Which points of the dataset's map pass Explore's filters: a bitmap of `total` bits (point i is bit i % 8 of byte
+ * i / 8), the layout its indexes belong to, and how many match. 409 for a map region of another layout.
+ */
+export async function datasetMapMatches(
+  db: Db,
+  dataset: DatasetRow,
+  filters: readonly MediaFilter[],
+): Promise<{ layoutId: string | null; total: number; matched: number; bitmap: Buffer }> {
+  requireStatusFor(dataset, 'search');
+  await requireCurrentMapLayout(db, dataset, filters);
+  const [{ layoutId, count }, indexes] = await Promise.all([stampOf(db, dataset), pointIndexesMatching(db, dataset.head_version_id, filters)]);
+  const bitmap = Buffer.alloc(Math.ceil(count / 8));
+  for (const i of indexes) if (i < count) bitmap[i >> 3] |= 1 << (i & 7);
+  return { layoutId, total: count, matched: indexes.length, bitmap };
 }
 
 const STALE_LAYOUT = 'The map was laid out anew since it was loaded; load it again';

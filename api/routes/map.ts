@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import { requireDataset } from '../../services/datasetAccess';
-import { datasetMap, datasetMapPage, mediaAtMapPoints } from '../../services/map';
+import { datasetMap, datasetMapMatches, datasetMapPage, mediaAtMapPoints } from '../../services/map';
 import { mount } from '../routeSpec';
 import type { ApiState } from '../state';
 import { MAP_PAGE_LIMIT, mapRoutes } from '../specs/map';
@@ -48,6 +48,17 @@ export function createMapRouter(deps: { db: Db }): Router<ApiState> {
     ctx.set('X-Map-Points', String(count));
     ctx.type = 'application/octet-stream';
     ctx.body = bytes;
+  });
+
+  mount(router, mapRoutes.matches, async (ctx) => {
+    const { params, query } = ctx.state.input;
+    const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
+    const matches = await datasetMapMatches(deps.db, dataset, query.vql);
+    ctx.set('X-Map-Total', String(matches.total));
+    ctx.set('X-Map-Matches', String(matches.matched));
+    if (matches.layoutId) ctx.set('X-Map-Layout-Id', matches.layoutId);
+    ctx.type = 'application/octet-stream';
+    ctx.body = matches.bitmap;
   });
 
   mount(router, mapRoutes.selection, async (ctx) => {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineRoute } from '../routeSpec';
 import { clusteringThreshold } from '../searchParams';
-import { datasetIdParams } from './common';
+import { datasetIdParams, STALE_MAP_REGION, VQL_DESCRIPTION } from './common';
+import { selectionVql } from './selection';
 
 /** Points of one binary page: 1,000,000 points are 11 MB. */
 export const MAP_PAGE_LIMIT = 1_000_000;
@@ -87,6 +88,23 @@ export const mapRoutes = {
     },
     responses: { 200: { description: 'The page', contentType: 'application/octet-stream', schema: z.string().meta({ format: 'binary' }) } },
     errors: [403, 404, [409, 'The dataset is not in a status that can be searched']],
+  }),
+  matches: defineRoute({
+    method: 'get',
+    path: '/dataset/:dataset_id/map/matches',
+    tag: 'map',
+    summary: "Which map points pass Explore's filters, binary",
+    description:
+      "Not in the contract: the map shows Explore's filters (its VQL) by marking the points whose media pass them. " +
+      'A bitmap of `X-Map-Total` bits, point i is bit i % 8 (least significant first) of byte i / 8; `X-Map-Matches` counts the points that pass, ' +
+      '`X-Map-Layout-Id` names the layout the indexes belong to (the points of `GET …/map/points` with the same layout id).',
+    auth: 'user',
+    request: {
+      params: datasetIdParams,
+      query: z.object({ vql: selectionVql.meta({ description: `The filters, as Explore takes them (row predicates: a semantic text search ranks media, it selects none). ${VQL_DESCRIPTION}` }) }),
+    },
+    responses: { 200: { description: 'The bitmap', contentType: 'application/octet-stream', schema: z.string().meta({ format: 'binary' }) } },
+    errors: [403, 404, [409, 'The dataset is not in a status that can be searched'], STALE_MAP_REGION, [422, 'Invalid VQL']],
   }),
   selection: defineRoute({
     method: 'post',

@@ -2,7 +2,9 @@ import type { Knex } from 'knex';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../connection';
 import { CLUSTERING_OF, clusteringOf } from './clusteringOf';
+import { applyFilter } from './explore';
 import { INDEXED_KINDS } from './media';
+import type { MediaFilter } from '../../lib/vql/compileVql';
 
 /** Points per statement, written or read (a read binds its media ids as one array). */
 const BATCH = 50_000;
@@ -230,6 +232,16 @@ export async function mapStamp(db: Db, datasetId: string, versionId: string): Pr
 }
 
 /** The media ids at point indexes `indices`, in their order; undefined for an index without a point. */
+/** The indexes of the version's map points whose media pass every one of `filters` (Explore's row predicates), ascending. */
+export async function pointIndexesMatching(db: Db, versionId: string, filters: readonly MediaFilter[]): Promise<number[]> {
+  const query = db('map_points as p')
+    .join('media as m', (join) => join.on('m.version_id', 'p.version_id').andOn('m.id', 'p.media_id'))
+    .where('p.version_id', versionId)
+    .orderBy('p.point_index');
+  for (const filter of filters) applyFilter(query, db, filter);
+  return query.pluck('p.point_index');
+}
+
 export async function mediaIdsAtPoints(db: Db, versionId: string, indices: readonly number[]): Promise<Array<string | undefined>> {
   const rows: Array<{ point_index: number; media_id: string }> = await db('map_points')
     .where({ version_id: versionId })

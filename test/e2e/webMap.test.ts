@@ -128,6 +128,52 @@ describe('web app: dataset map', () => {
     expect(web.pageErrors).toEqual([]);
   });
 
+  it("takes Explore's filters: its Map link carries them, the map counts the points they keep and a lasso selects among those only", async () => {
+    const { request } = web.stack;
+    const summary = (await request.get(`/api/v1/dataset/${datasetId}/map`).expect(200)).body as { layout_id: string; count: number };
+    const ids = (await request.post(`/api/v1/dataset/${datasetId}/map/selection`).send({ layout_id: summary.layout_id, indices: [...Array(summary.count).keys()] }).expect(200))
+      .body.media_ids as string[];
+    const tag = (await request.post(`/api/v1/dataset/${datasetId}/tags`).send({ name: 'kept by the filter' }).expect(201)).body as { id: string };
+    const kept = ids.slice(0, 3);
+    await request.post(`/api/v1/dataset/${datasetId}/tags/${tag.id}/media`).send({ media_ids: kept }).expect(200);
+    const vql = JSON.stringify([{ tags: { op: 'is', value: [tag.id] } }]);
+
+    const page = web.page;
+    await page.goto(`/datasets/${datasetId}/explore?${new URLSearchParams({ vql })}`);
+    await page.locator('[data-media-id]').nth(kept.length - 1).waitFor();
+    await page.getByRole('link', { name: 'Map', exact: true }).click();
+    await page.waitForURL(/\/map\?/);
+    expect(new URL(page.url()).searchParams.get('vql')).toBe(vql);
+    await page.locator(`.map-frame[data-state="drawn"][data-points="${summary.count}"]`).waitFor();
+    await expectText(page.getByTestId('map-filtered'), new RegExp(`^${kept.length} of ${summary.count} points match Explore's filters`));
+
+    // A lasso round the whole map selects the kept points only, and Explore opens with the filters and the region.
+    await page.getByRole('radio', { name: 'Lasso' }).check();
+    const canvas = page.getByRole('img', { name: /^Map of/ });
+    await canvas.scrollIntoViewIfNeeded();
+    const box = (await canvas.boundingBox())!;
+    const corners: Array<[number, number]> = [[box.x + 4, box.y + 4], [box.x + box.width - 4, box.y + 4], [box.x + box.width - 4, box.y + box.height - 4], [box.x + 4, box.y + box.height - 4], [box.x + 4, box.y + 4]];
+    await page.mouse.move(...corners[0]);
+    await page.mouse.down();
+    for (const corner of corners.slice(1)) await page.mouse.move(...corner, { steps: 15 });
+    await page.mouse.up();
+    await expectText(page.getByTestId('selection-size'), new RegExp(`^${kept.length} lassoed images selected$`));
+    await page.getByRole('link', { name: new RegExp(`^Open the ${kept.length} lassoed images in Explore$`) }).click();
+    await page.waitForURL(/\/explore\?/);
+    const elements = JSON.parse(new URL(page.url()).searchParams.get('vql')!) as Array<Record<string, unknown>>;
+    expect(elements.map((element) => Object.keys(element)[0])).toEqual(['tags', 'map']);
+    const grid = page.locator('[data-media-id]');
+    await grid.nth(kept.length - 1).waitFor();
+    expect((await grid.evaluateAll((thumbs) => thumbs.map((thumb) => thumb.getAttribute('data-media-id')))).sort()).toEqual([...kept].sort());
+
+    // Show every point drops the filters.
+    await page.goto(`/datasets/${datasetId}/map?${new URLSearchParams({ vql })}`);
+    await page.getByRole('button', { name: 'Show every point' }).click();
+    await page.getByTestId('map-filtered').waitFor({ state: 'detached' });
+    expect(new URL(page.url()).searchParams.get('vql')).toBeNull();
+    expect(web.pageErrors).toEqual([]);
+  });
+
   it('draws an even sample of a big map while it moves (a drag, the wheel) and every point at rest, keeping the selection', async () => {
     const n = 25_000;
     // Seeded straight in Postgres (as bench:web-map does), on a connection without the API's statement timeout.

@@ -8,7 +8,7 @@ import { createDataset } from '../../db/repositories/datasets';
 import { createUser } from '../../db/repositories/users';
 import { createReadyDataset, waitForDatasetStatus } from '../support/datasets';
 import { databaseFingerprint } from '../support/databaseFingerprint';
-import { insidePolygon, lowerLeftTriangle, mapPage } from '../support/map';
+import { insidePolygon, lowerLeftTriangle, mapMatches, mapPage } from '../support/map';
 import { eventually, photo, PHOTO_NAMES } from '../support/media';
 import { datasetSharedWithViewer, loginCookie } from '../support/sessions';
 import { startTestApi, startTestStack } from '../support/testStack';
@@ -168,6 +168,30 @@ describe('dataset map', () => {
     // Saved in a view, the region is kept as given.
     const view = (await form(region).expect(200)).body as { filters: { vql: unknown[] } };
     expect(view.filters.vql).toEqual(JSON.parse(region));
+  });
+
+  it("marks the points Explore's filters keep (GET …/map/matches), exactly those whose media Explore finds", async () => {
+    const summary = await map();
+    const ids = (await stack.request.post(`${base()}/selection`).send({ layout_id: summary.layout_id, indices: [...Array(summary.count).keys()] }).expect(200)).body.media_ids as string[];
+    const tag = (await stack.request.post(`/api/v1/dataset/${datasetId}/tags`).send({ name: 'picked on the map' }).expect(201)).body as { id: string };
+    const picked = [1, 4, 5];
+    await stack.request.post(`/api/v1/dataset/${datasetId}/tags/${tag.id}/media`).send({ media_ids: picked.map((i) => ids[i]) }).expect(200);
+    const matches = (vql: unknown[]) => stack.request.get(`${base()}/matches`).query({ vql: JSON.stringify(vql) });
+
+    const tagged = await mapMatches(matches([{ tags: { op: 'is', value: [tag.id] } }]));
+    expect(tagged).toEqual({ layoutId: summary.layout_id, matched: picked.length, indices: picked });
+    // With a second filter both must hold; an empty list keeps every point.
+    const uniqueness = 0.5;
+    const unique = new Set((await stack.deps.db('media').whereIn('id', ids).where('uniqueness_score', '>=', uniqueness).pluck('id')) as string[]);
+    const both = await mapMatches(matches([{ tags: { op: 'is', value: [tag.id] } }, { uniqueness: { op: 'uniqueness', value: uniqueness } }]));
+    expect(both.indices).toEqual(picked.filter((i) => unique.has(ids[i])));
+    expect((await mapMatches(matches([]))).indices).toEqual([...Array(summary.count).keys()]);
+
+    expect((await matches([{ tags: { op: 'is', value: ['nope'] } }]).expect(422)).body.detail).toMatch(/^query\.vql: /);
+    expect((await matches([{ text: { op: 'semantic', value: 'a cat' } }]).expect(422)).body.detail).toMatch(/semantic text filter ranks media/);
+    const stale = [{ map: { op: 'within', layout_id: randomUUID(), polygon: [[0, 0], [1, 0], [0, 1]] } }];
+    expect((await matches(stale).expect(409)).body.detail).toMatch(/^vql: map region: The map was laid out anew/);
+    await stack.request.get(`/api/v1/dataset/${randomUUID()}/map/matches`).query({ vql: '[]' }).expect(404);
   });
 
   it('refuses bad input with 422 {detail}, a stale layout with 409 and an unknown dataset with 404', async () => {

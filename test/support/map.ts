@@ -12,15 +12,7 @@ export interface MapPage {
 
 /** Reads a binary page of `GET …/map/points`: n x, n y (Float32, little-endian), then n cluster, label, issue and class colours. */
 export async function mapPage(request: Test): Promise<MapPage> {
-  const response = await request
-    .expect(200)
-    .expect('Content-Type', 'application/octet-stream')
-    .buffer(true)
-    .parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+  const response = await binaryBody(request);
   const bytes = response.body as Buffer;
   const n = Number(response.headers['x-map-points']);
   if (bytes.length !== n * 12) throw new Error(`a page of ${n} points has ${bytes.length} bytes, not ${n * 12}`);
@@ -34,6 +26,29 @@ export async function mapPage(request: Test): Promise<MapPage> {
     issue: new Uint8Array(copy, n * 10, n),
     class: new Uint8Array(copy, n * 11, n),
   };
+}
+
+/** The body of a binary answer, as bytes. */
+async function binaryBody(request: Test) {
+  return request
+    .expect(200)
+    .expect('Content-Type', 'application/octet-stream')
+    .buffer(true)
+    .parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => done(null, Buffer.concat(chunks)));
+    });
+}
+
+/** Reads `GET …/map/matches`: the indexes of the points whose bit is set, how many the header says, and the layout. */
+export async function mapMatches(request: Test): Promise<{ layoutId: string | undefined; matched: number; indices: number[] }> {
+  const response = await binaryBody(request);
+  const bytes = response.body as Buffer;
+  const total = Number(response.headers['x-map-total']);
+  if (bytes.length !== Math.ceil(total / 8)) throw new Error(`a bitmap of ${total} points has ${bytes.length} bytes`);
+  const indices = Array.from({ length: total }, (_, i) => i).filter((i) => (bytes[i >> 3] >> (i & 7)) & 1);
+  return { layoutId: response.headers['x-map-layout-id'], matched: Number(response.headers['x-map-matches']), indices };
 }
 
 /** Whether (x, y) lies inside `polygon` (even-odd ray casting): the brute-force check of the SQL's `point <@ polygon`. */

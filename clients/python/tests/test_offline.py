@@ -214,10 +214,19 @@ def test_map_points_read_every_page_and_refuse_a_new_layout_midway(monkeypatch: 
     ids = [str(uuid.uuid4()) for _ in range(5)]
     layouts = {"now": layout}
 
+    # The map is being laid out when first asked (its MAP_LAYOUT task runs after the dataset is READY), then ready.
+    from mds_client import client as client_module
+
+    monkeypatch.setattr(client_module, "POLL_SECONDS", 0)
+    summaries = iter(["laying_out", "ready"])
+
     def service(request: httpx.Request) -> httpx.Response:
         if request.url.path.endswith("/auth/session"):  # asked once when MDS_API_KEY is set
             return httpx.Response(200, json={"auth_enabled": True})
+        if request.url.path.endswith("/map"):
+            return httpx.Response(200, json={"layout_status": next(summaries, "ready")})
         if request.url.path.endswith("/map/points"):
+            assert next(summaries, None) is None, "points read while the map was being laid out"
             offset = int(request.url.params["offset"])
             indices = range(offset, min(5, offset + 2))
             n = len(indices)

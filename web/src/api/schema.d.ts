@@ -3722,6 +3722,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/dataset/{dataset_id}/map/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Which map points pass Explore's filters, binary
+         * @description Not in the contract: the map shows Explore's filters (its VQL) by marking the points whose media pass them. A bitmap of `X-Map-Total` bits, point i is bit i % 8 (least significant first) of byte i / 8; `X-Map-Matches` counts the points that pass, `X-Map-Layout-Id` names the layout the indexes belong to (the points of `GET …/map/points` with the same layout id).
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The filters, as Explore takes them (row predicates: a semantic text search ranks media, it selects none). JSON array of VQL filters, combined with AND. Besides the contract's keys, {"map": {"op": "within", "layout_id": <layout_id of GET …/map>, "polygon": [[x, y], …] (3-1,000 finite vertices)}} keeps the media whose point on the dataset map lies inside the polygon; 409 when the map was laid out anew since. {"ground_truth": {"op": "one_of", "value": [<class>, …]}} keeps the media whose own label (the declared label field, GET …/classes) is one of the classes; {"metadata": {"field": <name>, "op": "one_of", "value": [<text>, …]}} those whose custom-metadata field, as text, is one of the values */
+                    vql: string;
+                };
+                header?: never;
+                path: {
+                    dataset_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The bitmap */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/octet-stream": string;
+                    };
+                };
+                /** @description Not authenticated */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Forbidden */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description A VQL map region of an older map layout (the map was laid out anew since) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Invalid VQL */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/dataset/{dataset_id}/map/selection": {
         parameters: {
             query?: never;

@@ -450,9 +450,26 @@ class CurationCalls:
 
     # -- map --------------------------------------------------------------------------------------
 
-    def map_records(self: "Client", dataset_id: Id, *, threshold: int = 0) -> List[Dict[str, Any]]:
+    def wait_for_map(self: "Client", dataset_id: Id, *, timeout: Optional[float] = None) -> Dict[str, Any]:
+        """Polls the map's summary until the map is no longer being laid out (a MAP_LAYOUT task lays it out after the
+        dataset is READY: ``layout_status`` ``laying_out``, then ``ready`` or ``failed``); the summary."""
+        return self._poll(
+            lambda: self.request("GET", f"/dataset/{dataset_id}/map"),
+            lambda found: found.get("layout_status") != "laying_out",
+            lambda found: None,
+            None,
+            lambda found: MdsError(f"The map of dataset {dataset_id} is still being laid out after {timeout} s"),
+            desc="map",
+            progress=False,
+            timeout=timeout,
+        )
+
+    def map_records(self: "Client", dataset_id: Id, *, threshold: int = 0, wait: bool = True, timeout: Optional[float] = None) -> List[Dict[str, Any]]:
         """Every point of the dataset's map (each embedded image and frame laid out in 2D from its embedding): its
-        ``media_id``, ``x`` and ``y``, in the map's index order; empty before the dataset's first analysis."""
+        ``media_id``, ``x`` and ``y``, in the map's index order; empty before the dataset's first analysis. With
+        ``wait`` (the default) it first waits while the map is being laid out (``wait_for_map``)."""
+        if wait:
+            self.wait_for_map(dataset_id, timeout=timeout)
         xs: List[float] = []
         ys: List[float] = []
         layout: Optional[str] = None
@@ -474,9 +491,9 @@ class CurationCalls:
             media_ids.extend(self.request("POST", f"/dataset/{dataset_id}/map/selection", json={"layout_id": layout, "indices": indices})["media_ids"])
         return [{"media_id": media_id, "x": x, "y": y} for media_id, x, y in zip(media_ids, xs, ys)]
 
-    def map_points(self: "Client", dataset_id: Id, *, threshold: int = 0) -> Any:
+    def map_points(self: "Client", dataset_id: Id, *, threshold: int = 0, wait: bool = True, timeout: Optional[float] = None) -> Any:
         """``map_records`` as a DataFrame (media_id, x, y): merge it with ``media()`` on media_id to colour a scatter plot."""
-        return frame(self.map_records(dataset_id, threshold=threshold), MAP_COLUMNS)
+        return frame(self.map_records(dataset_id, threshold=threshold, wait=wait, timeout=timeout), MAP_COLUMNS)
 
     # -- tags -------------------------------------------------------------------------------------
 

@@ -137,7 +137,7 @@ export function ExplorePage() {
   return (
     <>
       <p>
-        <Link to="/">Datasets</Link> › <Link to={`/datasets/${datasetId}`}>{dataset.data?.display_name ?? datasetId}</Link> › Explore · <Link to={`/datasets/${datasetId}/map`}>Map</Link>
+        <Link to="/">Datasets</Link> › <Link to={`/datasets/${datasetId}`}>{dataset.data?.display_name ?? datasetId}</Link> › Explore · <Link to={`/datasets/${datasetId}/map${query.vql ? `?${new URLSearchParams({ vql: query.vql })}` : ''}`}>Map</Link>
       </p>
       <h1>Explore {dataset.data?.display_name ?? ''}</h1>
       <ErrorMessage error={dataset.error ?? views.error} />

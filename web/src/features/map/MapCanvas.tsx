@@ -2,11 +2,13 @@ import { useEffect, useRef } from 'react';
 import createScatterplot from 'regl-scatterplot';
 import { SAMPLE_POINTS, type ColourBy, type MapPoints } from './api';
 
-/** Colour 0 (no category or a smaller one) is grey; 1-19 follow the legend. */
+/** Colour 0 (no category or a smaller one) is grey; 1-19 follow the legend; FILTERED_OUT is a point Explore's filters leave out. */
 export const MAP_COLOURS = [
   '#b8b8b8', '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22',
   '#393b79', '#637939', '#8c6d31', '#843c39', '#7b4173', '#3182bd', '#e6550d', '#31a354', '#756bb1', '#636363',
+  '#ececec',
 ];
+export const FILTERED_OUT = 20;
 
 type Scatterplot = ReturnType<typeof createScatterplot>;
 

@@ -1,13 +1,13 @@
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { datasetQueries } from '../datasets/api';
 import { EMPTY_SELECTION, type Selection } from '../selection/selection';
 import { SelectionBar } from '../selection/SelectionBar';
-import { toVql, type MapRegion } from '../explore/vql';
-import { fetchSelectedMedia, mapQueries, useMapPoints, type ColourBy, type DatasetMap } from './api';
-import { MAP_COLOURS, MapCanvas } from './MapCanvas';
+import { fromVql, toVql, type MapRegion } from '../explore/vql';
+import { fetchSelectedMedia, mapQueries, useMapPoints, type ColourBy, type DatasetMap, type MapMatches, type MapPoints } from './api';
+import { FILTERED_OUT, MAP_COLOURS, MapCanvas } from './MapCanvas';
 import { lassoRegion, pointsInRegion } from './region';
 import { useUrlState } from '../../urlState';
 
@@ -21,14 +21,27 @@ function legendOf(map: DatasetMap, by: ColourBy): Array<{ index: number; name: s
   return map.legends.issue.map((entry) => ({ index: entry.index, name: entry.issue_type, count: entry.count }));
 }
 
+/** The points with those Explore's filters leave out in FILTERED_OUT's colour, when `matches` is of the loaded layout. */
+function withMatches(points: MapPoints | undefined, matches: MapMatches | undefined): MapPoints | undefined {
+  if (!points || !matches || matches.layoutId !== points.layoutId) return points;
+  const dim = (colours: Uint8Array) => colours.map((colour, i) => (matches.passes[i] ? colour : FILTERED_OUT));
+  const colours = Object.fromEntries(Object.entries(points.colours).map(([by, column]) => [by, dim(column)])) as MapPoints['colours'];
+  return { ...points, colours };
+}
+
 /**
- * A 2D map of every image's embedding, coloured by cluster, label or issue. A lasso selects a region:
- * the selection bar acts on it on the server (a VQL map filter, so any number of points) and Explore
- * opens with it as a filter; a click selects one image.
+ * A 2D map of every image's embedding, coloured by cluster, label or issue; with Explore's filters (its `vql`,
+ * which Explore's Map link carries) the points they leave out are greyed. A lasso selects a region (of the points
+ * that pass the filters): the selection bar acts on it on the server (a VQL map filter, so any number of points)
+ * and Explore opens with it and the filters; a click selects one image.
  */
 export function MapPage() {
   const { datasetId = '' } = useParams();
   const [params, change] = useUrlState();
+  // Explore's filters: a lasso or a click selects among the points they keep.
+  const filters = fromVql(params.get('vql'));
+  const filterVql = toVql({ ...filters, map: undefined });
+  const filtersParam = filterVql.length > 0 ? JSON.stringify(filterVql) : undefined;
   const colourBy = (['cluster', 'class', 'label', 'issue'] as const).find((by) => by === params.get('colour')) ?? 'cluster';
   const threshold = Math.min(4, Math.max(0, Number(params.get('threshold')) || 0));
   const [lasso, setLasso] = useState(false);
@@ -45,6 +58,10 @@ export function MapPage() {
   const points = useMapPoints(datasetId, threshold, map.data?.layout_id);
   if (!summaryWanted && (points.points ?? points.error)) setSummaryWanted(true);
   const layingOut = map.data?.layout_status === 'laying_out';
+  const loadedLayout = points.points?.layoutId ?? null;
+  const matches = useQuery({ ...mapQueries.matches(datasetId, filtersParam ?? '[]', loadedLayout), enabled: Boolean(filtersParam && loadedLayout) });
+  const shown = useMemo(() => withMatches(points.points, matches.data), [points.points, matches.data]);
+  const passes = matches.data?.layoutId === loadedLayout ? matches.data?.passes : undefined;
   // The first page of points says how many there are: the canvas need not wait for the summary.
   const count = points.points?.total ?? map.data?.count ?? 0;
 
@@ -58,14 +75,14 @@ export function MapPage() {
     const loaded = points.points;
     const lassoed = loaded?.layoutId ? lassoRegion(loaded.layoutId, lasso) : undefined;
     if (!loaded || !lassoed) return clear();
-    const inside = pointsInRegion(loaded, lassoed);
+    const inside = pointsInRegion(loaded, lassoed).filter((i) => !passes || passes[i]);
     setSelectionError(null);
     setPicked(inside);
     setRegion(inside.length > 0 ? lassoed : undefined);
     if (inside.length === 0) return setSelection(EMPTY_SELECTION);
     // Counted in the browser once every point is in; the server selects by the same polygon either way.
     const description = loaded.loaded === loaded.total ? `${inside.length.toLocaleString()} lassoed image${inside.length === 1 ? '' : 's'}` : 'the lassoed images';
-    setSelection({ mediaIds: [], clusters: [], matching: { vql: JSON.stringify(toVql({ map: lassoed })), description } });
+    setSelection({ mediaIds: [], clusters: [], matching: { vql: JSON.stringify(toVql({ ...filters, map: lassoed })), description } });
   };
   const onSelect = (indices: number[]) => {
     setPicked(indices);
@@ -88,8 +105,19 @@ export function MapPage() {
       <p className="muted">
         Every image where its embedding puts it: similar images lie close together. Drag to pan, scroll to zoom; switch to Lasso (or hold Shift) and draw round points to select
         them, then tag them or open them in Explore; Escape clears the selection.{' '}
-        <Link to={`/datasets/${datasetId}/explore`}>Explore</Link>
+        <Link to={`/datasets/${datasetId}/explore${filtersParam ? `?${new URLSearchParams({ vql: filtersParam })}` : ''}`}>Explore</Link>
       </p>
+      {filtersParam && (
+        <p role="status" data-testid="map-filtered">
+          {matches.data && passes
+            ? `${matches.data.matched.toLocaleString()} of ${count.toLocaleString()} points match Explore's filters; the others are greyed out. `
+            : "Marking the points Explore's filters keep… "}
+          <button type="button" onClick={() => change({ vql: undefined })}>
+            Show every point
+          </button>
+        </p>
+      )}
+      <ErrorMessage error={matches.error} prefix="Explore's filters could not be applied to the map" />
       <ErrorMessage error={map.error ?? points.error} prefix="The map could not be loaded" />
       {map.data && (
         <div className="map-controls card">
@@ -149,14 +177,14 @@ export function MapPage() {
       )}
       {region && (
         <p>
-          <Link to={`/datasets/${datasetId}/explore?${new URLSearchParams({ vql: JSON.stringify(toVql({ map: region })), map_points: String(picked.length) })}`}>
+          <Link to={`/datasets/${datasetId}/explore?${new URLSearchParams({ vql: JSON.stringify(toVql({ ...filters, map: region })), map_points: String(picked.length) })}`}>
             Open the {picked.length.toLocaleString()} lassoed image{picked.length === 1 ? '' : 's'} in Explore
           </Link>
         </p>
       )}
       {(region || selection.mediaIds.length > 0) && <SelectionBar datasetId={datasetId} selection={selection} onClear={clear} />}
       <ErrorMessage error={selectionError} prefix="The selection could not be made" />
-      {count > 0 && <MapCanvas count={count} points={points.points} colourBy={colourBy} lasso={lasso} selected={picked} onSelect={onSelect} onLasso={onLasso} />}
+      {count > 0 && <MapCanvas count={count} points={shown} colourBy={colourBy} lasso={lasso} selected={picked} onSelect={onSelect} onLasso={onLasso} />}
       {map.data && count > 0 && (
         <ul className="map-legend" aria-label="Colours">
           {[{ index: 0, name: NONE[colourBy], count: -1 }, ...legendOf(map.data, colourBy)].map((entry) => (

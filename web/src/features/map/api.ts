@@ -25,7 +25,24 @@ export const SAMPLE_POINTS = 20_000;
 export const mapKeys = {
   all: (datasetId: string) => ['map', datasetId] as const,
   summary: (datasetId: string, threshold: number) => ['map', datasetId, 'summary', threshold] as const,
+  matches: (datasetId: string, vql: string, layoutId: string | null) => ['map', datasetId, 'matches', vql, layoutId] as const,
 };
+
+/** Which points of layout `layoutId` pass Explore's filters: 1 per point that passes (see GET …/map/matches). */
+export interface MapMatches {
+  layoutId: string | null;
+  matched: number;
+  passes: Uint8Array;
+}
+
+export async function fetchMatches(datasetId: string, vql: string): Promise<MapMatches> {
+  const result = await api.GET('/api/v1/dataset/{dataset_id}/map/matches', { params: { path: { dataset_id: datasetId }, query: { vql } }, parseAs: 'arrayBuffer' });
+  const bitmap = new Uint8Array(unwrap(result) as unknown as ArrayBuffer);
+  const header = (name: string) => result.response.headers.get(name);
+  const passes = new Uint8Array(Number(header('X-Map-Total')));
+  for (let i = 0; i < passes.length; i++) passes[i] = (bitmap[i >> 3] >> (i & 7)) & 1;
+  return { layoutId: header('X-Map-Layout-Id'), matched: Number(header('X-Map-Matches')), passes };
+}
 
 export async function fetchMap(datasetId: string, threshold: number): Promise<DatasetMap> {
   return unwrap(await api.GET('/api/v1/dataset/{dataset_id}/map', { params: { path: { dataset_id: datasetId }, query: { threshold } } }));
@@ -36,6 +53,9 @@ const LAYING_OUT_POLL_MS = 2000;
 
 export const mapQueries = {
   /** The map's bounds, legends and counts at a clustering threshold; asked again while the map is being laid out. */
+  /** The points of the loaded layout that pass Explore's filters (`vql`, the JSON array Explore's URL holds). */
+  matches: (datasetId: string, vql: string, layoutId: string | null) =>
+    queryOptions({ queryKey: mapKeys.matches(datasetId, vql, layoutId), queryFn: () => fetchMatches(datasetId, vql) }),
   summary: (datasetId: string, threshold: number) =>
     queryOptions({
       queryKey: mapKeys.summary(datasetId, threshold),
