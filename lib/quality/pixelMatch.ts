@@ -62,8 +62,14 @@ export interface PrintMatch {
   banded?: { edge: Edge; layout: number; detail: number };
 }
 
+interface AxisSamples {
+  low: Int32Array;
+  high: Int32Array;
+  weight: Float64Array;
+}
+
 /** Where each of `n` samples along an axis of `size` px falls, from `start` over `span`: its pixel, the next, and the weight of the next. */
-function axisSamples(start: number, span: number, size: number, n: number) {
+function axisSamples(start: number, span: number, size: number, n: number): AxisSamples {
   const low = new Int32Array(n);
   const high = new Int32Array(n);
   const weight = new Float64Array(n);
@@ -76,12 +82,30 @@ function axisSamples(start: number, span: number, size: number, n: number) {
   return { low, high, weight };
 }
 
-/** The print's region (x0, y0, w, h) resampled bilinearly to n×n. */
-function sample(print: PixelPrint, x0: number, y0: number, w: number, h: number, n: number): Float64Array {
-  const out = new Float64Array(n * n);
+/**
+ * The axes of a match's samples, each made once: the alignments of one print inside the other share them (5 scales
+ * × 5 offsets give 25 distinct axes for 125 regions).
+ */
+type AxisCache = Map<number, Map<number, Map<number, AxisSamples>>>;
+
+/** An axis by its exact numbers (Map keys compare numbers exactly): by size and grid (whole numbers), start, then span. */
+function cachedAxis(cache: AxisCache | undefined, start: number, span: number, size: number, n: number): AxisSamples {
+  if (!cache) return axisSamples(start, span, size, n);
+  const grid = size * 1000 + n;
+  let starts = cache.get(grid);
+  if (!starts) cache.set(grid, (starts = new Map()));
+  let spans = starts.get(start);
+  if (!spans) starts.set(start, (spans = new Map()));
+  let axis = spans.get(span);
+  if (!axis) spans.set(span, (axis = axisSamples(start, span, size, n)));
+  return axis;
+}
+
+/** The print's region (x0, y0, w, h) resampled bilinearly to n×n (into `out` when given). */
+function sample(print: PixelPrint, x0: number, y0: number, w: number, h: number, n: number, axes?: AxisCache, out = new Float64Array(n * n)): Float64Array {
   const { width, height, pixels } = print;
-  const xs = axisSamples(x0, w, width, n);
-  const ys = axisSamples(y0, h, height, n);
+  const xs = cachedAxis(axes, x0, w, width, n);
+  const ys = cachedAxis(axes, y0, h, height, n);
   for (let j = 0; j < n; j++) {
     const top = ys.low[j] * width;
     const bottom = ys.high[j] * width;
@@ -96,6 +120,42 @@ function sample(print: PixelPrint, x0: number, y0: number, w: number, h: number,
     }
   }
   return out;
+}
+
+/** A sample with its mean taken out, and the sum of its squares: one side of many correlations (the same sums as correlation's). */
+interface Centred {
+  values: Float64Array;
+  squares: number;
+}
+
+function centred(a: Float64Array): Centred {
+  let ma = 0;
+  for (let i = 0; i < a.length; i++) ma += a[i];
+  ma /= a.length;
+  const values = new Float64Array(a.length);
+  let squares = 0;
+  for (let i = 0; i < a.length; i++) {
+    values[i] = a[i] - ma;
+    squares += (a[i] - ma) ** 2;
+  }
+  return { values, squares };
+}
+
+/** correlation(a, b) with a centred beforehand: the same operations in the same order, so the same result. */
+function correlationWith(a: Centred, b: Float64Array): number {
+  let mb = 0;
+  for (let i = 0; i < b.length; i++) mb += b[i];
+  mb /= b.length;
+  let ab = 0;
+  let bb = 0;
+  const values = a.values;
+  for (let i = 0; i < b.length; i++) {
+    ab += values[i] * (b[i] - mb);
+    bb += (b[i] - mb) ** 2;
+  }
+  const aa = a.squares;
+  if (aa === 0 || bb === 0) return aa === bb ? 1 : 0;
+  return ab / Math.sqrt(aa * bb);
 }
 
 function correlation(a: Float64Array, b: Float64Array): number {
@@ -188,13 +248,15 @@ function alignmentsOf(a: PixelPrint, b: PixelPrint): Alignment[] {
   return [...alignments.values()];
 }
 
-/** The layout correlation of each alignment, sampled on an n×n grid. */
-function scoreLayouts(alignments: Alignment[], n: number): Alignment[] {
-  const references = new Map<PixelPrint, Float64Array>();
+/** The layout correlation of each alignment, sampled on an n×n grid (each region into one scratch sample). */
+function scoreLayouts(alignments: Alignment[], n: number, axes: AxisCache): Alignment[] {
+  const references = new Map<PixelPrint, Centred>();
+  const scratch = new Float64Array(n * n);
   return alignments.map((alignment) => {
     const { small, big, region } = alignment;
-    if (!references.has(small)) references.set(small, sample(small, 0, 0, small.width, small.height, n));
-    return { ...alignment, layout: correlation(references.get(small)!, sample(big, ...region, n)) };
+    let reference = references.get(small);
+    if (!reference) references.set(small, (reference = centred(sample(small, 0, 0, small.width, small.height, n, axes))));
+    return { ...alignment, layout: correlationWith(reference, sample(big, ...region, n, axes, scratch)) };
   });
 }
 
@@ -218,10 +280,28 @@ function outsideBand(n: number, edge: Edge): Int32Array {
   return cells;
 }
 
-function cellsOf(values: Float64Array, cells: Int32Array): Float64Array {
-  const out = new Float64Array(cells.length);
-  for (let i = 0; i < cells.length; i++) out[i] = values[cells[i]];
-  return out;
+/** correlation of the `cells` of two samples, read in place (the same operations as correlation over copies of them). */
+function cellCorrelation(a: Float64Array, b: Float64Array, cells: Int32Array): number {
+  let ma = 0;
+  let mb = 0;
+  for (let i = 0; i < cells.length; i++) {
+    ma += a[cells[i]];
+    mb += b[cells[i]];
+  }
+  ma /= cells.length;
+  mb /= cells.length;
+  let ab = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < cells.length; i++) {
+    const x = a[cells[i]];
+    const y = b[cells[i]];
+    ab += (x - ma) * (y - mb);
+    aa += (x - ma) ** 2;
+    bb += (y - mb) ** 2;
+  }
+  if (aa === 0 || bb === 0) return aa === bb ? 1 : 0;
+  return ab / Math.sqrt(aa * bb);
 }
 
 /** Layout and detail of two n×n samples (and their details) without the band along the edge where the rest aligns best. */
@@ -229,8 +309,8 @@ function bandedMatch(a: Float64Array, b: Float64Array, n: number, [detailA, deta
   let best: PrintMatch['banded'] | undefined;
   for (const edge of EDGES) {
     const cells = outsideBand(n, edge);
-    const layout = correlation(cellsOf(a, cells), cellsOf(b, cells));
-    if (!best || layout > best.layout) best = { edge, layout, detail: correlation(cellsOf(detailA, cells), cellsOf(detailB, cells)) };
+    const layout = cellCorrelation(a, b, cells);
+    if (!best || layout > best.layout) best = { edge, layout, detail: cellCorrelation(detailA, detailB, cells) };
   }
   return best!;
 }
@@ -254,14 +334,15 @@ function leading(alignments: Alignment[], count: number): Alignment[] {
  */
 export function matchPrints(a: PixelPrint, b: PixelPrint): PrintMatch {
   const n = PIXEL_MATCH.grid;
-  const coarse = scoreLayouts(alignmentsOf(a, b), PIXEL_MATCH.coarseGrid);
-  const fine = (inside: (alignment: Alignment) => boolean) => bestOf(scoreLayouts(leading(coarse.filter(inside), PIXEL_MATCH.refined), n));
+  const axes: AxisCache = new Map();
+  const coarse = scoreLayouts(alignmentsOf(a, b), PIXEL_MATCH.coarseGrid, axes);
+  const fine = (inside: (alignment: Alignment) => boolean) => bestOf(scoreLayouts(leading(coarse.filter(inside), PIXEL_MATCH.refined), n, axes));
   const whole = fine((alignment) => alignment.inside === 'same');
   const cropped = fine((alignment) => alignment.inside !== 'same');
   // A crop is named only where it aligns clearly better than the whole picture (a resize aligns about as well at 97.5 %).
   const chosen = cropped && (!whole || cropped.layout > whole.layout + PIXEL_MATCH.cropMargin) ? cropped : whole!;
   // Detail is read at the chosen alignment only: the layout alone decides which one that is.
-  const samplesOf = ({ small, big, region }: Alignment) => [sample(small, 0, 0, small.width, small.height, n), sample(big, ...region, n)] as const;
+  const samplesOf = ({ small, big, region }: Alignment) => [sample(small, 0, 0, small.width, small.height, n, axes), sample(big, ...region, n, axes)] as const;
   const [small, big] = samplesOf(chosen);
   const details = [detailOf(small, n), detailOf(big, n)] as const;
   const match = { layout: chosen.layout, detail: correlation(...details), scale: chosen.scale, inside: chosen.inside };
