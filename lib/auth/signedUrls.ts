@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type MediaVariant = 'file' | 'thumbnail';
 
-/** Media link signatures remembered (about 150 bytes each). */
+/** Media link signatures remembered, in each of two generations (about 150 bytes each). */
 const REMEMBERED_SIGNATURES = 50_000;
 
 /**
@@ -14,13 +14,15 @@ export function createUrlSigner(secretKey: string, ttlSeconds: number) {
   const sign = (message: string) => createHmac('sha256', key).update(message).digest('base64url');
   // A page of Explore signs two links for each of up to 1,000 previews, and the same previews come back page after
   // page: remembered, as their expiries repeat for a quarter of the lifetime (the HMACs were a tenth of the API's CPU
-  // under load). The oldest go first past the limit.
-  const signatures = new Map<string, string>();
+  // under load). Two generations, the older dropped whole when the newer is full: evicting the oldest key of one Map
+  // one at a time walked over every key deleted before it (V8 compacts a Map only when it grows).
+  let signatures = new Map<string, string>();
+  let older = new Map<string, string>();
   const signMedia = (message: string) => {
     let signature = signatures.get(message);
     if (signature === undefined) {
-      signature = sign(message);
-      if (signatures.size >= REMEMBERED_SIGNATURES) signatures.delete(signatures.keys().next().value!);
+      signature = older.get(message) ?? sign(message);
+      if (signatures.size >= REMEMBERED_SIGNATURES) [older, signatures] = [signatures, new Map()];
       signatures.set(message, signature);
     }
     return signature;
