@@ -1445,7 +1445,7 @@ export interface paths {
                 query?: {
                     dataset_id?: string;
                     dataset_name?: string;
-                    task_type?: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "SELECTION" | "EXPORT";
+                    task_type?: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "SELECTION" | "EXPORT" | "MAP_LAYOUT";
                     task_status?: "INITIALIZING" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
                     /** @description The creator's email */
                     created_by?: string;
@@ -1554,7 +1554,7 @@ export interface paths {
                         "application/json": {
                             dataset_names: string[];
                             dataset_ids: string[];
-                            task_types: ("DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "SELECTION" | "EXPORT")[];
+                            task_types: ("DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "SELECTION" | "EXPORT" | "MAP_LAYOUT")[];
                             created_by: string[];
                         };
                     };
@@ -3551,7 +3551,7 @@ export interface paths {
         };
         /**
          * The dataset map: how many points, where they lie and what each colour means
-         * @description Every embedded image and video frame has a 2D point laid out from its embedding when the dataset is analysed (creation, reindex; added media are placed from their neighbours). Points come from `GET …/map/points` in pages; lassoed point indexes become media ids through `POST …/map/selection`.
+         * @description Every embedded image and video frame has a 2D point laid out from its embedding after the dataset is analysed (creation, reindex: a MAP_LAYOUT task once the dataset is READY, `layout_status` says while; added media are placed from their neighbours). Points come from `GET …/map/points` in pages; lassoed point indexes become media ids through `POST …/map/selection`.
          */
         get: {
             parameters: {
@@ -8593,6 +8593,15 @@ export interface components {
             } | null;
             threshold: number;
             page_limit: number;
+            /**
+             * @description `laying_out` while the map is laid out after an analysis (a MAP_LAYOUT task, started once the dataset is READY): the points are the previous layout’s, or none before the first; `failed` when that task failed (a reindex lays it out again); `ready` otherwise
+             * @enum {string}
+             */
+            layout_status: "ready" | "laying_out" | "failed";
+            /** @description The MAP_LAYOUT task laying the map out (GET /tasks/{id}), while one is due */
+            layout_task_id: string | null;
+            /** @description Why the layout failed, when layout_status is failed */
+            layout_error: string | null;
             legends: {
                 /** @description The largest clusters at the threshold; 0 is every other cluster */
                 cluster: {
@@ -9223,7 +9232,7 @@ export interface components {
             /** @description The creator's email */
             created_by: string;
             /** @enum {string} */
-            task_type: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "SELECTION" | "EXPORT";
+            task_type: "DATASET_CREATION" | "MEDIA_ADDITION" | "REINDEX" | "ENRICHMENT" | "CUSTOM_METADATA" | "SNAPSHOT_RESTORE" | "SNAPSHOT_CLONE" | "LABEL_PROPAGATION" | "LABEL_QUALITY" | "SELECTION" | "EXPORT" | "MAP_LAYOUT";
             /** @enum {string} */
             status: "INITIALIZING" | "RUNNING" | "COMPLETED" | "FAILED" | "ABORTED";
             status_message: string;
