@@ -147,7 +147,7 @@ export async function runSelection(deps: { db: Db; vectors: VectorStore }, live:
 /** The task COMPLETED with what was chosen; the dataset back to the status it was claimed from. */
 export async function completeSelection(db: Db, input: Pick<SelectionInput, 'taskId' | 'datasetId' | 'previousStatus' | 'tag' | 'count'> & SelectionResult): Promise<void> {
   const fewer = input.chosen < input.count ? ` (${input.count} asked; the pool holds ${input.pool})` : '';
-  const message = `Tagged ${input.chosen} media “${input.tag}” from a pool of ${input.pool}${fewer}; ${input.leftOut} duplicate copies left out`;
+  const message = `Tagged ${input.chosen} media “${input.tag}” from a pool of ${input.pool}${fewer}; ${input.leftOut} duplicate ${input.leftOut === 1 ? 'copy' : 'copies'} left out`;
   await commitTaskEnd(db, input.datasetId, (trx) => completeTask(trx, input, releaseTransition('select_items', input.previousStatus), message));
 }
 

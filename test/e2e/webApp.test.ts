@@ -407,7 +407,7 @@ describe('web app', () => {
     expect(pageErrors).toEqual([]);
   }, 120_000);
 
-  it('labels a picked image and its near copies in a LABEL_PROPAGATION task, filters by the label, and tags everything the filter matches', async () => {
+  it('labels a picked image and its near copies in a LABEL_PROPAGATION task, filters by the label, tags everything the filter matches and selects one for labelling', async () => {
     const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'web-labels-'));
     const copy = path.join(scratch, 'chelsea_small.jpg');
     await sharp(photo('chelsea')).resize(220).jpeg({ quality: 70 }).toFile(copy);
@@ -438,6 +438,12 @@ describe('web app', () => {
     await bar.getByLabel('Tag name').fill('cats');
     await bar.getByRole('button', { name: 'Tag', exact: true }).click();
     await expectText(bar.getByRole('status').filter({ hasText: /^Tagged/ }), /^Tagged 2 images “cats”\.$/);
+    // Select N for labelling: one of the two, as a new tag, by a SELECTION task.
+    await bar.getByText('Select N for labelling…').click();
+    const choose = bar.getByRole('form', { name: 'Select for labelling' });
+    await choose.getByLabel('How many to select').fill('1');
+    await choose.getByRole('button', { name: 'Select for labelling' }).click();
+    await expectText(bar.getByTestId('task-notice').filter({ hasText: /^Tagged/ }), /^Tagged 1 media “to label” from a pool of 1; 1 duplicate copy left out\. Filter Explore by the tag to see them\./);
     expect(pageErrors).toEqual([]);
     fs.rmSync(scratch, { recursive: true, force: true });
   }, 180_000);

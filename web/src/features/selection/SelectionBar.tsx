@@ -6,11 +6,12 @@ import { SetClassForm } from '../labels/SetClassForm';
 import { taskKeys } from '../tasks/api';
 import { changeTagOf, createTag, exportSelection as startExport, selectionQueries, tagKeys, tagQueries } from './api';
 import { LabelForm } from './LabelForm';
+import { SelectForLabellingForm } from './SelectForLabellingForm';
 import { describeCount, describeSelection, isEmptySelection, selectionBodies, type Selection } from './selection';
 
 /**
  * Bulk actions on the selection: tag or untag it (with a tag of the dataset or a new one), set its class,
- * label it by propagation, export it, clear it. Each action says what it did; nothing is done to an empty selection.
+ * label it by propagation, choose N of what the filters match for labelling, export it, clear it. Each action says what it did; nothing is done to an empty selection.
  */
 export function SelectionBar({ datasetId, selection, onClear }: { datasetId: string; selection: Selection; onClear(): void }) {
   const queryClient = useQueryClient();
@@ -74,6 +75,7 @@ export function SelectionBar({ datasetId, selection, onClear }: { datasetId: str
       </form>
       <SetClassForm datasetId={datasetId} selection={selection} />
       <LabelForm datasetId={datasetId} selection={selection} disabled={empty} />
+      <SelectForLabellingForm datasetId={datasetId} selection={selection} />
       <button type="button" disabled={busy || empty || Boolean(selection.matching)} onClick={() => exportSelection.mutate()}>
         Export selection (JSON)
       </button>{' '}

@@ -81,3 +81,14 @@ export async function propagateLabel(datasetId: string, body: PropagationRequest
 export async function previewPropagation(datasetId: string, body: PropagationRequest) {
   return unwrap(await api.POST('/api/v1/dataset/{dataset_id}/labels/propagate/preview', { params: { path: { dataset_id: datasetId } }, body }));
 }
+
+type SelectionRequest = paths['/api/v1/dataset/{dataset_id}/selections']['post']['requestBody']['content']['application/json'];
+
+/** The strategies a selection for labelling takes (POST …/selections). */
+export const SELECTION_STRATEGIES = ['typicality', 'representative', 'diversity', 'uniqueness', 'coverage'] as const;
+export type SelectionStrategy = (typeof SELECTION_STRATEGIES)[number];
+
+/** Starts a SELECTION task: N of what the filter matches, chosen for labelling, as a new tag; its task id. */
+export async function startSelection(datasetId: string, body: SelectionRequest): Promise<string> {
+  return unwrap(await api.POST('/api/v1/dataset/{dataset_id}/selections', { params: { path: { dataset_id: datasetId } }, body })).task_id;
+}
