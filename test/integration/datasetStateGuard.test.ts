@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { API_ROUTES } from '../../api/specs';
 import { createDataset } from '../../db/repositories/datasets';
 import { Workspace } from '../../db/models';
+import { statusRefusal, type DatasetOperation } from '../../lib/datasetStates';
 import { databaseFingerprint } from '../support/databaseFingerprint';
 import { startTestApi, type TestApi } from '../support/testStack';
 
@@ -35,6 +36,7 @@ describe('writes declared in their route spec, while a task holds the dataset', 
   const requests: Record<string, (path: string) => { method: string; body?: object; form?: Record<string, string> }> = {
     'patch /dataset/:dataset_id': () => ({ method: 'patch', body: { name: 'renamed' } }),
     'post /dataset/:dataset_id/tags': () => ({ method: 'post', body: { name: 'new' } }),
+    'post /dataset/:dataset_id/selections': () => ({ method: 'post', body: { strategy: 'diversity', n: 1, tag: 'chosen' } }),
     'delete /dataset/:dataset_id/tags/:tag_id': () => ({ method: 'delete' }),
     'post /dataset/:dataset_id/tags/:tag_id/media': () => ({ method: 'post', body: { media_ids: [mediaId] } }),
     'delete /dataset/:dataset_id/tags/:tag_id/media': () => ({ method: 'delete', body: { media_ids: [mediaId] } }),
@@ -62,8 +64,10 @@ describe('writes declared in their route spec, while a task holds the dataset', 
           expect([`${route.method} ${route.path}`, answer.status, answer.body]).toEqual([
             `${route.method} ${route.path}`,
             409,
-            { detail: `Dataset ${datasetId} is ${status}: a running task holds it; change it once the task has ended` },
+            { detail: statusRefusal(datasetId, route.datasetState as DatasetOperation, status) },
           ]);
+          // A write is refused with what holds the dataset; a task start (a selection) with the status it needs.
+          if (route.datasetState === 'curate') expect(answer.body.detail).toMatch(/a running task holds it; change it once the task has ended$/);
         }
         expect(await databaseFingerprint(api.deps.db)).toEqual(before);
       } finally {

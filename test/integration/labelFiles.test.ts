@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { labelledFixture } from '../support/labelledImages';
 import { databaseFingerprint } from '../support/databaseFingerprint';
-import { newDatasetWithTransaction, waitForTask } from '../support/datasets';
+import { newDatasetWithTransaction, waitForMap, waitForTask } from '../support/datasets';
 import { sharedDatasetWithViewer } from '../support/sharedDataset';
 import { loginCookie } from '../support/sessions';
 import { startTestApi, startTestStack, type TestApi } from '../support/testStack';
@@ -129,6 +129,8 @@ describe('labels from a CSV or a COCO file', () => {
     expect((await waitForTask(stack, created.datasetId, ['COMPLETED', 'FAILED'], 900_000)).status).toBe('COMPLETED');
     expect(await metadata(created.datasetId)).toEqual(new Map(files.map((row) => [sentAs(row), { category: row.category }])));
     expect(await classCounts(created.datasetId)).toEqual({ label_field: 'category', split_field: null, classes: counts(files), unlabelled: 0 });
+    // Its map is laid out after READY: done before the next test counts on nothing writing.
+    await waitForMap(stack, created.datasetId);
   }, 900_000);
 
   it('labels an add_media batch from a CSV, and refuses a bad one or one without uploads with 400, changing nothing', async () => {
@@ -138,6 +140,8 @@ describe('labels from a CSV or a COCO file', () => {
       for (const row of added) request.attach('files', path.join(dir, row.file_name), { filepath: sentAs(row) } as { filename?: string });
       return request;
     };
+    // The creation's map is laid out after READY: nothing else writes while the refusals are checked.
+    await waitForMap(stack, datasetId);
     const before = await databaseFingerprint(stack.deps.db);
     const refusals: Array<[ReturnType<typeof addMedia>, string]> = [
       [addMedia().field('labels_from', 'csv').attach('labels', Buffer.from('file,label\nnot-sent.png,x\n'), 'labels.csv'), 'The labels file names files that were not uploaded: not-sent.png'],

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '../../lib/config';
 import { createLogger } from '../../lib/logger';
 import { startWorkers } from '../../workers/main';
-import { waitForTask } from './datasets';
+import { waitForMap, waitForTask } from './datasets';
 import { eventually } from './media';
 import type { TestApi } from './testStack';
 
@@ -11,7 +11,8 @@ const root = path.join(__dirname, '..', '..');
 
 /**
  * Runs `start` with a worker in a child process, SIGKILLs it once `started` holds (returning what `started` read
- * then), then finishes on a new in-process worker and returns the task (the dataset's newest, or its newest of `taskType`).
+ * then), then finishes on a new in-process worker and returns the task (the dataset's newest, or its newest of `taskType`),
+ * once the map it may have made due is laid out.
  */
 export async function crashAndResume<T>(
   api: TestApi,
@@ -37,7 +38,10 @@ export async function crashAndResume<T>(
 
   const { stop: stopWorkers } = await startWorkers(loadConfig(api.env), createLogger('test-worker', 'silent'));
   try {
-    return { atKill, task: await waitForTask(api, datasetId, ['COMPLETED', 'FAILED'], 180_000, taskType) };
+    const task = await waitForTask(api, datasetId, ['COMPLETED', 'FAILED'], 180_000, taskType);
+    // The map task a finished analysis starts runs on this worker too.
+    if (task.status === 'COMPLETED') await waitForMap(api, datasetId);
+    return { atKill, task };
   } finally {
     await stopWorkers();
   }

@@ -142,6 +142,8 @@ function inputOf(route: RouteSpec): RequestInput {
     'post /dataset/:dataset_id/classes/accept_suggestions': { body: { media_ids: [ofB.mediaId] } },
     'put /dataset/:dataset_id/label_fields': { body: { label_field: 'class', split_field: 'split' } },
     'post /dataset/:dataset_id/map/selection': { body: { layout_id: randomUUID(), indices: [0] } },
+    'get /dataset/:dataset_id/map/matches': { query: { vql: '[]' } },
+    'post /dataset/:dataset_id/selections': { body: { strategy: 'diversity', n: 1, tag: 'chosen by A' } },
     'post /dataset/:dataset_id/custom_metadata': { files: { file: metadataFile } },
     'post /dataset/:dataset_id/views': { query: { entity_type: 'IMAGES' }, fields: { name: 'made by A' } },
     'patch /dataset/:dataset_id/views/:view_id': { body: { name: 'renamed by A' } },
