@@ -10,7 +10,7 @@ import { imageCollection } from '../../lib/vectors/vectorStore';
 import { purgeDeletedDatasets, releaseBlobs, releaseModelInputs, requestStorageCollection } from '../../services/storageCollection';
 import { sha256Hex } from '../../lib/sha256';
 import { storageCollectionWorkflowId } from '../../workflows/contracts';
-import { createReadyDataset, newDatasetWithTransaction, uploadFiles, waitForDatasetStatus, waitForTask } from '../support/datasets';
+import { createReadyDataset, newDatasetWithTransaction, uploadFiles, waitForDatasetStatus, waitForMap, waitForTask } from '../support/datasets';
 import { eventually, photo } from '../support/media';
 import { freePort } from '../support/ports';
 import { s3TestClientConfig, startS3Server, type S3Server } from '../support/s3Server';
@@ -274,6 +274,8 @@ describe('dataset delete and the storage collector', () => {
     expect(stored(camera)).toBe(true);
     expect(await db('storage_release_candidates').where({ kind: 'blob', key: camera }).count({ n: '*' })).toEqual([{ n: '0' }]);
 
+    // Its map task (after READY) would hold the purge until the next collection.
+    await waitForMap(stack, receiver);
     await stack.request.delete(`/api/v1/dataset/${receiver}`).expect(200);
     await collected();
     expect(stored(camera)).toBe(false);
