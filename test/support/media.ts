@@ -59,13 +59,13 @@ export function makeStillClip(picture: string, seconds: number, file: string, cr
   return file;
 }
 
-export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 60_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 60_000, what = 'condition', intervalMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T;
   for (;;) {
     last = await read();
     if (accept(last)) return last;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; last value: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

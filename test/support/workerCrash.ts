@@ -30,7 +30,8 @@ export async function crashAndResume<T>(
   });
   const exited = new Promise((resolve) => worker.once('exit', resolve));
   await start();
-  const atKill = await eventually(started, accept, 120_000, 'work under way');
+  // Read often: some steps (a small map's layout) last well under a second.
+  const atKill = await eventually(started, accept, 120_000, 'work under way', 20);
   worker.kill('SIGKILL');
   await exited;
   const interrupted = await waitForTask(api, datasetId, ['INITIALIZING', 'RUNNING'], undefined, taskType);
