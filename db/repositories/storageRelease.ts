@@ -2,6 +2,7 @@ import type { Db } from '../connection';
 import { deleteFacetCounts } from './clusterFacets';
 import { ACTIVE_TASK_STATUSES } from '../../lib/datasetStates';
 import { exportTask } from '../../lib/tasks/export';
+import { mapLayoutTask } from '../../lib/tasks/mapLayout';
 import { releaseClusterings } from './clusters';
 import type { DatasetStatus } from '../models';
 
@@ -59,22 +60,28 @@ function runningTasksUsing(db: Db, datasetSql: string, bindings: string[] = []) 
 }
 
 /**
+ * What a delete waits for: every running task using the dataset but its map's layout, which a delete does not need to
+ * wait for (the purge does: deletedDatasetIds).
+ */
+const runningTasksHoldingDelete = (db: Db, datasetId: string) => runningTasksUsing(db, '?::uuid', [datasetId]).whereNot('t.task_type', mapLayoutTask.type);
+
+/**
  * Hides the dataset from every read at once (it is purged later), in one guarded update: only from
- * `from` and while no task of it runs. False when the dataset was not in such a state.
+ * `from` and while no task of it runs (but a map layout). False when the dataset was not in such a state.
  */
 export async function markDatasetDeleted(db: Db, datasetId: string, from: readonly DatasetStatus[]): Promise<boolean> {
   const updated = await db('datasets')
     .where({ id: datasetId })
     .whereNull('deleted_at')
     .whereIn('status_new', from)
-    .whereNotExists(runningTasksUsing(db, '?::uuid', [datasetId]))
+    .whereNotExists(runningTasksHoldingDelete(db, datasetId))
     .update({ deleted_at: db.fn.now(), updated_at: db.fn.now() });
   return updated === 1;
 }
 
-/** The types of the running tasks that use the dataset, for saying why it cannot be deleted now. */
+/** The types of the running tasks that hold a delete of the dataset, for saying why it cannot be deleted now. */
 export async function runningTaskTypes(db: Db, datasetId: string): Promise<string[]> {
-  return runningTasksUsing(db, '?::uuid', [datasetId]).distinct().orderBy('t.task_type').pluck('t.task_type');
+  return runningTasksHoldingDelete(db, datasetId).distinct().orderBy('t.task_type').pluck('t.task_type');
 }
 
 /** Deleted datasets waiting for their purge (one whose task still runs waits for it to end). */

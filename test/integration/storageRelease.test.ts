@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { insertTask } from '../../db/repositories/tasks';
-import { pendingReleaseCounts } from '../../db/repositories/storageRelease';
+import { deletedDatasetIds, pendingReleaseCounts } from '../../db/repositories/storageRelease';
 import { blobKey, modelInputKey } from '../../lib/storage/objectStore';
 import { imageCollection } from '../../lib/vectors/vectorStore';
 import { purgeDeletedDatasets, releaseBlobs, releaseModelInputs, requestStorageCollection } from '../../services/storageCollection';
@@ -91,6 +91,23 @@ describe('dataset delete and the storage collector', () => {
       await db('datasets').where({ id: b }).update({ status_new: 'READY' });
     }
     expect(await listed()).toEqual(expect.arrayContaining([a, b, clone]));
+  });
+
+  it('deletes a dataset whose map is still being laid out; its purge waits for the map task', async () => {
+    const { db } = stack.deps;
+    const mapped = await createReadyDataset(stack, 'map still laid out', [photo('coffee')]);
+    const taskId = randomUUID();
+    await insertTask(db, { taskId, datasetId: mapped, taskType: 'MAP_LAYOUT', createdBy: stack.deps.defaultUser.id, input: {}, statusMessage: 'x' });
+    try {
+      await stack.request.delete(`/api/v1/dataset/${mapped}`).expect(200);
+      expect(await listed()).not.toContain(mapped);
+      expect(await deletedDatasetIds(db, 100)).not.toContain(mapped);
+    } finally {
+      await db('tasks').where({ task_id: taskId }).update({ status: 'COMPLETED' });
+    }
+    expect(await deletedDatasetIds(db, 100)).toContain(mapped);
+    await collected();
+    expect(await db('datasets').where({ id: mapped }).first('id')).toBeUndefined();
   });
 
   it('deletes a dataset: gone from every answer at once; its clone keeps the blobs and vectors they share', async () => {
