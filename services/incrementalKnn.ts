@@ -5,13 +5,13 @@ import { indexItemColumns, type IndexItemColumns } from '../db/repositories/medi
 import { findVersion, headVersion } from '../db/repositories/versions';
 import { extendGraph, ordinalOf, placeMap, placesIn, type GraphExtension } from '../lib/clustering/incrementalGraph';
 import { addKnnHits, emptyKnnGraph, encodeKnnHits, encodeLists, enterNeighbour, GRAPH_K, KNN_HIT_BYTES } from '../lib/clustering/knnGraph';
-import { frameVideosFrom, type FrameVideos } from '../lib/clustering/ownVideoHits';
+import type { FrameVideos } from '../lib/clustering/ownVideoHits';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { IncrementalKnnPlan, KnnStep, NewKnnChunkStep, NewKnnStep } from '../workflows/contracts';
 import { chunksOf } from './knnGraphSearch';
 import type { Liveness } from './taskLiveness';
 import { createProgressReporter, type TaskRef } from './taskProgress';
-import { forEachNeighbourBatch } from './vectorNeighbours';
+import { forEachNeighbourBatch, frameVideosOfColumns } from './vectorNeighbours';
 
 /**
  * How many nearest a new item searches to find the existing items it enters: an existing item whose list a new item
@@ -52,8 +52,7 @@ export function createIncrementalKnn(deps: { db: Db; vectors: VectorStore; chunk
     const places = placesIn(placeMap(extension.current.ids), extension.ids);
     const graphOrdinalOf = new Int32Array(places.length);
     places.forEach((place, ordinal) => (graphOrdinalOf[place] = ordinal));
-    const { ids, parents } = extension.current;
-    return { extension, graphOrdinalOf, sortedIds: ids, videos: frameVideosFrom([...parents].map(([i, video]) => [ids[i], video])) };
+    return { extension, graphOrdinalOf, sortedIds: extension.current.ids, videos: frameVideosOfColumns(extension.current) };
   };
   const extensionFor = (step: NewKnnStep) => {
     if (cached?.analysisId !== step.analysisId) cached = { analysisId: step.analysisId, loading: load(step.versionId) };

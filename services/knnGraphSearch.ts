@@ -5,12 +5,12 @@ import { indexItemColumns, indexItemCount, type IndexItemColumns } from '../db/r
 import { headVersion } from '../db/repositories/versions';
 import { ordinalOf } from '../lib/clustering/incrementalGraph';
 import { encodeKnnHits, GRAPH_K } from '../lib/clustering/knnGraph';
-import { frameVideosFrom, type FrameVideos } from '../lib/clustering/ownVideoHits';
+import type { FrameVideos } from '../lib/clustering/ownVideoHits';
 import { imageCollection, type VectorStore } from '../lib/vectors/vectorStore';
 import type { KnnChunk, KnnChunkStep, KnnPlan } from '../workflows/contracts';
 import type { Liveness } from './taskLiveness';
 import { createProgressReporter, type TaskRef } from './taskProgress';
-import { forEachNeighbourBatch } from './vectorNeighbours';
+import { forEachNeighbourBatch, frameVideosOfColumns } from './vectorNeighbours';
 
 /** Chunks of `size` over `count` items by ordinal. */
 export function chunksOf(count: number, size: number): KnnChunk[] {
@@ -32,7 +32,7 @@ export function createKnnGraphSearch(deps: { db: Db; vectors: VectorStore; chunk
   let itemsOfAnalysis: { analysisId: string; items: Promise<IndexItemColumns & { videos: FrameVideos }> } | undefined;
   const itemIdsOf = (step: KnnChunkStep) => {
     if (itemsOfAnalysis?.analysisId !== step.analysisId) {
-      const items = indexItemColumns(db, step.versionId).then((columns) => ({ ...columns, videos: frameVideosFrom([...columns.parents].map(([i, video]) => [columns.ids[i], video])) }));
+      const items = indexItemColumns(db, step.versionId).then((columns) => ({ ...columns, videos: frameVideosOfColumns(columns) }));
       itemsOfAnalysis = { analysisId: step.analysisId, items };
     }
     const loading = itemsOfAnalysis.items;

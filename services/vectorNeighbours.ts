@@ -34,8 +34,8 @@ export async function forEachNeighbourBatch(
  */
 async function searchPastOwnVideos(vectors: VectorStore, collection: string, ids: string[], queries: Float32Array[], k: number, videos: FrameVideos): Promise<VectorHit[][]> {
   const byDepth = new Map<number, number[]>();
-  ids.forEach((id, i) => {
-    const video = videos.videoOf(id);
+  const videoOf = ids.map((id) => videos.videoOf(id));
+  videoOf.forEach((video, i) => {
     const depth = video === undefined ? k : frameSearchDepth(k, videos.framesOf(video));
     const group = byDepth.get(depth);
     if (group) group.push(i);
@@ -44,7 +44,7 @@ async function searchPastOwnVideos(vectors: VectorStore, collection: string, ids
   const hits: VectorHit[][] = new Array(ids.length);
   for (const [depth, indexes] of byDepth) {
     const found = await vectors.searchMany(collection, indexes.map((i) => queries[i]), depth);
-    indexes.forEach((i, b) => (hits[i] = videos.videoOf(ids[i]) === undefined ? found[b] : hitsPastOwnVideo(found[b], ids[i], videos, k)));
+    indexes.forEach((i, b) => (hits[i] = videoOf[i] === undefined ? found[b] : hitsPastOwnVideo(found[b], ids[i], videos, k)));
   }
   return hits;
 }
@@ -73,6 +73,11 @@ export async function vectorNeighbours(
     videos,
   );
   return results;
+}
+
+/** The videos of a version's items read as columns (db/repositories/media.ts indexItemColumns: each frame's video by its place). */
+export function frameVideosOfColumns({ ids, parents }: { ids: readonly string[]; parents: ReadonlyMap<number, string> }): FrameVideos {
+  return frameVideosFrom([...parents].map(([place, video]): [string, string] => [ids[place], video]));
 }
 
 /**
