@@ -4,7 +4,7 @@ import path from 'node:path';
 import { MAX_MEDIA_PATH_BYTES } from '../../lib/media/mediaPath';
 import { makeZip } from '../support/archives';
 import { databaseFingerprint } from '../support/databaseFingerprint';
-import { newDatasetWithTransaction, waitForDatasetStatus, waitForTask } from '../support/datasets';
+import { newDatasetWithTransaction, waitForDatasetStatus, waitForMap, waitForTask } from '../support/datasets';
 import { exportWholeDataset } from '../support/exportArchives';
 import { photo } from '../support/media';
 import { startTestStack } from '../support/testStack';
@@ -99,6 +99,7 @@ describe('class folders with repeated file names', () => {
     const zip = makeZip(path.join(scratch, 'more.zip'), { 'bag/0001.jpg': photo('hubble_deep_field'), './shoes/0001.jpg': photo('chelsea') });
     await addMedia().attach('archive', zip).field('labels_from', 'folder').expect(202);
     expect(await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'], 600_000)).toMatchObject({ task_type: 'MEDIA_ADDITION', status: 'COMPLETED', error_message: null });
+    await waitForMap(stack, datasetId);
 
     const media = await headMedia();
     expect(media.get('cats/0003.jpg')).toEqual({ label: 'cats' });

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { labelledFixture } from '../support/labelledImages';
 import { databaseFingerprint } from '../support/databaseFingerprint';
 import { exportWholeDataset } from '../support/exportArchives';
-import { newDatasetWithTransaction, uploadFiles, waitForTask } from '../support/datasets';
+import { newDatasetWithTransaction, uploadFiles, waitForMap, waitForTask } from '../support/datasets';
 import { eventually } from '../support/media';
 import { loginCookie } from '../support/sessions';
 import { expectLostTaskRepaired, sharedDatasetWithViewer } from '../support/sharedDataset';
@@ -52,6 +52,7 @@ describe('label quality', () => {
     for (let i = 0; i < files.length; i += 50) await uploadFiles(stack, datasetId, created.transId, files.slice(i, i + 50)).expect(202);
     await stack.request.post(`/api/v1/ingestion/${datasetId}/process_files/${created.transId}`).expect(202);
     expect((await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'], 1_500_000)).status).toBe('COMPLETED');
+    await waitForMap(stack, datasetId);
     const imported = await stack.request.post(`/api/v1/dataset/${datasetId}/custom_metadata`).attach('file', fixture.metadataFile).expect(202);
     expect((await finishedTask(stack, imported.body.task_id, 'CUSTOM_METADATA')).status).toBe('COMPLETED');
   }, 1_800_000);

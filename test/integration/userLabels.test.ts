@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { labelledFixture } from '../support/labelledImages';
 import { databaseFingerprint } from '../support/databaseFingerprint';
-import { newDatasetWithTransaction, waitForTask } from '../support/datasets';
+import { newDatasetWithTransaction, waitForMap, waitForTask } from '../support/datasets';
 import { eventually } from '../support/media';
 import { loginCookie } from '../support/sessions';
 import { sharedDatasetWithViewer } from '../support/sharedDataset';
@@ -56,6 +56,7 @@ describe("the user's labels", () => {
     }
     await stack.request.post(`/api/v1/ingestion/${datasetId}/process_files/${created.transId}`).query({ labels_from: 'folder' }).expect(202);
     expect((await waitForTask(stack, datasetId, ['COMPLETED', 'FAILED'], 1_500_000)).status).toBe('COMPLETED');
+    await waitForMap(stack, datasetId);
     ids = await headMediaIdsByName(stack.deps.db, datasetId);
   }, 1_800_000);
   afterAll(async () => {
