@@ -66,6 +66,8 @@ interface AxisSamples {
   low: Int32Array;
   high: Int32Array;
   weight: Float64Array;
+  /** 1 - weight: the weight of the pixel itself. */
+  own: Float64Array;
 }
 
 /** Where each of `n` samples along an axis of `size` px falls, from `start` over `span`: its pixel, the next, and the weight of the next. */
@@ -73,52 +75,79 @@ function axisSamples(start: number, span: number, size: number, n: number): Axis
   const low = new Int32Array(n);
   const high = new Int32Array(n);
   const weight = new Float64Array(n);
+  const own = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const at = Math.min(size - 1, Math.max(0, start + ((i + 0.5) * span) / n - 0.5));
     low[i] = Math.floor(at);
     high[i] = Math.min(size - 1, low[i] + 1);
     weight[i] = at - low[i];
+    own[i] = 1 - weight[i];
   }
-  return { low, high, weight };
+  return { low, high, weight, own };
 }
 
 /**
- * The axes of a match's samples, each made once: the alignments of one print inside the other share them (5 scales
- * × 5 offsets give 25 distinct axes for 125 regions).
+ * The axes of every match's samples, each made once: they depend on the prints' sizes alone (prints are at most
+ * PRINT_SIDE px a side, so few sizes recur), and the alignments of one print inside the other share them (5 scales
+ * × 5 offsets give 25 distinct axes for 125 regions). Emptied when it grows past AXES_KEPT.
  */
-type AxisCache = Map<number, Map<number, Map<number, AxisSamples>>>;
+const axes = new Map<number, Map<number, Map<number, AxisSamples>>>();
+const AXES_KEPT = 20_000;
+let axesKept = 0;
 
 /** An axis by its exact numbers (Map keys compare numbers exactly): by size and grid (whole numbers), start, then span. */
-function cachedAxis(cache: AxisCache | undefined, start: number, span: number, size: number, n: number): AxisSamples {
-  if (!cache) return axisSamples(start, span, size, n);
+function cachedAxis(start: number, span: number, size: number, n: number): AxisSamples {
   const grid = size * 1000 + n;
-  let starts = cache.get(grid);
-  if (!starts) cache.set(grid, (starts = new Map()));
+  let starts = axes.get(grid);
+  if (!starts) axes.set(grid, (starts = new Map()));
   let spans = starts.get(start);
   if (!spans) starts.set(start, (spans = new Map()));
   let axis = spans.get(span);
-  if (!axis) spans.set(span, (axis = axisSamples(start, span, size, n)));
+  if (!axis) {
+    if (++axesKept > AXES_KEPT) {
+      axes.clear();
+      axesKept = 1;
+      axes.set(grid, (starts = new Map([[start, (spans = new Map())]])));
+    }
+    spans.set(span, (axis = axisSamples(start, span, size, n)));
+  }
   return axis;
 }
 
-/** The print's region (x0, y0, w, h) resampled bilinearly to n×n (into `out` when given). */
-function sample(print: PixelPrint, x0: number, y0: number, w: number, h: number, n: number, axes?: AxisCache, out = new Float64Array(n * n)): Float64Array {
+/**
+ * The print's region (x0, y0, w, h) resampled bilinearly to n×n into `out`; returns the sum of the samples, added in
+ * index order (the same sum as a pass over `out` would make).
+ */
+function sampleInto(print: PixelPrint, x0: number, y0: number, w: number, h: number, n: number, out: Float64Array): number {
   const { width, height, pixels } = print;
-  const xs = cachedAxis(axes, x0, w, width, n);
-  const ys = cachedAxis(axes, y0, h, height, n);
+  const xs = cachedAxis(x0, w, width, n);
+  const ys = cachedAxis(y0, h, height, n);
+  const { low: lefts, high: rights, weight: fxs, own: gxs } = xs;
+  let sum = 0;
   for (let j = 0; j < n; j++) {
     const top = ys.low[j] * width;
     const bottom = ys.high[j] * width;
     const fy = ys.weight[j];
+    const gy = ys.own[j];
     for (let i = 0; i < n; i++) {
-      const left = xs.low[i];
-      const right = xs.high[i];
-      const fx = xs.weight[i];
-      const upper = pixels[top + left] * (1 - fx) + pixels[top + right] * fx;
-      const lower = pixels[bottom + left] * (1 - fx) + pixels[bottom + right] * fx;
-      out[j * n + i] = upper * (1 - fy) + lower * fy;
+      const left = lefts[i];
+      const right = rights[i];
+      const fx = fxs[i];
+      const gx = gxs[i];
+      const upper = pixels[top + left] * gx + pixels[top + right] * fx;
+      const lower = pixels[bottom + left] * gx + pixels[bottom + right] * fx;
+      const value = upper * gy + lower * fy;
+      out[j * n + i] = value;
+      sum += value;
     }
   }
+  return sum;
+}
+
+/** The print's region (x0, y0, w, h) resampled bilinearly to n×n. */
+function sample(print: PixelPrint, x0: number, y0: number, w: number, h: number, n: number): Float64Array {
+  const out = new Float64Array(n * n);
+  sampleInto(print, x0, y0, w, h, n, out);
   return out;
 }
 
@@ -126,6 +155,26 @@ function sample(print: PixelPrint, x0: number, y0: number, w: number, h: number,
 interface Centred {
   values: Float64Array;
   squares: number;
+}
+
+/** A whole print sampled on an n×n grid, centred, and its detail: made once per print and grid, shared by every match of that print. Read only. */
+interface Whole {
+  values: Float64Array;
+  centred: Centred;
+  detail: Float64Array;
+}
+
+const wholes = new WeakMap<PixelPrint, Map<number, Whole>>();
+
+function wholeOf(print: PixelPrint, n: number): Whole {
+  let byGrid = wholes.get(print);
+  if (!byGrid) wholes.set(print, (byGrid = new Map()));
+  let whole = byGrid.get(n);
+  if (!whole) {
+    const values = sample(print, 0, 0, print.width, print.height, n);
+    byGrid.set(n, (whole = { values, centred: centred(values), detail: detailOf(values, n) }));
+  }
+  return whole;
 }
 
 function centred(a: Float64Array): Centred {
@@ -141,11 +190,9 @@ function centred(a: Float64Array): Centred {
   return { values, squares };
 }
 
-/** correlation(a, b) with a centred beforehand: the same operations in the same order, so the same result. */
-function correlationWith(a: Centred, b: Float64Array): number {
-  let mb = 0;
-  for (let i = 0; i < b.length; i++) mb += b[i];
-  mb /= b.length;
+/** correlation(a, b) with a centred beforehand and b's sum known (sampleInto's): the same operations in the same order, so the same result. */
+function correlationWith(a: Centred, b: Float64Array, sumOfB: number): number {
+  const mb = sumOfB / b.length;
   let ab = 0;
   let bb = 0;
   const values = a.values;
@@ -210,19 +257,27 @@ function passesPixelMatch({ layout, detail }: { layout: number; detail: number }
   return layout >= PIXEL_MATCH.layout && detail >= PIXEL_MATCH.detail;
 }
 
+/** Where one print (`small`: 'a' or 'b') sits inside the other: the same for every two prints of these sizes. */
+interface Placement {
+  small: 'a' | 'b';
+  region: [x0: number, y0: number, w: number, h: number];
+  scale: number;
+  inside: PrintMatch['inside'];
+}
+
 /** A candidate alignment of one print (`small`) inside the other (`big`). */
 interface Alignment {
   small: PixelPrint;
   big: PixelPrint;
-  region: [x0: number, y0: number, w: number, h: number];
+  region: Placement['region'];
   scale: number;
   inside: PrintMatch['inside'];
   layout: number;
 }
 
-/** Every alignment PIXEL_MATCH tries, each distinct region once (offsets along an axis without slack coincide). */
-function alignmentsOf(a: PixelPrint, b: PixelPrint): Alignment[] {
-  const alignments = new Map<string, Alignment>();
+/** Every placement PIXEL_MATCH tries for prints of these sizes, each distinct region once (offsets along an axis without slack coincide). */
+function placementsOf(a: PixelPrint, b: PixelPrint): Placement[] {
+  const placements = new Map<string, Placement>();
   for (const [small, big, name] of [
     [a, b, 'a'],
     [b, a, 'b'],
@@ -238,25 +293,38 @@ function alignmentsOf(a: PixelPrint, b: PixelPrint): Alignment[] {
       const covers = Math.max(w / big.width, h / big.height);
       for (const fx of PIXEL_MATCH.offsets) {
         for (const fy of PIXEL_MATCH.offsets) {
-          const region: Alignment['region'] = [(big.width - w) * fx, (big.height - h) * fy, w, h];
+          const region: Placement['region'] = [(big.width - w) * fx, (big.height - h) * fy, w, h];
           const key = `${name}:${region.map((value) => value.toFixed(3)).join(',')}`;
-          if (!alignments.has(key)) alignments.set(key, { small, big, region, scale: covers, inside: covers > 0.99 ? 'same' : name, layout: -Infinity });
+          if (!placements.has(key)) placements.set(key, { small: name, region, scale: covers, inside: covers > 0.99 ? 'same' : name });
         }
       }
     }
   }
-  return [...alignments.values()];
+  return [...placements.values()];
+}
+
+/** The placements of each two print sizes met so far (a few hundred at most: prints are at most PRINT_SIDE px a side); emptied past PLACEMENTS_KEPT. */
+const placementsBySizes = new Map<string, Placement[]>();
+const PLACEMENTS_KEPT = 2_000;
+
+/** Every alignment PIXEL_MATCH tries: the placements of the two prints' sizes, made once for those sizes. */
+function alignmentsOf(a: PixelPrint, b: PixelPrint): Alignment[] {
+  const sizes = `${a.width}x${a.height}:${b.width}x${b.height}`;
+  let placements = placementsBySizes.get(sizes);
+  if (!placements) {
+    if (placementsBySizes.size >= PLACEMENTS_KEPT) placementsBySizes.clear();
+    placementsBySizes.set(sizes, (placements = placementsOf(a, b)));
+  }
+  return placements.map(({ small, region, scale, inside }) => ({ small: small === 'a' ? a : b, big: small === 'a' ? b : a, region, scale, inside, layout: -Infinity }));
 }
 
 /** The layout correlation of each alignment, sampled on an n×n grid (each region into one scratch sample). */
-function scoreLayouts(alignments: Alignment[], n: number, axes: AxisCache): Alignment[] {
-  const references = new Map<PixelPrint, Centred>();
+function scoreLayouts(alignments: Alignment[], n: number): Alignment[] {
   const scratch = new Float64Array(n * n);
   return alignments.map((alignment) => {
     const { small, big, region } = alignment;
-    let reference = references.get(small);
-    if (!reference) references.set(small, (reference = centred(sample(small, 0, 0, small.width, small.height, n, axes))));
-    return { ...alignment, layout: correlationWith(reference, sample(big, ...region, n, axes, scratch)) };
+    const sum = sampleInto(big, ...region, n, scratch);
+    return { ...alignment, layout: correlationWith(wholeOf(small, n).centred, scratch, sum) };
   });
 }
 
@@ -305,7 +373,7 @@ function cellCorrelation(a: Float64Array, b: Float64Array, cells: Int32Array): n
 }
 
 /** Layout and detail of two n×n samples (and their details) without the band along the edge where the rest aligns best. */
-function bandedMatch(a: Float64Array, b: Float64Array, n: number, [detailA, detailB]: readonly [Float64Array, Float64Array] = [detailOf(a, n), detailOf(b, n)]): PrintMatch['banded'] {
+function bandedMatch(a: Float64Array, b: Float64Array, n: number, [detailA, detailB]: readonly [Float64Array, Float64Array]): PrintMatch['banded'] {
   let best: PrintMatch['banded'] | undefined;
   for (const edge of EDGES) {
     const cells = outsideBand(n, edge);
@@ -334,21 +402,24 @@ function leading(alignments: Alignment[], count: number): Alignment[] {
  */
 export function matchPrints(a: PixelPrint, b: PixelPrint): PrintMatch {
   const n = PIXEL_MATCH.grid;
-  const axes: AxisCache = new Map();
-  const coarse = scoreLayouts(alignmentsOf(a, b), PIXEL_MATCH.coarseGrid, axes);
-  const fine = (inside: (alignment: Alignment) => boolean) => bestOf(scoreLayouts(leading(coarse.filter(inside), PIXEL_MATCH.refined), n, axes));
+  const coarse = scoreLayouts(alignmentsOf(a, b), PIXEL_MATCH.coarseGrid);
+  const fine = (inside: (alignment: Alignment) => boolean) => bestOf(scoreLayouts(leading(coarse.filter(inside), PIXEL_MATCH.refined), n));
   const whole = fine((alignment) => alignment.inside === 'same');
   const cropped = fine((alignment) => alignment.inside !== 'same');
   // A crop is named only where it aligns clearly better than the whole picture (a resize aligns about as well at 97.5 %).
   const chosen = cropped && (!whole || cropped.layout > whole.layout + PIXEL_MATCH.cropMargin) ? cropped : whole!;
   // Detail is read at the chosen alignment only: the layout alone decides which one that is.
-  const samplesOf = ({ small, big, region }: Alignment) => [sample(small, 0, 0, small.width, small.height, n, axes), sample(big, ...region, n, axes)] as const;
-  const [small, big] = samplesOf(chosen);
-  const details = [detailOf(small, n), detailOf(big, n)] as const;
-  const match = { layout: chosen.layout, detail: correlation(...details), scale: chosen.scale, inside: chosen.inside };
+  const samplesOf = ({ small, big, region }: Alignment) => {
+    const inSmall = wholeOf(small, n);
+    const inBig = sample(big, ...region, n);
+    return { small: inSmall.values, big: inBig, details: [inSmall.detail, detailOf(inBig, n)] as const };
+  };
+  const atChosen = samplesOf(chosen);
+  const match = { layout: chosen.layout, detail: correlation(...atChosen.details), scale: chosen.scale, inside: chosen.inside };
   // The band is looked at only where the pictures as found do not match: it could not change a match.
   if (passesPixelMatch(match)) return match;
-  return { ...match, banded: chosen === whole ? bandedMatch(small, big, n, details) : bandedMatch(...samplesOf(whole!), n) };
+  const atWhole = chosen === whole ? atChosen : samplesOf(whole!);
+  return { ...match, banded: bandedMatch(atWhole.small, atWhole.big, n, atWhole.details) };
 }
 
 /** What a pair's tier is decided from: each copy's bytes, size and print. */
