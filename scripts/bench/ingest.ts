@@ -9,7 +9,7 @@
  * process and with two sharing the cores (and the chunks: the report says which took how many);
  * `--baseline-rev REV` first runs it with the worker of commit REV, for a before/after in one run;
  * `--variant INDEX_CHUNK_SIZE=64` (repeatable) adds a run of one worker with those settings; `--profile` summarises
- * the one worker's CPU profile.
+ * the one worker's CPU profile (`--profile-out FILE` keeps it, for a timeline or DevTools).
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -43,6 +43,7 @@ const { values: options, positionals } = parseArgs({
     'e2e-only': { type: 'boolean', default: false },
     'baseline-rev': { type: 'string' },
     profile: { type: 'boolean', default: false },
+    'profile-out': { type: 'string' },
     variant: { type: 'string', multiple: true, default: [] },
   },
 });
@@ -417,6 +418,7 @@ async function main(): Promise<void> {
         if (profileDir && window) {
           const [file] = fs.readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
           const summary = summariseProfile(path.join(profileDir, file), window.fromUs, window.toUs, [projectRoot()]);
+          if (options['profile-out']) fs.copyFileSync(path.join(profileDir, file), options['profile-out']);
           endToEnd[endToEnd.length - 1].cpu_profile = summary;
           say(`    worker CPU profile: ${JSON.stringify(summary.by_area.slice(0, 8))}`);
           say(`    idle ${summary.idle_pct} %; top functions: ${JSON.stringify(summary.top_self.slice(0, 15))}`);
