@@ -237,24 +237,6 @@ async function bundleWorkflows(): Promise<WorkflowBundleOption> {
   return bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
 }
 
-/**
- * Runs `test` with fresh workers on a task queue of its own: the main queue hosts the workflows and
- * the inference queue beside it (where the inference activities are proxied to) serves the same mocks,
- * so a call on the wrong queue shows in `calls` instead of hanging.
- */
-async function withWorkers<R>(
-  env: TestWorkflowEnvironment,
-  workflowBundle: WorkflowBundleOption,
-  mocks: MockActivities,
-  test: (taskQueue: string) => Promise<R>,
-): Promise<R> {
-  const taskQueue = `workflow-test-${randomUUID()}`;
-  const common = { connection: env.nativeConnection, namespace: env.namespace ?? 'default', activities: mocks.implementations };
-  const main = await Worker.create({ ...common, taskQueue, workflowBundle });
-  const inference = await Worker.create({ ...common, taskQueue: inferenceQueueOf(taskQueue) });
-  return main.runUntil(() => inference.runUntil(() => test(taskQueue)));
-}
-
 /** A unique workflow id, as the task id is in the service. */
 export function newTaskId(): string {
   return randomUUID();
@@ -285,31 +267,97 @@ export async function cancellationSeen(handle: WorkflowHandle, timeoutMs = 10_00
 }
 
 export interface WorkflowTestbed {
-  /** Starts a run of `workflowType` under `workflowId`; a closed run's id may be reused, as a retry does. */
+  /** Starts a run of `workflowType` under `workflowId`, answered by the mocks of the test running; a closed run's id may be reused, as a retry does. */
   start(workflowType: string, taskQueue: string, workflowId: string, input: unknown): Promise<WorkflowHandleWithFirstExecutionRunId>;
-  /** Runs `test` with fresh workers serving `mocks` on a task queue of its own. */
-  withWorkers<R>(mocks: MockActivities, test: (taskQueue: string) => Promise<R>): Promise<R>;
+  /** Runs `test` with the file's workers answering the runs it starts (and their children) from `mocks`. */
+  withMocks<R>(mocks: MockActivities, test: (taskQueue: string) => Promise<R>): Promise<R>;
   /** The run of `workflowId` (one a workflow started, say). */
   handle(workflowId: string): WorkflowHandle;
 }
 
-/** The Temporal server and workflow bundle of one test file: made before its tests, torn down after them. */
+/** Every activity, so the file's workers can serve whichever a test mocks (the type checks the list is whole). */
+const EVERY_ACTIVITY: Record<ActivityName, true> = {
+  adoptEnrichedCopy: true, aggregateLabelQuality: true, beginDatasetCreation: true, beginEnrichment: true, beginReindex: true,
+  beginSnapshotTask: true, beginTask: true, checkLabelChunk: true, checkLabelQuality: true, clusterStoredGraph: true,
+  collectBatchMedia: true, collectionSettings: true, commitClone: true, commitDatasetCreation: true, commitEnrichment: true,
+  commitReindex: true, commitRestore: true, completeCustomMetadata: true, completeExport: true, completeLabelQuality: true,
+  completeMediaAddition: true, copyDatasetVersion: true, embedCaptions: true, embedChunk: true, embedDatasetMedia: true,
+  encodeQueryImage: true, endTaskUnfinished: true, enrichChunk: true, enrichDatasetMedia: true, evaluateViews: true,
+  importCustomMetadata: true, indexBatch: true, ingestChunk: true, layOutDueMap: true, mergeNewNeighbours: true,
+  packageExport: true, planIncrementalKnn: true, planKnnChunks: true, planLabelChunks: true, planMediaChunks: true,
+  purgeDeletedDatasets: true, purgeDeletedSnapshots: true, recheckLabelQuality: true, reclusterStoredGraph: true,
+  recordMapLayoutTask: true, releaseBlobs: true, releaseExpiredExportArchives: true, releaseExportArchives: true,
+  releaseModelInputs: true, releaseVectorPoints: true, releaseVectorSpaces: true, searchKnnChunk: true,
+  searchNewKnnChunk: true, takeCreationSnapshot: true,
+};
+
+/**
+ * The Temporal server, workflow bundle and workers of one test file: made before its tests, shut down after them.
+ * One pair of workers serves every test of the file (making a worker loads the bundle: about a second each), on the
+ * file's task queue and the inference queue beside it (where the inference activities are proxied to), so a call on
+ * the wrong queue shows in `calls` instead of hanging. An activity is answered by the mocks of the test that started
+ * its workflow's root run, so a run that outlives its test (a map layout, an attempt left running) never reaches the
+ * next test's mocks.
+ */
 export function workflowTestbed(): WorkflowTestbed {
+  const taskQueue = `workflow-test-${randomUUID()}`;
   let env: TestWorkflowEnvironment | undefined;
-  let bundle: WorkflowBundleOption;
+  let workers: Worker[] = [];
+  let running: Promise<unknown> | undefined;
+  let current: MockActivities | undefined;
+  const mocksOfRoot = new Map<string, MockActivities>();
+
+  async function mocksOf(workflowId: string): Promise<MockActivities> {
+    const known = mocksOfRoot.get(workflowId);
+    if (known) return known;
+    const { rootExecution } = await env!.client.workflow.getHandle(workflowId).describe();
+    const mocks = mocksOfRoot.get(rootExecution?.workflowId ?? '');
+    if (!mocks) throw ApplicationFailure.create({ type: 'NotMocked', message: `run ${workflowId} was not started by a test`, nonRetryable: true });
+    return mocks;
+  }
+
+  const dispatch = Object.fromEntries(
+    Object.keys(EVERY_ACTIVITY).map((name) => [
+      name,
+      async (input: unknown) => {
+        const implementation = (await mocksOf(Context.current().info.workflowExecution?.workflowId ?? '')).implementations[name];
+        if (!implementation) throw ApplicationFailure.create({ type: 'NotMocked', message: `activity ${name} is not mocked`, nonRetryable: true });
+        return implementation(input);
+      },
+    ]),
+  );
+
   beforeAll(async () => {
-    [env, bundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
+    const [started, workflowBundle] = await Promise.all([startWorkflowEnvironment(), bundleWorkflows()]);
+    env = started;
+    const common = { connection: env.nativeConnection, namespace: env.namespace ?? 'default', activities: dispatch };
+    workers = [await Worker.create({ ...common, taskQueue, workflowBundle }), await Worker.create({ ...common, taskQueue: inferenceQueueOf(taskQueue) })];
+    running = Promise.all(workers.map((worker) => worker.run()));
   });
-  afterAll(() => env?.teardown());
+  afterAll(async () => {
+    for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+    await env?.teardown();
+  });
   return {
-    start: (workflowType, taskQueue, workflowId, input) =>
-      env!.client.workflow.start(workflowType, {
-        taskQueue,
+    start: (workflowType, queue, workflowId, input) => {
+      if (!current) throw new Error('start a run inside withMocks');
+      mocksOfRoot.set(workflowId, current);
+      return env!.client.workflow.start(workflowType, {
+        taskQueue: queue,
         workflowId,
         args: [input],
         workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      }),
-    withWorkers: (mocks, test) => withWorkers(env!, bundle, mocks, test),
+      });
+    },
+    withMocks: async (mocks, test) => {
+      current = mocks;
+      try {
+        return await test(taskQueue);
+      } finally {
+        current = undefined;
+      }
+    },
     handle: (workflowId) => env!.client.workflow.getHandle(workflowId),
   };
 }

@@ -35,7 +35,7 @@ describe('customMetadataWorkflow', () => {
   it('imports the file, embeds the new captions on the inference queue, checks declared labels again and completes the task with the import result', async () => {
     const input = newInput();
     const mocks = mockActivities(all, { importCustomMetadata: () => imported });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
       expect(mocks.calls).toEqual([
         { name: 'importCustomMetadata', input, taskQueue },
@@ -50,7 +50,7 @@ describe('customMetadataWorkflow', () => {
     const input = newInput();
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(all, { importCustomMetadata: () => imported, [running]: blocked.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await blocked.started;
       await handle.cancel();
@@ -66,7 +66,7 @@ describe('customMetadataWorkflow', () => {
     const input = newInput();
     const completion = heldUntilReleased();
     const mocks = mockActivities(all, { importCustomMetadata: () => imported, completeCustomMetadata: completion.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await completion.started;
       await handle.cancel();
@@ -81,7 +81,7 @@ describe('customMetadataWorkflow', () => {
     const input = newInput();
     const message = `${failing} broke: column "caption" is not text`;
     const mocks = mockActivities(all, { importCustomMetadata: () => imported, [failing]: failsWith(message) });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, input));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
@@ -99,7 +99,7 @@ describe('customMetadataWorkflow', () => {
       return importCalls === 1 ? failsWith('the metadata file is not valid CSV')(call) : imported;
     };
     const mocks = mockActivities(all, { importCustomMetadata: failOnce });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const first = await start(taskQueue, input);
       expect((await outcomeOf(first)).status).toBe('FAILED');
       const retry = await start(taskQueue, input);

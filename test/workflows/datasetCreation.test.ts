@@ -42,7 +42,7 @@ describe('datasetCreationWorkflow', () => {
   it('begins, ingests and embeds (on the inference queue) chunk by chunk in a child, sweeps, analyzes, snapshots and commits, in that order', async () => {
     const input = newInput();
     const mocks = mockActivities(all);
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
       expect(await handle.query(creationPhaseQuery)).toBe('done');
@@ -73,7 +73,7 @@ describe('datasetCreationWorkflow', () => {
       recordMapLayoutTask: (ref) => (mapInput = mapTaskInput(ref)),
       layOutDueMap: layout.behaviour,
     });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await layout.started;
       // The creation has completed (the dataset committed READY) while the layout is still running.
@@ -98,7 +98,7 @@ describe('datasetCreationWorkflow', () => {
       },
       layOutDueMap: failsWith('no stored graph: bad input'),
     });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
       await mapLayoutsRecorded(mocks);
       expect((await outcomeOf(testbed.handle(mapTaskId))).status).toBe('FAILED');
@@ -122,7 +122,7 @@ describe('datasetCreationWorkflow', () => {
     const input = newInput();
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(all, { [running]: blocked.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await blocked.started;
       expect(await handle.query(creationPhaseQuery)).toBe(phase);
@@ -138,7 +138,7 @@ describe('datasetCreationWorkflow', () => {
   it.each(committing)('a failure of %s fails the task with its message and the workflow with DatasetCreationFailed', async (failing) => {
     const input = newInput();
     const mocks = mockActivities(all, { [failing]: failsWith(`${failing} broke: disk full`) });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, input));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
@@ -152,7 +152,7 @@ describe('datasetCreationWorkflow', () => {
     const input = newInput();
     const commit = heldUntilReleased();
     const mocks = mockActivities(all, { commitDatasetCreation: commit.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await commit.started;
       expect(await handle.query(creationPhaseQuery)).toBe('commit');
@@ -174,7 +174,7 @@ describe('datasetCreationWorkflow', () => {
       if (ingestCalls === 1) return failsWith('the upload store was unreachable')(call);
     };
     const mocks = mockActivities(all, { ingestChunk: failOnce });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const first = await start(taskQueue, input);
       expect((await outcomeOf(first)).status).toBe('FAILED');
       const retry = await start(taskQueue, input);

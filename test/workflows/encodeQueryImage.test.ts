@@ -24,7 +24,7 @@ describe('encodeQueryImageWorkflow', () => {
   it('encodes the query image on the inference queue, never on the API side', async () => {
     const query = newQuery();
     const mocks = mockActivities(['encodeQueryImage']);
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, query))).toEqual({ status: 'COMPLETED', failure: undefined });
       expect(mocks.calls).toEqual([{ name: 'encodeQueryImage', input: query, taskQueue: inferenceQueueOf(taskQueue) }]);
     });
@@ -38,7 +38,7 @@ describe('encodeQueryImageWorkflow', () => {
       if (calls === 1) throw new Error('the model session was busy');
     };
     const mocks = mockActivities(['encodeQueryImage'], { encodeQueryImage: failsOnce });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, query))).status).toBe('COMPLETED');
     });
     expect(mocks.inputsOf('encodeQueryImage')).toEqual([query, query]);
@@ -47,7 +47,7 @@ describe('encodeQueryImageWorkflow', () => {
   it('fails with the activity’s own error when the image cannot be encoded', async () => {
     const query = newQuery();
     const mocks = mockActivities(['encodeQueryImage'], { encodeQueryImage: failsWith('the bounding box lies outside the image') });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, query));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ActivityFailure);
@@ -61,7 +61,7 @@ describe('encodeQueryImageWorkflow', () => {
     const query = newQuery();
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(['encodeQueryImage'], { encodeQueryImage: blocked.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, query);
       await blocked.started;
       await handle.cancel();

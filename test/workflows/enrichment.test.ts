@@ -37,7 +37,7 @@ describe('enrichmentWorkflow', () => {
   it('copies the source into the new dataset, runs the models chunk by chunk on the inference queue, clusters objects, embeds the captions, then commits', async () => {
     const input = newInput();
     const mocks = mockActivities(all);
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
       const ref = { taskId: input.taskId, datasetId: input.datasetId };
       const selection = { mediaOf: input.datasetId };
@@ -62,7 +62,7 @@ describe('enrichmentWorkflow', () => {
     const input = newInput();
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(all, { [running]: blocked.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await blocked.started;
       await handle.cancel();
@@ -78,7 +78,7 @@ describe('enrichmentWorkflow', () => {
     const input = newInput();
     const held = heldUntilReleased();
     const mocks = mockActivities(all, { commitEnrichment: held.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await held.started;
       await handle.cancel();
@@ -93,7 +93,7 @@ describe('enrichmentWorkflow', () => {
     const input = newInput();
     const message = `${failing} broke: disk full`;
     const mocks = mockActivities(all, { [failing]: failsWith(message) });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, input));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);

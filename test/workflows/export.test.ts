@@ -38,7 +38,7 @@ describe('exportWorkflow', () => {
   it('packages the archive with the whole input, then completes the task with what it holds', async () => {
     const input = newInput();
     const mocks = mockActivities(all, { packageExport: () => packaged });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
       expect(mocks.calls).toEqual([
         { name: 'packageExport', input, taskQueue },
@@ -51,7 +51,7 @@ describe('exportWorkflow', () => {
     const input = newInput();
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(all, { packageExport: blocked.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await blocked.started;
       await handle.cancel();
@@ -67,7 +67,7 @@ describe('exportWorkflow', () => {
     const input = newInput();
     const completion = heldUntilReleased();
     const mocks = mockActivities(all, { packageExport: () => packaged, completeExport: completion.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await completion.started;
       await handle.cancel();
@@ -82,7 +82,7 @@ describe('exportWorkflow', () => {
     const input = newInput();
     const message = 'The file of chelsea.jpg (media 1) is missing from the object store';
     const mocks = mockActivities(all, { packageExport: failsWith(message) });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, input));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
@@ -102,7 +102,7 @@ describe('exportWorkflow', () => {
         return packaged;
       },
     });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
     });
     expect(mocks.names()).toEqual(['packageExport', 'packageExport', 'completeExport']);

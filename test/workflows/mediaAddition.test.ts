@@ -62,7 +62,7 @@ describe('mediaAdditionWorkflow', () => {
   it('indexes uploaded files into the existing clusters and leaves the re-clustering for later without auto_reindex', async () => {
     const input = newInput({ kind: 'upload' }, false);
     const mocks = mockActivities(all);
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
       const ref = { taskId: input.taskId, datasetId: input.datasetId };
       const chunk = { after: null, last: chunkFile(0), ordinal: 0 };
@@ -86,7 +86,7 @@ describe('mediaAdditionWorkflow', () => {
   it('collects a batch from its source first and reports the files it could not find', async () => {
     const input = newInput(archive, false);
     const mocks = mockActivities(all, { collectBatchMedia: () => collected });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
     });
     expect(mocks.names()).toEqual([...reindexingSteps.slice(0, reindexingSteps.indexOf('evaluateViews') + 1), 'completeMediaAddition']);
@@ -110,7 +110,7 @@ describe('mediaAdditionWorkflow', () => {
       concurrency: 2,
     };
     const mocks = mockActivities(all, { collectBatchMedia: () => collected, planLabelChunks: () => plan });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
     });
     const names = mocks.names();
@@ -125,7 +125,7 @@ describe('mediaAdditionWorkflow', () => {
   it('with auto_reindex re-clusters the whole dataset and commits the reindex instead', async () => {
     const input = newInput(archive, true);
     const mocks = mockActivities(all, { collectBatchMedia: () => collected });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
       await mapLayoutsRecorded(mocks);
     });
@@ -140,7 +140,7 @@ describe('mediaAdditionWorkflow', () => {
     const input = newInput(archive, true);
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(all, { collectBatchMedia: () => collected, [running]: blocked.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await blocked.started;
       await handle.cancel();
@@ -159,7 +159,7 @@ describe('mediaAdditionWorkflow', () => {
     const input = newInput({ kind: 'upload' }, autoReindex);
     const held = heldUntilReleased();
     const mocks = mockActivities(all, { [finishing]: held.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await held.started;
       await handle.cancel();
@@ -175,7 +175,7 @@ describe('mediaAdditionWorkflow', () => {
     const input = newInput(archive, true);
     const message = `${failing} broke: bucket gone`;
     const mocks = mockActivities(all, { collectBatchMedia: () => collected, [failing]: failsWith(message) });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, input));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
@@ -193,7 +193,7 @@ describe('mediaAdditionWorkflow', () => {
       if (embedCalls === 1) return failsWith('the model file is missing')(call);
     };
     const mocks = mockActivities(all, { embedDatasetMedia: failOnce });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const first = await start(taskQueue, input);
       expect((await outcomeOf(first)).status).toBe('FAILED');
       const retry = await start(taskQueue, input);

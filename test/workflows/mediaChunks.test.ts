@@ -27,7 +27,7 @@ describe('mediaChunksWorkflow', () => {
         inFlight--;
       },
     });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await testbed.start('mediaChunksWorkflow', taskQueue, input.taskId, input);
       expect(await outcomeOf(handle)).toEqual({ status: 'COMPLETED', failure: undefined });
       // Three windows (2 + 2 + 1 chunks): the last run is not the first.
@@ -54,7 +54,7 @@ describe('mediaChunksWorkflow', () => {
   it('plans nothing more and does nothing for a selection without files', async () => {
     const input = newInput();
     const mocks = mockActivities(all, { planMediaChunks: chunkPlans(0) });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect(await outcomeOf(await testbed.start('mediaChunksWorkflow', taskQueue, input.taskId, input))).toEqual({ status: 'COMPLETED', failure: undefined });
     });
     expect(mocks.names()).toEqual(['planMediaChunks']);
@@ -63,7 +63,7 @@ describe('mediaChunksWorkflow', () => {
   it('fails with the failing chunk’s error, and starts no chunk after it', async () => {
     const input = newInput();
     const mocks = mockActivities(all, { planMediaChunks: chunkPlans(4, 4, 1), ingestChunk: failsWith('chunk 1 could not be read') });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await testbed.start('mediaChunksWorkflow', taskQueue, input.taskId, input));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ActivityFailure);
@@ -76,7 +76,7 @@ describe('mediaChunksWorkflow', () => {
     const input = newInput();
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(all, { planMediaChunks: chunkPlans(6, 6, 2), ingestChunk: blocked.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await testbed.start('mediaChunksWorkflow', taskQueue, input.taskId, input);
       await blocked.started;
       await handle.cancel();
@@ -92,7 +92,7 @@ describe('mediaChunksWorkflow', () => {
     const input = newInput();
     const mocks = mockActivities(all, { planMediaChunks: chunkPlans(130, 64, 8) });
     const runs: number[] = [];
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await testbed.start('mediaChunksWorkflow', taskQueue, input.taskId, input);
       expect((await outcomeOf(handle)).status).toBe('COMPLETED');
       // Run after run, by the id each one continued as.

@@ -40,7 +40,7 @@ describe('reindexWorkflow', () => {
   it('begins, ingests and embeds (on the inference queue) the pending uploads chunk by chunk, re-clusters, checks declared labels again and commits, in that order', async () => {
     const input = newInput();
     const mocks = mockActivities(all);
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect(await outcomeOf(await start(taskQueue, input))).toEqual({ status: 'COMPLETED', failure: undefined });
       await mapLayoutsRecorded(mocks);
       const selection = { pendingOf: input.datasetId };
@@ -64,7 +64,7 @@ describe('reindexWorkflow', () => {
     const input = newInput();
     const blocked = runsUntilCancelled();
     const mocks = mockActivities(all, { [running]: blocked.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await blocked.started;
       await handle.cancel();
@@ -80,7 +80,7 @@ describe('reindexWorkflow', () => {
     const input = newInput();
     const commit = heldUntilReleased();
     const mocks = mockActivities(all, { commitReindex: commit.behaviour });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await start(taskQueue, input);
       await commit.started;
       await handle.cancel();
@@ -96,7 +96,7 @@ describe('reindexWorkflow', () => {
     const input = newInput();
     const message = `${failing} broke: out of memory`;
     const mocks = mockActivities(all, { [failing]: failsWith(message) });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const outcome = await outcomeOf(await start(taskQueue, input));
       expect(outcome.status).toBe('FAILED');
       expect(outcome.failure).toBeInstanceOf(ApplicationFailure);
@@ -114,7 +114,7 @@ describe('reindexWorkflow', () => {
       if (analyzeCalls === 1) return failsWith('the vector store was unreachable')(call);
     };
     const mocks = mockActivities(all, { clusterStoredGraph: failOnce });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const first = await start(taskQueue, input);
       expect((await outcomeOf(first)).status).toBe('FAILED');
       const retry = await start(taskQueue, input);
@@ -133,7 +133,7 @@ describe('reindexWorkflow', () => {
     const step = { ...ref, versionId: 'version-1', collection: 'dataset_1', analysisId: 'analysis-2', baseChunks: 4, chunks: 2 };
     const merged = { ...ref, versionId: 'version-1', collection: 'dataset_1', chunks: 7 };
     const mocks = mockActivities([...all, 'searchNewKnnChunk', 'mergeNewNeighbours', 'reclusterStoredGraph'], { planIncrementalKnn: () => plan, mergeNewNeighbours: () => ({ ...merged, changed: 3 }) });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       expect((await outcomeOf(await start(taskQueue, input))).status).toBe('COMPLETED');
       await mapLayoutsRecorded(mocks);
     });

@@ -49,7 +49,7 @@ describe('activity retry policies of a dataset creation', () => {
     const failing = mockActivities(all, { clusterStoredGraph: failsWith('no clusters: bad input') });
     const scheduled: Awaited<ReturnType<typeof scheduledPolicies>> = [];
     for (const [mocks, status] of [[completing, 'COMPLETED'], [failing, 'FAILED']] as const) {
-      await testbed.withWorkers(mocks, async (taskQueue) => {
+      await testbed.withMocks(mocks, async (taskQueue) => {
         const input = newInput();
         const handle = await testbed.start('datasetCreationWorkflow', taskQueue, input.taskId, input);
         expect((await outcomeOf(handle)).status).toBe(status);
@@ -74,7 +74,7 @@ describe('activity retry policies of a dataset creation', () => {
         if (calls <= 3) throw new Error('connect ECONNREFUSED 127.0.0.1:54320');
       },
     });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const input = newInput();
       expect(await outcomeOf(await testbed.start('datasetCreationWorkflow', taskQueue, input.taskId, input))).toEqual({
         status: 'COMPLETED',

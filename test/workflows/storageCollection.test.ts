@@ -21,7 +21,7 @@ describe('storageCollectionWorkflow', () => {
 
   it('purges before it releases, then waits for its interval, and runs again at once when signalled', async () => {
     const mocks = mockActivities(steps, { collectionSettings: settings });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await testbed.start('storageCollectionWorkflow', taskQueue, storageCollectionWorkflowId(taskQueue), undefined);
       try {
         await eventually(async () => mocks.calls.length, (n) => n >= steps.length, 20_000, 'the first run');
@@ -43,7 +43,7 @@ describe('storageCollectionWorkflow', () => {
         if (failures-- > 0) throw new Error('object store unreachable');
       },
     });
-    await testbed.withWorkers(mocks, async (taskQueue) => {
+    await testbed.withMocks(mocks, async (taskQueue) => {
       const handle = await testbed.start('storageCollectionWorkflow', taskQueue, storageCollectionWorkflowId(taskQueue), undefined);
       try {
         await eventually(async () => mocks.names().includes('collectionSettings'), Boolean, 30_000, 'the run to finish');
