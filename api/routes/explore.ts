@@ -2,7 +2,8 @@ import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 import { parseVql, VqlError, type VqlFilter } from '../../lib/vql/parseVql';
-import { clusterMedia, exploreDataset } from '../../services/explore';
+import { clusterMedia, exploreDataset, type ExploreRequest } from '../../services/explore';
+import { createExploreAnswers } from '../../services/exploreAnswers';
 import { rememberQueryEmbeddings } from '../../lib/ml/rememberedQueries';
 import type { TextEncoder } from '../../lib/ml/textEncoder';
 import type { ClipModel } from '../../lib/ml/clip';
@@ -18,6 +19,8 @@ import { exploreRoutes } from '../specs/explore';
 
 /** Query texts whose embeddings Explore remembers (1.5 KiB each). */
 const REMEMBERED_QUERIES = 1000;
+/** How much of Explore's answers the API remembers (a page is 8-300 KiB). */
+const REMEMBERED_ANSWER_BYTES = 64 * 1024 * 1024;
 
 export function createExploreRouter(deps: {
   db: Db;
@@ -29,6 +32,7 @@ export function createExploreRouter(deps: {
 }): Router<ApiState> {
   const router = new Router<ApiState>();
   const exploreDeps = { db: deps.db, vectors: deps.vectors, clip: deps.clip, textEncoder: rememberQueryEmbeddings(deps.textEncoder, REMEMBERED_QUERIES) };
+  const answers = createExploreAnswers(deps.db, REMEMBERED_ANSWER_BYTES);
 
   mount(router, exploreRoutes.explore, async (ctx) => {
     const { params, query } = ctx.state.input;
@@ -43,7 +47,7 @@ export function createExploreRouter(deps: {
       throw error;
     }
     const dataset = await requireDataset(deps.db, params.dataset_id, ctx.state.user.id);
-    const { clusters, hint } = await exploreDataset(exploreDeps, dataset, {
+    const request: ExploreRequest = {
       entityType: query.entity_type,
       threshold: query.threshold,
       page: query.page_number,
@@ -54,11 +58,19 @@ export function createExploreRouter(deps: {
       batchId: query.batch_id,
       vql,
       anchor: query.anchor_media_id && query.anchor_type ? { id: query.anchor_media_id, type: query.anchor_type } : undefined,
-    });
-    ctx.body = {
-      clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl, deps.signer)),
-      metadata: { used_duckdb: false, hint },
     };
+    // The caller may read the dataset (checked above, every time); the answer is the same for every such caller.
+    const key = JSON.stringify([dataset.id, dataset.head_version_id, dataset.status_new, dataset.vector_space_id, deps.signer.linkExpiry(), request]);
+    const { body, source } = await answers.answer(key, async () => {
+      const { clusters, hint } = await exploreDataset(exploreDeps, dataset, request);
+      return JSON.stringify({
+        clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl, deps.signer)),
+        metadata: { used_duckdb: false, hint },
+      });
+    });
+    ctx.set('X-Explore-Answer', source);
+    ctx.type = 'application/json';
+    ctx.body = body;
   });
 
   mount(router, exploreRoutes.clusterMedia, async (ctx) => {

@@ -42,6 +42,8 @@ export function createUrlSigner(secretKey: string, ttlSeconds: number) {
   return {
     /** How long a link lives at least, in seconds. */
     ttlSeconds,
+    /** The expiry every link made at `now` carries: links made while it is the same are the same. */
+    linkExpiry: (now = Date.now()) => expiry(now),
     mediaPath(mediaId: string, variant: MediaVariant, now = Date.now()): string {
       const expires = expiry(now);
       return `/api/v1/media/${mediaId}/${variant}?expires=${expires}&signature=${signMedia(`${mediaId}:${variant}:${expires}`)}`;

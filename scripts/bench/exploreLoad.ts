@@ -112,7 +112,7 @@ interface Phase {
   /** The machine's load average (1 min) as the load started and ended: other jobs share its cores. */
   load_average: { start: number; end: number };
   /** After the load, one request at a time, KIND_PASS_REQUESTS of each kind: CPU ms per request by process and kind. */
-  cpu_ms_by_kind: Record<string, { api: number; postgres: number; api_and_postgres: number; wall_ms: number }>;
+  cpu_ms_by_kind: Record<string, { api: number; postgres: number; api_and_postgres: number; wall_ms: number; answers: Record<string, number> }>;
   cpu_profile?: ProfileSummary;
 }
 
@@ -256,23 +256,44 @@ async function main(): Promise<void> {
 /** The mix each client cycles through, equally weighted. */
 const QUERY_KINDS = ['plain page 0', 'plain page n, threshold t', 'vql labels (and tags)', 'vql issues', 'vql uniqueness', 'vql text fts', 'visual (MEDIA anchor)', 'caption (semantic)'];
 
+/**
+ * A number in [0, 1) from request number `n` and draw `d`, the same on every run (mulberry32 of both), for requests
+ * drawn from a spread rather than repeated.
+ */
+function draw(n: number, d: number): number {
+  let t = (Math.imul(n, 0x9e3779b1) + Math.imul(d + 1, 0x85ebca77)) >>> 0;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
+/** One of `count` choices, the first ones more often (as people look at the first pages and the common words): u² spreads them as 1/√x. */
+const skewed = (u: number, count: number) => Math.floor(u * u * count);
+
+/**
+ * Each kind's parameters drawn from a spread, the first choices more often: thresholds, page numbers (30), words (20,
+ * and their 400 pairs for text queries), issue types, uniqueness cut-offs, and anchors among 2,000 media. Many users
+ * reading one dataset ask some of the same things; none repeats one request.
+ */
 function queryMix(apiUrl: string, datasetId: string, tagId: string, ids: string[]): (n: number) => LoadRequest {
   const base = `${apiUrl}/explore/${datasetId}?entity_type=IMAGES`;
   const vql = (filters: unknown[]) => `&vql=${encodeURIComponent(JSON.stringify(filters))}`;
+  const word = (n: number, d: number) => WORDS[skewed(draw(n, d), WORDS.length)];
+  const threshold = (n: number, levels = 5) => skewed(draw(n, 9), levels);
   const urls: Array<(n: number) => string> = [
-    () => base,
-    (n) => `${base}&threshold=${n % 5}&page_number=${n % 30}`,
+    (n) => (draw(n, 0) < 0.5 ? base : `${base}&threshold=${threshold(n)}`),
+    (n) => `${base}&threshold=${threshold(n)}&page_number=${1 + skewed(draw(n, 1), 29)}`,
     (n) => {
-      const labels = { labels: { op: 'one_of', value: [WORDS[n % 20]] } };
-      return `${base}${vql(n % 2 === 0 ? [labels] : [labels, { tags: { op: 'is', value: [tagId] } }])}`;
+      const labels = { labels: { op: 'one_of', value: [word(n, 2)] } };
+      return `${base}${vql(draw(n, 3) < 0.5 ? [labels] : [labels, { tags: { op: 'is', value: [tagId] } }])}`;
     },
-    (n) => `${base}${vql([{ issues: { op: 'issue', value: ['dark', 'blur', 'duplicates'][n % 3], mode: 'in' } }])}`,
-    (n) => `${base}&threshold=${n % 3}${vql([{ uniqueness: { op: 'uniqueness', value: 0.5 + (n % 5) / 10 } }])}`,
-    (n) => `${base}${vql([{ text: { op: 'fts', value: `${WORDS[n % 20]} ${WORDS[(n + 3) % 20]}` } }])}`,
-    (n) => `${base}&anchor_type=MEDIA&anchor_media_id=${ids[(n * 977) % ids.length]}`,
-    (n) => `${base}&caption=${encodeURIComponent(`a ${WORDS[n % 20]} near the ${WORDS[(n * 7) % 20]}`)}`,
+    (n) => `${base}&threshold=${threshold(n)}${vql([{ issues: { op: 'issue', value: ['dark', 'blur', 'duplicates'][skewed(draw(n, 4), 3)], mode: 'in' } }])}`,
+    (n) => `${base}&threshold=${threshold(n, 3)}${vql([{ uniqueness: { op: 'uniqueness', value: 0.5 + skewed(draw(n, 5), 5) / 10 } }])}`,
+    (n) => `${base}${vql([{ text: { op: 'fts', value: `${word(n, 6)} ${word(n, 7)}` } }])}`,
+    (n) => `${base}&anchor_type=MEDIA&anchor_media_id=${ids[(skewed(draw(n, 8), 2000) * 977) % ids.length]}`,
+    (n) => `${base}&caption=${encodeURIComponent(`a ${word(n, 6)} near the ${word(n, 7)}`)}`,
   ];
-  return (n) => ({ kind: QUERY_KINDS[n % urls.length], url: urls[n % urls.length](Math.floor(n / urls.length)) });
+  return (n) => ({ kind: QUERY_KINDS[n % urls.length], url: urls[n % urls.length](n) });
 }
 
 async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
@@ -417,10 +438,10 @@ async function runPhase(options: {
     say(
       `  ${o.requests_per_second.toFixed(1)} req/s, p50 ${o.p50_ms} ms, p95 ${o.p95_ms} ms, p99 ${o.p99_ms} ms, errors ${JSON.stringify(o.errors)}; ` +
         `API RSS ${phase.api_rss_mib.before_load} → ${phase.api_rss_mib.after_load} MiB (peak ${phase.api_rss_mib.peak}); add_media ${addSeconds!.toFixed(1)} s; ` +
-        `API db connections active ${phase.api_db_connections.mean_active} (max ${phase.api_db_connections.max_active})`,
+        `API db connections active ${phase.api_db_connections.mean_active} (max ${phase.api_db_connections.max_active}); answers ${JSON.stringify(o.answers)}`,
     );
     for (const [kind, row] of Object.entries(load.by_kind)) {
-      say(`    ${kind.padEnd(28)} ${String(row.requests).padStart(6)} req  p50 ${String(row.p50_ms).padStart(8)} ms  p95 ${String(row.p95_ms).padStart(8)} ms  ${row.mean_response_kib} KiB`);
+      say(`    ${kind.padEnd(28)} ${String(row.requests).padStart(6)} req  p50 ${String(row.p50_ms).padStart(8)} ms  p95 ${String(row.p95_ms).padStart(8)} ms  ${row.mean_response_kib} KiB  remembered ${hitRate(row.answers)}`);
     }
     const cpu = phase.cpu_seconds;
     say(
@@ -452,11 +473,14 @@ async function cpuByKind(next: (n: number) => LoadRequest, cpu: () => { api: num
   for (let kind = 0; kind < QUERY_KINDS.length; kind++) {
     const before = cpu();
     const started = Date.now();
+    const answers: Record<string, number> = {};
     for (let i = 0; i < KIND_PASS_REQUESTS; i++) {
       const request = next(1_000_000 + i * QUERY_KINDS.length + kind);
       const response = await fetch(request.url);
       if (response.status !== 200) throw new Error(`${request.kind}: ${response.status} ${await response.text()}`);
       await response.arrayBuffer();
+      const answer = response.headers.get('x-explore-answer');
+      if (answer) answers[answer] = (answers[answer] ?? 0) + 1;
     }
     const wall = (Date.now() - started) / KIND_PASS_REQUESTS;
     const after = cpu();
@@ -466,6 +490,7 @@ async function cpuByKind(next: (n: number) => LoadRequest, cpu: () => { api: num
       postgres: msPerRequest(postgres, KIND_PASS_REQUESTS),
       api_and_postgres: msPerRequest(api + postgres, KIND_PASS_REQUESTS),
       wall_ms: Math.round(wall * 10) / 10,
+      answers,
     };
   }
   return result;
@@ -479,7 +504,7 @@ function markdown(report: { date: string; machine: ReturnType<typeof benchMachin
     '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; shared with other jobs ` +
       `(load average at start ${report.load_average_at_start.map((n) => n.toFixed(1)).join(' / ')}). The API and the worker are separate processes; ` +
-      `an add_media batch of ${batchSize} real images runs during the load. Query mix (equal shares): ${QUERY_KINDS.join(', ')}.`,
+      `an add_media batch of ${batchSize} real images runs during the load. Query mix (equal shares, each kind's parameters drawn from a spread, the first choices more often): ${QUERY_KINDS.join(', ')}.`,
     '',
     '| variant, round | requests/s | p50 ms | p95 ms | p99 ms | errors | API RSS MiB (before → after, peak) | add_media s |',
     '|---|---:|---:|---:|---:|---|---|---:|',
@@ -489,11 +514,11 @@ function markdown(report: { date: string; machine: ReturnType<typeof benchMachin
       return `| ${phase.variant}, ${phase.round} | ${o.requests_per_second} | ${o.p50_ms} | ${o.p95_ms} | ${o.p99_ms} | ${JSON.stringify(o.errors)} | ${rss.before_load} → ${rss.after_load}, ${rss.peak} | ${phase.add_media.seconds.toFixed(1)} |`;
     }),
     '',
-    '| query kind (last phase) | requests | p50 ms | p95 ms | KiB mean | CPU ms one at a time: API | Postgres |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| query kind (last phase) | requests | answers remembered | p50 ms | p95 ms | KiB mean | CPU ms one at a time: API | Postgres | (remembered) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...Object.entries(report.phases.at(-1)!.load.by_kind).map(([kind, row]) => {
       const cpu = report.phases.at(-1)!.cpu_ms_by_kind[kind];
-      return `| ${kind} | ${row.requests} | ${row.p50_ms} | ${row.p95_ms} | ${row.mean_response_kib} | ${cpu?.api} | ${cpu?.postgres} |`;
+      return `| ${kind} | ${row.requests} | ${hitRate(row.answers)} | ${row.p50_ms} | ${row.p95_ms} | ${row.mean_response_kib} | ${cpu?.api} | ${cpu?.postgres} | ${hitRate(cpu?.answers ?? {})} |`;
     }),
     '',
   ];
@@ -503,9 +528,16 @@ function markdown(report: { date: string; machine: ReturnType<typeof benchMachin
   lines.push(
     `CPU seconds during the last load window: API ${cpu.api}, Postgres ${cpu.postgres}, worker ${cpu.worker}, clients ${cpu.clients}; machine busy ${cpu.machine_busy} of ${cpu.machine_capacity} ` +
       `(load average ${last.load_average.start} → ${last.load_average.end}). Per request served: API ${own.api} ms, Postgres ${own.postgres} ms, both ${own.api_and_postgres} ms.`,
+    `Answers remembered during the load (X-Explore-Answer): ${hitRate(last.load.overall.answers)} (${JSON.stringify(last.load.overall.answers)}).`,
     `Postgres time by statement: ${last.postgres_statements.slice(0, 5).map((row) => `${row.kind} ${row.pct} % (${row.mean_ms} ms mean)`).join('; ')}.`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** The share of answers the API had remembered (hits) among those it said where they came from, as a percentage. */
+function hitRate(answers: Record<string, number>): string {
+  const total = Object.values(answers).reduce((a, b) => a + b, 0);
+  return total === 0 ? '-' : `${Math.round((100 * (answers.hit ?? 0)) / total)} %`;
 }
 
 /** Current over baseline, per round (the two ran back to back) and over all rounds. */

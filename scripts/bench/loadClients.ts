@@ -14,6 +14,8 @@ interface Outcome {
   /** HTTP status, or the network error's code. */
   status: string;
   bytes: number;
+  /** Where the API says the answer came from (its X-Explore-Answer header), if it says. */
+  answer?: string;
 }
 
 export interface LatencySummary {
@@ -25,6 +27,8 @@ export interface LatencySummary {
   mean_response_kib: number;
   /** Answers other than 200, by status (or network error code). */
   errors: Record<string, number>;
+  /** Answers by where the API says they came from (X-Explore-Answer: hit, miss, shared), when it says. */
+  answers: Record<string, number>;
 }
 
 export interface LoadResult {
@@ -36,14 +40,15 @@ export interface LoadResult {
 const REQUEST_TIMEOUT_MS = 120_000;
 
 /** GETs `url` and reads the answer; network errors and timeouts (0: none) resolve as a status, never throw. */
-export function httpGet(agent: http.Agent, url: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<{ status: string; bytes: number }> {
+export function httpGet(agent: http.Agent, url: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<{ status: string; bytes: number; answer?: string }> {
   return new Promise((resolve) => {
     const request = http.get(url, { agent }, (response) => {
       let bytes = 0;
       response.on('data', (chunk: Buffer) => {
         bytes += chunk.length;
       });
-      response.on('end', () => resolve({ status: String(response.statusCode), bytes }));
+      const answer = response.headers['x-explore-answer'];
+      response.on('end', () => resolve({ status: String(response.statusCode), bytes, answer: typeof answer === 'string' ? answer : undefined }));
       response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'response error', bytes }));
     });
     request.setTimeout(timeoutMs, () => request.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
@@ -54,7 +59,11 @@ export function httpGet(agent: http.Agent, url: string, timeoutMs = REQUEST_TIME
 function summarise(outcomes: Outcome[], seconds: number): LatencySummary {
   const times = outcomes.map((outcome) => outcome.ms).sort((a, b) => a - b);
   const errors: Record<string, number> = {};
-  for (const outcome of outcomes) if (outcome.status !== '200') errors[outcome.status] = (errors[outcome.status] ?? 0) + 1;
+  const answers: Record<string, number> = {};
+  for (const outcome of outcomes) {
+    if (outcome.status !== '200') errors[outcome.status] = (errors[outcome.status] ?? 0) + 1;
+    if (outcome.answer) answers[outcome.answer] = (answers[outcome.answer] ?? 0) + 1;
+  }
   const round = (value: number | undefined) => (value === undefined ? NaN : Math.round(value * 10) / 10);
   return {
     requests: outcomes.length,
@@ -64,6 +73,7 @@ function summarise(outcomes: Outcome[], seconds: number): LatencySummary {
     p99_ms: round(percentile(times, 0.99)),
     mean_response_kib: round(outcomes.reduce((sum, outcome) => sum + outcome.bytes, 0) / Math.max(1, outcomes.length) / 1024),
     errors,
+    answers,
   };
 }
 
@@ -81,8 +91,8 @@ export async function runLoad(options: { clients: number; seconds: number; next:
     while (process.hrtime.bigint() < deadline) {
       const request = options.next(sent++);
       const at = process.hrtime.bigint();
-      const { status, bytes } = await httpGet(agent, request.url);
-      outcomes.push({ kind: request.kind, ms: Number(process.hrtime.bigint() - at) / 1e6, status, bytes });
+      const { status, bytes, answer } = await httpGet(agent, request.url);
+      outcomes.push({ kind: request.kind, ms: Number(process.hrtime.bigint() - at) / 1e6, status, bytes, answer });
     }
   };
   await Promise.all(Array.from({ length: options.clients }, client));

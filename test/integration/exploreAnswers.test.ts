@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { refreshExploreCopies } from '../../db/repositories/clusters';
+import { createTag, tagMedia } from '../../db/repositories/tags';
+import { applyLabel } from '../../db/repositories/labels';
+import { startTestApi, type TestApi } from '../support/testStack';
+import { emptyReadyVersion } from '../support/versions';
+
+/**
+ * Explore remembers its answers (services/exploreAnswers.ts) while nothing it reads changes: an equal request is
+ * answered from memory, and right after each kind of write the answer is the new one.
+ */
+describe('Explore answers remembered until what they read changes (real Postgres)', () => {
+  let api: TestApi;
+  let datasetId: string;
+  let versionId: string;
+  let clusteringId: string;
+  const clusters = [randomUUID(), randomUUID()];
+  const media = Array.from({ length: 6 }, () => randomUUID());
+
+  beforeAll(async () => {
+    api = await startTestApi();
+    const { db } = api.deps;
+    ({ versionId, clusteringId } = await emptyReadyVersion(db, 'answers'));
+    ({ dataset_id: datasetId } = await db('dataset_versions').where({ id: versionId }).first('dataset_id'));
+    const batchId = randomUUID();
+    await db('media').insert(
+      media.map((id, i) => ({
+        version_id: versionId, id, kind: 'IMAGE', batch_id: batchId, file_name: `m${i}.jpg`, blob_sha256: 'a'.repeat(64),
+        uniqueness_score: i / 10, embedded: true, caption: `caption ${i}`,
+      })),
+    );
+    // Cluster 0 holds four media, cluster 1 two: the plain page shows cluster 0 first.
+    const clusterOf = (i: number) => clusters[i < 4 ? 0 : 1];
+    await db('clusters').insert(clusters.map((id, c) => ({ clustering_id: clusteringId, id, threshold: 0, n_images: c === 0 ? 4 : 2, n_frames: 0, n_videos: 0, size: c === 0 ? 4 : 2 })));
+    await db('cluster_members').insert(media.map((id, i) => ({ clustering_id: clusteringId, threshold: 0, media_id: id, cluster_id: clusterOf(i) })));
+    await refreshExploreCopies(db, versionId, clusteringId, 'all');
+  });
+  afterAll(() => api.close());
+
+  const explore = (query: Record<string, string | number> = {}) =>
+    api.request.get(`/api/v1/explore/${datasetId}`).query({ entity_type: 'IMAGES', threshold: 0, ...query });
+  const vql = (filters: unknown[]) => ({ vql: JSON.stringify(filters) });
+
+  /** The answer now, asked twice: the second comes from memory and equals the first. */
+  async function answer(query: Record<string, string | number> = {}) {
+    const first = await explore(query).expect(200);
+    const second = await explore(query).expect(200);
+    expect(second.headers['x-explore-answer']).toBe('hit');
+    expect(second.text).toBe(first.text);
+    return first;
+  }
+
+  it('answers an equal request from memory, as JSON, and a different one anew', async () => {
+    const first = await answer();
+    expect(first.headers['content-type']).toMatch(/^application\/json/);
+    expect(first.body.clusters.map((cluster: { cluster_id: string }) => cluster.cluster_id)).toEqual(clusters);
+    expect((await explore({ page_number: 1 }).expect(200)).headers['x-explore-answer']).toBe('miss');
+  });
+
+  it('shows a tag right after it is written, and a renamed tag by its new name', async () => {
+    const filter = (tagId: string) => vql([{ tags: { op: 'is', value: [tagId] } }]);
+    const tag = (await createTag(api.deps.db, datasetId, 'picked', api.deps.defaultUser.id))!;
+    expect((await answer(filter(tag.id))).body.clusters).toEqual([]);
+    await tagMedia(api.deps.db, datasetId, tag.id, { mediaIds: [media[5]] });
+    const tagged = (await answer(filter(tag.id))).body.clusters;
+    expect(tagged.map((cluster: { cluster_id: string }) => cluster.cluster_id)).toEqual([clusters[1]]);
+    expect(tagged[0].user_tags).toEqual([{ id: tag.id, name: 'picked' }]);
+    await api.deps.db('tags').where({ id: tag.id }).update({ name: 'chosen' });
+    expect((await answer(filter(tag.id))).body.clusters[0].user_tags).toEqual([{ id: tag.id, name: 'chosen' }]);
+  });
+
+  it('shows a label right after it is applied', async () => {
+    const filter = vql([{ labels: { op: 'one_of', value: ['cat'] } }]);
+    expect((await answer(filter)).body.clusters).toEqual([]);
+    await applyLabel(api.deps.db, versionId, 'cat', 'user', [{ mediaId: media[0], confidence: 1 }]);
+    expect((await answer(filter)).body.clusters.map((cluster: { cluster_id: string }) => cluster.cluster_id)).toEqual([clusters[0]]);
+  });
+
+  it('shows an issue right after it is found, and not after it is removed', async () => {
+    const filter = vql([{ issues: { op: 'issue', value: 'blur', mode: 'in' } }]);
+    expect((await answer(filter)).body.clusters).toEqual([]);
+    await api.deps.db('media_issues').insert({ version_id: versionId, media_id: media[4], issue_type: 'blur', confidence: 0.9 });
+    expect((await answer(filter)).body.clusters).toHaveLength(1);
+    await api.deps.db('media_issues').where({ version_id: versionId, media_id: media[4] }).delete();
+    expect((await answer(filter)).body.clusters).toEqual([]);
+  });
+
+  it('shows a changed caption and a changed cluster order right after they are written', async () => {
+    await answer();
+    await api.deps.db('media').where({ version_id: versionId, id: media[0] }).update({ caption: 'a new caption' });
+    const captions = (await answer()).body.clusters[0].captions;
+    expect(captions).toContain('a new caption');
+    await api.deps.db('clusters').where({ clustering_id: clusteringId, id: clusters[1] }).update({ size: 10 });
+    expect((await answer()).body.clusters.map((cluster: { cluster_id: string }) => cluster.cluster_id)).toEqual([clusters[1], clusters[0]]);
+    await api.deps.db('clusters').where({ clustering_id: clusteringId, id: clusters[1] }).update({ size: 2 });
+  });
+
+  it('reads the new head version and the dataset status at once', async () => {
+    const { db } = api.deps;
+    await answer();
+    await db('datasets').where({ id: datasetId }).update({ status_new: 'UPLOADING' });
+    expect((await explore().expect(409)).headers['x-explore-answer']).toBeUndefined();
+    await db('datasets').where({ id: datasetId }).update({ status_new: 'READY' });
+    // A new head version with no media (a restore or a clone points the dataset at another version).
+    const [{ id: emptyVersion }] = await db('dataset_versions').insert({ id: randomUUID(), clustering_id: randomUUID(), dataset_id: datasetId, vector_space_id: datasetId, reason: 'initial' }).returning('id');
+    await db('datasets').where({ id: datasetId }).update({ head_version_id: emptyVersion });
+    expect((await answer()).body.clusters).toEqual([]);
+    await db('datasets').where({ id: datasetId }).update({ head_version_id: versionId });
+    expect((await answer()).body.clusters).toHaveLength(2);
+  });
+
+  it('computes equal requests under way once', async () => {
+    await api.deps.db('media').where({ version_id: versionId, id: media[1] }).update({ caption: 'under way' });
+    const answers = await Promise.all(Array.from({ length: 4 }, () => explore().expect(200)));
+    const sources = answers.map((response) => response.headers['x-explore-answer']).sort();
+    expect(sources.filter((source) => source === 'miss')).toHaveLength(1);
+    expect(new Set(answers.map((response) => response.text)).size).toBe(1);
+  });
+});
