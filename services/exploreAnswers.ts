@@ -5,20 +5,20 @@ import { exploreGeneration } from '../db/repositories/exploreChanges';
 export type AnswerSource = 'hit' | 'miss' | 'shared';
 
 /**
- * Explore's answers (response bodies) remembered by what was asked, while nothing Explore reads changes: every
+ * Explore's answers (response bodies, UTF-8, encoded once) remembered by what was asked, while nothing Explore reads changes: every
  * reading of the generation (db/repositories/exploreChanges.ts) that differs from the last forgets them all. An answer
  * is kept only when the generation read before and after computing it is the same, so no write committed while it was
- * computed. Equal requests arriving while one is computed wait for it. At most `maxBytes` of answers (UTF-16 code
- * units, a byte each for JSON's ASCII), the least recently used dropped first.
+ * computed. Equal requests arriving while one is computed wait for it. At most `maxBytes` of answers, the least
+ * recently used dropped first.
  */
 export function createExploreAnswers(db: Db, maxBytes: number) {
   let generation = -1n;
-  let answers = new Map<string, string>();
+  let answers = new Map<string, Buffer>();
   let bytes = 0;
-  const underWay = new Map<string, Promise<string>>();
+  const underWay = new Map<string, Promise<Buffer>>();
   const counts = { hit: 0, miss: 0, shared: 0 };
 
-  const remember = (key: string, body: string) => {
+  const remember = (key: string, body: Buffer) => {
     if (body.length > maxBytes) return;
     answers.set(key, body);
     bytes += body.length;
@@ -35,7 +35,7 @@ export function createExploreAnswers(db: Db, maxBytes: number) {
     stats: () => ({ ...counts, entries: answers.size, bytes }),
 
     /** The answer to the request `key` names (everything the answer depends on but the stored rows), computed by `compute` when not remembered. */
-    async answer(key: string, compute: () => Promise<string>): Promise<{ body: string; source: AnswerSource }> {
+    async answer(key: string, compute: () => Promise<string>): Promise<{ body: Buffer; source: AnswerSource }> {
       const before = BigInt(await exploreGeneration(db));
       if (before > generation) {
         generation = before;
@@ -56,7 +56,7 @@ export function createExploreAnswers(db: Db, maxBytes: number) {
         counts.shared++;
         return { body: await pending, source: 'shared' };
       }
-      const computing = compute();
+      const computing = compute().then((json) => Buffer.from(json));
       underWay.set(flight, computing);
       try {
         const body = await computing;

@@ -7,6 +7,7 @@ const KINDS: Array<[RegExp, string]> = [
   [/vector_collections/, 'vector index catch-up'],
   [/from "vector_points"/, 'vector of the anchor media'],
   [/dataset_members/, 'dataset access'],
+  [/explore_changes/, 'explore: answers generation'],
   [/INSERT INTO cluster_facet_counts|delete from "cluster_facet_counts"/, 'facet count refresh'],
   [/unnest\(.*m\.caption_key/s, 'explore: caption ranking'],
   [/caption_tsv/, 'explore: vql fts'],

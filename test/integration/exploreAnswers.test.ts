@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { refreshExploreCopies } from '../../db/repositories/clusters';
 import { createTag, tagMedia } from '../../db/repositories/tags';
 import { applyLabel } from '../../db/repositories/labels';
+import { requireDataset } from '../../services/datasetAccess';
+import { decideDuplicates } from '../../services/duplicates';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
 
@@ -83,6 +85,35 @@ describe('Explore answers remembered until what they read changes (real Postgres
     expect((await answer(filter)).body.clusters).toHaveLength(1);
     await api.deps.db('media_issues').where({ version_id: versionId, media_id: media[4] }).delete();
     expect((await answer(filter)).body.clusters).toEqual([]);
+  });
+
+  it('shows what a duplicate decision merged into the kept copy right after it is made', async () => {
+    const { db, defaultUser } = api.deps;
+    const filter = vql([{ labels: { op: 'one_of', value: ['dog'] } }]);
+    await applyLabel(db, versionId, 'dog', 'user', [{ mediaId: media[2], confidence: 1 }]);
+    const before = (await answer(filter)).body.clusters;
+    expect(before[0].previews.map((preview: { media_id: string }) => preview.media_id)).toEqual([media[2]]);
+    const dataset = await requireDataset(db, datasetId, defaultUser.id);
+    await decideDuplicates(db, dataset, defaultUser, [{ mediaIds: [media[2], media[3]], verdict: 'duplicates', keep: [media[3]] }]);
+    const after = (await answer(filter)).body.clusters;
+    expect(after[0].previews.map((preview: { media_id: string }) => preview.media_id).sort()).toEqual([media[2], media[3]].sort());
+  });
+
+  it('refuses a caller who lost access right after the change, and answers again once it is given back', async () => {
+    const { db, defaultUser } = api.deps;
+    await answer();
+    const membership = await db('dataset_members').where({ dataset_id: datasetId, user_id: defaultUser.id }).first();
+    const dataset = await db('datasets').where({ id: datasetId }).first('workspace_id');
+    const workspaceRole = await db('workspace_members').where({ workspace_id: dataset.workspace_id, user_id: defaultUser.id }).first('role');
+    await db('dataset_members').where({ dataset_id: datasetId, user_id: defaultUser.id }).delete();
+    await db('workspace_members').where({ workspace_id: dataset.workspace_id, user_id: defaultUser.id }).update({ role: 'viewer' });
+    try {
+      expect((await explore().expect(403)).headers['x-explore-answer']).toBeUndefined();
+    } finally {
+      await db('dataset_members').insert(membership);
+      await db('workspace_members').where({ workspace_id: dataset.workspace_id, user_id: defaultUser.id }).update({ role: workspaceRole.role });
+    }
+    expect((await explore().expect(200)).headers['x-explore-answer']).toBe('hit');
   });
 
   it('shows a changed caption and a changed cluster order right after they are written', async () => {
