@@ -13,12 +13,12 @@ export interface NearestRows {
 }
 
 /** umap-learn's curve for min_dist 0.1, spread 1 (its find_ab_params): how near a neighbour may sit on the map. */
-const CURVE_A = 1.5769434603113077;
-const CURVE_B = 0.8950608781227859;
+export const CURVE_A = 1.5769434603113077;
+export const CURVE_B = 0.8950608781227859;
 const NEGATIVE_SAMPLE_RATE = 5;
 const GRADIENT_CLIP = 4;
 /** Epochs run in one event-loop turn for at most this long, so the worker's heartbeat timer goes on meanwhile. */
-const TURN_MS = 50;
+export const TURN_MS = 50;
 
 /**
  * The fuzzy graph UMAP optimises (umap-learn's fuzzy_simplicial_set, local connectivity 1): each row's distances
@@ -91,7 +91,8 @@ export function fuzzyGraph({ count, k, indices, distances }: NearestRows): { hea
   return { heads: Int32Array.from(heads), tails: Int32Array.from(tails), weights: Float32Array.from(weights) };
 }
 
-const clip = (value: number) => (value > GRADIENT_CLIP ? GRADIENT_CLIP : value < -GRADIENT_CLIP ? -GRADIENT_CLIP : value);
+/** A gradient step limited to ±GRADIENT_CLIP, as umap-learn's. */
+export const clip = (value: number) => (value > GRADIENT_CLIP ? GRADIENT_CLIP : value < -GRADIENT_CLIP ? -GRADIENT_CLIP : value);
 
 /**
  * A 2-D UMAP layout (x0, y0, x1, y1, …) of the items of `nearest`, from `initial` positions (spread over about
