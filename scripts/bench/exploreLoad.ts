@@ -111,6 +111,8 @@ interface Phase {
   cpu_ms_per_request: { api: number; postgres: number; worker: number; api_and_postgres: number };
   /** The machine's load average (1 min) as the load started and ended: other jobs share its cores. */
   load_average: { start: number; end: number };
+  /** Commits that changed what Explore reads during the load (each makes the API forget its answers); null without explore_changes. */
+  explore_writes_during_load: number | null;
   /** After the load, one request at a time, KIND_PASS_REQUESTS of each kind: CPU ms per request by process and kind. */
   cpu_ms_by_kind: Record<string, { api: number; postgres: number; api_and_postgres: number; wall_ms: number; answers: Record<string, number> }>;
   cpu_profile?: ProfileSummary;
@@ -306,6 +308,14 @@ async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): P
   }
 }
 
+/** The generation of what Explore reads (db/repositories/exploreChanges.ts) in the database at `url`; null where it has none. */
+function exploreGeneration(url: string): Promise<number | null> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query(`SELECT CASE WHEN to_regclass('explore_changes') IS NULL THEN NULL ELSE (SELECT coalesce(sum(n), 0) FROM explore_changes) END::float8 AS generation`);
+    return rows[0].generation;
+  });
+}
+
 /** A copy of database `from` (nobody may be connected to it) as `to`. */
 async function copyDatabase(serverUrl: string, from: string, to: string): Promise<void> {
   await withClient(serverUrl, (client) => client.query(`CREATE DATABASE ${to} TEMPLATE ${from}`));
@@ -379,6 +389,7 @@ async function runPhase(options: {
       machine: machineCpuSeconds(),
     });
     await resetStatementStats(options.monitor);
+    const generationBefore = await exploreGeneration(options.env.DATABASE_URL.replace(/application_name=[^&]*/, 'application_name=bench-monitor'));
     const loadAverageStart = os.loadavg()[0];
     const cpuBefore = cpuNow();
     const loadFrom = nowUs();
@@ -386,6 +397,7 @@ async function runPhase(options: {
     const loadTo = nowUs();
     const cpuAfter = cpuNow();
     const statements = await statementStats(options.monitor, variant.database);
+    const generationAfter = await exploreGeneration(options.env.DATABASE_URL.replace(/application_name=[^&]*/, 'application_name=bench-monitor'));
     const cpuRound = (value: number) => Math.round(value * 10) / 10;
     sampling = false;
     await sampler;
@@ -428,6 +440,7 @@ async function runPhase(options: {
         api_and_postgres: msPerRequest(cpuAfter.api - cpuBefore.api + cpuAfter.postgres - cpuBefore.postgres, load.overall.requests),
       },
       load_average: { start: Math.round(loadAverageStart * 10) / 10, end: Math.round(loadAverageEnd * 10) / 10 },
+      explore_writes_during_load: generationBefore === null || generationAfter === null ? null : generationAfter - generationBefore,
       cpu_ms_by_kind: byKind,
     };
     if (args.profile) {
@@ -449,7 +462,7 @@ async function runPhase(options: {
         `machine ${cpu.machine_busy} of ${cpu.machine_capacity} (other processes ${cpuRound(cpu.machine_busy - cpu.api - cpu.postgres - cpu.worker - cpu.clients)})`,
     );
     const own = phase.cpu_ms_per_request;
-    say(`    CPU ms per request during the load: API ${own.api}, Postgres ${own.postgres}, both ${own.api_and_postgres} (worker ${own.worker}); load average ${phase.load_average.start} → ${phase.load_average.end}`);
+    say(`    CPU ms per request during the load: API ${own.api}, Postgres ${own.postgres}, both ${own.api_and_postgres} (worker ${own.worker}); load average ${phase.load_average.start} → ${phase.load_average.end}; commits changing what Explore reads ${phase.explore_writes_during_load}`);
     say(`    CPU ms per request by kind, one at a time (API + Postgres): ${Object.entries(byKind).map(([kind, row]) => `${kind} ${row.api} + ${row.postgres}`).join(', ')}`);
     say(`    Postgres time by statement: ${statements.slice(0, 8).map((row) => `${row.kind} ${row.pct}% (${row.mean_ms} ms × ${row.calls})`).join(', ')}`);
     if (phase.cpu_profile) {
@@ -528,7 +541,7 @@ function markdown(report: { date: string; machine: ReturnType<typeof benchMachin
   lines.push(
     `CPU seconds during the last load window: API ${cpu.api}, Postgres ${cpu.postgres}, worker ${cpu.worker}, clients ${cpu.clients}; machine busy ${cpu.machine_busy} of ${cpu.machine_capacity} ` +
       `(load average ${last.load_average.start} → ${last.load_average.end}). Per request served: API ${own.api} ms, Postgres ${own.postgres} ms, both ${own.api_and_postgres} ms.`,
-    `Answers remembered during the load (X-Explore-Answer): ${hitRate(last.load.overall.answers)} (${JSON.stringify(last.load.overall.answers)}).`,
+    `Answers remembered during the load (X-Explore-Answer): ${hitRate(last.load.overall.answers)} (${JSON.stringify(last.load.overall.answers)}); commits that changed what Explore reads during the load: ${last.explore_writes_during_load ?? 'not counted'}.`,
     `Postgres time by statement: ${last.postgres_statements.slice(0, 5).map((row) => `${row.kind} ${row.pct} % (${row.mean_ms} ms mean)`).join('; ')}.`,
   );
   return `${lines.join('\n')}\n`;
