@@ -39,15 +39,25 @@ async function printsOf(db: Db, store: ObjectStore, versionId: string, rows: Tie
   return prints;
 }
 
-/** matchPrints that matches two prints once for both sides of their pair (an item and its copy often name each other). */
-function matchingOnce(): (a: PixelPrint, b: PixelPrint) => PrintMatch {
-  const matches = new Map<PixelPrint, Map<PixelPrint, PrintMatch>>();
-  return (a, b) => {
-    const known = matches.get(a)?.get(b);
-    if (known) return known;
+/** Matches kept for the other side of their pair; past this many the oldest are let go (matched again if asked for). */
+const MATCHES_KEPT = 100_000;
+
+/**
+ * matchPrints of media items' prints that matches two items once for both sides of their pair (an item and its copy
+ * often name each other), across rounds: a match is kept, reversed, until its other side asks for it.
+ */
+function matchingOnce(): (itemId: string, otherId: string) => (a: PixelPrint, b: PixelPrint) => PrintMatch {
+  const reversed = new Map<string, PrintMatch>();
+  return (itemId, otherId) => (a, b) => {
+    const key = `${itemId}:${otherId}`;
+    const known = reversed.get(key);
+    if (known) {
+      reversed.delete(key);
+      return known;
+    }
     const match = matchPrints(a, b);
-    if (!matches.has(b)) matches.set(b, new Map());
-    matches.get(b)!.set(a, reversedMatch(match));
+    if (reversed.size >= MATCHES_KEPT) reversed.delete(reversed.keys().next().value!);
+    reversed.set(`${otherId}:${itemId}`, reversedMatch(match));
     return match;
   };
 }
@@ -68,14 +78,13 @@ async function roundAfter(deps: { db: Db; store: ObjectStore }, versionId: strin
 }
 
 /** The round's pairs with their tiers, each item's best first; the event loop is let through after each item (the next round's prints are made meanwhile). */
-async function tiersOf({ items, facts }: Round): Promise<TieredPairs[]> {
-  const matchOf = matchingOnce();
+async function tiersOf({ items, facts }: Round, matchOf: ReturnType<typeof matchingOnce>): Promise<TieredPairs[]> {
   const tiers: TieredPairs[] = [];
   for (const { mediaId, pairs } of items) {
     const item = facts.get(mediaId);
     const decided = pairs.flatMap((pair) => {
       const other = facts.get(pair.duplicateOf);
-      return item && other ? [{ mediaId, ...pair, ...tierOfPair(item, other, pair.similarity, matchOf) }] : [];
+      return item && other ? [{ mediaId, ...pair, ...tierOfPair(item, other, pair.similarity, matchOf(mediaId, pair.duplicateOf)) }] : [];
     });
     if (decided.length > 0) tiers.push({ mediaId, pairs: decided.sort(betterPairFirst) });
     await setImmediatePromise();
@@ -93,6 +102,7 @@ async function tiersOf({ items, facts }: Round): Promise<TieredPairs[]> {
 export async function tierDuplicatePairs(deps: { db: Db; store: ObjectStore }, versionId: string, onRound: () => void = () => {}): Promise<number> {
   const { db } = deps;
   let tiered = 0;
+  const matchOf = matchingOnce();
   let next = roundAfter(deps, versionId, null);
   for (;;) {
     const round = await next;
@@ -105,7 +115,7 @@ export async function tierDuplicatePairs(deps: { db: Db; store: ObjectStore }, v
     next = roundAfter(deps, versionId, round.items[round.items.length - 1].mediaId);
     // A failure of this round leaves the next one unread: its own failure is not reported on its own.
     next.catch(() => {});
-    const tiers = await tiersOf(round);
+    const tiers = await tiersOf(round, matchOf);
     await writePairTiers(db, versionId, tiers);
     tiered += tiers.reduce((sum, item) => sum + item.pairs.length, 0);
     onRound();
