@@ -14,6 +14,9 @@ import { startTemporalDevServer } from '../../lib/embedded/temporal';
 import { createLogger } from '../../lib/logger';
 import { projectRoot } from '../../lib/projectRoot';
 import { startWorkers } from '../../workers/main';
+import { Connection } from '@temporalio/client';
+import { checkTemporal } from '../../lib/temporal/health';
+import { taskQueues } from '../../workflows/contracts';
 
 // Shared by the benchmarks: the image set, ports, and the HTTP steps a client takes.
 
@@ -346,6 +349,7 @@ export async function startBenchStack(
   const api = await startApiServer(config, createLogger('bench-api', 'silent'));
   const children = (workerProcesses ?? []).map((worker) => spawnWorker(worker, { ...env, MODELS_DIR: config.models.dir }));
   const stopWorkers = workerProcesses ? stopOnExit(children) : (await startWorkers(config, createLogger('bench-worker', 'silent'))).stop;
+  await waitForWorkers(temporal.address, config.temporal.namespace, config.temporal.taskQueue, workerProcesses?.length ?? 1);
   return {
     apiUrl: `http://127.0.0.1:${api.port}/api/v1`,
     temporalAddress: temporal.address,
@@ -356,6 +360,24 @@ export async function startBenchStack(
       await temporal.stop();
     },
   };
+}
+
+/**
+ * Waits until `count` workers poll every queue (their models loaded, their workflows bundled): a timed run starts
+ * with its workers ready, as a running service has them, not with their start-up in its window.
+ */
+async function waitForWorkers(address: string, namespace: string, taskQueue: string, count: number): Promise<void> {
+  const connection = await Connection.connect({ address });
+  try {
+    for (const deadline = Date.now() + 300_000; ; ) {
+      const health = await checkTemporal(connection, namespace, Object.values(taskQueues(taskQueue)));
+      if (health.ok && Object.values(health.workers ?? {}).every((pollers) => pollers >= count)) return;
+      if (Date.now() > deadline) throw new Error(`workers not polling after 300 s: ${JSON.stringify(health)}`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  } finally {
+    await connection.close();
+  }
 }
 
 function spawnWorker(worker: BenchWorkerProcess, env: Record<string, string>): ChildProcess {

@@ -188,6 +188,8 @@ interface EndToEndResult {
   /** fastdup on the same files, run right before this run (the peer), and ours ÷ it. */
   fastdup_just_before?: ReturnType<typeof runFastdup>;
   ratio_vs_fastdup?: number;
+  /** The machine's 1-minute load average as the timed window began and ended: other work on a shared machine. */
+  load_average?: { start: number; end: number };
   /** Where the worker's main thread spent the run (--profile). */
   cpu_profile?: ProfileSummary;
 }
@@ -382,13 +384,16 @@ async function main(): Promise<void> {
             postgres: treeCpuSeconds(postmaster),
           });
           let cpuAtStart = cpuOf();
+          let loadAtStart = os.loadavg()[0];
           let windowFromUs = 0;
           const { seconds, taskId } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}-${i}`, files, () => {
             cpuAtStart = cpuOf();
+            loadAtStart = os.loadavg()[0];
             windowFromUs = Number(process.hrtime.bigint() / 1000n);
           });
           window = { fromUs: windowFromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
           const cpuAtEnd = cpuOf();
+          const loadAverage = { start: Number(loadAtStart.toFixed(2)), end: Number(os.loadavg()[0].toFixed(2)) };
           const cpuMs = ((cpuAtEnd.total - cpuAtStart.total) * 1000) / files.length;
           const msPerImage = (key: 'workers' | 'postgres') => Number((((cpuAtEnd[key] - cpuAtStart[key]) * 1000) / files.length).toFixed(1));
           const cpuByProcess = { workers: msPerImage('workers'), postgres: msPerImage('postgres'), api_temporal_and_bench: Number((cpuMs - msPerImage('workers') - msPerImage('postgres')).toFixed(1)) };
@@ -404,11 +409,12 @@ async function main(): Promise<void> {
             fastdup_just_before: peer,
             ratio_vs_fastdup: peer ? Number((imagesPerSecond / peer.images_per_second).toFixed(3)) : undefined,
             chunks_by_worker: split,
+            load_average: loadAverage,
             timeline,
           });
           const ratio = peer ? `  (fastdup just before: ${peer.images_per_second.toFixed(1)} images/s, ratio ${(imagesPerSecond / peer.images_per_second).toFixed(2)})` : '';
           say(`  ${variant.name.padEnd(60)} ${seconds.toFixed(2).padStart(8)} s  ${imagesPerSecond.toFixed(1).padStart(8)} images/s  ${cpuMs.toFixed(1).padStart(6)} CPU ms/image${ratio}`);
-          say(`    CPU ms per image by process: ${JSON.stringify(cpuByProcess)}`);
+          say(`    CPU ms per image by process: ${JSON.stringify(cpuByProcess)}; load average ${loadAverage.start} → ${loadAverage.end}`);
           if (split) say(`    chunks by worker: ${JSON.stringify(split)}`);
           if (timeline) say(`    steps: ${timeline.map(({ step, seconds }) => `${step} ${seconds} s`).join(', ')}`);
         } finally {
