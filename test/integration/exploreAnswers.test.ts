@@ -4,6 +4,7 @@ import { createTag, tagMedia } from '../../db/repositories/tags';
 import { applyLabel } from '../../db/repositories/labels';
 import { requireDataset } from '../../services/datasetAccess';
 import { decideDuplicates } from '../../services/duplicates';
+import { exploreGeneration } from '../../db/repositories/exploreChanges';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
 
@@ -138,6 +139,21 @@ describe('Explore answers remembered until what they read changes (real Postgres
     expect((await answer()).body.clusters).toEqual([]);
     await db('datasets').where({ id: datasetId }).update({ head_version_id: versionId });
     expect((await answer()).body.clusters).toHaveLength(2);
+  });
+
+  it('counts each writing transaction once, folding its rows, in snapshot transactions too', async () => {
+    const { db } = api.deps;
+    const before = BigInt(await exploreGeneration(db));
+    const [{ id: tagId }] = await db('tags').insert({ version_id: versionId, name: 'renamed 0' }).returning('id');
+    for (let i = 1; i < 300; i++) await db('tags').where({ id: tagId }).update({ name: `renamed ${i}` });
+    // Many statements in one transaction count once; a snapshot transaction writes and commits as any other.
+    await db.transaction(async (trx) => {
+      for (let i = 0; i < 3; i++) await trx('tags').where({ id: tagId }).update({ name: `again ${i}` });
+    }, { isolationLevel: 'repeatable read' });
+    expect(BigInt(await exploreGeneration(db)) - before).toBe(301n);
+    const { n } = (await db('explore_changes').count({ n: '*' }).first())!;
+    expect(Number(n)).toBeLessThan(200);
+    await db('tags').where({ id: tagId }).delete();
   });
 
   it('computes equal requests under way once', async () => {
