@@ -31,16 +31,24 @@ function dot(a: Float32Array, b: Float32Array): number {
   return sum;
 }
 
-/** Each query's `k` nearest rows of `matrix` (cosine), as row indices and similarities. */
-function nearestRows(matrix: Float32Array, rows: number, queries: readonly Float32Array[], dim: number, k: number): { index: Int32Array; similarity: Float32Array } {
+/** Below this many vector pairs a search runs on one thread: starting usearch's threads costs more than they save. */
+const ONE_THREAD_PAIRS = 1_000_000;
+
+/**
+ * Each query's `k` nearest rows of `matrix` (cosine), as row indices and similarities; `queries` a matrix like it. Both
+ * their own arrays: usearch reads a typed array from its buffer's start.
+ */
+function nearestRows(matrix: Float32Array, queries: Float32Array, dim: number, k: number): { index: Int32Array; similarity: Float32Array } {
+  const [rows, count] = [matrix.length / dim, queries.length / dim];
   const limit = Math.min(k, rows);
-  const index = new Int32Array(queries.length * limit);
-  const similarity = new Float32Array(queries.length * limit);
-  // usearch reads a typed array from its buffer's start: every batch is its own copy.
-  const batch = exactSearch(matrix, vectorMatrix(queries, dim), dim, limit, MetricKind.Cos) as BatchMatches;
-  for (let q = 0; q < queries.length; q++) {
+  const index = new Int32Array(count * limit);
+  const similarity = new Float32Array(count * limit);
+  const batch = exactSearch(matrix, queries, dim, limit, MetricKind.Cos, rows * count <= ONE_THREAD_PAIRS ? 1 : 0) as BatchMatches;
+  // Row numbers fit in the keys' low halves (little-endian): read as numbers, without a BigInt each.
+  const keys = new Uint32Array(batch.keys.buffer, batch.keys.byteOffset, batch.keys.length * 2);
+  for (let q = 0; q < count; q++) {
     for (let j = 0; j < limit; j++) {
-      index[q * limit + j] = Number(batch.keys[q * batch.k + j]);
+      index[q * limit + j] = keys[2 * (q * batch.k + j)];
       similarity[q * limit + j] = 1 - batch.distances[q * batch.k + j];
     }
   }
@@ -50,7 +58,7 @@ function nearestRows(matrix: Float32Array, rows: number, queries: readonly Float
 /** How typical each item is: its mean similarity to its `k` nearest others (a density). */
 export function typicalityOf(pool: SelectionPool, k = 20): Float64Array {
   const matrix = vectorMatrix(pool.vectors, pool.dim);
-  const { index, similarity } = nearestRows(matrix, pool.vectors.length, pool.vectors, pool.dim, k + 1);
+  const { index, similarity } = nearestRows(matrix, matrix, pool.dim, k + 1);
   const width = Math.min(k + 1, pool.vectors.length);
   return Float64Array.from(pool.vectors, (_, i) => {
     let sum = 0;
@@ -67,11 +75,15 @@ export function typicalityOf(pool: SelectionPool, k = 20): Float64Array {
 /** k-means (k-means++ seeding, `rounds` Lloyd rounds) on unit vectors: the `k` centres (fewer when the pool is smaller). */
 export function kMeansCentres(pool: SelectionPool, k: number, seed: number, rounds = 8): Float32Array[] {
   const random = seededRandom(seed);
-  const n = pool.vectors.length;
-  const centres: Float32Array[] = [Float32Array.from(pool.vectors[Math.floor(random() * n)])];
-  const nearest = Float64Array.from(pool.vectors, (vector) => Math.max(0, 1 - dot(vector, centres[0])));
-  while (centres.length < Math.min(k, n)) {
-    const total = nearest.reduce((sum, distance) => sum + distance * distance, 0);
+  const { vectors, dim } = pool;
+  const n = vectors.length;
+  const centres: Float32Array[] = [Float32Array.from(vectors[Math.floor(random() * n)])];
+  const nearest = new Float64Array(n).fill(Infinity);
+  for (let centre = centres[0]; ; ) {
+    for (let i = 0; i < n; i++) nearest[i] = Math.min(nearest[i], Math.max(0, 1 - dot(vectors[i], centre)));
+    if (centres.length >= Math.min(k, n)) break;
+    let total = 0;
+    for (let i = 0; i < n; i++) total += nearest[i] * nearest[i];
     let target = random() * total;
     let pick = n - 1;
     for (let i = 0; i < n; i++) {
@@ -81,20 +93,25 @@ export function kMeansCentres(pool: SelectionPool, k: number, seed: number, roun
         break;
       }
     }
-    const centre = Float32Array.from(pool.vectors[pick]);
+    centre = Float32Array.from(vectors[pick]);
     centres.push(centre);
-    for (let i = 0; i < n; i++) nearest[i] = Math.min(nearest[i], Math.max(0, 1 - dot(pool.vectors[i], centre)));
   }
+  let previous: Int32Array | undefined;
   for (let round = 0; round < rounds; round++) {
-    const assignment = nearestCentres(centres, pool.vectors, pool.dim);
-    const sums = centres.map(() => new Float64Array(pool.dim));
+    const assignment = nearestCentres(centres, vectors, dim);
+    // The same cells give the same centres: every later round would too.
+    if (previous?.every((cell, i) => cell === assignment[i])) break;
+    previous = assignment;
+    const sums = centres.map(() => new Float64Array(dim));
     for (let i = 0; i < n; i++) {
       const sum = sums[assignment[i]];
-      const vector = pool.vectors[i];
-      for (let d = 0; d < pool.dim; d++) sum[d] += vector[d];
+      const vector = vectors[i];
+      for (let d = 0; d < dim; d++) sum[d] += vector[d];
     }
     sums.forEach((sum, c) => {
-      const norm = Math.sqrt(sum.reduce((total, value) => total + value * value, 0));
+      let norm = 0;
+      for (let d = 0; d < dim; d++) norm += sum[d] * sum[d];
+      norm = Math.sqrt(norm);
       if (norm > 0) centres[c] = Float32Array.from(sum, (value) => value / norm);
     });
   }
@@ -104,25 +121,12 @@ export function kMeansCentres(pool: SelectionPool, k: number, seed: number, roun
 /** Rows of queries searched at once: usearch copies each batch into one matrix. */
 const QUERY_BATCH = 20_000;
 
-/** Below this many vector-centre pairs a plain loop beats a call of usearch (whose every call costs about 0.1 ms). */
-const LOOP_PAIRS = 100_000;
-
 /** Each vector's nearest centre (cosine, on unit vectors), searched in batches. */
 export function nearestCentres(centres: readonly Float32Array[], vectors: readonly Float32Array[], dim: number): Int32Array {
   const assignment = new Int32Array(vectors.length);
-  if (centres.length * vectors.length <= LOOP_PAIRS) {
-    vectors.forEach((vector, i) => {
-      let best = -Infinity;
-      centres.forEach((centre, c) => {
-        const similarity = dot(vector, centre);
-        if (similarity > best) [best, assignment[i]] = [similarity, c];
-      });
-    });
-    return assignment;
-  }
   const matrix = vectorMatrix(centres, dim);
   for (let start = 0; start < vectors.length; start += QUERY_BATCH) {
-    assignment.set(nearestRows(matrix, centres.length, vectors.slice(start, start + QUERY_BATCH), dim, 1).index, start);
+    assignment.set(nearestRows(matrix, vectorMatrix(vectors.slice(start, start + QUERY_BATCH), dim), dim, 1).index, start);
   }
   return assignment;
 }
@@ -197,7 +201,8 @@ const REPRESENTED = 50;
 function representative(pool: SelectionPool, count: number): Chosen[] {
   const n = pool.vectors.length;
   const width = Math.min(REPRESENTED + 1, n);
-  const { index, similarity } = nearestRows(vectorMatrix(pool.vectors, pool.dim), n, pool.vectors, pool.dim, width);
+  const matrix = vectorMatrix(pool.vectors, pool.dim);
+  const { index, similarity } = nearestRows(matrix, matrix, pool.dim, width);
   const share = Math.min(width - 1, Math.max(1, Math.round(n / Math.max(1, count))));
   const floor = Float64Array.from({ length: n }, (_, i) => similarity[i * width + share]).sort()[Math.floor(n / 2)];
   const represented = new Float64Array(n).fill(floor);
