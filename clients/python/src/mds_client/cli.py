@@ -16,7 +16,7 @@ import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from . import __version__
-from .client import POLL_SECONDS, Client, redact
+from .client import Client, poll_delays, redact
 from .errors import MdsError
 from .models import ExploreResult, Task
 from .terminal import printable
@@ -306,8 +306,9 @@ def run_tasks(client: Client, args: argparse.Namespace) -> int:
         return 0
     # Watch: a line for every change, until every listed task has ended.
     seen: Dict[str, List[str]] = {str(task.task_id): task_row(task) for task in tasks}
+    delays = poll_delays()
     while any(not task.is_final for task in tasks):
-        time.sleep(POLL_SECONDS)
+        time.sleep(next(delays))
         tasks = listed()
         for task in tasks:
             row = task_row(task)

@@ -54,9 +54,20 @@ MAX_RETRY_AFTER_SECONDS = 30.0
 EXPLORE_PAGE_SIZE = 100
 # The spec recommends about 50 files per upload request.
 UPLOAD_BATCH_FILES = 50
+# Waiting on a task reads it again after FIRST_POLL_SECONDS, then half as long again each time, up to POLL_SECONDS:
+# a quick task is seen done at once, and a long one costs a request a second.
+FIRST_POLL_SECONDS = 0.1
 POLL_SECONDS = 1.0
 # Where a 202 that started a task points: /api/v1/tasks/{task_id}.
 TASK_LOCATION = re.compile(r"/tasks/([0-9a-fA-F-]{36})$")
+
+
+def poll_delays() -> Iterator[float]:
+    """The pauses between two reads of a task being waited on: FIRST_POLL_SECONDS, growing by half, at most POLL_SECONDS."""
+    delay = FIRST_POLL_SECONDS
+    while True:
+        yield min(delay, POLL_SECONDS)
+        delay *= 1.5
 
 T = TypeVar("T")
 
@@ -739,8 +750,9 @@ class Client(CurationCalls):
         progress: Optional[bool],
         timeout: Optional[float],
     ) -> T:
-        """Reads every POLL_SECONDS until ``finished``, showing ``percent`` on a progress bar; ``overdue`` is raised past ``timeout``."""
+        """Reads (poll_delays apart) until ``finished``, showing ``percent`` on a progress bar; ``overdue`` is raised past ``timeout``."""
         deadline = None if timeout is None else time.monotonic() + timeout
+        delays = poll_delays()
         with progress_bar(self._show(progress), total=100, unit="%", desc=desc) as bar:
             while True:
                 found = read()
@@ -751,7 +763,7 @@ class Client(CurationCalls):
                     return found
                 if deadline is not None and time.monotonic() > deadline:
                     raise overdue(found)
-                time.sleep(POLL_SECONDS)
+                time.sleep(next(delays))
 
     def _show(self, progress: Optional[bool]) -> bool:
         return self.progress if progress is None else progress
