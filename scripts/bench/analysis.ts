@@ -1,9 +1,11 @@
 /**
- * `npm run bench:analysis [-- N] [--workers 1,2 (none: the single activity alone)] [--keep] [--reuse DIR [--database NAME]]`: the analysis after indexing at N media
+ * `npm run bench:analysis [-- N] [--workers 1,2 (none: the single activity alone)] [--pinned] [--keep] [--reuse DIR [--database NAME]]`: the analysis after indexing at N media
  * (default 100,000; 1280-d vectors sampled around 1,000 centres, as bench:explore seeds them), old and new in one run:
  * - the one-pass `analyzeDataset` (services/singlePassAnalysis.ts) in a process of its own (analyzeStage.ts);
  * - the analysis as fan-out (activities/knnGraph.ts over services/knnGraphSearch.ts and graphClustering.ts) with 1 and 2 worker processes: each searches its share of the
  *   chunks (fanoutStage.ts search), then one process clusters the stored graph (fanoutStage.ts cluster).
+ * `--pinned` runs each search process alone on a core (taskset): one worker on one core against two on one core
+ * each, the scale-out a second machine would give (scaling_2_over_1_pinned).
  * Activities run through MockActivityEnvironment, so neither side pays Temporal's scheduling. Wall time, peak RSS
  * per process, the stored graph's size, and whether both found the same clusters per threshold.
  * Results go to bench/results/analysis/analysis-<N>-<date>.json and .md.
@@ -38,6 +40,7 @@ const { values: args, positionals } = parseArgs({
     keep: { type: 'boolean', default: false },
     reuse: { type: 'string' },
     workers: { type: 'string', default: '1,2' },
+    pinned: { type: 'boolean', default: false },
     database: { type: 'string', default: 'bench_analysis' },
   },
 });
@@ -174,14 +177,16 @@ async function issuesPerType(db: Db, datasetId: string): Promise<Record<string, 
 async function measureFanout(env: Record<string, string>, logs: string, db: Db, datasetId: string, workers: number, baseline: Int32Array[]): Promise<FanoutRun> {
   const planFile = path.join(logs, `plan-${workers}.json`);
   const plan = await writeKnnPlan(db, env, datasetId, planFile);
+  // --pinned: search process w alone on CPU w, the clustering on CPU 0, as if each worker had a machine's core of its own.
+  const cpuOf = (w: number) => (args.pinned ? w % os.cpus().length : undefined);
   const searched = await timed(() =>
     Promise.all(
       Array.from({ length: workers }, (_, w) =>
-        runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, `search-${workers}-${w}.log`), [planFile, 'search', String(w), String(workers)]),
+        runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, `search-${workers}-${w}.log`), [planFile, 'search', String(w), String(workers)], cpuOf(w)),
       ),
     ),
   );
-  const clustered = await timed(() => runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, `cluster-${workers}.log`), [planFile, 'cluster']));
+  const clustered = await timed(() => runStage<FanoutStageResult>('scripts/bench/fanoutStage.ts', env, path.join(logs, `cluster-${workers}.log`), [planFile, 'cluster'], cpuOf(0)));
   const stages = [...searched.value, clustered.value];
   const peaks = stages.map((stage) => stage.rss_mib.peak);
   return {
@@ -207,6 +212,17 @@ async function measureFanout(env: Record<string, string>, logs: string, db: Db, 
   };
 }
 
+/**
+ * How much faster two worker processes are than one: the neighbour search (what they share) and the whole analysis
+ * (the clustering after it runs in one process). Pinned (--pinned), each process has a core of its own, as on two machines.
+ */
+function scalingOf(fanout: FanoutRun[]) {
+  const one = fanout.find((run) => run.workers === 1);
+  const two = fanout.find((run) => run.workers === 2);
+  if (!one || !two) return {};
+  return { [args.pinned ? 'scaling_2_over_1_pinned' : 'scaling_2_over_1']: { knn: one.knn_seconds / two.knn_seconds, total: one.total_seconds / two.total_seconds } };
+}
+
 function markdown(report: {
   date: string;
   baseline: AnalyzeStageResult & { sampled_peaks: SampledPeaks; wall_seconds: number; clusters_per_threshold: number[]; issues_per_type: Record<string, number> };
@@ -219,7 +235,7 @@ function markdown(report: {
     `# bench:analysis at ${count.toLocaleString('en-US')} media (${report.date.slice(0, 10)})`,
     '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; shared with other jobs (load average ${report.load_average.map((l) => l.map((n) => n.toFixed(1)).join('/')).join(' → ')}).`,
-    `Chunks of ${loadConfig(process.env).indexing.analysisChunkSize} media; each process loads the published index itself; wall times include it.`,
+    `Chunks of ${loadConfig(process.env).indexing.analysisChunkSize} media; each process loads the published index itself; wall times include it.${args.pinned ? ' Pinned: each search process alone on a core of its own (taskset), the clustering on the first.' : ''}`,
     '',
     '| path | kNN graph s | clustering + scores + map + writes s | total s | peak RSS per process MiB | peak anonymous / file-backed MiB | clusters per threshold |',
     '|---|---:|---:|---:|---:|---:|---|',
@@ -280,8 +296,10 @@ async function main(): Promise<void> {
         seed_seconds: seeded.seed_seconds,
         index_bytes: seeded.index_bytes,
         load_average: loadAverage,
+        pinned: args.pinned,
         baseline,
         fanout,
+        ...scalingOf(fanout),
       };
       writeReport('analysis', `analysis-${count}`, report, markdown(report));
     } finally {

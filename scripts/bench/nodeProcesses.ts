@@ -13,7 +13,7 @@ export function memoryOf(pid: number | 'self'): { rss: number; peak: number; ano
   return { rss: field('VmRSS'), peak: field('VmHWM'), anon: field('RssAnon'), file: field('RssFile') };
 }
 
-/** Node running `entry` of `sourceDir` (with `entryArgs`) with its output in `logFile`. */
+/** Node running `entry` of `sourceDir` (with `entryArgs`) with its output in `logFile`; on CPU `cpu` alone when given (taskset). */
 export function startNode(
   sourceDir: string,
   entry: string,
@@ -21,9 +21,13 @@ export function startNode(
   logFile: string,
   nodeFlags: string[] = [],
   entryArgs: string[] = [],
+  cpu?: number,
 ): ManagedProcess {
   const log = fs.openSync(logFile, 'a');
-  const child = spawnManaged(process.execPath, [...nodeFlags, '--import', 'tsx', entry, ...entryArgs], {
+  const command = [process.execPath, ...nodeFlags, '--import', 'tsx', entry, ...entryArgs];
+  // taskset execs node in its own place: the pid stays the one whose memory is sampled.
+  const pinned = cpu === undefined ? command : ['taskset', '--cpu-list', String(cpu), ...command];
+  const child = spawnManaged(pinned[0], pinned.slice(1), {
     cwd: sourceDir,
     env: { ...process.env, ...env },
     stdio: ['ignore', log, log],
@@ -75,12 +79,12 @@ export async function sampledPeaks(pid: number, done: Promise<unknown>): Promise
 
 /**
  * Runs a bench stage (`entry` with `entryArgs`) in a node process of its own and parses the JSON line it prints last,
- * adding the peaks sampled meanwhile. BENCH_STAGE_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles`) go to
+ * adding the peaks sampled meanwhile; on CPU `cpu` alone when given. BENCH_STAGE_NODE_FLAGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/profiles`) go to
  * each stage's node.
  */
-export async function runStage<T>(entry: string, env: Record<string, string>, logFile: string, entryArgs: string[]): Promise<T & { sampled_peaks: SampledPeaks }> {
+export async function runStage<T>(entry: string, env: Record<string, string>, logFile: string, entryArgs: string[], cpu?: number): Promise<T & { sampled_peaks: SampledPeaks }> {
   const nodeFlags = (process.env.BENCH_STAGE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const stage = startNode(projectRoot(), entry, env, logFile, nodeFlags, entryArgs);
+  const stage = startNode(projectRoot(), entry, env, logFile, nodeFlags, entryArgs, cpu);
   const [{ code, signal }, peaks] = await Promise.all([stage.exited, sampledPeaks(stage.child.pid!, stage.exited)]);
   const output = fs.readFileSync(logFile, 'utf8');
   if (code !== 0) throw new Error(`${entry} ${entryArgs.join(' ')} exited with ${code ?? signal}:\n${output.slice(-4000)}`);

@@ -1,8 +1,9 @@
 /**
- * `npm run bench:scale [-- N] [--skip analysis,reindex,explore,snapshot] [--reuse DIR [--database NAME]] [--report PART=FILE,...]`: the figures issue 26 asks for at N media
+ * `npm run bench:scale [-- N] [--skip analysis,reindex,explore,snapshot] [--pinned] [--reuse DIR [--database NAME]] [--report PART=FILE,...]`: the figures issue 26 asks for at N media
  * (default 100,000), gathered from the benches that measure each part, run one after another in processes of their
  * own. Each seeds its own synthetic dataset (1280-d vectors around 1,000 centres), so none measures another's leftovers:
- * - bench:analysis: the single-activity analysis (the baseline) and the fan-out with 1 and 2 worker processes;
+ * - bench:analysis: the single-activity analysis (the baseline) and the fan-out with 1 and 2 worker processes
+ *   (`--pinned`: each on a core of its own, scaling_2_over_1_pinned);
  * - bench:reindex: 1,000 media added, the incremental reindex against a full one;
  * - bench:explore --queries-only: p95 of every Explore query kind through the API;
  * - bench:snapshot: snapshot, restore and clone through the API.
@@ -22,7 +23,13 @@ type Part = (typeof PARTS)[number];
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { skip: { type: 'string', default: '' }, report: { type: 'string', default: '' }, reuse: { type: 'string' }, database: { type: 'string', default: 'bench_explore' } },
+  options: {
+    skip: { type: 'string', default: '' },
+    report: { type: 'string', default: '' },
+    reuse: { type: 'string' },
+    database: { type: 'string', default: 'bench_explore' },
+    pinned: { type: 'boolean', default: false },
+  },
 });
 const count = Number(positionals[0] ?? 100_000);
 const skipped = new Set(args.skip!.split(',').filter(Boolean));
@@ -41,7 +48,11 @@ const reuse = args.reuse ? ['--reuse', args.reuse] : [];
  * their own: at 1,000,000 each seed costs 40 minutes.
  */
 const commands: Record<Part, { script: string; args: string[]; stem: string }> = {
-  analysis: { script: 'analysis.ts', args: [String(count), '--workers', '1,2', ...reuse, ...(args.reuse ? ['--database', args.database!] : [])], stem: `analysis-${count}` },
+  analysis: {
+    script: 'analysis.ts',
+    args: [String(count), '--workers', '1,2', ...(args.pinned ? ['--pinned'] : []), ...reuse, ...(args.reuse ? ['--database', args.database!] : [])],
+    stem: `analysis-${count}`,
+  },
   reindex: args.reuse
     ? { script: 'reindex.ts', args: [String(count), '--added', '1000', '--from-analysis', args.reuse, '--database', args.database!, '--skip-full'], stem: `reindex-${count}-incremental` }
     : { script: 'reindex.ts', args: [String(count), '--added', '1000'], stem: `reindex-${count}` },
@@ -87,6 +98,8 @@ interface AnalysisRun {
 }
 interface AnalysisReport {
   index_bytes?: number;
+  scaling_2_over_1?: { knn: number; total: number };
+  scaling_2_over_1_pinned?: { knn: number; total: number };
   baseline: { wall_seconds: number; rss_mib: { peak: number }; sampled_peaks?: { anon_mib: number; file_mib: number }; clusters_per_threshold: number[] };
   fanout: AnalysisRun[];
 }
@@ -104,7 +117,7 @@ interface SnapshotReport {
   clone: { seconds: number };
 }
 
-function analysisFigures({ baseline, fanout, index_bytes }: AnalysisReport) {
+function analysisFigures({ baseline, fanout, index_bytes, scaling_2_over_1, scaling_2_over_1_pinned }: AnalysisReport) {
   const byWorkers = <T>(pick: (run: AnalysisRun) => T) => Object.fromEntries(fanout.map((run) => [run.workers, pick(run)]));
   return {
     analysis_baseline_seconds: baseline.wall_seconds,
@@ -118,6 +131,8 @@ function analysisFigures({ baseline, fanout, index_bytes }: AnalysisReport) {
     same_clusters_as_baseline: byWorkers((run) => JSON.stringify(run.clusters_per_threshold) === JSON.stringify(baseline.clusters_per_threshold)),
     index_bytes,
     stored_graph_bytes: fanout[0]?.stored_graph_bytes,
+    scaling_2_over_1,
+    scaling_2_over_1_pinned,
   };
 }
 
