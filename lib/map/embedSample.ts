@@ -3,7 +3,6 @@ import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
 import { layoutBounds } from './layoutBounds';
 import { seededRandom } from './seededRandom';
 import { vectorMatrix } from '../vectors/vectorMatrix';
-import { refineNeighbourhoods } from './refineNeighbourhoods';
 import { umapLayout, type NearestRows } from './umap';
 
 /** Below this many vectors UMAP's neighbourhoods span most of the data and scatter near-copies; the two principal components keep them together. */
@@ -15,11 +14,6 @@ export const UMAP_NEIGHBOURS = 10;
  * ten nearest (0.72 of the same class) at 2.5 times the time (docs/decisions.md "Map layout: a typed UMAP").
  */
 const UMAP_EPOCHS = 200;
-/**
- * Rounds of refineNeighbourhoods after UMAP: on Fashion-MNIST they keep 0.51 of each point's ten nearest on the map
- * against UMAP's 0.41, for about as much time again (docs/decisions.md "Map layout: a typed UMAP").
- */
-const REFINE_ROUNDS = 60;
 
 /** `vector` scaled to length 1 (a zero vector stays zero), so Euclidean nearness is cosine nearness. */
 export function unitVector(vector: Float32Array): Float32Array {
@@ -43,8 +37,7 @@ export async function embedSample(vectors: readonly Float32Array[], seed = 42): 
 export async function embedNearest(nearest: NearestRows, seed = 42): Promise<Float32Array> {
   const random = seededRandom(seed);
   const initial = Float32Array.from({ length: nearest.count * 2 }, () => random() * 20 - 10);
-  const layout = await umapLayout(nearest, initial, { epochs: UMAP_EPOCHS, seed });
-  return fitToUnitSquare(await refineNeighbourhoods(layout, nearest, REFINE_ROUNDS));
+  return fitToUnitSquare(await umapLayout(nearest, initial, { epochs: UMAP_EPOCHS, seed }));
 }
 
 /** Euclidean distance between unit vectors of cosine similarity `similarity`. */

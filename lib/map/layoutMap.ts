@@ -1,5 +1,6 @@
-import { embedNearest, embedSample, LEAST_FOR_UMAP, unitDistance, unitVector, UMAP_NEIGHBOURS } from './embedSample';
+import { embedNearest, embedSample, fitToUnitSquare, LEAST_FOR_UMAP, unitDistance, unitVector, UMAP_NEIGHBOURS } from './embedSample';
 import { nearestRows, placeFromNeighbours, PLACEMENT_JITTER, type Neighbour } from './placeFromNeighbours';
+import { refineNeighbourhoods } from './refineNeighbourhoods';
 import { seededRandom } from './seededRandom';
 import type { NearestRows } from './umap';
 import { vectorMatrix } from '../vectors/vectorMatrix';
@@ -7,6 +8,14 @@ import { vectorMatrix } from '../vectors/vectorMatrix';
 /** Vectors UMAP lays out; every other item is placed from its neighbours, so the cost stays about linear. */
 export const MAP_SAMPLE_SIZE = 5000;
 const VECTOR_BATCH = 256;
+/**
+ * Rounds of refineNeighbourhoods over every point once the rest are placed, at most REFINE_POINT_ROUNDS / points so a
+ * million points take 10 (docs/decisions.md "Map layout: a typed UMAP").
+ */
+const REFINE_ROUNDS = 60;
+const REFINE_POINT_ROUNDS = 10_000_000;
+/** The [-1, 1] map scaled to UMAP's units (its start spans [-10, 10]), where the refinement's forces are tuned. */
+const REFINE_SCALE = 10;
 
 export interface MapLayoutInput {
   /** Items are 0 … count-1. */
@@ -29,43 +38,56 @@ function evenSample(items: readonly number[], size: number): number[] {
 
 /**
  * The 2D map of the embedded items: a seeded UMAP of an even sample, every other item placed from its
- * placed kNN neighbours, and the few no neighbour chain reaches beside their nearest sampled vector. When the sample
- * is every embedded item, UMAP takes their kNN lists as they are and no vector is read unless a point needs one.
- * Returns x, y per item (in [-1, 1] up to the jitter) and which items were placed (all embedded ones).
+ * placed kNN neighbours (the few no neighbour chain reaches beside their nearest sampled vector), then every point
+ * moved so its nearest on the map are its kNN neighbours (refineNeighbourhoods). When the sample is every embedded
+ * item, UMAP takes their kNN lists as they are and no vector is read.
+ * Returns x, y per item (in [-1, 1]) and which items were placed (all embedded ones).
  */
 export async function layoutMap(input: MapLayoutInput): Promise<{ positions: Float32Array; placed: Uint8Array }> {
   const positions = new Float32Array(input.count * 2);
   const placed = new Uint8Array(input.count);
-  const sample = evenSample(input.embedded, input.sampleSize ?? MAP_SAMPLE_SIZE);
+  const { embedded } = input;
+  const sample = evenSample(embedded, input.sampleSize ?? MAP_SAMPLE_SIZE);
   let sampleVectors: Promise<Float32Array[]> | undefined;
   const vectorsOfSample = () => (sampleVectors ??= input.vectorsOf(sample).then((vectors) => vectors.map(unitVector)));
-  const everyItem = sample.length === input.embedded.length && sample.length >= LEAST_FOR_UMAP;
-  const sampled = everyItem ? await embedNearest(nearestInSample(sample, input.neighboursOf)) : await embedSample(await vectorsOfSample());
+  const umapOfAll = embedded.length >= LEAST_FOR_UMAP;
+  const nearestOfAll = umapOfAll ? nearestAmong(input.count, embedded, input.neighboursOf) : undefined;
+  const sampled = nearestOfAll && sample.length === embedded.length ? await embedNearest(nearestOfAll) : await embedSample(await vectorsOfSample());
   sample.forEach((item, i) => {
     positions[item * 2] = sampled[i * 2];
     positions[item * 2 + 1] = sampled[i * 2 + 1];
     placed[item] = 1;
   });
-  await placeItems({ positions, placed, items: input.embedded, neighboursOf: input.neighboursOf, vectorsOf: input.vectorsOf, sample, sampleVectors: vectorsOfSample });
+  await placeItems({ positions, placed, items: embedded, neighboursOf: input.neighboursOf, vectorsOf: input.vectorsOf, sample, sampleVectors: vectorsOfSample });
+  if (nearestOfAll) {
+    const points = Float32Array.from({ length: embedded.length * 2 }, (_, p) => positions[embedded[p >> 1] * 2 + (p & 1)] * REFINE_SCALE);
+    const rounds = Math.min(REFINE_ROUNDS, Math.floor(REFINE_POINT_ROUNDS / embedded.length));
+    fitToUnitSquare(await refineNeighbourhoods(points, nearestOfAll, rounds));
+    embedded.forEach((item, p) => {
+      positions[item * 2] = points[p * 2];
+      positions[item * 2 + 1] = points[p * 2 + 1];
+    });
+  }
   return { positions, placed };
 }
 
-/** The sample's kNN lists (UMAP_NEIGHBOURS nearest first) as rows over the sample's places; neighbours outside it are left out. */
-function nearestInSample(sample: readonly number[], neighboursOf: MapLayoutInput['neighboursOf']): NearestRows {
+/** The kNN lists (UMAP_NEIGHBOURS nearest first) of `items` (of items 0 … count-1) as rows over their places in it; neighbours outside it are left out. */
+function nearestAmong(count: number, items: readonly number[], neighboursOf: MapLayoutInput['neighboursOf']): NearestRows {
   const k = UMAP_NEIGHBOURS;
-  const placeOf = new Map(sample.map((item, place) => [item, place]));
-  const indices = new Int32Array(sample.length * k).fill(-1);
-  const distances = new Float32Array(sample.length * k);
-  sample.forEach((item, place) => {
+  const placeOf = new Int32Array(count).fill(-1);
+  items.forEach((item, place) => (placeOf[item] = place));
+  const indices = new Int32Array(items.length * k).fill(-1);
+  const distances = new Float32Array(items.length * k);
+  items.forEach((item, place) => {
     let kept = 0;
     for (const { index, similarity } of neighboursOf(item)) {
-      const other = placeOf.get(index);
-      if (other === undefined || other === place || kept === k) continue;
+      const other = placeOf[index];
+      if (other === -1 || other === place || kept === k) continue;
       indices[place * k + kept] = other;
       distances[place * k + kept++] = unitDistance(similarity);
     }
   });
-  return { count: sample.length, k, indices, distances };
+  return { count: items.length, k, indices, distances };
 }
 
 /**

@@ -1,40 +1,75 @@
-import { layoutBounds } from './layoutBounds';
+/** Points a k-d tree leaf holds at most. */
+const LEAF_SIZE = 8;
 
 /**
  * Each of `count` points' `k` nearest other points on the map (x0, y0, x1, y1, … in `positions`), nearest first,
- * row-major (-1 where fewer than k others exist): a uniform grid of about two points a cell, searched ring by ring
- * outwards until no nearer point can remain, so the cost stays about linear in the points.
+ * row-major (-1 where fewer than k others exist): a k-d tree over the points (median splits along the wider side),
+ * searched nearer half first and skipping any half no nearer point can lie in. A grid was slower by far where
+ * near-copies stack hundreds of points in one cell.
  */
 export function mapNeighbours(positions: Float32Array, count: number, k: number): Int32Array {
   const found = new Int32Array(count * k).fill(-1);
   if (count < 2 || k === 0) return found;
-  const { minX, maxX, minY, maxY } = layoutBounds(positions, count);
-  const side = Math.max(1, Math.ceil(Math.sqrt(count / 2)));
-  const cellSize = Math.max(maxX - minX, maxY - minY, 1e-9) / side;
-  const cellOf = (value: number, min: number) => Math.min(side - 1, Math.floor((value - min) / cellSize));
-  // Points by cell (counting sort): cell c holds items[starts[c]] … items[starts[c + 1] - 1].
-  const cells = new Int32Array(count);
-  const starts = new Int32Array(side * side + 1);
-  for (let i = 0; i < count; i++) {
-    cells[i] = cellOf(positions[i * 2 + 1], minY) * side + cellOf(positions[i * 2], minX);
-    starts[cells[i] + 1]++;
-  }
-  for (let c = 0; c < side * side; c++) starts[c + 1] += starts[c];
-  const items = new Int32Array(count);
-  const filled = starts.slice(0, side * side);
-  for (let i = 0; i < count; i++) items[filled[cells[i]]++] = i;
+  const order = Int32Array.from({ length: count }, (_, i) => i);
+  // Node n (1 the root, 2n and 2n + 1 its halves) splits its points order[lo … hi) at mid = (lo + hi) >> 1 along axis
+  // axisOf[n]: those before mid lie at or below splitAt[n], those from mid at or above it.
+  const nodes = 4 * Math.ceil(count / LEAF_SIZE) + 4;
+  const axisOf = new Uint8Array(nodes);
+  const splitAt = new Float64Array(nodes);
+  const build = (node: number, lo: number, hi: number) => {
+    if (hi - lo <= LEAF_SIZE) return;
+    let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
+    for (let p = lo; p < hi; p++) {
+      const [x, y] = [positions[order[p] * 2], positions[order[p] * 2 + 1]];
+      if (x < minX) minX = x;
+      if (x > maxX) maxX = x;
+      if (y < minY) minY = y;
+      if (y > maxY) maxY = y;
+    }
+    const axis = maxX - minX >= maxY - minY ? 0 : 1;
+    const mid = (lo + hi) >> 1;
+    selectNth(positions, order, axis, lo, hi - 1, mid);
+    axisOf[node] = axis;
+    splitAt[node] = positions[order[mid] * 2 + axis];
+    build(node * 2, lo, mid);
+    build(node * 2 + 1, mid, hi);
+  };
+  build(1, 0, count);
 
   const best = new Int32Array(k);
   const bestDistance = new Float64Array(k);
+  // Nodes still to search, with their ranges and how far the query lies beyond the split that led there.
+  const depth = 2 * Math.ceil(Math.log2(nodes)) + 4;
+  const stackNode = new Int32Array(depth);
+  const stackLo = new Int32Array(depth);
+  const stackHi = new Int32Array(depth);
+  const stackGap = new Float64Array(depth);
   for (let i = 0; i < count; i++) {
-    const [x, y] = [positions[i * 2], positions[i * 2 + 1]];
-    const [cx, cy] = [cells[i] % side, Math.floor(cells[i] / side)];
+    const x = positions[i * 2];
+    const y = positions[i * 2 + 1];
     let held = 0;
-    const consider = (cell: number) => {
-      for (let p = starts[cell]; p < starts[cell + 1]; p++) {
-        const j = items[p];
+    let top = 0;
+    [stackNode[0], stackLo[0], stackHi[0], stackGap[0]] = [1, 0, count, 0];
+    top = 1;
+    while (top > 0) {
+      top--;
+      const [node, lo, hi] = [stackNode[top], stackLo[top], stackHi[top]];
+      if (held === k && stackGap[top] >= bestDistance[k - 1]) continue;
+      if (hi - lo > LEAF_SIZE) {
+        const mid = (lo + hi) >> 1;
+        const gap = (axisOf[node] === 0 ? x : y) - splitAt[node];
+        // The farther half first onto the stack, so the nearer is searched first.
+        [stackNode[top], stackLo[top], stackHi[top], stackGap[top]] = gap < 0 ? [node * 2 + 1, mid, hi, gap * gap] : [node * 2, lo, mid, gap * gap];
+        [stackNode[top + 1], stackLo[top + 1], stackHi[top + 1], stackGap[top + 1]] = gap < 0 ? [node * 2, lo, mid, 0] : [node * 2 + 1, mid, hi, 0];
+        top += 2;
+        continue;
+      }
+      for (let p = lo; p < hi; p++) {
+        const j = order[p];
         if (j === i) continue;
-        const distance = (positions[j * 2] - x) ** 2 + (positions[j * 2 + 1] - y) ** 2;
+        const dx = positions[j * 2] - x;
+        const dy = positions[j * 2 + 1] - y;
+        const distance = dx * dx + dy * dy;
         if (held === k && distance >= bestDistance[k - 1]) continue;
         // Insertion into the sorted list of the nearest so far.
         let at = held < k ? held++ : k - 1;
@@ -46,19 +81,29 @@ export function mapNeighbours(positions: Float32Array, count: number, k: number)
         best[at] = j;
         bestDistance[at] = distance;
       }
-    };
-    for (let ring = 0; ring < side; ring++) {
-      for (let gy = cy - ring; gy <= cy + ring; gy++) {
-        if (gy < 0 || gy >= side) continue;
-        const edge = gy === cy - ring || gy === cy + ring;
-        for (let gx = cx - ring; gx <= cx + ring; gx += edge ? 1 : 2 * ring) {
-          if (gx >= 0 && gx < side) consider(gy * side + gx);
-        }
-      }
-      // Every point beyond this ring is at least `ring` cells away.
-      if (held === k && bestDistance[k - 1] <= (ring * cellSize) ** 2) break;
     }
     found.set(best.subarray(0, held), i * k);
   }
   return found;
+}
+
+/** Reorders order[lo … hi] (inclusive) so that order[nth] has the nth smallest coordinate `axis`, smaller ones before it and larger after (Hoare's select). */
+function selectNth(positions: Float32Array, order: Int32Array, axis: number, lo: number, hi: number, nth: number): void {
+  const at = (p: number) => positions[order[p] * 2 + axis];
+  while (lo < hi) {
+    const pivot = at((lo + hi) >> 1);
+    let [i, j] = [lo, hi];
+    while (i <= j) {
+      while (at(i) < pivot) i++;
+      while (at(j) > pivot) j--;
+      if (i <= j) {
+        [order[i], order[j]] = [order[j], order[i]];
+        i++;
+        j--;
+      }
+    }
+    if (nth <= j) hi = j;
+    else if (nth >= i) lo = i;
+    else return;
+  }
 }

@@ -23,12 +23,13 @@ export const TURN_MS = 50;
 /**
  * The fuzzy graph UMAP optimises (umap-learn's fuzzy_simplicial_set, local connectivity 1): each row's distances
  * turned into memberships that sum to log2(k + 1), then the fuzzy union of both directions. Returns every directed edge
- * once in each direction, with its weight.
+ * once in each direction, with its weight, row by row (typed arrays throughout: a million rows take ~300 MB).
  */
 export function fuzzyGraph({ count, k, indices, distances }: NearestRows): { heads: Int32Array; tails: Int32Array; weights: Float32Array } {
   // k others and the point itself, as umap-learn counts n_neighbors.
   const target = Math.log2(k + 1);
-  const directed = new Map<number, number>();
+  // Each row slot's membership; -1 where the slot is empty, the point itself or a repeat.
+  const membership = new Float32Array(count * k).fill(-1);
   let meanOfAll = 0;
   let rows = 0;
   for (let i = 0; i < count; i++) {
@@ -66,29 +67,36 @@ export function fuzzyGraph({ count, k, indices, distances }: NearestRows): { hea
     sigma = Math.max(sigma, 1e-3 * (rho > 0 ? mean : meanOfAll));
     for (let h = 0; h < found; h++) {
       const j = indices[row + h];
-      if (j === i) continue;
+      let repeat = j === i;
+      for (let before = row; before < row + h && !repeat; before++) repeat = indices[before] === j;
+      if (repeat) continue;
       const d = distances[row + h] - rho;
-      directed.set(i * count + j, d <= 0 || sigma === 0 ? 1 : Math.exp(-d / sigma));
+      membership[row + h] = d <= 0 || sigma === 0 ? 1 : Math.exp(-d / sigma);
     }
   }
-  const heads: number[] = [];
-  const tails: number[] = [];
-  const weights: number[] = [];
-  for (const [key, weight] of directed) {
-    const i = Math.floor(key / count);
-    const j = key - i * count;
-    const reverse = directed.get(j * count + i);
-    const union = reverse === undefined ? weight : weight + reverse - weight * reverse;
-    heads.push(i);
-    tails.push(j);
-    weights.push(union);
-    if (reverse === undefined) {
-      heads.push(j);
-      tails.push(i);
-      weights.push(union);
-    }
+  /** The membership of j → i, or -1 if j's row does not list i. */
+  const reverseOf = (i: number, j: number) => {
+    for (let h = j * k; h < (j + 1) * k; h++) if (indices[h] === i && membership[h] !== -1) return membership[h];
+    return -1;
+  };
+  let edges = 0;
+  for (let slot = 0; slot < count * k; slot++) {
+    if (membership[slot] !== -1) edges += reverseOf(Math.floor(slot / k), indices[slot]) === -1 ? 2 : 1;
   }
-  return { heads: Int32Array.from(heads), tails: Int32Array.from(tails), weights: Float32Array.from(weights) };
+  const heads = new Int32Array(edges);
+  const tails = new Int32Array(edges);
+  const weights = new Float32Array(edges);
+  let e = 0;
+  for (let slot = 0; slot < count * k; slot++) {
+    const weight = membership[slot];
+    if (weight === -1) continue;
+    const [i, j] = [Math.floor(slot / k), indices[slot]];
+    const reverse = reverseOf(i, j);
+    const union = reverse === -1 ? weight : weight + reverse - weight * reverse;
+    [heads[e], tails[e], weights[e++]] = [i, j, union];
+    if (reverse === -1) [heads[e], tails[e], weights[e++]] = [j, i, union];
+  }
+  return { heads, tails, weights };
 }
 
 /** A gradient step limited to ±GRADIENT_CLIP, as umap-learn's. */

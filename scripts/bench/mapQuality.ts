@@ -9,8 +9,13 @@
  * - family spread (photos): the mean distance of a family's points from their centre over that of all points from theirs;
  * - the layout's wall and CPU seconds. `--sample S` lays each set out again from a UMAP sample of S points, the rest
  *   placed from their neighbours (the path of sets over MAP_SAMPLE_SIZE). Results go to bench/results/map-quality/map-quality-<date>.
+ *
+ * `npm run bench:map-quality -- --scale 10000,1000000 [--sample S]`: instead, the layout's wall and CPU seconds and
+ * peak RSS at those sizes, each in a process of its own, for synthetic items of the model's dimension
+ * (syntheticMapInput) through layoutMap as the MAP_LAYOUT task runs it. Results go to …/map-layout-time-<date>.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
@@ -24,10 +29,12 @@ import { unitVector } from '../../lib/map/embedSample';
 import { projectRoot } from '../../lib/projectRoot';
 import { vectorMatrix } from '../../lib/vectors/vectorMatrix';
 import { benchMachine, prepareImages, runBench, say, writeReport } from './common';
+import { mapNeighbours } from '../../lib/map/mapNeighbours';
+import { MODEL_DIM, syntheticMapInput } from './syntheticMapInput';
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
-  options: { photos: { type: 'string', default: '1000' }, sample: { type: 'string' } },
+  options: { photos: { type: 'string', default: '1000' }, sample: { type: 'string' }, scale: { type: 'string' }, 'layout-points': { type: 'string' } },
 });
 const fashionCount = Number(positionals[0] ?? 1000);
 const photoCount = Number(options.photos);
@@ -70,15 +77,6 @@ function knnGraph(vectors: Float32Array[]): Neighbour[][] {
   });
 }
 
-/** Each point's `k` nearest other points on the map (exact). */
-function mapNeighbours(positions: Float32Array, count: number, k: number): number[][] {
-  return Array.from({ length: count }, (_, i) => {
-    const order: Array<[number, number]> = [];
-    for (let j = 0; j < count; j++) if (j !== i) order.push([(positions[i * 2] - positions[j * 2]) ** 2 + (positions[i * 2 + 1] - positions[j * 2 + 1]) ** 2, j]);
-    return order.sort((a, b) => a[0] - b[0]).slice(0, k).map(([, j]) => j);
-  });
-}
-
 const round3 = (value: number) => Number(value.toFixed(3));
 
 function scoreMap(set: LabelledSet, graph: Neighbour[][], positions: Float32Array) {
@@ -87,7 +85,7 @@ function scoreMap(set: LabelledSet, graph: Neighbour[][], positions: Float32Arra
   let kept = 0, sameOnMap = 0, sameInEmbedding = 0;
   for (let i = 0; i < count; i++) {
     const nearest = new Set(graph[i].slice(0, MEASURED_NEIGHBOURS).map((n) => n.index));
-    for (const j of onMap[i]) {
+    for (const j of onMap.subarray(i * MEASURED_NEIGHBOURS, (i + 1) * MEASURED_NEIGHBOURS)) {
       if (nearest.has(j)) kept++;
       if (set.classes[j] === set.classes[i]) sameOnMap++;
     }
@@ -140,10 +138,56 @@ async function main(): Promise<void> {
     `Machine: ${report.machine.cpu}, ${report.machine.cores} cores, Node ${report.machine.node}. Shares of each point's ${MEASURED_NEIGHBOURS} nearest map points.`,
     '',
     '| set | UMAP sample | neighbourhood preservation | same class (map) | same class (embedding) | family spread / map spread | layout s (wall / CPU) |',
-    '|---|---|---|---|---|---|---|',
+    '|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n'));
 }
 
-runBench(main);
+/** In a process of its own (`--layout-points N`): lays out N synthetic items and prints one JSON line of what it took. */
+async function layOutSynthetic(count: number): Promise<void> {
+  const input = syntheticMapInput(count);
+  const rssBeforeMiB = process.memoryUsage().rss / 2 ** 20;
+  const cpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  await layoutMap({ ...input, sampleSize: options.sample ? Number(options.sample) : undefined });
+  const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const used = process.cpuUsage(cpu);
+  process.stdout.write(`${JSON.stringify({
+    points: count,
+    sample: options.sample ? Number(options.sample) : 'default',
+    layout_wall_seconds: round3(wallSeconds),
+    layout_cpu_seconds: round3((used.user + used.system) / 1e6),
+    rss_before_layout_mib: Math.round(rssBeforeMiB),
+    peak_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+  })}\n`);
+}
+
+/** The layout's time and peak RSS at each of `sizes`, each in a child process so its peak RSS is its own. */
+async function scaleRun(sizes: number[]): Promise<void> {
+  const results = sizes.map((count) => {
+    say(`laying out ${count} synthetic items…`);
+    const args = ['tsx', __filename, '--layout-points', String(count), ...(options.sample ? ['--sample', options.sample] : [])];
+    const output = execFileSync('npx', args, { encoding: 'utf8', maxBuffer: 1 << 20 }).trim().split('\n');
+    const result = JSON.parse(output[output.length - 1]) as Record<string, number | string>;
+    say(`  ${JSON.stringify(result)}`);
+    return result;
+  });
+  const commit = execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
+  const report = { date: new Date().toISOString(), machine: benchMachine(), load_average_1m: round3(os.loadavg()[0]), commit, dim: MODEL_DIM, results };
+  writeReport('map-quality', 'map-layout-time', report, [
+    `# bench:map-quality --scale (${report.date.slice(0, 10)}, commit ${commit})`,
+    '',
+    `Machine: ${report.machine.cpu}, ${report.machine.cores} cores, ${report.machine.memory_gib} GiB, Node ${report.machine.node}; load average ${report.load_average_1m} at the end (shared machine: CPU seconds beside wall seconds).`,
+    `Synthetic items of ${MODEL_DIM} dimensions (scripts/bench/syntheticMapInput.ts) laid out by layoutMap as the MAP_LAYOUT task does; peak RSS is the whole process's (its synthetic kNN graph included).`,
+    '',
+    '| points | UMAP sample | layout s (wall / CPU) | RSS before layout MiB | peak RSS MiB |',
+    '|---|---|---|---|---|',
+    ...results.map((r) => `| ${r.points} | ${r.sample} | ${r.layout_wall_seconds} / ${r.layout_cpu_seconds} | ${r.rss_before_layout_mib} | ${r.peak_rss_mib} |`),
+    '',
+  ].join('\n'));
+}
+
+if (options['layout-points']) runBench(() => layOutSynthetic(Number(options['layout-points'])));
+else if (options.scale) runBench(() => scaleRun(options.scale!.split(',').map(Number)));
+else runBench(main);
