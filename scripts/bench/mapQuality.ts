@@ -138,7 +138,7 @@ async function main(): Promise<void> {
     `Machine: ${report.machine.cpu}, ${report.machine.cores} cores, Node ${report.machine.node}. Shares of each point's ${MEASURED_NEIGHBOURS} nearest map points.`,
     '',
     '| set | UMAP sample | neighbourhood preservation | same class (map) | same class (embedding) | family spread / map spread | layout s (wall / CPU) |',
-    '|---|---|---|---|---|---|',
+    '|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n'));
