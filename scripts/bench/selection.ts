@@ -1,12 +1,13 @@
 /**
- * `npm run bench:selection [-- POOL]`: whether the selection strategies (lib/selection/selectItems.ts, issue 52) choose
+ * `npm run bench:selection [-- POOL | --million]`: whether the selection strategies (lib/selection/selectItems.ts, issue 52) choose
  * items that teach a classifier more than random picks. Fashion-MNIST's test images (scripts/fetch-labelled-images.sh:
  * "train" rows are the pool, "test" rows are held back) are embedded by the service's image model as ingestion embeds
  * them (cached in bench/data). For budgets of 50, 100, 200 and 500, each strategy chooses from the pool with the labels
  * held back; a 1-nearest-neighbour classifier on the chosen items' labels is scored on the test part, against the mean
  * of 5 random draws of the same budget in the same run. The classifier's ceiling (every pool item labelled) is reported
  * too. Then the task's code chooses 10,000 of 1,000,000 synthetic embeddings of the model's dimension, sketched batch
- * by batch as the task reads them, timed. Results: bench/results/selection/selection-<date>.json.
+ * by batch as the task reads them, timed. Results: bench/results/selection/selection-<date>.json. With `--million`,
+ * only the timing, to selection-million-<date>.json.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -130,8 +131,24 @@ async function selectFromMillion(dim: number, strategies: readonly SelectionStra
   return { wall, cpu };
 }
 
+/** The model's dimension (of the cached embeddings) and the load, then the 1,000,000-item timing alone. */
+async function millionOnly(dim: number): Promise<void> {
+  const million = await selectFromMillion(dim, ['typicality', 'representative', 'diversity']);
+  writeReport('selection', 'selection-million', {
+    date: new Date().toISOString(),
+    machine: benchMachine(),
+    select_10000_of_1000000_seconds: Math.max(...Object.values(million.wall)),
+    select_10000_of_1000000_by_strategy: million.wall,
+    select_10000_of_1000000_cpu_seconds: Math.max(...Object.values(million.cpu)),
+    select_10000_of_1000000_cpu_seconds_by_strategy: million.cpu,
+    load_average: os.loadavg().map((value) => Math.round(value * 10) / 10),
+    peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+  } as { date: string });
+}
+
 async function main(): Promise<void> {
-  const size = Number(process.argv[2] ?? 10_000);
+  const timingOnly = process.argv[2] === '--million';
+  const size = timingOnly ? 10_000 : Number(process.argv[2] ?? 10_000);
   const items = labelledSet(size);
   say(`bench:selection: ${items.length} Fashion-MNIST test images on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
   const { vectors, dim } = await embeddings(items);
@@ -140,6 +157,7 @@ async function main(): Promise<void> {
   const labels = items.map((item) => item.label);
   const pool = { vectors: poolIndexes.map((i) => vectors[i]), dim };
   say(`  pool ${poolIndexes.length}, held-back test ${test.length}, ${dim} dimensions`);
+  if (timingOnly) return millionOnly(dim);
 
   const accuracyOf: Record<string, Record<number, number>> = {};
   const classesOf: Record<string, Record<number, number>> = {};
