@@ -14,7 +14,7 @@ install_python_tool() {
   fi
   rm -rf "$dest"
   python3 -m venv "$dest"
-  "$dest/bin/pip" install --quiet --no-compile --disable-pip-version-check "$@"
+  "$dest/bin/pip" install --quiet --disable-pip-version-check "$@"
   printf '%s' "$stamp" > "$marker"
   echo "$label installed in $dest"
 }

@@ -31,8 +31,6 @@ describe('Python client (clients/python): its wheel installs, and its pytest sui
   let stack: TestApi & { stopWorker(): Promise<void> };
   let server: { url: string; close(): Promise<void> };
   const wheels = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-wheel-'));
-  // Python's compiled modules go here, not into the repository, and every process of the run reuses them.
-  const pycache = fs.mkdtempSync(path.join(os.tmpdir(), 'mds-pycache-'));
 
   beforeAll(async () => {
     // The venv with the client's pinned dependencies, made once (scripts/install-python-client.sh).
@@ -45,7 +43,6 @@ describe('Python client (clients/python): its wheel installs, and its pytest sui
     await server?.close();
     await stack?.close();
     fs.rmSync(wheels, { recursive: true, force: true });
-    fs.rmSync(pycache, { recursive: true, force: true });
   });
 
   it('builds the wheel and installs it with its dependencies satisfied', async () => {
@@ -69,7 +66,7 @@ describe('Python client (clients/python): its wheel installs, and its pytest sui
     const cookie = (login.headers['set-cookie'] as unknown as string[]).find((c) => c.startsWith('SESSION='))!.split(';')[0];
     const { api_key, api_secret } = (await stack.request.get('/api/v1/api_credentials').set('Cookie', cookie).expect(200)).body;
 
-    const env = { ...process.env, MDS_URL: server.url, MDS_API_KEY: api_key, MDS_API_SECRET: api_secret, MDS_TEST_COLLEAGUE: colleague, PYTHONPYCACHEPREFIX: pycache };
+    const env = { ...process.env, MDS_URL: server.url, MDS_API_KEY: api_key, MDS_API_SECRET: api_secret, MDS_TEST_COLLEAGUE: colleague, PYTHONDONTWRITEBYTECODE: '1' };
     // MDS_PYTEST_ARGS narrows the run while working on the client (e.g. "-k curation"); npm test runs it all.
     const narrowed = process.env.MDS_PYTEST_ARGS?.split(' ').filter(Boolean) ?? [];
     const result = await inVenv(['-m', 'pytest', 'clients/python/tests', '-q', '-p', 'no:cacheprovider', '-rs', ...narrowed], env);
