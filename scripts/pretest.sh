@@ -6,9 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The steps named as arguments (CI runs the Python ones during npm ci), else all of them.
-steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(install-s3-test-server install-pycocotools install-export-readers install-python-client prepare-web-tests)
+steps=(install-s3-test-server install-pycocotools install-export-readers install-python-client prepare-web-tests)
 logs="$(mktemp -d)"
 trap 'rm -rf "$logs"' EXIT
 declare -A pid_of
