@@ -3,9 +3,9 @@ import type { User } from '../db/models';
 import { transitionDatasetStatus, type DatasetRow } from '../db/repositories/datasets';
 import { labelFieldsOfVersion } from '../db/repositories/groundTruth';
 import { countSelectedMedia } from '../db/repositories/selection';
-import { headTagNamed, selectionPicks, selectionPool, writeSelectionTag } from '../db/repositories/selectionPicks';
+import { headTagNamed, selectionPicks, selectionPool, writeSelectionTag, type PoolRow } from '../db/repositories/selectionPicks';
 import { tagExists } from '../db/repositories/tags';
-import { headVersion } from '../db/repositories/versions';
+import { headVersion, type DatasetVersion } from '../db/repositories/versions';
 import { releaseTransition } from '../lib/datasetStates';
 import { conflict, notFound, unprocessable } from '../lib/errors';
 import { chooseItems, DIRECT_ITEMS, sketchVectors, type SelectionRequest } from '../lib/selection/chooseItems';
@@ -99,30 +99,45 @@ function balanceOf(labels: readonly (string | null)[], pool: SelectionPool, seed
   return { names: Array.from({ length: clusters }, (_, c) => `cluster ${c + 1}`), groupOf: kMeans(pool, clusters, seed) };
 }
 
-/**
- * SELECTION's work: the pool (embedded images and frames the filters match, without the copies duplicates review
- * would drop), their vectors read in batches (sketched at once when the pool is large), the mix chosen and the tag
- * written with each item's score and reason in one transaction. Deterministic for the input, so a retry writes the same tag.
- */
-export async function runSelection(deps: { db: Db; vectors: VectorStore }, live: Liveness, input: SelectionInput): Promise<SelectionResult> {
-  const { db } = deps;
+/** The head version and its pool: the embedded images and frames the filters match, without the copies duplicates review would drop. */
+export interface PoolOfSelection {
+  version: DatasetVersion;
+  pool: PoolRow[];
+  leftOut: number;
+}
+
+export async function poolOfSelection(db: Db, input: Pick<SelectionInput, 'datasetId' | 'filters'>): Promise<PoolOfSelection> {
   const version = await headVersion(db, input.datasetId);
   const { labelField } = await labelFieldsOfVersion(db, version.id);
-  const [rows, leftOut] = await Promise.all([selectionPool(db, version.id, input.filters, labelField), copiesLeftOut(db, version.id)]);
-  const pool = rows.filter((row) => !leftOut.has(row.id));
-  const report = createProgressReporter(db, input, 'select', 'Reading vectors');
-  const collection = imageCollection(version.vector_space_id);
-  const large = pool.length > DIRECT_ITEMS;
-  const vectors: Float32Array[] = [];
-  let dim = 0;
-  for (let start = 0; start < pool.length; start += READ_BATCH) {
+  const [rows, copies] = await Promise.all([selectionPool(db, version.id, input.filters, labelField), copiesLeftOut(db, version.id)]);
+  const pool = rows.filter((row) => !copies.has(row.id));
+  return { version, pool, leftOut: rows.length - pool.length };
+}
+
+/** A pool larger than this is compared in sketched vectors (lib/selection/chooseItems.ts). */
+export const sketched = (poolSize: number) => poolSize > DIRECT_ITEMS;
+
+/** The vectors of `ids` as the choice compares them (sketched when `sketch`), read in batches; `onBatch` after each. */
+export async function poolVectors(
+  vectors: VectorStore,
+  live: Liveness,
+  read: { collection: string; ids: readonly string[]; sketch: boolean; seed: number },
+  onBatch: (done: number) => Promise<void> = async () => {},
+): Promise<Float32Array[]> {
+  const out: Float32Array[] = [];
+  for (let start = 0; start < read.ids.length; start += READ_BATCH) {
     heartbeatOrStop(live);
-    const batch = await storedVectors(deps.vectors, collection, pool.slice(start, start + READ_BATCH).map((row) => row.id));
-    dim = batch[0].length;
-    vectors.push(...(large ? sketchVectors(batch, dim, input.seed) : batch));
-    await report(vectors.length, pool.length);
+    const batch = await storedVectors(vectors, read.collection, read.ids.slice(start, start + READ_BATCH));
+    out.push(...(read.sketch ? sketchVectors(batch, batch[0].length, read.seed) : batch));
+    await onBatch(out.length);
   }
-  const selectionPoolOf = { vectors, dim: vectors[0]?.length ?? dim, uniqueness: pool.map((row) => row.uniqueness ?? 0), labelled: pool.flatMap((row, i) => (row.label === null ? [] : [i])) };
+  return out;
+}
+
+/** The mix chosen from the pool (`vectors` in its order) and the tag written with each item's score and reason in one transaction. */
+export async function chooseAndTag(db: Db, live: Liveness, input: SelectionInput, chosenFrom: PoolOfSelection, vectors: readonly Float32Array[]): Promise<SelectionResult> {
+  const { version, pool, leftOut } = chosenFrom;
+  const selectionPoolOf = { vectors, dim: vectors[0]?.length ?? 0, uniqueness: pool.map((row) => row.uniqueness ?? 0), labelled: pool.flatMap((row, i) => (row.label === null ? [] : [i])) };
   const labels = pool.map((row) => row.label);
   const chosen =
     pool.length === 0
@@ -141,7 +156,21 @@ export async function runSelection(deps: { db: Db; vectors: VectorStore }, live:
     input.userId,
     chosen.map((pick) => ({ mediaId: pool[pick.index].id, score: pick.score, reason: pick.reason })),
   );
-  return { chosen: chosen.length, pool: pool.length, leftOut: rows.length - pool.length };
+  return { chosen: chosen.length, pool: pool.length, leftOut };
+}
+
+/**
+ * SELECTION's work in one activity (workflows that started before services/selectionChunks.ts spread it over
+ * workers): the pool, its vectors read in batches (sketched at once when the pool is large), the mix chosen and the
+ * tag written. Deterministic for the input, so a retry writes the same tag.
+ */
+export async function runSelection(deps: { db: Db; vectors: VectorStore }, live: Liveness, input: SelectionInput): Promise<SelectionResult> {
+  const chosenFrom = await poolOfSelection(deps.db, input);
+  const { version, pool } = chosenFrom;
+  const report = createProgressReporter(deps.db, input, 'select', 'Reading vectors');
+  const read = { collection: imageCollection(version.vector_space_id), ids: pool.map((row) => row.id), sketch: sketched(pool.length), seed: input.seed };
+  const vectors = await poolVectors(deps.vectors, live, read, (done) => report(done, pool.length));
+  return chooseAndTag(deps.db, live, input, chosenFrom, vectors);
 }
 
 /** The task COMPLETED with what was chosen; the dataset back to the status it was claimed from. */

@@ -104,7 +104,7 @@ export async function startWorkers(config: Config, logger: Logger): Promise<{ st
       ...createMapLayoutActivities({ db, vectors }),
       ...createCustomMetadataActivities({ db, store }),
       ...createLabelPropagationActivities({ db, vectors }),
-      ...createSelectionActivities({ db, vectors }),
+      ...createSelectionActivities({ db, vectors, chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency } }),
       ...createLabelQualityActivities({ db, vectors, chunks: { size: config.indexing.analysisChunkSize, concurrency: config.indexing.chunkConcurrency } }),
       ...createExportActivities({ db, store, stagingDir: uploadStagingDir(config) }),
       ...createBatchSourceActivities({

@@ -251,6 +251,17 @@ export interface SelectionInput {
   previousStatus: DatasetStatus;
 }
 
+/** A SELECTION spread over workers: chunks of its pool (places in the pool by id), `concurrency` at a time. */
+export interface SelectionPlan {
+  chunks: KnnChunk[];
+  concurrency: number;
+}
+
+/** A step of a SELECTION spread over workers: its input and how many chunks its pool is stored in. */
+export interface SelectionStep extends SelectionInput {
+  chunks: number;
+}
+
 /** LABEL_QUALITY: mislabels, leakage and the report from the custom-metadata fields declared as label and split. */
 export interface LabelQualityInput {
   taskId: string;

@@ -10,6 +10,7 @@
  * only the timing, to selection-million-<date>.json.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +19,8 @@ import { loadImageEncoder } from '../../lib/ml/imageEncoder';
 import { projectRoot } from '../../lib/projectRoot';
 import { shuffled } from '../../lib/map/shuffled';
 import { seededRandom } from '../../lib/map/seededRandom';
-import { chooseItems, sketchVectors } from '../../lib/selection/chooseItems';
+import { chooseItems, sketchVectors, SKETCH_DIM } from '../../lib/selection/chooseItems';
+import { bytesToVectors, vectorsToBytes } from '../../lib/vectors/vectorBytes';
 import type { SelectionStrategy } from '../../lib/selection/selectItems';
 import { benchMachine, runBench, say, writeReport } from './common';
 
@@ -94,17 +96,25 @@ const cpuSeconds = (since: NodeJS.CpuUsage) => {
   return (used.user + used.system) / 1e6;
 };
 
+/** Items per chunk of the task's pool (ANALYSIS_CHUNK_SIZE's default): what one readSelectionChunk activity reads and stores. */
+const CHUNK_ITEMS = 10_000;
+
 /**
  * Seconds (wall and CPU) the task's code takes to choose MILLION_BUDGET of MILLION synthetic embeddings in `dim`
- * dimensions (each near one of 1,000 random centres), per strategy: the sketch of every read batch plus the choice.
- * The vectors are made batch by batch and only their sketches kept, as the task keeps them.
+ * dimensions (each near one of 1,000 random centres), per strategy, as the task spread over workers runs it
+ * (services/selectionChunks.ts): each chunk's vectors sketched batch by batch as read and stored as bytes (the chunk
+ * phase, which the workers share), then every chunk read back and the choice made (the final step). The vectors are made
+ * batch by batch and only their sketches kept, as the task keeps them.
  */
-async function selectFromMillion(dim: number, strategies: readonly SelectionStrategy[]): Promise<{ wall: Record<string, number>; cpu: Record<string, number> }> {
+async function selectFromMillion(dim: number, strategies: readonly SelectionStrategy[]) {
   const random = seededRandom(1_000_000);
   const centres = Array.from({ length: 1_000 }, () => Float32Array.from({ length: dim }, () => random() - 0.5));
   const noise = Array.from({ length: 4_096 }, () => Float32Array.from({ length: dim }, () => random() - 0.5));
-  const vectors: Float32Array[] = [];
-  let [sketchSeconds, sketchCpu] = [0, 0];
+  const parts: Buffer[] = [];
+  // What the sketches were, to show the choice reads back exactly them.
+  const sketches = createHash('sha256');
+  let chunk: Float32Array[] = [];
+  let [chunkSeconds, chunkCpu] = [0, 0];
   for (let start = 0; start < MILLION; start += READ_BATCH) {
     const batch = Array.from({ length: READ_BATCH }, () => {
       const [centre, a, b] = [centres[Math.floor(random() * centres.length)], noise[Math.floor(random() * noise.length)], noise[Math.floor(random() * noise.length)]];
@@ -113,22 +123,40 @@ async function selectFromMillion(dim: number, strategies: readonly SelectionStra
       return vector.map((value) => value / norm);
     });
     const [started, cpu] = [performance.now(), process.cpuUsage()];
-    vectors.push(...sketchVectors(batch, dim, 52));
-    sketchSeconds += (performance.now() - started) / 1000;
-    sketchCpu += cpuSeconds(cpu);
+    chunk.push(...sketchVectors(batch, dim, 52));
+    if (chunk.length === CHUNK_ITEMS || start + READ_BATCH >= MILLION) {
+      parts.push(vectorsToBytes(chunk));
+      sketches.update(vectorsToBytes(chunk));
+      chunk = [];
+    }
+    chunkSeconds += (performance.now() - started) / 1000;
+    chunkCpu += cpuSeconds(cpu);
     if (start % 200_000 === 0) say(`  made ${start + READ_BATCH} of ${MILLION} synthetic embeddings`);
   }
-  say(`  sketched ${MILLION} embeddings of ${dim} dimensions in ${sketchSeconds.toFixed(1)} s (${sketchCpu.toFixed(1)} s of CPU)`);
-  const [wall, cpu]: Record<string, number>[] = [{}, {}];
+  say(`  chunk phase: ${MILLION} embeddings of ${dim} dimensions sketched and stored as ${parts.length} chunks in ${chunkSeconds.toFixed(1)} s (${chunkCpu.toFixed(1)} s of CPU)`);
+  const [readStarted, readCpu] = [performance.now(), process.cpuUsage()];
+  const vectors: Float32Array[] = [];
+  for (const part of parts) for (const vector of bytesToVectors(part, part.length / 4 / SKETCH_DIM)) vectors.push(vector);
+  const [readSeconds, readCpuSeconds] = [(performance.now() - readStarted) / 1000, cpuSeconds(readCpu)];
+  const readBack = createHash('sha256');
+  for (let start = 0; start < vectors.length; start += CHUNK_ITEMS) readBack.update(vectorsToBytes(vectors.slice(start, start + CHUNK_ITEMS)));
+  if (readBack.digest('hex') !== sketches.digest('hex')) throw new Error('the chunks read back differ from the sketches stored');
+  say(`  final step: ${parts.length} chunks read back in ${readSeconds.toFixed(1)} s (${readCpuSeconds.toFixed(1)} s of CPU)`);
+  const [wall, cpu, choice, choiceCpu]: Record<string, number>[] = [{}, {}, {}, {}];
+  const picks: Record<string, string> = {};
   for (const strategy of strategies) {
     const [started, cpuStart] = [performance.now(), process.cpuUsage()];
     const chosen = await chooseItems({ vectors, dim: vectors[0].length }, { weights: { [strategy]: 1 }, count: MILLION_BUDGET, seed: 52 });
     if (new Set(chosen.map((pick) => pick.index)).size !== MILLION_BUDGET) throw new Error(`${strategy} chose ${chosen.length} items, not ${MILLION_BUDGET} different ones`);
-    wall[strategy] = round3(sketchSeconds + (performance.now() - started) / 1000);
-    cpu[strategy] = round3(sketchCpu + cpuSeconds(cpuStart));
-    say(`  ${strategy}: ${MILLION_BUDGET} of ${MILLION} in ${wall[strategy]} s, ${cpu[strategy]} s of CPU (sketch included), load ${os.loadavg()[0].toFixed(1)}`);
+    choice[strategy] = round3((performance.now() - started) / 1000);
+    picks[strategy] = createHash('sha256').update(Int32Array.from(chosen, (pick) => pick.index)).digest('hex').slice(0, 16);
+    choiceCpu[strategy] = round3(cpuSeconds(cpuStart));
+    wall[strategy] = round3(chunkSeconds + readSeconds + choice[strategy]);
+    cpu[strategy] = round3(chunkCpu + readCpuSeconds + choiceCpu[strategy]);
+    say(`  ${strategy}: ${MILLION_BUDGET} of ${MILLION} in ${wall[strategy]} s, ${cpu[strategy]} s of CPU (chunks included; the choice ${choice[strategy]} s), load ${os.loadavg()[0].toFixed(1)}`);
   }
-  return { wall, cpu };
+  const chunks = { chunks: parts.length, chunk_phase_seconds: round3(chunkSeconds), chunk_phase_cpu_seconds: round3(chunkCpu), read_back_seconds: round3(readSeconds), read_back_identical: true, picks_sha256: picks };
+  return { wall, cpu, choice, choiceCpu, chunks };
 }
 
 /** The model's dimension (of the cached embeddings) and the load, then the 1,000,000-item timing alone. */
@@ -141,6 +169,9 @@ async function millionOnly(dim: number): Promise<void> {
     select_10000_of_1000000_by_strategy: million.wall,
     select_10000_of_1000000_cpu_seconds: Math.max(...Object.values(million.cpu)),
     select_10000_of_1000000_cpu_seconds_by_strategy: million.cpu,
+    select_10000_of_1000000_choice_seconds_by_strategy: million.choice,
+    select_10000_of_1000000_choice_cpu_seconds_by_strategy: million.choiceCpu,
+    select_10000_of_1000000_chunks: million.chunks,
     load_average: os.loadavg().map((value) => Math.round(value * 10) / 10),
     peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
   } as { date: string });
@@ -210,7 +241,8 @@ async function main(): Promise<void> {
     select_10000_of_1000000_cpu_seconds_by_strategy: million.cpu,
     select_10000_of_1000000_method:
       `${MILLION} synthetic unit vectors of ${dim} dimensions (1,000 random centres plus noise), made and sketched to 128 dimensions in batches of ${READ_BATCH} ` +
-      'as the SELECTION task reads them; seconds (wall, and CPU of every thread) of the sketching plus chooseItems, per strategy (the slowest is the headline). ' +
+      `as the SELECTION task reads them, stored as bytes per chunk of ${CHUNK_ITEMS} and read back, as the task spread over workers does; ` +
+      'seconds (wall, and CPU of every thread) of the chunk phase (in one process here) plus the read-back plus chooseItems, per strategy (the slowest is the headline). ' +
       'The machine is shared: wall seconds grow with its load (load_average), CPU seconds much less',
     real_photos: 'not measured: the evaluation photos (bench/eval/photos.json, 53) carry COCO object lists, not one class each, and are fewer than the smallest budget',
     load_average: os.loadavg().map((value) => Math.round(value * 10) / 10),

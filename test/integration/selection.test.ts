@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
+import { runSelection } from '../../services/selection';
+import { unattended } from '../../services/taskLiveness';
 import { createReadyDataset } from '../support/datasets';
 import { databaseFingerprint } from '../support/databaseFingerprint';
 import { evalPhotos } from '../support/evalPhotos';
@@ -32,7 +34,8 @@ describe('selections for labelling', () => {
     // An exact copy (the same bytes) and a near-identical one (smaller) of chelsea: a selection takes one of the three.
     fs.copyFileSync(photo('chelsea'), path.join(scratch, 'chelsea_copy.jpg'));
     await sharp(photo('chelsea')).resize(240).jpeg({ quality: 90 }).toFile(path.join(scratch, 'chelsea_small.jpg'));
-    api = await startTestApi();
+    // Pools in chunks of 2: a selection of the 14 runs as 7 chunks across the worker's slots.
+    api = await startTestApi({ ANALYSIS_CHUNK_SIZE: '2' });
     worker = spawnWorker(api.env, path.join(scratch, 'worker.log'), (how) => workerExited.push(how));
     const files = [...PHOTO_NAMES.map(photo), ...evalPhotos(...EVAL), path.join(scratch, 'chelsea_copy.jpg'), path.join(scratch, 'chelsea_small.jpg')];
     datasetId = await createReadyDataset(api, 'selection', files);
@@ -94,6 +97,15 @@ describe('selections for labelling', () => {
     expect((await picksOf('mix again')).map((pick) => pick.media_id).sort()).toEqual(picks.map((pick) => pick.media_id).sort());
   }, 180_000);
 
+  it('chooses across chunks exactly what one pass over the pool chooses, and keeps no chunk once a task ends', async () => {
+    for (const tag of ['by typicality', 'by representative', 'by coverage', 'mix']) {
+      const { input } = await api.deps.db('tasks').whereRaw("input->>'tag' = ?", [tag]).first('input');
+      await runSelection(api.deps, unattended, { ...input, tag: `${tag} in one pass` });
+      expect(await picksOf(`${tag} in one pass`)).toEqual(await picksOf(tag));
+    }
+    expect(await api.deps.db('selection_parts').count({ n: '*' })).toEqual([{ n: '0' }]);
+  }, 120_000);
+
   it('refuses bad input with the reason and changes nothing', async () => {
     const before = await databaseFingerprint(api.deps.db);
     const refused = async (body: object, status: number) => (await select(body).expect(status)).body.detail as string;
@@ -126,18 +138,22 @@ describe('selections for labelling', () => {
   it('finishes a selection whose worker was killed mid-task, with the same tag', async () => {
     const body = { strategy: 'representative', n: 6, tag: 'after a crash', seed: 9 };
     const { task_id: taskId } = (await select(body).expect(202)).body;
-    // The worker runs in short slices until the task is under way, then dies.
-    await eventually(
+    // The worker runs in short slices until it has stored a chunk of the pool, then dies with chunks still to read.
+    const stored = async () => Number((await api.deps.db('selection_parts').where({ task_id: taskId }).count({ n: '*' }))[0].n);
+    const atKill = await eventually(
       async () => {
         worker.signal('SIGSTOP');
-        const { status } = await api.deps.db('tasks').where({ task_id: taskId }).first('status');
-        if (status === 'INITIALIZING') worker.signal('SIGCONT');
-        return status;
+        const [chunks, { status, status_message: message }] = await Promise.all([stored(), api.deps.db('tasks').where({ task_id: taskId }).first('status', 'status_message')]);
+        if (chunks === 0) worker.signal('SIGCONT');
+        return { chunks, status, message };
       },
-      (status) => status !== 'INITIALIZING',
+      (state) => state.chunks > 0,
       60_000,
-      'the selection under way',
+      'a chunk of the pool stored',
+      20,
     );
+    expect(atKill).toMatchObject({ status: 'RUNNING', message: expect.stringMatching(/^(Reading the pool|Chunks of the pool read \([1-6]\/7\))$/) });
+    expect(atKill.chunks).toBeLessThan(7);
     await worker.kill();
     worker = spawnWorker(api.env, path.join(scratch, 'worker.log'), (how) => workerExited.push(how));
     expect(await finished(taskId)).toMatchObject({ status: 'COMPLETED' });
@@ -145,6 +161,7 @@ describe('selections for labelling', () => {
     expect(picks).toHaveLength(6);
     await selectAndWait({ ...body, tag: 'without a crash' });
     expect((await picksOf('without a crash')).map((pick) => [pick.media_id, pick.reason])).toEqual(picks.map((pick) => [pick.media_id, pick.reason]));
+    expect(await stored()).toBe(0);
   }, 180_000);
 });
 

@@ -16,6 +16,7 @@ import type { createIngestActivities } from '../../activities/ingest';
 import type { createKnnGraphActivities } from '../../activities/knnGraph';
 import type { createLabelQualityActivities } from '../../activities/labelQuality';
 import type { createMapLayoutActivities } from '../../activities/mapLayout';
+import type { createSelectionActivities } from '../../activities/selection';
 import type { createSnapshotActivities } from '../../activities/snapshots';
 import type { createStorageCollectionActivities } from '../../activities/storageCollection';
 import type { createTaskActivities } from '../../activities/tasks';
@@ -40,6 +41,7 @@ type Activities = ReturnType<typeof createAnalysisActivities> &
   ReturnType<typeof createKnnGraphActivities> &
   ReturnType<typeof createLabelQualityActivities> &
   ReturnType<typeof createMapLayoutActivities> &
+  ReturnType<typeof createSelectionActivities> &
   ReturnType<typeof createSnapshotActivities> &
   ReturnType<typeof createStorageCollectionActivities> &
   ReturnType<typeof createTaskActivities> &
@@ -278,17 +280,18 @@ export interface WorkflowTestbed {
 /** Every activity, so the file's workers can serve whichever a test mocks (the type checks the list is whole). */
 const EVERY_ACTIVITY: Record<ActivityName, true> = {
   adoptEnrichedCopy: true, aggregateLabelQuality: true, beginDatasetCreation: true, beginEnrichment: true, beginReindex: true,
-  beginSnapshotTask: true, beginTask: true, checkLabelChunk: true, checkLabelQuality: true, clusterStoredGraph: true,
-  collectBatchMedia: true, collectionSettings: true, commitClone: true, commitDatasetCreation: true, commitEnrichment: true,
-  commitReindex: true, commitRestore: true, completeCustomMetadata: true, completeExport: true, completeLabelQuality: true,
-  completeMediaAddition: true, copyDatasetVersion: true, embedCaptions: true, embedChunk: true, embedDatasetMedia: true,
-  encodeQueryImage: true, endTaskUnfinished: true, enrichChunk: true, enrichDatasetMedia: true, evaluateViews: true,
-  importCustomMetadata: true, indexBatch: true, ingestChunk: true, layOutDueMap: true, mergeNewNeighbours: true,
-  packageExport: true, planIncrementalKnn: true, planKnnChunks: true, planLabelChunks: true, planMediaChunks: true,
-  purgeDeletedDatasets: true, purgeDeletedSnapshots: true, recheckLabelQuality: true, reclusterStoredGraph: true,
-  recordMapLayoutTask: true, releaseBlobs: true, releaseExpiredExportArchives: true, releaseExportArchives: true,
-  releaseModelInputs: true, releaseVectorPoints: true, releaseVectorSpaces: true, searchKnnChunk: true,
-  searchNewKnnChunk: true, takeCreationSnapshot: true,
+  beginSnapshotTask: true, beginTask: true, checkLabelChunk: true, checkLabelQuality: true, chooseFromSelectionParts: true,
+  clearSelectionParts: true, clusterStoredGraph: true, collectBatchMedia: true, collectionSettings: true, commitClone: true,
+  commitDatasetCreation: true, commitEnrichment: true, commitReindex: true, commitRestore: true, completeCustomMetadata: true,
+  completeExport: true, completeLabelQuality: true, completeMediaAddition: true, completeSelection: true,
+  copyDatasetVersion: true, embedCaptions: true, embedChunk: true, embedDatasetMedia: true, encodeQueryImage: true,
+  endTaskUnfinished: true, enrichChunk: true, enrichDatasetMedia: true, evaluateViews: true, importCustomMetadata: true,
+  indexBatch: true, ingestChunk: true, layOutDueMap: true, mergeNewNeighbours: true, packageExport: true,
+  planIncrementalKnn: true, planKnnChunks: true, planLabelChunks: true, planMediaChunks: true, planSelectionChunks: true,
+  purgeDeletedDatasets: true, purgeDeletedSnapshots: true, readSelectionChunk: true, recheckLabelQuality: true,
+  reclusterStoredGraph: true, recordMapLayoutTask: true, releaseBlobs: true, releaseExpiredExportArchives: true,
+  releaseExportArchives: true, releaseModelInputs: true, releaseVectorPoints: true, releaseVectorSpaces: true,
+  searchKnnChunk: true, searchNewKnnChunk: true, selectItems: true, takeCreationSnapshot: true,
 };
 
 /**
