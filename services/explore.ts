@@ -1,5 +1,6 @@
 import type { Db } from '../db/connection';
 import type { DatasetRow } from '../db/repositories/datasets';
+import type { ExploreScope } from '../db/repositories/exploreChanges';
 import { clusterMembersPage, exploreClusters, exploreObjectClusters, type ExploreCluster, type PreviewRow, type Relevance } from '../db/repositories/explore';
 import { hasCaptions } from '../db/repositories/media';
 import { headVersion } from '../db/repositories/versions';
@@ -63,6 +64,15 @@ export const NOTHING_TO_SEARCH_BY_TEXT =
 async function nothingToSearchByText(db: Db, dataset: DatasetRow): Promise<boolean> {
   const version = await headVersion(db, dataset.id);
   return !version.enrichment_models.MULTIMODEL_IMAGE_ENCODING && !(await hasCaptions(db, version.id));
+}
+
+/**
+ * Which writes can change the answer to `request` (db/repositories/exploreChanges.ts): an image page without ranking
+ * reads clustered media only; a ranked one reads vector searches, whose nearest hits media not clustered yet can join.
+ */
+export function exploreScope(request: ExploreRequest): ExploreScope {
+  const ranked = request.anchor !== undefined || request.caption !== undefined || splitVql(request.vql).semantic.length > 0;
+  return request.entityType === 'IMAGES' && !ranked ? 'clustered' : 'every';
 }
 
 /** Explore: clusters of a dataset, filtered by every parameter and VQL element (AND), optionally ranked. */

@@ -2,7 +2,7 @@ import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 import { parseVql, VqlError, type VqlFilter } from '../../lib/vql/parseVql';
-import { clusterMedia, exploreDataset, type ExploreRequest } from '../../services/explore';
+import { clusterMedia, exploreDataset, exploreScope, type ExploreRequest } from '../../services/explore';
 import { createExploreAnswers } from '../../services/exploreAnswers';
 import { rememberQueryEmbeddings } from '../../lib/ml/rememberedQueries';
 import type { TextEncoder } from '../../lib/ml/textEncoder';
@@ -61,7 +61,7 @@ export function createExploreRouter(deps: {
     };
     // The caller may read the dataset (checked above, every time); the answer is the same for every such caller.
     const key = JSON.stringify([dataset.id, dataset.head_version_id, dataset.status_new, dataset.vector_space_id, deps.signer.linkExpiry(), request]);
-    const { body, source } = await answers.answer(key, async () => {
+    const { body, source } = await answers.answer(key, exploreScope(request), async () => {
       const { clusters, hint } = await exploreDataset(exploreDeps, dataset, request);
       return JSON.stringify({
         clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl, deps.signer)),

@@ -56,6 +56,9 @@ const EXPLORE_PATH = [
   'lib/ml/rememberedQueries.ts',
   'lib/vectors/embeddedVectorStore.ts',
   'db/repositories/vectorPoints.ts',
+  'services/exploreAnswers.ts',
+  'db/repositories/exploreChanges.ts',
+  'db/migrations/20261218400000_explore_changes_clustered.ts',
 ];
 const DIM = 1280;
 const WARM_UP_ROUNDS = 3;
@@ -113,6 +116,8 @@ interface Phase {
   load_average: { start: number; end: number };
   /** Commits that changed what Explore reads during the load (each makes the API forget its answers); null without explore_changes. */
   explore_writes_during_load: number | null;
+  /** Of those, the commits that changed clustered media (each makes the API forget its answers over them); null where not counted apart. */
+  explore_clustered_writes_during_load: number | null;
   /** After the load, one request at a time, KIND_PASS_REQUESTS of each kind: CPU ms per request by process and kind. */
   cpu_ms_by_kind: Record<string, { api: number; postgres: number; api_and_postgres: number; wall_ms: number; answers: Record<string, number> }>;
   cpu_profile?: ProfileSummary;
@@ -308,11 +313,17 @@ async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): P
   }
 }
 
-/** The generation of what Explore reads (db/repositories/exploreChanges.ts) in the database at `url`; null where it has none. */
-function exploreGeneration(url: string): Promise<number | null> {
+/**
+ * The generations of what Explore reads (db/repositories/exploreChanges.ts) in the database at `url`: every commit that
+ * changed it, and those that changed clustered media (null where it has no such column); null where it has none.
+ */
+function exploreGenerations(url: string): Promise<{ every: number; clustered: number | null } | null> {
   return withClient(url, async (client) => {
-    const { rows } = await client.query(`SELECT CASE WHEN to_regclass('explore_changes') IS NULL THEN NULL ELSE (SELECT coalesce(sum(n), 0) FROM explore_changes) END::float8 AS generation`);
-    return rows[0].generation;
+    const { rows } = await client.query(`SELECT to_regclass('explore_changes') IS NOT NULL AS counted,
+      EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = 'explore_changes' AND column_name = 'n_clustered') AS clustered`);
+    if (!rows[0].counted) return null;
+    const sums = await client.query(`SELECT coalesce(sum(n), 0)::float8 AS every${rows[0].clustered ? ', coalesce(sum(n_clustered), 0)::float8 AS clustered' : ''} FROM explore_changes`);
+    return { every: sums.rows[0].every, clustered: sums.rows[0].clustered ?? null };
   });
 }
 
@@ -389,7 +400,7 @@ async function runPhase(options: {
       machine: machineCpuSeconds(),
     });
     await resetStatementStats(options.monitor);
-    const generationBefore = await exploreGeneration(options.env.DATABASE_URL.replace(/application_name=[^&]*/, 'application_name=bench-monitor'));
+    const generationBefore = await exploreGenerations(options.env.DATABASE_URL.replace(/application_name=[^&]*/, 'application_name=bench-monitor'));
     const loadAverageStart = os.loadavg()[0];
     const cpuBefore = cpuNow();
     const loadFrom = nowUs();
@@ -397,7 +408,7 @@ async function runPhase(options: {
     const loadTo = nowUs();
     const cpuAfter = cpuNow();
     const statements = await statementStats(options.monitor, variant.database);
-    const generationAfter = await exploreGeneration(options.env.DATABASE_URL.replace(/application_name=[^&]*/, 'application_name=bench-monitor'));
+    const generationAfter = await exploreGenerations(options.env.DATABASE_URL.replace(/application_name=[^&]*/, 'application_name=bench-monitor'));
     const cpuRound = (value: number) => Math.round(value * 10) / 10;
     sampling = false;
     await sampler;
@@ -440,7 +451,9 @@ async function runPhase(options: {
         api_and_postgres: msPerRequest(cpuAfter.api - cpuBefore.api + cpuAfter.postgres - cpuBefore.postgres, load.overall.requests),
       },
       load_average: { start: Math.round(loadAverageStart * 10) / 10, end: Math.round(loadAverageEnd * 10) / 10 },
-      explore_writes_during_load: generationBefore === null || generationAfter === null ? null : generationAfter - generationBefore,
+      explore_writes_during_load: generationBefore === null || generationAfter === null ? null : generationAfter.every - generationBefore.every,
+      explore_clustered_writes_during_load:
+        generationBefore?.clustered == null || generationAfter?.clustered == null ? null : generationAfter.clustered - generationBefore.clustered,
       cpu_ms_by_kind: byKind,
     };
     if (args.profile) {
@@ -462,7 +475,7 @@ async function runPhase(options: {
         `machine ${cpu.machine_busy} of ${cpu.machine_capacity} (other processes ${cpuRound(cpu.machine_busy - cpu.api - cpu.postgres - cpu.worker - cpu.clients)})`,
     );
     const own = phase.cpu_ms_per_request;
-    say(`    CPU ms per request during the load: API ${own.api}, Postgres ${own.postgres}, both ${own.api_and_postgres} (worker ${own.worker}); load average ${phase.load_average.start} → ${phase.load_average.end}; commits changing what Explore reads ${phase.explore_writes_during_load}`);
+    say(`    CPU ms per request during the load: API ${own.api}, Postgres ${own.postgres}, both ${own.api_and_postgres} (worker ${own.worker}); load average ${phase.load_average.start} → ${phase.load_average.end}; commits changing what Explore reads ${phase.explore_writes_during_load} (clustered media: ${phase.explore_clustered_writes_during_load ?? 'not counted apart'})`);
     say(`    CPU ms per request by kind, one at a time (API + Postgres): ${Object.entries(byKind).map(([kind, row]) => `${kind} ${row.api} + ${row.postgres}`).join(', ')}`);
     say(`    Postgres time by statement: ${statements.slice(0, 8).map((row) => `${row.kind} ${row.pct}% (${row.mean_ms} ms × ${row.calls})`).join(', ')}`);
     if (phase.cpu_profile) {
@@ -541,7 +554,7 @@ function markdown(report: { date: string; machine: ReturnType<typeof benchMachin
   lines.push(
     `CPU seconds during the last load window: API ${cpu.api}, Postgres ${cpu.postgres}, worker ${cpu.worker}, clients ${cpu.clients}; machine busy ${cpu.machine_busy} of ${cpu.machine_capacity} ` +
       `(load average ${last.load_average.start} → ${last.load_average.end}). Per request served: API ${own.api} ms, Postgres ${own.postgres} ms, both ${own.api_and_postgres} ms.`,
-    `Answers remembered during the load (X-Explore-Answer): ${hitRate(last.load.overall.answers)} (${JSON.stringify(last.load.overall.answers)}); commits that changed what Explore reads during the load: ${last.explore_writes_during_load ?? 'not counted'}.`,
+    `Answers remembered during the load (X-Explore-Answer): ${hitRate(last.load.overall.answers)} (${JSON.stringify(last.load.overall.answers)}); commits that changed what Explore reads during the load: ${last.explore_writes_during_load ?? 'not counted'} (clustered media: ${last.explore_clustered_writes_during_load ?? 'not counted apart'}).`,
     `Postgres time by statement: ${last.postgres_statements.slice(0, 5).map((row) => `${row.kind} ${row.pct} % (${row.mean_ms} ms mean)`).join('; ')}.`,
   );
   return `${lines.join('\n')}\n`;

@@ -4,7 +4,7 @@ import { createTag, tagMedia } from '../../db/repositories/tags';
 import { applyLabel } from '../../db/repositories/labels';
 import { requireDataset } from '../../services/datasetAccess';
 import { decideDuplicates } from '../../services/duplicates';
-import { exploreGeneration } from '../../db/repositories/exploreChanges';
+import { exploreGenerations } from '../../db/repositories/exploreChanges';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
 
@@ -143,17 +143,109 @@ describe('Explore answers remembered until what they read changes (real Postgres
 
   it('counts each writing transaction once, folding its rows, in snapshot transactions too', async () => {
     const { db } = api.deps;
-    const before = BigInt(await exploreGeneration(db));
+    const before = (await exploreGenerations(db)).every;
     const [{ id: tagId }] = await db('tags').insert({ version_id: versionId, name: 'renamed 0' }).returning('id');
     for (let i = 1; i < 300; i++) await db('tags').where({ id: tagId }).update({ name: `renamed ${i}` });
     // Many statements in one transaction count once; a snapshot transaction writes and commits as any other.
     await db.transaction(async (trx) => {
       for (let i = 0; i < 3; i++) await trx('tags').where({ id: tagId }).update({ name: `again ${i}` });
     }, { isolationLevel: 'repeatable read' });
-    expect(BigInt(await exploreGeneration(db)) - before).toBe(301n);
+    expect((await exploreGenerations(db)).every - before).toBe(301n);
     const { n } = (await db('explore_changes').count({ n: '*' }).first())!;
     expect(Number(n)).toBeLessThan(200);
     await db('tags').where({ id: tagId }).delete();
+  });
+
+  /** How much each generation grew while `write` ran. */
+  async function growth(write: () => Promise<unknown>) {
+    const before = await exploreGenerations(api.deps.db);
+    await write();
+    const after = await exploreGenerations(api.deps.db);
+    return { every: Number(after.every - before.every), clustered: Number(after.clustered - before.clustered) };
+  }
+
+  it('counts writes that touch only media not clustered yet apart from those that touch clustered media', async () => {
+    const { db } = api.deps;
+    const added = randomUUID();
+    const row = { version_id: versionId, kind: 'IMAGE', batch_id: randomUUID(), file_name: 'new.jpg', blob_sha256: 'b'.repeat(64), embedded: false };
+    // What an add_media batch writes before it places its media: rows, their issues, their marks; objects and anchors.
+    expect(await growth(() => db('media').insert({ ...row, id: added }))).toEqual({ every: 1, clustered: 0 });
+    expect(await growth(() => db('media_issues').insert({ version_id: versionId, media_id: added, issue_type: 'dark', confidence: 0.9 }))).toEqual({ every: 1, clustered: 0 });
+    expect(await growth(() => db('media_labels').insert({ version_id: versionId, media_id: added, label: 'bird', source: 'folder', confidence: 1 }))).toEqual({ every: 1, clustered: 0 });
+    expect(await growth(() => db('media').where({ version_id: versionId, id: added }).update({ embedded: true, caption: 'a bird' }))).toEqual({ every: 1, clustered: 0 });
+    // One transaction writing both kinds counts once in each.
+    expect(
+      await growth(() =>
+        db.transaction(async (trx) => {
+          await trx('media').where({ version_id: versionId, id: added }).update({ caption: 'a small bird' });
+          await trx('media').where({ version_id: versionId, id: media[0] }).update({ caption: 'caption 0' });
+          await trx('media_labels').where({ version_id: versionId, media_id: media[1] }).delete();
+        }),
+      ),
+    ).toEqual({ every: 1, clustered: 1 });
+    // Writes to clustered media, their issues and labels, and the placement of a new item count for both.
+    expect(await growth(() => db('media').where({ version_id: versionId, id: media[0] }).update({ caption: 'caption 0' }))).toEqual({ every: 1, clustered: 1 });
+    expect(await growth(() => db('media_issues').insert({ version_id: versionId, media_id: media[5], issue_type: 'dark', confidence: 0.9 }))).toEqual({ every: 1, clustered: 1 });
+    expect(await growth(() => db('media_issues').where({ version_id: versionId, media_id: media[5] }).delete())).toEqual({ every: 1, clustered: 1 });
+    expect(await growth(() => db('media').where({ version_id: versionId, id: added }).update({ cluster_ids: [clusters[1], null, null, null, null] }))).toEqual({ every: 1, clustered: 1 });
+    expect(await growth(() => db('media').where({ version_id: versionId, id: added }).update({ cluster_ids: null }))).toEqual({ every: 1, clustered: 1 });
+    // Removing the rows of media never clustered (the media row's delete cascades to tables that always count).
+    expect(
+      await growth(async () => {
+        await db('media_labels').where({ version_id: versionId, media_id: added }).delete();
+        await db('media_issues').where({ version_id: versionId, media_id: added }).delete();
+      }),
+    ).toEqual({ every: 2, clustered: 0 });
+    await db('media').where({ version_id: versionId, id: added }).delete();
+  });
+
+  it('keeps image pages while media not clustered yet are added, and answers ranked and object pages anew', async () => {
+    const { db } = api.deps;
+    const labelled = vql([{ labels: { op: 'one_of', value: ['cat'] } }]);
+    const plain = await answer();
+    const cats = await answer(labelled);
+    await answer({ entity_type: 'OBJECTS' });
+    const added = randomUUID();
+    await db('media').insert({ version_id: versionId, id: added, kind: 'IMAGE', batch_id: randomUUID(), file_name: 'cat.jpg', blob_sha256: 'c'.repeat(64), embedded: true });
+    await db('media_labels').insert({ version_id: versionId, media_id: added, label: 'cat', source: 'folder', confidence: 1 });
+    for (const [query, before] of [[{}, plain], [labelled, cats]] as const) {
+      const now = await explore(query).expect(200);
+      expect(now.headers['x-explore-answer']).toBe('hit');
+      expect(now.text).toBe(before.text);
+    }
+    expect((await explore({ entity_type: 'OBJECTS' }).expect(200)).headers['x-explore-answer']).toBe('miss');
+    // Placed: the labelled page shows it at once.
+    await db.transaction(async (trx) => {
+      await trx('cluster_members').insert({ clustering_id: clusteringId, threshold: 0, media_id: added, cluster_id: clusters[1] });
+      await trx('media').where({ version_id: versionId, id: added }).update({ cluster_ids: [clusters[1], null, null, null, null] });
+    });
+    const placed = (await answer(labelled)).body.clusters;
+    expect(placed.flatMap((cluster: { previews: Array<{ media_id: string }> }) => cluster.previews.map((preview) => preview.media_id))).toContain(added);
+    await db.transaction(async (trx) => {
+      await trx('cluster_members').where({ clustering_id: clusteringId, media_id: added }).delete();
+      await trx('media_labels').where({ version_id: versionId, media_id: added }).delete();
+      await trx('media').where({ version_id: versionId, id: added }).delete();
+    });
+  });
+
+  it('makes a placement wait for a writer of rows of the same media item not clustered yet', async () => {
+    const { db } = api.deps;
+    const added = randomUUID();
+    await db('media').insert({ version_id: versionId, id: added, kind: 'IMAGE', batch_id: randomUUID(), file_name: 'late.jpg', blob_sha256: 'd'.repeat(64), embedded: true });
+    const writer = await db.transaction();
+    try {
+      await writer('media_labels').insert({ version_id: versionId, media_id: added, label: 'late', source: 'folder', confidence: 1 });
+      // The writer saw the item unclustered (counted for `every` only); placing it must not commit before the writer does.
+      await expect(
+        db.transaction(async (trx) => {
+          await trx.raw(`SET LOCAL lock_timeout = '200ms'`);
+          await trx('media').where({ version_id: versionId, id: added }).update({ cluster_ids: [clusters[1], null, null, null, null] });
+        }),
+      ).rejects.toThrow(/lock timeout/);
+    } finally {
+      await writer.rollback();
+    }
+    await db('media').where({ version_id: versionId, id: added }).delete();
   });
 
   it('computes equal requests under way once', async () => {
