@@ -75,6 +75,8 @@ export async function startEmbeddedPostgres(options: {
   onLog?: (line: string) => void;
   /** Out of the caller's process group, so a Ctrl-C in the terminal reaches it only through the caller (the launcher stops it last). */
   ownProcessGroup?: boolean;
+  /** Server settings on top of ours (`-c name=value`), e.g. the tests' NOT_DURABLE. */
+  settings?: Record<string, string>;
 }): Promise<EmbeddedPostgres> {
   const binDir = postgresBinDir();
   const pgData = path.join(options.dataDir, 'postgres');
@@ -96,6 +98,7 @@ export async function startEmbeddedPostgres(options: {
       // Many small concurrent queries (Explore under load), not a few big ones: parallel workers for one
       // query cost more CPU than they save (a caption-ranked page: 144 against 76 CPU ms at 100,000 media).
       '-c', 'max_parallel_workers_per_gather=0',
+      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     { ...runAs, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' }, detached: options.ownProcessGroup },
   );

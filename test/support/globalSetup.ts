@@ -11,6 +11,11 @@ import { freePort } from './ports';
 import { findQdrantBinary, startQdrantServer } from './qdrant';
 
 const TEMPLATE_DATABASE = 'test_template';
+/**
+ * The run's Postgres is never killed and its data is thrown away after the run, so it need not wait for the disk.
+ * Not for the fault matrix's own Postgres: a killed server would lose commits it had answered.
+ */
+const NOT_DURABLE = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
 
 /** The migrated schema every test file's database is copied from (test/support/testStack.ts): migrated once a run. */
 async function prepareTemplateDatabase(serverUrl: string): Promise<void> {
@@ -51,7 +56,7 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
   if (!process.env.TEST_DATABASE_URL) {
-    const postgres = await startEmbeddedPostgres({ dataDir, port: await freePort() });
+    const postgres = await startEmbeddedPostgres({ dataDir, port: await freePort(), settings: NOT_DURABLE });
     stops.push(postgres.stop);
     process.env.TEST_DATABASE_URL = postgres.url;
   }
@@ -61,7 +66,7 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
     throw error;
   });
   if (!process.env.TEMPORAL_ADDRESS) {
-    const temporal = await startTemporalDevServer({ dataDir, port: await freePort(), namespace: 'default' });
+    const temporal = await startTemporalDevServer({ dataDir, port: await freePort(), namespace: 'default', inMemory: true });
     stops.push(temporal.stop);
     process.env.TEMPORAL_ADDRESS = temporal.address;
   }

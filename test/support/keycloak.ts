@@ -70,6 +70,7 @@ export async function startKeycloakForIdentityTests(
       admin: settings.admin,
       bootstrapAdminPassword: settings.masterAdmin.password,
       onLog: (text) => log.write(text),
+      quickStart: true,
     });
   // A start on a machine busy with the rest of the suite's set-up has, rarely, seen Keycloak's process exit early:
   // one more start, in a fresh folder on the same port (the workers already know the URL), before the tests hear of it.
