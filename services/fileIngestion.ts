@@ -5,7 +5,7 @@ import { chunkFiles, type UploadedFile } from '../db/repositories/ingestion';
 import { ingestedUploadIds, insertMediaGroups, type MediaGroup, type NewMedia } from '../db/repositories/media';
 import { headVersion } from '../db/repositories/versions';
 import { analyzeImage, UndecodableMediaError, type ImageFacts, type ModelInputSpec } from '../lib/media/imageAnalysis';
-import { encodePrint, pixelPrintOf } from '../lib/media/pixelPrint';
+import { encodePrint } from '../lib/media/pixelPrint';
 import { extractFrames, probeVideo, type VideoTools } from '../lib/media/video';
 import { pixelIssues, type Issue } from '../lib/quality/imageIssues';
 import type { PixelPrint } from '../lib/quality/pixelMatch';
@@ -53,6 +53,7 @@ function imageColumns(facts: ImageFacts, thumbSha256: string) {
     height: facts.height,
     mean_luma: facts.meanLuma,
     sharpness: facts.sharpness,
+    pixel_print: encodePrint(facts.print),
   };
 }
 
@@ -157,7 +158,7 @@ async function ingestVideo(deps: IngestDeps, file: UploadedFile, base: NewMedia)
     for (const frame of frames) {
       const facts = await analyzeImage(frame.jpeg, deps.modelInput);
       const thumb = await storeBytes(store, facts.thumbnail);
-      prints.push(await pixelPrintOf(facts.thumbnail));
+      prints.push(facts.print);
       videoThumb ??= thumb;
       const frameSha256 = await storeBytes(store, frame.jpeg);
       await storeModelInput(store, frameSha256, facts, deps.modelInput);
@@ -169,7 +170,6 @@ async function ingestVideo(deps: IngestDeps, file: UploadedFile, base: NewMedia)
         size_bytes: frame.jpeg.length,
         frame_index: frame.index,
         frame_time_ms: frame.timeMs,
-        pixel_print: encodePrint(prints[prints.length - 1]),
         ...imageColumns(facts, thumb),
       });
       frameIssues.push(pixelIssues(facts));

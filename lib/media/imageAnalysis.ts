@@ -1,4 +1,6 @@
 import sharp from 'sharp';
+import type { PixelPrint } from '../quality/pixelMatch';
+import { createPrintBuilder, greyRowInto } from './pixelPrint';
 
 export const THUMBNAIL_SIZE = 256;
 const QUALITY_SAMPLE_SIZE = 512;
@@ -22,6 +24,8 @@ export interface ImageFacts {
   meanLuma: number;
   /** Variance of the Laplacian of the grey image scaled to 512 px: low means blurry. */
   sharpness: number;
+  /** The pixel print of the same grey image (lib/media/pixelPrint.ts), for the duplicate pixel check. */
+  print: PixelPrint;
   /**
    * The model input (`size` x `size` x 3 RGB bytes, as `imagePixels` makes it) when a spec was given:
    * the embedding stage reads it instead of decoding the image a second time.
@@ -36,32 +40,22 @@ let greyRows = new Uint8Array(0);
 
 /**
  * Mean Rec. 601 luma of an sRGB sample and the variance of the Laplacian of its grey image (luma rounded;
- * a single-channel sample is already grey), in one pass over three rolling rows instead of a whole grey copy.
- * `| 0` rounds as Math.round does here, 3-4× faster. In JavaScript because it is the cheapest way measured: 1.2 CPU ms
+ * a single-channel sample is already grey), in one pass over three rolling rows instead of a whole grey copy, and
+ * the sample's pixel print from the same grey rows. In JavaScript because it is the cheapest way measured: 1.2 CPU ms
  * on a 512 px sample, against 2.7 ms for libvips' convolution alone, 5.5 ms for a grey recomb then a convolution and
  * 10 ms for sharp's stats() (2026-12-06, docs/decisions.md "Image quality figures in JavaScript").
  */
-function pixelStatistics(data: Buffer, width: number, height: number, channels: number): { meanLuma: number; sharpness: number } {
+function pixelStatistics(data: Buffer, width: number, height: number, channels: number): { meanLuma: number; sharpness: number; print: PixelPrint } {
   if (greyRows.length < 3 * width) greyRows = new Uint8Array(3 * width);
   const rows = greyRows;
+  const print = createPrintBuilder(width, height);
   let total = 0;
   let sum = 0;
   let sumSquares = 0;
   for (let y = 0; y < height; y++) {
     const row = (y % 3) * width;
-    let i = y * width * channels;
-    if (channels >= 3) {
-      for (let x = 0; x < width; x++, i += channels) {
-        const luma = 0.299 * data[i] + 0.587 * data[i + 1] + 0.114 * data[i + 2];
-        rows[row + x] = (luma + 0.5) | 0;
-        total += luma;
-      }
-    } else {
-      for (let x = 0; x < width; x++, i += channels) {
-        rows[row + x] = data[i];
-        total += data[i];
-      }
-    }
+    total = greyRowInto(data, y, width, channels, rows, row, total);
+    print.addRow(rows, row, y);
     if (y < 2) continue;
     // The Laplacian of the row above this one, now that its neighbours below are known.
     const above = ((y - 2) % 3) * width;
@@ -74,7 +68,7 @@ function pixelStatistics(data: Buffer, width: number, height: number, channels: 
   }
   const count = Math.max(0, width - 2) * Math.max(0, height - 2);
   const mean = count === 0 ? 0 : sum / count;
-  return { meanLuma: total / (width * height), sharpness: count === 0 ? 0 : sumSquares / count - mean * mean };
+  return { meanLuma: total / (width * height), sharpness: count === 0 ? 0 : sumSquares / count - mean * mean, print: print.print() };
 }
 
 type RawImage = { data: Buffer; info: { width: number; height: number; channels: 1 | 2 | 3 | 4 } };

@@ -1,7 +1,7 @@
 /**
  * Duplicate tiers: exact (the same bytes), near-identical (a pixel-level check on the thumbnails confirms the
  * embedding: the same picture resized, re-encoded, cropped a little or brightness-shifted) and similar (the
- * embedding alone). Pure: prints are made from thumbnails by lib/media/pixelPrint.ts. See docs/decisions.md.
+ * embedding alone). Pure: prints are made by lib/media/pixelPrint.ts (from the ingest's decode). See docs/decisions.md.
  */
 
 export type DuplicateTier = 'exact' | 'near_identical' | 'similar';
@@ -14,7 +14,7 @@ export function betterPairFirst(a: { tier: DuplicateTier; similarity: number }, 
   return DUPLICATE_TIERS.indexOf(a.tier) - DUPLICATE_TIERS.indexOf(b.tier) || b.similarity - a.similarity;
 }
 
-/** A greyscale copy of a thumbnail, its longest side PRINT_SIDE px, lightly blurred. */
+/** A greyscale copy of a picture, its longest side PRINT_SIDE px (lib/media/pixelPrint.ts). */
 export interface PixelPrint {
   width: number;
   height: number;

@@ -1,6 +1,5 @@
 import sharp from 'sharp';
 import { analyzeImage } from '../../lib/media/imageAnalysis';
-import { pixelPrintOf } from '../../lib/media/pixelPrint';
 import { suggestKeeper, type Candidate } from '../../lib/quality/duplicateKeeper';
 import { photo } from '../support/media';
 
@@ -22,7 +21,7 @@ const candidate = (id: string, figures: Partial<Candidate> = {}): Candidate => (
 /** A candidate made from an encoded picture as the service sees it: its size, format and the print of its thumbnail. */
 async function copyOf(id: string, picture: Buffer, createdAt = uploaded): Promise<Candidate> {
   const { width, height, format } = await sharp(picture).metadata();
-  return { ...candidate(id), width: width!, height: height!, sizeBytes: picture.length, format: format!, createdAt, print: await pixelPrintOf((await analyzeImage(picture)).thumbnail) };
+  return { ...candidate(id), width: width!, height: height!, sizeBytes: picture.length, format: format!, createdAt, print: (await analyzeImage(picture)).print };
 }
 
 /** A holiday-album caption: a translucent dark band along the bottom with white text. */

@@ -1,20 +1,20 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import sharp from 'sharp';
-import { pixelPrintOf, encodePrint, decodePrint } from '../../lib/media/pixelPrint';
+import { analyzeImage } from '../../lib/media/imageAnalysis';
+import { encodePrint, decodePrint } from '../../lib/media/pixelPrint';
 import { tierOfPair, type TierFacts } from '../../lib/quality/pixelMatch';
 import path from 'node:path';
 import { photo, photosDir } from '../support/media';
 
-/** A copy's tier facts as the worker has them: its bytes' hash, size, and the print of a 256 px JPEG thumbnail. */
+/** A copy's tier facts as the worker has them: its bytes' hash, size, and the print its ingest made (as stored). */
 async function factsOf(bytes: Buffer): Promise<TierFacts> {
-  const metadata = await sharp(bytes).metadata();
-  const thumbnail = await sharp(bytes).resize(256, 256, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 80 }).toBuffer();
+  const { width, height, format, print } = await analyzeImage(bytes);
   const hash = createHash('sha256').update(bytes).digest('hex');
-  return { blobSha256: hash, width: metadata.width!, height: metadata.height!, sizeBytes: bytes.length, format: metadata.format!, print: decodePrint(encodePrint(await pixelPrintOf(thumbnail))) };
+  return { blobSha256: hash, width, height, sizeBytes: bytes.length, format, print: decodePrint(encodePrint(print)) };
 }
 
-describe('duplicate tiers from thumbnails', () => {
+describe('duplicate tiers from prints', () => {
   it('names the same bytes, the same picture resized, re-encoded, cropped or brightened, and a look-alike', async () => {
     const original = fs.readFileSync(photo('coffee'));
     const { width, height } = await sharp(original).metadata();

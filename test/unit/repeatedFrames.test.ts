@@ -2,16 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { analyzeImage } from '../../lib/media/imageAnalysis';
-import { pixelPrintOf } from '../../lib/media/pixelPrint';
 import { defaultVideoTools, extractFrames, probeVideo } from '../../lib/media/video';
 import { repeatedFrames } from '../../lib/quality/repeatedFrames';
 import { makeClip, makeStillClip, photo } from '../support/media';
 
-/** The repeats of a real video's frames sampled a second apart, as ingestion prints them (from their thumbnails). */
+/** The repeats of a real video's frames sampled a second apart, as ingestion prints them (from its decode). */
 async function repeatsOf(file: string): Promise<Array<number | null>> {
   const tools = defaultVideoTools();
   const frames = await extractFrames(tools, file, await probeVideo(tools, file), { everyMs: 1000, maxFrames: 300 });
-  const prints = await Promise.all(frames.map(async (frame) => pixelPrintOf((await analyzeImage(frame.jpeg)).thumbnail)));
+  const prints = await Promise.all(frames.map(async (frame) => (await analyzeImage(frame.jpeg)).print));
   return repeatedFrames(prints);
 }
 
