@@ -69,7 +69,7 @@ export async function seedSyntheticDataset(
   await refreshExploreCopies(db, versionId, (await db('dataset_versions').where({ id: versionId }).first('clustering_id')).clustering_id, 'all');
   await db.raw(
     `INSERT INTO media_issues (version_id, media_id, issue_type, confidence, details)
-     SELECT ?, id, t.issue, 0.8, CASE WHEN t.issue = 'duplicates' THEN jsonb_build_object('similarity', 0.9 + random() / 10) END
+     SELECT ?, id, t.issue, 0.8, CASE WHEN t.issue = 'duplicates' THEN jsonb_build_object('similarity', 0.9 + random() / 10, 'tier', 'near_identical') END
      FROM (SELECT id, row_number() OVER () AS n FROM media WHERE version_id = ?) m
      JOIN (VALUES ('dark', 20), ('blur', 33), ('duplicates', 50)) AS t(issue, every) ON m.n % t.every = 0`,
     [versionId, versionId],
