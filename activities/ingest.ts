@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import type { ChunkSelection, ChunkStep } from '../workflows/contracts';
 import { ingestChunk, type IngestDeps } from '../services/fileIngestion';
 import { planMediaChunks } from '../services/mediaChunkPlanning';
@@ -7,7 +8,9 @@ import { activityLiveness } from './liveness';
  * MEDIA_CHUNKS steps: thin adapters over services/mediaChunkPlanning.ts (the next window of chunks of the selected
  * files or media) and services/fileIngestion.ts (one chunk's files decoded into media, resumable).
  */
-export function createIngestActivities(deps: IngestDeps) {
+export function createIngestActivities(options: Omit<IngestDeps, 'decodes'> & { decodeConcurrency: number }) {
+  // One set of decode slots per process: the chunks it runs at once share them.
+  const deps: IngestDeps = { ...options, decodes: pLimit(options.decodeConcurrency) };
   return {
     planMediaChunks: (input: { selection: ChunkSelection; after: string | null; chunksDone: number }) => planMediaChunks(deps, input),
     ingestChunk: (step: ChunkStep) => ingestChunk(deps, activityLiveness(), step),

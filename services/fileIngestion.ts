@@ -26,8 +26,11 @@ export interface IngestDeps {
   modelInput?: ModelInputSpec;
   /** Files per chunk, and chunks of one run in flight at once (INDEX_CHUNK_SIZE, INDEX_CHUNK_CONCURRENCY). */
   chunks: { size: number; concurrency: number };
-  /** Files one chunk activity decodes at once. */
-  decodeConcurrency: number;
+  /**
+   * Files this process decodes at once (DECODE_CONCURRENCY), over all the chunk activities it runs: their decodes
+   * share these slots (activities/ingest.ts), so two worker processes on the cores run no more decodes than one.
+   */
+  decodes: pLimit.Limit;
 }
 
 /**
@@ -89,9 +92,9 @@ export async function ingestChunk(deps: IngestDeps, live: Liveness, step: ChunkS
   const todo = files.filter((file) => !done.has(file.id));
   const report = createChunkProgressReporter(db, step, 'index', { from: 0, to: 0.5 }, 'Decoding media');
   let ingested = 0;
-  // Files are decoded DECODE_CONCURRENCY at a time without pause: rows are written WRITE_BATCH files at a time,
-  // one write after another, while decoding goes on (a pause for each write left the cores idle).
-  const decode = pLimit(deps.decodeConcurrency);
+  // Files are decoded in the process's DECODE_CONCURRENCY slots without pause: rows are written WRITE_BATCH files at
+  // a time, one write after another, while decoding goes on (a pause for each write left the cores idle).
+  const decode = deps.decodes;
   const decoded: MediaGroup[] = [];
   let failure: { error: unknown } | undefined;
   let written: Promise<void> = Promise.resolve();
