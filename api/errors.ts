@@ -36,10 +36,14 @@ const DATABASE_DOWN = 'The database is unavailable; try again shortly';
 const TEMPORAL_DOWN = 'The workflow service (Temporal) is unavailable; try again shortly';
 const DEPENDENCY_DOWN = 'A service the API depends on is unreachable; try again shortly';
 const IDENTITY_PROVIDER_DOWN = 'The identity provider is unavailable; try again shortly';
+const WRITES_CONFLICTED = 'This change and a concurrent one waited on each other, and the database stopped this one; try again';
 
 // SQLSTATEs of a Postgres that is shutting down, recovering, full or too slow; class 08 (connection exceptions) too.
 // 57014: a statement cancelled by statement_timeout (DATABASE_QUERY_TIMEOUT_SECONDS).
 const PG_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+// A deadlock or a serialization failure: Postgres rolled the transaction back, and the same request can succeed now
+// (e.g. a label written while add_media places the same new media, which Explore's change counter locks).
+const PG_CONFLICT_CODES = new Set(['40P01', '40001']);
 // node-postgres reports a connection lost mid-query, or not opened within connectionTimeoutMillis ("timeout expired"), by message only.
 const PG_CONNECTION_LOST = /Connection terminated|Connection ended unexpectedly|encountered a connection error and is not queryable|^timeout expired$|Query read timeout$/;
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EAI_AGAIN']);
@@ -56,7 +60,7 @@ function* errorChain(error: unknown, depth = 0): Generator<unknown> {
   if (Array.isArray(wrapper.errors)) for (const inner of wrapper.errors) yield* errorChain(inner, depth + 1);
 }
 
-/** The detail of a 503 when `error` says Postgres or Temporal cannot be reached right now; undefined otherwise. */
+/** The detail of a 503 when `error` says Postgres or Temporal cannot be reached or served it right now; undefined otherwise. */
 function unavailableDependency(error: unknown): string | undefined {
   for (const link of errorChain(error)) {
     if (link instanceof KnexTimeoutError) return DATABASE_DOWN;
@@ -66,6 +70,7 @@ function unavailableDependency(error: unknown): string | undefined {
       continue;
     }
     const code = (link as { code?: unknown }).code;
+    if (typeof code === 'string' && PG_CONFLICT_CODES.has(code)) return WRITES_CONFLICTED;
     if (typeof code === 'string' && (PG_UNAVAILABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return DATABASE_DOWN;
     if (link instanceof Error && PG_CONNECTION_LOST.test(link.message)) return DATABASE_DOWN;
     if (typeof code === 'string' && SOCKET_CODES.has(code)) return DEPENDENCY_DOWN;

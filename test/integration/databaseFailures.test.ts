@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { knownError } from '../../api/errors';
 import { databaseErrorsWithoutSql } from '../../workers/dataFailures';
 import { startTestApi, type TestApi } from '../support/testStack';
 
@@ -47,5 +48,28 @@ describe('database errors leaving an activity', () => {
   it('leaves errors that are not the database’s as they are', () => {
     const error = new Error('a file went missing');
     expect(databaseErrorsWithoutSql(error)).toBe(error);
+  });
+
+  it('answers a deadlock with 503 and Retry-After: the database rolled the request back, and it may succeed now', async () => {
+    const { db } = api.deps;
+    await db.raw('CREATE TABLE deadlock_probe (id int PRIMARY KEY)');
+    await db.raw('INSERT INTO deadlock_probe VALUES (1), (2)');
+    // Two transactions each hold one row and then ask for the other's: Postgres ends one of them.
+    const holdBoth = (first: number, second: number, bothHeld: Promise<unknown>, held: () => void) =>
+      db.transaction(async (trx) => {
+        await trx.raw('SELECT id FROM deadlock_probe WHERE id = ? FOR UPDATE', [first]);
+        held();
+        await bothHeld;
+        await trx.raw('SELECT id FROM deadlock_probe WHERE id = ? FOR UPDATE', [second]);
+      });
+    let heldOne!: () => void, heldTwo!: () => void;
+    const oneHeld = new Promise<void>((resolve) => (heldOne = resolve));
+    const twoHeld = new Promise<void>((resolve) => (heldTwo = resolve));
+    const bothHeld = Promise.all([oneHeld, twoHeld]);
+    const outcomes = await Promise.allSettled([holdBoth(1, 2, bothHeld, heldOne), holdBoth(2, 1, bothHeld, heldTwo)]);
+    const failed = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(failed).toHaveLength(1);
+    expect((failed[0].reason as { code?: string }).code).toBe('40P01');
+    expect(knownError(failed[0].reason)).toEqual({ status: 503, detail: expect.stringContaining('try again'), retryAfterSeconds: 5 });
   });
 });
