@@ -35,13 +35,13 @@ export function createSelectionChunks(deps: { db: Db; vectors: VectorStore; chun
       return { chunks: chunksOf(pool.length, deps.chunks.size), concurrency: deps.chunks.concurrency };
     },
 
-    /** Reads a chunk's vectors (sketched when the pool is large) and stores them; a repeat overwrites. */
+    /** Reads a chunk's vectors (sketched when the pool is large) and stores them unless the task ended; a repeat overwrites. */
     async readChunk(live: Liveness, step: SelectionStep & { chunk: KnnChunk }): Promise<void> {
       const { version, pool } = await poolOf(step);
       const ids = pool.slice(step.chunk.start, step.chunk.end).map((row) => row.id);
       const read = { collection: imageCollection(version.vector_space_id), ids, sketch: sketched(pool.length), seed: step.seed };
       const vectors = await poolVectors(deps.vectors, live, read);
-      await writeSelectionPart(db, step.taskId, step.chunk.ordinal, { items: ids.length, vectors: vectorsToBytes(vectors) });
+      if (!(await writeSelectionPart(db, step.taskId, step.chunk.ordinal, { items: ids.length, vectors: vectorsToBytes(vectors) }))) return;
       const report = createProgressReporter(db, step, 'select', 'Chunks of the pool read', { from: 0, to: 0.5 });
       await report(await storedSelectionParts(db, step.taskId), step.chunks, true);
     },

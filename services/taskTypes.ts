@@ -5,6 +5,7 @@ import { hasPendingUploads } from '../db/repositories/ingestion';
 import { countBatchMedia, mediaCounts } from '../db/repositories/media';
 import { countFacets } from '../db/repositories/clusterFacets';
 import { analyzeExploredTables, vacuumMedia } from '../db/repositories/plannerStatistics';
+import { clearSelectionParts } from '../db/repositories/selectionParts';
 import { markRestoring } from '../db/repositories/snapshots';
 import { endTaskUnfinished, updateTaskProgress } from '../db/repositories/tasks';
 import { dropUnusedVersions, headVersion } from '../db/repositories/versions';
@@ -82,6 +83,9 @@ async function runEndStep(trx: Db, step: EndStep): Promise<void> {
       return endBatch(trx, step);
     case 'restore':
       await markRestoring(trx, step.snapshotId, null);
+      return;
+    case 'selectionParts':
+      await clearSelectionParts(trx, step.taskId);
       return;
   }
 }

@@ -1,3 +1,4 @@
+import { ACTIVE_TASK_STATUSES } from '../../lib/datasetTransitions';
 import type { Db } from '../connection';
 
 /** One chunk of a SELECTION task's pool: its items' vectors, `items` of them, one after another as float32. */
@@ -6,9 +7,18 @@ export interface SelectionPart {
   vectors: Buffer;
 }
 
-/** Stores chunk `chunk` of the task's pool; a repeated chunk (a retried activity) replaces its row. */
-export async function writeSelectionPart(db: Db, taskId: string, chunk: number, part: SelectionPart): Promise<void> {
-  await db('selection_parts').insert({ task_id: taskId, chunk, items: part.items, vectors: part.vectors }).onConflict(['task_id', 'chunk']).merge(['items', 'vectors']);
+/**
+ * Stores chunk `chunk` of the task's pool while the task is active, and says whether it did; a repeated chunk (a
+ * retried activity) replaces its row. The task's row is read FOR SHARE: an end that clears the chunks (its own, or a
+ * lost workflow's repair) waits for this write, or this write sees the task ended, so no chunk outlives its task.
+ */
+export async function writeSelectionPart(db: Db, taskId: string, chunk: number, part: SelectionPart): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const active = await trx('tasks').where({ task_id: taskId }).whereIn('status', ACTIVE_TASK_STATUSES).forShare().first('task_id');
+    if (!active) return false;
+    await trx('selection_parts').insert({ task_id: taskId, chunk, items: part.items, vectors: part.vectors }).onConflict(['task_id', 'chunk']).merge(['items', 'vectors']);
+    return true;
+  });
 }
 
 /** How many chunks of the task's pool are stored. */

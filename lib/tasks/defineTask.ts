@@ -24,7 +24,9 @@ export type EndStep =
   /** A batch's dataset goes back to `previousStatus`, or to PARTIAL INDEX when something of the batch (or an undecoded file) arrived. */
   | { kind: 'batch'; datasetId: string; batchId: string; previousStatus: DatasetStatus }
   /** A restore that did not happen: its snapshot no longer restoring, the half-made copy dropped after the transaction. */
-  | { kind: 'restore'; datasetId: string; snapshotId: string };
+  | { kind: 'restore'; datasetId: string; snapshotId: string }
+  /** A selection's stored chunks of its pool deleted. */
+  | { kind: 'selectionParts'; taskId: string };
 
 /** The dataset operation that starts a task: from which statuses, and the status its request claims in one guarded update. */
 export interface TaskOperation<Name extends string = string> {

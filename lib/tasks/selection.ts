@@ -1,4 +1,5 @@
-import { defineTask, givesBackClaim } from './defineTask';
+import type { DatasetStatus } from '../datasetTransitions';
+import { defineTask, givesBackClaim, type TaskRef } from './defineTask';
 
 const operation = { name: 'select_items', from: ['READY', 'PARTIAL INDEX'], claims: 'READ ONLY' } as const;
 
@@ -9,6 +10,6 @@ export const selectionTask = defineTask({
   workflow: 'selectionWorkflow',
   /** Reading the pool's vectors, then choosing and one write. */
   stages: { select: [5, 90] },
-  // Nothing was tagged: the dataset goes back to where it was.
-  endsUnfinished: givesBackClaim(operation),
+  // Nothing was tagged: the dataset goes back to where it was, and the chunks of the pool it read are forgotten.
+  endsUnfinished: (input: TaskRef & { previousStatus: DatasetStatus }) => [...givesBackClaim(operation)(input), { kind: 'selectionParts', taskId: input.taskId }],
 });

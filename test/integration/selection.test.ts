@@ -135,15 +135,13 @@ describe('selections for labelling', () => {
     expect(kept.map((row) => [row.media_id, row.selection_reason]).sort()).toEqual(picks.map((pick) => [pick.media_id, pick.reason]).sort());
   });
 
-  it('finishes a selection whose worker was killed mid-task, with the same tag', async () => {
-    const body = { strategy: 'representative', n: 6, tag: 'after a crash', seed: 9 };
-    const { task_id: taskId } = (await select(body).expect(202)).body;
-    // The worker runs in short slices until it has stored a chunk of the pool, then dies with chunks still to read.
-    const stored = async () => Number((await api.deps.db('selection_parts').where({ task_id: taskId }).count({ n: '*' }))[0].n);
-    const atKill = await eventually(
+  const stored = async (taskId: string) => Number((await api.deps.db('selection_parts').where({ task_id: taskId }).count({ n: '*' }))[0].n);
+  /** Runs the worker in short slices until it has stored a chunk of the task's pool, and leaves it frozen (SIGSTOP) with chunks still to read. */
+  const frozenWithAChunkStored = async (taskId: string) => {
+    const atFreeze = await eventually(
       async () => {
         worker.signal('SIGSTOP');
-        const [chunks, { status, status_message: message }] = await Promise.all([stored(), api.deps.db('tasks').where({ task_id: taskId }).first('status', 'status_message')]);
+        const [chunks, { status, status_message: message }] = await Promise.all([stored(taskId), api.deps.db('tasks').where({ task_id: taskId }).first('status', 'status_message')]);
         if (chunks === 0) worker.signal('SIGCONT');
         return { chunks, status, message };
       },
@@ -152,8 +150,14 @@ describe('selections for labelling', () => {
       'a chunk of the pool stored',
       20,
     );
-    expect(atKill).toMatchObject({ status: 'RUNNING', message: expect.stringMatching(/^(Reading the pool|Chunks of the pool read \([1-6]\/7\))$/) });
-    expect(atKill.chunks).toBeLessThan(7);
+    expect(atFreeze).toMatchObject({ status: 'RUNNING', message: expect.stringMatching(/^(Reading the pool|Chunks of the pool read \([1-6]\/7\))$/) });
+    expect(atFreeze.chunks).toBeLessThan(7);
+  };
+
+  it('finishes a selection whose worker was killed mid-task, with the same tag', async () => {
+    const body = { strategy: 'representative', n: 6, tag: 'after a crash', seed: 9 };
+    const { task_id: taskId } = (await select(body).expect(202)).body;
+    await frozenWithAChunkStored(taskId);
     await worker.kill();
     worker = spawnWorker(api.env, path.join(scratch, 'worker.log'), (how) => workerExited.push(how));
     expect(await finished(taskId)).toMatchObject({ status: 'COMPLETED' });
@@ -161,7 +165,22 @@ describe('selections for labelling', () => {
     expect(picks).toHaveLength(6);
     await selectAndWait({ ...body, tag: 'without a crash' });
     expect((await picksOf('without a crash')).map((pick) => [pick.media_id, pick.reason])).toEqual(picks.map((pick) => [pick.media_id, pick.reason]));
-    expect(await stored()).toBe(0);
+    expect(await stored(taskId)).toBe(0);
+  }, 180_000);
+
+  it('ends a selection whose workflow was lost FAILED, the dataset READY again and no chunk of its pool kept', async () => {
+    const { task_id: taskId } = (await select({ strategy: 'diversity', n: 4, tag: 'lost', seed: 2 }).expect(202)).body;
+    await frozenWithAChunkStored(taskId);
+    // Terminated as from the Temporal CLI while chunks are being read: the task list repairs the task.
+    await api.deps.temporal.workflow.getHandle(taskId).terminate('lost in a test');
+    expect(await finished(taskId)).toMatchObject({ status: 'FAILED', error_message: 'The workflow was terminated' });
+    expect(await stored(taskId)).toBe(0);
+    // The chunks under way when it was lost finish their reads after the repair, and store nothing.
+    worker.signal('SIGCONT');
+    await selectAndWait({ strategy: 'diversity', n: 4, tag: 'after a lost one', seed: 2 });
+    expect(await stored(taskId)).toBe(0);
+    expect((await api.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body.status_new).toBe('READY');
+    expect((await api.request.get(`/api/v1/dataset/${datasetId}/tags`).expect(200)).body.tags.map((tag: { name: string }) => tag.name)).not.toContain('lost');
   }, 180_000);
 });
 
