@@ -13,7 +13,7 @@ import { repeatedFrames } from '../lib/quality/repeatedFrames';
 import { sha256Hex } from '../lib/sha256';
 import { blobKey, modelInputKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ChunkSelection, ChunkStep, FileSelection } from '../workflows/contracts';
-import type { Liveness } from './taskLiveness';
+import { heartbeatOrStop, type Liveness } from './taskLiveness';
 import { createChunkProgressReporter } from './taskProgress';
 
 export interface IngestDeps {
@@ -118,7 +118,7 @@ export async function ingestChunk(deps: IngestDeps, live: Liveness, step: ChunkS
           return;
         }
         try {
-          decoded.push(await ingestFile(deps, step.batchId, file));
+          decoded.push(await ingestFile(deps, live, step.batchId, file));
         } catch (error) {
           failure ??= { error };
           return;
@@ -147,7 +147,7 @@ async function ingestImage(deps: IngestDeps, file: UploadedFile, base: NewMedia)
   }
 }
 
-async function ingestVideo(deps: IngestDeps, file: UploadedFile, base: NewMedia): Promise<MediaGroup> {
+async function ingestVideo(deps: IngestDeps, live: Liveness, file: UploadedFile, base: NewMedia): Promise<MediaGroup> {
   const { store } = deps;
   try {
     const { info, frames } = await store.withLocalFile(blobKey(file.blob_sha256), async (local) => {
@@ -159,6 +159,8 @@ async function ingestVideo(deps: IngestDeps, file: UploadedFile, base: NewMedia)
     const prints: PixelPrint[] = [];
     let videoThumb: string | null = null;
     for (const frame of frames) {
+      // A long video's frames take seconds: its task aborted or its workflow gone, the activity stops at the next one.
+      heartbeatOrStop(live, { frame: frame.index });
       const facts = await analyzeImage(frame.jpeg, deps.modelInput);
       const thumb = await storeBytes(store, facts.thumbnail);
       prints.push(facts.print);
@@ -193,7 +195,7 @@ async function ingestVideo(deps: IngestDeps, file: UploadedFile, base: NewMedia)
   }
 }
 
-function ingestFile(deps: IngestDeps, batchId: string, file: UploadedFile): Promise<MediaGroup> {
+function ingestFile(deps: IngestDeps, live: Liveness, batchId: string, file: UploadedFile): Promise<MediaGroup> {
   const base: NewMedia = {
     kind: file.media_kind,
     uploaded_file_id: file.id,
@@ -203,6 +205,6 @@ function ingestFile(deps: IngestDeps, batchId: string, file: UploadedFile): Prom
     size_bytes: Number(file.size_bytes),
     ...(file.label_field !== null && (file.label !== null || file.split !== null) && { custom_metadata: JSON.stringify(labelMetadata(file)) }),
   };
-  return file.media_kind === 'IMAGE' ? ingestImage(deps, file, base) : ingestVideo(deps, file, base);
+  return file.media_kind === 'IMAGE' ? ingestImage(deps, file, base) : ingestVideo(deps, live, file, base);
 }
 
