@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import type { ChunkSelection, ChunkStep } from '../workflows/contracts';
 import { ingestChunk, type IngestDeps } from '../services/fileIngestion';
 import { planMediaChunks } from '../services/mediaChunkPlanning';
-import { activityLiveness } from './liveness';
+import { activityLiveness, heartbeating } from './liveness';
 
 /**
  * MEDIA_CHUNKS steps: thin adapters over services/mediaChunkPlanning.ts (the next window of chunks of the selected
@@ -11,8 +11,9 @@ import { activityLiveness } from './liveness';
 export function createIngestActivities(options: Omit<IngestDeps, 'decodes'> & { decodeConcurrency: number }) {
   // One set of decode slots per process: the chunks it runs at once share them.
   const deps: IngestDeps = { ...options, decodes: pLimit(options.decodeConcurrency) };
-  return {
+  // A video's frames are extracted by one ffmpeg run each, for many seconds: the timer heartbeats meanwhile.
+  return heartbeating({
     planMediaChunks: (input: { selection: ChunkSelection; after: string | null; chunksDone: number }) => planMediaChunks(deps, input),
     ingestChunk: (step: ChunkStep) => ingestChunk(deps, activityLiveness(), step),
-  };
+  });
 }

@@ -152,7 +152,7 @@ async function ingestVideo(deps: IngestDeps, live: Liveness, file: UploadedFile,
   try {
     const { info, frames } = await store.withLocalFile(blobKey(file.blob_sha256), async (local) => {
       const info = await probeVideo(deps.video, local);
-      return { info, frames: await extractFrames(deps.video, local, info, deps.frames) };
+      return { info, frames: await extractFrames(deps.video, local, info, { ...deps.frames, signal: live.signal }) };
     });
     const frameRows: NewMedia[] = [];
     const frameIssues: Issue[][] = [];

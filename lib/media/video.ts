@@ -60,12 +60,13 @@ export interface ExtractedFrame {
 /**
  * Frames sampled evenly: one every `everyMs` (at least one, at most `maxFrames`), as JPEG.
  * Frame i is taken at i * interval + interval / 2, so short clips still yield their middle frame.
+ * An aborted `signal` stops it before the next frame with the signal's reason.
  */
 export async function extractFrames(
   tools: VideoTools,
   file: string,
   info: VideoInfo,
-  options: { everyMs: number; maxFrames: number },
+  options: { everyMs: number; maxFrames: number; signal?: AbortSignal },
 ): Promise<ExtractedFrame[]> {
   const count = Math.max(1, Math.min(options.maxFrames, Math.floor(info.durationMs / options.everyMs)));
   const interval = info.durationMs > 0 ? info.durationMs / count : 0;
@@ -73,6 +74,7 @@ export async function extractFrames(
   try {
     const frames: ExtractedFrame[] = [];
     for (let index = 0; index < count; index++) {
+      options.signal?.throwIfAborted();
       // Never seek past the start of the last frame, where ffmpeg would decode nothing.
       const lastFrameMs = info.fps > 0 ? info.durationMs - 1000 / info.fps : info.durationMs;
       const timeMs = Math.round(Math.min(index * interval + interval / 2, Math.max(0, lastFrameMs)));

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { analyzeImage } from '../../lib/media/imageAnalysis';
 import { defaultVideoTools, extractFrames, probeVideo } from '../../lib/media/video';
 import { repeatedFrames } from '../../lib/quality/repeatedFrames';
-import { makeClip, makeStillClip, photo } from '../support/media';
+import { makeClip, makeStillClip, makeVideo, photo } from '../support/media';
 
 /** The repeats of a real video's frames sampled a second apart, as ingestion prints them (from its decode). */
 async function repeatsOf(file: string): Promise<Array<number | null>> {
@@ -13,6 +13,16 @@ async function repeatsOf(file: string): Promise<Array<number | null>> {
   const prints = await Promise.all(frames.map(async (frame) => (await analyzeImage(frame.jpeg)).print));
   return repeatedFrames(prints);
 }
+
+describe('frames of a video', () => {
+  it('stops before the next frame once its signal is aborted, with the reason', async () => {
+    const tools = defaultVideoTools();
+    const file = makeVideo(3);
+    const cancelled = new AbortController();
+    cancelled.abort(new Error('activity cancelled'));
+    await expect(extractFrames(tools, file, await probeVideo(tools, file), { everyMs: 100, maxFrames: 30, signal: cancelled.signal })).rejects.toThrow('activity cancelled');
+  });
+});
 
 describe('repeated frames of a video', () => {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'repeats-'));
