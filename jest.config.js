@@ -33,4 +33,5 @@ module.exports = {
   // a heartbeat timeout, a server starting), and the others keep the cores busy meanwhile (with three, a quiet
   // 2-core machine still ran at about 1.5 cores).
   maxWorkers: 4,
+  testSequencer: '<rootDir>/test/support/longestFirst.js',
 };
