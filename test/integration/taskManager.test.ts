@@ -10,9 +10,9 @@ describe('task manager: list, filter, abort and retry DATASET_CREATION', () => {
   let longVideo: string;
 
   beforeAll(async () => {
-    // One frame every 100 ms of a 30 s video: ingestion takes long enough to abort it midway.
-    stack = await startTestStack({ VIDEO_FRAME_INTERVAL_MS: '100', VIDEO_MAX_FRAMES: '300' });
-    longVideo = makeVideo(30);
+    // One frame every 100 ms of a 10 s video: ingestion takes long enough to abort it midway.
+    stack = await startTestStack({ VIDEO_FRAME_INTERVAL_MS: '100', VIDEO_MAX_FRAMES: '100' });
+    longVideo = makeVideo(10);
   });
   afterAll(() => stack.close());
 
@@ -39,8 +39,8 @@ describe('task manager: list, filter, abort and retry DATASET_CREATION', () => {
     const media = await stack.deps.db('media').where({ version_id: await headVersionId(stack.deps.db, datasetId) });
     expect(media.filter((m) => m.kind !== 'VIDEO_FRAME').map((m) => m.file_name).sort()).toEqual(['coffee.jpg', 'pattern.mp4', 'rocket.jpg']);
     const frames = media.filter((m) => m.kind === 'VIDEO_FRAME');
-    expect(frames).toHaveLength(300);
-    expect(new Set(frames.map((f) => f.frame_index)).size).toBe(300);
+    expect(frames).toHaveLength(100);
+    expect(new Set(frames.map((f) => f.frame_index)).size).toBe(100);
     expect((await stack.request.get(`/api/v1/dataset/${datasetId}`).expect(200)).body).toMatchObject({ status_new: 'READY', n_videos: 1, n_images: 2 });
 
     expect((await stack.request.post(`/api/v1/tasks/${taskId}/retry`).expect(400)).body.detail).toBe(
