@@ -120,19 +120,33 @@ const mediaColumn = (key: Relevance['by'][number]['key']): string => `m.${key ==
 const clusterAt = (threshold: number): string => `m.cluster_ids[${threshold + 1}]`;
 
 /**
- * The media of a version some search of `relevance` found, with their cluster at `threshold` and their combined
- * `distance`, that pass every filter and are in a cluster: read from the media rows alone (for caption and concept
- * keys, from those keys' indexes, which carry each row's clusters), with no join on the memberships.
+ * The media of a version some search of `relevance` found (at a distance up to `cutoff`, when given), with their
+ * cluster at `threshold` and their combined `distance`, that pass every filter and are in a cluster: read from the
+ * media rows alone, looked up by the hits' keys (the ids by the primary key; caption and concept keys by their indexes,
+ * which carry each row's clusters), with no join on the memberships. Without the lookup by key, Postgres hashed
+ * every media row of the version to join a visual search's 1,000 hits (100,000 rows read for each search).
  */
-function rankedHits(db: Db, options: { versionId: string; threshold: number; filters: MediaFilter[]; relevance: Relevance }): Knex.QueryBuilder {
+function rankedHits(db: Db, options: { versionId: string; threshold: number; filters: MediaFilter[]; relevance: Relevance; cutoff?: number }): Knex.QueryBuilder {
+  const { relevance, cutoff } = options;
   const hits = db('media as m')
     .where('m.version_id', options.versionId)
     .whereRaw(`${clusterAt(options.threshold)} IS NOT NULL`)
+    .whereRaw(
+      `(${relevance.by.map((search) => `${mediaColumn(search.key)} = ANY(?::uuid[])`).join(' OR ')})`,
+      relevance.by.map((search) => (cutoff === undefined ? search.ids : search.ids.filter((_, i) => search.distances[i] <= cutoff))),
+    )
     .select(db.raw(`${clusterAt(options.threshold)} AS cluster_id`));
-  joinRelevance(hits, db, options.relevance, mediaColumn);
+  joinRelevance(hits, db, relevance, mediaColumn);
   for (const filter of options.filters) applyFilter(hits, db, filter);
   return hits;
 }
+
+/**
+ * Up to this many members in all, a ranked page's clusters' matches are read by their memberships rather than by the
+ * hits' keys. Postgres CPU for a caption-ranked page at 30,000 media, a third captioned (2026-12-06): 100 members 12 ms
+ * against 17 by the keys, 300 members 16.5 against 19, 1,000 members 27 against 20 (the keys' rows grow with the media).
+ */
+const RANKED_PAGE_BY_MEMBERS = 500;
 
 /** A cluster is known to be complete when its nearest member lies this far inside the next round's cut-off (the hits' distances are real in SQL). */
 const CUTOFF_SLACK = 1e-5;
@@ -150,7 +164,7 @@ const CUTOFF_SLACK = 1e-5;
 async function rankedCandidates(
   db: Db,
   options: { versionId: string; threshold: number; filters: MediaFilter[]; relevance: Relevance; offset: number; limit: number },
-): Promise<string[]> {
+): Promise<Array<{ cluster_id: string; size: number }>> {
   const { relevance } = options;
   const needed = options.offset + options.limit;
   const cutoffs = [...new Set(relevance.by.flatMap((search) => search.distances))]
@@ -159,10 +173,7 @@ async function rankedCandidates(
   for (let covered = 1; cutoffs.length > 0; ) {
     const every = covered >= cutoffs.length;
     const cutoff = cutoffs[Math.min(covered, cutoffs.length) - 1];
-    const found = rankedHits(db, options).whereRaw(
-        `(${relevance.by.map((search) => `${mediaColumn(search.key)} = ANY(?::uuid[])`).join(' OR ')})`,
-        relevance.by.map((search) => search.ids.filter((_, i) => search.distances[i] <= cutoff)),
-      );
+    const found = rankedHits(db, { ...options, cutoff });
     const clusters: Array<{ cluster_id: string; nearest: number; size: number }> = await db
       .from(found.as('f'))
       .join('clusters as c', 'c.id', 'f.cluster_id')
@@ -174,8 +185,7 @@ async function rankedCandidates(
     if (complete.length >= needed || every) {
       return complete
         .sort((a, b) => a.nearest - b.nearest || b.size - a.size || (a.cluster_id < b.cluster_id ? -1 : 1))
-        .slice(options.offset, needed)
-        .map((cluster) => cluster.cluster_id);
+        .slice(options.offset, needed);
     }
     covered = Math.max(2 * covered, Math.ceil((1.5 * needed * covered) / Math.max(1, complete.length)));
   }
@@ -384,10 +394,16 @@ export async function exploreClusters(
     const FIGURES = ['kind', 'parent_id', 'uniqueness_score', 'repeat_of_frame'];
     // Members of `clusterIds` when known (memberships of the threshold already: asking for it too made Postgres
     // intersect them with every membership of the threshold, 100 ms at 1M), else of every cluster of the threshold.
-    const matchingMembers = (clusterIds?: string[]) => {
+    // With `byMembership`, a ranked page's matches are read by its clusters' members (few, see RANKED_PAGE_BY_MEMBERS).
+    const matchingMembers = (clusterIds?: string[], byMembership = false) => {
       if (options.relevance) {
         const hits = rankedHits(db, { ...options, relevance: options.relevance }).select('m.id', ...FIGURES.map((column) => `m.${column}`));
-        return clusterIds ? hits.whereRaw(`${clusterAt(options.threshold)} = ANY(?::uuid[])`, [clusterIds]) : hits;
+        if (!clusterIds) return hits;
+        hits.whereRaw(`${clusterAt(options.threshold)} = ANY(?::uuid[])`, [clusterIds]);
+        if (!byMembership) return hits;
+        // An array, so that the planner looks the rows up by key rather than weigh a join against reading every row.
+        const members = db('cluster_members as cm').where('cm.clustering_id', clusteringOf(db, options.versionId)).whereRaw('cm.cluster_id = ANY(?::uuid[])', [clusterIds]);
+        return hits.whereRaw('m.id = ANY(ARRAY(?))', [members.select('cm.media_id')]);
       }
       const members = db('cluster_members as cm').where('cm.clustering_id', clusteringOf(db, options.versionId)).select('cm.cluster_id', 'cm.media_id as id');
       if (clusterIds) members.whereRaw('cm.cluster_id = ANY(?::uuid[])', [clusterIds]);
@@ -405,10 +421,14 @@ export async function exploreClusters(
     // Which clusters can be on the page, when that is known without counting every match: a ranked page's
     // own clusters in order, or the clusters a filtered page and those before it can hold.
     // A search by media id (visual) matches at most its hits: counting them all is cheap.
+    const rankedPage =
+      options.relevance && !options.relevance.by.every((search) => search.key === 'id')
+        ? await rankedCandidates(db, { ...options, relevance: options.relevance, ...pageRange })
+        : undefined;
+    // A ranked page of few members reads them by key (a caption search's keys alone read a third of the version's media rows).
+    const byMembership = rankedPage !== undefined && rankedPage.reduce((sum, cluster) => sum + cluster.size, 0) <= RANKED_PAGE_BY_MEMBERS;
     const candidates = options.relevance
-      ? options.relevance.by.every((search) => search.key === 'id')
-        ? undefined
-        : await rankedCandidates(db, { ...options, relevance: options.relevance, ...pageRange })
+      ? rankedPage?.map((cluster) => cluster.cluster_id)
       : ((uniqueness !== undefined ? await uniquenessCandidates(db, { ...options, atLeast: uniqueness, needed: pageRange.offset + pageRange.limit }) : undefined) ??
         (await biggestFirstCandidates(db, { ...options, matching: matchingMembers, needed: pageRange.offset + pageRange.limit })));
     // Every match of a filter that reads the media row: the rows alone, with the cluster each keeps, without joining the
@@ -421,7 +441,7 @@ export async function exploreClusters(
       for (const filter of options.filters) applyFilter(rows, db, filter);
       return rows;
     };
-    const matching = candidates || options.relevance || byIdOnly ? matchingMembers(candidates) : everyMediaRowMatch();
+    const matching = candidates || options.relevance || byIdOnly ? matchingMembers(candidates, byMembership) : everyMediaRowMatch();
     // Ranked pages order ties by the clusters' stored sizes, filtered pages by how many members pass.
     const grouped = () => {
       if (!options.relevance) return db('matching').groupBy('cluster_id').select('cluster_id', db.raw('count(*)::int as size'), db.raw('min(distance) as relevance'));
@@ -432,8 +452,10 @@ export async function exploreClusters(
         .where('c.clustering_id', clusteringOf(db, options.versionId))
         .select('mt.cluster_id', 'c.size', 'mt.relevance');
       // The page's own clusters by their key: the planner, expecting many more matches than there are, read every
-      // cluster row instead (200 ms at 1M, where a whole analysis had left the table 400 MB of dead rows).
-      if (candidates) return sizes.whereRaw('c.id = ANY(?::uuid[])', [candidates]);
+      // cluster row instead (200 ms at 1M, where a whole analysis had left the table 400 MB of dead rows). Matches read
+      // by membership it takes for few, and it then looked the ids up again for each (8 ms for 100 clusters).
+      if (candidates && !byMembership) return sizes.whereRaw('c.id = ANY(?::uuid[])', [candidates]);
+      if (candidates) return sizes;
       // Sizes only order clusters equally near: only those up to the page's end, and those as near as its last, need
       // theirs (a visual search's 1,000 hits read as many cluster rows to order 100).
       const pageEnd = db('matching').groupBy('cluster_id').select(db.raw('min(distance)')).orderByRaw('1').offset(pageRange.offset + pageRange.limit - 1).limit(1);

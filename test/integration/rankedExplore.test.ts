@@ -121,6 +121,35 @@ describe('ranked Explore pages (real Postgres)', () => {
     }
   });
 
+  it('reads a page of many members by the hits, and one of few by its clusters\' members, alike', async () => {
+    // 120 clusters of 6: page 0 holds 600 members (read by the caption keys), page 1 holds 120 (read by membership).
+    const { db } = api.deps;
+    const { versionId: version, clusteringId } = await emptyReadyVersion(db, 'ranked big clusters');
+    const bigClusters = Array.from({ length: 120 }, () => randomUUID());
+    const members = Array.from({ length: 720 }, (_, i) => ({ id: randomUUID(), cluster: bigClusters[i % 120], caption: (i * 7) % 40, uniqueness: (i % 13) / 13 }));
+    await db('media').insert(members.map((item, i) => ({
+      version_id: version, id: item.id, kind: 'IMAGE', batch_id: randomUUID(), file_name: `b${i}.jpg`, blob_sha256: 'b'.repeat(64),
+      caption: captions[item.caption], uniqueness_score: item.uniqueness, embedded: true,
+    })));
+    await db('clusters').insert(bigClusters.map((id) => ({ clustering_id: clusteringId, id, threshold: 0, n_images: 6, n_frames: 0, n_videos: 0, size: 6 })));
+    await db('cluster_members').insert(members.map((item) => ({ clustering_id: clusteringId, threshold: 0, media_id: item.id, cluster_id: item.cluster })));
+    await refreshExploreCopies(db, version, clusteringId, 'all');
+    // Each cluster by its nearest member, ties by id; its previews nearest first, then most unique.
+    const distance = (item: (typeof members)[number]) => Math.fround(captionDistances[item.caption]);
+    const want = bigClusters
+      .map((cluster) => {
+        const inside = members.filter((item) => item.cluster === cluster).sort((a, b) => distance(a) - distance(b) || b.uniqueness - a.uniqueness || (a.id < b.id ? -1 : 1));
+        return { cluster_id: cluster, n: inside.length, nearest: distance(inside[0]), previews: inside.map((item) => item.id) };
+      })
+      .sort((a, b) => a.nearest - b.nearest || (a.cluster_id < b.cluster_id ? -1 : 1));
+    for (const page of [0, 1]) {
+      const got = await exploreClusters(db, { versionId: version, threshold: 0, page, filters: [], relevance: { by: [captionSearch] } });
+      const shown = want.slice(page * 100, page * 100 + 100);
+      expect(got.map((cluster) => ({ cluster_id: cluster.cluster_id, n: cluster.n_images }))).toEqual(shown.map(({ cluster_id, n }) => ({ cluster_id, n })));
+      got.forEach((cluster, i) => expect(cluster.previews.map((preview) => preview.id)).toEqual(shown[i].previews));
+    }
+  });
+
   it('shows nothing when no search found anything', async () => {
     expect(await explored({ by: [{ key: 'caption_key', ids: [], distances: [] }] }, [], 0)).toEqual([]);
   });
