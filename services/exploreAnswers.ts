@@ -33,9 +33,25 @@ export function createExploreAnswers(db: Db, maxBytes: number) {
       forget(oldest);
     }
   };
+  // The reading requests wait for: it starts after each of them was called, after the one under way (if any) ends.
+  let underWayReading: Promise<unknown> = Promise.resolve();
+  let nextReading: Promise<Record<ExploreScope, bigint>> | undefined;
+  /**
+   * The generations as of a moment after the call. Requests arriving together share one reading (under load each
+   * request read them on its own: a query per request and one more per answer computed).
+   */
+  const generationsNow = () => {
+    nextReading ??= underWayReading.then(() => {
+      nextReading = undefined;
+      const reading = exploreGenerations(db);
+      underWayReading = reading.catch(() => undefined);
+      return reading;
+    });
+    return nextReading;
+  };
   /** The generations now; a scope's that grew forgets its answers. */
   const read = async () => {
-    const now = await exploreGenerations(db);
+    const now = await generationsNow();
     for (const scope of ['every', 'clustered'] as const) {
       if (now[scope] <= generations[scope]) continue;
       generations[scope] = now[scope];

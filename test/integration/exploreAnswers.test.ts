@@ -5,6 +5,7 @@ import { applyLabel } from '../../db/repositories/labels';
 import { requireDataset } from '../../services/datasetAccess';
 import { decideDuplicates } from '../../services/duplicates';
 import { exploreGenerations } from '../../db/repositories/exploreChanges';
+import { createExploreAnswers } from '../../services/exploreAnswers';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
 
@@ -246,6 +247,36 @@ describe('Explore answers remembered until what they read changes (real Postgres
       await writer.rollback();
     }
     await db('media').where({ version_id: versionId, id: added }).delete();
+  });
+
+  it('reads the generations once for requests called together, and anew for a request called after a write', async () => {
+    const { db } = api.deps;
+    const answers = createExploreAnswers(db, 1024 * 1024);
+    let readings = 0;
+    const counted = (query: { sql: string }) => {
+      if (query.sql.includes('explore_changes')) readings++;
+    };
+    db.on('query', counted);
+    try {
+      const keys = ['a', 'b', 'c', 'd'];
+      const seen: number[] = [];
+      const first = await Promise.all(keys.map((key) => answers.answer(key, 'every', async () => {
+        seen.push(readings);
+        return `"${key} 1"`;
+      })));
+      // Four different requests, one reading before any of them was computed.
+      expect(seen).toEqual([1, 1, 1, 1]);
+      expect(first.map((answer) => answer.source)).toEqual(['miss', 'miss', 'miss', 'miss']);
+      const again = await Promise.all(keys.map((key) => answers.answer(key, 'every', async () => `"${key} 2"`)));
+      expect(again.map((answer) => [answer.source, answer.body.toString()])).toEqual(keys.map((key) => ['hit', `"${key} 1"`]));
+      // A write committed before the call: the reading it waits for sees it.
+      await db('tags').insert({ version_id: versionId, name: 'counted' });
+      const after = await answers.answer('a', 'every', async () => '"a 3"');
+      expect([after.source, after.body.toString()]).toEqual(['miss', '"a 3"']);
+    } finally {
+      db.off('query', counted);
+      await db('tags').where({ version_id: versionId, name: 'counted' }).delete();
+    }
   });
 
   it('computes equal requests under way once', async () => {
