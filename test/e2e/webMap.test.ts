@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { createDb } from '../../db/connection';
 import { seedMapPoints, seedSyntheticDataset } from '../../scripts/bench/syntheticDataset';
 import { createReadyDataset } from '../support/datasets';
-import { insidePolygon, mapPage } from '../support/map';
+import { insidePolygon, lassoThrough, mapPage } from '../support/map';
 import { photo, PHOTO_NAMES } from '../support/media';
 import { expectText, startWebApp, type WebApp } from '../support/webApp';
 
@@ -56,13 +56,7 @@ describe('web app: dataset map', () => {
     const corners: Array<[number, number]> = [[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]];
     await page.mouse.move(x0, y0);
     await page.mouse.down();
-    for (let c = 1; c < corners.length; c++) {
-      for (let step = 1; step <= 20; step++) {
-        const t = step / 20;
-        await page.mouse.move(corners[c - 1][0] + (corners[c][0] - corners[c - 1][0]) * t, corners[c - 1][1] + (corners[c][1] - corners[c - 1][1]) * t);
-        await page.waitForTimeout(5);
-      }
-    }
+    await lassoThrough(page, corners.slice(1));
     await page.mouse.up();
     await web.screenshot('map-lassoed');
 
@@ -117,7 +111,7 @@ describe('web app: dataset map', () => {
     const loop: Array<[number, number]> = [start, [edge, start[1]], [edge, box.y + 4], [box.x + 4, box.y + 4], [box.x + 4, box.y + box.height - 4], [edge, box.y + box.height - 4], [edge, start[1]], start];
     await page.mouse.move(...start);
     await page.mouse.down();
-    for (let c = 1; c < loop.length; c++) await page.mouse.move(...loop[c], { steps: 15 });
+    await lassoThrough(page, loop.slice(1));
     await page.mouse.up();
     const size = page.getByTestId('selection-size');
     await expectText(size, /lassoed images? selected$/);
@@ -155,7 +149,7 @@ describe('web app: dataset map', () => {
     const corners: Array<[number, number]> = [[box.x + 4, box.y + 4], [box.x + box.width - 4, box.y + 4], [box.x + box.width - 4, box.y + box.height - 4], [box.x + 4, box.y + box.height - 4], [box.x + 4, box.y + 4]];
     await page.mouse.move(...corners[0]);
     await page.mouse.down();
-    for (const corner of corners.slice(1)) await page.mouse.move(...corner, { steps: 15 });
+    await lassoThrough(page, corners.slice(1));
     await page.mouse.up();
     await expectText(page.getByTestId('selection-size'), new RegExp(`^${kept.length} lassoed images selected$`));
     await page.getByRole('link', { name: new RegExp(`^Open the ${kept.length} lassoed images in Explore$`) }).click();
@@ -200,9 +194,7 @@ describe('web app: dataset map', () => {
     await page.keyboard.down('Shift');
     await page.mouse.move(box.x + 4, box.y + 4);
     await page.mouse.down();
-    for (const [x, y] of [[cx, box.y + 4], [cx, box.y + box.height - 4], [box.x + 4, box.y + box.height - 4], [box.x + 4, box.y + 4]]) {
-      await page.mouse.move(x, y, { steps: 15 });
-    }
+    await lassoThrough(page, [[cx, box.y + 4], [cx, box.y + box.height - 4], [box.x + 4, box.y + box.height - 4], [box.x + 4, box.y + 4]]);
     await page.mouse.up();
     await page.keyboard.up('Shift');
     const size = page.getByTestId('selection-size');

@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import type { Test } from 'supertest';
 
 export interface MapPage {
@@ -73,4 +74,17 @@ export function lowerLeftTriangle(page: Pick<MapPage, 'x' | 'y'>): Array<[number
     if (sums[i] - sums[i - 1] > widest) [widest, c] = [sums[i] - sums[i - 1], (sums[i] + sums[i - 1]) / 2];
   }
   return [[-10, -10], [c + 10, -10], [-10, c + 10]];
+}
+
+/**
+ * Moves the pressed mouse from where it is through `corners` (screen points), a few steps a side, as a lasso is drawn.
+ * Each move waits for the page to draw it (slow on a software WebGL), and the sides are straight, so a few steps
+ * draw the same polygon as many. regl-scatterplot keeps one position every 10 ms (lassoMinDelay) and the last of
+ * quicker ones, so the mouse rests at each corner and no corner is dropped.
+ */
+export async function lassoThrough(page: Page, corners: ReadonlyArray<readonly [number, number]>, steps = 4): Promise<void> {
+  for (const [x, y] of corners) {
+    await page.mouse.move(x, y, { steps });
+    await page.waitForTimeout(20);
+  }
 }
