@@ -104,14 +104,26 @@ function sampleSide(width: number, height: number, spec: ModelInputSpec | undefi
 }
 
 /**
+ * The JPEG file to decode with libjpeg's DCT scaling at the largest of 1/2, 1/4, 1/8 that still leaves the
+ * sample its `side` (a libvips load option after the path). sharp's own shrink-on-load skips an exact 2x, 4x or
+ * 8x shrink (e.g. 1024 px to 512) and decodes at twice the size then; from 24x on it scales by 1/8 itself and
+ * would reload the file by its path, so it is left to.
+ */
+function scaledJpegPath(path: string, long: number, side: number): string {
+  const shrink = long / side;
+  const scale = shrink >= 8 ? 8 : shrink >= 4 ? 4 : shrink >= 2 ? 2 : 1;
+  return scale === 1 || shrink >= 24 ? path : `${path}[shrink=${scale}]`;
+}
+
+/**
  * Decodes an image (path or bytes) once, honouring EXIF orientation, and makes from that one
  * shrink-on-load decode the thumbnail, the quality figures and, given a model's input spec, the
  * model input. Throws UndecodableMediaError when it cannot.
  */
 export async function analyzeImage(input: string | Buffer, modelInput?: ModelInputSpec): Promise<ImageFacts> {
   try {
-    const source = sharp(input, { failOn: 'error', limitInputPixels: 268_402_689 }).rotate();
-    const metadata = await source.metadata();
+    const options = { failOn: 'error', limitInputPixels: 268_402_689 } as const;
+    const metadata = await sharp(input, options).metadata();
     const swap = (metadata.orientation ?? 1) >= 5;
     const width = swap ? metadata.height : metadata.width;
     const height = swap ? metadata.width : metadata.height;
@@ -119,7 +131,9 @@ export async function analyzeImage(input: string | Buffer, modelInput?: ModelInp
     // The one decode: an sRGB sample, alpha kept (the thumbnail and the quality figures flatten it
     // on white; flattening after the resize is the same sum).
     const side = sampleSide(width, height, modelInput);
-    const decoded = (await source
+    const scaled = typeof input === 'string' && metadata.format === 'jpeg' ? scaledJpegPath(input, Math.max(width, height), side) : input;
+    const decoded = (await sharp(scaled, options)
+      .rotate()
       .resize(side, side, { fit: 'inside', withoutEnlargement: true })
       .toColourspace('srgb')
       .raw()
