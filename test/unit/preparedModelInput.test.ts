@@ -6,6 +6,7 @@ import { encodeImageBlobs } from '../../services/imageEncoding';
 import { loadConfig } from '../../lib/config';
 import { analyzeImage } from '../../lib/media/imageAnalysis';
 import { imagePixels, loadImageEncoder, type ImageEncoder } from '../../lib/ml/imageEncoder';
+import { matchPrints } from '../../lib/quality/pixelMatch';
 import { sha256Hex } from '../../lib/sha256';
 import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
 import { blobKey, modelInputKey } from '../../lib/storage/objectStore';
@@ -23,7 +24,10 @@ describe("the model input prepared by the ingest's one decode", () => {
   /** The fp32 model, on which the thresholds were calibrated: the reference for how close the two decodes are. */
   let fp32: ImageEncoder;
   /** Larger variants, so shrink-on-load, EXIF rotation, alpha and colourspaces are all exercised. */
-  let variants: Array<[string, Buffer]>;
+  let variants: Array<[string, Buffer | string]>;
+  /** JPEG files a DCT-scaled decode gives the sample exactly (1024 px: 1/2, 2048 px: 1/4), beside their bytes. */
+  let scaledFiles: Array<{ file: string; bytes: Buffer }>;
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'scaled-jpeg-'));
 
   beforeAll(async () => {
     const config = loadConfig({});
@@ -44,8 +48,22 @@ describe("the model input prepared by the ingest's one decode", () => {
       ['cut-out PNG', await sharp(big).joinChannel(cutout, { raw: { width: 3000, height: 2000, channels: 1 } }).png().toBuffer()],
       ['tiny PNG', await sharp(chelsea).resize(100, 60).png().toBuffer()],
     ];
+    scaledFiles = [];
+    for (const [name, image] of [
+      ['1024x683.jpg', sharp(big).resize(1024, 683)],
+      ['2048x1365 EXIF orientation 6.jpg', sharp(big).resize(2048, 1365).withMetadata({ orientation: 6 })],
+    ] as const) {
+      const file = path.join(scratch, name);
+      const bytes = await image.jpeg({ quality: 90 }).toBuffer();
+      fs.writeFileSync(file, bytes);
+      scaledFiles.push({ file, bytes });
+      variants.push([`${name} file`, file]);
+    }
   });
-  afterAll(() => Promise.all([encoder.close(), fp32.close()]));
+  afterAll(async () => {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    await Promise.all([encoder.close(), fp32.close()]);
+  });
 
   /** Where the embeddings of the prepared inputs are further than `least` from those of the separate decode, or name another top class. */
   async function disagreements(model: ImageEncoder, least: number) {
@@ -85,6 +103,20 @@ describe("the model input prepared by the ingest's one decode", () => {
     expect(withInput.modelInput).toHaveLength(encoder.input.size * encoder.input.size * 3);
     expect({ ...withInput, modelInput: undefined }).toEqual({ ...without, modelInput: undefined });
     expect([withInput.width, withInput.height]).toEqual([2000, 3000]);
+  });
+
+  it("decodes a JPEG file at the DCT scale its sample needs, with the full decode's size, thumbnail and figures", async () => {
+    for (const { file, bytes } of scaledFiles) {
+      // The same bytes in memory are decoded at the scale sharp chooses itself (twice the sample, then resized).
+      const [scaled, full] = await Promise.all([analyzeImage(file, encoder.input), analyzeImage(bytes, encoder.input)]);
+      expect([scaled.width, scaled.height, scaled.format]).toEqual([full.width, full.height, full.format]);
+      const thumbnails = await Promise.all([scaled, full].map(async ({ thumbnail }) => (({ width, height }) => [width, height])(await sharp(thumbnail).metadata())));
+      expect(thumbnails[0]).toEqual(thumbnails[1]);
+      expect(Math.abs(scaled.meanLuma - full.meanLuma)).toBeLessThan(0.5);
+      expect(scaled.sharpness / full.sharpness).toBeGreaterThan(0.8);
+      expect(scaled.sharpness / full.sharpness).toBeLessThan(1.25);
+      expect(matchPrints(scaled.print, full.print).detail).toBeGreaterThan(0.99);
+    }
   });
 
   it('embeds from the stored input, and decodes the original of media indexed before there was one', async () => {
