@@ -5,7 +5,7 @@ import { placeMap } from '../lib/clustering/incrementalGraph';
 import { storedClustersAround, type StoredClusters } from '../lib/clustering/keptClusters';
 import { neighboursIn, undirectedEdgeCount } from '../lib/clustering/knnGraph';
 import { unitVector } from '../lib/map/embedSample';
-import { placedSample, placeItems } from '../lib/map/layoutMap';
+import { placedSample, placeItems, refineAddedItems, surroundingsOf } from '../lib/map/layoutMap';
 import { shuffled } from '../lib/map/shuffled';
 import { outlierZ, scoreNeighbours, type NeighbourScores, type NeighbourStats } from '../lib/quality/neighbourScores';
 import type { VectorStore } from '../lib/vectors/vectorStore';
@@ -144,8 +144,9 @@ function* changedScoreSlices(stored: StoredGraphAnalysis, changed: Uint8Array, s
 
 /**
  * Places the changed embedded items the map lacks, on the map as it is (placeItems: from their neighbours' points,
- * else near the nearest of an even sample of the placed items). Every other embedded item is on the map (the stored
- * analysis placed it), so only the points of the changed items' neighbours and of the sample are read.
+ * else near the nearest of an even sample of the placed items), then moves them so their nearest on the map are their
+ * kNN neighbours (refineAddedItems; every other point stays). Every other embedded item is on the map (the stored
+ * analysis placed it), so only the points of the changed items' surroundings and of the sample are read.
  */
 async function placeChangedItems(
   db: Db,
@@ -182,6 +183,10 @@ async function placeChangedItems(
     await readPoints(sample);
     return (await vectorsOf(sample)).map(unitVector);
   };
-  await placeItems({ positions, placed, items: unplaced, neighboursOf: (i) => neighboursIn(graph, i), vectorsOf, sample, sampleVectors });
+  const neighboursOf = (i: number) => neighboursIn(graph, i);
+  await placeItems({ positions, placed, items: unplaced, neighboursOf, vectorsOf, sample, sampleVectors });
+  const surroundings = surroundingsOf(unplaced, neighboursOf);
+  await readPoints(surroundings.filter((i) => !placed[i]));
+  await refineAddedItems({ positions, count: ids.length, added: unplaced, surroundings: surroundings.filter((i) => placed[i]), neighboursOf });
   return shuffled(unplaced, 11).map((i) => ({ mediaId: ids[i], x: positions[i * 2], y: positions[i * 2 + 1] }));
 }

@@ -123,6 +123,49 @@ export async function placeItems(input: {
   }
 }
 
+/** `items`, their kNN neighbours and their neighbours' neighbours: where the points near new ones on the map mostly are. */
+export function surroundingsOf(items: readonly number[], neighboursOf: MapLayoutInput['neighboursOf']): number[] {
+  const near = new Set(items);
+  for (let hop = 0, from = [...items]; hop < 2; hop++) {
+    const next: number[] = [];
+    for (const item of from) {
+      for (const { index } of neighboursOf(item)) {
+        if (near.has(index)) continue;
+        near.add(index);
+        next.push(index);
+      }
+    }
+    from = next;
+  }
+  return [...near];
+}
+
+/**
+ * Moves the `added` items (placed by placeItems) as the layout's last step moves every point, so that their nearest
+ * on the map are their kNN neighbours, while every other point stays where it is (a client's map keeps its points).
+ * The forces work among `surroundings` (surroundingsOf the added items), whose points `positions` holds.
+ */
+export async function refineAddedItems(input: {
+  positions: Float32Array;
+  count: number;
+  added: readonly number[];
+  surroundings: readonly number[];
+  neighboursOf: MapLayoutInput['neighboursOf'];
+}): Promise<void> {
+  const { positions, surroundings } = input;
+  const added = new Set(input.added);
+  const movable = Uint8Array.from(surroundings, (item) => (added.has(item) ? 1 : 0));
+  const points = Float32Array.from({ length: surroundings.length * 2 }, (_, p) => positions[surroundings[p >> 1] * 2 + (p & 1)] * REFINE_SCALE);
+  // A round's work is the added points' (the others stay in a tree made once).
+  const rounds = Math.min(REFINE_ROUNDS, Math.floor(REFINE_POINT_ROUNDS / Math.max(1, added.size)));
+  await refineNeighbourhoods(points, nearestAmong(input.count, surroundings, input.neighboursOf), rounds, movable);
+  surroundings.forEach((item, p) => {
+    if (!movable[p]) return;
+    positions[item * 2] = points[p * 2] / REFINE_SCALE;
+    positions[item * 2 + 1] = points[p * 2 + 1] / REFINE_SCALE;
+  });
+}
+
 /** An even sample of the placed `items` (their map's stand-ins when new items reach none by neighbours). */
 export function placedSample(items: readonly number[], placed: Uint8Array, size = MAP_SAMPLE_SIZE): number[] {
   return evenSample(items.filter((item) => placed[item]), size);

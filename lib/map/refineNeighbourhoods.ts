@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { mapNeighbours } from './mapNeighbours';
+import { mapNeighbours, mapTree } from './mapNeighbours';
 import { clip, fuzzyGraph, TURN_MS, type NearestRows } from './umap';
 
 /** Map neighbours looked at per point in a round: the ones among them that are not its kNN neighbours are pushed off. */
@@ -15,10 +15,14 @@ const EPOCHS_PER_ROUND = 2;
  * EPOCHS_PER_ROUND epochs, pulling each point towards its fuzzy-graph neighbours and pushing it from those of its map
  * neighbours that are not (UMAP's attraction and repulsion, aimed where it matters rather than at random points, with
  * the curve a = b = 1, t-SNE's, which kept as many neighbours as UMAP's min_dist 0.1 for a third less time, no
- * Math.pow). Deterministic: no randomness. Epochs run in turns of at most TURN_MS.
+ * Math.pow). Deterministic: no randomness. Epochs run in turns of at most TURN_MS. With `movable`, only the points it
+ * marks move; the others pull and push them from where they are.
  */
-export async function refineNeighbourhoods(positions: Float32Array, nearest: NearestRows, rounds: number): Promise<Float32Array> {
+export async function refineNeighbourhoods(positions: Float32Array, nearest: NearestRows, rounds: number, movable?: Uint8Array): Promise<Float32Array> {
   const { count } = nearest;
+  const moving = Int32Array.from({ length: count }, (_, i) => i).filter((i) => !movable || movable[i] === 1);
+  // Points that stay are put in a tree once; each round's tree holds only the moving ones.
+  const staying = movable && mapTree(positions, Int32Array.from({ length: count }, (_, i) => i).filter((i) => movable[i] !== 1));
   const { heads, tails, weights } = fuzzyGraph(nearest);
   // The graph's edges by head (CSR): point i's are others[starts[i]] … others[starts[i + 1] - 1].
   const starts = new Int32Array(count + 1);
@@ -36,15 +40,17 @@ export async function refineNeighbourhoods(positions: Float32Array, nearest: Nea
   let turnStarted = Date.now();
   for (let round = 0; round < rounds; round++) {
     // Each point's map neighbours that are not its graph neighbours (-1 for those that are).
-    const intruders = mapNeighbours(positions, count, MAP_NEIGHBOURS);
-    for (let i = 0; i < count; i++) {
+    const intruders = staying ? mapNeighbours(positions, count, MAP_NEIGHBOURS, moving, [staying, mapTree(positions, moving)]) : mapNeighbours(positions, count, MAP_NEIGHBOURS);
+    for (let m = 0; m < moving.length; m++) {
+      const i = moving[m];
       for (let h = i * MAP_NEIGHBOURS; h < (i + 1) * MAP_NEIGHBOURS; h++) {
         for (let edge = starts[i]; edge < starts[i + 1]; edge++) if (others[edge] === intruders[h]) intruders[h] = -1;
       }
     }
     for (let e = 0; e < EPOCHS_PER_ROUND; e++, epoch++) {
       const alpha = LEARNING_RATE * (1 - epoch / epochs);
-      for (let i = 0; i < count; i++) {
+      for (let m = 0; m < moving.length; m++) {
+        const i = moving[m];
         const [x, y] = [i * 2, i * 2 + 1];
         for (let edge = starts[i]; edge < starts[i + 1]; edge++) {
           const j = others[edge] * 2;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:map-quality [-- N] [--photos M] [--sample S]`: how well the map keeps neighbours. Embeds N Fashion-MNIST
+ * `npm run bench:map-quality [-- N] [--photos M] [--sample S] [--added F]`: how well the map keeps neighbours. Embeds N Fashion-MNIST
  * photos (scripts/fetch-labelled-images.sh, 10 classes) and M bench photos (prepareImages: variants of ~110 photos,
  * each photo's variants one family of near-copies) with the image model, builds their kNN graph as the analysis does
  * (GRAPH_K nearest by cosine, exact), lays the map out with layoutMap (the analysis's code) and reports, per set:
@@ -8,7 +8,9 @@
  *   the same share of its 10 nearest by embedding (what a perfect map would keep);
  * - family spread (photos): the mean distance of a family's points from their centre over that of all points from theirs;
  * - the layout's wall and CPU seconds. `--sample S` lays each set out again from a UMAP sample of S points, the rest
- *   placed from their neighbours (the path of sets over MAP_SAMPLE_SIZE). Results go to bench/results/map-quality/map-quality-<date>.
+ *   placed from their neighbours (the path of sets over MAP_SAMPLE_SIZE). `--added F` also lays each set out without a
+ *   share F of its items, adds them as add_media does and reports their shares (addedItems). Results go to
+ *   bench/results/map-quality/map-quality-<date>.
  *
  * `npm run bench:map-quality -- --scale 10000,1000000 [--sample S]`: instead, the layout's wall and CPU seconds and
  * peak RSS at those sizes, each in a process of its own, for synthetic items of the model's dimension
@@ -23,7 +25,7 @@ import { exactSearch, MetricKind, type BatchMatches } from 'usearch';
 import { GRAPH_K } from '../../lib/clustering/knnGraph';
 import { loadConfig } from '../../lib/config';
 import { loadImageEncoderInThread } from '../../lib/ml/encoderThread';
-import { layoutMap } from '../../lib/map/layoutMap';
+import { layoutMap, placedSample, placeItems, refineAddedItems, surroundingsOf } from '../../lib/map/layoutMap';
 import type { Neighbour } from '../../lib/map/placeFromNeighbours';
 import { unitVector } from '../../lib/map/embedSample';
 import { projectRoot } from '../../lib/projectRoot';
@@ -34,7 +36,7 @@ import { MODEL_DIM, syntheticMapInput } from './syntheticMapInput';
 
 const { values: options, positionals } = parseArgs({
   allowPositionals: true,
-  options: { photos: { type: 'string', default: '1000' }, sample: { type: 'string' }, scale: { type: 'string' }, 'layout-points': { type: 'string' } },
+  options: { photos: { type: 'string', default: '1000' }, sample: { type: 'string' }, added: { type: 'string' }, scale: { type: 'string' }, 'layout-points': { type: 'string' } },
 });
 const fashionCount = Number(positionals[0] ?? 1000);
 const photoCount = Number(options.photos);
@@ -79,11 +81,12 @@ function knnGraph(vectors: Float32Array[]): Neighbour[][] {
 
 const round3 = (value: number) => Number(value.toFixed(3));
 
-function scoreMap(set: LabelledSet, graph: Neighbour[][], positions: Float32Array) {
-  const count = set.files.length;
-  const onMap = mapNeighbours(positions, count, MEASURED_NEIGHBOURS);
+/** The shares over every point, or over `items` only (their nearest among every point). */
+function scoreMap(set: LabelledSet, graph: Neighbour[][], positions: Float32Array, items?: readonly number[]) {
+  const count = items?.length ?? set.files.length;
+  const onMap = mapNeighbours(positions, set.files.length, MEASURED_NEIGHBOURS, items);
   let kept = 0, sameOnMap = 0, sameInEmbedding = 0;
-  for (let i = 0; i < count; i++) {
+  for (const i of items ?? set.files.keys()) {
     const nearest = new Set(graph[i].slice(0, MEASURED_NEIGHBOURS).map((n) => n.index));
     for (const j of onMap.subarray(i * MEASURED_NEIGHBOURS, (i + 1) * MEASURED_NEIGHBOURS)) {
       if (nearest.has(j)) kept++;
@@ -92,7 +95,7 @@ function scoreMap(set: LabelledSet, graph: Neighbour[][], positions: Float32Arra
     for (const j of nearest) if (set.classes[j] === set.classes[i]) sameInEmbedding++;
   }
   const shares = { neighbourhood_preservation: round3(kept / count / MEASURED_NEIGHBOURS), same_class_share: round3(sameOnMap / count / MEASURED_NEIGHBOURS), same_class_share_embedding: round3(sameInEmbedding / count / MEASURED_NEIGHBOURS) };
-  if (!set.families) return shares;
+  if (!set.families || items) return shares;
   const spreadOf = (members: number[]) => {
     const [cx, cy] = members.reduce(([x, y], i) => [x + positions[i * 2] / members.length, y + positions[i * 2 + 1] / members.length], [0, 0]);
     return members.reduce((sum, i) => sum + Math.hypot(positions[i * 2] - cx, positions[i * 2 + 1] - cy), 0) / members.length;
@@ -108,6 +111,7 @@ async function main(): Promise<void> {
   const sets = [fashionSet(fashionCount), ...(photoCount > 0 ? [await photoSet(photoCount)] : [])];
   const encoder = await loadImageEncoderInThread(config.models.dir, config.models.imageModel, config.models.inferenceThreads);
   const results = [];
+  const added = [];
   try {
     for (const set of sets) {
       say(`${set.name}: embedding ${set.files.length} images…`);
@@ -125,12 +129,17 @@ async function main(): Promise<void> {
         say(`  ${JSON.stringify(result)}`);
         results.push(result);
       }
+      if (options.added) {
+        const result = await addedItems(set, vectors, graph, Number(options.added));
+        say(`  ${JSON.stringify(result)}`);
+        added.push(result);
+      }
     }
   } finally {
     await encoder.close();
   }
   const commit = execFileSync('git', ['describe', '--always', '--dirty'], { encoding: 'utf8' }).trim();
-  const report = { date: new Date().toISOString(), machine: benchMachine(), commit, measured_neighbours: MEASURED_NEIGHBOURS, results };
+  const report = { date: new Date().toISOString(), machine: benchMachine(), commit, measured_neighbours: MEASURED_NEIGHBOURS, results, ...(options.added && { added }) };
   const rows = results.map((r) => `| ${r.set} | ${r.sample} | ${r.neighbourhood_preservation} | ${r.same_class_share} | ${r.same_class_share_embedding} | ${'family_spread_over_map_spread' in r ? r.family_spread_over_map_spread : '–'} | ${r.layout_wall_seconds} / ${r.layout_cpu_seconds} |`);
   writeReport('map-quality', 'map-quality', report, [
     `# bench:map-quality (${report.date.slice(0, 10)}, commit ${commit})`,
@@ -141,7 +150,46 @@ async function main(): Promise<void> {
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
+    ...(options.added
+      ? [
+          `Items added after the layout (every ${Math.round(1 / Number(options.added))}th), as add_media places them: shares over the added items only.`,
+          '',
+          '| set | added | placed from neighbours | then refined (others fixed) | whole map laid out again | refinement s (wall / CPU) |',
+          '|---|---|---|---|---|---|',
+          ...added.map((r) => `| ${r.set} | ${r.added} | ${r.placed.neighbourhood_preservation} / ${r.placed.same_class_share} | ${r.refined.neighbourhood_preservation} / ${r.refined.same_class_share} | ${r.relaid.neighbourhood_preservation} / ${r.relaid.same_class_share} | ${r.refine_wall_seconds} / ${r.refine_cpu_seconds} |`),
+          '',
+          'Each cell: neighbourhood preservation / same-class share.',
+          '',
+        ]
+      : []),
   ].join('\n'));
+}
+
+/**
+ * add_media's map, simulated: the set laid out without every (1/share)-th item, those then placed from their neighbours
+ * (placeItems, as services/graphReclustering.ts does) and refined with every other point fixed (refineAddedItems); the
+ * added items' shares after each step, beside theirs when the whole set is laid out again.
+ */
+async function addedItems(set: LabelledSet, vectors: Float32Array[], graph: Neighbour[][], share: number) {
+  const count = vectors.length;
+  const every = Math.round(1 / share);
+  const all = vectors.map((_, i) => i);
+  const added = all.filter((i) => i % every === every - 1);
+  const base = all.filter((i) => i % every !== every - 1);
+  const neighboursOf = (i: number) => graph[i];
+  const vectorsOf = async (items: readonly number[]) => items.map((i) => vectors[i]);
+  const { positions, placed } = await layoutMap({ count, embedded: base, neighboursOf, vectorsOf });
+  const sample = placedSample(all, placed);
+  await placeItems({ positions, placed, items: added, neighboursOf, vectorsOf, sample, sampleVectors: async () => (await vectorsOf(sample)).map(unitVector) });
+  const placedScores = scoreMap(set, graph, positions, added);
+  const cpu = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  await refineAddedItems({ positions, count, added, surroundings: surroundingsOf(added, neighboursOf), neighboursOf });
+  const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const used = process.cpuUsage(cpu);
+  const refined = scoreMap(set, graph, positions, added);
+  const relaid = scoreMap(set, graph, (await layoutMap({ count, embedded: all, neighboursOf, vectorsOf })).positions, added);
+  return { set: set.name, added: added.length, placed: placedScores, refined, relaid, refine_wall_seconds: round3(wallSeconds), refine_cpu_seconds: round3((used.user + used.system) / 1e6) };
 }
 
 /** In a process of its own (`--layout-points N`): lays out N synthetic items and prints one JSON line of what it took. */

@@ -121,6 +121,11 @@ describe('dataset map', () => {
     expect([...grown.x.subarray(0, before.count)]).toEqual([...whole.x]);
     const [newId] = (await stack.request.post(`${base()}/selection`).send({ layout_id: after.layout_id, indices: [before.count] }).expect(200)).body.media_ids;
     expect(await fileNames([newId])).toEqual(['chelsea_230.jpg']);
+    // The added copy lands beside its siblings, not at the centre of all its neighbours.
+    const others = [...Array(before.count).keys()];
+    const nearestThree = others.sort((a, b) => Math.hypot(grown.x[a] - grown.x[before.count], grown.y[a] - grown.y[before.count]) - Math.hypot(grown.x[b] - grown.x[before.count], grown.y[b] - grown.y[before.count])).slice(0, 3);
+    const nearestIds = (await stack.request.post(`${base()}/selection`).send({ layout_id: after.layout_id, indices: nearestThree }).expect(200)).body.media_ids as string[];
+    expect((await fileNames(nearestIds)).map((name) => name.replace(/(_\d+)?\.jpg$/, ''))).toEqual(['chelsea', 'chelsea', 'chelsea']);
   }, 240_000);
 
   it('selects by a map region (VQL map within a polygon) in Explore and for tags: exactly the points inside, as a brute-force check finds', async () => {

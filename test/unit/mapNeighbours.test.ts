@@ -1,4 +1,4 @@
-import { mapNeighbours } from '../../lib/map/mapNeighbours';
+import { mapNeighbours, mapTree } from '../../lib/map/mapNeighbours';
 import { seededRandom } from '../../lib/map/seededRandom';
 
 describe('mapNeighbours', () => {
@@ -17,5 +17,17 @@ describe('mapNeighbours', () => {
         expect(row.slice(0, scanned.length).map((j) => distance(i, j))).toEqual(scanned.map((j) => distance(i, j)));
       }
     }
+  });
+
+  it('searches only the rows of the points asked for, among the points of the trees given', () => {
+    const random = seededRandom(4);
+    const positions = Float32Array.from({ length: 300 * 2 }, () => random());
+    const all = mapNeighbours(positions, 300, 10);
+    const queries = [0, 7, 299];
+    const some = mapNeighbours(positions, 300, 10, queries);
+    for (let i = 0; i < 300; i++) expect(Array.from(some.subarray(i * 10, (i + 1) * 10))).toEqual(queries.includes(i) ? Array.from(all.subarray(i * 10, (i + 1) * 10)) : new Array(10).fill(-1));
+    // The points split over two trees: the same nearest.
+    const split = [mapTree(positions, [...Array(300).keys()].filter((i) => i % 3 === 0)), mapTree(positions, [...Array(300).keys()].filter((i) => i % 3 !== 0))];
+    expect(Array.from(mapNeighbours(positions, 300, 10, undefined, split))).toEqual(Array.from(all));
   });
 });
