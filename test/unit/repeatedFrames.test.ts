@@ -15,12 +15,31 @@ async function repeatsOf(file: string): Promise<Array<number | null>> {
 }
 
 describe('frames of a video', () => {
-  it('stops before the next frame once its signal is aborted, with the reason', async () => {
+  it('are the same bytes whether the video is decoded once or each frame is sought, on frame times and between them', async () => {
+    const tools = defaultVideoTools();
+    const file = makeVideo(3);
+    const info = await probeVideo(tools, file);
+    // 10 frames a second: every 200 ms puts each target on a frame's time, every 150 ms between two.
+    for (const everyMs of [200, 150]) {
+      const once = await extractFrames(tools, file, info, { everyMs, maxFrames: 300, seekPastIntervalMs: Infinity });
+      const sought = await extractFrames(tools, file, info, { everyMs, maxFrames: 300, seekPastIntervalMs: 0 });
+      expect(once.map((frame) => frame.timeMs)).toEqual(sought.map((frame) => frame.timeMs));
+      expect(once.length).toBe(Math.floor(3000 / everyMs));
+      once.forEach((frame, i) => expect(frame.jpeg.equals(sought[i].jpeg)).toBe(true));
+      expect(new Set(once.map((frame) => frame.jpeg.toString('base64'))).size).toBe(once.length);
+    }
+  });
+
+
+  it('stops once its signal is aborted, with the reason', async () => {
     const tools = defaultVideoTools();
     const file = makeVideo(3);
     const cancelled = new AbortController();
     cancelled.abort(new Error('activity cancelled'));
-    await expect(extractFrames(tools, file, await probeVideo(tools, file), { everyMs: 100, maxFrames: 30, signal: cancelled.signal })).rejects.toThrow('activity cancelled');
+    for (const seekPastIntervalMs of [Infinity, 0]) {
+      const options = { everyMs: 100, maxFrames: 30, signal: cancelled.signal, seekPastIntervalMs };
+      await expect(extractFrames(tools, file, await probeVideo(tools, file), options)).rejects.toThrow('activity cancelled');
+    }
   });
 });
 
