@@ -12,11 +12,11 @@ import { crashAndResume } from '../support/workerCrash';
 describe('a worker killed while the analysis searches its chunks', () => {
   let api: TestApi;
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'analysis-crash-'));
-  // 24 real photos (8 originals in 3 tints) and a video of 100 frames: 124 items, one neighbour-search chunk each.
+  // 24 real photos (8 originals in 3 tints) and a video of 25 frames: 49 items, one neighbour-search chunk each.
   const files: string[] = [];
 
   beforeAll(async () => {
-    api = await startTestApi({ VIDEO_FRAME_INTERVAL_MS: '200', VIDEO_MAX_FRAMES: '100', ANALYSIS_CHUNK_SIZE: '1', INDEX_CHUNK_CONCURRENCY: '2' });
+    api = await startTestApi({ VIDEO_FRAME_INTERVAL_MS: '200', VIDEO_MAX_FRAMES: '25', ANALYSIS_CHUNK_SIZE: '1', INDEX_CHUNK_CONCURRENCY: '2' });
     for (const name of PHOTO_NAMES) {
       for (const [tint, colour] of [['red', '#ff8080'], ['green', '#80ff80'], ['blue', '#8080ff']] as const) {
         const file = path.join(scratch, `${name}_${tint}.jpg`);
@@ -25,7 +25,7 @@ describe('a worker killed while the analysis searches its chunks', () => {
       }
     }
     const video = path.join(scratch, 'clip.mp4');
-    fs.copyFileSync(makeVideo(20), video);
+    fs.copyFileSync(makeVideo(5), video);
     files.push(video);
   }, 120_000);
   afterAll(async () => {
@@ -49,7 +49,7 @@ describe('a worker killed while the analysis searches its chunks', () => {
     );
     expect(task).toMatchObject({ task_type: 'DATASET_CREATION', status: 'COMPLETED' });
     const items = Number((await db('media').where({ version_id: versionId }).whereIn('kind', ['IMAGE', 'VIDEO_FRAME']).count({ n: '*' }))[0].n);
-    expect(items).toBe(124);
+    expect(items).toBe(49);
     // Killed with chunks still to search, and every chunk is stored once now.
     expect(atKill).toBeLessThan(items);
     expect(await storedChunks()).toBe(items);
