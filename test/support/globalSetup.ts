@@ -55,20 +55,26 @@ export default async function globalSetup(globalConfig: Config.GlobalConfig): Pr
     for (const stop of stops.reverse()) await stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   };
-  if (!process.env.TEST_DATABASE_URL) {
-    const postgres = await startEmbeddedPostgres({ dataDir, port: await freePort(), settings: NOT_DURABLE });
-    stops.push(postgres.stop);
-    process.env.TEST_DATABASE_URL = postgres.url;
-  }
-  // jest runs no teardown when the setup fails: stop what already runs.
-  await Promise.all([prepareTemplateDatabase(process.env.TEST_DATABASE_URL), prepareWorkflowBundle(dataDir)]).catch(async (error: unknown) => {
+  // Postgres (then the template), Temporal and the workflow bundle, side by side.
+  const postgresAndTemplate = async () => {
+    if (!process.env.TEST_DATABASE_URL) {
+      const postgres = await startEmbeddedPostgres({ dataDir, port: await freePort(), settings: NOT_DURABLE });
+      stops.push(postgres.stop);
+      process.env.TEST_DATABASE_URL = postgres.url;
+    }
+    await prepareTemplateDatabase(process.env.TEST_DATABASE_URL);
+  };
+  const temporal = async () => {
+    if (process.env.TEMPORAL_ADDRESS) return;
+    const server = await startTemporalDevServer({ dataDir, port: await freePort(), namespace: 'default', inMemory: true });
+    stops.push(server.stop);
+    process.env.TEMPORAL_ADDRESS = server.address;
+  };
+  // jest runs no teardown when the setup fails: stop what already runs, once every start has ended.
+  const failed = (await Promise.allSettled([postgresAndTemplate(), temporal(), prepareWorkflowBundle(dataDir)])).find((result) => result.status === 'rejected');
+  if (failed) {
     await stopAll();
-    throw error;
-  });
-  if (!process.env.TEMPORAL_ADDRESS) {
-    const temporal = await startTemporalDevServer({ dataDir, port: await freePort(), namespace: 'default', inMemory: true });
-    stops.push(temporal.stop);
-    process.env.TEMPORAL_ADDRESS = temporal.address;
+    throw failed.reason;
   }
   if (!process.env.TEST_QDRANT_URL) {
     if (!qdrantBinary) {
