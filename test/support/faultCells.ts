@@ -96,7 +96,7 @@ export async function prepareCells(api: TestApi, scratch: string): Promise<Prepa
   const expectStatus = async (datasetId: string, status: string) => expect((await statusOf(api, datasetId)).status_new).toBe(status);
   const expectCounts = async (datasetId: string, counts: Counts) => expect(await countsOf(api, datasetId)).toEqual(counts);
 
-  const [creation, addTo, reindexed, shared, enriched, metadata, propagated, checked, restored] = await Promise.all([
+  const [creation, addTo, reindexed, shared, enriched, metadata, propagated, checked, restored, selected] = await Promise.all([
     newDatasetWithTransaction(api, 'creation'),
     ready('media addition', [A, B]),
     ready('reindex', [A, B]),
@@ -106,6 +106,7 @@ export async function prepareCells(api: TestApi, scratch: string): Promise<Prepa
     ready('label propagation', [A, B, C]),
     ready('label quality', [A, B, C, D]),
     ready('restore', [A, B]),
+    ready('selection', [A, B, C, D]),
   ]);
   await uploadFiles(api, creation.datasetId, creation.transId, [A, B, C, D].map(photo)).expect(202);
   const batch = makeZip(path.join(scratch, 'batch.zip'), Object.fromEntries(renamedPhotos(scratch, [C, D, E], 'batch').map((file) => [path.basename(file), file])));
@@ -120,6 +121,13 @@ export async function prepareCells(api: TestApi, scratch: string): Promise<Prepa
   await api.request.post(`/api/v1/dataset/${checked}/custom_metadata`).attach('file', labels).expect(202);
   await Promise.all([finished(api, reindexed, 'add_media'), finished(api, restored, 'add_media'), finished(api, checked, 'custom_metadata')]);
   const seed = (await api.deps.db('media').where({ version_id: (await headVersion(api.deps.db, propagated)).id, file_name: `${A}.jpg` }).first('id')).id as string;
+
+  // A selection writes a new tag: each run gets a name of its own, the last one's is checked.
+  let selections = 0;
+  const select = async () => {
+    selections += 1;
+    await api.request.post(`/api/v1/dataset/${selected}/selections`).send({ strategy: 'diversity', n: 2, tag: `fault ${selections}`, seed: 1 }).expect(202);
+  };
 
   const cells: PreparedCell[] = [
     {
@@ -230,6 +238,19 @@ export async function prepareCells(api: TestApi, scratch: string): Promise<Prepa
         const version = await headVersion(api.deps.db, checked);
         expect((await api.deps.db('dataset_versions').where({ id: version.id }).first('label_quality')).label_quality).not.toBeNull();
         await api.request.get(`/api/v1/dataset/${checked}/label_quality`).expect(200);
+      },
+    },
+    {
+      taskType: 'SELECTION',
+      held: [selected],
+      start: select,
+      again: select,
+      async expectCompleted() {
+        await expectStatus(selected, 'READY');
+        await expectCounts(selected, whole(4));
+        const { tags } = (await api.request.get(`/api/v1/dataset/${selected}/tags`).expect(200)).body as { tags: Array<{ id: string; name: string }> };
+        const tag = tags.find((found) => found.name === `fault ${selections}`)!;
+        expect((await api.request.get(`/api/v1/dataset/${selected}/tags/${tag.id}/picks`).expect(200)).body.picks).toHaveLength(2);
       },
     },
     {

@@ -66,7 +66,7 @@ async function newTask(stack: FaultStack, before: string[]): Promise<{ task_id: 
 /** Task types whose runs take seconds here (inference), started first, one by one. */
 const SLOW_TYPES: TaskType[] = ['DATASET_CREATION', 'MEDIA_ADDITION', 'REINDEX', 'ENRICHMENT'];
 /** Task types whose runs take a fraction of a second on a few photos, started last, together. */
-const QUICK_TYPES: TaskType[] = ['SNAPSHOT_RESTORE', 'SNAPSHOT_CLONE', 'CUSTOM_METADATA', 'EXPORT'];
+const QUICK_TYPES: TaskType[] = ['SNAPSHOT_RESTORE', 'SNAPSHOT_CLONE', 'CUSTOM_METADATA', 'EXPORT', 'SELECTION'];
 /** The quickest: one activity does the whole work; started last, with the worker run in the shortest slices. */
 const QUICKEST_TYPES: TaskType[] = ['LABEL_QUALITY', 'LABEL_PROPAGATION'];
 
