@@ -55,8 +55,6 @@ export interface ExploreResult {
   clusters: ExploreCluster[];
   /** Why a text search found nothing, when the dataset has nothing text search reads; null otherwise. */
   hint: string | null;
-  /** Whether the answer read media not clustered yet (a text search that found nothing looks for any caption). */
-  readUnclustered: boolean;
 }
 
 export const NOTHING_TO_SEARCH_BY_TEXT =
@@ -77,44 +75,22 @@ export function exploreScope(request: ExploreRequest): ExploreScope {
   return request.entityType === 'IMAGES' && !ranked ? 'clustered' : 'every';
 }
 
-/** A request's filters and ranking, once checked: what its page is read by. */
-export interface ExplorePlan {
-  filters: MediaFilter[];
-  relevance?: Relevance;
-}
-
-/**
- * Checks an Explore request against the dataset (its status, the map layout a region names, one ranking at most) and
- * finds its filters and its ranking (the vector searches).
- */
-export async function planExplore(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<ExplorePlan> {
+/** Explore: clusters of a dataset, filtered by every parameter and VQL element (AND), optionally ranked. */
+export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<ExploreResult> {
   requireStatusFor(dataset, 'search');
-  const filters: MediaFilter[] = splitVql(request.vql).filters;
+  const vql = splitVql(request.vql);
+  const filters: MediaFilter[] = vql.filters;
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });
   if (request.tags?.length) filters.push({ kind: 'tags', anyOf: request.tags });
   if (request.batchId) filters.push({ kind: 'batch', batchId: request.batchId });
   await requireCurrentMapLayout(deps.db, dataset, filters);
-  return { filters, relevance: await ranking(deps, dataset, request) };
-}
-
-/**
- * Which writes can change a ranked image page once its ranking is known: it reads the hits' clustered media only
- * (db/repositories/explore.ts rankedHits), so media not clustered yet, whose vectors may have joined the searches, change
- * it only through the ranking. Undefined for other pages (object pages read objects, which any write may change).
- */
-export function rankedPageScope(request: ExploreRequest, plan: ExplorePlan): ExploreScope | undefined {
-  return request.entityType === 'IMAGES' && plan.relevance ? 'clustered' : undefined;
-}
-
-/** Explore: clusters of a dataset, filtered by every parameter and VQL element (AND), optionally ranked, as planned. */
-export async function explorePage(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest, plan: ExplorePlan): Promise<ExploreResult> {
-  const options = { versionId: dataset.head_version_id, threshold: request.threshold, page: request.page, ...plan };
+  const relevance = await ranking(deps, dataset, request);
+  const options = { versionId: dataset.head_version_id, threshold: request.threshold, page: request.page, filters, relevance };
   // Objects come with OBJECT_DETECTION enrichment; a dataset without it has no object clusters.
   const clusters = await (request.entityType === 'OBJECTS' ? exploreObjectClusters(deps.db, options) : exploreClusters(deps.db, options));
-  const textSearch = request.caption !== undefined || splitVql(request.vql).semantic.length > 0;
-  const readUnclustered = textSearch && clusters.length === 0;
-  const hint = readUnclustered && (await nothingToSearchByText(deps.db, dataset)) ? NOTHING_TO_SEARCH_BY_TEXT : null;
-  return { clusters, hint, readUnclustered };
+  const textSearch = request.caption !== undefined || vql.semantic.length > 0;
+  const hint = textSearch && clusters.length === 0 && (await nothingToSearchByText(deps.db, dataset)) ? NOTHING_TO_SEARCH_BY_TEXT : null;
+  return { clusters, hint };
 }
 
 /** A page of an image cluster's members in the dataset's head version (Explore's previews are its first few). */

@@ -5,16 +5,6 @@ import { exploreGenerations, type ExploreScope } from '../db/repositories/explor
 export type AnswerSource = 'hit' | 'miss' | 'shared';
 
 /**
- * What computing an answer gave: its JSON, or an answer found by another lookup (with its source); `keep: false` when
- * it read rows outside its scope, so that it is given but not remembered.
- */
-export interface Computed {
-  body: string | Buffer;
-  source?: AnswerSource;
-  keep?: boolean;
-}
-
-/**
  * Explore's answers (response bodies, UTF-8, encoded once) remembered by what was asked, while nothing Explore reads changes.
  * Each answer belongs to a scope (db/repositories/exploreChanges.ts): every reading of a scope's generation that differs
  * from the last forgets that scope's answers. An answer is kept only when its scope's generation read before and after
@@ -26,7 +16,7 @@ export function createExploreAnswers(db: Db, maxBytes: number) {
   // A Map iterates in insertion order: the first key is the least recently used.
   const answers = new Map<string, { body: Buffer; scope: ExploreScope }>();
   let bytes = 0;
-  const underWay = new Map<string, Promise<{ body: Buffer }>>();
+  const underWay = new Map<string, Promise<Buffer>>();
   const counts = { hit: 0, miss: 0, shared: 0 };
 
   const forget = (key: string) => {
@@ -78,7 +68,7 @@ export function createExploreAnswers(db: Db, maxBytes: number) {
      * The answer to the request `key` names (everything the answer depends on but the stored rows), which reads the
      * rows of `scope`, computed by `compute` when not remembered.
      */
-    async answer(key: string, scope: ExploreScope, compute: () => Promise<Computed>): Promise<{ body: Buffer; source: AnswerSource }> {
+    async answer(key: string, scope: ExploreScope, compute: () => Promise<string>): Promise<{ body: Buffer; source: AnswerSource }> {
       const before = (await read())[scope];
       const current = before === generations[scope];
       const known = current ? answers.get(key) : undefined;
@@ -92,15 +82,15 @@ export function createExploreAnswers(db: Db, maxBytes: number) {
       const pending = underWay.get(flight);
       if (pending) {
         counts.shared++;
-        return { body: (await pending).body, source: 'shared' };
+        return { body: await pending, source: 'shared' };
       }
-      const computing = compute().then((computed) => ({ ...computed, body: Buffer.isBuffer(computed.body) ? computed.body : Buffer.from(computed.body) }));
+      const computing = compute().then((json) => Buffer.from(json));
       underWay.set(flight, computing);
       try {
-        const { body, source = 'miss', keep = true } = await computing;
-        counts[source]++;
-        if (keep && current && (await read())[scope] === before && generations[scope] === before) remember(key, body, scope);
-        return { body, source };
+        const body = await computing;
+        counts.miss++;
+        if (current && (await read())[scope] === before && generations[scope] === before) remember(key, body, scope);
+        return { body, source: 'miss' };
       } finally {
         underWay.delete(flight);
       }

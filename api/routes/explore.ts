@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { Router } from '@koa/router';
 import type { Db } from '../../db/connection';
 import type { UrlSigner } from '../../lib/auth/signedUrls';
 import { parseVql, VqlError, type VqlFilter } from '../../lib/vql/parseVql';
-import { clusterMedia, explorePage, exploreScope, planExplore, rankedPageScope, type ExploreRequest } from '../../services/explore';
+import { clusterMedia, exploreDataset, exploreScope, type ExploreRequest } from '../../services/explore';
 import { createExploreAnswers } from '../../services/exploreAnswers';
 import { rememberQueryEmbeddings } from '../../lib/ml/rememberedQueries';
 import type { TextEncoder } from '../../lib/ml/textEncoder';
@@ -63,23 +62,10 @@ export function createExploreRouter(deps: {
     // The caller may read the dataset (checked above, every time); the answer is the same for every such caller.
     const key = JSON.stringify([dataset.id, dataset.head_version_id, dataset.status_new, dataset.vector_space_id, deps.signer.linkExpiry(), request]);
     const { body, source } = await answers.answer(key, exploreScope(request), async () => {
-      const plan = await planExplore(exploreDeps, dataset, request);
-      const page = async () => {
-        const { clusters, hint, readUnclustered } = await explorePage(exploreDeps, dataset, request, plan);
-        const json = JSON.stringify({
-          clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl, deps.signer)),
-          metadata: { used_duckdb: false, hint },
-        });
-        return { json, readUnclustered };
-      };
-      const rankedScope = rankedPageScope(request, plan);
-      if (!rankedScope) return { body: (await page()).json };
-      // Also remembered by its ranking, while no clustered media change: media added but not placed yet leave it, unless
-      // their vectors change the ranking.
-      const ranking = createHash('sha256').update(JSON.stringify(plan.relevance)).digest('base64');
-      return answers.answer(JSON.stringify([key, ranking]), rankedScope, async () => {
-        const { json, readUnclustered } = await page();
-        return { body: json, keep: !readUnclustered };
+      const { clusters, hint } = await exploreDataset(exploreDeps, dataset, request);
+      return JSON.stringify({
+        clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl, deps.signer)),
+        metadata: { used_duckdb: false, hint },
       });
     });
     ctx.set('X-Explore-Answer', source);

@@ -6,7 +6,6 @@ import { requireDataset } from '../../services/datasetAccess';
 import { decideDuplicates } from '../../services/duplicates';
 import { exploreGenerations } from '../../db/repositories/exploreChanges';
 import { createExploreAnswers } from '../../services/exploreAnswers';
-import { imageCollection } from '../../lib/vectors/vectorStore';
 import { startTestApi, type TestApi } from '../support/testStack';
 import { emptyReadyVersion } from '../support/versions';
 
@@ -230,55 +229,6 @@ describe('Explore answers remembered until what they read changes (real Postgres
     });
   });
 
-  it('keeps a ranked image page while media not clustered yet are added, until their vectors join its ranking', async () => {
-    const { db, vectors } = api.deps;
-    const dim = 4;
-    const unit = (i: number) => Float32Array.from({ length: dim }, (_, d) => (d === i % dim ? 1 : 0.1 * (i + 1)));
-    await db('datasets').where({ id: datasetId }).update({ embedding_config: JSON.stringify({ model: 'test', dim }) });
-    await vectors.ensureCollection(imageCollection(datasetId), dim);
-    await vectors.upsert(imageCollection(datasetId), media.map((id, i) => ({ id, vector: unit(i) })));
-    const visual = { anchor_type: 'MEDIA', anchor_media_id: media[0] };
-    const before = await answer(visual);
-    expect(before.body.clusters.length).toBeGreaterThan(0);
-    // Added, labelled, marked: not clustered, no vector yet. The page is the same, from memory.
-    const added = randomUUID();
-    await db('media').insert({ version_id: versionId, id: added, kind: 'IMAGE', batch_id: randomUUID(), file_name: 'near.jpg', blob_sha256: 'e'.repeat(64), embedded: false });
-    await db('media_labels').insert({ version_id: versionId, media_id: added, label: 'near', source: 'folder', confidence: 1 });
-    const kept = await explore(visual).expect(200);
-    expect([kept.headers['x-explore-answer'], kept.text]).toEqual(['hit', before.text]);
-    // Its vector joins the search's hits, and its row is marked embedded (as a task does after the vector): the page is
-    // computed again (the same clusters: the new item is not in one).
-    await vectors.upsert(imageCollection(datasetId), [{ id: added, vector: unit(0) }]);
-    await db('media').where({ version_id: versionId, id: added }).update({ embedded: true });
-    const ranked = await explore(visual).expect(200);
-    expect([ranked.headers['x-explore-answer'], ranked.text]).toEqual(['miss', before.text]);
-    // Placed: a clustered change, the page shows it.
-    await db.transaction(async (trx) => {
-      await trx('cluster_members').insert({ clustering_id: clusteringId, threshold: 0, media_id: added, cluster_id: clusters[0] });
-      await trx('media').where({ version_id: versionId, id: added }).update({ cluster_ids: [clusters[0], null, null, null, null] });
-    });
-    const placed = await explore(visual).expect(200);
-    expect(placed.headers['x-explore-answer']).toBe('miss');
-    expect(placed.body.clusters.flatMap((cluster: { previews: Array<{ media_id: string }> }) => cluster.previews.map((preview) => preview.media_id))).toContain(added);
-    await vectors.delete(imageCollection(datasetId), [added]);
-    await db.transaction(async (trx) => {
-      await trx('cluster_members').where({ clustering_id: clusteringId, media_id: added }).delete();
-      await trx('media_labels').where({ version_id: versionId, media_id: added }).delete();
-      await trx('media').where({ version_id: versionId, id: added }).delete();
-    });
-  });
-
-  it('answers a text search that found nothing anew after media not clustered yet are added (its hint reads them)', async () => {
-    const { db } = api.deps;
-    const search = { caption: 'a cat on a mat' };
-    const first = await explore(search).expect(200);
-    expect(first.body.clusters).toEqual([]);
-    const added = randomUUID();
-    await db('media').insert({ version_id: versionId, id: added, kind: 'IMAGE', batch_id: randomUUID(), file_name: 'late.jpg', blob_sha256: 'f'.repeat(64), embedded: true });
-    expect((await explore(search).expect(200)).headers['x-explore-answer']).toBe('miss');
-    await db('media').where({ version_id: versionId, id: added }).delete();
-  });
-
   it('makes a placement wait for a writer of rows of the same media item not clustered yet', async () => {
     const { db } = api.deps;
     const added = randomUUID();
@@ -312,16 +262,16 @@ describe('Explore answers remembered until what they read changes (real Postgres
       const seen: number[] = [];
       const first = await Promise.all(keys.map((key) => answers.answer(key, 'every', async () => {
         seen.push(readings);
-        return { body: `"${key} 1"` };
+        return `"${key} 1"`;
       })));
       // Four different requests, one reading before any of them was computed.
       expect(seen).toEqual([1, 1, 1, 1]);
       expect(first.map((answer) => answer.source)).toEqual(['miss', 'miss', 'miss', 'miss']);
-      const again = await Promise.all(keys.map((key) => answers.answer(key, 'every', async () => ({ body: `"${key} 2"` }))));
+      const again = await Promise.all(keys.map((key) => answers.answer(key, 'every', async () => `"${key} 2"`)));
       expect(again.map((answer) => [answer.source, answer.body.toString()])).toEqual(keys.map((key) => ['hit', `"${key} 1"`]));
       // A write committed before the call: the reading it waits for sees it.
       await db('tags').insert({ version_id: versionId, name: 'counted' });
-      const after = await answers.answer('a', 'every', async () => ({ body: '"a 3"' }));
+      const after = await answers.answer('a', 'every', async () => '"a 3"');
       expect([after.source, after.body.toString()]).toEqual(['miss', '"a 3"']);
     } finally {
       db.off('query', counted);
