@@ -226,11 +226,23 @@ function correlation(a: Float64Array, b: Float64Array): number {
   return ab / Math.sqrt(aa * bb);
 }
 
+/**
+ * Scratch arrays reused by every match on this thread, by length: a pair's transient samples would otherwise be tens of
+ * kB of fresh backing stores, which a worker's large heap pays for in garbage collections.
+ */
+const areaTables = new Map<number, Float64Array>();
+const layoutSamples = new Map<number, Float64Array>();
+function scratchOf(kept: Map<number, Float64Array>, length: number): Float64Array {
+  let scratch = kept.get(length);
+  if (!scratch) kept.set(length, (scratch = new Float64Array(length)));
+  return scratch;
+}
+
 /** Each value minus the mean of its 5×5 neighbourhood: the detail a look-alike does not share. */
 function detailOf(values: Float64Array, n: number): Float64Array {
-  // Window sums from a summed-area table: (n + 1)² sums instead of 25 reads a cell.
+  // Window sums from a summed-area table: (n + 1)² sums instead of 25 reads a cell. Its first row and column stay 0.
   const side = n + 1;
-  const table = new Float64Array(side * side);
+  const table = scratchOf(areaTables, side * side);
   for (let y = 0; y < n; y++) {
     let row = 0;
     for (let x = 0; x < n; x++) {
@@ -265,16 +277,6 @@ interface Placement {
   inside: PrintMatch['inside'];
 }
 
-/** A candidate alignment of one print (`small`) inside the other (`big`). */
-interface Alignment {
-  small: PixelPrint;
-  big: PixelPrint;
-  region: Placement['region'];
-  scale: number;
-  inside: PrintMatch['inside'];
-  layout: number;
-}
-
 /** Every placement PIXEL_MATCH tries for prints of these sizes, each distinct region once (offsets along an axis without slack coincide). */
 function placementsOf(a: PixelPrint, b: PixelPrint): Placement[] {
   const placements = new Map<string, Placement>();
@@ -303,29 +305,45 @@ function placementsOf(a: PixelPrint, b: PixelPrint): Placement[] {
   return [...placements.values()];
 }
 
+/** The placements of two print sizes, and which of them are of the whole picture and which crops (by index, in search order). */
+interface Placements {
+  all: Placement[];
+  wholes: Int32Array;
+  crops: Int32Array;
+}
+
 /** The placements of each two print sizes met so far (a few hundred at most: prints are at most PRINT_SIDE px a side); emptied past PLACEMENTS_KEPT. */
-const placementsBySizes = new Map<string, Placement[]>();
+const placementsBySizes = new Map<string, Placements>();
 const PLACEMENTS_KEPT = 2_000;
 
-/** Every alignment PIXEL_MATCH tries: the placements of the two prints' sizes, made once for those sizes. */
-function alignmentsOf(a: PixelPrint, b: PixelPrint): Alignment[] {
+/** Every placement PIXEL_MATCH tries for the two prints' sizes, made once for those sizes. */
+function placementsFor(a: PixelPrint, b: PixelPrint): Placements {
   const sizes = `${a.width}x${a.height}:${b.width}x${b.height}`;
   let placements = placementsBySizes.get(sizes);
   if (!placements) {
     if (placementsBySizes.size >= PLACEMENTS_KEPT) placementsBySizes.clear();
-    placementsBySizes.set(sizes, (placements = placementsOf(a, b)));
+    const all = placementsOf(a, b);
+    const indices = all.map((_, i) => i);
+    const wholes = Int32Array.from(indices.filter((i) => all[i].inside === 'same'));
+    const crops = Int32Array.from(indices.filter((i) => all[i].inside !== 'same'));
+    placementsBySizes.set(sizes, (placements = { all, wholes, crops }));
   }
-  return placements.map(({ small, region, scale, inside }) => ({ small: small === 'a' ? a : b, big: small === 'a' ? b : a, region, scale, inside, layout: -Infinity }));
+  return placements;
 }
 
-/** The layout correlation of each alignment, sampled on an n×n grid (each region into one scratch sample). */
-function scoreLayouts(alignments: Alignment[], n: number): Alignment[] {
-  const scratch = new Float64Array(n * n);
-  return alignments.map((alignment) => {
-    const { small, big, region } = alignment;
-    const sum = sampleInto(big, ...region, n, scratch);
-    return { ...alignment, layout: correlationWith(wholeOf(small, n).centred, scratch, sum) };
-  });
+/**
+ * The layout correlation of the placements at `indices` of print `a` and `b`, sampled on an n×n grid (each region
+ * into one scratch sample), into `layouts` at the same indices.
+ */
+function scoreLayouts(a: PixelPrint, b: PixelPrint, all: Placement[], indices: Int32Array, n: number, layouts: Float64Array): void {
+  const scratch = scratchOf(layoutSamples, n * n);
+  const centredA = wholeOf(a, n).centred;
+  const centredB = wholeOf(b, n).centred;
+  for (let k = 0; k < indices.length; k++) {
+    const { small, region } = all[indices[k]];
+    const sum = sampleInto(small === 'a' ? b : a, region[0], region[1], region[2], region[3], n, scratch);
+    layouts[indices[k]] = correlationWith(small === 'a' ? centredA : centredB, scratch, sum);
+  }
 }
 
 /** The grid's cells outside a band along `edge`, made once per grid side and edge. */
@@ -383,15 +401,22 @@ function bandedMatch(a: Float64Array, b: Float64Array, n: number, [detailA, deta
   return best!;
 }
 
-/** The first alignment with the best layout (the first one wins a tie, as the search order puts it). */
-function bestOf(alignments: Alignment[]): Alignment | undefined {
-  return alignments.reduce<Alignment | undefined>((best, alignment) => (!best || alignment.layout > best.layout ? alignment : best), undefined);
+/** The first of `indices` with the best layout (the first one wins a tie, as the search order puts it); -1 for none. */
+function bestOf(indices: Int32Array, layouts: Float64Array): number {
+  let best = -1;
+  for (let k = 0; k < indices.length; k++) if (best === -1 || layouts[indices[k]] > layouts[best]) best = indices[k];
+  return best;
 }
 
-/** The `count` alignments with the best layout, in search order. */
-function leading(alignments: Alignment[], count: number): Alignment[] {
-  const kept = new Set([...alignments].sort((x, y) => y.layout - x.layout).slice(0, count));
-  return alignments.filter((alignment) => kept.has(alignment));
+/** The `count` of `indices` with the best layout (the first of equals first), in search order. */
+function leading(indices: Int32Array, layouts: Float64Array, count: number): Int32Array {
+  const kept = new Uint8Array(indices.length);
+  for (let taken = 0; taken < Math.min(count, indices.length); taken++) {
+    let best = -1;
+    for (let k = 0; k < indices.length; k++) if (!kept[k] && (best === -1 || layouts[indices[k]] > layouts[indices[best]])) best = k;
+    kept[best] = 1;
+  }
+  return indices.filter((_, k) => kept[k] === 1);
 }
 
 /**
@@ -402,23 +427,33 @@ function leading(alignments: Alignment[], count: number): Alignment[] {
  */
 export function matchPrints(a: PixelPrint, b: PixelPrint): PrintMatch {
   const n = PIXEL_MATCH.grid;
-  const coarse = scoreLayouts(alignmentsOf(a, b), PIXEL_MATCH.coarseGrid);
-  const fine = (inside: (alignment: Alignment) => boolean) => bestOf(scoreLayouts(leading(coarse.filter(inside), PIXEL_MATCH.refined), n));
-  const whole = fine((alignment) => alignment.inside === 'same');
-  const cropped = fine((alignment) => alignment.inside !== 'same');
+  const { all, wholes, crops } = placementsFor(a, b);
+  const coarse = new Float64Array(all.length);
+  scoreLayouts(a, b, all, wholes, PIXEL_MATCH.coarseGrid, coarse);
+  scoreLayouts(a, b, all, crops, PIXEL_MATCH.coarseGrid, coarse);
+  const layouts = new Float64Array(all.length);
+  const fine = (indices: Int32Array) => {
+    const refined = leading(indices, coarse, PIXEL_MATCH.refined);
+    scoreLayouts(a, b, all, refined, n, layouts);
+    return bestOf(refined, layouts);
+  };
+  const whole = fine(wholes);
+  const cropped = fine(crops);
   // A crop is named only where it aligns clearly better than the whole picture (a resize aligns about as well at 97.5 %).
-  const chosen = cropped && (!whole || cropped.layout > whole.layout + PIXEL_MATCH.cropMargin) ? cropped : whole!;
+  const chosen = cropped !== -1 && (whole === -1 || layouts[cropped] > layouts[whole] + PIXEL_MATCH.cropMargin) ? cropped : whole;
   // Detail is read at the chosen alignment only: the layout alone decides which one that is.
-  const samplesOf = ({ small, big, region }: Alignment) => {
-    const inSmall = wholeOf(small, n);
-    const inBig = sample(big, ...region, n);
+  const samplesOf = (index: number) => {
+    const { small, region } = all[index];
+    const inSmall = wholeOf(small === 'a' ? a : b, n);
+    const inBig = sample(small === 'a' ? b : a, ...region, n);
     return { small: inSmall.values, big: inBig, details: [inSmall.detail, detailOf(inBig, n)] as const };
   };
   const atChosen = samplesOf(chosen);
-  const match = { layout: chosen.layout, detail: correlation(...atChosen.details), scale: chosen.scale, inside: chosen.inside };
+  const { scale, inside } = all[chosen];
+  const match = { layout: layouts[chosen], detail: correlation(...atChosen.details), scale, inside };
   // The band is looked at only where the pictures as found do not match: it could not change a match.
   if (passesPixelMatch(match)) return match;
-  const atWhole = chosen === whole ? atChosen : samplesOf(whole!);
+  const atWhole = chosen === whole ? atChosen : samplesOf(whole);
   return { ...match, banded: bandedMatch(atWhole.small, atWhole.big, n, atWhole.details) };
 }
 
