@@ -483,7 +483,7 @@ describe('web app', () => {
 
   it('aborts a running creation from the Tasks page and retries it to completion', async () => {
     // A long video keeps the creation running (frames every 500 ms) long enough to press Abort.
-    const video = makeVideo(30);
+    const video = makeVideo(60);
     const { datasetId, transId } = await newDatasetWithTransaction(stack, 'abort and retry');
     await uploadFiles(stack, datasetId, transId, [video, photo('camera')]).expect(202);
     fs.rmSync(path.dirname(video), { recursive: true, force: true });
