@@ -144,9 +144,8 @@ function sampleInto(print: PixelPrint, x0: number, y0: number, w: number, h: num
   return sum;
 }
 
-/** The print's region (x0, y0, w, h) resampled bilinearly to n×n. */
-function sample(print: PixelPrint, x0: number, y0: number, w: number, h: number, n: number): Float64Array {
-  const out = new Float64Array(n * n);
+/** The print's region (x0, y0, w, h) resampled bilinearly to n×n (into `out` when given). */
+function sample(print: PixelPrint, x0: number, y0: number, w: number, h: number, n: number, out: Float64Array = new Float64Array(n * n)): Float64Array {
   sampleInto(print, x0, y0, w, h, n, out);
   return out;
 }
@@ -232,6 +231,9 @@ function correlation(a: Float64Array, b: Float64Array): number {
  */
 const areaTables = new Map<number, Float64Array>();
 const layoutSamples = new Map<number, Float64Array>();
+/** The bigger print's sample at one alignment and its detail, read until the next alignment's are. */
+const alignedSamples = new Map<number, Float64Array>();
+const alignedDetails = new Map<number, Float64Array>();
 function scratchOf(kept: Map<number, Float64Array>, length: number): Float64Array {
   let scratch = kept.get(length);
   if (!scratch) kept.set(length, (scratch = new Float64Array(length)));
@@ -239,7 +241,7 @@ function scratchOf(kept: Map<number, Float64Array>, length: number): Float64Arra
 }
 
 /** Each value minus the mean of its 5×5 neighbourhood: the detail a look-alike does not share. */
-function detailOf(values: Float64Array, n: number): Float64Array {
+function detailOf(values: Float64Array, n: number, out: Float64Array = new Float64Array(n * n)): Float64Array {
   // Window sums from a summed-area table: (n + 1)² sums instead of 25 reads a cell. Its first row and column stay 0.
   const side = n + 1;
   const table = scratchOf(areaTables, side * side);
@@ -250,7 +252,6 @@ function detailOf(values: Float64Array, n: number): Float64Array {
       table[(y + 1) * side + x + 1] = table[y * side + x + 1] + row;
     }
   }
-  const out = new Float64Array(n * n);
   for (let j = 0; j < n; j++) {
     const top = Math.max(0, j - 2);
     const bottom = Math.min(n - 1, j + 2) + 1;
@@ -445,13 +446,14 @@ export function matchPrints(a: PixelPrint, b: PixelPrint): PrintMatch {
   const samplesOf = (index: number) => {
     const { small, region } = all[index];
     const inSmall = wholeOf(small === 'a' ? a : b, n);
-    const inBig = sample(small === 'a' ? b : a, ...region, n);
-    return { small: inSmall.values, big: inBig, details: [inSmall.detail, detailOf(inBig, n)] as const };
+    const inBig = sample(small === 'a' ? b : a, ...region, n, scratchOf(alignedSamples, n * n));
+    return { small: inSmall.values, big: inBig, details: [inSmall.detail, detailOf(inBig, n, scratchOf(alignedDetails, n * n))] as const };
   };
   const atChosen = samplesOf(chosen);
   const { scale, inside } = all[chosen];
   const match = { layout: layouts[chosen], detail: correlation(...atChosen.details), scale, inside };
-  // The band is looked at only where the pictures as found do not match: it could not change a match.
+  // The band is looked at only where the pictures as found do not match: it could not change a match. (The whole
+  // pictures' samples take the chosen alignment's scratch: its detail is read already.)
   if (passesPixelMatch(match)) return match;
   const atWhole = chosen === whole ? atChosen : samplesOf(whole);
   return { ...match, banded: bandedMatch(atWhole.small, atWhole.big, n, atWhole.details) };
