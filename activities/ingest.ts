@@ -11,7 +11,7 @@ import { activityLiveness, heartbeating } from './liveness';
 export function createIngestActivities(options: Omit<IngestDeps, 'decodes'> & { decodeConcurrency: number }) {
   // One set of decode slots per process: the chunks it runs at once share them.
   const deps: IngestDeps = { ...options, decodes: pLimit(options.decodeConcurrency) };
-  // A video's frames are extracted by one ffmpeg run each, for many seconds: the timer heartbeats meanwhile.
+  // A video's frames come from ffmpeg runs of many seconds, with nothing to heartbeat between: the timer does meanwhile.
   return heartbeating({
     planMediaChunks: (input: { selection: ChunkSelection; after: string | null; chunksDone: number }) => planMediaChunks(deps, input),
     ingestChunk: (step: ChunkStep) => ingestChunk(deps, activityLiveness(), step),

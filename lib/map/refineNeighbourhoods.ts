@@ -20,9 +20,10 @@ const EPOCHS_PER_ROUND = 2;
  */
 export async function refineNeighbourhoods(positions: Float32Array, nearest: NearestRows, rounds: number, movable?: Uint8Array): Promise<Float32Array> {
   const { count } = nearest;
-  const moving = Int32Array.from({ length: count }, (_, i) => i).filter((i) => !movable || movable[i] === 1);
+  const points = Int32Array.from({ length: count }, (_, i) => i);
+  const moving = movable ? points.filter((i) => movable[i] === 1) : points;
   // Points that stay are put in a tree once; each round's tree holds only the moving ones.
-  const staying = movable && mapTree(positions, Int32Array.from({ length: count }, (_, i) => i).filter((i) => movable[i] !== 1));
+  const staying = movable && mapTree(positions, points.filter((i) => movable[i] !== 1));
   const { heads, tails, weights } = fuzzyGraph(nearest);
   // The graph's edges by head (CSR): point i's are others[starts[i]] … others[starts[i + 1] - 1].
   const starts = new Int32Array(count + 1);
