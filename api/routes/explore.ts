@@ -19,7 +19,7 @@ import { exploreRoutes } from '../specs/explore';
 
 /** Query texts whose embeddings Explore remembers (1.5 KiB each). */
 const REMEMBERED_QUERIES = 1000;
-/** How much of Explore's answers the API remembers (a page is 8-300 KiB). */
+/** How much of Explore's answers the API remembers, gzip-compressed (a page is 5-130 KiB so, 20-550 KiB as JSON). */
 const REMEMBERED_ANSWER_BYTES = 64 * 1024 * 1024;
 
 export function createExploreRouter(deps: {
@@ -61,7 +61,8 @@ export function createExploreRouter(deps: {
     };
     // The caller may read the dataset (checked above, every time); the answer is the same for every such caller.
     const key = JSON.stringify([dataset.id, dataset.head_version_id, dataset.status_new, dataset.vector_space_id, deps.signer.linkExpiry(), request]);
-    const { body, source } = await answers.answer(key, exploreScope(request), async () => {
+    const acceptsGzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+    const { body, gzip, source } = await answers.answer(key, exploreScope(request), acceptsGzip, async () => {
       const { clusters, hint } = await exploreDataset(exploreDeps, dataset, request);
       return JSON.stringify({
         clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl, deps.signer)),
@@ -69,7 +70,9 @@ export function createExploreRouter(deps: {
       });
     });
     ctx.set('X-Explore-Answer', source);
+    ctx.vary('Accept-Encoding');
     ctx.type = 'application/json';
+    if (gzip) ctx.set('Content-Encoding', 'gzip');
     ctx.body = body;
   });
 

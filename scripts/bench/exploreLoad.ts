@@ -467,7 +467,7 @@ async function runPhase(options: {
         `API db connections active ${phase.api_db_connections.mean_active} (max ${phase.api_db_connections.max_active}); answers ${JSON.stringify(o.answers)}`,
     );
     for (const [kind, row] of Object.entries(load.by_kind)) {
-      say(`    ${kind.padEnd(28)} ${String(row.requests).padStart(6)} req  p50 ${String(row.p50_ms).padStart(8)} ms  p95 ${String(row.p95_ms).padStart(8)} ms  ${row.mean_response_kib} KiB  remembered ${hitRate(row.answers)}`);
+      say(`    ${kind.padEnd(28)} ${String(row.requests).padStart(6)} req  p50 ${String(row.p50_ms).padStart(8)} ms  p95 ${String(row.p95_ms).padStart(8)} ms  ${row.mean_response_kib} KiB (${row.mean_wire_kib} sent)  remembered ${hitRate(row.answers)}`);
     }
     const cpu = phase.cpu_seconds;
     say(
@@ -540,11 +540,11 @@ function markdown(report: { date: string; machine: ReturnType<typeof benchMachin
       return `| ${phase.variant}, ${phase.round} | ${o.requests_per_second} | ${o.p50_ms} | ${o.p95_ms} | ${o.p99_ms} | ${JSON.stringify(o.errors)} | ${rss.before_load} → ${rss.after_load}, ${rss.peak} | ${phase.add_media.seconds.toFixed(1)} |`;
     }),
     '',
-    '| query kind (last phase) | requests | answers remembered | p50 ms | p95 ms | KiB mean | CPU ms one at a time: API | Postgres | (remembered) |',
+    '| query kind (last phase) | requests | answers remembered | p50 ms | p95 ms | KiB mean (as sent) | CPU ms one at a time: API | Postgres | (remembered) |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...Object.entries(report.phases.at(-1)!.load.by_kind).map(([kind, row]) => {
       const cpu = report.phases.at(-1)!.cpu_ms_by_kind[kind];
-      return `| ${kind} | ${row.requests} | ${hitRate(row.answers)} | ${row.p50_ms} | ${row.p95_ms} | ${row.mean_response_kib} | ${cpu?.api} | ${cpu?.postgres} | ${hitRate(cpu?.answers ?? {})} |`;
+      return `| ${kind} | ${row.requests} | ${hitRate(row.answers)} | ${row.p50_ms} | ${row.p95_ms} | ${row.mean_response_kib} (${row.mean_wire_kib}) | ${cpu?.api} | ${cpu?.postgres} | ${hitRate(cpu?.answers ?? {})} |`;
     }),
     '',
   ];

@@ -1,7 +1,9 @@
 import http from 'node:http';
+import { createGunzip } from 'node:zlib';
 import { percentile } from './common';
 
-// Closed-loop HTTP load: each client sends its next request when the previous answer has been read.
+// Closed-loop HTTP load: each client sends its next request when the previous answer has been read. Like a browser,
+// a client accepts gzip and decompresses what comes compressed.
 
 export interface LoadRequest {
   kind: string;
@@ -13,7 +15,9 @@ interface Outcome {
   ms: number;
   /** HTTP status, or the network error's code. */
   status: string;
+  /** Bytes of the answer, decompressed, and as sent. */
   bytes: number;
+  wireBytes: number;
   /** Where the API says the answer came from (its X-Explore-Answer header), if it says. */
   answer?: string;
 }
@@ -25,6 +29,8 @@ export interface LatencySummary {
   p95_ms: number;
   p99_ms: number;
   mean_response_kib: number;
+  /** The same as sent (gzip-compressed when the API compressed it). */
+  mean_wire_kib: number;
   /** Answers other than 200, by status (or network error code). */
   errors: Record<string, number>;
   /** Answers by where the API says they came from (X-Explore-Answer: hit, miss, shared), when it says. */
@@ -40,19 +46,24 @@ export interface LoadResult {
 const REQUEST_TIMEOUT_MS = 120_000;
 
 /** GETs `url` and reads the answer; network errors and timeouts (0: none) resolve as a status, never throw. */
-export function httpGet(agent: http.Agent, url: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<{ status: string; bytes: number; answer?: string }> {
+export function httpGet(agent: http.Agent, url: string, timeoutMs = REQUEST_TIMEOUT_MS): Promise<{ status: string; bytes: number; wireBytes: number; answer?: string }> {
   return new Promise((resolve) => {
-    const request = http.get(url, { agent }, (response) => {
+    const request = http.get(url, { agent, headers: { 'accept-encoding': 'gzip' } }, (response) => {
+      let wireBytes = 0;
       let bytes = 0;
       response.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
+        wireBytes += chunk.length;
       });
+      const body = response.headers['content-encoding'] === 'gzip' ? response.pipe(createGunzip()) : response;
+      if (body !== response) body.on('data', (chunk: Buffer) => (bytes += chunk.length));
       const answer = response.headers['x-explore-answer'];
-      response.on('end', () => resolve({ status: String(response.statusCode), bytes, answer: typeof answer === 'string' ? answer : undefined }));
-      response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'response error', bytes }));
+      const status = String(response.statusCode);
+      body.on('end', () => resolve({ status, bytes: body === response ? wireBytes : bytes, wireBytes, answer: typeof answer === 'string' ? answer : undefined }));
+      body.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'response error', bytes, wireBytes }));
+      if (body !== response) response.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'response error', bytes, wireBytes }));
     });
     request.setTimeout(timeoutMs, () => request.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
-    request.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'request error', bytes: 0 }));
+    request.on('error', (error: NodeJS.ErrnoException) => resolve({ status: error.code ?? 'request error', bytes: 0, wireBytes: 0 }));
   });
 }
 
@@ -72,6 +83,7 @@ function summarise(outcomes: Outcome[], seconds: number): LatencySummary {
     p95_ms: round(percentile(times, 0.95)),
     p99_ms: round(percentile(times, 0.99)),
     mean_response_kib: round(outcomes.reduce((sum, outcome) => sum + outcome.bytes, 0) / Math.max(1, outcomes.length) / 1024),
+    mean_wire_kib: round(outcomes.reduce((sum, outcome) => sum + outcome.wireBytes, 0) / Math.max(1, outcomes.length) / 1024),
     errors,
     answers,
   };
@@ -91,8 +103,8 @@ export async function runLoad(options: { clients: number; seconds: number; next:
     while (process.hrtime.bigint() < deadline) {
       const request = options.next(sent++);
       const at = process.hrtime.bigint();
-      const { status, bytes, answer } = await httpGet(agent, request.url);
-      outcomes.push({ kind: request.kind, ms: Number(process.hrtime.bigint() - at) / 1e6, status, bytes, answer });
+      const { status, bytes, wireBytes, answer } = await httpGet(agent, request.url);
+      outcomes.push({ kind: request.kind, ms: Number(process.hrtime.bigint() - at) / 1e6, status, bytes, wireBytes, answer });
     }
   };
   await Promise.all(Array.from({ length: options.clients }, client));

@@ -260,18 +260,18 @@ describe('Explore answers remembered until what they read changes (real Postgres
     try {
       const keys = ['a', 'b', 'c', 'd'];
       const seen: number[] = [];
-      const first = await Promise.all(keys.map((key) => answers.answer(key, 'every', async () => {
+      const first = await Promise.all(keys.map((key) => answers.answer(key, 'every', false, async () => {
         seen.push(readings);
         return `"${key} 1"`;
       })));
       // Four different requests, one reading before any of them was computed.
       expect(seen).toEqual([1, 1, 1, 1]);
       expect(first.map((answer) => answer.source)).toEqual(['miss', 'miss', 'miss', 'miss']);
-      const again = await Promise.all(keys.map((key) => answers.answer(key, 'every', async () => `"${key} 2"`)));
+      const again = await Promise.all(keys.map((key) => answers.answer(key, 'every', false, async () => `"${key} 2"`)));
       expect(again.map((answer) => [answer.source, answer.body.toString()])).toEqual(keys.map((key) => ['hit', `"${key} 1"`]));
       // A write committed before the call: the reading it waits for sees it.
       await db('tags').insert({ version_id: versionId, name: 'counted' });
-      const after = await answers.answer('a', 'every', async () => '"a 3"');
+      const after = await answers.answer('a', 'every', false, async () => '"a 3"');
       expect([after.source, after.body.toString()]).toEqual(['miss', '"a 3"']);
     } finally {
       db.off('query', counted);
@@ -285,5 +285,21 @@ describe('Explore answers remembered until what they read changes (real Postgres
     const sources = answers.map((response) => response.headers['x-explore-answer']).sort();
     expect(sources.filter((source) => source === 'miss')).toHaveLength(1);
     expect(new Set(answers.map((response) => response.text)).size).toBe(1);
+  });
+
+  it('sends answers gzip-compressed to a client that accepts gzip, and plain to one that does not', async () => {
+    const query = vql([{ uniqueness: { op: 'uniqueness', value: 0.1 } }]);
+    const plain = await explore(query).set('Accept-Encoding', 'identity').expect(200);
+    expect([plain.headers['x-explore-answer'], plain.headers['content-encoding']]).toEqual(['miss', undefined]);
+    expect(plain.body.clusters.length).toBeGreaterThan(0);
+    const compressed = await explore(query).set('Accept-Encoding', 'gzip, deflate').expect(200);
+    expect([compressed.headers['x-explore-answer'], compressed.headers['content-encoding']]).toEqual(['hit', 'gzip']);
+    expect(compressed.headers.vary).toMatch(/Accept-Encoding/i);
+    expect(compressed.text).toBe(plain.text);
+    expect(Number(compressed.headers['content-length'])).toBeLessThan(Buffer.byteLength(plain.text));
+    const again = await explore(query).set('Accept-Encoding', 'identity').expect(200);
+    expect([again.headers['x-explore-answer'], again.headers['content-encoding'], again.text]).toEqual(['hit', undefined, plain.text]);
+    const computed = await explore({ ...query, page_number: 1 }).set('Accept-Encoding', 'gzip').expect(200);
+    expect([computed.headers['x-explore-answer'], computed.headers['content-encoding']]).toEqual(['miss', 'gzip']);
   });
 });
