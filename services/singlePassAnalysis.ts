@@ -17,9 +17,10 @@ import { graphNeighbours, storedVectors } from './vectorNeighbours';
  * The analysis in one pass, no workflow's step but the reference the fan-out (services/knnGraphSearch.ts,
  * graphClustering.ts) must equal, and the stage the benches time: builds the kNN similarity graph from the vector
  * index (never all pairs), clusters it at the five thresholds, scores every item, lays out the map and commits it
- * through services/analysisResults in one transaction.
+ * through services/analysisResults in one transaction. With `layMap: false` it leaves the map due, as the fan-out does
+ * (a MAP_LAYOUT task lays it out after READY), so that a bench compares the same work.
  */
-export async function analyzeDataset(deps: AnalysisDeps, live: Liveness, ref: TaskRef): Promise<{ items: number; edges: number }> {
+export async function analyzeDataset(deps: AnalysisDeps, live: Liveness, ref: TaskRef, options: { layMap?: boolean } = {}): Promise<{ items: number; edges: number }> {
   const { db, vectors, store } = deps;
   const version = await headVersion(db, ref.datasetId);
   const items = await indexItems(db, version.id);
@@ -51,19 +52,18 @@ export async function analyzeDataset(deps: AnalysisDeps, live: Liveness, ref: Ta
   const ids = items.map((item) => item.id);
   const scores = scoreNeighbours(neighbourItems, ids, { reference });
   const collection = imageCollection(version.vector_space_id);
-  const layout = await layoutMap({
-    count: items.length,
-    embedded: embedded.map(({ i }) => i),
-    neighboursOf: (i) => neighbourItems[i].neighbours,
-    vectorsOf: (indexes) => storedVectors(vectors, collection, indexes.map((i) => ids[i])),
-  });
+  const layout =
+    options.layMap === false
+      ? undefined
+      : await layoutMap({
+          count: items.length,
+          embedded: embedded.map(({ i }) => i),
+          neighboursOf: (i) => neighbourItems[i].neighbours,
+          vectorsOf: (indexes) => storedVectors(vectors, collection, indexes.map((i) => ids[i])),
+        });
   // Points in a random order, so that any first part of the map's pages is an even sample of it: the web
   // app draws the first page while the rest loads, and only the first points while the map moves.
-  const mapPoints = mapPointSlices(
-    shuffled(embedded, 11).map(({ i }) => i),
-    ids,
-    layout.positions,
-  );
+  const mapPoints = layout && mapPointSlices(shuffled(embedded, 11).map(({ i }) => i), ids, layout.positions);
 
   const clusterRows: NewCluster[] = [];
   const memberRows: ClusterMembership[] = [];

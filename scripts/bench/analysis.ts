@@ -237,7 +237,7 @@ function markdown(report: {
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; shared with other jobs (load average ${report.load_average.map((l) => l.map((n) => n.toFixed(1)).join('/')).join(' → ')}).`,
     `Chunks of ${loadConfig(process.env).indexing.analysisChunkSize} media; each process loads the published index itself; wall times include it.${args.pinned ? ' Pinned: each search process alone on a core of its own (taskset), the clustering on the first.' : ''}`,
     '',
-    '| path | kNN graph s | clustering + scores + map + writes s | total s | peak RSS per process MiB | peak anonymous / file-backed MiB | clusters per threshold |',
+    '| path | kNN graph s | clustering + scores + writes s (the map left due) | total s | peak RSS per process MiB | peak anonymous / file-backed MiB | clusters per threshold |',
     '|---|---:|---:|---:|---:|---:|---|',
     `| single activity (analyzeDataset) | ${(baseline.index_ready_seconds + baseline.knn_graph_seconds).toFixed(1)} | ${baseline.cluster_and_write_seconds.toFixed(1)} | ${baseline.wall_seconds.toFixed(1)} | ${baseline.rss_mib.peak} | ${baseline.sampled_peaks.anon_mib} / ${baseline.sampled_peaks.file_mib} | ${baseline.clusters_per_threshold.join(' / ')} |`,
     ...report.fanout.map(

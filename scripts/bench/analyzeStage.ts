@@ -1,7 +1,7 @@
 /**
  * Child process of `bench:explore`: the worker's clustering stage (analyzeDataset: the kNN graph from
- * the vector index, clustering at the five thresholds, neighbour scores, one transaction of writes)
- * on dataset argv[2], configured like a worker by the environment (DATABASE_URL, DATA_DIR, …). Run
+ * the vector index, clustering at the five thresholds, neighbour scores, one transaction of writes;
+ * the map left due, as the fan-out leaves it to a MAP_LAYOUT task after READY) on dataset argv[2], configured like a worker by the environment (DATABASE_URL, DATA_DIR, …). Run
  * in a process of its own so its peak RSS is the stage's own. Prints one JSON line:
  * AnalyzeStageResult.
  */
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
       },
     };
     started = process.hrtime.bigint();
-    const { items, edges } = await analyzeDataset({ db, vectors: timedVectors }, unattended, { datasetId, taskId: randomUUID() });
+    const { items, edges } = await analyzeDataset({ db, vectors: timedVectors }, unattended, { datasetId, taskId: randomUUID() }, { layMap: false });
     const total = seconds(started);
     const knnGraph = Number(lastSearch.at - started) / 1e9;
     const memory = memoryOf('self');
