@@ -1,9 +1,9 @@
 /**
  * Child process of `bench:explore`: the worker's clustering stage (analyzeDataset: the kNN graph from
  * the vector index, clustering at the five thresholds, neighbour scores, one transaction of writes;
- * the map left due, as the fan-out leaves it to a MAP_LAYOUT task after READY) on dataset argv[2], configured like a worker by the environment (DATABASE_URL, DATA_DIR, …). Run
- * in a process of its own so its peak RSS is the stage's own. Prints one JSON line:
- * AnalyzeStageResult.
+ * the map left due, as the fan-out leaves it to a MAP_LAYOUT task after READY) on dataset argv[2],
+ * configured like a worker by the environment (DATABASE_URL, DATA_DIR, …). Run in a process of its
+ * own so its peak RSS is the stage's own. Prints one JSON line: AnalyzeStageResult.
  */
 import { randomUUID } from 'node:crypto';
 import { createDb } from '../../db/connection';

@@ -76,14 +76,15 @@ function summarise(outcomes: Outcome[], seconds: number): LatencySummary {
     if (outcome.answer) answers[outcome.answer] = (answers[outcome.answer] ?? 0) + 1;
   }
   const round = (value: number | undefined) => (value === undefined ? NaN : Math.round(value * 10) / 10);
+  const meanKib = (bytesOf: (outcome: Outcome) => number) => round(outcomes.reduce((sum, outcome) => sum + bytesOf(outcome), 0) / Math.max(1, outcomes.length) / 1024);
   return {
     requests: outcomes.length,
     requests_per_second: round(outcomes.length / seconds),
     p50_ms: round(percentile(times, 0.5)),
     p95_ms: round(percentile(times, 0.95)),
     p99_ms: round(percentile(times, 0.99)),
-    mean_response_kib: round(outcomes.reduce((sum, outcome) => sum + outcome.bytes, 0) / Math.max(1, outcomes.length) / 1024),
-    mean_wire_kib: round(outcomes.reduce((sum, outcome) => sum + outcome.wireBytes, 0) / Math.max(1, outcomes.length) / 1024),
+    mean_response_kib: meanKib((outcome) => outcome.bytes),
+    mean_wire_kib: meanKib((outcome) => outcome.wireBytes),
     errors,
     answers,
   };

@@ -30,7 +30,6 @@ describe('frames of a video', () => {
     }
   });
 
-
   it('stops once its signal is aborted, with the reason', async () => {
     const tools = defaultVideoTools();
     const file = makeVideo(3);
