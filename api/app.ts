@@ -14,6 +14,7 @@ import type { ClipModel } from '../lib/ml/clip';
 import type { Db } from '../db/connection';
 import type { User } from '../db/models';
 import { HttpError } from './errors';
+import { compressResponses } from './middleware/compressResponses';
 import { errorHandler } from './middleware/errorHandler';
 import { requestContext } from './middleware/requestContext';
 import { rejectNul } from './middleware/rejectNul';
@@ -145,6 +146,7 @@ export function createApp(deps: AppDeps): Koa {
     else deps.logger.error({ err: error }, 'response error');
   });
   app.use(requestContext(deps.logger));
+  app.use(compressResponses());
   app.use(errorHandler());
   app.use(refuseCrossSiteRequests(deps.config.publicUrl));
   app.use(

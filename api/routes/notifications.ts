@@ -134,6 +134,8 @@ export function createNotificationsRouter(deps: { db: Db; hub: NotificationHub; 
 
     ctx.set({ 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     ctx.type = 'text/event-stream';
+    // Each event goes out as it is written; a compressor would hold it back until a block filled.
+    ctx.compress = false;
     ctx.status = 200;
     ctx.body = stream;
     send(': connected\n\n');
