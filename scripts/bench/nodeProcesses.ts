@@ -62,6 +62,8 @@ export async function sampledPeaks(pid: number, done: Promise<unknown>): Promise
   const sample = () => {
     try {
       const { anon, file } = memoryOf(pid);
+      // An exited process not yet reaped (a zombie) has a status without its memory lines: NaN, not a sample.
+      if (Number.isNaN(anon) || Number.isNaN(file)) return;
       peaks.anon = Math.max(peaks.anon, anon);
       peaks.file = Math.max(peaks.file, file);
     } catch {
