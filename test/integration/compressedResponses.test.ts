@@ -1,9 +1,8 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { createApp } from '../../api/app';
 import { createDataset } from '../../db/repositories/datasets';
 import { Workspace } from '../../db/models';
+import { localPublicUrl, serveOverHttp } from '../support/browser';
 import { startTestApi, type TestApi } from '../support/testStack';
 
 /** One GET on the real server, its body as sent (not decompressed) and, for a stream, only its first chunk. */
@@ -27,19 +26,16 @@ function get(port: number, path: string, headers: http.OutgoingHttpHeaders): Pro
 
 describe('responses gzip-compressed for clients that accept it (api/middleware/compressResponses.ts)', () => {
   let api: TestApi;
-  let server: http.Server;
+  let server: { url: string; close(): Promise<void> };
   let port: number;
 
   beforeAll(async () => {
-    api = await startTestApi();
-    server = http.createServer(createApp(api.deps).callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
+    api = await startTestApi({ PUBLIC_URL: await localPublicUrl() });
+    server = await serveOverHttp(api);
+    port = Number(new URL(server.url).port);
   });
   afterAll(async () => {
-    const closed = new Promise((resolve) => server.close(resolve));
-    server.closeAllConnections();
-    await closed;
+    await server.close();
     await api.close();
   });
 
