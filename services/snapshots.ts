@@ -20,7 +20,7 @@ import {
 } from '../db/repositories/snapshots';
 import { runningTaskOf, updateTaskProgress } from '../db/repositories/tasks';
 import { copyViews, restoreViews, viewDefinitions } from '../db/repositories/views';
-import { copyVersionIn, diffVersions, dropUnusedVersions, headVersion, inSnapshotTransaction, setHeadVersion, type VersionDiff, type VersionTable } from '../db/repositories/versions';
+import { COPY_QUERY_OPTIONS, copyVersionIn, diffVersions, dropUnusedVersions, headVersion, inSnapshotTransaction, setHeadVersion, type VersionDiff, type VersionTable } from '../db/repositories/versions';
 import {
   canStart,
   cloneCommitted,
@@ -62,7 +62,7 @@ export async function listDatasetSnapshots(db: Db, dataset: DatasetRow): Promise
 
 /**
  * Freezes the dataset's head as a snapshot: its rows are copied (a range of media ids per INSERT …
- * SELECT, each well inside the API's statement limit, in one transaction that sees one state of
+ * SELECT, under the copy's statement limit rather than the API's, in one transaction that sees one state of
  * the data) into a version nothing writes again, and the snapshot becomes the current one. Media
  * bytes, vectors and the clustering are shared, not copied.
  */
@@ -95,7 +95,7 @@ export async function takeSnapshot(
       createdBy: request.createdBy,
       sourceDatasetName: datasetDisplayName,
       datasetStatus: request.datasetStatus,
-      counts: await mediaCounts(trx, versionId),
+      counts: await mediaCounts(trx, versionId, COPY_QUERY_OPTIONS),
       views: await viewDefinitions(trx, request.datasetId),
     });
   });

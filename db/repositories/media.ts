@@ -98,8 +98,10 @@ export async function ingestedUploadIds(db: Db, versionId: string, uploadIds: st
   return new Set(ids);
 }
 
-export async function mediaCounts(db: Db, versionId: string): Promise<MediaCounts> {
+/** `queryOptions`: pg's per-query options (a copy's longer query_timeout, versions.ts COPY_QUERY_OPTIONS). */
+export async function mediaCounts(db: Db, versionId: string, queryOptions: { query_timeout?: number } = {}): Promise<MediaCounts> {
   return db('media')
+    .options(queryOptions)
     .where({ version_id: versionId })
     .select(db.raw(`count(*) filter (where kind = 'IMAGE')::int as n_images`), db.raw(`count(*) filter (where kind = 'VIDEO')::int as n_videos`))
     .first();

@@ -116,8 +116,22 @@ export async function createCopyVersion(db: Db, source: DatasetVersion, datasetI
   return rows.length === 1;
 }
 
-/** Media a copy statement moves at most (about: ranges split random ids evenly), so each stays well inside a statement time limit. */
+/** Media a copy statement moves at most (about: ranges split random ids evenly), so no statement grows with the version. */
 const COPY_RANGE_MEDIA = 50_000;
+
+/**
+ * How long one statement of a copy may run, in Postgres and in the client, whatever its pool's limit: the API's
+ * DATABASE_QUERY_TIMEOUT_SECONDS (15 s) is for reads and small writes, while a copy statement's time grows with the
+ * machine's write load as well as with its rows (7.5-14 s for 50,000 media's tags at 1,000,000 media, now and then more).
+ */
+export const COPY_STATEMENT_LIMIT_MS = 10 * 60_000;
+
+/** pg's options for a copy's statement that scales with the version: held to COPY_STATEMENT_LIMIT_MS in the client too. */
+export const COPY_QUERY_OPTIONS = { query_timeout: COPY_STATEMENT_LIMIT_MS + 2000 };
+
+function copyStatement<T extends Knex.ChainableInterface>(query: T): T {
+  return query.options(COPY_QUERY_OPTIONS);
+}
 
 /** The key column after version_id in a version-owned table's primary key (a media id, or a tag's own id): what a copy splits the rows on. */
 async function rangeColumn(db: Db, table: VersionTable): Promise<string> {
@@ -148,10 +162,12 @@ async function copyVersionTable(
   let copied = 0;
   for (const pass of passes) {
     for (const range of ranges) {
-      const result = await db.raw(
-        `INSERT INTO ${table} (version_id, ${columns}) SELECT ?, ${columns} FROM ${table}
-         WHERE version_id = ? AND ${pass} AND "${key}" >= ?${range.to === null ? '' : ` AND "${key}" < ?`}`,
-        [toVersionId, fromVersionId, range.from, ...(range.to === null ? [] : [range.to])],
+      const result = await copyStatement(
+        db.raw(
+          `INSERT INTO ${table} (version_id, ${columns}) SELECT ?, ${columns} FROM ${table}
+           WHERE version_id = ? AND ${pass} AND "${key}" >= ?${range.to === null ? '' : ` AND "${key}" < ?`}`,
+          [toVersionId, fromVersionId, range.from, ...(range.to === null ? [] : [range.to])],
+        ),
       );
       copied += result.rowCount ?? 0;
     }
@@ -174,7 +190,7 @@ export async function copyVersionIn(
 ): Promise<Partial<Record<VersionTable, number>>> {
   const rows: Partial<Record<VersionTable, number>> = {};
   if (!(await createCopyVersion(trx, source, datasetId, versionId))) return rows;
-  const media = Number((await trx('media').where({ version_id: source.id }).count({ n: '*' }).first())!.n);
+  const media = Number((await copyStatement(trx('media').where({ version_id: source.id }).count({ n: '*' }).first()))!.n);
   const ranges = uuidRanges(Math.max(1, Math.ceil(media / rangeMedia)));
   for (const table of VERSION_TABLES) {
     onTable(table);
@@ -183,9 +199,18 @@ export async function copyVersionIn(
   return rows;
 }
 
-/** Runs `fn` in one transaction that sees one snapshot of the data, as a copy must (a tag and its uses come whole or not at all). */
+/**
+ * Runs `fn` in one transaction that sees one snapshot of the data, as a copy must (a tag and its uses come whole or
+ * not at all), its statements held to COPY_STATEMENT_LIMIT_MS in Postgres.
+ */
 export function inSnapshotTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
-  return db.transaction(fn, { isolationLevel: 'repeatable read' });
+  return db.transaction(
+    async (trx) => {
+      await trx.raw(`SET LOCAL statement_timeout = ${COPY_STATEMENT_LIMIT_MS}`);
+      return fn(trx);
+    },
+    { isolationLevel: 'repeatable read' },
+  );
 }
 
 /** copyVersionIn in a transaction of its own. */
