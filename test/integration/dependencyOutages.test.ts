@@ -5,7 +5,7 @@ import supertest from 'supertest';
 import { createApp, type AppDeps } from '../../api/app';
 import { buildApiDeps } from '../../api/server';
 import { loadConfig } from '../../lib/config';
-import { ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../lib/embedded/postgres';
+import { embeddedSharedBuffersMb, ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../lib/embedded/postgres';
 import { startTemporalDevServer, type EmbeddedTemporal } from '../../lib/embedded/temporal';
 import { createLogger } from '../../lib/logger';
 import { newDatasetWithTransaction, uploadFiles } from '../support/datasets';
@@ -68,6 +68,13 @@ describe('the API while Postgres or Temporal is unreachable', () => {
     () => api.request.get('/api/v1/tasks'),
     () => api.request.get('/api/v1/ingestion/new_dataset').query({ dataset_name: 'during the outage' }),
   ];
+
+  it('runs its embedded Postgres with a page cache of a quarter of the machine, within 128 MB and 4 GiB', async () => {
+    const { rows } = await deps.db.raw(`SELECT setting::bigint * 8 / 1024 AS mb FROM pg_settings WHERE name = 'shared_buffers'`);
+    expect(Number(rows[0].mb)).toBe(embeddedSharedBuffersMb());
+    expect([embeddedSharedBuffersMb(2 * 2 ** 30), embeddedSharedBuffersMb(8 * 2 ** 30), embeddedSharedBuffersMb(64 * 2 ** 30)]).toEqual([512, 2048, 4096]);
+    expect(embeddedSharedBuffersMb(256 * 2 ** 20)).toBe(128);
+  });
 
   it('answers 503 with Retry-After while Postgres is killed or hangs, and serves again once it is back', async () => {
     const { datasetId } = await newDatasetWithTransaction(api, 'before the outage');
