@@ -1,7 +1,6 @@
-import type { S3Client } from '@aws-sdk/client-s3';
 import type { Db } from '../db/connection';
 import { datasetOrganizationId } from '../db/repositories/datasets';
-import { createS3Client, s3Entries, type S3Location, type S3Settings } from '../lib/sources/s3';
+import { createS3Client, s3Entries, type S3Client, type S3Location, type S3Settings } from '../lib/sources/s3';
 import type { SourceEntry } from '../lib/sources/sourceEntry';
 import { s3ReadScope, type S3SourcePolicy } from '../lib/sources/sourcePolicy';
 

@@ -2,33 +2,34 @@ import type { Writable } from 'node:stream';
 import type * as HyparquetWriter from 'hyparquet-writer' with { 'resolution-mode': 'import' };
 import { end, send } from './streams';
 
-// hyparquet-writer is published as ESM only; Node 20 loads it through require().
+/**
+ * hyparquet-writer, required at the first Parquet export instead of when a process starts. It is published as ESM
+ * only; Node 20 loads it through require().
+ */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ByteWriter, ParquetWriter, schemaFromColumnData } = require('hyparquet-writer') as typeof HyparquetWriter;
+const writerLibrary = () => require('hyparquet-writer') as typeof HyparquetWriter;
 
 export type ParquetType = 'STRING' | 'JSON' | 'INT32' | 'INT64' | 'DOUBLE' | 'TIMESTAMP';
-export type SchemaElement = ReturnType<typeof schemaFromColumnData>[number];
+export type SchemaElement = ReturnType<typeof HyparquetWriter.schemaFromColumnData>[number];
 
 /** The schema of flat columns of these types (the root element first). */
 export function flatSchema(columns: ReadonlyArray<{ name: string; type: ParquetType; nullable: boolean }>): SchemaElement[] {
-  return schemaFromColumnData({ columnData: columns.map((column) => ({ name: column.name, data: [], type: column.type, nullable: column.nullable })) });
+  return writerLibrary().schemaFromColumnData({ columnData: columns.map((column) => ({ name: column.name, data: [], type: column.type, nullable: column.nullable })) });
 }
 
 /** hyparquet-writer's buffer, emptied into `out` after each row group (ParquetWriter awaits the flush). */
-class StreamingByteWriter extends ByteWriter {
-  constructor(private readonly out: Writable) {
-    super();
-  }
+function streamingByteWriter(out: Writable) {
+  return new (class StreamingByteWriter extends writerLibrary().ByteWriter {
+    async flush(): Promise<void> {
+      const chunk = Buffer.from(new Uint8Array(this.buffer, 0, this.index));
+      this.index = 0;
+      if (chunk.length > 0) await send(out, chunk);
+    }
 
-  async flush(): Promise<void> {
-    const chunk = Buffer.from(new Uint8Array(this.buffer, 0, this.index));
-    this.index = 0;
-    if (chunk.length > 0) await send(this.out, chunk);
-  }
-
-  finish(): Promise<void> {
-    return this.flush();
-  }
+    finish(): Promise<void> {
+      return this.flush();
+    }
+  })();
 }
 
 export interface ParquetStreamOptions {
@@ -48,8 +49,8 @@ export interface ParquetStreamOptions {
  * group's bytes go to the stream as soon as it is encoded, so only one group is ever held.
  */
 export function parquetStream(out: Writable, options: ParquetStreamOptions) {
-  const parquet = new ParquetWriter({
-    writer: new StreamingByteWriter(out),
+  const parquet = new (writerLibrary().ParquetWriter)({
+    writer: streamingByteWriter(out),
     schema: options.schema,
     kvMetadata: options.kvMetadata,
     createdBy: 'media-dataset-service',

@@ -1,4 +1,4 @@
-import { stringify, type ScalarTag } from 'yaml';
+import type * as Yaml from 'yaml';
 
 /**
  * Characters a YAML 1.1 reader (PyYAML, LibYAML, so Ultralytics and huggingface_hub) takes as line
@@ -18,7 +18,7 @@ function doubleQuoted(value: string): string {
   return JSON.stringify(value).replace(NOT_RAW, escape);
 }
 
-const quotedString: ScalarTag = {
+const quotedString: Yaml.ScalarTag = {
   identify: (value) => typeof value === 'string',
   default: true,
   tag: 'tag:yaml.org,2002:str',
@@ -35,8 +35,11 @@ const quotedString: ScalarTag = {
  * line, open a comment or a document, or change a type. Keys must be strings (or numbers) of ours.
  */
 export function toYaml(value: unknown): string {
+  // Required at the first YAML export file, not when a process starts.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { stringify } = require('yaml') as typeof Yaml;
   return stringify(value, {
-    customTags: (tags) => [quotedString, ...tags.filter((tag) => (tag as ScalarTag).tag !== 'tag:yaml.org,2002:str')],
+    customTags: (tags) => [quotedString, ...tags.filter((tag) => (tag as Yaml.ScalarTag).tag !== 'tag:yaml.org,2002:str')],
     lineWidth: 0,
   });
 }

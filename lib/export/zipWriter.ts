@@ -1,9 +1,6 @@
 import type { Readable } from 'node:stream';
 import type * as Archiver from 'archiver' with { 'resolution-mode': 'import' };
 
-// archiver is published as ESM only; Node 20 loads it through require().
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { ZipArchive } = require('archiver') as typeof Archiver;
 
 /**
  * A ZIP written as a stream, one entry at a time: `add` resolves once the archive has taken the
@@ -21,6 +18,10 @@ export interface ZipWriter {
 }
 
 export function createZipWriter(): ZipWriter {
+  // Required at the first export, not when the worker starts. archiver is published as ESM only; Node 20 loads it
+  // through require().
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ZipArchive } = require('archiver') as typeof Archiver;
   const zip = new ZipArchive({ zlib: { level: 6 } });
   let failure: Error | undefined;
   const failed = new Promise<never>((_, reject) => {

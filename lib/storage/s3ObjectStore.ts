@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NotFound, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type * as LibStorage from '@aws-sdk/lib-storage';
+import { s3Sdk, type S3Client } from '../sources/s3';
 import type { ObjectStore } from './objectStore';
 
 /** Parts of a multipart upload (objects up to 10,000 parts, 80 GB): two in flight, so an upload holds at most 16 MB. */
@@ -17,6 +17,9 @@ export const S3_PART_SIZE = 8 * 1024 * 1024;
  * are larger than one (no 5 GB limit, no length needed up front). S3 shows an object only once it is whole.
  */
 export function createS3ObjectStore(client: S3Client, bucket: string, prefix: string): ObjectStore {
+  const { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, NotFound, NoSuchKey, PutObjectCommand } = s3Sdk();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Upload } = require('@aws-sdk/lib-storage') as typeof LibStorage;
   const keyOf = (key: string) => {
     if (key.split('/').some((part) => part === '..' || part === '.' || part === '')) throw new Error(`key escapes the store: ${key}`);
     return prefix === '' ? key : `${prefix.replace(/\/+$/, '')}/${key}`;

@@ -1,9 +1,6 @@
 import type { QdrantClient as QdrantClientClass } from '@qdrant/js-client-rest' with { 'resolution-mode': 'import' };
 import type { VectorHit, VectorStore } from './vectorStore';
 
-// The package ships a CommonJS build, but its type declarations are marked ESM-only.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { QdrantClient } = require('@qdrant/js-client-rest') as { QdrantClient: typeof QdrantClientClass };
 
 const UPSERT_BATCH = 256;
 /** Longest wait for one request: the client's own default is five minutes, and a server that drops or hangs a request otherwise holds its caller that long. */
@@ -62,6 +59,10 @@ export function createQdrantVectorStore(options: { url: string; apiKey?: string;
   const quantization = options.quantization ?? 'int8';
   const quantizationConfig = quantization === 'int8' ? INT8_SCALAR_QUANTIZATION : undefined;
   const searchParams = quantization === 'int8' ? { quantization: { rescore: true, oversampling: QDRANT_OVERSAMPLING } } : undefined;
+  // Required here, not at the top: only a deployment with QDRANT_URL loads the client (and undici under it).
+  // The package ships a CommonJS build, but its type declarations are marked ESM-only.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { QdrantClient } = require('@qdrant/js-client-rest') as { QdrantClient: typeof QdrantClientClass };
   const client = new QdrantClient({ url: options.url, apiKey: options.apiKey, checkCompatibility: false, timeout: timeoutMs });
   /** One request of `operation` on `collection`, its errors explained. */
   const request = async <T>(operation: string, collection: string, send: () => Promise<T>): Promise<T> => {
