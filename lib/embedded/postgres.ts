@@ -66,11 +66,19 @@ function initialiseCluster(binDir: string, pgData: string, password: string, run
 }
 
 /**
- * Postgres's page cache: a quarter of the machine's memory, as Postgres's guide suggests, at most 4 GiB and at least
+ * The memory this process may count on: the machine's, or its container's limit (cgroup) when that is smaller, since
+ * inside a container `os.totalmem()` is the host's. Node reports no limit as 0 or as the largest 64-bit number.
+ */
+export function availableMemoryBytes(total = os.totalmem(), containerLimit = process.constrainedMemory?.()): number {
+  return containerLimit !== undefined && containerLimit > 0 ? Math.min(total, containerLimit) : total;
+}
+
+/**
+ * Postgres's page cache: a quarter of the memory available, as Postgres's guide suggests, at most 4 GiB and at least
  * its own default (128 MB). It is reserved, not used, until pages are read. With the default, a caption-ranked Explore
  * page at 1,000,000 media read 15,000 of its index's pages from the OS cache on every computed answer.
  */
-export function embeddedSharedBuffersMb(totalMemoryBytes = os.totalmem()): number {
+export function embeddedSharedBuffersMb(totalMemoryBytes = availableMemoryBytes()): number {
   return Math.max(128, Math.min(4096, Math.floor(totalMemoryBytes / 4 / 2 ** 20)));
 }
 

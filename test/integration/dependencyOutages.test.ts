@@ -5,7 +5,7 @@ import supertest from 'supertest';
 import { createApp, type AppDeps } from '../../api/app';
 import { buildApiDeps } from '../../api/server';
 import { loadConfig } from '../../lib/config';
-import { embeddedSharedBuffersMb, ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../lib/embedded/postgres';
+import { availableMemoryBytes, embeddedSharedBuffersMb, ensureDatabase, startEmbeddedPostgres, type EmbeddedPostgres } from '../../lib/embedded/postgres';
 import { startTemporalDevServer, type EmbeddedTemporal } from '../../lib/embedded/temporal';
 import { createLogger } from '../../lib/logger';
 import { newDatasetWithTransaction, uploadFiles } from '../support/datasets';
@@ -69,11 +69,14 @@ describe('the API while Postgres or Temporal is unreachable', () => {
     () => api.request.get('/api/v1/ingestion/new_dataset').query({ dataset_name: 'during the outage' }),
   ];
 
-  it('runs its embedded Postgres with a page cache of a quarter of the machine, within 128 MB and 4 GiB', async () => {
+  it('runs its embedded Postgres with a page cache of a quarter of the memory available, within 128 MB and 4 GiB', async () => {
     const { rows } = await deps.db.raw(`SELECT setting::bigint * 8 / 1024 AS mb FROM pg_settings WHERE name = 'shared_buffers'`);
     expect(Number(rows[0].mb)).toBe(embeddedSharedBuffersMb());
     expect([embeddedSharedBuffersMb(2 * 2 ** 30), embeddedSharedBuffersMb(8 * 2 ** 30), embeddedSharedBuffersMb(64 * 2 ** 30)]).toEqual([512, 2048, 4096]);
     expect(embeddedSharedBuffersMb(256 * 2 ** 20)).toBe(128);
+    // In a container, its limit counts rather than the host's memory; no limit is 0 or 2^64 - 1 (as Node reports them).
+    const host = 64 * 2 ** 30;
+    expect([availableMemoryBytes(host, 2 * 2 ** 30), availableMemoryBytes(host, 0), availableMemoryBytes(host, 2 ** 64), availableMemoryBytes(host, undefined)]).toEqual([2 * 2 ** 30, host, host, host]);
   });
 
   it('answers 503 with Retry-After while Postgres is killed or hangs, and serves again once it is back', async () => {
