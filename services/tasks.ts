@@ -187,8 +187,10 @@ export async function retryTask(deps: TaskDeps, taskId: string, user: User): Pro
       progressPercentage: 0,
       phase: null,
     });
-    if (moved) await transitionDatasetStatus(trx, task.dataset_id, retry.restarts, { progress: 0, error_message: null });
-    return moved;
+    if (!moved) return undefined;
+    await transitionDatasetStatus(trx, task.dataset_id, retry.restarts, { progress: 0, error_message: null });
+    // The answer is the task as retried (INITIALIZING), read before its workflow starts and may move it on.
+    return findTaskForUser(trx, taskId, user.id);
   });
   if (!claimed) throw invalid('Task is no longer FAILED or ABORTED');
   try {
@@ -204,5 +206,5 @@ export async function retryTask(deps: TaskDeps, taskId: string, user: User): Pro
     await transitionDatasetStatus(deps.db, task.dataset_id, retry.notStarted);
     throw error;
   }
-  return requireTask(deps, taskId, user);
+  return claimed;
 }
