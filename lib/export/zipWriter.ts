@@ -1,7 +1,6 @@
 import type { Readable } from 'node:stream';
 import type * as Archiver from 'archiver' with { 'resolution-mode': 'import' };
 
-
 /**
  * A ZIP written as a stream, one entry at a time: `add` resolves once the archive has taken the
  * whole entry in, so only one source is open and read at a time whatever the archive holds.

@@ -1,7 +1,6 @@
 import type { QdrantClient as QdrantClientClass } from '@qdrant/js-client-rest' with { 'resolution-mode': 'import' };
 import type { VectorHit, VectorStore } from './vectorStore';
 
-
 const UPSERT_BATCH = 256;
 /** Longest wait for one request: the client's own default is five minutes, and a server that drops or hangs a request otherwise holds its caller that long. */
 const DEFAULT_TIMEOUT_MS = 30_000;
