@@ -9,6 +9,7 @@ import type { TextEncoder } from '../../lib/ml/textEncoder';
 import type { ClipModel } from '../../lib/ml/clip';
 import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { requireDataset } from '../../services/datasetAccess';
+import { requireStatusFor } from '../../services/datasetStates';
 import { describeMedia } from '../../services/media';
 import { HttpError } from '../errors';
 import { mount } from '../routeSpec';
@@ -59,8 +60,11 @@ export function createExploreRouter(deps: {
       vql,
       anchor: query.anchor_media_id && query.anchor_type ? { id: query.anchor_media_id, type: query.anchor_type } : undefined,
     };
+    // Checked before a remembered answer is looked up too: an answer holds in every status Explore reads, so the status
+    // is not in its key, and a dataset moving from READY to READ ONLY while media are added keeps its answers.
+    requireStatusFor(dataset, request.anchor ? 'visual_search' : 'search');
     // The caller may read the dataset (checked above, every time); the answer is the same for every such caller.
-    const key = JSON.stringify([dataset.id, dataset.head_version_id, dataset.status_new, dataset.vector_space_id, deps.signer.linkExpiry(), request]);
+    const key = JSON.stringify([dataset.id, dataset.head_version_id, dataset.vector_space_id, deps.signer.linkExpiry(), request]);
     const acceptsGzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
     const { body, gzip, source } = await answers.answer(key, exploreScope(request), acceptsGzip, async () => {
       const { clusters, hint } = await exploreDataset(exploreDeps, dataset, request);

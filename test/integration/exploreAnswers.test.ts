@@ -128,11 +128,17 @@ describe('Explore answers remembered until what they read changes (real Postgres
     await api.deps.db('clusters').where({ clustering_id: clusteringId, id: clusters[1] }).update({ size: 2 });
   });
 
-  it('reads the new head version and the dataset status at once', async () => {
+  it('reads the new head version and the dataset status at once, and keeps its answers while media are added', async () => {
     const { db } = api.deps;
     await answer();
     await db('datasets').where({ id: datasetId }).update({ status_new: 'UPLOADING' });
     expect((await explore().expect(409)).headers['x-explore-answer']).toBeUndefined();
+    await db('datasets').where({ id: datasetId }).update({ status_new: 'READY' });
+    const before = await answer();
+    // While media are added the dataset is READ ONLY and Explore reads the same rows: the answer is still remembered.
+    await db('datasets').where({ id: datasetId }).update({ status_new: 'READ ONLY' });
+    const readOnly = await explore().expect(200);
+    expect([readOnly.headers['x-explore-answer'], readOnly.text]).toEqual(['hit', before.text]);
     await db('datasets').where({ id: datasetId }).update({ status_new: 'READY' });
     // A new head version with no media (a restore or a clone points the dataset at another version).
     const [{ id: emptyVersion }] = await db('dataset_versions').insert({ id: randomUUID(), clustering_id: randomUUID(), dataset_id: datasetId, vector_space_id: datasetId, reason: 'initial' }).returning('id');
