@@ -3,7 +3,10 @@
  * media (syntheticDataset.ts, sampled vectors as bench:explore makes them) in an embedded Postgres;
  * the real API and the real worker as separate processes (the API's RSS is read from
  * /proc/<pid>/status); --clients concurrent keep-alive clients in this process send a mix of Explore
- * queries for --seconds while an add_media batch of --batch real images runs on the same dataset.
+ * queries for --seconds while an add_media batch of --batch real images runs on the same dataset, after the same
+ * load for --warm-up-seconds without it (a running API has answers remembered; a fresh one has none): a closed
+ * loop (each client asks again as soon as it has its answer: the most the service serves), or, with --rate R,
+ * R requests a second at an even pace (the answer times at that load; loadClients.ts).
  * Reports requests/s, p50/p95/p99, errors by status, the API's RSS before and after, the batch's
  * duration, and the API's Postgres connections sampled during the load.
  *
@@ -33,9 +36,9 @@ import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore
 import { captionCollection, imageCollection } from '../../lib/vectors/vectorStore';
 import { benchMachine, filesForm, freePort, prepareImages, say, waitForNewestTask, writeReport, runBench } from './common';
 import { summariseProfile, type ProfileSummary } from './cpuProfile';
-import { runLoad, type LoadRequest, type LoadResult } from './loadClients';
+import { runLoad, WINDOW_SECONDS, type LoadRequest, type LoadResult } from './loadClients';
 import { memoryOf, mib, startNode, waitFor } from './nodeProcesses';
-import { machineCpuSeconds, postmasterOf, treeCpuSeconds } from './processCpu';
+import { machineCpuSeconds, postmasterOf, processCpuSeconds, treeCpuSeconds } from './processCpu';
 import { resetStatementStats, statementStats, type StatementRow } from './statementStats';
 import { snapshotSources } from './sourceSnapshot';
 import { seedSyntheticDataset, writeSyntheticVectors, WORDS } from './syntheticDataset';
@@ -62,12 +65,16 @@ const EXPLORE_PATH = [
 ];
 const DIM = 1280;
 const WARM_UP_ROUNDS = 3;
+/** The warm-up load's requests are numbered from here: the same mix as the load's, not the same requests. */
+const WARM_UP_REQUESTS = 10_000_000;
 /** Requests of each kind in the serial pass that measures CPU per request by kind. */
 const KIND_PASS_REQUESTS = 24;
 
 const { values: args } = parseArgs({
   options: {
     clients: { type: 'string', default: process.env.EXPLORE_LOAD_CLIENTS ?? '50' },
+    rate: { type: 'string', default: process.env.EXPLORE_LOAD_RATE },
+    'warm-up-seconds': { type: 'string', default: process.env.EXPLORE_LOAD_WARM_UP_SECONDS ?? '30' },
     seconds: { type: 'string', default: process.env.EXPLORE_LOAD_SECONDS ?? '60' },
     media: { type: 'string', default: process.env.EXPLORE_LOAD_MEDIA ?? '100000' },
     batch: { type: 'string', default: process.env.EXPLORE_LOAD_BATCH ?? '200' },
@@ -84,6 +91,10 @@ const seconds = Number(args.seconds);
 const mediaCount = Number(args.media);
 const batchSize = Number(args.batch);
 const rounds = Number(args.rounds);
+const warmUpSeconds = Number(args['warm-up-seconds']);
+const rate = args.rate === undefined ? undefined : Number(args.rate);
+if (rate !== undefined && !(rate > 0)) throw new Error(`--rate must be a positive number of requests a second, not ${args.rate}`);
+const loadShape = rate ? `${rate} requests/s from ${clients} clients` : `${clients} clients`;
 
 const envPairs = (pairs: string[]) => Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 
@@ -101,6 +112,8 @@ interface Phase {
   variant: string;
   round: number;
   warm_up: { first_visual_query_ms: number; first_caption_query_ms: number };
+  /** The same load before add_media starts, other requests of the same mix (a running API has answers remembered). */
+  warm_up_load: LoadResult['overall'] | null;
   api_rss_mib: { started: number; before_load: number; after_load: number; peak: number };
   load: LoadResult;
   add_media: { images: number; seconds: number; finished_during_load: boolean };
@@ -120,6 +133,8 @@ interface Phase {
   explore_clustered_writes_during_load: number | null;
   /** After the load, one request at a time, KIND_PASS_REQUESTS of each kind: CPU ms per request by process and kind. */
   cpu_ms_by_kind: Record<string, { api: number; postgres: number; api_and_postgres: number; wall_ms: number; answers: Record<string, number> }>;
+  /** Each second of the load, the cores each process used (Postgres's also by whose connection; the machine: all of its processes). */
+  cpu_by_second: Array<{ api: number; postgres: number; postgres_for_api: number; postgres_for_worker: number; worker: number; clients: number; machine: number }>;
   cpu_profile?: ProfileSummary;
 }
 
@@ -127,7 +142,7 @@ const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
-  say(`bench:explore-load: ${clients} clients × ${seconds} s on ${mediaCount} media, add_media of ${batchSize}, on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
+  say(`bench:explore-load: ${loadShape} × ${seconds} s on ${mediaCount} media, add_media of ${batchSize}, on ${os.cpus()[0].model}, ${os.cpus().length} cores`);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-explore-load-'));
   const logs = path.join(scratch, 'logs');
   fs.mkdirSync(logs, { recursive: true });
@@ -234,7 +249,9 @@ async function main(): Promise<void> {
       load_average_at_start: os.loadavg(),
       media: mediaCount,
       clients,
+      offered_rate: rate ?? null,
       seconds,
+      warm_up_seconds: warmUpSeconds,
       add_media_batch: batchSize,
       query_mix: QUERY_KINDS,
       api: 'separate process (node --import tsx api/server.ts, LOG_LEVEL=info); RSS from /proc/<pid>/status',
@@ -249,7 +266,7 @@ async function main(): Promise<void> {
       comparison: summary,
     };
     // Runs comparing different things on the same day keep their own files.
-    const label = args.label ?? (args['baseline-rev'] ? `vs-${args['baseline-rev'].slice(0, 7)}` : args['baseline-env'].length > 0 ? `${args['baseline-env'].join('-')}-vs-${args.env.join('-')}` : '');
+    const label = args.label ?? (rate ? `rate${rate}` : args['baseline-rev'] ? `vs-${args['baseline-rev'].slice(0, 7)}` : args['baseline-env'].length > 0 ? `${args['baseline-env'].join('-')}-vs-${args.env.join('-')}` : '');
     writeReport('explore-load', `explore-load-${mediaCount}${label ? `-${label.replace(/[^A-Za-z0-9=._-]/g, '_')}` : ''}`, report, markdown(report));
   } finally {
     await monitor.end().catch(() => undefined);
@@ -370,6 +387,8 @@ async function runPhase(options: {
     };
     const warmUp = { first_visual_query_ms: await timed(QUERY_KINDS.indexOf('visual (MEDIA anchor)')), first_caption_query_ms: await timed(QUERY_KINDS.indexOf('caption (semantic)')) };
     for (let n = 0; n < WARM_UP_ROUNDS * QUERY_KINDS.length; n++) await timed(n);
+    const warmUpLoad = warmUpSeconds > 0 ? (await runLoad({ clients, seconds: warmUpSeconds, rate, next: (n) => next(WARM_UP_REQUESTS + n) })).overall : null;
+    if (warmUpLoad) say(`  warm-up load, ${warmUpSeconds} s: ${warmUpLoad.requests_per_second} req/s, p50 ${warmUpLoad.p50_ms} ms, p95 ${warmUpLoad.p95_ms} ms, remembered ${hitRate(warmUpLoad.answers)}`);
     const beforeRss = memoryOf(pid).rss;
 
     const addStarted = Date.now();
@@ -381,17 +400,6 @@ async function runPhase(options: {
     });
     added.catch(() => undefined);
 
-    const connections: Array<{ active: number; total: number }> = [];
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const { rows } = await options.monitor.query(
-          `SELECT count(*) FILTER (WHERE state = 'active')::int AS active, count(*)::int AS total FROM pg_stat_activity WHERE application_name = 'bench-api' AND backend_type = 'client backend'`,
-        );
-        connections.push(rows[0]);
-        await sleep(1000);
-      }
-    })();
     const cpuNow = () => ({
       api: treeCpuSeconds(pid),
       postgres: treeCpuSeconds(options.processes.postmaster),
@@ -399,12 +407,54 @@ async function runPhase(options: {
       clients: process.cpuUsage(),
       machine: machineCpuSeconds(),
     });
+    const connections: Array<{ active: number; total: number }> = [];
+    const cpuBySecond: Phase['cpu_by_second'] = [];
+    // Postgres's backends by who connected (application_name), read from /proc each second: the API's, the worker's.
+    const backendCpu = new Map<number, number>();
+    const backendsNow = async () => {
+      const { rows } = await options.monitor.query<{ pid: number; application_name: string }>('SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1', [variant.database]);
+      const used = { api: 0, worker: 0 };
+      for (const { pid, application_name: name } of rows) {
+        const now = processCpuSeconds(pid);
+        if (now === undefined) continue;
+        const who = name.startsWith('bench-api') ? 'api' : name.startsWith('bench-worker') ? 'worker' : undefined;
+        if (who) used[who] += now - (backendCpu.get(pid) ?? 0);
+        backendCpu.set(pid, now);
+      }
+      return used;
+    };
+    await backendsNow();
+    let sampling = true;
+    const sampler = (async () => {
+      let last = cpuNow();
+      while (sampling) {
+        const { rows } = await options.monitor.query(
+          `SELECT count(*) FILTER (WHERE state = 'active')::int AS active, count(*)::int AS total FROM pg_stat_activity WHERE application_name = 'bench-api' AND backend_type = 'client backend'`,
+        );
+        connections.push(rows[0]);
+        await sleep(1000);
+        const now = cpuNow();
+        const backends = await backendsNow();
+        const seconds = (now.machine.total - last.machine.total) / os.cpus().length;
+        const cores = (used: number) => Math.round((100 * used) / Math.max(1e-9, seconds)) / 100;
+        cpuBySecond.push({
+          api: cores(now.api - last.api),
+          postgres: cores(now.postgres - last.postgres),
+          postgres_for_api: cores(backends.api),
+          postgres_for_worker: cores(backends.worker),
+          worker: cores(now.worker - last.worker),
+          clients: cores((now.clients.user + now.clients.system - last.clients.user - last.clients.system) / 1e6),
+          machine: cores(now.machine.busy - last.machine.busy),
+        });
+        last = now;
+      }
+    })();
     await resetStatementStats(options.monitor);
     const generationBefore = await exploreGenerations(options.env.DATABASE_URL.replace(/application_name=[^&]*/, 'application_name=bench-monitor'));
     const loadAverageStart = os.loadavg()[0];
     const cpuBefore = cpuNow();
     const loadFrom = nowUs();
-    const load = await runLoad({ clients, seconds, next });
+    const load = await runLoad({ clients, seconds, rate, next });
     const loadTo = nowUs();
     const cpuAfter = cpuNow();
     const statements = await statementStats(options.monitor, variant.database);
@@ -424,6 +474,7 @@ async function runPhase(options: {
       variant: variant.name,
       round,
       warm_up: warmUp,
+      warm_up_load: warmUpLoad,
       api_rss_mib: { started: mib(startedRss), before_load: mib(beforeRss), after_load: mib(memory.rss), peak: mib(memory.peak) },
       load,
       add_media: { images: options.files.length, seconds: addSeconds!, finished_during_load: finishedDuringLoad },
@@ -455,6 +506,7 @@ async function runPhase(options: {
       explore_clustered_writes_during_load:
         generationBefore?.clustered == null || generationAfter?.clustered == null ? null : generationAfter.clustered - generationBefore.clustered,
       cpu_ms_by_kind: byKind,
+      cpu_by_second: cpuBySecond,
     };
     if (args.profile) {
       const [file] = fs.readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
@@ -469,6 +521,8 @@ async function runPhase(options: {
     for (const [kind, row] of Object.entries(load.by_kind)) {
       say(`    ${kind.padEnd(28)} ${String(row.requests).padStart(6)} req  p50 ${String(row.p50_ms).padStart(8)} ms  p95 ${String(row.p95_ms).padStart(8)} ms  ${row.mean_response_kib} KiB (${row.mean_wire_kib} sent)  remembered ${hitRate(row.answers)}`);
     }
+    say(`    cores used each second (API/Postgres: for the API, for the worker/worker/clients): ${phase.cpu_by_second.map((c) => `${c.api}/${c.postgres}:${c.postgres_for_api},${c.postgres_for_worker}/${c.worker}/${c.clients}`).join(' ')}`);
+    say(`    by when sent: ${load.by_window.map((w) => `${w.from_second}s ${w.requests} req p50 ${w.p50_ms} p95 ${w.p95_ms} remembered ${hitRate(w.answers)}`).join(' | ')}`);
     const cpu = phase.cpu_seconds;
     say(
       `    CPU s during the load: API ${cpu.api}, Postgres ${cpu.postgres}, worker ${cpu.worker}, clients ${cpu.clients}; ` +
@@ -526,11 +580,11 @@ async function cpuByKind(next: (n: number) => LoadRequest, cpu: () => { api: num
 function markdown(report: { date: string; machine: ReturnType<typeof benchMachine>; load_average_at_start: number[]; phases: Phase[] }): string {
   const { machine } = report;
   const lines = [
-    `# bench:explore-load: ${clients} clients × ${seconds} s at ${mediaCount.toLocaleString('en-US')} media (${report.date.slice(0, 10)})`,
+    `# bench:explore-load: ${loadShape} × ${seconds} s at ${mediaCount.toLocaleString('en-US')} media (${report.date.slice(0, 10)})`,
     '',
     `Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gib} GiB, Node ${machine.node}; shared with other jobs ` +
       `(load average at start ${report.load_average_at_start.map((n) => n.toFixed(1)).join(' / ')}). The API and the worker are separate processes; ` +
-      `an add_media batch of ${batchSize} real images runs during the load. Query mix (equal shares, each kind's parameters drawn from a spread, the first choices more often): ${QUERY_KINDS.join(', ')}.`,
+      `an add_media batch of ${batchSize} real images runs during the load${warmUpSeconds > 0 ? `, which follows ${warmUpSeconds} s of the same load without it (other requests of the same mix)` : ''}. Query mix (equal shares, each kind's parameters drawn from a spread, the first choices more often): ${QUERY_KINDS.join(', ')}.`,
     '',
     '| variant, round | requests/s | p50 ms | p95 ms | p99 ms | errors | API RSS MiB (before → after, peak) | add_media s |',
     '|---|---:|---:|---:|---:|---|---|---:|',
@@ -555,6 +609,7 @@ function markdown(report: { date: string; machine: ReturnType<typeof benchMachin
     `CPU seconds during the last load window: API ${cpu.api}, Postgres ${cpu.postgres}, worker ${cpu.worker}, clients ${cpu.clients}; machine busy ${cpu.machine_busy} of ${cpu.machine_capacity} ` +
       `(load average ${last.load_average.start} → ${last.load_average.end}). Per request served: API ${own.api} ms, Postgres ${own.postgres} ms, both ${own.api_and_postgres} ms.`,
     `Answers remembered during the load (X-Explore-Answer): ${hitRate(last.load.overall.answers)} (${JSON.stringify(last.load.overall.answers)}); commits that changed what Explore reads during the load: ${last.explore_writes_during_load ?? 'not counted'} (clustered media: ${last.explore_clustered_writes_during_load ?? 'not counted apart'}).`,
+    `Answer times by when the request was sent${rate ? ' (was due)' : ''}: ${last.load.by_window.map((w) => `${w.from_second}-${w.from_second + WINDOW_SECONDS} s: ${w.requests} requests, p50 ${w.p50_ms} ms, p95 ${w.p95_ms} ms, ${hitRate(w.answers)} remembered`).join('; ')}.`,
     `Postgres time by statement: ${last.postgres_statements.slice(0, 5).map((row) => `${row.kind} ${row.pct} % (${row.mean_ms} ms mean)`).join('; ')}.`,
   );
   return `${lines.join('\n')}\n`;

@@ -18,6 +18,12 @@ function statOf(pid: number): { own: number; reaped: number; ppid: number } | un
   return { ppid: Number(fields[1]), own: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) };
 }
 
+/** CPU seconds of one process (its own, not its children's); undefined once it is gone. */
+export function processCpuSeconds(pid: number): number | undefined {
+  const stat = statOf(pid);
+  return stat && stat.own / ticksPerSecond;
+}
+
 const pids = () => fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number);
 
 /** CPU seconds of a process and of all its children, living or reaped. */
