@@ -20,6 +20,7 @@ import { archiveNamesOf, type TakenNames } from '../lib/export/archiveNames';
 import { toExportRecord } from '../lib/export/exportRecord';
 import { exportFormatOf } from '../lib/export/formats';
 import { UnexportableError, type MetadataWriter } from '../lib/export/writer';
+import { discard } from '../lib/export/streams';
 import { createZipWriter, type ZipWriter } from '../lib/export/zipWriter';
 import { blobKey, exportArchiveKey, type ObjectStore } from '../lib/storage/objectStore';
 import type { ExportInput } from '../workflows/contracts';
@@ -130,7 +131,7 @@ async function packInto(deps: PackagingDeps, live: Liveness, zip: ZipWriter, inp
       await writer.finish();
     } catch (error) {
       writer.abort();
-      metadataOut.destroy();
+      discard(metadataOut);
       throw asFailure(error);
     }
     if (metadataEntry) await metadataEntry;

@@ -13,3 +13,13 @@ export function end(out: Writable): Promise<void> {
     out.end(() => resolve());
   });
 }
+
+/**
+ * Stops `out` where it is, its output to be thrown away. A file stream destroyed while a write of its is under way
+ * emits ERR_STREAM_DESTROYED as an 'error' event when that write completes: heard here, where no one else listens
+ * any more, instead of crashing the process.
+ */
+export function discard(out: Writable): void {
+  out.on('error', () => undefined);
+  out.destroy();
+}

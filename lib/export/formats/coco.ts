@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Categories, isAnnotatableImage, trainingBoxes } from '../boxes';
-import { end, send } from '../streams';
+import { discard, end, send } from '../streams';
 import { splitOf, Splits } from '../userClasses';
 import type { MetadataContext, MetadataWriter } from '../writer';
 import { defineExportFormat } from './defineExportFormat';
@@ -40,8 +40,8 @@ function cocoDocument(scratch: (name: string) => string, key: string) {
       );
     },
     destroy() {
-      images.destroy();
-      annotations.destroy();
+      discard(images);
+      discard(annotations);
     },
   };
 }

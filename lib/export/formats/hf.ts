@@ -3,7 +3,7 @@ import type { Writable } from 'node:stream';
 import { isAnnotatableImage } from '../boxes';
 import type { ExportRecord } from '../exportRecord';
 import { flatSchema, parquetStream, type ParquetType } from '../parquetStream';
-import { end, send } from '../streams';
+import { discard, end, send } from '../streams';
 import { classOf, MAX_SPLITS, splitOf, Splits } from '../userClasses';
 import type { MetadataContext, MetadataWriter } from '../writer';
 import { toYaml } from '../yamlText';
@@ -132,7 +132,7 @@ function huggingFaceWriter(out: Writable, context: MetadataContext): MetadataWri
       await end(out);
     },
     abort() {
-      for (const file of files.values()) file.stream.destroy();
+      for (const file of files.values()) discard(file.stream);
     },
   };
 }
