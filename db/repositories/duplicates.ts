@@ -4,7 +4,7 @@ import type { Candidate } from '../../lib/quality/duplicateKeeper';
 import { decodePrint } from '../../lib/media/pixelPrint';
 import type { KeeperMerge, LabelFact, MemberFacts, MergeConflict } from '../../lib/quality/duplicateMerge';
 import type { DuplicateTier } from '../../lib/quality/pixelMatch';
-import { forgetFacetCounts, writeTagChange } from './clusterFacets';
+import { clustersOfMedia, countedKinds, forgetFacetCounts, recountClusterFacets, writeTagChange } from './clusterFacets';
 
 /** One near-duplicate pair the analysis found: an image and one of its nearest copies at `similarity`, its tier and why. */
 export interface DuplicateEdge {
@@ -200,9 +200,12 @@ export interface TieredPairs {
 /**
  * Writes the tiers decided for media items' pairs: the issue's details name its best pair and list them all (`pairs`),
  * and its type follows the best tier: exact and near-identical stay `duplicates`, similar becomes a `similar` issue
- * (replacing an earlier one of the media item).
+ * (replacing an earlier one of the media item). Pairs move between those issue types, so the version's issue counts
+ * change: `counts` 'recount' counts those of the items' clusters again in the same transaction (when they are
+ * current), as an added batch's few items want; 'forget' leaves the whole version to be counted once at the end, as
+ * the many rounds of a whole version's pairs want.
  */
-export async function writePairTiers(db: Db, versionId: string, tiered: TieredPairs[]): Promise<void> {
+export async function writePairTiers(db: Db, versionId: string, tiered: TieredPairs[], counts: 'recount' | 'forget'): Promise<void> {
   if (tiered.length === 0) return;
   const values = JSON.stringify(
     tiered.map(({ mediaId, pairs }) => {
@@ -212,8 +215,8 @@ export async function writePairTiers(db: Db, versionId: string, tiered: TieredPa
   );
   const tiers = 'jsonb_to_recordset(?::jsonb) AS t(media_id uuid, duplicate_of uuid, similarity float8, tier text, reason text, pairs jsonb)';
   await db.transaction(async (trx) => {
-    // Pairs move between the duplicates and similar issue types: the version's issue counts are counted again at the task's end.
-    await forgetFacetCounts(trx, versionId, ['issue']);
+    const recounted = counts === 'recount' ? (await countedKinds(trx, versionId)).filter((kind) => kind === 'issue') : [];
+    if (counts === 'forget') await forgetFacetCounts(trx, versionId, ['issue']);
     await trx.raw(
       `DELETE FROM media_issues i USING ${tiers}
         WHERE i.version_id = ? AND i.media_id = t.media_id AND i.issue_type = 'similar' AND t.tier = 'similar'`,
@@ -228,6 +231,8 @@ export async function writePairTiers(db: Db, versionId: string, tiered: TieredPa
         WHERE i.version_id = ? AND i.media_id = t.media_id AND i.issue_type = 'duplicates' AND i.details->>'tier' IS NULL`,
       [values, versionId],
     );
+    const clusters = recounted.length > 0 ? await clustersOfMedia(trx, versionId, tiered.map(({ mediaId }) => mediaId)) : [];
+    await recountClusterFacets(trx, versionId, clusters, recounted);
   });
 }
 

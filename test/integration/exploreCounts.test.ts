@@ -10,6 +10,7 @@ import { emptyReadyVersion } from '../support/versions';
 import { refreshExploreCopies } from '../../db/repositories/clusters';
 import { applyLabel } from '../../db/repositories/labels';
 import { replaceLabels } from '../../db/repositories/enrichment';
+import { writePairTiers } from '../../db/repositories/duplicates';
 import type { Db } from '../../db/connection';
 
 /**
@@ -285,6 +286,25 @@ describe('filtered Explore counts (real Postgres)', () => {
         const kept = await db('clusters').where({ id: cluster }).first('negated_uniqueness');
         expect(kept.negated_uniqueness).toEqual(scores.map((score: number) => -score).sort((a: number, b: number) => a - b));
       }
+    });
+
+    it.each(['recount', 'forget'] as const)('%s: duplicate tiers move pairs between issue types, and the counts follow or are forgotten', async (counts) => {
+      const { db } = api.deps;
+      // Untiered duplicate pairs, as an analysis writes them: two become similar, one stays a duplicate.
+      const [a, b, c, d] = items.filter((item) => !item.blurry).slice(counts === 'recount' ? 0 : 4);
+      await db('media_issues').insert([a, b, c].map((item) => ({ version_id: versionId, media_id: item.id, issue_type: 'duplicates', confidence: 0.9, details: { duplicate_of: d.id } })));
+      await forgetFacetCounts(db, versionId, ['issue']);
+      await countFacets(db, versionId);
+      const edge = (item: Item, tier: 'similar' | 'near_identical') => ({ mediaId: item.id, pairs: [{ mediaId: item.id, duplicateOf: d.id, similarity: 0.9, tier, reason: 'test' }] });
+      await writePairTiers(db, versionId, [edge(a, 'similar'), edge(b, 'similar'), edge(c, 'near_identical')], counts);
+      const pairIssues = () => db('media_issues').where({ version_id: versionId }).whereIn('media_id', [a.id, b.id, c.id]).whereIn('issue_type', ['duplicates', 'similar']);
+      expect(await pairIssues().orderBy('issue_type').pluck('issue_type')).toEqual(['duplicates', 'similar', 'similar']);
+      expect(await facetsCounted(db, versionId, ['issue'])).toBe(counts === 'recount');
+      const kept = await facetRows();
+      const now = await recounted();
+      if (counts === 'recount') expect(kept).toEqual(now);
+      expect(now.filter((row) => row.facet === 'issue:similar').reduce((sum, row) => sum + row.n, 0)).toBe(2);
+      await pairIssues().delete();
     });
   });
 });
