@@ -158,8 +158,9 @@ export async function tierDuplicatePairs(deps: { db: Db; store: ObjectStore }, v
     for (;;) {
       const round = await next;
       if (!round) {
-        // A whole version's tiers forgot its issue counts: counted again once, as the analysis left them.
-        if (counts === 'forget' && tiered > 0) await countFacets(db, versionId);
+        // What is not counted now (a whole version's tiers forgot the issue counts; a re-clustering, every kind) is
+        // counted once, here rather than at the task's end, whose count gives up after 30 s; counted kinds cost nothing.
+        if (tiered > 0) await countFacets(db, versionId);
         return tiered;
       }
       // One round (an added batch's pairs) keeps the counts as it writes; more count the version once at the end.
