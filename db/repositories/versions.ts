@@ -199,18 +199,30 @@ export async function copyVersionIn(
   return rows;
 }
 
+/** Times a snapshot transaction is run when a serialization failure rolls it back. */
+const SNAPSHOT_TRANSACTION_ATTEMPTS = 3;
+
 /**
  * Runs `fn` in one transaction that sees one snapshot of the data, as a copy must (a tag and its uses come whole or
- * not at all), its statements held to COPY_STATEMENT_LIMIT_MS in Postgres.
+ * not at all), its statements held to COPY_STATEMENT_LIMIT_MS in Postgres. A row it writes that another transaction
+ * changed after its snapshot (the datasets row a snapshot makes current, which a background task may touch meanwhile)
+ * is a serialization failure, which rolls it back: it is run again from the start, up to SNAPSHOT_TRANSACTION_ATTEMPTS
+ * times in all, so `fn` must do nothing outside the transaction that cannot be done twice.
  */
-export function inSnapshotTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
-  return db.transaction(
-    async (trx) => {
-      await trx.raw(`SET LOCAL statement_timeout = ${COPY_STATEMENT_LIMIT_MS}`);
-      return fn(trx);
-    },
-    { isolationLevel: 'repeatable read' },
-  );
+export async function inSnapshotTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(
+        async (trx) => {
+          await trx.raw(`SET LOCAL statement_timeout = ${COPY_STATEMENT_LIMIT_MS}`);
+          return fn(trx);
+        },
+        { isolationLevel: 'repeatable read' },
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code !== '40001' || attempt >= SNAPSHOT_TRANSACTION_ATTEMPTS) throw error;
+    }
+  }
 }
 
 /** copyVersionIn in a transaction of its own. */

@@ -199,7 +199,9 @@ def test_every_listing_prints_json_with_the_options_after_the_command(client: Cl
 
     dataset = client.create_dataset(unique("cli-listings"), folder, wait=True, timeout=300)
     dataset_id = str(dataset.id)
-    snapshot_id = mds("snapshot", "take", dataset_id, "--name", "untagged").stdout.strip()
+    taken = mds("snapshot", "take", dataset_id, "--name", "untagged")
+    assert taken.returncode == 0, taken.stderr
+    snapshot_id = taken.stdout.strip()
     assert mds("tag", dataset_id, "keep", "--vql", "[]").stdout.strip() == "tagged 3"
 
     assert dataset_id in [item["id"] for item in listed("datasets")]
