@@ -10,7 +10,6 @@ import type { TextEncoder } from '../lib/ml/textEncoder';
 import type { VectorStore } from '../lib/vectors/vectorStore';
 import { splitVql, type MediaFilter } from '../lib/vql/compileVql';
 import type { VqlFilter } from '../lib/vql/parseVql';
-import { requireStatusFor } from './datasetStates';
 import { requireCurrentMapLayout } from './map';
 import { semanticRelevance } from './semanticSearch';
 import { visualRelevance } from './visualSearch';
@@ -75,9 +74,11 @@ export function exploreScope(request: ExploreRequest): ExploreScope {
   return request.entityType === 'IMAGES' && !ranked ? 'clustered' : 'every';
 }
 
-/** Explore: clusters of a dataset, filtered by every parameter and VQL element (AND), optionally ranked. */
+/**
+ * Explore: clusters of a dataset, filtered by every parameter and VQL element (AND), optionally ranked. The caller has
+ * checked that the dataset's status may be searched: the route does, before it looks up a remembered answer.
+ */
 export async function exploreDataset(deps: ExploreDeps, dataset: DatasetRow, request: ExploreRequest): Promise<ExploreResult> {
-  requireStatusFor(dataset, 'search');
   const vql = splitVql(request.vql);
   const filters: MediaFilter[] = vql.filters;
   if (request.labels?.length) filters.push({ kind: 'labels', anyOf: request.labels });

@@ -435,8 +435,8 @@ async function runPhase(options: {
         await sleep(1000);
         const now = cpuNow();
         const backends = await backendsNow();
-        const seconds = (now.machine.total - last.machine.total) / os.cpus().length;
-        const cores = (used: number) => Math.round((100 * used) / Math.max(1e-9, seconds)) / 100;
+        const elapsed = (now.machine.total - last.machine.total) / os.cpus().length;
+        const cores = (used: number) => Math.round((100 * used) / Math.max(1e-9, elapsed)) / 100;
         cpuBySecond.push({
           api: cores(now.api - last.api),
           postgres: cores(now.postgres - last.postgres),

@@ -135,8 +135,8 @@ export async function runLoad(options: { clients: number; seconds: number; rate?
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const kinds = [...new Set(outcomes.map((outcome) => outcome.kind))];
   const windows = Array.from({ length: Math.ceil(options.seconds / WINDOW_SECONDS) }, (_, i) => {
-    const sent = outcomes.filter((outcome) => Math.floor(outcome.at / WINDOW_SECONDS) === i);
-    const { requests, p50_ms, p95_ms, answers } = summarise(sent, WINDOW_SECONDS);
+    const inWindow = outcomes.filter((outcome) => Math.floor(outcome.at / WINDOW_SECONDS) === i);
+    const { requests, p50_ms, p95_ms, answers } = summarise(inWindow, WINDOW_SECONDS);
     return { from_second: i * WINDOW_SECONDS, requests, p50_ms, p95_ms, answers };
   });
   return {
