@@ -82,6 +82,8 @@ interface AxeViolation {
 
 /** The page is no wider than the screen (what sticks out is named) and axe-core finds no serious or critical violation on it. */
 export async function expectFitsAndAccessible(page: Page): Promise<void> {
+  // A region being refreshed is dimmed (its contrast drops on purpose): check the page once it has settled.
+  await page.waitForFunction(`document.querySelector('[aria-busy="true"]') === null`);
   const widths = (await page.evaluate('({ document: document.documentElement.scrollWidth, viewport: window.innerWidth })')) as { document: number; viewport: number };
   const overflowing = widths.document > widths.viewport ? await page.evaluate(`Array.from(document.querySelectorAll('body *')).filter((element) => element.getBoundingClientRect().right > window.innerWidth + 0.5 && !element.closest('.table-scroll table')).slice(0, 6).map((element) => element.tagName.toLowerCase() + (element.className ? '.' + String(element.className).split(' ').join('.') : '') + ' ' + Math.round(element.getBoundingClientRect().right) + 'px')`) : [];
   expect({ ...widths, overflowing }).toEqual({ document: widths.viewport, viewport: widths.viewport, overflowing: [] });
