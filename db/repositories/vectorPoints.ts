@@ -59,6 +59,19 @@ export function createVectorPointRows(db: Db): PointRows {
       return Number(count);
     },
 
+    async claimPublication(name, publisher, seconds) {
+      const claimed = await db('vector_collections')
+        .where({ name })
+        .where((free) => free.whereNull('publisher').orWhere('publisher', publisher).orWhere('publisher_until', '<', db.fn.now()))
+        .update({ publisher, publisher_until: db.raw('now() + make_interval(secs => ?)', [seconds]) });
+      if (claimed === 1) return 'claimed';
+      return (await db('vector_collections').where({ name }).first('name')) ? 'held' : 'gone';
+    },
+
+    async releasePublication(name, publisher) {
+      await db('vector_collections').where({ name, publisher }).update({ publisher: null, publisher_until: null });
+    },
+
     async changesAfter(name, seq, limit) {
       const rows: Array<{ generation: string; dim: number; id: string | null; seq: string | null; vector: Buffer | null }> = await db('vector_collections as c')
         .joinRaw('LEFT JOIN LATERAL (SELECT id, seq, vector FROM vector_points p WHERE p.collection = c.name AND p.seq > ? ORDER BY p.seq LIMIT ?) p ON true', [

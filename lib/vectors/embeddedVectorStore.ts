@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { exactSearch, Index, MetricKind, ScalarKind, type BatchMatches, type Matches } from 'usearch';
 import { bytesToVector, vectorToBytes } from './vectorBytes';
 import { vectorMatrix } from './vectorMatrix';
@@ -53,6 +54,13 @@ export interface PointRows {
   markDeleted(name: string, ids: string[]): Promise<void>;
   vectors(name: string, ids: string[]): Promise<Array<{ id: string; vector: Buffer }>>;
   count(name: string): Promise<number>;
+  /**
+   * Takes (or renews) the lease to publish the collection's index for `seconds`, unless another publisher holds it
+   * (`held`) or the collection does not exist (`gone`).
+   */
+  claimPublication(name: string, publisher: string, seconds: number): Promise<'claimed' | 'held' | 'gone'>;
+  /** Gives the lease up, if `publisher` holds it. */
+  releasePublication(name: string, publisher: string): Promise<void>;
   /**
    * In one query: the collection's generation (changes when it is made again) and dimension, and up
    * to `limit` writes after `seq`, oldest first; undefined when the collection does not exist.
@@ -137,6 +145,10 @@ export function createEmbeddedVectorStore(options: {
   const unpublished = new Map<string, { timer: NodeJS.Timeout; since: number }>();
   /** Publications the timers started, so publishPending (and close) can wait for them. */
   const publications = new Set<Promise<void>>();
+  /** This store's name in the publication leases, and how long a lease lasts: past two catch-ups of a long run of writes. */
+  const publisherId = randomUUID();
+  const leaseSeconds = Math.ceil((3 * maxDelayMs) / 1000);
+  let closed = false;
 
   /** Runs `fn` after any pending work on the same collection (refreshes must not interleave). */
   function serialised<T>(collection: string, fn: () => Promise<T>): Promise<T> {
@@ -178,6 +190,19 @@ export function createEmbeddedVectorStore(options: {
    */
   async function publish(collection: string, quiet: boolean): Promise<void> {
     if (!persistence || !publishing) return;
+    // Of the processes writing a collection, one at a time replays every row into a whole index and saves it; the
+    // others look again later, when its index may hold their rows already (each whole index took them as much CPU).
+    const lease = await points.claimPublication(collection, publisherId, leaseSeconds);
+    if (lease !== 'claimed') {
+      if (lease === 'held') schedulePublication(collection);
+      return;
+    }
+    await serialised(collection, async () => {
+      const mine = loaded.get(collection);
+      const head = mine && (await readHead(persistence.objects, collection));
+      // Another process published rows this one has not seen: start from its index rather than replay them all.
+      if (mine && head && head.generation === mine.generation && BigInt(head.lastSeq) > BigInt(mine.lastSeq)) loaded.delete(collection);
+    });
     const current = await refresh(collection);
     await serialised(collection, async () => {
       if (loaded.get(collection) !== current || current.rowsSincePersisted === 0) return;
@@ -194,11 +219,13 @@ export function createEmbeddedVectorStore(options: {
       // Nothing replayed meanwhile (refreshes wait for this one), so the view holds every point the state does.
       if (view && head && !unpublished.has(collection)) loaded.set(collection, viewedState(state.generation, state.dim, view, state, state.nextKey, state.lastSeq));
     });
+    // Writes paused: another process's later rows need not wait for this lease to run out.
+    if (quiet) await points.releasePublication(collection, publisherId);
   }
 
   /** After a write: publish once writes pause for quietMs, or catch up (and publish if it grew enough) after maxDelayMs. */
   function schedulePublication(collection: string): void {
-    if (!publishing) return;
+    if (!publishing || closed) return;
     const pending = unpublished.get(collection);
     if (pending) clearTimeout(pending.timer);
     const since = pending?.since ?? Date.now();
@@ -415,6 +442,10 @@ export function createEmbeddedVectorStore(options: {
 
     async close() {
       await publishPending();
+      // Left to the process holding their lease.
+      closed = true;
+      for (const { timer } of unpublished.values()) clearTimeout(timer);
+      unpublished.clear();
       loaded.clear();
     },
   };

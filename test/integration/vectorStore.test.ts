@@ -7,7 +7,9 @@ import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
 import { createEmbeddedVectorStore, EXACT_SEARCH_MAX_POINTS, type PointRows } from '../../lib/vectors/embeddedVectorStore';
 import { createVectorPointRows, writeInSeqOrder } from '../../db/repositories/vectorPoints';
 import { vectorToBytes } from '../../lib/vectors/vectorBytes';
+import { readHead } from '../../lib/vectors/persistedIndex';
 import { createQdrantVectorStore } from '../../lib/vectors/qdrantVectorStore';
+import type { VectorStore } from '../../lib/vectors/vectorStore';
 import { unitVectors, vectorStoreContract } from '../contract/vectorStore.contract';
 import { knownError } from '../../api/errors';
 import { freePort, holdPort } from '../support/ports';
@@ -28,8 +30,8 @@ async function embeddedStack() {
     objects,
     objectsDir,
     /** A worker's store: publishes its index to the object store (the test says when, through publishPending). */
-    writer: (quietMs = 60_000) =>
-      createEmbeddedVectorStore({ rows, persistence: { objects, publish: { scratchDir: path.join(dataDir, 'tmp'), quietMs, maxDelayMs: 120_000 } } }),
+    writer: (quietMs = 60_000, writerRows: PointRows = rows, exactSearchMaxPoints?: number) =>
+      createEmbeddedVectorStore({ rows: writerRows, exactSearchMaxPoints, persistence: { objects, publish: { scratchDir: path.join(dataDir, 'tmp'), quietMs, maxDelayMs: 120_000 } } }),
     /** An API process's store: loads what workers published, then replays newer rows from `readerRows`. */
     reader: (readerRows: PointRows = rows, onError?: (error: unknown) => void) => createEmbeddedVectorStore({ rows: readerRows, persistence: { objects, onError } }),
     async cleanup() {
@@ -72,6 +74,13 @@ function recordingRows(rows: PointRows) {
 }
 
 const points = (ids: string[], vectors: Float32Array[], from: number, to: number) => ids.slice(from, to).map((id, i) => ({ id, vector: vectors[from + i] }));
+/** Two stores write the first 400 points at once, 20 at a time: the first store points 0-199, the second 200-399. */
+const writeHalves = (stores: Array<{ upsert: VectorStore['upsert'] }>, ids: string[], vectors: Float32Array[]) =>
+  Promise.all(
+    stores.map(async (store, half) => {
+      for (let i = half * 200; i < (half + 1) * 200; i += 20) await store.upsert('c', points(ids, vectors, i, i + 20));
+    }),
+  );
 const snapshotFiles = (objectsDir: string, collection: string) =>
   fs.readdirSync(path.join(objectsDir, 'vector-indexes', collection), { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.usearch'));
 
@@ -270,14 +279,7 @@ describe('embedded vector store (Postgres + usearch)', () => {
     const [first, second] = [stack.writer(), stack.writer()];
     await first.ensureCollection('c', 16);
     const { vectors, ids } = sample(400, 16, 31);
-    await Promise.all([
-      (async () => {
-        for (let i = 0; i < 200; i += 20) await first.upsert('c', points(ids, vectors, i, i + 20));
-      })(),
-      (async () => {
-        for (let i = 200; i < 400; i += 20) await second.upsert('c', points(ids, vectors, i, i + 20));
-      })(),
-    ]);
+    await writeHalves([first, second], ids, vectors);
     // The first publishes what it has seen, then the second (newer): last writer wins.
     await Promise.all([first.publishPending(), second.publishPending()]);
     await first.upsert('c', points(ids, vectors, 0, 1));
@@ -287,6 +289,32 @@ describe('embedded vector store (Postgres + usearch)', () => {
     const answers = await reader.searchMany('c', vectors, 1);
     expect(answers.map(([hit]) => hit.id)).toEqual(ids);
     await Promise.all([reader.close(), first.close(), second.close()]);
+    });
+  });
+
+  it('of two workers writing one collection, one replays every row into the index it publishes; the other adds only what that index lacks', async () => {
+    await withEmbeddedStack(async (stack) => {
+      // Indexes however small (a small collection is otherwise replayed from its rows by every process).
+      const [a, b] = [recordingRows(stack.rows), recordingRows(stack.rows)];
+      const [first, second] = [stack.writer(60_000, a.rows, 0), stack.writer(60_000, b.rows, 0)];
+      await first.ensureCollection('c', 16);
+      const { vectors, ids } = sample(410, 16, 37);
+      await writeHalves([first, second], ids, vectors);
+      const replayed = () => [...a.replays, ...b.replays].reduce((sum, replay) => sum + replay.rows, 0);
+      // Both publish at once: one holds the lease and replays the 400 rows; the other leaves them to it.
+      await Promise.all([first.publishPending(), second.publishPending()]);
+      expect(replayed()).toBe(400);
+      expect(await readHead(stack.objects, 'c')).toEqual(expect.objectContaining({ points: 400 }));
+
+      // The lease was given up once writes paused: the second publishes its later rows, from the first's index.
+      await second.upsert('c', points(ids, vectors, 400, 410));
+      await second.publishPending();
+      expect(await readHead(stack.objects, 'c')).toEqual(expect.objectContaining({ points: 410 }));
+      expect(b.replays.every((replay) => replay.after !== '0')).toBe(true);
+
+      const reader = stack.reader();
+      expect((await reader.searchMany('c', vectors, 1)).map(([hit]) => hit.id)).toEqual(ids);
+      await Promise.all([reader.close(), first.close(), second.close()]);
     });
   });
 
