@@ -197,30 +197,33 @@ export function createEmbeddedVectorStore(options: {
       if (lease === 'held') schedulePublication(collection);
       return;
     }
-    await serialised(collection, async () => {
-      const mine = loaded.get(collection);
-      const head = mine && (await readHead(persistence.objects, collection));
-      // Another process published rows this one has not seen: start from its index rather than replay them all.
-      if (mine && head && head.generation === mine.generation && BigInt(head.lastSeq) > BigInt(mine.lastSeq)) loaded.delete(collection);
-    });
-    const current = await refresh(collection);
-    await serialised(collection, async () => {
-      if (loaded.get(collection) !== current || current.rowsSincePersisted === 0) return;
-      const size = (current.base ? current.base.index.size() - current.base.removed : 0) + current.index.size();
-      if (!quiet && current.rowsSincePersisted < Math.max(PUBLISH_MIN_ROWS, size * PUBLISH_GROWTH)) return;
-      let state = current;
-      if (state.base) {
-        loaded.delete(collection);
-        state = await replayChanges(collection, 'load');
-      }
-      const view = quiet && !state.exact && state.keyOf.size > exactSearchMaxPoints ? newIndex(state.dim) : undefined;
-      const head = await publishIndex(persistence.objects, publishing.scratchDir, collection, state, view);
-      state.rowsSincePersisted = 0;
-      // Nothing replayed meanwhile (refreshes wait for this one), so the view holds every point the state does.
-      if (view && head && !unpublished.has(collection)) loaded.set(collection, viewedState(state.generation, state.dim, view, state, state.nextKey, state.lastSeq));
-    });
-    // Writes paused: another process's later rows need not wait for this lease to run out.
-    if (quiet) await points.releasePublication(collection, publisherId);
+    try {
+      await serialised(collection, async () => {
+        const mine = loaded.get(collection);
+        const head = mine && (await readHead(persistence.objects, collection));
+        // Another process published rows this one has not seen: start from its index rather than replay them all.
+        if (mine && head && head.generation === mine.generation && BigInt(head.lastSeq) > BigInt(mine.lastSeq)) loaded.delete(collection);
+      });
+      const current = await refresh(collection);
+      await serialised(collection, async () => {
+        if (loaded.get(collection) !== current || current.rowsSincePersisted === 0) return;
+        const size = (current.base ? current.base.index.size() - current.base.removed : 0) + current.index.size();
+        if (!quiet && current.rowsSincePersisted < Math.max(PUBLISH_MIN_ROWS, size * PUBLISH_GROWTH)) return;
+        let state = current;
+        if (state.base) {
+          loaded.delete(collection);
+          state = await replayChanges(collection, 'load');
+        }
+        const view = quiet && !state.exact && state.keyOf.size > exactSearchMaxPoints ? newIndex(state.dim) : undefined;
+        const head = await publishIndex(persistence.objects, publishing.scratchDir, collection, state, view);
+        state.rowsSincePersisted = 0;
+        // Nothing replayed meanwhile (refreshes wait for this one), so the view holds every point the state does.
+        if (view && head && !unpublished.has(collection)) loaded.set(collection, viewedState(state.generation, state.dim, view, state, state.nextKey, state.lastSeq));
+      });
+    } finally {
+      // Writes paused, whether or not this publication succeeded: another process's later rows need not wait for the lease.
+      if (quiet) await points.releasePublication(collection, publisherId);
+    }
   }
 
   /** After a write: publish once writes pause for quietMs, or catch up (and publish if it grew enough) after maxDelayMs. */
