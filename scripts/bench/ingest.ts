@@ -9,7 +9,8 @@
  * process and with two sharing the cores (and the chunks: the report says which took how many);
  * `--baseline-rev REV` first runs it with the worker of commit REV, for a before/after in one run;
  * `--variant INDEX_CHUNK_SIZE=64` (repeatable) adds a run of one worker with those settings; `--profile` summarises
- * the one worker's CPU profile (`--profile-out FILE` keeps it, for a timeline or DevTools).
+ * the one worker's CPU profile (`--profile-out FILE` keeps it, for a timeline or DevTools); `--rounds N` runs every
+ * variant N times, alternately (fastdup before each), and reports each one's median run.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -45,6 +46,7 @@ const { values: options, positionals } = parseArgs({
     profile: { type: 'boolean', default: false },
     'profile-out': { type: 'string' },
     variant: { type: 'string', multiple: true, default: [] },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const count = Number(positionals[0] ?? 2000);
@@ -52,6 +54,9 @@ const stagesOnly = options['stages-only'];
 const endToEndOnly = options['e2e-only'];
 const profile = options.profile;
 const baselineRev = options['baseline-rev'];
+const rounds = Number(options.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds takes a whole number, at least 1');
+if (profile && rounds > 1) throw new Error('--profile summarises one run: use it with --rounds 1');
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100);
@@ -175,6 +180,8 @@ function runFastdup(files: string[]): { seconds: number; images_per_second: numb
 
 interface EndToEndResult {
   variant: string;
+  /** Which of --rounds this run was (1 first). */
+  round: number;
   seconds: number;
   images_per_second: number;
   /** Of the whole process tree (API, workers, Temporal, Postgres). */
@@ -364,14 +371,16 @@ async function main(): Promise<void> {
     if (!endToEndOnly) await measureStages(files, results, postgres.url, scratch, (value) => (agreement = value));
     if (!stagesOnly) {
       say('end to end (upload over HTTP, DATASET_CREATION workflow on real worker processes):');
-      for (const [i, variant] of endToEndVariants(scratch).entries()) {
+      const variants = endToEndVariants(scratch);
+      // Rounds alternate the variants (and fastdup before each), so a shared machine's slow minutes fall on all of them.
+      for (const [run, variant] of Array.from({ length: rounds }, (_, round) => variants.map((variant, i) => [round * variants.length + i, variant] as const)).flat()) {
         let window: { fromUs: number; toUs: number } | undefined;
         // fastdup on the same files right before each run (before its stack starts: fastdup blocks this process):
         // the machine may be shared, so each run has a peer of its own.
         const peer = runFastdup(files);
-        const stack = await startBenchStack(scratch, postgres.url, `bench_e2e_${i}`, variant.workers);
+        const stack = await startBenchStack(scratch, postgres.url, `bench_e2e_${run}`, variant.workers);
         try {
-          if (i === 0) {
+          if (run === 0) {
             bigUpload = await measureOneBigUpload(stack.apiUrl, await prepareLargePhotos(files));
             say(`  one request with ${bigUpload.files} files, ${bigUpload.total_mb} MiB: ${bigUpload.seconds.toFixed(1)} s, server process memory grew ${bigUpload.rss_growth_mb} MiB`);
           }
@@ -386,7 +395,7 @@ async function main(): Promise<void> {
           let cpuAtStart = cpuOf();
           let loadAtStart = os.loadavg()[0];
           let windowFromUs = 0;
-          const { seconds, taskId } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}-${i}`, files, () => {
+          const { seconds, taskId } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}-${run}`, files, () => {
             cpuAtStart = cpuOf();
             loadAtStart = os.loadavg()[0];
             windowFromUs = Number(process.hrtime.bigint() / 1000n);
@@ -402,6 +411,7 @@ async function main(): Promise<void> {
           const imagesPerSecond = files.length / seconds;
           endToEnd.push({
             variant: variant.name,
+            round: Math.floor(run / variants.length) + 1,
             seconds,
             images_per_second: imagesPerSecond,
             cpu_ms_per_image: cpuMs,
@@ -441,7 +451,14 @@ async function main(): Promise<void> {
     writeReport('ingest', `ingest-${count}-stages`, stages);
     return;
   }
-  const current = endToEnd.find((run) => run.variant === ONE_WORKER)!;
+  // A variant's median run over the rounds, by its ratio to the fastdup run just before it (by its speed without fastdup).
+  const medianRun = (variant: string) => {
+    const speed = (run: EndToEndResult) => run.ratio_vs_fastdup ?? run.images_per_second;
+    const runs = endToEnd.filter((run) => run.variant === variant).sort((a, b) => speed(a) - speed(b));
+    return runs[Math.floor(runs.length / 2)];
+  };
+  const variantNames = [...new Set(endToEnd.map((run) => run.variant))];
+  const current = medianRun(ONE_WORKER);
   const fastdup = current.fastdup_just_before;
   const report = {
     date: new Date().toISOString(),
@@ -454,9 +471,16 @@ async function main(): Promise<void> {
     peak_rss_mb: Math.round(peakRss / 2 ** 20),
     one_big_upload: bigUpload,
     fastdup: fastdup ?? 'not installed (pip install fastdup to compare)',
+    rounds,
     ratio_vs_fastdup: current.ratio_vs_fastdup ?? null,
-    ratios_vs_fastdup: Object.fromEntries(endToEnd.map((run) => [run.variant, run.ratio_vs_fastdup ?? null])),
+    ratios_vs_fastdup: Object.fromEntries(variantNames.map((variant) => [variant, medianRun(variant).ratio_vs_fastdup ?? null])),
   };
+  if (rounds > 1) {
+    for (const variant of variantNames) {
+      const median = medianRun(variant);
+      say(`  median of ${rounds} rounds, ${variant}: ${median.seconds.toFixed(2)} s, ${median.images_per_second.toFixed(1)} images/s${median.ratio_vs_fastdup === undefined ? '' : `, ratio ${median.ratio_vs_fastdup.toFixed(2)} (round ${median.round})`}`);
+    }
+  }
   say(`peak RSS of this process (API + worker + stages): ${report.peak_rss_mb} MiB`);
   if (fastdup) say(`fastdup: ${fastdup.images_per_second.toFixed(1)} images/s; ours end to end / fastdup = ${report.ratio_vs_fastdup!.toFixed(2)}`);
   writeReport('ingest', `ingest-${count}`, report);
