@@ -59,17 +59,14 @@ export function createVectorPointRows(db: Db): PointRows {
       return Number(count);
     },
 
-    async claimPublication(name, publisher, seconds) {
-      const claimed = await db('vector_collections')
-        .where({ name })
-        .where((free) => free.whereNull('publisher').orWhere('publisher', publisher).orWhere('publisher_until', '<', db.fn.now()))
-        .update({ publisher, publisher_until: db.raw('now() + make_interval(secs => ?)', [seconds]) });
-      if (claimed === 1) return 'claimed';
-      return (await db('vector_collections').where({ name }).first('name')) ? 'held' : 'gone';
-    },
-
-    async releasePublication(name, publisher) {
-      await db('vector_collections').where({ name, publisher }).update({ publisher: null, publisher_until: null });
+    async whilePublishing(name, publish) {
+      // Transaction-scoped: the lock goes with the transaction, or with its connection if the process dies.
+      return db.transaction(async (trx) => {
+        const { rows } = await trx.raw("SELECT pg_try_advisory_xact_lock(hashtext('vector_index_publication'), hashtext(?)) AS locked", [name]);
+        if (!rows[0].locked) return false;
+        await publish();
+        return true;
+      });
     },
 
     async changesAfter(name, seq, limit) {

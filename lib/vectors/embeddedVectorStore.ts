@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { exactSearch, Index, MetricKind, ScalarKind, type BatchMatches, type Matches } from 'usearch';
 import { bytesToVector, vectorToBytes } from './vectorBytes';
 import { vectorMatrix } from './vectorMatrix';
@@ -55,12 +54,10 @@ export interface PointRows {
   vectors(name: string, ids: string[]): Promise<Array<{ id: string; vector: Buffer }>>;
   count(name: string): Promise<number>;
   /**
-   * Takes (or renews) the lease to publish the collection's index for `seconds`, unless another publisher holds it
-   * (`held`) or the collection does not exist (`gone`).
+   * Runs `publish` while this process alone publishes the collection's index (an advisory lock); false, without
+   * running it, when another process is publishing it.
    */
-  claimPublication(name: string, publisher: string, seconds: number): Promise<'claimed' | 'held' | 'gone'>;
-  /** Gives the lease up, if `publisher` holds it. */
-  releasePublication(name: string, publisher: string): Promise<void>;
+  whilePublishing(name: string, publish: () => Promise<void>): Promise<boolean>;
   /**
    * In one query: the collection's generation (changes when it is made again) and dimension, and up
    * to `limit` writes after `seq`, oldest first; undefined when the collection does not exist.
@@ -145,9 +142,6 @@ export function createEmbeddedVectorStore(options: {
   const unpublished = new Map<string, { timer: NodeJS.Timeout; since: number }>();
   /** Publications the timers started, so publishPending (and close) can wait for them. */
   const publications = new Set<Promise<void>>();
-  /** This store's name in the publication leases, and how long a lease lasts: past two catch-ups of a long run of writes. */
-  const publisherId = randomUUID();
-  const leaseSeconds = Math.ceil((3 * maxDelayMs) / 1000);
   let closed = false;
 
   /** Runs `fn` after any pending work on the same collection (refreshes must not interleave). */
@@ -190,14 +184,9 @@ export function createEmbeddedVectorStore(options: {
    */
   async function publish(collection: string, quiet: boolean): Promise<void> {
     if (!persistence || !publishing) return;
-    // Of the processes writing a collection, one at a time replays every row into a whole index and saves it; the
-    // others look again later, when its index may hold their rows already (each whole index took them as much CPU).
-    const lease = await points.claimPublication(collection, publisherId, leaseSeconds);
-    if (lease !== 'claimed') {
-      if (lease === 'held') schedulePublication(collection);
-      return;
-    }
-    try {
+    // Of the processes writing a collection, one at a time catches the index up and saves it; the others look again
+    // once their writes pause, when its index may hold their rows already (each whole index took them as much CPU).
+    const published = await points.whilePublishing(collection, async () => {
       await serialised(collection, async () => {
         const mine = loaded.get(collection);
         const head = mine && (await readHead(persistence.objects, collection));
@@ -220,10 +209,8 @@ export function createEmbeddedVectorStore(options: {
         // Nothing replayed meanwhile (refreshes wait for this one), so the view holds every point the state does.
         if (view && head && !unpublished.has(collection)) loaded.set(collection, viewedState(state.generation, state.dim, view, state, state.nextKey, state.lastSeq));
       });
-    } finally {
-      // Writes paused, whether or not this publication succeeded: another process's later rows need not wait for the lease.
-      if (quiet) await points.releasePublication(collection, publisherId);
-    }
+    });
+    if (!published) schedulePublication(collection);
   }
 
   /** After a write: publish once writes pause for quietMs, or catch up (and publish if it grew enough) after maxDelayMs. */
