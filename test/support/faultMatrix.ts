@@ -117,7 +117,8 @@ export function faultMatrix(kind: FaultKind): void {
       const startTasks = async (types: TaskType[], sliceMs: number) => {
         const before = await taskIds(stack);
         await Promise.all(types.map((taskType) => cells.find((cell) => cell.taskType === taskType)!.start()));
-        const rows: Array<{ task_id: string; task_type: TaskType }> = await stack.api.deps.db('tasks').whereNotIn('task_id', before).select('task_id', 'task_type');
+        // Not a map layout either, which an analysis that ended earlier starts after its commit (as newTask says).
+        const rows: Array<{ task_id: string; task_type: TaskType }> = await stack.api.deps.db('tasks').whereNotIn('task_id', before).whereNot('task_type', 'MAP_LAYOUT').select('task_id', 'task_type');
         expect(rows.map((row) => row.task_type).sort()).toEqual([...types].sort());
         for (const row of rows) started.set(row.task_type, { taskId: row.task_id, statusAtFault: '', healedAt: 0 });
         return underWay(stack, rows.map((row) => row.task_id), sliceMs);
