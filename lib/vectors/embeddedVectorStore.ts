@@ -432,7 +432,7 @@ export function createEmbeddedVectorStore(options: {
 
     async close() {
       await publishPending();
-      // Left to the process holding their lease.
+      // Left to the process publishing them now, or to the next write's.
       closed = true;
       for (const { timer } of unpublished.values()) clearTimeout(timer);
       unpublished.clear();

@@ -301,7 +301,7 @@ describe('embedded vector store (Postgres + usearch)', () => {
       const { vectors, ids } = sample(410, 16, 37);
       await writeHalves([first, second], ids, vectors);
       const replayed = () => [...a.replays, ...b.replays].reduce((sum, replay) => sum + replay.rows, 0);
-      // Both publish at once: one holds the lease and replays the 400 rows; the other leaves them to it.
+      // Both publish at once: one holds the lock and replays the 400 rows; the other leaves them to it.
       await Promise.all([first.publishPending(), second.publishPending()]);
       expect(replayed()).toBe(400);
       expect(await readHead(stack.objects, 'c')).toEqual(expect.objectContaining({ points: 400 }));

@@ -59,8 +59,8 @@ export async function choose(control: Locator): Promise<void> {
 
 /** Every thumbnail in view decoded (lazy ones below the fold are scrolled to first). */
 export async function waitForLoadedImages(page: Page): Promise<void> {
-  // Not while the grid still shows the previous answer (it is marked as fetching).
-  await page.locator('ul[aria-label="Clusters"]:not(.fetching) img').last().scrollIntoViewIfNeeded();
+  // Not while the grid still shows the previous answer (it is marked busy).
+  await page.locator('ul[aria-label="Clusters"]:not([aria-busy="true"]) img').last().scrollIntoViewIfNeeded();
   await page.waitForFunction(`(() => {
     const images = Array.from(document.querySelectorAll('ul[aria-label="Clusters"] img'));
     return images.length > 0 && images.every((image) => image.complete && image.naturalWidth > 0);

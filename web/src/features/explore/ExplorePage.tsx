@@ -268,7 +268,7 @@ export function ExplorePage() {
         </p>
       )}
       <div className="explore-body">
-      <ul className={`grid density-${density}${explore.isFetching ? ' fetching' : ''}`} aria-label="Clusters" aria-busy={explore.isFetching} onKeyDown={moveFocus}>
+      <ul className={`grid density-${density}`} aria-label="Clusters" aria-busy={explore.isFetching} onKeyDown={moveFocus}>
         {clusters.map((cluster) => (
           <ClusterCard
             key={cluster.cluster_id}
