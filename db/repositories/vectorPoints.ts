@@ -14,6 +14,9 @@ export function writeInSeqOrder<T>(db: Db, collection: string, write: (trx: Knex
   });
 }
 
+/** The advisory lock space of index publication (one lock per collection). */
+const PUBLICATION_LOCK = 'vector_index_publication';
+
 /** Durable storage of the embedded vector store: collections and points in Postgres, each write a new seq. */
 export function createVectorPointRows(db: Db): PointRows {
   const inSeqOrder = <T>(collection: string, write: (trx: Knex.Transaction) => Promise<T>) => writeInSeqOrder(db, collection, write);
@@ -60,13 +63,22 @@ export function createVectorPointRows(db: Db): PointRows {
     },
 
     async whilePublishing(name, publish) {
-      // Transaction-scoped: the lock goes with the transaction, or with its connection if the process dies.
-      return db.transaction(async (trx) => {
-        const { rows } = await trx.raw("SELECT pg_try_advisory_xact_lock(hashtext('vector_index_publication'), hashtext(?)) AS locked", [name]);
+      // A session lock on one pooled connection rather than a transaction's: the connection is not left idle in a
+      // transaction while the index is built (seconds, at scale). It goes with the connection if the process dies.
+      const connection = await db.client.acquireConnection();
+      try {
+        const lock = [PUBLICATION_LOCK, name];
+        const { rows } = await connection.query('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS locked', lock);
         if (!rows[0].locked) return false;
-        await publish();
-        return true;
-      });
+        try {
+          await publish();
+          return true;
+        } finally {
+          await connection.query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', lock);
+        }
+      } finally {
+        await db.client.releaseConnection(connection);
+      }
     },
 
     async changesAfter(name, seq, limit) {

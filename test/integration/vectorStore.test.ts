@@ -322,6 +322,24 @@ describe('embedded vector store (Postgres + usearch)', () => {
     });
   });
 
+  it('holds a collection\'s publication for one publisher, without leaving a connection idle in a transaction meanwhile', async () => {
+    await withEmbeddedStack(async (stack) => {
+      const idleInTransaction = async () =>
+        (await stack.db.raw("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'")).rows[0].n;
+      const seen: Array<{ second: boolean; other: boolean; idle: number }> = [];
+      const published = await stack.rows.whilePublishing('c', async () => {
+        const second = await stack.rows.whilePublishing('c', async () => undefined);
+        const other = await stack.rows.whilePublishing('d', async () => undefined);
+        seen.push({ second, other, idle: await idleInTransaction() });
+      });
+      expect(published).toBe(true);
+      expect(seen).toEqual([{ second: false, other: true, idle: 0 }]);
+      // Let go once done, also when the publication fails.
+      await expect(stack.rows.whilePublishing('c', async () => Promise.reject(new Error('disk full')))).rejects.toThrow('disk full');
+      expect(await stack.rows.whilePublishing('c', async () => undefined)).toBe(true);
+    });
+  });
+
   it('rebuilds from the rows, and says so, when the published files are gone', async () => {
     await withEmbeddedStack(async (stack) => {
     const writer = stack.writer();
