@@ -127,8 +127,8 @@ export async function updateAnalysis(db: Db, versionId: string, changes: Analysi
 
 /**
  * Writes an analysis's clustering slices into `clusteringId` and its score slices, then the neighbour reference, and
- * makes Explore's copies agree (previews, media rows' clusters): of every cluster, or of what the slices changed (a
- * re-clustering's).
+ * makes Explore's copies agree (previews, media rows' clusters): `'all'`, a whole analysis into a clustering emptied
+ * for it, of every cluster; `'changed'`, a re-clustering's, of what the slices changed.
  */
 async function writeSlices(
   trx: Parameters<typeof insertClustering>[0],
@@ -136,12 +136,12 @@ async function writeSlices(
   clusteringId: string,
   analysis: Pick<AnalysisResults, 'clustering' | 'scores' | 'reference'>,
   afterSlice: () => void,
-  previews: 'all' | 'changed',
+  scope: 'all' | 'changed',
 ): Promise<void> {
   // Only a re-clustering notes what it changed: a whole analysis chooses every cluster's previews anyway.
-  const changed = previews === 'changed' ? { clusterIds: new Set<string>(), mediaIds: new Set<string>(), movedMediaIds: new Set<string>() } : undefined;
+  const changed = scope === 'changed' ? { clusterIds: new Set<string>(), mediaIds: new Set<string>(), movedMediaIds: new Set<string>() } : undefined;
   for (const slice of analysis.clustering) {
-    await insertClustering(trx, clusteringId, slice.clusters, slice.members);
+    await insertClustering(trx, clusteringId, slice.clusters, slice.members, scope === 'all' ? 'empty' : 'existing');
     if (slice.changed?.length) await updateClusterCounts(trx, clusteringId, slice.changed);
     if (changed) {
       for (const cluster of [...slice.clusters, ...(slice.changed ?? [])]) changed.clusterIds.add(cluster.id);

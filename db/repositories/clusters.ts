@@ -107,9 +107,17 @@ export async function releaseClusterings(db: Db, clusteringIds: string[]): Promi
 
 /**
  * Adds clusters and memberships as they are (no recount: the rows carry their final counts) to the clustering
- * `clusteringId`; a membership of an item the level already holds moves it (a re-clustering's).
+ * `clusteringId`; a membership of an item the level already holds moves it (a re-clustering's). Into a clustering
+ * emptied first (`'empty'`, a whole analysis's) memberships are plain inserts: checking each for a conflict made
+ * 500,000 of them take 9.3-11.2 s instead of 7.0-7.5 s.
  */
-export async function insertClustering(db: Knex.Transaction, clusteringId: string, clusters: NewCluster[], members: ClusterMembership[]): Promise<void> {
+export async function insertClustering(
+  db: Knex.Transaction,
+  clusteringId: string,
+  clusters: NewCluster[],
+  members: ClusterMembership[],
+  into: 'empty' | 'existing' = 'existing',
+): Promise<void> {
   // A statement of parallel arrays per batch: Postgres parses one short statement instead of thousands of bound values
   // (an analysis of 1,000,000 media writes five million memberships).
   for (let i = 0; i < clusters.length; i += INSERT_BATCH) {
@@ -129,7 +137,7 @@ export async function insertClustering(db: Knex.Transaction, clusteringId: strin
     await db.raw(
       `INSERT INTO cluster_members (clustering_id, threshold, media_id, cluster_id)
        SELECT ?, unnest(?::smallint[]), unnest(?::uuid[]), unnest(?::uuid[])
-       ON CONFLICT (clustering_id, threshold, media_id) DO UPDATE SET cluster_id = excluded.cluster_id`,
+       ${into === 'existing' ? 'ON CONFLICT (clustering_id, threshold, media_id) DO UPDATE SET cluster_id = excluded.cluster_id' : ''}`,
       [clusteringId, batch.map((member) => member.threshold), batch.map((member) => member.media_id), batch.map((member) => member.cluster_id)],
     );
   }
