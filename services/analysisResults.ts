@@ -6,6 +6,7 @@ import {
   insertClustering,
   refreshExploreCopies,
   removeClusters,
+  stageNeighbourScores,
   updateClusterCounts,
   writeNeighbourScores,
   type ClusterMembership,
@@ -153,8 +154,9 @@ async function writeSlices(
     afterSlice();
   }
   for (const scored of analysis.scores) {
-    const rescored = await writeNeighbourScores(trx, versionId, scored);
-    if (changed) for (const id of rescored) changed.mediaIds.add(id);
+    // A whole analysis's uniqueness is written with the media rows' clusters, in one rewrite of every row.
+    if (changed) for (const id of await writeNeighbourScores(trx, versionId, scored)) changed.mediaIds.add(id);
+    else await stageNeighbourScores(trx, versionId, scored);
     afterSlice();
   }
   await setNeighbourStats(trx, versionId, analysis.reference);
