@@ -373,7 +373,8 @@ async function main(): Promise<void> {
       say('end to end (upload over HTTP, DATASET_CREATION workflow on real worker processes):');
       const variants = endToEndVariants(scratch);
       // Rounds alternate the variants (and fastdup before each), so a shared machine's slow minutes fall on all of them.
-      for (const [run, variant] of Array.from({ length: rounds }, (_, round) => variants.map((variant, i) => [round * variants.length + i, variant] as const)).flat()) {
+      for (let run = 0; run < rounds * variants.length; run++) {
+        const variant = variants[run % variants.length];
         let window: { fromUs: number; toUs: number } | undefined;
         // fastdup on the same files right before each run (before its stack starts: fastdup blocks this process):
         // the machine may be shared, so each run has a peer of its own.
