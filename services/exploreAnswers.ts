@@ -3,11 +3,8 @@ import { gunzip, gzip } from 'node:zlib';
 import type { Db } from '../db/connection';
 import { exploreGenerations, type ExploreScope } from '../db/repositories/exploreChanges';
 
-/**
- * Where an answer came from: remembered, remembered from before a write that a task holding the dataset committed
- * since (`lagging`), computed for this request, or computed for an equal request under way.
- */
-export type AnswerSource = 'hit' | 'lagging' | 'miss' | 'shared';
+/** Where an answer came from: remembered, computed for this request, or computed for an equal request under way. */
+export type AnswerSource = 'hit' | 'miss' | 'shared';
 
 /** An answer's JSON (UTF-8), and the same gzip-compressed, which is what is remembered. */
 interface Encoded {
@@ -24,12 +21,6 @@ const gunzipped = promisify(gunzip);
 export const GZIP_LEVEL = 1;
 
 /**
- * How long after a write it does not show an answer may still be given, while a task holds the dataset (READ ONLY):
- * an add_media batch commits about once a second, and each commit made every answer be computed again.
- */
-export const TASK_LAG_MS = 5000;
-
-/**
  * Explore's answers (response bodies) remembered by what was asked, while nothing Explore reads changes. Each answer
  * belongs to a scope (db/repositories/exploreChanges.ts): every reading of a scope's generation that differs from the
  * last forgets that scope's answers. An answer is kept only when its scope's generation read before and after
@@ -41,30 +32,23 @@ export const TASK_LAG_MS = 5000;
  * compressed, so the memory holds that many times more answers, and a client that accepts gzip (a browser, the web
  * app, the Python client) gets the compressed bytes, which cost the API and the client less to send and read. Other
  * clients get it decompressed.
- *
- * A request that may lag (its dataset is held by a task, which is the only writer then) is also given an answer its
- * scope's writes overtook, up to `lagMs` after the last reading that still found it current (`lagging`): no write
- * shows later than that, as each committed after that reading.
  */
-export function createExploreAnswers(db: Db, maxBytes: number, lagMs = TASK_LAG_MS) {
+export function createExploreAnswers(db: Db, maxBytes: number) {
   const generations: Record<ExploreScope, bigint> = { every: -1n, clustered: -1n };
-  /** When the last reading that found each scope's generation unchanged started (performance.now()). */
-  const confirmedAt: Record<ExploreScope, number> = { every: -Infinity, clustered: -Infinity };
-  // A Map iterates in insertion order: the first key is the least recently used. `overtakenAfter`: the confirmedAt
-  // of the answer's scope when a reading first found its generation grown.
-  const answers = new Map<string, { gzipped: Buffer; scope: ExploreScope; generation: bigint; overtakenAfter?: number }>();
+  // A Map iterates in insertion order: the first key is the least recently used.
+  const answers = new Map<string, { gzipped: Buffer; scope: ExploreScope }>();
   let bytes = 0;
   const underWay = new Map<string, Promise<Encoded>>();
-  const counts = { hit: 0, lagging: 0, miss: 0, shared: 0 };
+  const counts = { hit: 0, miss: 0, shared: 0 };
 
   const forget = (key: string) => {
     bytes -= answers.get(key)!.gzipped.length;
     answers.delete(key);
   };
-  const remember = (key: string, compressed: Buffer, scope: ExploreScope, generation: bigint) => {
+  const remember = (key: string, compressed: Buffer, scope: ExploreScope) => {
     if (compressed.length > maxBytes) return;
     if (answers.has(key)) forget(key);
-    answers.set(key, { gzipped: compressed, scope, generation });
+    answers.set(key, { gzipped: compressed, scope });
     bytes += compressed.length;
     for (const oldest of answers.keys()) {
       if (bytes <= maxBytes) break;
@@ -73,7 +57,7 @@ export function createExploreAnswers(db: Db, maxBytes: number, lagMs = TASK_LAG_
   };
   // The reading requests wait for: it starts after each of them was called, after the one under way (if any) ends.
   let underWayReading: Promise<unknown> = Promise.resolve();
-  let nextReading: Promise<{ now: Record<ExploreScope, bigint>; startedAt: number }> | undefined;
+  let nextReading: Promise<Record<ExploreScope, bigint>> | undefined;
   /**
    * The generations as of a moment after the call. Requests arriving together share one reading (under load each
    * request read them on its own: a query per request and one more per answer computed).
@@ -81,27 +65,19 @@ export function createExploreAnswers(db: Db, maxBytes: number, lagMs = TASK_LAG_
   const generationsNow = () => {
     nextReading ??= underWayReading.then(() => {
       nextReading = undefined;
-      const startedAt = performance.now();
-      const reading = exploreGenerations(db).then((now) => ({ now, startedAt }));
+      const reading = exploreGenerations(db);
       underWayReading = reading.catch(() => undefined);
       return reading;
     });
     return nextReading;
   };
-  const canLag = (overtakenAfter: number | undefined) => overtakenAfter !== undefined && performance.now() - overtakenAfter < lagMs;
-  /** The generations now; a scope's that grew forgets its answers, but for those that can still be given lagging. */
+  /** The generations now; a scope's that grew forgets its answers. */
   const read = async () => {
-    const { now, startedAt } = await generationsNow();
+    const now = await generationsNow();
     for (const scope of ['every', 'clustered'] as const) {
-      if (now[scope] > generations[scope]) {
-        generations[scope] = now[scope];
-        for (const [key, known] of answers) {
-          if (known.scope !== scope) continue;
-          known.overtakenAfter ??= confirmedAt[scope];
-          if (!canLag(known.overtakenAfter)) forget(key);
-        }
-      }
-      if (now[scope] === generations[scope]) confirmedAt[scope] = Math.max(confirmedAt[scope], startedAt);
+      if (now[scope] <= generations[scope]) continue;
+      generations[scope] = now[scope];
+      for (const [key, known] of answers) if (known.scope === scope) forget(key);
     }
     return now;
   };
@@ -118,26 +94,22 @@ export function createExploreAnswers(db: Db, maxBytes: number, lagMs = TASK_LAG_
     /**
      * The answer to the request `key` names (everything the answer depends on but the stored rows), which reads the
      * rows of `scope`, computed by `compute` when not remembered: gzip-compressed (`gzip`) when the client accepts it.
-     * With `mayLag`, a remembered answer the scope's writes have overtaken is given while it is young enough.
      */
     async answer(
       key: string,
       scope: ExploreScope,
       acceptsGzip: boolean,
       compute: () => Promise<string>,
-      mayLag = false,
     ): Promise<{ body: Buffer; gzip: boolean; source: AnswerSource }> {
       const before = (await read())[scope];
       const current = before === generations[scope];
-      const known = answers.get(key);
-      const source = known === undefined ? undefined : current && known.generation === before ? 'hit' : mayLag && canLag(known.overtakenAfter) ? 'lagging' : undefined;
-      if (known !== undefined && source !== undefined) {
+      const known = current ? answers.get(key) : undefined;
+      if (known !== undefined) {
         answers.delete(key);
         answers.set(key, known);
-        counts[source]++;
-        return acceptsGzip ? { body: known.gzipped, gzip: true, source } : { body: await gunzipped(known.gzipped), gzip: false, source };
+        counts.hit++;
+        return acceptsGzip ? { body: known.gzipped, gzip: true, source: 'hit' } : { body: await gunzipped(known.gzipped), gzip: false, source: 'hit' };
       }
-      if (known !== undefined && known.generation !== generations[scope]) forget(key);
       const flight = `${scope}\n${before}\n${key}`;
       const pending = underWay.get(flight);
       if (pending) {
@@ -149,7 +121,7 @@ export function createExploreAnswers(db: Db, maxBytes: number, lagMs = TASK_LAG_
       try {
         const encoded = await computing;
         counts.miss++;
-        if (current && (await read())[scope] === before && generations[scope] === before) remember(key, encoded.gzipped, scope, before);
+        if (current && (await read())[scope] === before && generations[scope] === before) remember(key, encoded.gzipped, scope);
         return { ...sent(encoded, acceptsGzip), source: 'miss' };
       } finally {
         underWay.delete(flight);

@@ -66,15 +66,13 @@ export function createExploreRouter(deps: {
     // The caller may read the dataset (checked above, every time); the answer is the same for every such caller.
     const key = JSON.stringify([dataset.id, dataset.head_version_id, dataset.vector_space_id, deps.signer.linkExpiry(), request]);
     const acceptsGzip = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
-    // While a task holds the dataset (READ ONLY) it is its only writer, and its writes may show a few seconds late.
-    const mayLag = dataset.status_new === 'READ ONLY';
     const { body, gzip, source } = await answers.answer(key, exploreScope(request), acceptsGzip, async () => {
       const { clusters, hint } = await exploreDataset(exploreDeps, dataset, request);
       return JSON.stringify({
         clusters: clusters.map((cluster) => presentCluster(cluster, query.threshold, deps.publicUrl, deps.signer)),
         metadata: { used_duckdb: false, hint },
       });
-    }, mayLag);
+    });
     ctx.set('X-Explore-Answer', source);
     ctx.vary('Accept-Encoding');
     ctx.type = 'application/json';

@@ -37,7 +37,7 @@ export interface LatencySummary {
   mean_wire_kib: number;
   /** Answers other than 200, by status (or network error code). */
   errors: Record<string, number>;
-  /** Answers by where the API says they came from (X-Explore-Answer: hit, lagging, miss, shared), when it says. */
+  /** Answers by where the API says they came from (X-Explore-Answer: hit, miss, shared), when it says. */
   answers: Record<string, number>;
 }
 

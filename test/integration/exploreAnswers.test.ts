@@ -285,60 +285,6 @@ describe('Explore answers remembered until what they read changes (real Postgres
     }
   });
 
-  it('gives an answer the writes of a task holding the dataset overtook, and the new one once the dataset is READY', async () => {
-    const { db } = api.deps;
-    const before = await answer();
-    await db('datasets').where({ id: datasetId }).update({ status_new: 'READ ONLY' });
-    try {
-      await db('media').where({ version_id: versionId, id: media[0] }).update({ caption: 'written by a task' });
-      const held = await explore().expect(200);
-      expect([held.headers['x-explore-answer'], held.text]).toEqual(['lagging', before.text]);
-    } finally {
-      await db('datasets').where({ id: datasetId }).update({ status_new: 'READY' });
-    }
-    const ready = await explore().expect(200);
-    expect(ready.headers['x-explore-answer']).toBe('miss');
-    expect(ready.text).not.toBe(before.text);
-    expect(ready.text).toContain('written by a task');
-    await db('media').where({ version_id: versionId, id: media[0] }).update({ caption: 'caption 0' });
-  });
-
-  it('gives an overtaken answer to a request that may lag until the lag has passed since it was last found current', async () => {
-    const { db } = api.deps;
-    const lagMs = 1000;
-    const answers = createExploreAnswers(db, 1024 * 1024, lagMs);
-    const ask = async (mayLag: boolean, computed: string, key = 'k') => {
-      const { source, body } = await answers.answer(key, 'every', false, async () => computed, mayLag);
-      return [source, body.toString()];
-    };
-    const pause = () => new Promise((resolve) => setTimeout(resolve, lagMs + 50));
-    const written: string[] = [];
-    const write = async () => {
-      const [{ id }] = await db('tags').insert({ version_id: versionId, name: `lag ${written.length}` }).returning('id');
-      written.push(id);
-    };
-    try {
-      expect(await ask(true, '"1"')).toEqual(['miss', '"1"']);
-      await write();
-      expect(await ask(true, '"2"')).toEqual(['lagging', '"1"']);
-      // A request that may not lag gets the new answer, which the next one that may is given as it is.
-      expect(await ask(false, '"2"')).toEqual(['miss', '"2"']);
-      expect(await ask(true, '"3"')).toEqual(['hit', '"2"']);
-      // Computed longer ago than the lag, but found current by a reading just before the write: it may still lag.
-      await pause();
-      await ask(false, '"x"', 'x');
-      await write();
-      expect(await ask(true, '"3"')).toEqual(['lagging', '"2"']);
-      // A write after a quiet spell may be that old: no reading found the answer current since.
-      expect(await ask(false, '"3"')).toEqual(['miss', '"3"']);
-      await pause();
-      await write();
-      expect(await ask(true, '"4"')).toEqual(['miss', '"4"']);
-    } finally {
-      await db('tags').whereIn('id', written).delete();
-    }
-  });
-
   it('computes equal requests under way once', async () => {
     await api.deps.db('media').where({ version_id: versionId, id: media[1] }).update({ caption: 'under way' });
     const answers = await Promise.all(Array.from({ length: 4 }, () => explore().expect(200)));
