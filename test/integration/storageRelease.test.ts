@@ -39,7 +39,12 @@ describe('dataset delete and the storage collector', () => {
     await requestStorageCollection({ temporal: stack.deps.temporal, taskQueue: stack.deps.config.temporal.taskQueue });
     const none = { blob: 0, vector_space: 0, vector_point: 0, export_archive: 0 };
     await eventually(
-      async () => ({ pending: await pendingReleaseCounts(stack.deps.db), deleted: await stack.deps.db('datasets').whereNotNull('deleted_at').count({ n: '*' }) }),
+      // The deleted datasets first: a purge records what it may release in the transaction that deletes its dataset,
+      // so read after it, nothing pending means released (read before, a purge committing between the reads passed).
+      async () => {
+        const deleted = await stack.deps.db('datasets').whereNotNull('deleted_at').count({ n: '*' });
+        return { deleted, pending: await pendingReleaseCounts(stack.deps.db) };
+      },
       (state) => JSON.stringify(state.pending) === JSON.stringify(none) && Number(state.deleted[0].n) === 0,
       60_000,
       'the collector to finish',
