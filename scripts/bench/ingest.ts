@@ -34,7 +34,7 @@ import { createDb, migrateLatest } from '../../db/connection';
 import { installSdkLogger } from '../../workers/main';
 import { workerProcessEnv } from '../../lib/embedded/workerProcesses';
 import { summariseProfile, type ProfileSummary } from './cpuProfile';
-import { postmasterOf, treeCpuSeconds } from './processCpu';
+import { postmasterOf, threadCpuSeconds, treeCpuSeconds } from './processCpu';
 import { benchDir, benchMachine, createDatasetOverHttp, freePort, prepareImages, say, startBenchStack, writeReport, type BenchWorkerProcess, runBench } from './common';
 
 const { values: options, positionals } = parseArgs({
@@ -188,6 +188,8 @@ interface EndToEndResult {
   cpu_ms_per_image: number;
   /** The same split: the worker processes, Postgres, and the rest (the API and the bench in this process, Temporal). */
   cpu_ms_per_image_by_process: { workers: number; postgres: number; api_temporal_and_bench: number };
+  /** The worker processes' CPU ms per image by thread name, summed over the processes (where a second process spends more). */
+  worker_cpu_ms_per_image_by_thread?: Record<string, number>;
   /** Chunk activities each worker (pid@host) ran, from the MEDIA_CHUNKS child's history. */
   chunks_by_worker?: Record<string, { ingestChunk: number; embedChunk: number }>;
   /** The steps of the creation workflow and their seconds. */
@@ -393,16 +395,30 @@ async function main(): Promise<void> {
             workers: stack.workerPids.reduce((sum, pid) => sum + treeCpuSeconds(pid), 0),
             postgres: treeCpuSeconds(postmaster),
           });
+          const threadsOf = () => {
+            const sum: Record<string, number> = {};
+            for (const pid of stack.workerPids) for (const [name, seconds] of Object.entries(threadCpuSeconds(pid))) sum[name] = (sum[name] ?? 0) + seconds;
+            return sum;
+          };
+          let threadsAtStart = threadsOf();
           let cpuAtStart = cpuOf();
           let loadAtStart = os.loadavg()[0];
           let windowFromUs = 0;
           const { seconds, taskId } = await createDatasetOverHttp(stack.apiUrl, `bench-${count}-${run}`, files, () => {
+            threadsAtStart = threadsOf();
             cpuAtStart = cpuOf();
             loadAtStart = os.loadavg()[0];
             windowFromUs = Number(process.hrtime.bigint() / 1000n);
           });
           window = { fromUs: windowFromUs, toUs: Number(process.hrtime.bigint() / 1000n) };
           const cpuAtEnd = cpuOf();
+          const threadsAtEnd = threadsOf();
+          const byThread = Object.fromEntries(
+            Object.entries(threadsAtEnd)
+              .map(([name, seconds]) => [name, Number((((seconds - (threadsAtStart[name] ?? 0)) * 1000) / files.length).toFixed(2))] as const)
+              .filter(([, ms]) => ms >= 0.05)
+              .sort((a, b) => b[1] - a[1]),
+          );
           const loadAverage = { start: Number(loadAtStart.toFixed(2)), end: Number(os.loadavg()[0].toFixed(2)) };
           const cpuMs = ((cpuAtEnd.total - cpuAtStart.total) * 1000) / files.length;
           const msPerImage = (key: 'workers' | 'postgres') => Number((((cpuAtEnd[key] - cpuAtStart[key]) * 1000) / files.length).toFixed(1));
@@ -419,6 +435,7 @@ async function main(): Promise<void> {
             cpu_ms_per_image_by_process: cpuByProcess,
             fastdup_just_before: peer,
             ratio_vs_fastdup: peer ? Number((imagesPerSecond / peer.images_per_second).toFixed(3)) : undefined,
+            ...(stack.workerPids.length > 0 ? { worker_cpu_ms_per_image_by_thread: byThread } : {}),
             chunks_by_worker: split,
             load_average: loadAverage,
             timeline,
@@ -426,6 +443,7 @@ async function main(): Promise<void> {
           const ratio = peer ? `  (fastdup just before: ${peer.images_per_second.toFixed(1)} images/s, ratio ${(imagesPerSecond / peer.images_per_second).toFixed(2)})` : '';
           say(`  ${variant.name.padEnd(60)} ${seconds.toFixed(2).padStart(8)} s  ${imagesPerSecond.toFixed(1).padStart(8)} images/s  ${cpuMs.toFixed(1).padStart(6)} CPU ms/image${ratio}`);
           say(`    CPU ms per image by process: ${JSON.stringify(cpuByProcess)}; load average ${loadAverage.start} → ${loadAverage.end}`);
+          if (stack.workerPids.length > 0) say(`    worker CPU ms per image by thread: ${JSON.stringify(byThread)}`);
           if (split) say(`    chunks by worker: ${JSON.stringify(split)}`);
           if (timeline) say(`    steps: ${timeline.map(({ step, seconds }) => `${step} ${seconds} s`).join(', ')}`);
         } finally {

@@ -62,3 +62,37 @@ export function machineCpuSeconds(): { busy: number; total: number } {
   const total = user + nice + system + idle + iowait + irq + softirq + steal;
   return { busy: (total - idle - iowait) / ticksPerSecond, total: total / ticksPerSecond };
 }
+
+/**
+ * CPU seconds of a process's threads: the main thread as `main`, the others by name (digits folded, so pools add up)
+ * and, for threads left with the runtime's own name (`node`: libuv's pool, worker threads, native libraries' pools), by
+ * their rank in creation order (`node 3`); plus `exited threads`, what the process's total has beyond its living threads.
+ */
+export function threadCpuSeconds(pid: number): Record<string, number> {
+  const byName: Record<string, number> = {};
+  let living = 0;
+  let tids: number[] = [];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`).map(Number).sort((a, b) => a - b);
+  } catch {
+    return byName;
+  }
+  let unnamed = 0;
+  for (const tid of tids) {
+    try {
+      const text = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      let name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')).replace(/\d+/g, '#');
+      if (tid === pid) name = 'main';
+      else if (name === 'node') name = `node ${++unnamed}`;
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      byName[name] = (byName[name] ?? 0) + ticks / ticksPerSecond;
+      living += ticks;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const total = statOf(pid)?.own ?? living;
+  byName['exited threads'] = Math.max(0, total - living) / ticksPerSecond;
+  return byName;
+}
