@@ -11,6 +11,12 @@ import { blobKey, type ObjectStore } from '../lib/storage/objectStore';
 
 /** Media items whose pairs (up to NEIGHBOUR_SCORING.duplicatePairs each) are decided per round: their copies' prints are held at once. */
 const ITEMS_PER_ROUND = 200;
+/**
+ * Rounds that keep the version's issue counts as they write, counting their items' clusters again (an added batch's
+ * first 1,000 items with pairs: a cluster recount costs about a tenth of a whole count at 100,000 media); later rounds
+ * forget the counts, and the whole version is counted once at the end.
+ */
+const ROUNDS_RECOUNTED = 5;
 /** Thumbnails read and printed at once. */
 const PRINT_CONCURRENCY = 8;
 
@@ -142,8 +148,9 @@ function tiersOf({ items, facts }: Round, known: KnownMatches): TieredPairs[] {
  * Decides the tier of every pair of the version the analysis wrote without one (lib/quality/pixelMatch.ts): the same
  * bytes are exact, thumbnails whose pixels match near-identical, the rest similar. Each media item's pairs are written
  * best first, so its issue names its best pair. Safe to repeat: tiered items are skipped. Returns the pairs tiered.
- * Pairs that fit one round (an added batch's) keep the version's issue counts current as they are written (a count of
- * the whole version took 2 s of Postgres at 100,000 media, while Explore served); more are counted once at the end.
+ * The first ROUNDS_RECOUNTED rounds (an added batch's) keep the version's issue counts current as they are written (a
+ * count of the whole version took 2-3.6 s of Postgres at 100,000 media, while Explore served); more are counted once
+ * at the end.
  * A round's pairs are matched (JavaScript: on this thread and, for many pairs on a machine of several cores, on a
  * thread of its own) while the next round's thumbnails are read and printed (libvips' threads): they overlap on the cores.
  */
@@ -152,7 +159,7 @@ export async function tierDuplicatePairs(deps: { db: Db; store: ObjectStore }, v
   let tiered = 0;
   const known = knownMatches();
   let thread: PrintMatchThread | undefined;
-  let counts: 'recount' | 'forget' | undefined;
+  let rounds = 0;
   let next = roundAfter(deps, versionId, null);
   try {
     for (;;) {
@@ -163,8 +170,7 @@ export async function tierDuplicatePairs(deps: { db: Db; store: ObjectStore }, v
         if (tiered > 0) await countFacets(db, versionId);
         return tiered;
       }
-      // One round (an added batch's pairs) keeps the counts as it writes; more count the version once at the end.
-      counts ??= round.items.length < ITEMS_PER_ROUND ? 'recount' : 'forget';
+      const counts = ++rounds <= ROUNDS_RECOUNTED ? 'recount' : 'forget';
       // Rounds are of the media items after this one's: its tiers, written below, change none of theirs.
       next = roundAfter(deps, versionId, round.items[round.items.length - 1].mediaId);
       // A failure of this round leaves the next one unread: its own failure is not reported on its own.

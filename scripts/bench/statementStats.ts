@@ -8,7 +8,9 @@ const KINDS: Array<[RegExp, string]> = [
   [/from "vector_points"/, 'vector of the anchor media'],
   [/dataset_members/, 'dataset access'],
   [/explore_changes/, 'explore: answers generation'],
-  [/INSERT INTO cluster_facet_counts|delete from "cluster_facet_counts"/, 'facet count refresh'],
+  // Of some clusters (a batch's, in its transaction) or of a whole version (a task's end, or a batch's many tiers).
+  [/(INSERT INTO cluster_facet_counts|delete from "cluster_facet_counts").*cluster_id = ANY/s, 'facet count refresh: clusters'],
+  [/INSERT INTO cluster_facet_counts|delete from "cluster_facet_counts"/, 'facet count refresh: whole version'],
   [/unnest\(.*m\.caption_key/s, 'explore: caption ranking'],
   [/caption_tsv/, 'explore: vql fts'],
   [/uniqueness_score" >=/, 'explore: vql uniqueness'],

@@ -11,6 +11,7 @@ import { refreshExploreCopies } from '../../db/repositories/clusters';
 import { applyLabel } from '../../db/repositories/labels';
 import { replaceLabels } from '../../db/repositories/enrichment';
 import { writePairTiers } from '../../db/repositories/duplicates';
+import { tierDuplicatePairs } from '../../services/duplicateTiers';
 import type { Db } from '../../db/connection';
 
 /**
@@ -208,9 +209,9 @@ describe('filtered Explore counts (real Postgres)', () => {
       const row = { version_id: versionId, threshold: 0, facet: `tag:${tagId}`, cluster_id: added.cluster };
       const held = await api.deps.db.transaction();
       try {
-        await held('cluster_facet_counts').where(row).forUpdate().first();
-        expect(await page([{ kind: 'tags', anyOf: [tagId] }])).toEqual(pageOfTagged);
-        expect((await api.deps.db('cluster_facet_counts').where(row).first('previews')).previews).toBeNull();
+          await held('cluster_facet_counts').where(row).forUpdate().first();
+          expect(await page([{ kind: 'tags', anyOf: [tagId] }])).toEqual(pageOfTagged);
+          expect((await api.deps.db('cluster_facet_counts').where(row).first('previews')).previews).toBeNull();
       } finally {
         await held.commit();
       }
@@ -305,6 +306,39 @@ describe('filtered Explore counts (real Postgres)', () => {
       if (counts === 'recount') expect(kept).toEqual(now);
       expect(now.filter((row) => row.facet === 'issue:similar').reduce((sum, row) => sum + row.n, 0)).toBe(2);
       await pairIssues().delete();
+    });
+
+    it.each([
+      ['an added batch of two rounds keeps the counts, and leaves the clusters it did not touch as they were', 250, false],
+      ['more than five rounds forget the counts and count the whole version at the end', 1050, true],
+    ] as const)('duplicate tiers: %s', async (_name, added, wholeCount) => {
+      const { db, store } = api.deps;
+      await countFacets(db, versionId);
+      const clusteringId = (await db('dataset_versions').where({ id: versionId }).first('clustering_id')).clustering_id;
+      // New images with untiered pairs (no thumbnails, so no pixel check: each pair becomes similar), in the first two clusters.
+      const ids = Array.from({ length: added }, () => randomUUID());
+      const rows = ids.map((id, i) => ({ id, cluster: clusters[i % 2] }));
+      await db.batchInsert('media', rows.map(({ id }, i) => ({ version_id: versionId, id, kind: 'IMAGE', batch_id: randomUUID(), file_name: `pair${i}.jpg`, blob_sha256: 'c'.repeat(64), embedded: true })), 500);
+      await db.batchInsert('cluster_members', rows.map(({ id, cluster }) => ({ clustering_id: clusteringId, threshold: 0, media_id: id, cluster_id: cluster })), 500);
+      await db.batchInsert('media_issues', ids.map((id) => ({ version_id: versionId, media_id: id, issue_type: 'duplicates', confidence: 0.9, details: { duplicate_of: items[0].id, similarity: 0.91 } })), 500);
+      try {
+        await forgetFacetCounts(db, versionId, ['issue']);
+        await countFacets(db, versionId);
+        const untouched = () => db('cluster_facet_counts').where({ version_id: versionId, facet: 'issue:blur' }).whereIn('cluster_id', clusters.slice(2)).orderBy('cluster_id').select('cluster_id', db.raw('xmin::text AS written'));
+        const before = await untouched();
+        expect(before.length).toBeGreaterThan(0);
+
+        expect(await tierDuplicatePairs({ db, store }, versionId)).toBe(added);
+        expect(await facetsCounted(db, versionId)).toBe(true);
+        // A whole count writes every count again; recounting the batch's clusters leaves the others' rows alone.
+        expect((await untouched()).map((row) => row.written).every((written, i) => written === before[i].written)).toBe(!wholeCount);
+        const kept = await facetRows();
+        expect(kept).toEqual(await recounted());
+        expect(kept.filter((row) => row.facet === 'issue:similar').reduce((sum, row) => sum + row.n, 0)).toBe(added);
+      } finally {
+        await db('media').where({ version_id: versionId }).whereIn('id', ids).delete();
+        await recounted();
+      }
     });
   });
 });
