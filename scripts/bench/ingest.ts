@@ -225,7 +225,8 @@ function endToEndVariants(scratch: string): Array<{ name: string; workers: Bench
   const profiled = profile ? { ...here, nodeFlags: ['--cpu-prof', '--cpu-prof-dir', path.join(scratch, 'profile')] } : here;
   // --variant K=V[,K=V]: one more run of one worker process with those settings, e.g. INDEX_CHUNK_SIZE=64.
   for (const settings of options.variant) {
-    const env = Object.fromEntries(settings.split(',').map((pair) => pair.split('=') as [string, string]));
+    // A value may hold '=' itself (NODE_OPTIONS=--max-semi-space-size=64): the name ends at the first.
+    const env = Object.fromEntries(settings.split(',').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
     variants.push({ name: `1 worker process (${settings})`, workers: [{ ...here, env }] });
   }
   variants.push({ name: ONE_WORKER, workers: [profiled] }, { name: `2 worker processes (WORKER_PROCESSES=2: INFERENCE_THREADS=${shared.env.INFERENCE_THREADS}, DECODE_CONCURRENCY=${shared.env.DECODE_CONCURRENCY} each)`, workers: [shared, shared] });
