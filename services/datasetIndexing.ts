@@ -63,10 +63,12 @@ export async function completeMediaAddition(db: Db, ref: TaskRef & { batchId: st
   await commitTaskEnd(db, ref.datasetId, async (trx) => {
     const version = await headVersion(trx, ref.datasetId);
     const added = await countBatchMedia(trx, version.id, ref.batchId);
-    await updateDatasetCounts(trx, ref.datasetId, await mediaCounts(trx, version.id));
+    const counts = await mediaCounts(trx, version.id);
+    await updateDatasetCounts(trx, ref.datasetId, counts);
     const message =
       `Added ${added} media; searchable now, re-clustered at the next reindex` + (ref.missing.length ? `. Listed but missing: ${ref.missing.join(', ')}` : '');
     await completeTask(trx, ref, TRANSITIONS.batchCompleted, message, { progress: 100 });
+    return { addedShare: added / Math.max(1, counts.n_images + counts.n_videos) };
   });
 }
 
