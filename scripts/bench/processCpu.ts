@@ -5,17 +5,22 @@ import fs from 'node:fs';
 
 const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 
-/** utime, stime, cutime, cstime and the parent of a process, from /proc/<pid>/stat. */
-function statOf(pid: number): { own: number; reaped: number; ppid: number } | undefined {
+/** The name, utime + stime, cutime + cstime and the parent of a process (or of one of its threads, `tid`), from /proc. */
+function statOf(pid: number, tid?: number): { name: string; own: number; reaped: number; ppid: number } | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    text = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
   } catch {
     return undefined;
   }
   // The command name is in parentheses and may hold spaces: fields are counted after it (state is field 3).
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return { ppid: Number(fields[1]), own: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) };
+  return {
+    name: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')),
+    ppid: Number(fields[1]),
+    own: Number(fields[11]) + Number(fields[12]),
+    reaped: Number(fields[13]) + Number(fields[14]),
+  };
 }
 
 /** CPU seconds of one process (its own, not its children's); undefined once it is gone. */
@@ -79,18 +84,13 @@ export function threadCpuSeconds(pid: number): Record<string, number> {
   }
   let unnamed = 0;
   for (const tid of tids) {
-    try {
-      const text = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      let name = text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')).replace(/\d+/g, '#');
-      if (tid === pid) name = 'main';
-      else if (name === 'node') name = `node ${++unnamed}`;
-      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      const ticks = Number(fields[11]) + Number(fields[12]);
-      byName[name] = (byName[name] ?? 0) + ticks / ticksPerSecond;
-      living += ticks;
-    } catch {
-      // gone meanwhile
-    }
+    const stat = statOf(pid, tid);
+    if (!stat) continue; // gone meanwhile
+    let name = stat.name.replace(/\d+/g, '#');
+    if (tid === pid) name = 'main';
+    else if (name === 'node') name = `node ${++unnamed}`;
+    byName[name] = (byName[name] ?? 0) + stat.own / ticksPerSecond;
+    living += stat.own;
   }
   const total = statOf(pid)?.own ?? living;
   byName['exited threads'] = Math.max(0, total - living) / ticksPerSecond;
