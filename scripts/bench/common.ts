@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import sharp from 'sharp';
 import { startApiServer } from '../../api/server';
 import { createDb, migrateLatest, type Db } from '../../db/connection';
@@ -396,4 +397,15 @@ function stopOnExit(children: ChildProcess[]): () => Promise<void> {
       }),
     );
   };
+}
+
+/** Runs `fn` with a client connected to `url`, closed after. */
+export async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
 }

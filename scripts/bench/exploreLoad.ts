@@ -34,12 +34,12 @@ import { projectRoot } from '../../lib/projectRoot';
 import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { captionCollection, imageCollection } from '../../lib/vectors/vectorStore';
-import { benchMachine, filesForm, freePort, prepareImages, say, waitForNewestTask, writeReport, runBench } from './common';
+import { benchMachine, filesForm, freePort, prepareImages, say, waitForNewestTask, withClient, writeReport, runBench } from './common';
 import { summariseProfile, type ProfileSummary } from './cpuProfile';
 import { runLoad, WINDOW_SECONDS, type LoadRequest, type LoadResult } from './loadClients';
 import { memoryOf, mib, startNode, waitFor } from './nodeProcesses';
 import { machineCpuSeconds, postmasterOf, processCpuSeconds, treeCpuSeconds } from './processCpu';
-import { resetStatementStats, statementStats, type StatementRow } from './statementStats';
+import { preloadStatementStats, resetStatementStats, statementStats, type StatementRow } from './statementStats';
 import { snapshotSources } from './sourceSnapshot';
 import { seedSyntheticDataset, writeSyntheticVectors, WORDS } from './syntheticDataset';
 
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
       fs.cpSync(path.join(first.dataDir, 'objects', 'vector-indexes'), path.join(other.dataDir, 'objects', 'vector-indexes'), { recursive: true });
     }
     // Statement statistics need their library loaded at start: a restart, with the data kept.
-    await withClient(postgres.url, (client) => client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`));
+    await withClient(postgres.url, preloadStatementStats);
     await postgres.stop();
     postgres = await startEmbeddedPostgres({ dataDir: scratch, port: pgPort });
 
@@ -318,16 +318,6 @@ function queryMix(apiUrl: string, datasetId: string, tagId: string, ids: string[
     (n) => `${base}&caption=${encodeURIComponent(`a ${word(n, 6)} near the ${word(n, 7)}`)}`,
   ];
   return (n) => ({ kind: QUERY_KINDS[n % urls.length], url: urls[n % urls.length](n) });
-}
-
-async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /**

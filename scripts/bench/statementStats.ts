@@ -32,12 +32,29 @@ export interface StatementRow {
   pct: number;
 }
 
+/** Loads pg_stat_statements at the next start of the Postgres `client` is connected to (ALTER SYSTEM: kept in its data directory). */
+export async function preloadStatementStats(client: Client): Promise<void> {
+  await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+}
+
+/** Whether the Postgres `client` is connected to has pg_stat_statements loaded. */
+export async function statementStatsLoaded(client: Client): Promise<boolean> {
+  const { rows } = await client.query<{ libraries: string }>(`SELECT current_setting('shared_preload_libraries') AS libraries`);
+  return rows[0].libraries.split(',').some((name) => name.trim() === 'pg_stat_statements');
+}
+
+/** A statement of Explore's load by what it does (KINDS), others by their text's start. */
+export const exploreKind = (query: string): string => KINDS.find(([pattern]) => pattern.test(query))?.[1] ?? `other: ${statementText(query, 60)}`;
+
+/** A statement by the first `length` characters of its text. */
+export const statementText = (query: string, length = 100): string => query.replace(/\s+/g, ' ').slice(0, length);
+
 export async function resetStatementStats(client: Client): Promise<void> {
   await client.query('SELECT pg_stat_statements_reset()');
 }
 
-/** Statements on `database` since the last reset, grouped by what they do, most time first. */
-export async function statementStats(client: Client, database: string): Promise<StatementRow[]> {
+/** Statements on `database` since the last reset, grouped by `kindOf`, most time first. */
+export async function statementStats(client: Client, database: string, kindOf: (query: string) => string = exploreKind): Promise<StatementRow[]> {
   const { rows } = await client.query<{ query: string; calls: string; total: number }>(
     `SELECT query, calls, total_exec_time AS total FROM pg_stat_statements
      WHERE dbid = (SELECT oid FROM pg_database WHERE datname = $1)`,
@@ -45,7 +62,7 @@ export async function statementStats(client: Client, database: string): Promise<
   );
   const byKind = new Map<string, { calls: number; total: number }>();
   for (const row of rows) {
-    const kind = KINDS.find(([pattern]) => pattern.test(row.query))?.[1] ?? `other: ${row.query.replace(/\s+/g, ' ').slice(0, 60)}`;
+    const kind = kindOf(row.query);
     const entry = byKind.get(kind) ?? { calls: 0, total: 0 };
     entry.calls += Number(row.calls);
     entry.total += row.total;
