@@ -34,7 +34,7 @@ import { projectRoot } from '../../lib/projectRoot';
 import { createLocalObjectStore } from '../../lib/storage/localObjectStore';
 import { createEmbeddedVectorStore } from '../../lib/vectors/embeddedVectorStore';
 import { captionCollection, imageCollection } from '../../lib/vectors/vectorStore';
-import { benchMachine, filesForm, freePort, prepareImages, say, waitForNewestTask, withClient, writeReport, runBench } from './common';
+import { benchMachine, filesForm, freePort, percentile, prepareImages, say, waitForNewestTask, withClient, writeReport, runBench } from './common';
 import { summariseProfile, type ProfileSummary } from './cpuProfile';
 import { runLoad, WINDOW_SECONDS, type LoadRequest, type LoadResult } from './loadClients';
 import { memoryOf, mib, startNode, waitFor } from './nodeProcesses';
@@ -136,6 +136,8 @@ interface Phase {
   /** Each second of the load, the cores each process used (Postgres's also by whose connection; the machine: all of its processes). */
   cpu_by_second: Array<{ api: number; postgres: number; postgres_for_api: number; postgres_for_worker: number; worker: number; clients: number; machine: number }>;
   cpu_profile?: ProfileSummary;
+  /** The API's own time for each Explore request (its request log), by when it ended, in the load's windows: what the clients' queue does not add. */
+  api_answer_ms_by_window: Array<{ from_second: number; requests: number; p50_ms: number; p95_ms: number }>;
 }
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -444,6 +446,7 @@ async function runPhase(options: {
     const loadAverageStart = os.loadavg()[0];
     const cpuBefore = cpuNow();
     const loadFrom = nowUs();
+    const loadFromMs = Date.now();
     const load = await runLoad({ clients, seconds, rate, next });
     const loadTo = nowUs();
     const cpuAfter = cpuNow();
@@ -468,6 +471,7 @@ async function runPhase(options: {
       api_rss_mib: { started: mib(startedRss), before_load: mib(beforeRss), after_load: mib(memory.rss), peak: mib(memory.peak) },
       load,
       add_media: { images: options.files.length, seconds: addSeconds!, finished_during_load: finishedDuringLoad },
+      api_answer_ms_by_window: apiAnswerTimes(path.join(options.logs, `api-${variant.name}-${round}.log`), loadFromMs, seconds),
       api_db_connections: {
         samples: connections.length,
         mean_active: mean(connections.map((sample) => sample.active)),
@@ -512,6 +516,7 @@ async function runPhase(options: {
       say(`    ${kind.padEnd(28)} ${String(row.requests).padStart(6)} req  p50 ${String(row.p50_ms).padStart(8)} ms  p95 ${String(row.p95_ms).padStart(8)} ms  ${row.mean_response_kib} KiB (${row.mean_wire_kib} sent)  remembered ${hitRate(row.answers)}`);
     }
     say(`    cores used each second (API/Postgres: for the API, for the worker/worker/clients): ${phase.cpu_by_second.map((c) => `${c.api}/${c.postgres}:${c.postgres_for_api},${c.postgres_for_worker}/${c.worker}/${c.clients}`).join(' ')}`);
+    say(`    the API's own times, by when answered: ${phase.api_answer_ms_by_window.map((w) => `${w.from_second}s ${w.requests} req p50 ${w.p50_ms} p95 ${w.p95_ms}`).join(' | ')}`);
     say(`    by when sent: ${load.by_window.map((w) => `${w.from_second}s ${w.requests} req p50 ${w.p50_ms} p95 ${w.p95_ms} remembered ${hitRate(w.answers)}`).join(' | ')}`);
     const cpu = phase.cpu_seconds;
     say(
@@ -631,3 +636,22 @@ function compare(phases: Phase[]) {
 }
 
 runBench(main);
+
+/**
+ * The API's own time for the Explore requests its log (api/middleware/requestContext.ts) says it answered in the
+ * `seconds` after `fromMs`, by WINDOW_SECONDS, in ms.
+ */
+function apiAnswerTimes(logFile: string, fromMs: number, seconds: number): Phase['api_answer_ms_by_window'] {
+  const windows: number[][] = Array.from({ length: Math.ceil(seconds / WINDOW_SECONDS) }, () => []);
+  for (const line of fs.readFileSync(logFile, 'utf8').split('\n')) {
+    if (!line.includes('"duration_ms"') || !line.includes('/explore/')) continue;
+    const entry = JSON.parse(line) as { time: string; duration_ms: number };
+    const window = Math.floor((Date.parse(entry.time) - fromMs) / 1000 / WINDOW_SECONDS);
+    if (window >= 0 && window < windows.length) windows[window].push(entry.duration_ms);
+  }
+  return windows.map((times, i) => {
+    const sorted = times.sort((a, b) => a - b);
+    const ms = (p: number) => (sorted.length ? Math.round(percentile(sorted, p) * 10) / 10 : 0);
+    return { from_second: i * WINDOW_SECONDS, requests: sorted.length, p50_ms: ms(0.5), p95_ms: ms(0.95) };
+  });
+}
