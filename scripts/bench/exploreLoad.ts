@@ -605,6 +605,7 @@ function markdown(report: { date: string; machine: ReturnType<typeof benchMachin
       `(load average ${last.load_average.start} → ${last.load_average.end}). Per request served: API ${own.api} ms, Postgres ${own.postgres} ms, both ${own.api_and_postgres} ms.`,
     `Answers remembered during the load (X-Explore-Answer): ${hitRate(last.load.overall.answers)} (${JSON.stringify(last.load.overall.answers)}); commits that changed what Explore reads during the load: ${last.explore_writes_during_load ?? 'not counted'} (clustered media: ${last.explore_clustered_writes_during_load ?? 'not counted apart'}).`,
     `Answer times by when the request was sent${rate ? ' (was due)' : ''}: ${last.load.by_window.map((w) => `${w.from_second}-${w.from_second + WINDOW_SECONDS} s: ${w.requests} requests, p50 ${w.p50_ms} ms, p95 ${w.p95_ms} ms, ${hitRate(w.answers)} remembered`).join('; ')}.`,
+    `The API's own times (its request log) by when it answered: ${last.api_answer_ms_by_window.map((w) => `${w.from_second}-${w.from_second + WINDOW_SECONDS} s: ${w.requests} requests, p50 ${w.p50_ms} ms, p95 ${w.p95_ms} ms`).join('; ')}.`,
     `Postgres time by statement: ${last.postgres_statements.slice(0, 5).map((row) => `${row.kind} ${row.pct} % (${row.mean_ms} ms mean)`).join('; ')}.`,
   );
   return `${lines.join('\n')}\n`;
