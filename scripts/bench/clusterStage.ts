@@ -23,7 +23,7 @@ import type { FanoutStageResult } from './fanoutStage';
 import { writeKnnPlan } from './knnPlan';
 import type { KnnPlan } from '../../workflows/contracts';
 import { runStage } from './nodeProcesses';
-import { preloadStatementStats, resetStatementStats, statementStats, statementStatsLoaded, statementText } from './statementStats';
+import { resetStatementStats, statementStats, statementText, withStatementStatsLoaded } from './statementStats';
 
 const { values: args } = parseArgs({
   options: { reuse: { type: 'string' }, database: { type: 'string', default: 'bench_analysis' }, label: { type: 'string', default: '' }, search: { type: 'string' } },
@@ -39,12 +39,7 @@ async function main(): Promise<void> {
   const port = freePort();
   let postgres = await startEmbeddedPostgres({ dataDir: scratch, port });
   try {
-    // Statement statistics need their library loaded at start: set once in the scratch, then a restart.
-    if (!(await withClient(postgres.url, statementStatsLoaded))) {
-      await withClient(postgres.url, preloadStatementStats);
-      await postgres.stop();
-      postgres = await startEmbeddedPostgres({ dataDir: scratch, port });
-    }
+    postgres = await withStatementStatsLoaded(postgres, () => startEmbeddedPostgres({ dataDir: scratch, port }));
     const databaseUrl = await ensureDatabase(postgres.url, args.database!);
     const env = { LOG_LEVEL: 'warn', DATA_DIR: path.join(scratch, 'data'), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: '127.0.0.1:1', PIPELINE_PORT: '0' };
     const db = createDb(databaseUrl, 2);

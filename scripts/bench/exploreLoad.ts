@@ -39,7 +39,7 @@ import { summariseProfile, type ProfileSummary } from './cpuProfile';
 import { runLoad, WINDOW_SECONDS, type LoadRequest, type LoadResult } from './loadClients';
 import { memoryOf, mib, startNode, waitFor } from './nodeProcesses';
 import { machineCpuSeconds, postmasterOf, processCpuSeconds, treeCpuSeconds } from './processCpu';
-import { preloadStatementStats, resetStatementStats, statementStats, type StatementRow } from './statementStats';
+import { resetStatementStats, statementStats, withStatementStatsLoaded, type StatementRow } from './statementStats';
 import { snapshotSources } from './sourceSnapshot';
 import { seedSyntheticDataset, writeSyntheticVectors, WORDS } from './syntheticDataset';
 
@@ -213,9 +213,7 @@ async function main(): Promise<void> {
       fs.cpSync(path.join(first.dataDir, 'objects', 'vector-indexes'), path.join(other.dataDir, 'objects', 'vector-indexes'), { recursive: true });
     }
     // Statement statistics need their library loaded at start: a restart, with the data kept.
-    await withClient(postgres.url, preloadStatementStats);
-    await postgres.stop();
-    postgres = await startEmbeddedPostgres({ dataDir: scratch, port: pgPort });
+    postgres = await withStatementStatsLoaded(postgres, () => startEmbeddedPostgres({ dataDir: scratch, port: pgPort }));
 
     const envOf = (v: Variant, application: string) => ({
       ...common,

@@ -1,4 +1,6 @@
 import type { Client } from 'pg';
+import type { EmbeddedPostgres } from '../../lib/embedded/postgres';
+import { withClient } from './common';
 
 // Where Postgres's time went, by statement (pg_stat_statements, loaded by the bench's own Postgres).
 
@@ -32,19 +34,23 @@ export interface StatementRow {
   pct: number;
 }
 
-/** Loads pg_stat_statements at the next start of the Postgres `client` is connected to (ALTER SYSTEM: kept in its data directory). */
-export async function preloadStatementStats(client: Client): Promise<void> {
-  await client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
-}
-
-/** Whether the Postgres `client` is connected to has pg_stat_statements loaded. */
-export async function statementStatsLoaded(client: Client): Promise<boolean> {
-  const { rows } = await client.query<{ libraries: string }>(`SELECT current_setting('shared_preload_libraries') AS libraries`);
-  return rows[0].libraries.split(',').some((name) => name.trim() === 'pg_stat_statements');
+/**
+ * `postgres` with pg_stat_statements loaded: as it is if it was started with it, else restarted by `start` once the
+ * setting is made (its library loads only at start; ALTER SYSTEM keeps the setting in the data directory).
+ */
+export async function withStatementStatsLoaded(postgres: EmbeddedPostgres, start: () => Promise<EmbeddedPostgres>): Promise<EmbeddedPostgres> {
+  const loaded = await withClient(postgres.url, async (client) => {
+    const { rows } = await client.query<{ libraries: string }>(`SELECT current_setting('shared_preload_libraries') AS libraries`);
+    return rows[0].libraries.split(',').some((name) => name.trim() === 'pg_stat_statements');
+  });
+  if (loaded) return postgres;
+  await withClient(postgres.url, (client) => client.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`));
+  await postgres.stop();
+  return start();
 }
 
 /** A statement of Explore's load by what it does (KINDS), others by their text's start. */
-export const exploreKind = (query: string): string => KINDS.find(([pattern]) => pattern.test(query))?.[1] ?? `other: ${statementText(query, 60)}`;
+const exploreKind = (query: string): string => KINDS.find(([pattern]) => pattern.test(query))?.[1] ?? `other: ${statementText(query, 60)}`;
 
 /** A statement by the first `length` characters of its text. */
 export const statementText = (query: string, length = 100): string => query.replace(/\s+/g, ' ').slice(0, length);
